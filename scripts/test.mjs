@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// `npm test`: start what the tests need (PostgreSQL, models, test photos), then run the whole suite.
+// Everything here is idempotent, so a second run is quick.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const step = (what) => console.log(`\n[test] ${what}`);
+
+if (!process.env.DATABASE_URL) {
+  step('PostgreSQL');
+  process.env.DATABASE_URL = execFileSync('bash', ['scripts/ensure-postgres.sh', 'bims_test'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+}
+console.log(`[test] DATABASE_URL=${process.env.DATABASE_URL.replace(/:[^:@/]*@/, ':***@')}`);
+
+for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-test-photos.mjs']) {
+  if (!existsSync(script)) continue;
+  step(script);
+  const run = spawnSync(process.execPath, [script], { stdio: 'inherit' });
+  if (run.status !== 0) process.exit(run.status ?? 1);
+}
+
+step('vitest');
+const vitest = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)], { stdio: 'inherit', env: process.env });
+process.exit(vitest.status ?? 1);

@@ -1,0 +1,85 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import type { Services } from './services/index.js';
+import { DomainError } from './services/errors.js';
+import { problemResponse } from './http/problem.js';
+import type { AppEnv } from './http/env.js';
+import { mountOperations } from './http/mount.js';
+import { operationTable } from './operations/index.js';
+import { recordException } from './services/exceptions/record.js';
+import { securityHeaders } from './http/security-headers.js';
+import { mountPlatformRoutes } from './http/platform-routes.js';
+import { mountDocs } from './http/docs.js';
+import { requestLog } from './http/request-log.js';
+
+/** What the runtime entry hands the app. */
+export interface AppDeps {
+  services: Services;
+  /** The caller's address from the runtime's own bindings (Node socket, Deno info, Workers header). */
+  clientAddress?: (request: Request, env: unknown) => string;
+  /** Static assets (Swagger UI) for the docs page, read by the runtime from its own storage. */
+  readAsset?: (name: string) => Promise<Uint8Array | null>;
+}
+
+/**
+ * Build the whole HTTP application. Pure: no environment reads, no I/O at construction; the runtime entry
+ * connects the database and builds the services first.
+ *
+ * @example const app = createApp({ services }); const res = await app.request('/health');
+ */
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>({ strict: true });
+  const { services } = deps;
+  const config = services.ctx.config;
+
+  app.use('*', async (c, next) => {
+    c.set('services', services);
+    c.set('requestId', c.req.header('x-request-id')?.slice(0, 128) || crypto.randomUUID());
+    c.set('clientAddress', deps.clientAddress?.(c.req.raw, c.env) ?? 'unknown');
+    await next();
+  });
+  app.use('*', requestLog());
+  app.use('*', securityHeaders(config.BIMS_CORS_ORIGINS));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: config.BIMS_MAX_BODY_BYTES,
+      onError: () => {
+        throw new DomainError('payload-too-large', `The request body exceeds the limit of ${config.BIMS_MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+
+  mountPlatformRoutes(app);
+  const registries = mountOperations(app, operationTable);
+  mountDocs(app, registries, deps.readAsset);
+
+  app.notFound((c) =>
+    problemResponse(c, new DomainError('route-not-found', `No operation answers ${c.req.method} ${new URL(c.req.url).pathname}`)),
+  );
+
+  app.onError(async (error, c) => {
+    if (error instanceof DomainError) return problemResponse(c, error);
+    if (error instanceof HTTPException && error.status < 500) {
+      const code = error.status === 413 ? 'payload-too-large' : error.status === 415 ? 'unsupported-media-type' : 'validation';
+      return problemResponse(c, new DomainError(code, error.message || 'Bad request'));
+    }
+    // Ours: record it with its stack, answer with the id only.
+    const id = await recordException(services.ctx, error, {
+      method: c.req.method,
+      path: new URL(c.req.url).pathname,
+      operationId: c.get('operationId'),
+      accountId: c.get('principal')?.accountId ?? null,
+      surface: c.get('surface'),
+    });
+    return problemResponse(
+      c,
+      new DomainError('internal', `An internal error occurred; it was recorded as exception ${id}`, { exceptionId: id }),
+    );
+  });
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,57 @@
+/**
+ * Password hashes with PBKDF2-SHA256 through WebCrypto, which every runtime we target has (Node, Deno,
+ * Workers). Stored as `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` so the cost can rise later
+ * without invalidating old hashes.
+ */
+const encoder = new TextEncoder();
+
+function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
+  const key = await crypto.subtle.importKey('raw', encoder.encode(password), 'PBKDF2', false, ['deriveBits']);
+  const bits = await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: salt as BufferSource, iterations }, key, 256);
+  return new Uint8Array(bits);
+}
+
+/** Hash a password with a fresh 16-byte salt. */
+export async function hashPassword(password: string, iterations: number): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const hash = await derive(password, salt, iterations);
+  return `pbkdf2-sha256$${iterations}$${toBase64(salt)}$${toBase64(hash)}`;
+}
+
+/** Check a password against a stored hash in constant time (for equal lengths). */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, iterText, saltText, hashText] = stored.split('$');
+  if (scheme !== 'pbkdf2-sha256' || !iterText || !saltText || !hashText) return false;
+  const expected = fromBase64(hashText);
+  const actual = await derive(password, fromBase64(saltText), Number(iterText));
+  if (actual.length !== expected.length) return false;
+  let diff = 0;
+  for (let i = 0; i < actual.length; i++) diff |= actual[i]! ^ expected[i]!;
+  return diff === 0;
+}
+
+/** SHA-256 of a string as base64url: how opaque secrets (refresh tokens, codes) are stored. */
+export async function sha256(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+  return toBase64(digest).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** A random URL-safe secret of `bytes` bytes of entropy. */
+export function randomSecret(bytes = 32): string {
+  return toBase64(crypto.getRandomValues(new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export { toBase64, fromBase64 };

@@ -1,0 +1,23 @@
+import type { Role } from '../operations/types.js';
+
+/** Who is calling: an account (Basic or a token on its behalf) or an OAuth client acting for itself. */
+export interface Principal {
+  accountId: number | null;
+  username: string;
+  role: Role;
+  via: 'basic' | 'bearer';
+  clientId?: string;
+}
+
+const rank: Record<Role, number> = { USER: 1, ADJUDICATOR: 2, ADMIN: 3 };
+
+/** ADMIN covers ADJUDICATOR covers USER. */
+export function roleCovers(held: Role, needed: Role): boolean {
+  return rank[held] >= rank[needed];
+}
+
+/** Spring-style authorities granted by a role, as `LoginResponse.authorities` reports them. */
+export function authoritiesOf(role: Role): string[] {
+  const all: Role[] = ['ADMIN', 'ADJUDICATOR', 'USER'];
+  return all.filter((r) => roleCovers(role, r)).map((r) => `ROLE_${r}`);
+}

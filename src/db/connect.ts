@@ -1,0 +1,68 @@
+import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
+import type { Database } from './tables.js';
+import { migrations } from './migrations/index.js';
+
+/** Which engine holds the data; reported by management info and cluster status. */
+export type DialectName = 'postgres' | 'pglite';
+
+/** A connected database with what the rest of the service needs to know about it. */
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  close(): Promise<void>;
+}
+
+/**
+ * Connect to PostgreSQL through `pg` when a URL is given, otherwise open the embedded PGlite in `dataDir`
+ * (`memory://` keeps it in memory, for tests). Drivers are imported lazily so a runtime that has only one of
+ * them (Workers has no PGlite) never loads the other.
+ */
+export async function connectDatabase(options: { url?: string; dataDir?: string; poolSize?: number }): Promise<DatabaseHandle> {
+  let dialect: Dialect;
+  let name: DialectName;
+  if (options.url) {
+    const pg = (await import('pg')).default;
+    // int8 (count(*), bigserial) arrives as text by default; our counts and ids fit in a double.
+    pg.types.setTypeParser(20, (value: string) => Number(value));
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    // An idle client that loses its server must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    dialect = new PostgresDialect({ pool });
+    name = 'postgres';
+  } else {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { PGliteDialect } = await import('kysely-pglite-dialect');
+    const dataDir = options.dataDir ?? 'memory://';
+    const client = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, {
+      parsers: { 20: (value: string) => Number(value) },
+    });
+    dialect = new PGliteDialect(client);
+    name = 'pglite';
+  }
+  const db = new Kysely<Database>({ dialect });
+  return { db, dialect: name, close: () => db.destroy() };
+}
+
+/** Apply every pending migration; throws with the failing migration's name. */
+export async function migrate(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** True when every known migration has been applied. */
+export async function migrationsApplied(db: Kysely<Database>): Promise<boolean> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const all = await migrator.getMigrations();
+  return all.every((m) => m.executedAt !== undefined);
+}
+
+/** The database server's version string, e.g. "PostgreSQL 15.19". */
+export async function serverVersion(db: Kysely<Database>): Promise<string> {
+  const { rows } = await sql<{ v: string }>`select current_setting('server_version') as v`.execute(db);
+  return `PostgreSQL ${rows[0]?.v ?? 'unknown'}`;
+}

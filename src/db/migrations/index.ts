@@ -1,0 +1,10 @@
+import type { Migration } from 'kysely';
+import * as initial from './2026_11_25_0001_initial.js';
+
+/**
+ * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
+ * ones at the end and never edit one that has shipped.
+ */
+export const migrations: Record<string, Migration> = {
+  '2026_11_25_0001_initial': initial,
+};

@@ -1,0 +1,233 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** Columns the database fills on insert. */
+type Stamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** jsonb columns are written as JSON text (see `json()` in db/json.ts) and read back parsed. */
+type Json<T> = ColumnType<T, string, string>;
+type Role = 'ADMIN' | 'ADJUDICATOR' | 'USER';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  role: Role;
+  enabled: Generated<boolean>;
+  created_at: Stamp;
+  updated_at: Stamp;
+}
+
+export interface OauthClientsTable {
+  client_id: string;
+  name: string;
+  secret_hash: string | null;
+  redirect_uris: Json<string[]>;
+  grant_types: Json<string[]>;
+  role: Role;
+  created_at: Stamp;
+}
+
+export interface OauthCodesTable {
+  code_hash: string;
+  client_id: string;
+  account_id: number;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: string;
+  expires_at: ColumnType<Date, Date, Date>;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  family_id: string;
+  account_id: number;
+  client_id: string;
+  scope: string;
+  expires_at: ColumnType<Date, Date, Date>;
+  replaced_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Stamp;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  private_jwk: Json<Record<string, unknown>>;
+  public_jwk: Json<Record<string, unknown>>;
+  created_at: Stamp;
+  retired_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: Json<unknown>;
+  updated_at: Stamp;
+}
+
+export interface ExceptionsTable {
+  id: string;
+  timestamp: Stamp;
+  type: string;
+  message: string;
+  operation_id: string | null;
+  method: string | null;
+  path: string | null;
+  account_id: number | null;
+  surface: string | null;
+  call_stack: string;
+}
+
+export interface SubjectsTable {
+  id: Generated<number>;
+  subject_id: string;
+  status: 'ENROLLED' | 'PENDING_ADJUDICATION' | 'REJECTED';
+  metadata: Json<Record<string, unknown>>;
+  template_version: string | null;
+  enrollment_operation_uuid: string | null;
+  created_at: Stamp;
+  updated_at: Stamp;
+}
+
+export interface OperationsTable {
+  id: Generated<number>;
+  uuid: string;
+  type: string;
+  status: string;
+  subject_id: string | null;
+  modalities: Json<string[]>;
+  score: number | null;
+  threshold: number | null;
+  candidates: Json<unknown[] | null>;
+  checks: Json<unknown | null>;
+  details: Json<unknown | null>;
+  duration_ms: number;
+  account_id: number | null;
+  surface: string | null;
+  created_at: Stamp;
+}
+
+export interface ImagesTable {
+  id: Generated<number>;
+  operation_uuid: string;
+  subject_ref: number | null;
+  kind: 'ORIGINAL' | 'TOKEN' | 'FACE_CROP';
+  format: string;
+  width: number;
+  height: number;
+  bytes: Uint8Array;
+  created_at: Stamp;
+}
+
+export interface FaceSamplesTable {
+  id: Generated<number>;
+  subject_ref: number | null;
+  operation_uuid: string;
+  image_id: number | null;
+  rectangle: Json<{ x: number; y: number; width: number; height: number }>;
+  landmarks: Json<unknown | null>;
+  yaw: number | null;
+  pitch: number | null;
+  roll: number | null;
+  quality: number | null;
+  liveness_score: number | null;
+  template_version: string;
+  created_at: Stamp;
+}
+
+export interface VoiceSamplesTable {
+  id: Generated<number>;
+  subject_ref: number | null;
+  operation_uuid: string;
+  audio: Uint8Array;
+  duration_ms: number;
+  sample_rate: number;
+  quality: number | null;
+  speech_ratio: number | null;
+  template_version: string;
+  created_at: Stamp;
+}
+
+export interface TemplatesTable {
+  id: Generated<number>;
+  subject_ref: number;
+  modality: 'FACE' | 'VOICE';
+  template_version: string;
+  data: Uint8Array;
+  quality: number | null;
+  created_at: Stamp;
+}
+
+export interface AdjudicationCasesTable {
+  id: Generated<number>;
+  operation_uuid: string;
+  subject_id: string;
+  candidates: Json<unknown[]>;
+  status: ColumnType<'PENDING' | 'CONFLICTED' | 'SOLVED', 'PENDING' | 'CONFLICTED' | 'SOLVED' | undefined>;
+  assigned_to: number | null;
+  assigned_at: Date | null;
+  lease_expires_at: Date | null;
+  outcome: string | null;
+  solved_at: Date | null;
+  created_at: Stamp;
+}
+
+export interface AdjudicationDecisionsTable {
+  id: Generated<number>;
+  case_id: number;
+  account_id: number;
+  decision: 'DUPLICATE' | 'NOT_DUPLICATE';
+  duplicate_of_subject_id: string | null;
+  comment: Generated<string>;
+  created_at: Stamp;
+}
+
+export interface LicencesTable {
+  id: string;
+  source: 'CLOUD' | 'INTERNET' | 'DONGLE';
+  document: string;
+  active: Generated<boolean>;
+  installed_at: Stamp;
+}
+
+export interface UsageCountersTable {
+  period: string;
+  operation_type: string;
+  licence_id: Generated<string>;
+  count: Generated<number>;
+}
+
+export interface ServiceNodesTable {
+  node_id: string;
+  hostname: string;
+  version: string;
+  runtime: string;
+  started_at: Date;
+  last_seen_at: Date;
+}
+
+/** The whole schema as Kysely sees it. */
+export interface Database {
+  accounts: AccountsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_codes: OauthCodesTable;
+  refresh_tokens: RefreshTokensTable;
+  signing_keys: SigningKeysTable;
+  settings: SettingsTable;
+  exceptions: ExceptionsTable;
+  subjects: SubjectsTable;
+  operations: OperationsTable;
+  images: ImagesTable;
+  face_samples: FaceSamplesTable;
+  voice_samples: VoiceSamplesTable;
+  templates: TemplatesTable;
+  adjudication_cases: AdjudicationCasesTable;
+  adjudication_decisions: AdjudicationDecisionsTable;
+  licences: LicencesTable;
+  usage_counters: UsageCountersTable;
+  service_nodes: ServiceNodesTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type NewAccount = Insertable<AccountsTable>;
+export type AccountUpdate = Updateable<AccountsTable>;
+export type ExceptionRow = Selectable<ExceptionsTable>;

@@ -1,0 +1,22 @@
+import type { MiddlewareHandler } from 'hono';
+import { roleCovers } from '../auth/principal.js';
+import { DomainError } from '../services/errors.js';
+import type { Role, Surface } from '../operations/types.js';
+import type { AppEnv } from './env.js';
+import { clientAddress } from './client-address.js';
+
+/**
+ * Authenticate the caller (Basic or Bearer) and demand a role: 401 with `WWW-Authenticate` for missing or
+ * bad credentials, 403 when the credentials are good but the role too low.
+ */
+export function authorise(role: Role, surface: Surface): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('surface', surface);
+    const principal = await c.get('services').auth.authenticate(c.req.header('authorization'), clientAddress(c));
+    c.set('principal', principal);
+    if (!roleCovers(principal.role, role)) {
+      throw new DomainError('forbidden', `This operation on the ${surface} surface needs scope ${role}; the credentials hold ${principal.role}`);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,134 @@
+import type { Hono } from 'hono';
+import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { AccessTokenResponse, LoginRequest, LoginResponse, OAuthError, TokenRequest } from '../schemas/auth.js';
+import { ProblemSchema } from '../schemas/common.js';
+import { namedModels } from '../schemas/models.js';
+import type { Surface } from '../operations/types.js';
+import type { AppEnv } from './env.js';
+import { docsPage } from './docs-page.js';
+
+const surfaceDocPath: Record<Surface, string> = { admin: '/admin/openapi.json', root: '/openapi.json', user: '/user/openapi.json' };
+const surfaceTitle: Record<Surface, string> = {
+  admin: 'BIMS admin surface (/admin)',
+  root: 'BIMS root surface (/ and /adjudicator)',
+  user: 'BIMS user surface (/user)',
+};
+
+/** Add what every surface document shares: security schemes, login, the token endpoint, named models. */
+function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: string): void {
+  for (const role of ['admin', 'adjudicator', 'user'] as const) {
+    const scope = role.toUpperCase();
+    registry.registerComponent('securitySchemes', `${role}-basic`, { type: 'http', scheme: 'basic' });
+    registry.registerComponent('securitySchemes', `${role}-oauth`, {
+      type: 'oauth2',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${authUrl}/oauth2/authorize`,
+          tokenUrl: `${authUrl}/oauth2/token`,
+          refreshUrl: `${authUrl}/oauth2/token`,
+          scopes: { [scope]: `${scope}: access to ${role === 'admin' ? 'admin, adjudicator and user' : role === 'adjudicator' ? 'adjudicator and user' : 'user'} endpoints` },
+        },
+        clientCredentials: { tokenUrl: `${authUrl}/oauth2/token`, scopes: { [scope]: `${scope} scope` } },
+      },
+    });
+  }
+  registry.register('Problem', ProblemSchema);
+  for (const model of namedModels) if (model.surfaces.includes(surface)) registry.register(model.name, model.schema);
+  registry.registerPath({
+    method: 'post',
+    path: '/login',
+    operationId: 'login',
+    tags: ['Login and tokens'],
+    summary: 'Authenticates with user name and password; returns authentication type and granted authorities',
+    description: 'No surface prefix. Credentials as a JSON body, or as an HTTP Basic header with no body. Failed attempts are throttled (429).',
+    request: { body: { required: false, content: { 'application/json': { schema: LoginRequest } } } },
+    responses: {
+      200: { description: 'Authenticated', content: { 'application/json': { schema: LoginResponse } } },
+      401: { description: 'Bad credentials', content: { 'application/problem+json': { schema: ProblemSchema } } },
+      429: { description: 'Too many failed attempts', content: { 'application/problem+json': { schema: ProblemSchema } } },
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/oauth2/token',
+    operationId: 'oauth2Token',
+    tags: ['Login and tokens'],
+    summary: 'Token endpoint',
+    description:
+      'No surface prefix. RFC 6749, form-encoded. Grants: authorization_code (PKCE S256 required), refresh_token (rotating; reuse revokes the family), client_credentials (client id and secret as Basic or form fields).',
+    request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: TokenRequest } } } },
+    responses: {
+      200: { description: 'Tokens', content: { 'application/json': { schema: AccessTokenResponse } } },
+      400: { description: 'RFC 6749 error', content: { 'application/json': { schema: OAuthError } } },
+      401: { description: 'Bad client credentials', content: { 'application/json': { schema: OAuthError } } },
+    },
+  });
+}
+
+/** Serve one OpenAPI 3.1 document per surface and the interactive docs page at /docs. */
+export function mountDocs(
+  app: Hono<AppEnv>,
+  registries: Record<Surface, OpenAPIRegistry>,
+  readAsset?: (name: string) => Promise<Uint8Array | null>,
+): void {
+  const cache = new Map<Surface, unknown>();
+  const documentFor = (surface: Surface, authUrl: string) => {
+    let doc = cache.get(surface);
+    if (!doc) {
+      completeRegistry(registries[surface], surface, authUrl);
+      doc = new OpenApiGeneratorV31(registries[surface].definitions).generateDocument({
+        openapi: '3.1.0',
+        info: {
+          title: surfaceTitle[surface],
+          version: '0.1.0',
+          description:
+            'Biometric Identity Management Service. Errors are application/problem+json (RFC 9457). Lists take page (from 0), size (1..1000, default 20) and sort=field,asc|desc.',
+        },
+        servers: [{ url: '/' }],
+      });
+      cache.set(surface, doc);
+    }
+    return doc;
+  };
+
+  for (const [surface, path] of Object.entries(surfaceDocPath) as [Surface, string][]) {
+    app.get(path, (c) => {
+      const authUrl = c.get('services').auth.issuer;
+      return c.json(documentFor(surface, authUrl) as object);
+    });
+  }
+
+  app.get('/docs', (c) => {
+    c.header('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+    return c.html(docsPage(surfaceDocPath));
+  });
+  app.get('/docs/assets/:name', async (c) => {
+    const name = c.req.param('name');
+    const allowed = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'oauth2-redirect.html', 'docs.js'];
+    if (!allowed.includes(name) || !readAsset) return c.notFound();
+    const bytes = name === 'docs.js' ? new TextEncoder().encode(docsScript) : await readAsset(name);
+    if (!bytes) return c.notFound();
+    const type = name.endsWith('.css') ? 'text/css' : name.endsWith('.html') ? 'text/html' : 'text/javascript';
+    c.header('Cache-Control', 'public, max-age=3600');
+    if (name.endsWith('.html')) c.header('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'");
+    return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': `${type}; charset=utf-8` });
+  });
+}
+
+/** The page script (served from our origin so the CSP needs no inline scripts). */
+const docsScript = `
+window.addEventListener('load', function () {
+  var urls = JSON.parse(document.getElementById('bims-docs').dataset.urls);
+  window.ui = SwaggerUIBundle({
+    urls: urls,
+    'urls.primaryName': urls[0].name,
+    dom_id: '#swagger-ui',
+    deepLinking: true,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    layout: 'StandaloneLayout',
+    oauth2RedirectUrl: window.location.origin + '/docs/assets/oauth2-redirect.html',
+    persistAuthorization: false,
+  });
+  window.ui.initOAuth({ clientId: 'bims-docs', usePkceWithAuthorizationCodeGrant: true });
+});
+`;

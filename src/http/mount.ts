@@ -1,0 +1,125 @@
+import type { Context, Hono } from 'hono';
+import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { ProblemSchema } from '../schemas/common.js';
+import { DomainError } from '../services/errors.js';
+import type { Services } from '../services/index.js';
+import { prefixOf, requiredRole, type OperationSpec, type Surface } from '../operations/types.js';
+import { authorise } from './auth-middleware.js';
+import { queryObject, readJsonBody, validate } from './validation.js';
+import type { AppEnv } from './env.js';
+
+export const surfaces: readonly Surface[] = ['admin', 'root', 'user'];
+
+/** The full path of an operation on a surface, in OpenAPI form (`/admin/subjects/{subjectId}`). */
+export function fullPath(spec: OperationSpec, surface: Surface): string {
+  return `${prefixOf(spec, surface)}${spec.path}`;
+}
+
+/** Hono's form of an OpenAPI path: `{id}` becomes `:id`; a dashboard `**` becomes `*`. */
+function honoPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1').replace(/\*\*$/, '*');
+}
+
+/**
+ * Static paths must be tried before parameterised ones, so `/subjects/count` is never read as
+ * `/subjects/{subjectId}`: sort by the position of the first parameter, latest first, then by length.
+ */
+export function routeOrder(a: string, b: string): number {
+  const firstParam = (p: string) => {
+    const i = p.search(/[{*]/);
+    return i === -1 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  return firstParam(b) - firstParam(a) || b.length - a.length;
+}
+
+const problemResponses = {
+  400: 'Invalid request (problem+json naming the fields)',
+  401: 'Missing or bad credentials',
+  403: 'Credentials lack the scope',
+  404: 'Not found',
+  500: 'Internal error, recorded in the exception log',
+};
+
+/**
+ * Mount every operation of the table on every surface it lists, and describe each surface in its own
+ * OpenAPI registry. The table is the only place routes are declared.
+ */
+export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec[]): Record<Surface, OpenAPIRegistry> {
+  const registries = { admin: new OpenAPIRegistry(), root: new OpenAPIRegistry(), user: new OpenAPIRegistry() };
+  const routes: { spec: OperationSpec; surface: Surface; path: string }[] = [];
+  for (const spec of table) {
+    for (const surface of spec.surfaces) routes.push({ spec, surface, path: fullPath(spec, surface) });
+  }
+  routes.sort((a, b) => routeOrder(a.path, b.path));
+
+  for (const { spec, surface, path } of routes) {
+    const role = requiredRole(spec, surface);
+    app.on(spec.method.toUpperCase(), honoPath(path), authorise(role, surface), (c) => runOperation(c, spec, surface));
+    registries[surface].registerPath(describe(spec, path, role));
+  }
+  return registries;
+}
+
+async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Surface): Promise<Response> {
+  const services: Services = c.get('services');
+  const principal = c.get('principal');
+  c.set('operationId', spec.id);
+  const request = spec.request ?? {};
+  const url = new URL(c.req.url);
+  const params = request.params ? validate(request.params, c.req.param(), 'path') : {};
+  const query = request.query ? validate(request.query, queryObject(url), 'query') : {};
+  const body = request.body ? validate(request.body, await readJsonBody(c.req.raw), 'body') : undefined;
+  if (!spec.handle) {
+    throw new DomainError('not-implemented', `${spec.id} needs ${spec.missing ?? 'a capability'} that is not built yet`, {
+      operationId: spec.id,
+      missingCapability: spec.missing,
+    });
+  }
+  const result = await spec.handle({ query, params, body, principal, services, surface, request: c.req.raw });
+  if (result instanceof Response) return result;
+  const status = spec.status ?? 200;
+  if (status === 204) return c.body(null, 204);
+  const shaped = spec.response?.schema ? spec.response.schema.parse(result) : result;
+  return c.json(shaped as object, status);
+}
+
+function describe(spec: OperationSpec, path: string, role: string) {
+  const request = spec.request ?? {};
+  const responses: Record<string, any> = {};
+  const okContent: Record<string, { schema: any }> = {};
+  if (spec.response?.schema) okContent['application/json'] = { schema: spec.response.schema };
+  for (const [type, schema] of Object.entries(spec.response?.content ?? {})) okContent[type] = { schema };
+  responses[String(spec.status ?? 200)] = {
+    description: spec.response?.description ?? 'Success',
+    ...(Object.keys(okContent).length ? { content: okContent } : {}),
+  };
+  for (const [status, description] of Object.entries(problemResponses)) {
+    responses[status] = { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+  }
+  if (!spec.handle) {
+    responses['501'] = {
+      description: `Not implemented yet: ${spec.missing}`,
+      content: { 'application/problem+json': { schema: ProblemSchema } },
+    };
+  }
+  const scheme = role.toLowerCase();
+  return {
+    method: spec.method,
+    path,
+    operationId: spec.id,
+    tags: [spec.area],
+    summary: spec.summary,
+    description: [spec.description, `Requires scope ${role}.`, spec.handle ? '' : `Answers 501 until ${spec.missing} is built.`]
+      .filter(Boolean)
+      .join('\n\n'),
+    security: [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }],
+    request: {
+      ...(request.query ? { query: request.query } : {}),
+      ...(request.params ? { params: request.params } : {}),
+      ...(request.body
+        ? { body: { required: true, content: { [request.bodyContentType ?? 'application/json']: { schema: request.body } } } }
+        : {}),
+    },
+    responses,
+  };
+}

@@ -1,0 +1,65 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { DomainError, type ErrorCode } from '../services/errors.js';
+
+/** Problem types are URIs under this base; the last segment is the error code, stable for clients. */
+export const PROBLEM_BASE = 'https://bims.dev/problems';
+
+/** The one error table: code -> HTTP status and human title. */
+export const problemTable: Record<ErrorCode, { status: ContentfulStatusCode; title: string }> = {
+  validation: { status: 400, title: 'Invalid request' },
+  'not-found': { status: 404, title: 'Resource not found' },
+  'route-not-found': { status: 404, title: 'Route not found' },
+  unauthorized: { status: 401, title: 'Authentication required' },
+  forbidden: { status: 403, title: 'Insufficient scope' },
+  conflict: { status: 409, title: 'Conflict' },
+  'payload-too-large': { status: 413, title: 'Request body too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  unprocessable: { status: 422, title: 'Request cannot be processed' },
+  'too-many-requests': { status: 429, title: 'Too many requests' },
+  'not-implemented': { status: 501, title: 'Not implemented yet' },
+  'service-unavailable': { status: 503, title: 'Service unavailable' },
+  'bad-gateway': { status: 502, title: 'Upstream component failed' },
+  'licence-expired': { status: 403, title: 'Licence expired' },
+  'licence-exhausted': { status: 402, title: 'Licence quota exhausted' },
+  internal: { status: 500, title: 'Internal server error' },
+};
+
+/** An RFC 9457 problem document. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  [extension: string]: unknown;
+}
+
+/** Build the problem document for a domain error. */
+export function problemOf(error: DomainError, instance?: string): Problem {
+  const entry = problemTable[error.code];
+  return {
+    type: `${PROBLEM_BASE}/${error.code}`,
+    title: entry.title,
+    status: entry.status,
+    detail: error.detail,
+    ...(instance ? { instance } : {}),
+    ...error.extras,
+  };
+}
+
+/** Answer a domain error as `application/problem+json`, with the headers its status calls for. */
+export function problemResponse(c: Context, error: DomainError): Response {
+  const problem = problemOf(error, new URL(c.req.url).pathname);
+  const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
+  if (error.code === 'unauthorized') {
+    headers['WWW-Authenticate'] = `Basic realm="bims", charset="UTF-8", Bearer realm="bims"${
+      error.extras.bearerError ? `, error="${String(error.extras.bearerError)}"` : ''
+    }`;
+  }
+  if (error.code === 'too-many-requests' && typeof error.extras.retryAfterSeconds === 'number') {
+    headers['Retry-After'] = String(Math.ceil(error.extras.retryAfterSeconds));
+  }
+  delete problem.bearerError;
+  return new Response(JSON.stringify(problem), { status: problem.status, headers });
+}

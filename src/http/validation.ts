@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import { DomainError, type FieldError } from '../services/errors.js';
+
+/** Turn a zod failure into field errors that name where the bad value was (`body.faces.0.image`). */
+export function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of error.issues) {
+    const path = [where, ...issue.path.map(String)].join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out.push({ field: `${path}.${key}`, message: 'is not a known field' });
+    } else {
+      out.push({ field: path, message: issue.message });
+    }
+  }
+  return out;
+}
+
+/** Validate one part of a request, raising a 400 that lists every offending field. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const errors = fieldErrorsOf(parsed.error, where);
+  const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+  throw new DomainError('validation', `Invalid ${where}: ${summary}`, { errors });
+}
+
+/** Query parameters as an object; a key given more than once becomes an array. */
+export function queryObject(url: URL): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(key);
+    out[key] = values.length > 1 ? values : values[0]!;
+  }
+  return out;
+}
+
+/** Read a JSON body, answering 415 for another media type and 400 for malformed JSON. */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const type = request.headers.get('content-type') ?? '';
+  const text = await request.text();
+  if (text.trim() === '') {
+    throw new DomainError('validation', 'body: a JSON body is required', {
+      errors: [{ field: 'body', message: 'is required' }],
+    });
+  }
+  if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+    throw new DomainError('unsupported-media-type', `body must be application/json, not ${type.split(';')[0]}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : 'unparseable';
+    throw new DomainError('validation', `body: malformed JSON (${reason})`, {
+      errors: [{ field: 'body', message: 'is not valid JSON' }],
+    });
+  }
+}

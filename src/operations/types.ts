@@ -1,0 +1,87 @@
+import type { z } from 'zod';
+import type { Services } from '../services/index.js';
+import type { Principal } from '../auth/principal.js';
+
+/** The three surfaces of the interface (seed section 1). */
+export type Surface = 'admin' | 'root' | 'user';
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+/** Scopes, strongest first: ADMIN covers ADJUDICATOR covers USER. */
+export type Role = 'ADMIN' | 'ADJUDICATOR' | 'USER';
+
+/** What a handler receives: validated input, the caller, and the services. */
+export interface HandlerInput<Q = any, P = any, B = any> {
+  query: Q;
+  params: P;
+  body: B;
+  principal: Principal;
+  services: Services;
+  surface: Surface;
+  /** The raw request, for the few handlers that stream or negotiate content (downloads, QR codes). */
+  request: Request;
+}
+
+/** A handler's answer: data to be shaped by the response schema, or a ready Response (files, redirects). */
+export type HandlerResult = unknown | Response;
+
+/** One response an operation may give, for the OpenAPI document. */
+export interface ResponseSpec {
+  description: string;
+  /** JSON body schema; omitted for empty bodies. */
+  schema?: z.ZodType;
+  /** Non-JSON media types, e.g. { 'image/png': binary, 'application/zip': binary }. */
+  content?: Record<string, z.ZodType>;
+}
+
+/**
+ * One operation of the interface, declared once and mounted on every surface it lists.
+ * `path` is the part after the surface prefix, exactly as the seed writes it (trailing slash included).
+ */
+export interface OperationSpec {
+  /** The seed's operation name; becomes the OpenAPI operationId on every surface. */
+  id: string;
+  method: HttpMethod;
+  path: string;
+  surfaces: readonly Surface[];
+  /** Prefix on the root surface: '' (none) or '/adjudicator' for the adjudication group. */
+  rootPrefix?: '' | '/adjudicator';
+  /** Functional area (OpenAPI tag), e.g. "Accounts". */
+  area: string;
+  summary: string;
+  description?: string;
+  request?: {
+    query?: z.ZodObject<any>;
+    params?: z.ZodObject<any>;
+    body?: z.ZodType;
+    /** Body media type when it is not JSON (e.g. form-encoded). */
+    bodyContentType?: string;
+  };
+  /** The success status; 200 unless said otherwise. */
+  status?: 200 | 201 | 202 | 204;
+  response?: ResponseSpec;
+  /**
+   * The handler; absent while the issue that owns the capability is open, in which case the operation
+   * answers 501 naming `missing`.
+   */
+  handle?: (input: HandlerInput) => Promise<HandlerResult>;
+  /** The capability still missing, named in the 501 answer. */
+  missing?: string;
+}
+
+/** Declare an operation; a typed identity, so the table reads as data. */
+export function defineOperation<T extends OperationSpec>(spec: T): T {
+  return spec;
+}
+
+/** The surface prefix of an operation on one surface. */
+export function prefixOf(spec: OperationSpec, surface: Surface): string {
+  if (surface === 'admin') return '/admin';
+  if (surface === 'user') return '/user';
+  return spec.rootPrefix ?? '';
+}
+
+/** The role a surface demands of an operation: /admin ADMIN, /adjudicator ADJUDICATOR, /user USER, other root ADMIN. */
+export function requiredRole(spec: OperationSpec, surface: Surface): Role {
+  if (surface === 'user') return 'USER';
+  if (surface === 'root' && spec.rootPrefix === '/adjudicator') return 'ADJUDICATOR';
+  return 'ADMIN';
+}

@@ -1,0 +1,71 @@
+import type { Config } from '../config/config.js';
+import { connectDatabase, migrate } from '../db/connect.js';
+import { createApp, type AppDeps } from '../app.js';
+import { createServices, type Services } from '../services/index.js';
+import type { ServiceContext } from '../services/context.js';
+import { createLogger, type Logger } from '../services/logger.js';
+import { ensureInitialAdmin } from '../services/accounts/accounts.js';
+import { reportNode } from '../services/management/nodes.js';
+import { VERSION } from '../version.js';
+
+export interface BootOptions {
+  config: Config;
+  runtime: string;
+  hostname: string;
+  /** 'memory://' for an in-memory PGlite (tests); otherwise config decides. */
+  pgliteDir?: string;
+  logger?: Logger;
+  now?: () => Date;
+  /** Announce the generated admin password (printed once on first start). */
+  announceAdminPassword?: (password: string) => void;
+  clientAddress?: AppDeps['clientAddress'];
+  readAsset?: AppDeps['readAsset'];
+}
+
+export interface Booted {
+  app: ReturnType<typeof createApp>;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/**
+ * Runtime-neutral start-up: connect, migrate, make the first admin, report this node, build the app.
+ * Runtime entries call this and then hand `app.fetch` to their server.
+ */
+export async function boot(options: BootOptions): Promise<Booted> {
+  const { config } = options;
+  const log = options.logger ?? createLogger(config.BIMS_LOG_LEVEL);
+  const database = await connectDatabase({ url: config.DATABASE_URL, dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR });
+  try {
+    const applied = await migrate(database.db);
+    if (applied.length) log.info('migrations applied', { migrations: applied });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const ctx: ServiceContext = {
+    db: database.db,
+    dialect: database.dialect,
+    config,
+    log,
+    now: options.now ?? (() => new Date()),
+    startedAt: new Date(),
+    node: { id: crypto.randomUUID(), hostname: options.hostname, runtime: options.runtime, version: VERSION },
+  };
+  await ensureInitialAdmin(ctx, (password) => {
+    (options.announceAdminPassword ?? ((p) => log.warn('created the admin account with a generated password; set BIMS_ADMIN_PASSWORD to choose one', { username: 'admin', password: p })))(password);
+  });
+  const services = createServices(ctx);
+  await reportNode(ctx);
+  const heartbeat = setInterval(() => void reportNode(ctx).catch(() => {}), 30_000);
+  (heartbeat as { unref?: () => void }).unref?.();
+  const app = createApp({ services, clientAddress: options.clientAddress, readAsset: options.readAsset });
+  return {
+    app,
+    services,
+    async close() {
+      clearInterval(heartbeat);
+      await database.close();
+    },
+  };
+}

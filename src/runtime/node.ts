@@ -1,0 +1,67 @@
+import { serve } from '@hono/node-server';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { ConfigError, baseUrlOf, loadConfig } from '../config/config.js';
+import { boot } from './bootstrap.js';
+
+/** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const require = createRequire(import.meta.url);
+  const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
+  const booted = await boot({
+    config,
+    runtime: `node ${process.version}`,
+    hostname: hostname(),
+    announceAdminPassword: (password) =>
+      console.log(`\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`),
+    clientAddress: (_request, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
+    readAsset: async (name) => {
+      try {
+        return new Uint8Array(await readFile(join(swaggerDir, name)));
+      } catch {
+        return null;
+      }
+    },
+  });
+  const server = serve({ fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+    booted.services.ctx.log.info('listening', {
+      url: baseUrlOf({ ...config, PORT: info.port }),
+      database: booted.services.ctx.dialect,
+      docs: `${baseUrlOf({ ...config, PORT: info.port })}/docs`,
+    });
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    booted.services.ctx.log.info('shutting down: finishing requests in flight', { signal });
+    // close() stops accepting connections and calls back once those in flight have been answered.
+    server.close(async () => {
+      await booted.close();
+      process.exit(0);
+    });
+    // Keep-alive connections with no request in flight would hold close() open; end them.
+    (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    setTimeout(() => process.exit(1), 30_000).unref();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error) => {
+  console.error(`BIMS failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

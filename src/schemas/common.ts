@@ -1,0 +1,70 @@
+import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+
+// Lets every schema carry OpenAPI metadata (`.openapi('Name')` makes it a named component).
+extendZodWithOpenApi(z);
+
+export { z };
+
+/** RFC 9457 problem document, the body of every 4xx and 5xx. */
+export const ProblemSchema = z
+  .object({
+    type: z.string().openapi({ example: 'https://bims.dev/problems/validation' }),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    instance: z.string().optional(),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    exceptionId: z.string().optional(),
+  })
+  .openapi('Problem');
+
+/** Query values arrive as strings; these coerce them with clear messages. */
+export const queryInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
+  z.coerce.number({ message: 'must be an integer' }).int('must be an integer').min(min).max(max);
+
+export const queryBool = z
+  .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
+  .transform((v) => v === 'true');
+
+/** An ISO 8601 timestamp in a query string. */
+export const queryDate = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).transform((v) => new Date(v));
+
+/**
+ * A list given as `ids=1,2,3` or as repeated `ids=1&ids=2`; the query reader hands repeated keys over as
+ * arrays, so both forms end up as one flat list.
+ */
+export function queryList<T extends z.ZodType<any, string>>(item: T, max = 1000) {
+  return z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(item).min(1, 'must name at least one value').max(max, `must name at most ${max} values`));
+}
+
+/**
+ * Paging and sorting shared by every list operation: `page` from 0, `size` 1..1000 (default 20),
+ * `sort` as `field,asc|desc` restricted to the fields the list allows.
+ */
+export function pagingQuery<const F extends readonly [string, ...string[]]>(sortFields: F) {
+  return {
+    page: queryInt(0).default(0),
+    size: queryInt(1, 1000).default(20),
+    sort: z
+      .string()
+      .regex(
+        new RegExp(`^(${sortFields.join('|')})(,(asc|desc))?$`),
+        `must be field[,asc|desc] with field one of: ${sortFields.join(', ')}`,
+      )
+      .transform((v) => {
+        const [field, direction] = v.split(',');
+        return { field: field as F[number], direction: (direction ?? 'asc') as 'asc' | 'desc' };
+      })
+      .optional(),
+  };
+}
+
+export const CountSchema = z.object({ count: z.number().int() }).openapi('Count');
+export const IdsBodySchema = z.strictObject({ ids: z.array(z.number().int().positive()).min(1).max(1000) });
+
+export const Role = z.enum(['ADMIN', 'ADJUDICATOR', 'USER']);
+export const binary = z.string().openapi({ format: 'binary' });
