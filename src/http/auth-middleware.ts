@@ -9,9 +9,10 @@ import { clientAddress } from './client-address.js';
  * Authenticate the caller (Basic or Bearer) and demand a role: 401 with `WWW-Authenticate` for missing or
  * bad credentials, 403 when the credentials are good but the role too low.
  */
-export function authorise(role: Role, surface: Surface): MiddlewareHandler<AppEnv> {
+export function authorise(role: Role, surface: Surface, operationId: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     c.set('surface', surface);
+    c.set('operationId', operationId);
     const principal = await c.get('services').auth.authenticate(c.req.header('authorization'), clientAddress(c));
     c.set('principal', principal);
     if (!roleCovers(principal.role, role)) {

@@ -54,7 +54,7 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
 
   for (const { spec, surface, path } of routes) {
     const role = requiredRole(spec, surface);
-    app.on(spec.method.toUpperCase(), honoPath(path), authorise(role, surface), (c) => runOperation(c, spec, surface));
+    app.on(spec.method.toUpperCase(), honoPath(path), authorise(role, surface, spec.id), (c) => runOperation(c, spec, surface));
     registries[surface].registerPath(describe(spec, path, role));
   }
   return registries;
@@ -63,7 +63,6 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
 async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Surface): Promise<Response> {
   const services: Services = c.get('services');
   const principal = c.get('principal');
-  c.set('operationId', spec.id);
   const request = spec.request ?? {};
   const url = new URL(c.req.url);
   const params = request.params ? validate(request.params, c.req.param(), 'path') : {};

@@ -32,9 +32,12 @@ export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> 
     if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store');
     h.set('X-Request-Id', c.get('requestId'));
+    // Names the seed operation that answered, so clients and tests can tell which route matched.
+    const operationId = c.get('operationId');
+    if (operationId) h.set('X-Bims-Operation', operationId);
     if (corsOk) {
       h.set('Access-Control-Allow-Origin', origin!);
-      h.set('Access-Control-Expose-Headers', 'X-Request-Id, WWW-Authenticate, Retry-After');
+      h.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Bims-Operation, WWW-Authenticate, Retry-After');
       h.append('Vary', 'Origin');
     }
   };
