@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, baseUrlOf, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(8080);
+    expect(config.HOST).toBe('127.0.0.1');
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.BIMS_DATA_DIR).toBe('./data');
+    expect(baseUrlOf(config)).toBe('http://127.0.0.1:8080');
+  });
+
+  it('treats empty values as unset and coerces numbers', () => {
+    const config = loadConfig({ PORT: '', BIMS_MAX_BODY_BYTES: '2048', DATABASE_URL: 'postgres://u@h:5432/db' });
+    expect(config.PORT).toBe(8080);
+    expect(config.BIMS_MAX_BODY_BYTES).toBe(2048);
+    expect(config.DATABASE_URL).toBe('postgres://u@h:5432/db');
+  });
+
+  it('fails fast naming every bad variable', () => {
+    const attempt = () => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', BIMS_ADMIN_PASSWORD: 'short' });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toMatch(/PORT/);
+      expect(message).toMatch(/DATABASE_URL: must be a postgres:\/\//);
+      expect(message).toMatch(/BIMS_ADMIN_PASSWORD: must be at least 8 characters/);
+    }
+  });
+});
