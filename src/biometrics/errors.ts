@@ -1,0 +1,55 @@
+/**
+ * Typed errors of the biometric core. The HTTP layer maps `code` to a status:
+ * INVALID_IMAGE / UNSUPPORTED_FORMAT / INVALID_TEMPLATE / TEMPLATE_VERSION_MISMATCH -> 4xx,
+ * MODEL_UNAVAILABLE -> 503, EXTRACTOR_BUSY -> 503 (retry later), EXTRACTION_TIMEOUT -> 504, the rest -> 500.
+ */
+export type BiometricErrorCode =
+  /** The bytes claim a supported format but cannot be decoded (truncated, corrupt, zero-sized). */
+  | 'INVALID_IMAGE'
+  /** The bytes are not JPEG or PNG (GIF, WebP, HEIC, text ...). */
+  | 'UNSUPPORTED_FORMAT'
+  /** The image is larger than the configured pixel limit. */
+  | 'IMAGE_TOO_LARGE'
+  /** Template bytes are truncated, foreign or tampered with. */
+  | 'INVALID_TEMPLATE'
+  /** Two templates (or a template and a gallery) come from different template versions. */
+  | 'TEMPLATE_VERSION_MISMATCH'
+  /** A model file is missing or does not match its manifest hash. */
+  | 'MODEL_UNAVAILABLE'
+  /** The extraction queue is full (backpressure). */
+  | 'EXTRACTOR_BUSY'
+  /** A job took longer than the per-job timeout. */
+  | 'EXTRACTION_TIMEOUT'
+  /** The extractor was closed. */
+  | 'EXTRACTOR_CLOSED'
+  /** The worker running the job died; it has been replaced. */
+  | 'WORKER_CRASHED'
+  /** Any other failure inside the extraction pipeline. */
+  | 'EXTRACTION_FAILED';
+
+/** Error carrying a stable machine-readable `code`. Safe to serialise: never contains biometric data. */
+export class BiometricError extends Error {
+  override readonly name = 'BiometricError';
+  constructor(
+    readonly code: BiometricErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  /** Plain object form, used to carry the error across a worker boundary. */
+  toJSON(): { code: BiometricErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+
+  /** True if `e` is a BiometricError, also across realms (worker threads). */
+  static is(e: unknown): e is BiometricError {
+    return e instanceof BiometricError || (typeof e === 'object' && e !== null && (e as { name?: string }).name === 'BiometricError');
+  }
+}
+
+/** Returns true when `code` describes a problem of the caller's input (to be answered with a 4xx). */
+export function isClientError(code: BiometricErrorCode): boolean {
+  return code === 'INVALID_IMAGE' || code === 'UNSUPPORTED_FORMAT' || code === 'IMAGE_TOO_LARGE' ||
+    code === 'INVALID_TEMPLATE' || code === 'TEMPLATE_VERSION_MISMATCH';
+}

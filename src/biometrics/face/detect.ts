@@ -1,0 +1,72 @@
+import { resizeArea, toPlanar, type RgbImage } from '../image/image.js';
+import type { ModelRunner } from './runner.js';
+
+/** A detected face box in source pixels (corner form) with its detector score. */
+export interface Detection {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+  score: number;
+}
+
+export const DETECT_W = 320;
+export const DETECT_H = 240;
+
+/** Options of the detector. */
+export interface DetectOptions {
+  /** Minimum face probability (default 0.65). */
+  scoreThreshold?: number;
+  /** IoU above which a lower-scored box is suppressed (default 0.4). */
+  iouThreshold?: number;
+  /** Maximum number of faces returned (default 50). */
+  maxFaces?: number;
+}
+
+/** Input tensor of fr_detect: whole image resized to 320x240, RGB planes, (v-127)/128. */
+export function detectInput(img: RgbImage): Float32Array {
+  return toPlanar(resizeArea(img, DETECT_W, DETECT_H), [127, 127, 127], [128, 128, 128]);
+}
+
+/**
+ * Post-processing of fr_detect: keep boxes with score >= threshold, sort by score (descending), greedy
+ * IoU non-maximum suppression. The reference code sorted by the box's bottom edge and divided the overlap
+ * by one box's area; this uses the score and true IoU.
+ */
+export function decodeDetections(scores: Float32Array, boxes: Float32Array, width: number, height: number, opts: DetectOptions = {}): Detection[] {
+  const thr = opts.scoreThreshold ?? 0.65;
+  const iouThr = opts.iouThreshold ?? 0.4;
+  const maxFaces = opts.maxFaces ?? 50;
+  const n = scores.length / 2;
+  const cand: Detection[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = scores[i * 2 + 1];
+    if (s < thr) continue;
+    const x1 = Math.max(0, boxes[i * 4] * width), y1 = Math.max(0, boxes[i * 4 + 1] * height);
+    const x2 = Math.min(width, boxes[i * 4 + 2] * width), y2 = Math.min(height, boxes[i * 4 + 3] * height);
+    if (x2 - x1 < 1 || y2 - y1 < 1) continue;
+    cand.push({ x1, y1, x2, y2, score: s });
+  }
+  cand.sort((a, b) => b.score - a.score);
+  const kept: Detection[] = [];
+  for (const c of cand) {
+    if (kept.length >= maxFaces) break;
+    if (kept.every((k) => iou(k, c) <= iouThr)) kept.push(c);
+  }
+  return kept;
+}
+
+/** Intersection over union of two corner boxes. */
+export function iou(a: { x1: number; y1: number; x2: number; y2: number }, b: { x1: number; y1: number; x2: number; y2: number }): number {
+  const w = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
+  const h = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+  if (w <= 0 || h <= 0) return 0;
+  const inter = w * h;
+  return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
+}
+
+/** Runs the detector on an upright image. */
+export async function detectFaces(runner: ModelRunner, img: RgbImage, opts: DetectOptions = {}): Promise<Detection[]> {
+  const out = await runner.run('fr_detect', detectInput(img), [1, 3, DETECT_H, DETECT_W]);
+  return decodeDetections(out.scores, out.boxes, img.width, img.height, opts);
+}

@@ -1,0 +1,232 @@
+import { BiometricError } from '../errors.js';
+import { brightness, faceWarnings, qualityScore, sharpness, type IcaoWarning } from '../checks.js';
+import { decodeImage, type DecodeLimits, type ImageFormat } from '../image/decode.js';
+import { encodePng } from '../image/encode.js';
+import { cropResize, toGreyPlane, toPlanar, warpAffine, type RgbImage } from '../image/image.js';
+import { resolveFaceCheckSettings, type FaceCheckSettings } from '../settings.js';
+import { ageGender, eyesOpen, headPose, liveness, type SquareBox } from './attributes.js';
+import { alignmentMap, invertAffine, similarityTransform, type Point } from './align.js';
+import { decodeDetections, detectInput, DETECT_H, DETECT_W, type Detection } from './detect.js';
+import type { ModelRunner } from './runner.js';
+
+/** Options of one analysis. */
+export interface AnalyseOptions {
+  /**
+   * Run the attribute models (liveness, eyes, pose, age, gender) and the warnings (default true).
+   * false computes only what a template needs (detect, landmarks, embedding) plus sharpness/brightness.
+   */
+  checks?: boolean;
+  /** Produce a token image (PNG) of the first face (default false). */
+  tokenImage?: boolean;
+  /** Check thresholds; missing keys take `DEFAULT_FACE_CHECK_SETTINGS`. */
+  settings?: Partial<FaceCheckSettings>;
+  /** Decoder limits. */
+  limits?: DecodeLimits;
+}
+
+/** Axis-aligned rectangle in image pixels. */
+export interface Rectangle {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Everything measured on one face. */
+export interface FaceAnalysis {
+  /** Detector box in image pixels (of the upright image). */
+  rectangle: Rectangle;
+  /** Detector probability 0..1. */
+  detectionScore: number;
+  /** 68 iBUG landmarks [x, y] in image pixels. */
+  landmarks: [number, number][];
+  /** Distance between the eye centres, pixels. */
+  interEyeDistance: number;
+  /** Head pose, degrees (NaN when checks are off). */
+  yaw: number;
+  pitch: number;
+  roll: number;
+  /** Eye openness 0..100 of the subject's left and right eye (NaN when checks are off). */
+  eyesOpen: { left: number; right: number };
+  /** Passive liveness 0..100 (NaN when checks are off). Needs a camera frame with context around the face. */
+  livenessScore: number;
+  /** Quality 0..100 (see `qualityScore`). */
+  quality: number;
+  /** Sharpness 0..100 of the aligned face. */
+  sharpness: number;
+  /** Mean face luminance 0..100. */
+  brightness: number;
+  /** Estimated age, years (NaN when checks are off). */
+  estimatedAge: number;
+  /** 'MALE' | 'FEMALE' from a weak model (~76% correct); 'UNKNOWN' when checks are off. */
+  gender: 'MALE' | 'FEMALE' | 'UNKNOWN';
+  /** Raw gender score 0..1 (above 0.5 = male). */
+  genderScore: number;
+  /** 512-d embedding, L2-normalised; compare by dot product. */
+  embedding: Float32Array;
+  /** Norm of the raw embedding before normalisation (low values mean a poor face). */
+  embeddingNorm: number;
+  /** Warnings of this face under the settings used. */
+  icaoWarnings: IcaoWarning[];
+}
+
+/** Result of analysing one image. */
+export interface ImageAnalysis {
+  width: number;
+  height: number;
+  format: ImageFormat;
+  /** EXIF orientation that was applied (1 = none). */
+  orientation: number;
+  /** Faces, highest detector score first. */
+  faces: FaceAnalysis[];
+  /** ISO/IEC 19794-5 token image (PNG) of faces[0], when asked for and a face was found. */
+  tokenImage?: Uint8Array;
+  /** Milliseconds spent per stage (summed over faces). */
+  timings: StageTimings;
+}
+
+/** Per-stage milliseconds. */
+export interface StageTimings {
+  decode: number;
+  detect: number;
+  landmarks: number;
+  embed: number;
+  checks: number;
+  total: number;
+}
+
+const now = () => performance.now();
+
+/** Square box used by the landmark and attribute models: side = detection height, same centre. */
+export function squareBox(d: Detection): SquareBox {
+  const side = d.y2 - d.y1;
+  return { x: (d.x1 + d.x2) / 2 - side / 2, y: (d.y1 + d.y2) / 2 - side / 2, side };
+}
+
+/** 68 landmarks in image pixels from fr_landmark (64x64 grey /256 crop of the square box). */
+export async function landmarks68(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<Float32Array> {
+  const crop = cropResize(img, box.x, box.y, box.side, box.side, 64, 64);
+  const out = (await runner.run('fr_landmark', toGreyPlane(crop, 256), [1, 1, 64, 64])).output;
+  const lm = new Float32Array(136);
+  for (let i = 0; i < 68; i++) {
+    lm[i * 2] = out[i * 2] * box.side + box.x;
+    lm[i * 2 + 1] = out[i * 2 + 1] * box.side + box.y;
+  }
+  return lm;
+}
+
+/** Face aligned to the ArcFace 112x112 reference by a 5-point similarity transform. */
+export function alignFace(img: RgbImage, lm: Float32Array): RgbImage {
+  return warpAffine(img, alignmentMap(lm, 112), 112, 112);
+}
+
+/** L2-normalised embedding of an aligned 112x112 face (BGR planes, (v-127)/128). */
+export async function embedAligned(runner: ModelRunner, aligned: RgbImage): Promise<{ embedding: Float32Array; norm: number }> {
+  const raw = (await runner.run('fr_feature', toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR'), [1, 3, 112, 112])).output;
+  let s = 0;
+  for (let i = 0; i < raw.length; i++) s += raw[i] * raw[i];
+  const norm = Math.sqrt(s);
+  const embedding = new Float32Array(raw.length);
+  for (let i = 0; i < raw.length; i++) embedding[i] = raw[i] / (norm || 1);
+  return { embedding, norm };
+}
+
+/** Eye centres from 68 landmarks (image left first). */
+function eyeCentres(lm: Float32Array): [Point, Point] {
+  const c = (ids: number[]): Point => [ids.reduce((a, i) => a + lm[i * 2], 0) / ids.length, ids.reduce((a, i) => a + lm[i * 2 + 1], 0) / ids.length];
+  return [c([37, 38, 40, 41]), c([43, 44, 46, 47])];
+}
+
+/**
+ * Token image per ISO/IEC 19794-5 (token frontal): width W, height 4W/3, eyes level, eye midpoint at
+ * (W/2, 0.6W) from the top-left corner, inter-eye distance W/4. W = 240.
+ */
+export function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
+  const [l, r] = eyeCentres(lm);
+  const dst: Point[] = [[W / 2 - W / 8, 0.6 * W], [W / 2 + W / 8, 0.6 * W]];
+  const toToken = similarityTransform([l, r], dst);
+  return warpAffine(img, invertAffine(toToken), W, Math.round((W * 4) / 3));
+}
+
+/**
+ * Decodes and analyses an image: detection, landmarks, alignment and embedding for every face, and (unless
+ * `checks: false`) the quality/liveness/pose/eye/age/gender checks with their ICAO warnings.
+ *
+ * @throws BiometricError INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad input.
+ */
+export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts: AnalyseOptions = {}): Promise<ImageAnalysis> {
+  const settings = resolveFaceCheckSettings(opts.settings);
+  const withChecks = opts.checks !== false;
+  const timings: StageTimings = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
+  const t0 = now();
+  const img = decodeImage(bytes, opts.limits);
+  let t = now();
+  timings.decode = t - t0;
+
+  const det = await runner.run('fr_detect', detectInput(img), [1, 3, DETECT_H, DETECT_W]);
+  const detections = decodeDetections(det.scores, det.boxes, img.width, img.height, {
+    scoreThreshold: settings.detectionThreshold,
+    iouThreshold: settings.nmsIouThreshold,
+    maxFaces: 1000,
+  }).filter((d) => d.y2 - d.y1 >= settings.minFaceSize).slice(0, settings.maxFaces);
+  timings.detect = now() - t;
+
+  const faces: FaceAnalysis[] = [];
+  let firstLandmarks: Float32Array | undefined;
+  for (const d of detections) {
+    t = now();
+    const box = squareBox(d);
+    const lm = await landmarks68(runner, img, box);
+    firstLandmarks ??= lm;
+    timings.landmarks += now() - t;
+
+    t = now();
+    const aligned = alignFace(img, lm);
+    const { embedding, norm } = await embedAligned(runner, aligned);
+    timings.embed += now() - t;
+
+    t = now();
+    const [le, re] = eyeCentres(lm);
+    const rectangle = { x: d.x1, y: d.y1, width: d.x2 - d.x1, height: d.y2 - d.y1 };
+    const measures = {
+      rectangle, imageWidth: img.width, imageHeight: img.height, detectionScore: d.score,
+      interEyeDistance: Math.hypot(re[0] - le[0], re[1] - le[1]),
+      sharpness: sharpness(aligned), brightness: brightness(aligned),
+    };
+    let yaw = NaN, pitch = NaN, roll = NaN, live = NaN, age = NaN, maleScore = NaN;
+    let eyes = { left: NaN, right: NaN };
+    if (withChecks) {
+      ({ yaw, pitch, roll } = await headPose(runner, img, box));
+      const e = await eyesOpen(runner, img, lm);
+      eyes = { left: e.left * 100, right: e.right * 100 };
+      live = (await liveness(runner, img, box)) * 100;
+      ({ age, maleScore } = await ageGender(runner, img, box));
+    }
+    const m = withChecks ? { ...measures, yaw, pitch, roll, eyesOpen: eyes, livenessScore: live } : measures;
+    faces.push({
+      rectangle,
+      detectionScore: d.score,
+      landmarks: Array.from({ length: 68 }, (_, i) => [lm[i * 2], lm[i * 2 + 1]] as [number, number]),
+      interEyeDistance: measures.interEyeDistance,
+      yaw, pitch, roll,
+      eyesOpen: eyes,
+      livenessScore: live,
+      quality: qualityScore(m),
+      sharpness: measures.sharpness,
+      brightness: measures.brightness,
+      estimatedAge: age,
+      gender: Number.isNaN(maleScore) ? 'UNKNOWN' : maleScore >= 0.5 ? 'MALE' : 'FEMALE',
+      genderScore: maleScore,
+      embedding,
+      embeddingNorm: norm,
+      icaoWarnings: faceWarnings(m, settings),
+    });
+    timings.checks += now() - t;
+  }
+  const result: ImageAnalysis = { width: img.width, height: img.height, format: img.format, orientation: img.orientation, faces, timings };
+  if (opts.tokenImage && firstLandmarks) result.tokenImage = encodePng(tokenImage(img, firstLandmarks));
+  timings.total = now() - t0;
+  return result;
+}
+
+export { BiometricError };

@@ -1,0 +1,115 @@
+import jpeg from 'jpeg-js';
+import { decode as decodePngRaw, convertIndexedToRgb } from 'fast-png';
+import { BiometricError } from '../errors.js';
+import { jpegOrientation } from './exif.js';
+import { applyOrientation, type RgbImage } from './image.js';
+
+/** Formats the face pipeline accepts. */
+export type ImageFormat = 'jpeg' | 'png';
+
+/** A decoded, upright image. */
+export interface DecodedImage extends RgbImage {
+  format: ImageFormat;
+  /** EXIF orientation found in the file (1 = none); already applied to `data`. */
+  orientation: number;
+}
+
+/** Limits applied while decoding untrusted bytes. */
+export interface DecodeLimits {
+  /** Largest accepted image, in megapixels (default 40). */
+  maxMegapixels?: number;
+}
+
+const PNG_SIG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** Identifies the container format from the magic bytes; returns a name for common unsupported types. */
+export function sniffFormat(b: Uint8Array): ImageFormat | `other:${string}` {
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
+  if (b.length >= 8 && PNG_SIG.every((v, i) => b[i] === v)) return 'png';
+  const ascii = (s: number, e: number) => String.fromCharCode(...b.subarray(s, e));
+  if (b.length >= 6 && ascii(0, 3) === 'GIF') return 'other:gif';
+  if (b.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'other:webp';
+  if (b.length >= 2 && b[0] === 0x42 && b[1] === 0x4d) return 'other:bmp';
+  if (b.length >= 12 && ascii(4, 8) === 'ftyp') return 'other:heif/avif/mp4';
+  if (b.length >= 4 && ((b[0] === 0x49 && b[1] === 0x49) || (b[0] === 0x4d && b[1] === 0x4d)) && (b[2] === 42 || b[3] === 42)) return 'other:tiff';
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0x4f && b[2] === 0xff && b[3] === 0x51) return 'other:jpeg2000';
+  return 'other:unknown';
+}
+
+/**
+ * Decodes JPEG or PNG bytes into an upright RGB raster (EXIF orientation applied; alpha composited over
+ * white; 16-bit, grey and palette PNGs converted).
+ *
+ * @throws BiometricError UNSUPPORTED_FORMAT for anything but JPEG/PNG, INVALID_IMAGE for corrupt or
+ *   truncated files, IMAGE_TOO_LARGE above `limits.maxMegapixels`.
+ * @example
+ * const img = decodeImage(bytes); // { width, height, data: Uint8Array(w*h*3), format: 'jpeg', orientation: 1 }
+ */
+export function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}): DecodedImage {
+  const maxMp = limits.maxMegapixels ?? 40;
+  const format = sniffFormat(bytes);
+  if (format === 'jpeg') {
+    const orientation = jpegOrientation(bytes);
+    let raw: { width: number; height: number; data: Uint8Array };
+    try {
+      raw = jpeg.decode(bytes, {
+        useTArray: true,
+        formatAsRGBA: false,
+        tolerantDecoding: false,
+        maxResolutionInMP: maxMp,
+        maxMemoryUsageInMB: Math.ceil(maxMp * 12) + 64,
+      });
+    } catch (e) {
+      const msg = (e as Error).message ?? String(e);
+      if (/maxResolutionInMP|exceeds/i.test(msg)) throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
+      throw new BiometricError('INVALID_IMAGE', `corrupt or truncated JPEG: ${msg}`);
+    }
+    if (!raw.width || !raw.height || raw.data.length < raw.width * raw.height * 3) {
+      throw new BiometricError('INVALID_IMAGE', 'JPEG without image data');
+    }
+    const up = applyOrientation({ width: raw.width, height: raw.height, data: raw.data }, orientation);
+    return { ...up, format, orientation };
+  }
+  if (format === 'png') return { ...decodePng(bytes, maxMp), format, orientation: 1 };
+  throw new BiometricError('UNSUPPORTED_FORMAT', `unsupported image format (${format.slice(6)}); send JPEG or PNG`);
+}
+
+function decodePng(bytes: Uint8Array, maxMp: number): RgbImage {
+  // Check the declared size before inflating (IHDR is the first chunk).
+  if (bytes.length < 33) throw new BiometricError('INVALID_IMAGE', 'truncated PNG');
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const w = dv.getUint32(16), h = dv.getUint32(20);
+  if (w === 0 || h === 0) throw new BiometricError('INVALID_IMAGE', 'PNG with zero size');
+  if (w * h > maxMp * 1e6) throw new BiometricError('IMAGE_TOO_LARGE', `PNG larger than ${maxMp} megapixels`);
+  let png: ReturnType<typeof decodePngRaw>;
+  try {
+    png = decodePngRaw(bytes, { checkCrc: true });
+  } catch (e) {
+    throw new BiometricError('INVALID_IMAGE', `corrupt or truncated PNG: ${(e as Error).message}`);
+  }
+  let data = png.data;
+  let channels = png.channels;
+  if (png.palette) {
+    data = convertIndexedToRgb(png as Parameters<typeof convertIndexedToRgb>[0]);
+    channels = data.length / (png.width * png.height);
+  }
+  const n = png.width * png.height;
+  if (data.length < n * channels) throw new BiometricError('INVALID_IMAGE', 'PNG without image data');
+  const shift = png.depth === 16 && !png.palette ? 8 : 0;
+  const maxV = png.depth < 8 && !png.palette ? (1 << png.depth) - 1 : 0;
+  const out = new Uint8Array(n * 3);
+  for (let p = 0; p < n; p++) {
+    let r: number, g: number, b: number, a = 255;
+    const q = p * channels;
+    if (channels <= 2) { r = g = b = data[q] >> shift; if (channels === 2) a = data[q + 1] >> shift; }
+    else { r = data[q] >> shift; g = data[q + 1] >> shift; b = data[q + 2] >> shift; if (channels === 4) a = data[q + 3] >> shift; }
+    if (maxV) { r = Math.round((r * 255) / maxV); g = Math.round((g * 255) / maxV); b = Math.round((b * 255) / maxV); }
+    if (a !== 255) {
+      // Composite over white: a transparent background must not read as a dark frame.
+      const f = a / 255;
+      r = Math.round(r * f + 255 * (1 - f)); g = Math.round(g * f + 255 * (1 - f)); b = Math.round(b * f + 255 * (1 - f));
+    }
+    out[p * 3] = r; out[p * 3 + 1] = g; out[p * 3 + 2] = b;
+  }
+  return { width: png.width, height: png.height, data: out };
+}

@@ -1,0 +1,165 @@
+/** An 8-bit RGB raster, row-major, interleaved (r,g,b), no padding. */
+export interface RgbImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/**
+ * A 2x3 affine map from destination pixel (u, v) to source pixel (x, y):
+ * x = m[0]*u + m[1]*v + m[2], y = m[3]*u + m[4]*v + m[5]. Pixel centres are at integer coordinates.
+ */
+export type Affine = [number, number, number, number, number, number];
+
+/** Applies an EXIF orientation (1..8) so the raster is upright. */
+export function applyOrientation(img: RgbImage, orientation: number): RgbImage {
+  if (orientation <= 1 || orientation > 8) return img;
+  const { width: W, height: H, data: src } = img;
+  const swap = orientation >= 5;
+  const ow = swap ? H : W;
+  const oh = swap ? W : H;
+  const out = new Uint8Array(ow * oh * 3);
+  for (let y = 0; y < oh; y++) {
+    for (let x = 0; x < ow; x++) {
+      let sx: number, sy: number;
+      switch (orientation) {
+        case 2: sx = W - 1 - x; sy = y; break;
+        case 3: sx = W - 1 - x; sy = H - 1 - y; break;
+        case 4: sx = x; sy = H - 1 - y; break;
+        case 5: sx = y; sy = x; break;
+        case 6: sx = y; sy = H - 1 - x; break;
+        case 7: sx = W - 1 - y; sy = H - 1 - x; break;
+        default: sx = W - 1 - y; sy = x; break; // 8
+      }
+      const s = (sy * W + sx) * 3;
+      const d = (y * ow + x) * 3;
+      out[d] = src[s]; out[d + 1] = src[s + 1]; out[d + 2] = src[s + 2];
+    }
+  }
+  return { width: ow, height: oh, data: out };
+}
+
+/**
+ * Resizes the whole image to `ow` x `oh` by area averaging (exact box filter for downscaling, bilinear
+ * for upscaling). Used for the detector input, where a plain bilinear sample would alias badly on large
+ * photos.
+ */
+export function resizeArea(img: RgbImage, ow: number, oh: number): RgbImage {
+  const { width: W, height: H, data: src } = img;
+  const sx = W / ow;
+  const sy = H / oh;
+  if (sx <= 1 && sy <= 1) return warpAffine(img, [sx, 0, (sx - 1) / 2, 0, sy, (sy - 1) / 2], ow, oh);
+  const out = new Uint8Array(ow * oh * 3);
+  // Precompute the column spans and weights once.
+  const x0s = new Int32Array(ow), x1s = new Int32Array(ow);
+  for (let x = 0; x < ow; x++) {
+    x0s[x] = Math.floor(x * sx);
+    x1s[x] = Math.max(x0s[x] + 1, Math.min(W, Math.floor((x + 1) * sx)));
+  }
+  const acc = new Float64Array(ow * 3);
+  for (let y = 0; y < oh; y++) {
+    const y0 = Math.floor(y * sy);
+    const y1 = Math.max(y0 + 1, Math.min(H, Math.floor((y + 1) * sy)));
+    acc.fill(0);
+    for (let yy = y0; yy < y1; yy++) {
+      const row = yy * W * 3;
+      for (let x = 0; x < ow; x++) {
+        let r = 0, g = 0, b = 0;
+        for (let xx = x0s[x], p = row + xx * 3; xx < x1s[x]; xx++, p += 3) {
+          r += src[p]; g += src[p + 1]; b += src[p + 2];
+        }
+        acc[x * 3] += r; acc[x * 3 + 1] += g; acc[x * 3 + 2] += b;
+      }
+    }
+    const rows = y1 - y0;
+    for (let x = 0; x < ow; x++) {
+      const n = rows * (x1s[x] - x0s[x]);
+      const d = (y * ow + x) * 3;
+      out[d] = Math.round(acc[x * 3] / n);
+      out[d + 1] = Math.round(acc[x * 3 + 1] / n);
+      out[d + 2] = Math.round(acc[x * 3 + 2] / n);
+    }
+  }
+  return { width: ow, height: oh, data: out };
+}
+
+/**
+ * Samples `img` through the affine map `m` into an `ow` x `oh` raster, bilinear, with k x k supersampling
+ * when the map shrinks by more than 1.5x (so a 600-pixel face cropped to 64 pixels does not alias).
+ * Pixels falling outside the source take the nearest edge pixel.
+ */
+export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number): RgbImage {
+  const { width: W, height: H, data: src } = img;
+  const out = new Uint8Array(ow * oh * 3);
+  const scale = Math.max(Math.hypot(m[0], m[3]), Math.hypot(m[1], m[4]));
+  const k = scale > 1.5 ? Math.min(4, Math.ceil(scale)) : 1;
+  const inv = 1 / (k * k);
+  const maxX = W - 1, maxY = H - 1;
+  for (let v = 0; v < oh; v++) {
+    for (let u = 0; u < ow; u++) {
+      let r = 0, g = 0, b = 0;
+      for (let j = 0; j < k; j++) {
+        const vv = v + (j + 0.5) / k - 0.5;
+        for (let i = 0; i < k; i++) {
+          const uu = u + (i + 0.5) / k - 0.5;
+          let x = m[0] * uu + m[1] * vv + m[2];
+          let y = m[3] * uu + m[4] * vv + m[5];
+          x = x < 0 ? 0 : x > maxX ? maxX : x;
+          y = y < 0 ? 0 : y > maxY ? maxY : y;
+          const x0 = Math.floor(x), y0 = Math.floor(y);
+          const x1 = x0 < maxX ? x0 + 1 : x0, y1 = y0 < maxY ? y0 + 1 : y0;
+          const fx = x - x0, fy = y - y0;
+          const p00 = (y0 * W + x0) * 3, p01 = (y0 * W + x1) * 3, p10 = (y1 * W + x0) * 3, p11 = (y1 * W + x1) * 3;
+          const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
+          r += src[p00] * w00 + src[p01] * w01 + src[p10] * w10 + src[p11] * w11;
+          g += src[p00 + 1] * w00 + src[p01 + 1] * w01 + src[p10 + 1] * w10 + src[p11 + 1] * w11;
+          b += src[p00 + 2] * w00 + src[p01 + 2] * w01 + src[p10 + 2] * w10 + src[p11 + 2] * w11;
+        }
+      }
+      const d = (v * ow + u) * 3;
+      out[d] = Math.round(r * inv); out[d + 1] = Math.round(g * inv); out[d + 2] = Math.round(b * inv);
+    }
+  }
+  return { width: ow, height: oh, data: out };
+}
+
+/** Affine map cropping the source rectangle (x, y, w, h) into an `ow` x `oh` raster. */
+export function cropMap(x: number, y: number, w: number, h: number, ow: number, oh: number): Affine {
+  const sx = w / ow, sy = h / oh;
+  return [sx, 0, x + (sx - 1) / 2, 0, sy, y + (sy - 1) / 2];
+}
+
+/** Crops and resizes a source rectangle (may extend past the edges). */
+export function cropResize(img: RgbImage, x: number, y: number, w: number, h: number, ow: number, oh: number): RgbImage {
+  return warpAffine(img, cropMap(x, y, w, h, ow, oh), ow, oh);
+}
+
+/** Planar float tensor (1x3xHxW) from an RGB raster: out = (v - mean[c]) / std[c], channel order RGB or BGR. */
+export function toPlanar(img: RgbImage, mean: [number, number, number], std: [number, number, number], order: 'RGB' | 'BGR' = 'RGB'): Float32Array {
+  const n = img.width * img.height;
+  const out = new Float32Array(3 * n);
+  const d = img.data;
+  const c0 = order === 'RGB' ? 0 : 2, c2 = order === 'RGB' ? 2 : 0;
+  const i0 = 1 / std[0], i1 = 1 / std[1], i2 = 1 / std[2];
+  for (let p = 0, q = 0; p < n; p++, q += 3) {
+    out[p] = (d[q + c0] - mean[0]) * i0;
+    out[n + p] = (d[q + 1] - mean[1]) * i1;
+    out[2 * n + p] = (d[q + c2] - mean[2]) * i2;
+  }
+  return out;
+}
+
+/** Grey levels (ITU-R BT.601 luma) as a float plane, scaled by `1/div`. */
+export function toGreyPlane(img: RgbImage, div: number): Float32Array {
+  const n = img.width * img.height;
+  const out = new Float32Array(n);
+  const d = img.data;
+  const s = 1 / div;
+  for (let p = 0, q = 0; p < n; p++, q += 3) out[p] = Math.round(0.299 * d[q] + 0.587 * d[q + 1] + 0.114 * d[q + 2]) * s;
+  return out;
+}
+
+/** Grey levels 0..255 of an RGB raster. */
+export function toGrey(img: RgbImage): Float32Array {
+  return toGreyPlane(img, 1);
+}

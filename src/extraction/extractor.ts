@@ -1,0 +1,59 @@
+import type { AnalyseOptions, FaceAnalysis, ImageAnalysis } from '../biometrics/face/pipeline.js';
+
+export type { AnalyseOptions, FaceAnalysis, ImageAnalysis };
+
+/** Options of one `analyseFace` call. */
+export interface ExtractOptions extends AnalyseOptions {
+  /** Per-job timeout in milliseconds (default: the extractor's `jobTimeoutMs`). */
+  timeoutMs?: number;
+}
+
+/** Live state of an extractor (for management info). */
+export interface ExtractorStats {
+  kind: 'worker-threads' | 'inline';
+  /** Workers (or 1 for inline). */
+  workers: number;
+  /** Jobs running now. */
+  busy: number;
+  /** Jobs waiting. */
+  queued: number;
+  /** Jobs finished successfully / failed since start. */
+  completed: number;
+  failed: number;
+  /** Workers replaced after a crash or a timeout. */
+  restarts: number;
+}
+
+/**
+ * Face extraction behind one interface, whatever runs it (a pool of Node worker threads, or inline on the
+ * calling thread for Deno / Cloudflare Workers). Both run the same onnxruntime-web pipeline and give
+ * bit-identical results.
+ *
+ * Errors are `BiometricError`s: INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad input (4xx),
+ * EXTRACTOR_BUSY when the queue is full, EXTRACTION_TIMEOUT, WORKER_CRASHED, EXTRACTOR_CLOSED,
+ * MODEL_UNAVAILABLE.
+ *
+ * @example
+ * const ex = await createExtractor({ mode: 'worker-threads' });
+ * const { faces } = await ex.analyseFace(jpegBytes, { tokenImage: true });
+ * const template = encodeTemplate({ templateVersion: ex.templateVersion, face: faces[0] });
+ * await ex.close();
+ */
+export interface Extractor {
+  /** Template version of every embedding this extractor makes (model set, version, pipeline revision). */
+  readonly templateVersion: string;
+  /** Decodes the image and analyses every face in it. */
+  analyseFace(bytes: Uint8Array, opts?: ExtractOptions): Promise<ImageAnalysis>;
+  /** Current load. */
+  stats(): ExtractorStats;
+  /** Rejects queued jobs, lets running ones finish, frees the sessions. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options shared by every extractor. */
+export interface ExtractorOptions {
+  /** Maximum jobs waiting (beyond the running ones) before `EXTRACTOR_BUSY` (default 64). */
+  maxQueue?: number;
+  /** Per-job timeout in milliseconds (default 30000). */
+  jobTimeoutMs?: number;
+}

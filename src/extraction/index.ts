@@ -1,0 +1,32 @@
+/**
+ * Extraction entry points. Runtime entries pick the implementation: Node uses
+ * `createExtractor({ mode: 'worker-threads' })` (imports the pool lazily, so this module stays free of
+ * `node:` imports); Deno and Cloudflare Workers use `mode: 'inline'` with a `loadModel` of their own.
+ */
+import type { Extractor } from './extractor.js';
+import type { InlineExtractorOptions } from './inline.js';
+import type { NodePoolOptions } from './node-pool.js';
+
+export * from './extractor.js';
+export { createInlineExtractor, type InlineExtractorOptions } from './inline.js';
+export { FACE_TEMPLATE_VERSION, OrtWebRunner, type ModelLoader, type OrtWebOptions } from './ort-web-runner.js';
+
+/** Options of `createExtractor`. */
+export type CreateExtractorOptions =
+  | ({ mode: 'worker-threads' } & NodePoolOptions)
+  | ({ mode: 'inline' } & InlineExtractorOptions);
+
+/**
+ * Creates a warmed extractor.
+ * @example
+ * const ex = await createExtractor({ mode: 'worker-threads', size: 2 });               // Node
+ * const ex = await createExtractor({ mode: 'inline', loadModel: (f) => fetchBytes(f) }); // Deno, Workers
+ */
+export async function createExtractor(opts: CreateExtractorOptions): Promise<Extractor> {
+  if (opts.mode === 'inline') {
+    const { createInlineExtractor } = await import('./inline.js');
+    return createInlineExtractor(opts);
+  }
+  const { createNodePoolExtractor } = await import('./node-pool.js');
+  return createNodePoolExtractor(opts);
+}

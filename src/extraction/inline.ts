@@ -1,0 +1,58 @@
+import { BiometricError } from '../biometrics/errors.js';
+import { analyseImage } from '../biometrics/face/pipeline.js';
+import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats } from './extractor.js';
+import { FACE_TEMPLATE_VERSION, OrtWebRunner, type OrtWebOptions } from './ort-web-runner.js';
+import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
+
+/** Options of the inline extractor. */
+export interface InlineExtractorOptions extends ExtractorOptions, OrtWebOptions {}
+
+/**
+ * Extractor running on the calling thread (Deno, Cloudflare Workers, browsers, tests). Jobs run one at a
+ * time in arrival order. A timeout rejects the caller's promise, but the running inference cannot be
+ * interrupted: it completes in the background before the next job starts.
+ */
+export async function createInlineExtractor(opts: InlineExtractorOptions): Promise<Extractor> {
+  const runner = await OrtWebRunner.create(opts);
+  const maxQueue = opts.maxQueue ?? 64;
+  const defaultTimeout = opts.jobTimeoutMs ?? 30_000;
+  let chain: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  const st: ExtractorStats = { kind: 'inline', workers: 1, busy: 0, queued: 0, completed: 0, failed: 0, restarts: 0 };
+
+  return {
+    templateVersion: FACE_TEMPLATE_VERSION,
+    analyseFace(bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> {
+      if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
+      if (st.queued >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
+      st.queued++;
+      const job = chain.then(async () => {
+        st.queued--;
+        if (closed) throw new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed');
+        st.busy++;
+        try {
+          return await analyseImage(runner, bytes, o);
+        } finally {
+          st.busy--;
+        }
+      });
+      chain = job.catch(() => undefined);
+      const timeout = o.timeoutMs ?? defaultTimeout;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timed = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new BiometricError('EXTRACTION_TIMEOUT', `extraction took longer than ${timeout} ms`)), timeout);
+      });
+      return Promise.race([job, timed]).then(
+        (r) => { clearTimeout(timer); st.completed++; return r; },
+        (e) => { clearTimeout(timer); st.failed++; throw e; },
+      );
+    },
+    stats: () => ({ ...st }),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await chain;
+      await runner.release();
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import * as ort from 'onnxruntime-web';
+import { BiometricError } from '../biometrics/errors.js';
+import { FACE_MODELS, type FaceModelId, type ModelRunner } from '../biometrics/face/runner.js';
+import manifest from '../../wasm/models/manifest.json' with { type: 'json' };
+
+/** Loads the bytes of one model file named in wasm/models/manifest.json (e.g. 'fr_detect.onnx'). */
+export type ModelLoader = (file: string) => Promise<Uint8Array>;
+
+/** Options of the onnxruntime-web runner. */
+export interface OrtWebOptions {
+  /** Where model bytes come from (the Node pool reads files; Deno/Workers fetch or import them). */
+  loadModel: ModelLoader;
+  /** Models to load (default: all of FACE_MODELS). */
+  models?: readonly FaceModelId[];
+  /** Precompiled ort wasm binary (needed on Cloudflare Workers, where fetching the .wasm is impossible). */
+  wasmBinary?: ArrayBufferLike | Uint8Array;
+  /** Override of where ort finds its .wasm/.mjs files (browsers). */
+  wasmPaths?: string;
+  /** Run one dummy inference per model after loading so the first request is not slow (default true). */
+  warm?: boolean;
+}
+
+/** The template version written into every template this runner's pipeline produces. */
+export const FACE_TEMPLATE_VERSION: string = manifest.templateVersion;
+
+let envConfigured = false;
+function configureEnv(opts: OrtWebOptions): void {
+  if (envConfigured) return;
+  envConfigured = true;
+  // One thread per session: the pool parallelises across workers, and Workers/Deno have no wasm threads.
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.logLevel = 'error';
+  if (opts.wasmBinary) ort.env.wasm.wasmBinary = opts.wasmBinary as ArrayBuffer;
+  if (opts.wasmPaths) ort.env.wasm.wasmPaths = opts.wasmPaths;
+}
+
+const FILE_OF = new Map(manifest.models.map((m) => [m.id, m.file]));
+
+/**
+ * ModelRunner on onnxruntime-web (wasm backend, SIMD, one thread). Sessions are created once and reused.
+ * Calls are serialised: one session runs one inference at a time.
+ */
+export class OrtWebRunner implements ModelRunner {
+  private constructor(private readonly sessions: Map<FaceModelId, ort.InferenceSession>) {}
+
+  /** Loads (and by default warms) the sessions. @throws BiometricError MODEL_UNAVAILABLE */
+  static async create(opts: OrtWebOptions): Promise<OrtWebRunner> {
+    configureEnv(opts);
+    const sessions = new Map<FaceModelId, ort.InferenceSession>();
+    for (const id of opts.models ?? FACE_MODELS) {
+      const file = FILE_OF.get(id);
+      if (!file) throw new BiometricError('MODEL_UNAVAILABLE', `model ${id} is not in the manifest`);
+      let bytes: Uint8Array;
+      try {
+        bytes = await opts.loadModel(file);
+      } catch (e) {
+        throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} could not be read (${(e as Error).message}); run \`node scripts/fetch-models.mjs\``);
+      }
+      try {
+        sessions.set(id, await ort.InferenceSession.create(bytes, {
+          executionProviders: ['wasm'],
+          graphOptimizationLevel: 'all',
+          logSeverityLevel: 3,
+        }));
+      } catch (e) {
+        throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} is not a valid ONNX model (${(e as Error).message})`);
+      }
+    }
+    const runner = new OrtWebRunner(sessions);
+    if (opts.warm !== false) await runner.warm();
+    return runner;
+  }
+
+  private async warm(): Promise<void> {
+    for (const [id, s] of this.sessions) {
+      const meta = s.inputMetadata[0] as { shape?: readonly (number | string)[] } | undefined;
+      const dims = (meta?.shape ?? []).map((d) => (typeof d === 'number' ? d : 1));
+      const n = dims.reduce((a, b) => a * b, 1);
+      await this.run(id, new Float32Array(n).fill(0.5), dims);
+    }
+  }
+
+  async run(model: FaceModelId, input: Float32Array, dims: readonly number[]): Promise<Record<string, Float32Array>> {
+    const s = this.sessions.get(model);
+    if (!s) throw new BiometricError('MODEL_UNAVAILABLE', `model ${model} was not loaded`);
+    const t = new ort.Tensor('float32', input, dims);
+    const out = await s.run({ input: t });
+    t.dispose();
+    const res: Record<string, Float32Array> = {};
+    for (const [k, v] of Object.entries(out)) {
+      // Copy out of the wasm heap view before disposing.
+      res[k] = new Float32Array(v.data as Float32Array);
+      v.dispose();
+    }
+    return res;
+  }
+
+  async release(): Promise<void> {
+    for (const s of this.sessions.values()) await s.release();
+    this.sessions.clear();
+  }
+}
