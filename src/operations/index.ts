@@ -1,8 +1,9 @@
 import { accountOperations } from './accounts.js';
+import { exceptionOperations } from './exceptions.js';
 import type { OperationSpec } from './types.js';
 
 /**
  * The operation table: every operation of the interface, once. Surfaces, OpenAPI documents and the route
  * test are all derived from it.
  */
-export const operationTable: readonly OperationSpec[] = [...accountOperations];
+export const operationTable: readonly OperationSpec[] = [...accountOperations, ...exceptionOperations];

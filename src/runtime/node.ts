@@ -1,10 +1,8 @@
 import { serve } from '@hono/node-server';
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { ConfigError, baseUrlOf, loadConfig } from '../config/config.js';
 import { boot } from './bootstrap.js';
+import { nodeAssetReader } from './node-assets.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
@@ -18,8 +16,6 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const require = createRequire(import.meta.url);
-  const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
   const booted = await boot({
     config,
     runtime: `node ${process.version}`,
@@ -27,13 +23,7 @@ async function main(): Promise<void> {
     announceAdminPassword: (password) =>
       console.log(`\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`),
     clientAddress: (_request, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
-    readAsset: async (name) => {
-      try {
-        return new Uint8Array(await readFile(join(swaggerDir, name)));
-      } catch {
-        return null;
-      }
-    },
+    readAsset: nodeAssetReader(),
   });
   const server = serve({ fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     booted.services.ctx.log.info('listening', {

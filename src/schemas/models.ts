@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Surface } from '../operations/types.js';
 import { AccessTokenResponse, LoginResponse } from './auth.js';
+import { ExceptionModel } from './exceptions.js';
 import { AccountModel, ChangeAccountRequest, CreateAccountRequest, DeleteAccount, DeleteAccountsRequest } from './accounts.js';
 
 /**
@@ -14,5 +15,6 @@ export const namedModels: { name: string; schema: z.ZodType; surfaces: readonly 
   { name: 'CreateAccountRequest', schema: CreateAccountRequest, surfaces: ['admin'] },
   { name: 'DeleteAccount', schema: DeleteAccount, surfaces: ['admin'] },
   { name: 'DeleteAccountsRequest', schema: DeleteAccountsRequest, surfaces: ['admin'] },
+  { name: 'ExceptionModel', schema: ExceptionModel, surfaces: ['admin', 'root'] },
   { name: 'LoginResponse', schema: LoginResponse, surfaces: ['admin', 'root', 'user'] },
 ];

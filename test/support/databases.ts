@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger, type Logger } from '../../src/services/logger.js';
+import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 
 /** The dialects every repository and HTTP suite runs over: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const dialects: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
@@ -35,7 +36,11 @@ export const ADMIN_PASSWORD = 'admin-password-for-tests';
  * Boot the whole service on a fresh database of the given dialect, with fast password hashing so suites
  * that create many accounts stay quick (the KDF itself is tested separately at full cost).
  */
-export async function bootForTest(dialect: 'pglite' | 'postgres', env: Record<string, string> = {}): Promise<Booted & { config: Config }> {
+export async function bootForTest(
+  dialect: 'pglite' | 'postgres',
+  env: Record<string, string> = {},
+  options: { logger?: Logger; now?: () => Date } = {},
+): Promise<Booted & { config: Config }> {
   let dropDb: (() => Promise<void>) | undefined;
   const vars: Record<string, string> = { BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent', ...env };
   if (dialect === 'postgres') {
@@ -44,7 +49,11 @@ export async function bootForTest(dialect: 'pglite' | 'postgres', env: Record<st
     dropDb = fresh.drop;
   }
   const config = loadConfig(vars);
-  const booted = await boot({ config, runtime: 'test', hostname: 'test-host', pgliteDir: 'memory://', logger: createLogger('silent') });
+  const booted = await boot({ config, runtime: 'test', hostname: 'test-host', pgliteDir: 'memory://',
+    logger: options.logger ?? createLogger('silent'),
+    now: options.now,
+    readAsset: nodeAssetReader(),
+  });
   return {
     ...booted,
     config,

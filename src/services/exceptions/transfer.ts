@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import type { ExceptionImportRequest } from '../../schemas/exceptions.js';
+import type { ServiceContext } from '../context.js';
+import { exportException } from './present.js';
+
+/** Rows per INSERT: ten columns each stays far below PostgreSQL's 65535 bind parameters. */
+const BATCH = 500;
+
+/** Every recorded exception with its call stack, oldest first: the document `importExceptionList` reads back. */
+export async function exportExceptions(ctx: ServiceContext) {
+  const rows = await ctx.db.selectFrom('exceptions').selectAll().orderBy('timestamp', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(exportException);
+}
+
+/**
+ * Import an exported list. The HTTP layer has already validated every record, so nothing is written unless
+ * all are valid; the writes share one transaction, so a failure leaves nothing behind either. Records whose id
+ * is already present are skipped, which makes importing the same file twice a no-op.
+ */
+export async function importExceptions(ctx: ServiceContext, records: z.output<typeof ExceptionImportRequest>) {
+  let imported = 0;
+  await ctx.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < records.length; i += BATCH) {
+      const values = records.slice(i, i + BATCH).map((r) => ({
+        id: r.id,
+        timestamp: new Date(r.timestamp),
+        type: r.type,
+        message: r.message,
+        operation_id: r.operationId ?? null,
+        method: r.method,
+        path: r.path,
+        account_id: r.accountId ?? null,
+        surface: r.surface,
+        call_stack: r.callStack,
+      }));
+      const written = await trx.insertInto('exceptions').values(values).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
+      imported += written.length;
+    }
+  });
+  ctx.log.info('exceptions imported', { imported, skipped: records.length - imported });
+  return { imported, skipped: records.length - imported };
+}
+
+/** Empty the exception log; answers how many records went. */
+export async function clearExceptions(ctx: ServiceContext) {
+  const result = await ctx.db.deleteFrom('exceptions').executeTakeFirst();
+  const removed = Number(result.numDeletedRows);
+  ctx.log.info('exception log cleared', { removed });
+  return { removed };
+}
