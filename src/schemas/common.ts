@@ -34,11 +34,14 @@ export const queryDate = z.iso.datetime({ offset: true, message: 'must be an ISO
  * A list given as `ids=1,2,3` or as repeated `ids=1&ids=2`; the query reader hands repeated keys over as
  * arrays, so both forms end up as one flat list.
  */
-export function queryList<T extends z.ZodType<any, string>>(item: T, max = 1000) {
+export function queryList<T extends z.ZodType>(item: T, max = 1000) {
   return z
     .union([z.string(), z.array(z.string())])
     .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(item).min(1, 'must name at least one value').max(max, `must name at most ${max} values`));
+    .pipe(
+      // Items validate from strings (coercing where they say so); the cast tells the types the same.
+      z.array(item).min(1, 'must name at least one value').max(max, `must name at most ${max} values`) as unknown as z.ZodType<z.output<T>[], string[]>,
+    );
 }
 
 /**
