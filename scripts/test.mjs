@@ -12,6 +12,9 @@ if (!process.env.DATABASE_URL) {
 }
 console.log(`[test] DATABASE_URL=${process.env.DATABASE_URL.replace(/:[^:@/]*@/, ':***@')}`);
 
+step('Chromium for browser tests');
+execFileSync('bash', ['scripts/ensure-chromium.sh'], { stdio: 'inherit' });
+
 for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-test-photos.mjs']) {
   if (!existsSync(script)) continue;
   step(script);

@@ -14,6 +14,7 @@ export function docsPage(paths: Record<Surface, string>): string {
 <meta charset="utf-8">
 <title>BIMS API documentation</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>

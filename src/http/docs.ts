@@ -124,6 +124,7 @@ window.addEventListener('load', function () {
     'urls.primaryName': urls[0].name,
     dom_id: '#swagger-ui',
     deepLinking: true,
+    displayOperationId: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     layout: 'StandaloneLayout',
     oauth2RedirectUrl: window.location.origin + '/docs/assets/oauth2-redirect.html',
