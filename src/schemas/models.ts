@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Surface } from '../operations/types.js';
 import { AccessTokenResponse, LoginResponse } from './auth.js';
 import { ExceptionModel } from './exceptions.js';
+import { DbClusterStatus } from './management.js';
 import { AccountModel, ChangeAccountRequest, CreateAccountRequest, DeleteAccount, DeleteAccountsRequest } from './accounts.js';
 
 /**
@@ -13,6 +14,7 @@ export const namedModels: { name: string; schema: z.ZodType; surfaces: readonly 
   { name: 'AccountModel', schema: AccountModel, surfaces: ['admin'] },
   { name: 'ChangeAccountRequest', schema: ChangeAccountRequest, surfaces: ['admin'] },
   { name: 'CreateAccountRequest', schema: CreateAccountRequest, surfaces: ['admin'] },
+  { name: 'DbClusterStatus', schema: DbClusterStatus, surfaces: ['admin', 'root'] },
   { name: 'DeleteAccount', schema: DeleteAccount, surfaces: ['admin'] },
   { name: 'DeleteAccountsRequest', schema: DeleteAccountsRequest, surfaces: ['admin'] },
   { name: 'ExceptionModel', schema: ExceptionModel, surfaces: ['admin', 'root'] },

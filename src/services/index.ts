@@ -1,12 +1,15 @@
 import type { ServiceContext } from './context.js';
 import { AuthService } from './auth/auth-service.js';
+import { SettingsService } from './settings/settings.js';
 
 /** The services a request can reach; built once per process by {@link createServices}. */
 export interface Services {
   ctx: ServiceContext;
   auth: AuthService;
+  /** Effective settings, cached in-process and shared by every request. */
+  settings: SettingsService;
 }
 
 export function createServices(ctx: ServiceContext): Services {
-  return { ctx, auth: new AuthService(ctx) };
+  return { ctx, auth: new AuthService(ctx), settings: new SettingsService(ctx) };
 }

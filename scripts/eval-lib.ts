@@ -1,0 +1,159 @@
+// Shared code of `npm run eval` and the calibration builder: dataset loading, extraction, pair scores,
+// error rates and the SVG plot.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { createNodePoolExtractor } from '../src/extraction/node-pool.js';
+import { quantize, cosineInt8 } from '../src/biometrics/template.js';
+import type { Calibration } from '../src/biometrics/calibration.js';
+
+export interface Sample { identity: string; file: string; q?: Int8Array; error?: string }
+
+/** Reads DIR/identity/image.{jpg,jpeg,png}. */
+export function loadDataset(dir: string): Sample[] {
+  const out: Sample[] = [];
+  for (const id of readdirSync(dir).sort()) {
+    const p = join(dir, id);
+    if (!statSync(p).isDirectory()) continue;
+    for (const f of readdirSync(p).sort()) if (/\.(jpe?g|png)$/i.test(f)) out.push({ identity: id, file: join(p, f) });
+  }
+  return out;
+}
+
+/** Extracts one int8 template per image (the most confident face); failures are recorded, not thrown. */
+export async function extractAll(samples: Sample[], workers: number, log = (s: string) => process.stderr.write(s), cache = false): Promise<void> {
+  // Optional cache (.cache/eval/) keyed by image bytes and template version, for repeated runs on one dataset.
+  const manifest = JSON.parse(readFileSync(new URL('../wasm/models/manifest.json', import.meta.url), 'utf8'));
+  const key = (s: Sample) => createHash('sha256').update(manifest.templateVersion).update(readFileSync(s.file)).digest('hex');
+  const cacheDir = new URL('../.cache/eval/', import.meta.url);
+  if (cache) {
+    mkdirSync(cacheDir, { recursive: true });
+    for (const s of samples) {
+      const f = new URL(key(s), cacheDir);
+      if (existsSync(f)) { const v = JSON.parse(readFileSync(f, 'utf8')); if (v.q) s.q = Int8Array.from(v.q); else s.error = v.error; }
+    }
+  }
+  const todo = samples.filter((s) => !s.q && !s.error);
+  if (todo.length) await extractFresh(todo, workers, log);
+  if (cache) for (const s of todo) writeFileSync(new URL(key(s), cacheDir), JSON.stringify({ q: s.q ? Array.from(s.q) : null, error: s.error }));
+}
+
+async function extractFresh(samples: Sample[], workers: number, log: (s: string) => void): Promise<void> {
+  const ex = await createNodePoolExtractor({ size: workers, maxQueue: 100000, jobTimeoutMs: 120_000 });
+  let done = 0;
+  try {
+    await Promise.all(samples.map(async (s) => {
+      try {
+        const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
+        if (r.faces.length === 0) s.error = 'no face';
+        else s.q = quantize(r.faces[0].embedding).q;
+      } catch (e) {
+        s.error = (e as Error).message;
+      }
+      if (++done % 20 === 0) log(`\r${done}/${samples.length}`);
+    }));
+    log(`\r${done}/${samples.length}\n`);
+  } finally {
+    await ex.close();
+  }
+}
+
+export interface Pairs { genuine: number[]; impostor: number[] }
+
+/** Cosines of every pair of enrolled samples, split into genuine and impostor. */
+export function pairCosines(samples: Sample[]): Pairs {
+  const ok = samples.filter((s) => s.q);
+  const genuine: number[] = [], impostor: number[] = [];
+  for (let i = 0; i < ok.length; i++) {
+    for (let j = i + 1; j < ok.length; j++) {
+      const c = cosineInt8(ok[i].q!, ok[j].q!);
+      (ok[i].identity === ok[j].identity ? genuine : impostor).push(c);
+    }
+  }
+  return { genuine, impostor };
+}
+
+/** Rank-1 identification rate: each sample of an identity with >= 2 samples is a probe against all others. */
+export function rank1(samples: Sample[]): number {
+  const ok = samples.filter((s) => s.q);
+  const count = new Map<string, number>();
+  for (const s of ok) count.set(s.identity, (count.get(s.identity) ?? 0) + 1);
+  let probes = 0, hits = 0;
+  for (const p of ok) {
+    if ((count.get(p.identity) ?? 0) < 2) continue;
+    probes++;
+    let best = -Infinity, bestId = '';
+    for (const g of ok) {
+      if (g === p) continue;
+      const c = cosineInt8(p.q!, g.q!);
+      if (c > best) { best = c; bestId = g.identity; }
+    }
+    if (bestId === p.identity) hits++;
+  }
+  return probes ? hits / probes : NaN;
+}
+
+/** Equal error rate over scores (higher = more similar). */
+export function eer(gen: number[], imp: number[]): number {
+  const thresholds = [...new Set([...gen, ...imp])].sort((a, b) => a - b);
+  const g = [...gen].sort((a, b) => a - b), im = [...imp].sort((a, b) => a - b);
+  let best = 1, bestGap = Infinity, gi = 0, ii = 0;
+  for (const t of thresholds) {
+    while (gi < g.length && g[gi] < t) gi++;
+    while (ii < im.length && im[ii] < t) ii++;
+    const frr = gi / g.length, far = (im.length - ii) / im.length;
+    const gap = Math.abs(frr - far);
+    if (gap < bestGap) { bestGap = gap; best = (frr + far) / 2; }
+  }
+  return best;
+}
+
+/**
+ * TAR at a target FAR: the threshold is the smallest score whose empirical FAR <= target. With fewer than
+ * 1/target impostor pairs the threshold is just above the highest impostor (the figure is then optimistic
+ * about the FAR actually reached).
+ */
+export function tarAtFar(gen: number[], imp: number[], far: number): number {
+  const im = [...imp].sort((a, b) => b - a);
+  const allowed = Math.floor(far * im.length); // impostors allowed at or above the threshold
+  const thr = allowed >= im.length ? -Infinity : im[allowed];
+  return gen.filter((s) => s > thr).length / gen.length;
+}
+
+/** DET curve (FNMR vs FMR, log axes) and score histograms as one SVG. */
+export function plotSvg(gen: number[], imp: number[], cal: Calibration, title: string): string {
+  const W = 900, H = 380;
+  const bins = 50;
+  const hist = (xs: number[]) => {
+    const h = new Array(bins).fill(0);
+    for (const x of xs) h[Math.min(bins - 1, Math.max(0, Math.floor(((x + 0.4) / 1.4) * bins)))]++;
+    return h.map((v) => v / Math.max(1, xs.length));
+  };
+  const hg = hist(gen), hi = hist(imp);
+  const maxH = Math.max(...hg, ...hi, 1e-9);
+  const bw = 400 / bins;
+  const bars = (h: number[], color: string) => h.map((v, i) =>
+    `<rect x="${(40 + i * bw).toFixed(1)}" y="${(320 - (v / maxH) * 260).toFixed(1)}" width="${bw.toFixed(1)}" height="${((v / maxH) * 260).toFixed(1)}" fill="${color}" fill-opacity="0.55"/>`).join('');
+  // DET: x = log10 FMR in [-5, 0], y = log10 FNMR in [-4, 0]
+  const thresholds = [...new Set([...gen, ...imp])].sort((a, b) => a - b);
+  const pts: string[] = [];
+  for (const t of thresholds) {
+    const fmr = imp.filter((s) => s >= t).length / imp.length;
+    const fnmr = gen.filter((s) => s < t).length / gen.length;
+    const x = 500 + ((Math.log10(Math.max(fmr, 1e-5)) + 5) / 5) * 360;
+    const y = 60 + (-Math.log10(Math.max(fnmr, 1e-4)) / 4) * 260;
+    pts.push(`${x.toFixed(1)},${y.toFixed(1)}`);
+  }
+  const ticks = [0.3, 0.5, 0.7].map((c) => `<text x="${40 + ((c + 0.4) / 1.4) * 400}" y="${H - 30}" font-size="10">cos ${c} = score ${cal.cosineToScore(c).toFixed(0)}</text>`).join('');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
+<text x="20" y="25" font-size="14">${title}</text>
+<text x="40" y="50" font-size="12">Cosine histogram: <tspan fill="green">genuine (${gen.length})</tspan>, <tspan fill="red">impostor (${imp.length})</tspan></text>
+${bars(hi, 'red')}${bars(hg, 'green')}
+<line x1="40" y1="320" x2="440" y2="320" stroke="black"/><text x="40" y="335" font-size="10">-0.4</text><text x="420" y="335" font-size="10">1.0</text>
+${ticks}
+<text x="500" y="50" font-size="12">DET: FNMR (down to 1e-4) vs FMR (1e-5 .. 1), log scales</text>
+<rect x="500" y="60" width="360" height="260" fill="none" stroke="black"/>
+<polyline points="${pts.join(' ')}" fill="none" stroke="blue" stroke-width="2"/>
+<text x="500" y="335" font-size="10">1e-5</text><text x="850" y="335" font-size="10">1</text>
+</svg>`;
+}

@@ -1,0 +1,46 @@
+import { sql } from 'kysely';
+import type { ServiceContext } from '../context.js';
+
+/**
+ * Tables `truncateDatabase` never touches: the schema version record, the settings, and everything that lets
+ * people sign in (accounts, OAuth clients and codes, refresh tokens, signing keys), since clearing those would
+ * lock every user out. Licences and the usage counted against them stay too: clearing data must not refund
+ * licence consumption.
+ */
+export const KEPT_TABLES: readonly string[] = [
+  'kysely_migration', 'kysely_migration_lock', 'settings', 'accounts', 'oauth_clients', 'oauth_codes', 'refresh_tokens',
+  'signing_keys', 'licences', 'usage_counters',
+];
+
+/**
+ * Clear the whole database except {@link KEPT_TABLES}, in one transaction, and report the rows removed per
+ * table. The tables are found in the catalogue rather than listed, so a table a later migration adds is
+ * cleared too unless it is added to the kept list on purpose. `service_nodes` keeps this node's row so the
+ * cluster status still shows the node that did it.
+ */
+export async function truncateDatabase(ctx: ServiceContext) {
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ name: string }>`
+      select table_name as name from information_schema.tables
+      where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(trx);
+    const cleared = rows.map((r) => r.name).filter((name) => !KEPT_TABLES.includes(name) && name !== 'service_nodes');
+    const removed: Record<string, number> = {};
+    if (cleared.length) {
+      const list = sql.join(cleared.map((name) => sql.table(name)));
+      // Lock first so the counts are exactly what TRUNCATE removes; TRUNCATE of all of them in one statement
+      // satisfies the foreign keys between them (subjects <- templates, cases <- decisions).
+      await sql`lock table ${list} in access exclusive mode`.execute(trx);
+      for (const name of cleared) {
+        const { rows: count } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(name)}`.execute(trx);
+        removed[name] = Number(count[0]?.n ?? 0);
+      }
+      await sql`truncate table ${list}`.execute(trx);
+    }
+    const nodes = await trx.deleteFrom('service_nodes').where('node_id', '!=', ctx.node.id).executeTakeFirst();
+    removed.service_nodes = Number(nodes.numDeletedRows);
+    return removed;
+  });
+  const total = Object.values(result).reduce((a, b) => a + b, 0);
+  ctx.log.warn('database cleared', { removed: result, total });
+  return { removed: result, total, kept: [...KEPT_TABLES] };
+}
