@@ -15,8 +15,25 @@ export function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
   return out;
 }
 
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, so a NUL anywhere in a request would surface as a database
+ * error (a 500) instead of a clear 400: find the first one and name its field.
+ */
+function findNul(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (depth > 64 || value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\u0000')) return `${path}.${key.replace(/\u0000/g, '\\0')}`;
+    const found = findNul(item, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Validate one part of a request, raising a 400 that lists every offending field. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
+  const nul = findNul(value, where);
+  if (nul) throw new DomainError('validation', `${nul} must not contain the NUL character`, { errors: [{ field: nul, message: 'must not contain the NUL character' }] });
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const errors = fieldErrorsOf(parsed.error, where);

@@ -1,4 +1,4 @@
-import { Role, pagingQuery, queryBool, z } from './common.js';
+import { Role, dbId, pagingQuery, queryBool, z } from './common.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 const username = z
@@ -28,7 +28,7 @@ export const CreateAccountRequest = z
 
 export const ChangeAccountRequest = z
   .strictObject({
-    id: z.number().int().positive(),
+    id: dbId,
     username: username.optional(),
     password: password.optional(),
     role: Role.optional(),
@@ -37,7 +37,7 @@ export const ChangeAccountRequest = z
   .openapi('ChangeAccountRequest');
 
 export const DeleteAccount = z
-  .strictObject({ id: z.number().int().positive().optional(), username: z.string().min(1).optional() })
+  .strictObject({ id: dbId.optional(), username: z.string().min(1).max(64).optional() })
   .refine((v) => v.id !== undefined || v.username !== undefined, 'must give id or username')
   .openapi('DeleteAccount', { description: 'One account to delete, by id or by user name.' });
 

@@ -66,8 +66,15 @@ export function pagingQuery<const F extends readonly [string, ...string[]]>(sort
   };
 }
 
+/** Row identifiers are PostgreSQL `integer`s: anything outside 1..2^31-1 cannot name a row. */
+export const MAX_DB_ID = 2_147_483_647;
+/** A row identifier in a JSON body. */
+export const dbId = z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_DB_ID, `must be at most ${MAX_DB_ID}`);
+/** A row identifier in a query string or path. */
+export const queryId = queryInt(1, MAX_DB_ID);
+
 export const CountSchema = z.object({ count: z.number().int() }).openapi('Count');
-export const IdsBodySchema = z.strictObject({ ids: z.array(z.number().int().positive()).min(1).max(1000) });
+export const IdsBodySchema = z.strictObject({ ids: z.array(dbId).min(1).max(1000) });
 
 export const Role = z.enum(['ADMIN', 'ADJUDICATOR', 'USER']);
 export const binary = z.string().openapi({ format: 'binary' });

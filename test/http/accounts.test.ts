@@ -58,6 +58,14 @@ for (const dialect of dialects) {
       expect(xml.status).toBe(415);
       const array = await send('POST', '/admin/accounts/create', []);
       expect(array.status).toBe(400);
+      const nul = await send('POST', '/admin/accounts/create', { username: 'nul', password: 'pass\u0000word', role: 'USER' });
+      expect(nul.status).toBe(400);
+      expect((await nul.json()).errors[0].field).toBe('body.password');
+      const hugeId = await send('POST', '/admin/accounts/change', { id: 2 ** 31, enabled: false });
+      expect(hugeId.status).toBe(400);
+      expect((await hugeId.json()).errors[0].field).toBe('body.id');
+      const hugeDelete = await send('DELETE', '/admin/accounts/delete', { accounts: [{ id: 99_999_999_999 }] });
+      expect(hugeDelete.status).toBe(400);
     });
 
     it('answers 413 for a body over the limit', async () => {
