@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { ProblemSchema } from '../schemas/common.js';
+import { ProblemSchema, z } from '../schemas/common.js';
 import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import { prefixOf, requiredRole, type OperationSpec, type Surface } from '../operations/types.js';
@@ -19,6 +19,19 @@ export function fullPath(spec: OperationSpec, surface: Surface): string {
 function honoPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1').replace(/\*\*$/, '*');
 }
+
+/**
+ * The OpenAPI form of a path: a trailing `**` (the dashboard proxy's "everything below") is not a path
+ * template, so the document names it as one parameter, `{path}`, that stands for the rest of the path.
+ */
+export function openapiPath(path: string): string {
+  return path.replace(/\/\*\*$/, '/{path}');
+}
+
+/** The rest-of-path parameter of a `**` route, for the document only (the route itself takes anything). */
+const restOfPath = z.strictObject({
+  path: z.string().openapi({ description: 'The rest of the path, slashes included; forwarded unchanged' }),
+});
 
 /**
  * Static paths must be tried before parameterised ones, so `/subjects/count` is never read as
@@ -102,9 +115,11 @@ function describe(spec: OperationSpec, path: string, role: string) {
     };
   }
   const scheme = role.toLowerCase();
+  const docPath = openapiPath(path);
+  const params = request.params ?? (docPath !== path ? restOfPath : undefined);
   return {
     method: spec.method,
-    path,
+    path: docPath,
     operationId: spec.id,
     tags: [spec.area],
     summary: spec.summary,
@@ -114,7 +129,7 @@ function describe(spec: OperationSpec, path: string, role: string) {
     security: [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }],
     request: {
       ...(request.query ? { query: request.query } : {}),
-      ...(request.params ? { params: request.params } : {}),
+      ...(params ? { params } : {}),
       ...(request.body
         ? { body: { required: true, content: { [request.bodyContentType ?? 'application/json']: { schema: request.body } } } }
         : {}),

@@ -1,0 +1,101 @@
+import {
+  ConnectData, GatewayAdminGetStatusResponse, GatewayAdminSessionResponse, GatewayInfo, GatewayRaw, GatewayResponse, GatewaySettingsRequest,
+  SessionData, SessionQuery, TrickleData,
+} from '../schemas/gateway.js';
+import { defineOperation } from './types.js';
+
+const area = 'Media gateway';
+const adminRoot = ['admin', 'root'] as const;
+const all = ['admin', 'root', 'user'] as const;
+const missing = 'the media gateway sidecar with Janus (issue 7)';
+
+/** Seed section 4.7: real-time media sessions on the Janus gateway the sidecar supervises. */
+export const gatewayOperations = [
+  defineOperation({
+    id: 'createGatewayConnection', method: 'post', path: '/gateway/create', surfaces: all, area,
+    summary: 'Creates a gateway connection',
+    description: 'Creates a gateway session; `data.id` of the answer is the sessionId.',
+    response: { description: "The gateway's answer", schema: GatewayResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'attachToGatewayConnection', method: 'post', path: '/gateway/attach', surfaces: all, area,
+    summary: 'Attaches to a gateway connection',
+    description: 'Attaches the biometric plugin to a session; `data.id` of the answer is the handleId.',
+    request: { body: SessionData },
+    response: { description: "The gateway's answer", schema: GatewayResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'createAndAttach', method: 'post', path: '/gateway/create-and-attach', surfaces: all, area,
+    summary: 'Creates and attaches to a session',
+    description: 'Both steps in one call; the answer carries `session_id` and, as `data.id`, the handleId.',
+    response: { description: "The gateway's answer", schema: GatewayResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'connectToGateway', method: 'post', path: '/gateway/connect', surfaces: all, area,
+    summary: 'Connects to a session',
+    description:
+      'Sends the JSEP offer with the init params of the session (FVInitParams for face, MultimodalInitParams for face and voice, or their Advanced forms with per-session overrides) and answers with the JSEP answer.',
+    request: { body: ConnectData },
+    response: { description: "The gateway's answer with the JSEP answer", schema: GatewayResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'trickleGateway', method: 'post', path: '/gateway/trickle', surfaces: all, area,
+    summary: 'Sends trickle data to the gateway',
+    request: { body: TrickleData },
+    response: { description: "The gateway's acknowledgement", schema: GatewayResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'stopGatewayConnection', method: 'post', path: '/gateway/stop', surfaces: all, area,
+    summary: 'Stops an active session',
+    description: 'Hangs up and detaches the handle (when given), then destroys the session.',
+    request: { body: SessionData },
+    response: { description: "The gateway's answer", schema: GatewayResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'getInfo', method: 'get', path: '/gateway/info', surfaces: adminRoot, area,
+    summary: 'Information about the gateway server',
+    response: { description: 'The gateway server info (name, version, plugins, transports)', schema: GatewayInfo },
+    missing,
+  }),
+  defineOperation({
+    id: 'getListSession', method: 'get', path: '/gateway/list-sessions', surfaces: adminRoot, area,
+    summary: 'List of current sessions',
+    response: { description: 'The live sessions', schema: GatewayAdminSessionResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'getSession', method: 'get', path: '/gateway/session', surfaces: adminRoot, area,
+    summary: 'Information about a session',
+    request: { query: SessionQuery },
+    response: { description: 'The handles of the session, or the info of one handle', schema: GatewayAdminSessionResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'getSessionRaw', method: 'get', path: '/gateway/session-raw', surfaces: adminRoot, area,
+    summary: 'Raw information about a session',
+    request: { query: SessionQuery },
+    response: { description: 'The Admin API answer as the gateway sent it', schema: GatewayRaw },
+    missing,
+  }),
+  defineOperation({
+    id: 'getStatus', method: 'get', path: '/gateway/get-status', surfaces: adminRoot, area,
+    summary: 'Raw information about a session (as described)',
+    description: "The seed's purpose text repeats getSessionRaw's; this answers the gateway's Admin API get_status.",
+    response: { description: "The gateway's status", schema: GatewayAdminGetStatusResponse },
+    missing,
+  }),
+  defineOperation({
+    id: 'setSettings', method: 'post', path: '/gateway/settings', surfaces: adminRoot, area,
+    summary: 'Sets gateway settings',
+    description: 'Changes gateway settings through its Admin API (log level, session timeout, NACK queue, timers, debugging).',
+    request: { body: GatewaySettingsRequest },
+    response: { description: "The gateway's status after the change", schema: GatewayAdminGetStatusResponse },
+    missing,
+  }),
+];

@@ -1,0 +1,59 @@
+import { z } from '../schemas/common.js';
+import { IdParams, Image, ImageByIdQuery, NumericIdsQuery, UuidQuery, zipDownload } from '../schemas/biometric-data.js';
+import { defineOperation } from './types.js';
+
+const area = 'Images';
+const adminRoot = ['admin', 'root'] as const;
+const all = ['admin', 'root', 'user'] as const;
+const missing = 'the subjects and enrolment service (issue 4)';
+
+/** Seed section 4.4: stored images, read by identifier or UUID and downloaded as ZIP files. */
+export const imageOperations = [
+  defineOperation({
+    id: 'getImageById', method: 'get', path: '/images/id/', surfaces: adminRoot, area,
+    summary: 'Image information by image identifier and operation identifier',
+    description: '404 unless the image belongs to that operation.',
+    request: { query: ImageByIdQuery },
+    response: { description: 'The image information', schema: Image },
+    missing,
+  }),
+  defineOperation({
+    id: 'getImageByUUID', method: 'get', path: '/images/uuid/', surfaces: all, area,
+    summary: 'Image information by UUID',
+    description: 'The images an operation stored (originals, tokens, face crops).',
+    request: { query: UuidQuery },
+    response: { description: 'The images of the operation', schema: z.array(Image) },
+    missing,
+  }),
+  defineOperation({
+    id: 'downloadImageInfoBulkByOperation', method: 'get', path: '/images/operation/download', surfaces: adminRoot, area,
+    summary: 'Downloads image data for several operation identifiers',
+    description: '`ids` are operation identifiers.',
+    request: { query: NumericIdsQuery },
+    response: zipDownload('The images of the operations'),
+    missing,
+  }),
+  defineOperation({
+    id: 'downloadImageInfoBulkBySubject', method: 'get', path: '/images/subjects/download', surfaces: adminRoot, area,
+    summary: 'Downloads image data for several subject identifiers',
+    description: '`ids` are internal subject identifiers.',
+    request: { query: NumericIdsQuery },
+    response: zipDownload('The images of the subjects'),
+    missing,
+  }),
+  defineOperation({
+    id: 'downloadImageInfoByOperationId', method: 'get', path: '/images/operation/{id}/download', surfaces: adminRoot, area,
+    summary: 'Downloads image data of one operation',
+    request: { params: IdParams },
+    response: zipDownload('The images of the operation'),
+    missing,
+  }),
+  defineOperation({
+    id: 'downloadImageInfoBySubjectId', method: 'get', path: '/images/subject/{id}/download', surfaces: adminRoot, area,
+    summary: 'Downloads image data of one subject',
+    description: '`id` is the internal subject identifier.',
+    request: { params: IdParams },
+    response: zipDownload('The images of the subject'),
+    missing,
+  }),
+];

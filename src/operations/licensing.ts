@@ -1,0 +1,65 @@
+import { binary, z } from '../schemas/common.js';
+import { Cloud, Dongle, DongleDumpQuery, InternetLicense, LicensingToken, PacketBytes, UpdateStatus, Usage, UsageQuery } from '../schemas/licensing.js';
+import { defineOperation } from './types.js';
+
+const area = 'Licensing';
+const adminRoot = ['admin', 'root'] as const;
+const missing = 'licensing (issue 7)';
+
+/** Seed section 4.8: licences from the cloud, an internet licence file or a dongle, and their usage. */
+export const licensingOperations = [
+  defineOperation({
+    id: 'getCloudLicensingInfo', method: 'get', path: '/licensing/cloud', surfaces: adminRoot, area,
+    summary: 'Currently used cloud license information',
+    response: { description: 'The cloud licence', schema: Cloud },
+    missing,
+  }),
+  defineOperation({
+    id: 'getInternetLicensingInfo', method: 'get', path: '/licensing/internet', surfaces: adminRoot, area,
+    summary: 'Currently used internet license information',
+    response: { description: 'The internet licence', schema: InternetLicense },
+    missing,
+  }),
+  defineOperation({
+    id: 'getDongles', method: 'get', path: '/licensing/dongles', surfaces: adminRoot, area,
+    summary: 'Dongles attached to the licensing component',
+    response: { description: 'The dongles, hardware or the software one', schema: z.array(Dongle) },
+    missing,
+  }),
+  defineOperation({
+    id: 'generateDongleDump', method: 'get', path: '/licensing/generate-dongle-dump', surfaces: adminRoot, area,
+    summary: 'Generates a dongle dump',
+    description: "The dongle's identity, licence and counters as a file for the vendor; as PacketBytes on Accept: application/json.",
+    request: { query: DongleDumpQuery },
+    response: { description: 'The dongle dump', schema: PacketBytes, content: { 'application/octet-stream': binary } },
+    missing,
+  }),
+  defineOperation({
+    id: 'getLicensingToken', method: 'get', path: '/licensing/token', surfaces: adminRoot, area,
+    summary: 'Current licensing token',
+    response: { description: 'The licensing token', schema: LicensingToken },
+    missing,
+  }),
+  defineOperation({
+    id: 'getLicensingUsage', method: 'get', path: '/licensing/usage', surfaces: adminRoot, area,
+    summary: 'Usage details of licensing operations',
+    request: { query: UsageQuery },
+    response: { description: 'Operation counts per type and period', schema: Usage },
+    missing,
+  }),
+  defineOperation({
+    id: 'getUpdateStatus', method: 'get', path: '/licensing/update-status', surfaces: adminRoot, area,
+    summary: 'Current status of the licensing update',
+    response: { description: 'The state of the last update', schema: UpdateStatus },
+    missing,
+  }),
+  defineOperation({
+    id: 'updateDongle', method: 'post', path: '/licensing/update', surfaces: adminRoot, area,
+    summary: 'Applies an update to the licensing component',
+    description: 'Applies a signed licence update; refused unless its signature verifies. Follow it with getUpdateStatus.',
+    request: { body: PacketBytes },
+    status: 202,
+    response: { description: 'The update was accepted; its state so far', schema: UpdateStatus },
+    missing,
+  }),
+];

@@ -1,0 +1,86 @@
+import { CountSchema, z } from '../schemas/common.js';
+import { IdQuery, UuidQuery } from '../schemas/biometric-data.js';
+import {
+  CheckImageRequest, ChecksFromImage, CreateOperationRequest, DeleteOperationsRequest, Operation, OperationsCountQuery, OperationsQuery,
+  RemoteVerifyRequest, RemoteVerifyResult,
+} from '../schemas/operations.js';
+import { DeletedCount } from '../schemas/primitives.js';
+import { defineOperation } from './types.js';
+
+const area = 'Operations';
+const adminRoot = ['admin', 'root'] as const;
+const all = ['admin', 'root', 'user'] as const;
+const missing = 'the face engine and operations service (issue 4)';
+
+/** Seed section 4.10: biometric operations (verify, identify, check, remote verify) and their log. */
+export const operationOperations = [
+  defineOperation({
+    id: 'createOperation', method: 'post', path: '/operations/create', surfaces: adminRoot, area,
+    summary: 'Creates an operation and stores it',
+    description: 'VERIFY (1:1 against a subject), IDENTIFY (1:N over the enrolled gallery) or CHECK (quality and liveness only; stores no template).',
+    request: { body: CreateOperationRequest },
+    status: 201,
+    response: { description: 'The recorded operation', schema: Operation },
+    missing,
+  }),
+  defineOperation({
+    id: 'checkImage', method: 'post', path: '/operations/checkimage', surfaces: adminRoot, area,
+    summary: 'Performs checks on an image',
+    request: { body: CheckImageRequest },
+    response: { description: 'The checks of the image', schema: ChecksFromImage },
+    missing,
+  }),
+  defineOperation({
+    id: 'getLog', method: 'get', path: '/operations', surfaces: adminRoot, area,
+    summary: 'Log of operations by a custom filter',
+    request: { query: OperationsQuery },
+    response: { description: 'A page of operations', schema: z.array(Operation) },
+    missing,
+  }),
+  defineOperation({
+    id: 'getLogCount', method: 'get', path: '/operations/count', surfaces: adminRoot, area,
+    summary: 'Counts operations by a filter',
+    request: { query: OperationsCountQuery },
+    response: { description: 'How many operations match', schema: CountSchema },
+    missing,
+  }),
+  defineOperation({
+    id: 'getOperationById', method: 'get', path: '/operations/id/', surfaces: adminRoot, area,
+    summary: 'Operation by identifier',
+    request: { query: IdQuery },
+    response: { description: 'The operation', schema: Operation },
+    missing,
+  }),
+  defineOperation({
+    id: 'getOperationByUUID', method: 'get', path: '/operations/uuid/', surfaces: all, area,
+    summary: 'Operation by UUID',
+    request: { query: UuidQuery },
+    response: { description: 'The operation', schema: Operation },
+    missing,
+  }),
+  defineOperation({
+    id: 'deleteOperation', method: 'delete', path: '/operations/uuid/', surfaces: adminRoot, area,
+    summary: 'Deletes an operation by UUID',
+    description: 'With its images and biometric data; an enrolment operation of a stored subject is refused (delete the subject).',
+    request: { query: UuidQuery },
+    response: { description: 'How many operations were deleted', schema: DeletedCount },
+    missing,
+  }),
+  defineOperation({
+    id: 'deleteOperations', method: 'delete', path: '/operations', surfaces: adminRoot, area,
+    summary: 'Deletes operations by a list of UUIDs',
+    request: { body: DeleteOperationsRequest },
+    response: { description: 'How many operations were deleted', schema: DeletedCount },
+    missing,
+  }),
+  defineOperation({
+    id: 'remoteVerify', method: 'post', path: '/operations/remote-verify', surfaces: all, area,
+    summary:
+      'Remotely verifies a face verification template together with an encrypted template created locally with the matcher SDK',
+    description:
+      'The device extracts a fresh template with the client SDK and sends it with the enrolled template the service encrypted for itself (JWE); the service decrypts, matches and records a REMOTE_VERIFY operation. No sample leaves the device.',
+    request: { body: RemoteVerifyRequest },
+    response: { description: 'The verification result', schema: RemoteVerifyResult },
+    missing,
+  }),
+];

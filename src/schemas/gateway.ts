@@ -1,0 +1,200 @@
+import { z } from './common.js';
+import { Modality, SubjectIdString, score } from './primitives.js';
+
+/**
+ * The media gateway (seed section 4.7): real-time sessions on a Janus WebRTC gateway. "Gateway" is the
+ * neutral word the seed uses in place of the product name. Janus's own answers keep Janus's snake_case field
+ * names; our requests are camelCase.
+ */
+
+/** Janus session and handle identifiers: random integers that Janus keeps within 2^53 for JavaScript. */
+const janusId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const janusIdQuery = z.coerce.number({ message: 'must be an integer' }).int('must be an integer').positive().max(Number.MAX_SAFE_INTEGER);
+
+export const Jsep = z
+  .strictObject({
+    type: z.enum(['offer', 'answer', 'pranswer', 'rollback']),
+    sdp: z.string().max(64 * 1024).openapi({ description: 'Session description (SDP), at most 64 KiB' }),
+    trickle: z.boolean().optional(),
+    e2ee: z.boolean().optional(),
+  })
+  .openapi('Jsep', { description: 'A JavaScript Session Establishment Protocol message: an SDP offer or answer' });
+
+export const SessionData = z
+  .strictObject({
+    sessionId: janusId,
+    handleId: janusId.optional().openapi({ description: 'The plugin handle; absent to address the whole session' }),
+  })
+  .openapi('SessionData', { description: 'Addresses a gateway session, and optionally one plugin handle of it' });
+
+// ---- init params of a session ---------------------------------------------------------------------------
+
+const Purpose = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK']).openapi({ description: 'What the session does with the captured samples' });
+
+const commonInit = {
+  purpose: Purpose,
+  subjectId: SubjectIdString.optional().openapi({ description: 'ENROLL: the new subject; VERIFY: the claimed subject' }),
+  checkIcao: z.boolean().default(false),
+  detectLiveness: z.boolean().default(true),
+  timeoutSeconds: z.number().int().min(5).max(600).default(60),
+};
+
+/** Per-session overrides of the biometric settings (the keys of the settings registry that a session may change). */
+const biometricOverrides = z
+  .strictObject({
+    'matching.threshold': score.optional(),
+    'quality.face.minimum': score.optional(),
+    'liveness.mode': z.enum(['NONE', 'PASSIVE']).optional(),
+    'liveness.threshold': score.optional(),
+    'identify.maxCandidates': z.number().int().min(1).max(100).optional(),
+    'deduplication.duplicateThreshold': score.optional(),
+    'deduplication.adjudicationThreshold': score.optional(),
+  })
+  .openapi({ description: 'Overrides of biometric settings for this session only' });
+
+export const FVInitParams = z
+  .strictObject({ kind: z.literal('FV'), ...commonInit })
+  .openapi('FVInitParams', { description: 'Face session: capture faces from the video track' });
+
+export const FVAdvancedInitParams = z
+  .strictObject({ kind: z.literal('FV_ADVANCED'), ...commonInit, overrides: biometricOverrides })
+  .openapi('FVAdvancedInitParams', { description: 'FVInitParams plus per-session overrides of the biometric settings' });
+
+const voiceInit = {
+  modalities: z.array(Modality).min(1).default(['FACE', 'VOICE']),
+  phrase: z.string().max(256).optional().openapi({ description: 'A phrase the subject is asked to say' }),
+  minSpeechMs: z.number().int().min(500).max(60_000).default(3000),
+};
+
+export const MultimodalInitParams = z
+  .strictObject({ kind: z.literal('MULTIMODAL'), ...commonInit, ...voiceInit })
+  .openapi('MultimodalInitParams', { description: 'Face and voice session: capture faces from video and speech from audio' });
+
+export const MultimodalAdvancedInitParams = z
+  .strictObject({ kind: z.literal('MULTIMODAL_ADVANCED'), ...commonInit, ...voiceInit, overrides: biometricOverrides })
+  .openapi('MultimodalAdvancedInitParams', { description: 'MultimodalInitParams plus per-session overrides of the biometric settings' });
+
+export const InitParams = z.discriminatedUnion('kind', [FVInitParams, FVAdvancedInitParams, MultimodalInitParams, MultimodalAdvancedInitParams]);
+
+export const ConnectData = z
+  .strictObject({ sessionId: janusId, handleId: janusId, jsep: Jsep, params: InitParams })
+  .openapi('ConnectData', { description: 'SessionData with the JSEP offer and the init params of the session' });
+
+const IceCandidate = z.strictObject({
+  candidate: z.string().max(1024),
+  sdpMid: z.string().max(64).nullable().optional(),
+  sdpMLineIndex: z.number().int().min(0).max(1024).nullable().optional(),
+  usernameFragment: z.string().max(256).nullable().optional(),
+});
+
+export const TrickleData = z
+  .strictObject({
+    sessionId: janusId,
+    handleId: janusId,
+    candidate: IceCandidate.optional(),
+    candidates: z.array(IceCandidate).min(1).max(100).optional(),
+    completed: z.literal(true).optional().openapi({ description: 'No more candidates follow' }),
+  })
+  .refine((v) => [v.candidate, v.candidates, v.completed].filter((x) => x !== undefined).length === 1, {
+    path: ['candidate'],
+    message: 'give exactly one of candidate, candidates and completed',
+  })
+  .openapi('TrickleData', { description: 'SessionData with ICE candidates to forward' });
+
+// ---- Janus answers ------------------------------------------------------------------------------------
+
+export const GatewayResponseError = z
+  .object({ code: z.number().int(), reason: z.string() })
+  .openapi('GatewayResponseError', { description: "The error part of the gateway's answer" });
+
+export const GatewayResponseData = z
+  .looseObject({
+    id: janusId.optional().openapi({ description: 'The new session or handle identifier' }),
+  })
+  .openapi('GatewayResponseData', { description: "The data part of the gateway's answer" });
+
+/** Janus's Jsep may carry fields we do not send; answers are read loosely. */
+const JsepAnswer = z.looseObject({ type: z.enum(['offer', 'answer', 'pranswer', 'rollback']), sdp: z.string() });
+
+export const GatewayResponse = z
+  .looseObject({
+    janus: z.string().openapi({ example: 'success', description: 'success, ack, event, error, ...' }),
+    session_id: janusId.optional(),
+    sender: janusId.optional(),
+    transaction: z.string().optional(),
+    data: GatewayResponseData.optional(),
+    plugindata: z.object({ plugin: z.string(), data: z.record(z.string(), z.unknown()) }).optional(),
+    jsep: JsepAnswer.optional().openapi({ description: 'A Jsep' }),
+    error: GatewayResponseError.optional(),
+  })
+  .openapi('GatewayResponse', { description: "The gateway's answer" });
+
+export const GatewayStatus = z
+  .looseObject({
+    token_auth: z.boolean().optional(),
+    api_secret: z.boolean().optional(),
+    session_timeout: z.number().int().optional(),
+    reclaim_session_timeout: z.number().int().optional(),
+    candidates_timeout: z.number().int().optional(),
+    log_level: z.number().int().optional(),
+    log_timestamps: z.boolean().optional(),
+    log_colors: z.boolean().optional(),
+    locking_debug: z.boolean().optional(),
+    refcount_debug: z.boolean().optional(),
+    libnice_debug: z.boolean().optional(),
+    min_nack_queue: z.number().int().optional(),
+    nack_optimizations: z.boolean().optional(),
+    no_media_timer: z.number().int().optional(),
+    slowlink_threshold: z.number().int().optional(),
+  })
+  .openapi('GatewayStatus', { description: "The gateway's status as its Admin API reports it" });
+
+export const GatewayAdminGetStatusResponse = z
+  .looseObject({ janus: z.string(), transaction: z.string().optional(), status: GatewayStatus.optional(), error: GatewayResponseError.optional() })
+  .openapi('GatewayAdminGetStatusResponse', { description: 'The Admin API answer to get_status (and to a settings change)' });
+
+export const GatewayAdminSessionResponse = z
+  .looseObject({
+    janus: z.string(),
+    transaction: z.string().optional(),
+    session_id: janusId.optional(),
+    handle_id: janusId.optional(),
+    sessions: z.array(janusId).optional().openapi({ description: 'list_sessions: the live sessions' }),
+    handles: z.array(janusId).optional().openapi({ description: 'list_handles: the handles of a session' }),
+    info: z.record(z.string(), z.unknown()).optional().openapi({ description: 'handle_info: state of a handle' }),
+    error: GatewayResponseError.optional(),
+  })
+  .openapi('GatewayAdminSessionResponse', { description: 'An Admin API answer about sessions and handles' });
+
+/** The gateway server's own description (Janus `info`): kept as the gateway sends it. */
+export const GatewayInfo = z.looseObject({
+  janus: z.string(),
+  name: z.string().optional(),
+  version: z.number().int().optional(),
+  version_string: z.string().optional(),
+  plugins: z.record(z.string(), z.unknown()).optional(),
+  transports: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** The raw Admin API answer about a session, untouched. */
+export const GatewayRaw = z.record(z.string(), z.unknown()).openapi({ description: 'The Admin API answer as the gateway sent it' });
+
+export const SessionQuery = z.strictObject({
+  sessionId: janusIdQuery,
+  handleId: janusIdQuery.optional().openapi({ description: 'When given, the handle_info of that handle; otherwise the handles of the session' }),
+});
+
+export const GatewaySettingsRequest = z
+  .strictObject({
+    logLevel: z.number().int().min(0).max(7).optional(),
+    logTimestamps: z.boolean().optional(),
+    logColors: z.boolean().optional(),
+    lockingDebug: z.boolean().optional(),
+    refcountDebug: z.boolean().optional(),
+    libniceDebug: z.boolean().optional(),
+    sessionTimeout: z.number().int().min(0).max(86_400).optional(),
+    minNackQueue: z.number().int().min(0).max(10_000).optional(),
+    noMediaTimer: z.number().int().min(0).max(3600).optional(),
+    slowlinkThreshold: z.number().int().min(0).max(10_000).optional(),
+  })
+  .refine((v) => Object.keys(v).length > 0, 'give at least one setting');

@@ -1,0 +1,104 @@
+import { queryDate, z } from './common.js';
+import { MiB, base64, dateTime } from './primitives.js';
+
+/**
+ * Licensing (seed section 4.8): a licence is a signed document (Ed25519) from one of three sources: CLOUD,
+ * INTERNET or DONGLE. Usage counts operations per type and period.
+ */
+
+export const LicensedOperation = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK', 'REMOTE_VERIFY', 'REEXTRACT']);
+export const LicenceState = z.enum(['VALID', 'EXPIRED', 'EXHAUSTED', 'INVALID_SIGNATURE', 'MISSING', 'UNREACHABLE']);
+
+/** What every licence states, whichever its source. */
+const licenceTerms = {
+  state: LicenceState,
+  licenseId: z.string().optional(),
+  licensee: z.string().optional(),
+  modalities: z.array(z.enum(['FACE', 'VOICE'])),
+  quotas: z
+    .array(z.object({ operation: LicensedOperation, period: z.enum(['DAY', 'MONTH', 'TOTAL']), limit: z.number().int().min(0) }))
+    .openapi({ description: 'Operation quotas; an operation without a quota is unlimited' }),
+  issuedAt: dateTime.optional(),
+  expiresAt: dateTime.optional(),
+};
+
+export const Cloud = z
+  .object({
+    configured: z.boolean(),
+    endpoint: z.string().optional().openapi({ description: 'The licensing endpoint the licence is fetched from' }),
+    lastFetchedAt: dateTime.optional(),
+    nextRefreshAt: dateTime.optional(),
+    ...licenceTerms,
+  })
+  .openapi('Cloud', { description: 'The cloud licence currently used' });
+
+export const InternetLicense = z
+  .object({
+    activated: z.boolean(),
+    activatedAt: dateTime.optional(),
+    hardwareId: z.string().optional().openapi({ description: 'The installation the licence file is bound to' }),
+    ...licenceTerms,
+  })
+  .openapi('InternetLicense', { description: 'The internet licence (a licence file activated once) currently used' });
+
+export const Dongle = z
+  .object({
+    id: z.string(),
+    serial: z.string(),
+    type: z.enum(['HARDWARE', 'SOFTWARE']).openapi({ description: 'SOFTWARE: the file-backed dongle the sidecar offers when no hardware key is present' }),
+    present: z.boolean(),
+    firmwareVersion: z.string().optional(),
+    counters: z.array(z.object({ operation: LicensedOperation, used: z.number().int().min(0) })),
+    ...licenceTerms,
+  })
+  .openapi('Dongle', { description: 'A dongle attached to the licensing component' });
+
+export const Usage = z
+  .object({
+    from: dateTime,
+    to: dateTime,
+    period: z.enum(['DAY', 'MONTH']),
+    entries: z.array(
+      z.object({
+        operation: LicensedOperation,
+        periodStart: dateTime,
+        count: z.number().int().min(0),
+        limit: z.number().int().min(0).optional(),
+      }),
+    ),
+    totals: z.array(z.object({ operation: LicensedOperation, count: z.number().int().min(0) })),
+  })
+  .openapi('Usage', { description: 'Counts of licensed operations per type and period' });
+
+export const PacketBytes = z
+  .strictObject({
+    data: base64(4 * MiB, 'The packet, base64'),
+    fileName: z.string().min(1).max(255).regex(/^[^/\\\u0000-\u001f]+$/, 'must be a plain file name').optional(),
+    contentType: z.string().max(255).default('application/octet-stream'),
+  })
+  .openapi('PacketBytes', { description: 'A binary packet: a dongle dump, or a licence update to apply' });
+
+export const LicensingToken = z.object({
+  token: z.string().openapi({ description: 'The token the cloud licensing endpoint was given' }),
+  source: z.enum(['CLOUD', 'INTERNET', 'DONGLE']),
+  expiresAt: dateTime.optional(),
+});
+
+export const UpdateStatus = z.object({
+  state: z.enum(['IDLE', 'IN_PROGRESS', 'APPLIED', 'FAILED']),
+  startedAt: dateTime.optional(),
+  finishedAt: dateTime.optional(),
+  dongleId: z.string().optional(),
+  message: z.string().optional(),
+});
+
+export const UsageQuery = z.strictObject({
+  from: queryDate.optional().openapi({ description: 'Start of the window (ISO 8601); default: start of the current month' }),
+  to: queryDate.optional().openapi({ description: 'End of the window (ISO 8601); default: now' }),
+  period: z.enum(['DAY', 'MONTH']).default('DAY'),
+  operation: LicensedOperation.optional(),
+});
+
+export const DongleDumpQuery = z.strictObject({
+  dongleId: z.string().min(1).max(128).optional().openapi({ description: 'Which dongle; default: the only one attached' }),
+});

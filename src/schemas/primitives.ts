@@ -1,0 +1,78 @@
+import { queryDate, queryInt, z } from './common.js';
+
+/**
+ * Building blocks shared by the biometric areas (subjects, operations, biometric data, adjudication,
+ * gateway, licensing): identifiers, base64 payloads with size limits, modalities and time filters.
+ */
+
+/** The client's subject identifier: 1-128 characters, no control characters (it appears in paths and file names). */
+export const SubjectIdString = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters')
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
+  .openapi({ example: 'citizen-000123' });
+
+/** A numeric identifier in a path or query string. */
+export const idParam = queryInt(1).openapi({ type: 'integer', example: 42 });
+
+/** A numeric identifier in a JSON body or response. */
+export const numericId = z.number().int().positive();
+
+/** An operation UUID. */
+export const uuid = z.uuid('must be a UUID').openapi({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' });
+
+/** A timestamp in a response body (ISO 8601). */
+export const dateTime = z.string().openapi({ format: 'date-time' });
+
+/** 1 MiB: the unit of the size limits below. */
+export const MiB = 1024 * 1024;
+
+/**
+ * A base64 (RFC 4648, padded) payload of at most `maxBytes` decoded bytes. The length is checked first so a
+ * huge string is refused before the alphabet is scanned.
+ */
+export function base64(maxBytes: number, description: string) {
+  const maxChars = Math.ceil(maxBytes / 3) * 4;
+  return z
+    .string()
+    .min(4, 'must not be empty')
+    .max(maxChars, `must be at most ${maxBytes} bytes (${maxChars} base64 characters)`)
+    .pipe(z.base64('must be base64 (RFC 4648, padded)'))
+    .openapi({ format: 'byte', description: `${description}; at most ${maxBytes} bytes` });
+}
+
+/** Size limits of samples and templates carried in request bodies. */
+export const limits = {
+  faceImageBytes: 10 * MiB,
+  voiceAudioBytes: 10 * MiB,
+  templateBytes: 64 * 1024,
+  samplesPerModality: 10,
+};
+
+/** A face image, JPEG or PNG, base64. */
+export const FaceImage = base64(limits.faceImageBytes, 'JPEG or PNG image, base64');
+/** A voice recording, WAV (PCM), base64. */
+export const VoiceAudio = base64(limits.voiceAudioBytes, 'WAV (PCM) recording, base64');
+/** An exported template (our versioned binary format) or a QR code payload, base64. */
+export const TemplateBytes = base64(limits.templateBytes, 'Exported template or QR payload, base64');
+
+export const FaceSample = z.strictObject({ image: FaceImage });
+export const VoiceSample = z.strictObject({ audio: VoiceAudio });
+export const faceSamples = z.array(FaceSample).min(1).max(limits.samplesPerModality);
+export const voiceSamples = z.array(VoiceSample).min(1).max(limits.samplesPerModality);
+
+export const Modality = z.enum(['FACE', 'VOICE']);
+export const TemplateVersion = z.string().max(128).openapi({ description: 'Names the extractor models that made the template', example: 'face-arcface-r100-v1' });
+
+/** A number in [0, 100]: qualities and scores on the scale of biometrics.md. */
+export const score = z.number().min(0).max(100);
+
+/** `createdFrom` / `createdTo` filters (inclusive range of ISO 8601 timestamps). */
+export const createdRange = {
+  createdFrom: queryDate.optional().openapi({ description: 'Created at or after (ISO 8601)' }),
+  createdTo: queryDate.optional().openapi({ description: 'Created at or before (ISO 8601)' }),
+};
+
+/** The answer of a delete or clear operation. */
+export const DeletedCount = z.object({ deleted: z.number().int().min(0) }).openapi({ description: 'How many entries were removed' });

@@ -1,0 +1,169 @@
+import { pagingQuery, z } from './common.js';
+import { BiometricFaceData, BiometricVoiceData } from './biometric-data.js';
+import { Operation } from './operations.js';
+import {
+  Modality, SubjectIdString, TemplateBytes, TemplateVersion, createdRange, dateTime, faceSamples, idParam, numericId, score, uuid,
+  voiceSamples,
+} from './primitives.js';
+
+/**
+ * Subjects and templates (seed section 4.11): enrolled identities, their modalities, QR-code templates and
+ * re-extraction.
+ */
+
+export const SubjectStatus = z.enum(['ENROLLED', 'PENDING_ADJUDICATION', 'REJECTED']).openapi({
+  description: 'PENDING_ADJUDICATION: a possible duplicate waits for a human; REJECTED: a duplicate was found. Only ENROLLED subjects are matched against.',
+});
+
+/** Free client metadata: a JSON object of at most 16 KiB when serialised. */
+const Metadata = z
+  .record(z.string().max(128), z.unknown())
+  .refine((v) => JSON.stringify(v).length <= 16 * 1024, 'must be at most 16 KiB as JSON')
+  .openapi({ description: 'Free JSON object kept with the subject (at most 16 KiB)' });
+
+export const Subject = z
+  .object({
+    id: numericId.openapi({ description: 'Internal identifier' }),
+    subjectId: SubjectIdString.openapi({ description: "The client's identifier, unique" }),
+    status: SubjectStatus,
+    modalities: z.array(Modality),
+    templateVersion: TemplateVersion,
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    enrollmentOperationUuid: uuid.optional(),
+    faces: z.array(BiometricFaceData),
+    voices: z.array(BiometricVoiceData),
+  })
+  .openapi('Subject');
+
+const ModalityTemplate = <T extends z.ZodType>(sample: T) =>
+  z.object({
+    templateVersion: TemplateVersion,
+    quality: score.openapi({ description: 'Quality of the modality template (best sample)' }),
+    samples: z.array(sample),
+  });
+
+export const MultimodalSubject = z
+  .object({
+    id: numericId,
+    subjectId: SubjectIdString,
+    status: SubjectStatus,
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    enrollmentOperationUuid: uuid.optional(),
+    face: ModalityTemplate(BiometricFaceData).optional(),
+    voice: ModalityTemplate(BiometricVoiceData).optional(),
+  })
+  .openapi('MultimodalSubject', { description: 'A subject grouped by modality, with per-modality quality and template version' });
+
+export const SubjectId = z
+  .object({ id: numericId, subjectId: SubjectIdString })
+  .openapi('SubjectId', { description: 'An item of the subject identifier list' });
+
+export const SubjectQRCode = z
+  .object({
+    subjectId: SubjectIdString,
+    templateVersion: TemplateVersion,
+    payload: z.string().openapi({ format: 'byte', description: 'The signed compact template encoded in the code, base64' }),
+    image: z.string().openapi({ format: 'byte', description: 'The QR code as PNG, base64' }),
+  })
+  .openapi('SubjectQRCode');
+
+export const TemplateModalities = z
+  .object({
+    modalities: z.array(Modality),
+    templateVersion: TemplateVersion,
+    formatVersion: z.number().int().min(1),
+    subjectId: SubjectIdString.optional().openapi({ description: 'When the template names its subject (QR payloads do)' }),
+    signed: z.boolean(),
+    signatureValid: z.boolean().openapi({ description: 'False for an unsigned template or a bad signature' }),
+  })
+  .openapi('TemplateModalities', { description: 'What a template or QR payload contains' });
+
+export const EnrolledModalities = z
+  .object({
+    subjectId: SubjectIdString,
+    modalities: z.array(Modality),
+    templateVersion: TemplateVersion,
+  })
+  .openapi('EnrolledModalities', { description: 'The modalities a subject is enrolled in' });
+
+export const CreateSubjectRequest = z
+  .strictObject({
+    subjectId: SubjectIdString,
+    faces: faceSamples.optional(),
+    voices: voiceSamples.optional(),
+    template: TemplateBytes.optional().openapi({ description: 'An exported template to enrol instead of samples' }),
+    metadata: Metadata.optional(),
+    options: z
+      .strictObject({
+        deduplicate: z.boolean().default(true),
+        checkIcao: z.boolean().default(false),
+        detectLiveness: z.boolean().default(false),
+      })
+      .optional(),
+  })
+  .refine((v) => v.faces !== undefined || v.voices !== undefined || v.template !== undefined, {
+    path: ['faces'],
+    message: 'give faces, voices or a template',
+  })
+  .openapi('CreateSubjectRequest');
+
+export const ReextractSubjectRequest = z
+  .strictObject({
+    subjectId: SubjectIdString.optional().openapi({ description: 'Re-extract this stored subject from its stored samples' }),
+    template: TemplateBytes.optional().openapi({ description: 'An old template to bring to the current version with a new sample' }),
+    faces: faceSamples.optional(),
+    voices: voiceSamples.optional(),
+  })
+  .refine((v) => v.subjectId !== undefined || v.template !== undefined, { path: ['subjectId'], message: 'give subjectId or template' })
+  .refine((v) => v.template === undefined || v.faces !== undefined || v.voices !== undefined, {
+    path: ['faces'],
+    message: 'an old template needs a new sample that matches it',
+  })
+  .openapi('ReextractSubjectRequest', {
+    description: 'Either a stored subject (re-extracted from its stored samples) or an old template plus a new sample, accepted only if the sample matches the template',
+  });
+
+export const ReextractSubjectResult = z.object({
+  operation: Operation,
+  subject: Subject.optional().openapi({ description: 'The re-extracted stored subject' }),
+  template: z.string().optional().openapi({ format: 'byte', description: 'The new template, when an old template was given' }),
+  templateVersion: TemplateVersion,
+});
+
+export const GetTemplateModalitiesRequest = z
+  .strictObject({ template: TemplateBytes })
+  .openapi('GetTemplateModalitiesRequest', { description: 'An exported template or a QR code payload' });
+
+// ---- list parameters ----------------------------------------------------------------------------------
+
+const subjectFilter = {
+  subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier prefix' }),
+  status: SubjectStatus.optional(),
+  modality: Modality.optional(),
+  templateVersion: TemplateVersion.optional(),
+  ...createdRange,
+};
+const subjectSort = ['id', 'subjectId', 'status', 'createdAt', 'updatedAt'] as const;
+export const SubjectsQuery = z.strictObject({ ...subjectFilter, ...pagingQuery(subjectSort) });
+export const SubjectsCountQuery = z.strictObject(subjectFilter);
+export const SubjectIdListQuery = z.strictObject({ ...subjectFilter, ...pagingQuery(['id', 'subjectId', 'createdAt']) });
+
+export const SubjectIdQuery = z.strictObject({ subjectId: SubjectIdString });
+export const SubjectIdLowerParams = z.strictObject({ subjectid: SubjectIdString });
+
+export const DeleteSubjectQuery = z
+  .strictObject({
+    subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier' }),
+    id: idParam.optional().openapi({ description: 'Internal identifier, instead of subjectId' }),
+  })
+  .refine((v) => (v.subjectId === undefined) !== (v.id === undefined), { path: ['subjectId'], message: 'give exactly one of subjectId and id' });
+
+export const DeleteSubjectsRequest = z.strictObject({ subjectIds: z.array(SubjectIdString).min(1).max(1000) });
+export const DeleteSubjectsByUuidRequest = z.strictObject({ uuids: z.array(uuid).min(1).max(1000) });
+export const ClearDbQuery = z.strictObject({
+  prefix: SubjectIdString.optional().openapi({ description: 'Only subjects whose subjectId starts with this; required on the user surface' }),
+});
