@@ -1,6 +1,6 @@
 import { z } from '../schemas/common.js';
 import {
-  BiometricFaceData, BiometricVoiceData, IdParams, IdQuery, NumericIdsQuery, SubjectIdParams, SubjectIdsQuery, UuidParams, UuidQuery,
+  BiometricFaceData, BiometricVoiceData, IdParams, IdQuery, ImageIdQuery, NumericIdsQuery, SubjectIdParams, SubjectIdsQuery, UuidParams, UuidQuery,
   UuidsQuery, zipDownload,
 } from '../schemas/biometric-data.js';
 import { defineOperation } from './types.js';
@@ -15,7 +15,7 @@ export const biometricDataOperations = [
   defineOperation({
     id: 'getBiometricFaceDataById', method: 'get', path: '/biometric-data/face/id/', surfaces: admin, area,
     summary: 'Face data information by image identifier',
-    request: { query: IdQuery.extend({ id: IdQuery.shape.id.openapi({ description: 'Image identifier' }) }) },
+    request: { query: ImageIdQuery },
     response: { description: 'The face data found in that image', schema: BiometricFaceData },
     missing,
   }),

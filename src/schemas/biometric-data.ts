@@ -85,6 +85,7 @@ export const SessionDownload = z
 // ---- request parameters -------------------------------------------------------------------------------
 
 export const IdQuery = z.strictObject({ id: idParam });
+export const ImageIdQuery = z.strictObject({ id: idParam.openapi({ description: 'Image identifier' }) });
 export const UuidQuery = z.strictObject({ uuid });
 export const ImageByIdQuery = z.strictObject({
   id: idParam.openapi({ description: 'Image identifier' }),
