@@ -7,6 +7,17 @@ const ALG = 'ES256';
 /** Issuer and audience of our tokens. */
 export const TOKEN_AUDIENCE = 'bims';
 
+/**
+ * What kind of JWT is signed or expected. Access tokens are `at+jwt` for audience `bims` (RFC 9068); other
+ * uses (the authorize form's CSRF token) pick their own type and audience so that no token made for one
+ * purpose is ever accepted for another.
+ */
+export interface TokenKind {
+  typ: string;
+  audience: string;
+}
+const ACCESS_TOKEN: TokenKind = { typ: 'at+jwt', audience: TOKEN_AUDIENCE };
+
 interface LoadedKey {
   kid: string;
   createdAt: Date;
@@ -88,22 +99,22 @@ export class SigningKeys {
     await this.refresh(true);
   }
 
-  async sign(claims: JWTPayload, expiresInSeconds: number, issuer: string): Promise<string> {
+  async sign(claims: JWTPayload, expiresInSeconds: number, issuer: string, kind: TokenKind = ACCESS_TOKEN): Promise<string> {
     const key = await this.current();
     const now = Math.floor(this.ctx.now().getTime() / 1000);
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: ALG, kid: key.kid, typ: 'at+jwt' })
+      .setProtectedHeader({ alg: ALG, kid: key.kid, typ: kind.typ })
       .setIssuedAt(now)
       .setNotBefore(now - 5)
       .setExpirationTime(now + expiresInSeconds)
       .setIssuer(issuer)
-      .setAudience(TOKEN_AUDIENCE)
+      .setAudience(kind.audience)
       .setJti(randomSecret(12))
       .sign(key.privateKey!);
   }
 
-  /** Verify a token's signature, key, issuer, audience and lifetime; null if any check fails. */
-  async verify(token: string, issuer: string): Promise<JWTPayload | null> {
+  /** Verify a token's signature, key, type, issuer, audience and lifetime; null if any check fails. */
+  async verify(token: string, issuer: string, kind: TokenKind = ACCESS_TOKEN): Promise<JWTPayload | null> {
     let kid: string | undefined;
     try {
       kid = decodeProtectedHeader(token).kid;
@@ -121,7 +132,8 @@ export class SigningKeys {
     try {
       const { payload } = await jwtVerify(token, key.publicKey, {
         issuer,
-        audience: TOKEN_AUDIENCE,
+        audience: kind.audience,
+        typ: kind.typ,
         algorithms: [ALG],
         currentDate: this.ctx.now(),
       });

@@ -1,5 +1,9 @@
 import type { Hono } from 'hono';
+import { issueTokens } from '../services/auth/oauth.js';
 import type { AppEnv } from './env.js';
+import { mountAuthorizeRoutes } from './authorize-routes.js';
+import { clientAddress } from './client-address.js';
+import { NO_STORE, OAuthError, basicClientCredentials, oauthErrorResponse, readTokenParams } from './oauth-request.js';
 
 /** OAuth 2.0: `/oauth2/jwks`, `/oauth2/token`, `/oauth2/authorize`. */
 export function mountOAuthRoutes(app: Hono<AppEnv>): void {
@@ -8,4 +12,21 @@ export function mountOAuthRoutes(app: Hono<AppEnv>): void {
     c.header('Cache-Control', 'public, max-age=300');
     return c.json(jwks);
   });
+
+  // RFC 6749 3.2: errors are `{error, error_description}` JSON, not problem+json, because that is what
+  // OAuth client libraries parse. Only faults of ours fall through to the app's 500 handler.
+  app.post('/oauth2/token', async (c) => {
+    c.set('operationId', 'oauth2Token');
+    const services = c.get('services');
+    try {
+      const params = await readTokenParams(c.req.raw);
+      const response = await issueTokens(services, { params, basic: basicClientCredentials(c.req.header('authorization')), address: clientAddress(c) });
+      return c.json(response, 200, NO_STORE);
+    } catch (error) {
+      if (error instanceof OAuthError) return oauthErrorResponse(error);
+      throw error;
+    }
+  });
+
+  mountAuthorizeRoutes(app);
 }

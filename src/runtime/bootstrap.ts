@@ -5,6 +5,7 @@ import { createServices, type Services } from '../services/index.js';
 import type { ServiceContext } from '../services/context.js';
 import { createLogger, type Logger } from '../services/logger.js';
 import { ensureInitialAdmin } from '../services/accounts/accounts.js';
+import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';
 import { VERSION } from '../version.js';
 
@@ -55,6 +56,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
   await ensureInitialAdmin(ctx, (password) => {
     (options.announceAdminPassword ?? ((p) => log.warn('created the admin account with a generated password; set BIMS_ADMIN_PASSWORD to choose one', { username: 'admin', password: p })))(password);
   });
+  await ensureBuiltinClients(ctx);
   const services = createServices(ctx);
   await reportNode(ctx);
   const heartbeat = setInterval(() => void reportNode(ctx).catch(() => {}), 30_000);

@@ -1,11 +1,17 @@
-import { baseUrlOf } from '../../config/config.js';
+import { baseUrlOf, type Config } from '../../config/config.js';
 import type { Principal } from '../../auth/principal.js';
 import { sha256, verifyPassword } from '../../auth/password.js';
 import { LoginThrottle } from '../../auth/throttle.js';
 import { SigningKeys } from '../../auth/signing-keys.js';
+import { familyRevoked } from './refresh-tokens.js';
 import type { Role } from '../../operations/types.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
+
+/** The issuer of our tokens and base of the OAuth endpoints: `BIMS_AUTH_URL`, else the service's base URL. */
+export function issuerOf(config: Config): string {
+  return config.BIMS_AUTH_URL ?? baseUrlOf(config);
+}
 
 const unauthorized = (detail: string, bearerError?: string) =>
   new DomainError('unauthorized', detail, bearerError ? { bearerError } : {});
@@ -29,7 +35,7 @@ export class AuthService {
 
   /** Our tokens' issuer: the service's public base URL. */
   get issuer(): string {
-    return this.ctx.config.BIMS_AUTH_URL ?? baseUrlOf(this.ctx.config);
+    return issuerOf(this.ctx.config);
   }
 
   /** Resolve an Authorization header to a principal, or throw 401. */
@@ -85,13 +91,19 @@ export class AuthService {
     if (scope !== 'ADMIN' && scope !== 'ADJUDICATOR' && scope !== 'USER') throw unauthorized('The access token has no scope', 'invalid_token');
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     if (payload.sub.startsWith('account:')) {
-      // Checked on every request so that disabling or demoting an account takes effect at once.
-      const account = await this.ctx.db
-        .selectFrom('accounts')
-        .select(['id', 'username', 'role', 'enabled'])
-        .where('id', '=', Number(payload.sub.slice('account:'.length)))
-        .executeTakeFirst();
+      // Checked on every request so that disabling or demoting an account takes effect at once, and so that
+      // revoking the login (`sid`: its refresh-token family) ends its access tokens too, not only its refresh tokens.
+      const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
+      const [account, revoked] = await Promise.all([
+        this.ctx.db
+          .selectFrom('accounts')
+          .select(['id', 'username', 'role', 'enabled'])
+          .where('id', '=', Number(payload.sub.slice('account:'.length)))
+          .executeTakeFirst(),
+        sid === undefined ? false : familyRevoked(this.ctx.db, sid),
+      ]);
       if (!account || !account.enabled) throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
+      if (revoked) throw unauthorized('The login behind this token has been revoked', 'invalid_token');
       return { accountId: account.id, username: account.username, role: weaker(scope, account.role), via: 'bearer', clientId };
     }
     if (payload.sub.startsWith('client:')) {
@@ -106,11 +118,19 @@ export class AuthService {
     throw unauthorized('The access token has an unknown subject', 'invalid_token');
   }
 
-  /** Sign an access token for an account or a client. */
-  async accessToken(subject: { accountId: number; username: string } | { clientId: string }, role: Role, clientId: string): Promise<string> {
+  /**
+   * Sign an access token for an account or a client. `extra.sid` names the login (refresh-token family) the
+   * token belongs to, so that revoking the login ends the token too.
+   */
+  async accessToken(
+    subject: { accountId: number; username: string } | { clientId: string },
+    role: Role,
+    clientId: string,
+    extra: { sid?: string } = {},
+  ): Promise<string> {
     const sub = 'accountId' in subject ? `account:${subject.accountId}` : `client:${subject.clientId}`;
     return this.keys.sign(
-      { sub, scope: role, client_id: clientId, ...('username' in subject ? { preferred_username: subject.username } : {}) },
+      { ...extra, sub, scope: role, client_id: clientId, ...('username' in subject ? { preferred_username: subject.username } : {}) },
       this.ctx.config.BIMS_ACCESS_TOKEN_SECONDS,
       this.issuer,
     );

@@ -1,0 +1,123 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
+import { randomSecret, sha256 } from '../../auth/password.js';
+import type { ServiceContext } from '../context.js';
+import { invalidGrant } from './oauth-error.js';
+
+/**
+ * Rotating refresh tokens (OAuth 2.0 Security BCP, section 4.14.2). Every use replaces the token with a new
+ * one of the same family; presenting a replaced token means two parties hold the family (one of them stole
+ * it), so the whole family is revoked. A family is one login: its id is the hash of the authorization code
+ * that began it, which lets a replayed code find and revoke what it produced. Only SHA-256 hashes of the
+ * tokens are stored.
+ *
+ * A family counts as revoked as soon as any of its rows is: that lets a revocation that races with the
+ * issue of a new token (a code replayed while its first exchange is still running) still catch it, and it
+ * is what the Bearer check asks ({@link familyRevoked}) so that access tokens of the family die too.
+ */
+
+export interface RefreshGrant {
+  accountId: number;
+  clientId: string;
+  /** The scope originally granted; narrower access tokens may be asked for, the family keeps this one. */
+  scope: string;
+  familyId: string;
+}
+
+/** Issue a new refresh token in a family. */
+export async function issueRefreshToken(ctx: ServiceContext, grant: RefreshGrant, db: Kysely<Database> = ctx.db): Promise<string> {
+  const token = randomSecret(32);
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      token_hash: await sha256(token),
+      family_id: grant.familyId,
+      account_id: grant.accountId,
+      client_id: grant.clientId,
+      scope: grant.scope,
+      expires_at: new Date(ctx.now().getTime() + ctx.config.BIMS_REFRESH_TOKEN_SECONDS * 1000),
+      created_at: ctx.now(),
+    })
+    .execute();
+  return token;
+}
+
+/** True when any token of the family has been revoked. */
+export async function familyRevoked(db: Kysely<Database>, familyId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('refresh_tokens')
+    .select('token_hash')
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is not', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Revoke every token of a family. When the family has no row yet (its first exchange is still in flight,
+ * or never succeeded) a revoked placeholder row is written so that whatever is issued into it later is born
+ * revoked. The placeholder's hash is of a random value nobody holds.
+ */
+export async function revokeFamily(ctx: ServiceContext, familyId: string, accountId: number, clientId: string, reason: string): Promise<void> {
+  const now = ctx.now();
+  const done = await ctx.db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).executeTakeFirst();
+  if (Number(done.numUpdatedRows) === 0 && !(await familyRevoked(ctx.db, familyId))) {
+    await ctx.db
+      .insertInto('refresh_tokens')
+      .values({ token_hash: await sha256(randomSecret(32)), family_id: familyId, account_id: accountId, client_id: clientId, scope: 'USER', expires_at: now, revoked_at: now, created_at: now })
+      .execute();
+  }
+  ctx.log.warn('oauth token family revoked', { familyId: familyId.slice(0, 8), accountId, clientId, reason });
+}
+
+/** The client a refresh token was issued to, so a public client may refresh without naming itself. */
+export async function refreshTokenClient(ctx: ServiceContext, token: string): Promise<string | undefined> {
+  const row = await ctx.db.selectFrom('refresh_tokens').select('client_id').where('token_hash', '=', await sha256(token)).executeTakeFirst();
+  return row?.client_id;
+}
+
+/**
+ * Exchange a refresh token for its successor. Fails with invalid_grant when the token is unknown, was issued
+ * to another client, is expired or revoked; a replaced token additionally revokes its family.
+ */
+export async function rotateRefreshToken<T>(
+  ctx: ServiceContext,
+  token: string,
+  clientId: string,
+  /** The caller's own checks (account still enabled, scope), run before the token is replaced. */
+  check: (grant: RefreshGrant) => Promise<T>,
+): Promise<{ result: T; refreshToken: string }> {
+  const hash = await sha256(token);
+  const row = await ctx.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  if (!row) throw invalidGrant('The refresh token is unknown');
+  if (row.client_id !== clientId) throw invalidGrant('The refresh token was issued to another client');
+  if (row.revoked_at !== null || (await familyRevoked(ctx.db, row.family_id))) throw invalidGrant('The refresh token has been revoked');
+  const grant: RefreshGrant = { accountId: row.account_id, clientId: row.client_id, scope: row.scope, familyId: row.family_id };
+  const reused = () => revokeFamily(ctx, row.family_id, row.account_id, row.client_id, 'refresh token reused');
+  if (row.replaced_at !== null) {
+    await reused();
+    throw invalidGrant('The refresh token was already used; every token of its family is now revoked');
+  }
+  if (new Date(row.expires_at).getTime() <= ctx.now().getTime()) throw invalidGrant('The refresh token has expired');
+  // A refused request (say, a scope too wide) must not cost the client its token, hence checks first.
+  const result = await check(grant);
+
+  const refreshToken = await ctx.db.transaction().execute(async (trx) => {
+    // The condition makes the replacement atomic: of two concurrent uses, exactly one wins.
+    const won = await trx
+      .updateTable('refresh_tokens')
+      .set({ replaced_at: ctx.now() })
+      .where('token_hash', '=', hash)
+      .where('replaced_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(won.numUpdatedRows) === 0) return null;
+    return issueRefreshToken(ctx, grant, trx);
+  });
+  if (refreshToken === null) {
+    await reused();
+    throw invalidGrant('The refresh token was already used; every token of its family is now revoked');
+  }
+  return { result, refreshToken };
+}
