@@ -96,6 +96,21 @@ for (const dialect of dialects) {
       expect(await db().selectFrom('settings').select('key').where('key', '=', 'matching.treshold').executeTakeFirst()).toBeUndefined();
     });
 
+    it('keeps paired thresholds in order', async () => {
+      const p = await problem(await send('POST', '/admin/management/settings', { key: 'deduplication.adjudicationThreshold', value: 80 }), 400);
+      expect(p.key).toBe('deduplication.adjudicationThreshold');
+      expect(p.detail).toMatch(/deduplication\.duplicateThreshold/);
+      const dark = await problem(await send('POST', '/admin/management/settings', { key: 'checks.face.maxBrightness', value: 10 }), 400);
+      expect(dark.key).toBe('checks.face.maxBrightness');
+      // Raising the upper bound first makes room; going back to the default is refused while it would cross.
+      await ok('POST', '/admin/management/settings', { key: 'deduplication.duplicateThreshold', value: 90 });
+      await ok('POST', '/admin/management/settings', { key: 'deduplication.adjudicationThreshold', value: 80 });
+      await problem(await send('DELETE', '/admin/management/setting?key=deduplication.duplicateThreshold'), 400);
+      await ok('POST', '/admin/management/settings', { key: 'deduplication.adjudicationThreshold', value: null });
+      await ok('DELETE', '/admin/management/setting?key=deduplication.duplicateThreshold');
+      expect(await booted.services.settings.get('deduplication.duplicateThreshold')).toBe(72);
+    });
+
     it('finds settings by key prefix', async () => {
       const face = await ok('GET', '/admin/management/settings/key?key=checks.face.');
       expect(face.length).toBeGreaterThanOrEqual(7);

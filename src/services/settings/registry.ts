@@ -79,6 +79,16 @@ export const settingsRegistry = {
 } as const satisfies Record<string, SettingDefinition<any>>;
 
 export type SettingsRegistry = typeof settingsRegistry;
+
+/**
+ * Pairs of keys whose effective values must stay ordered (low <= high): a duplicate threshold below the
+ * adjudication threshold would send nothing to adjudication, and an empty brightness window would fail every
+ * photo. Checked whenever one of the pair changes; the defaults satisfy every pair, so a reset always does.
+ */
+export const orderedSettings: readonly { low: keyof SettingsRegistry; high: keyof SettingsRegistry }[] = [
+  { low: 'deduplication.adjudicationThreshold', high: 'deduplication.duplicateThreshold' },
+  { low: 'checks.face.minBrightness', high: 'checks.face.maxBrightness' },
+];
 export type SettingKey = keyof SettingsRegistry;
 /** The value type of a key, e.g. `SettingValue<'liveness.mode'>` is `'NONE' | 'PASSIVE'`. */
 export type SettingValue<K extends SettingKey> = SettingsRegistry[K]['default'];

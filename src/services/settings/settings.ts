@@ -1,7 +1,7 @@
 import { json } from '../../db/json.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
-import { definitionOf, isSettingKey, settingKeys, type SettingKey, type SettingValue } from './registry.js';
+import { definitionOf, isSettingKey, orderedSettings, settingKeys, type SettingKey, type SettingValue } from './registry.js';
 
 /** How long a cached read may be trusted. Writes on this node invalidate at once; this bounds how long
  * another node sharing the database can serve a value this node changed. */
@@ -79,6 +79,7 @@ export class SettingsService {
       const message = parsed.error.issues.map((i) => i.message).join('; ');
       throw new DomainError('validation', `Setting '${known}': ${message}`, { errors: [{ field: 'body.value', message }], key: known });
     }
+    await this.assertOrdered(known, parsed.data);
     const now = this.ctx.now();
     await this.ctx.db
       .insertInto('settings')
@@ -93,6 +94,7 @@ export class SettingsService {
   /** Remove the override of a key, so its default applies again; 404 for an unknown key. */
   async delete(key: string): Promise<SettingView> {
     const known = requireKnown(key, 'not-found');
+    await this.assertOrdered(known, definitionOf(known).default);
     await this.ctx.db.deleteFrom('settings').where('key', '=', known).execute();
     this.invalidate();
     this.ctx.log.info('setting reset to default', { key: known });
@@ -106,6 +108,19 @@ export class SettingsService {
     const removed = Number(result.numDeletedRows);
     this.ctx.log.info('settings reset to defaults', { removed });
     return { removed, settings: await this.list() };
+  }
+
+  /** Refuse a value that would put one of the {@link orderedSettings} pairs out of order (400 naming the key). */
+  private async assertOrdered(key: SettingKey, value: unknown): Promise<void> {
+    for (const { low, high } of orderedSettings) {
+      if (key !== low && key !== high) continue;
+      const lowValue = key === low ? value : await this.get(low);
+      const highValue = key === high ? value : await this.get(high);
+      if ((lowValue as number) > (highValue as number)) {
+        const message = `would put ${low} (${lowValue}) above ${high} (${highValue})`;
+        throw new DomainError('validation', `Setting '${key}': ${message}`, { errors: [{ field: 'body.value', message }], key });
+      }
+    }
   }
 
   /** Forget the cache; the next read goes to the database. */
