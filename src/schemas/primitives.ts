@@ -1,4 +1,4 @@
-import { queryDate, queryInt, z } from './common.js';
+import { dbId, queryDate, queryId, z } from './common.js';
 
 /**
  * Building blocks shared by the biometric areas (subjects, operations, biometric data, adjudication,
@@ -13,11 +13,11 @@ export const SubjectIdString = z
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')
   .openapi({ example: 'citizen-000123' });
 
-/** A numeric identifier in a path or query string. */
-export const idParam = queryInt(1).openapi({ type: 'integer', example: 42 });
+/** A numeric identifier (a PostgreSQL integer row id) in a path or query string. */
+export const idParam = queryId.openapi({ type: 'integer', example: 42 });
 
-/** A numeric identifier in a JSON body or response. */
-export const numericId = z.number().int().positive();
+/** A numeric identifier (a PostgreSQL integer row id) in a JSON body or response. */
+export const numericId = dbId;
 
 /** An operation UUID. */
 export const uuid = z.uuid('must be a UUID').openapi({ example: '0f8fad5b-d9cb-469f-a165-70867728950e' });
