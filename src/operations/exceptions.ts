@@ -49,8 +49,7 @@ export const exceptionOperations = [
     description: 'A download (exceptions.json): every record with its call stack, oldest first; importExceptionList takes it back.',
     response: { description: 'Every exception, as a JSON file', schema: z.array(ExceptionRecord) },
     handle: async ({ services }) => {
-      const records = z.array(ExceptionRecord).parse(await exportExceptions(services.ctx));
-      return new Response(JSON.stringify(records), {
+      return new Response(await exportExceptions(services.ctx), {
         headers: { 'Content-Type': 'application/json', 'Content-Disposition': 'attachment; filename="exceptions.json"' },
       });
     },

@@ -169,6 +169,17 @@ for (const dialect of dialects) {
       expect(await json('GET', '/admin/exceptions/count')).toEqual(before);
     });
 
+    it('streams an export larger than one batch, oldest first', async () => {
+      const many = syntheticRecords(1200).map((r) => ({ ...r, id: `bulk-${r.id}` }));
+      expect(await json('POST', '/admin/exceptions/import', many)).toEqual({ imported: 1200, skipped: 0 });
+      const exported = await (await send('GET', '/admin/exceptions/export')).json();
+      const total = (await json('GET', '/admin/exceptions/count')).count;
+      expect(exported).toHaveLength(total);
+      const order = exported.map((r: { timestamp: string; id: string }) => `${r.timestamp} ${r.id}`);
+      expect([...order].sort()).toEqual(order);
+      expect(exported.filter((r: { id: string }) => r.id.startsWith('bulk-'))).toEqual(many.sort((a, b) => (a.timestamp + a.id < b.timestamp + b.id ? -1 : 1)));
+    });
+
     it('belongs to ADMIN on the admin and root surfaces only', async () => {
       const created = await send('POST', '/admin/accounts/create', { username: 'adj', password: 'adj-password', role: 'ADJUDICATOR' });
       expect(created.status).toBe(201);

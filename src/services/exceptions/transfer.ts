@@ -1,15 +1,48 @@
 import type { z } from 'zod';
-import type { ExceptionImportRequest } from '../../schemas/exceptions.js';
+import { ExceptionRecord, type ExceptionImportRequest } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
 import { exportException } from './present.js';
 
 /** Rows per INSERT: ten columns each stays far below PostgreSQL's 65535 bind parameters. */
 const BATCH = 500;
 
-/** Every recorded exception with its call stack, oldest first: the document `importExceptionList` reads back. */
-export async function exportExceptions(ctx: ServiceContext) {
-  const rows = await ctx.db.selectFrom('exceptions').selectAll().orderBy('timestamp', 'asc').orderBy('id', 'asc').execute();
-  return rows.map(exportException);
+/**
+ * Every recorded exception with its call stack, oldest first, as a JSON array streamed in batches: call stacks
+ * make records large, so the export never holds the whole log in memory. The ids are read up front (so a
+ * database failure is still a proper 500, and the order is fixed); records removed meanwhile are left out.
+ * The result is exactly what `importExceptionList` reads back.
+ */
+export async function exportExceptions(ctx: ServiceContext): Promise<ReadableStream<Uint8Array>> {
+  const ids = (await ctx.db.selectFrom('exceptions').select('id').orderBy('timestamp', 'asc').orderBy('id', 'asc').execute()).map((r) => r.id);
+  const encoder = new TextEncoder();
+  let next = 0;
+  let written = 0;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode('['));
+    },
+    async pull(controller) {
+      try {
+        if (next >= ids.length) {
+          controller.enqueue(encoder.encode(']'));
+          controller.close();
+          return;
+        }
+        const slice = ids.slice(next, next + BATCH);
+        next += BATCH;
+        const rows = new Map((await ctx.db.selectFrom('exceptions').selectAll().where('id', 'in', slice).execute()).map((r) => [r.id, r]));
+        const parts: string[] = [];
+        for (const id of slice) {
+          const row = rows.get(id);
+          if (row) parts.push((written++ ? ',' : '') + JSON.stringify(ExceptionRecord.parse(exportException(row))));
+        }
+        if (parts.length) controller.enqueue(encoder.encode(parts.join('')));
+      } catch (error) {
+        ctx.log.error('exception export failed midway', { reason: String(error) });
+        controller.error(error);
+      }
+    },
+  });
 }
 
 /**
