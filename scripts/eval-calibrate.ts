@@ -48,7 +48,7 @@ for (let j = 0; j <= 200; j++) {
   points.push([c, Math.round(s * 100) / 100]);
 }
 const manifest = JSON.parse(readFileSync(new URL('../wasm/models/manifest.json', import.meta.url), 'utf8'));
-const mean = (a: ArrayLike<number>) => Array.prototype.reduce.call(a, (s: number, v: number) => s + v, 0) as number / a.length;
+const mean = (a: Float64Array) => a.reduce((s, v) => s + v, 0) / a.length;
 const table = {
   templateVersion: manifest.templateVersion,
   method: {

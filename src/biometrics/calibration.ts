@@ -54,7 +54,7 @@ export class Calibration {
   }
 }
 
-const clampScore = (s: number) => (s < 0 ? 0 : s > MAX_SCORE ? MAX_SCORE : s);
+const clampScore = (s: number) => (s <= 0 ? 0 : s > MAX_SCORE ? MAX_SCORE : s);
 
 /** False acceptance rate of a score: 10^(-score/12). E.g. 48 -> 1e-4. */
 export function scoreToFar(score: number): number {
