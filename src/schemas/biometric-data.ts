@@ -96,9 +96,15 @@ export const UuidParams = z.strictObject({ uuid });
 export const SubjectIdParams = z.strictObject({ subjectId: SubjectIdString });
 
 /** Bulk downloads: `ids=1,2,3` or repeated `ids`. */
-export const NumericIdsQuery = z.strictObject({ ids: queryList(idParam) });
-export const UuidsQuery = z.strictObject({ ids: queryList(uuid) });
-export const SubjectIdsQuery = z.strictObject({ ids: queryList(SubjectIdString) });
+const listOf = (what: string, example: string) => ({
+  description: `${what}, at most 1000: comma-separated (ids=a,b) or repeated (ids=a&ids=b)`,
+  example,
+});
+export const NumericIdsQuery = z.strictObject({ ids: queryList(idParam).openapi(listOf('Numeric identifiers', '1,2,3')) });
+export const UuidsQuery = z.strictObject({
+  ids: queryList(uuid).openapi(listOf('Operation UUIDs', '0f8fad5b-d9cb-469f-a165-70867728950e')),
+});
+export const SubjectIdsQuery = z.strictObject({ ids: queryList(SubjectIdString).openapi(listOf('Subject identifiers (subjectId)', 'alice,bob')) });
 
 /** A ZIP download, or its manifest on `Accept: application/json`. */
 export const zipDownload = (description: string) => ({
