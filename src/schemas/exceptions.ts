@@ -30,11 +30,13 @@ export const ExceptionRecord = z
   .strictObject({
     ...exceptionFields,
     timestamp: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }),
-    type: z.string().min(1).max(200),
+    // Limits no larger than what the recorder can store (it cuts messages at 2000 and stacks at 20000, and
+    // takes paths as they came), so every export can be imported back.
+    type: z.string().min(1).max(1000),
     message: z.string().max(2000),
     operationId: z.string().max(200).nullish(),
-    method: z.string().max(16).nullable(),
-    path: z.string().max(2048).nullable(),
+    method: z.string().max(32).nullable(),
+    path: z.string().max(65_536).nullable(),
     accountId: z.number().int().nullish(),
     callStack: z.string().max(20_000),
   })

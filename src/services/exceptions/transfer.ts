@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ExceptionRecord, type ExceptionImportRequest } from '../../schemas/exceptions.js';
+import type { ExceptionImportRequest } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
 import { exportException } from './present.js';
 
@@ -34,7 +34,7 @@ export async function exportExceptions(ctx: ServiceContext): Promise<ReadableStr
         const parts: string[] = [];
         for (const id of slice) {
           const row = rows.get(id);
-          if (row) parts.push((written++ ? ',' : '') + JSON.stringify(ExceptionRecord.parse(exportException(row))));
+          if (row) parts.push((written++ ? ',' : '') + JSON.stringify(exportException(row)));
         }
         if (parts.length) controller.enqueue(encoder.encode(parts.join('')));
       } catch (error) {
