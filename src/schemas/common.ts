@@ -21,7 +21,11 @@ export const ProblemSchema = z
 
 /** Query values arrive as strings; these coerce them with clear messages. */
 export const queryInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number({ message: 'must be an integer' }).int('must be an integer').min(min).max(max);
+  z.coerce
+    .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be an integer' : undefined) })
+    .int('must be an integer')
+    .min(min, `must be at least ${min}`)
+    .max(max, `must be at most ${max}`);
 
 export const queryBool = z
   .enum(['true', 'false'], { message: "must be 'true' or 'false'" })

@@ -88,7 +88,8 @@ for (const dialect of dialects) {
       expect(badSort.status).toBe(400);
       const badSize = await send('GET', '/admin/accounts?size=5000');
       expect(badSize.status).toBe(400);
-      expect((await badSize.json()).errors[0].field).toBe('query.size');
+      expect((await badSize.json()).errors[0]).toEqual({ field: 'query.size', message: 'must be at most 1000' });
+      expect((await (await send('GET', '/admin/accounts?page=x')).json()).errors[0]).toEqual({ field: 'query.page', message: 'must be an integer' });
       const unknownFilter = await send('GET', '/admin/accounts?colour=blue');
       expect(unknownFilter.status).toBe(400);
     });

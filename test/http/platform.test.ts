@@ -28,7 +28,7 @@ describe('the docs page', () => {
     const html = await page.text();
     expect(html).not.toMatch(/https?:\/\//);
     for (const doc of ['/admin/openapi.json', '/openapi.json', '/user/openapi.json']) expect(html).toContain(doc);
-    for (const asset of html.matchAll(/(?:src|href)="([^"]+)"/g)) {
+    for (const asset of html.matchAll(/(?:src|href)="(\/[^"]+)"/g)) {
       const res = await booted.app.request(asset[1]!);
       expect(res.status, asset[1]).toBe(200);
       expect((await res.arrayBuffer()).byteLength, asset[1]).toBeGreaterThan(100);
