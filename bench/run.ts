@@ -1,0 +1,15 @@
+// npm run bench -- <name> [args]: runs one benchmark and prints its JSON result on stdout.
+// Benchmarks register here by name; each module exports `run(args): Promise<unknown>`.
+const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unknown> }>> = {
+  face: () => import('./face.js'),
+  matcher: () => import('./matcher.js'),
+};
+
+const [name = 'face', ...args] = process.argv.slice(2);
+const load = BENCHES[name];
+if (!load) {
+  console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHES).join(', ')}`);
+  process.exit(2);
+}
+const result = await (await load()).run(args);
+console.log(JSON.stringify(result, null, 2));
