@@ -1,5 +1,5 @@
 import { z } from './common.js';
-import { Modality, SubjectIdString, score } from './primitives.js';
+import { Modality, SubjectIdString, matchScore, score } from './primitives.js';
 
 /**
  * The media gateway (seed section 4.7): real-time sessions on a Janus WebRTC gateway. "Gateway" is the
@@ -42,13 +42,13 @@ const commonInit = {
 /** Per-session overrides of the biometric settings (the keys of the settings registry that a session may change). */
 const biometricOverrides = z
   .strictObject({
-    'matching.threshold': score.optional(),
+    'matching.threshold': matchScore.optional(),
     'quality.face.minimum': score.optional(),
     'liveness.mode': z.enum(['NONE', 'PASSIVE']).optional(),
     'liveness.threshold': score.optional(),
     'identify.maxCandidates': z.number().int().min(1).max(100).optional(),
-    'deduplication.duplicateThreshold': score.optional(),
-    'deduplication.adjudicationThreshold': score.optional(),
+    'deduplication.duplicateThreshold': matchScore.optional(),
+    'deduplication.adjudicationThreshold': matchScore.optional(),
   })
   .openapi({ description: 'Overrides of biometric settings for this session only' });
 

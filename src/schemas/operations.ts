@@ -1,7 +1,7 @@
 import { pagingQuery, z } from './common.js';
 import { Rectangle } from './biometric-data.js';
 import {
-  FaceImage, Modality, idParam, SubjectIdString, TemplateBytes, createdRange, dateTime, faceSamples, numericId, score, uuid, voiceSamples,
+  FaceImage, Modality, idParam, matchScore, SubjectIdString, TemplateBytes, createdRange, dateTime, faceSamples, numericId, score, uuid, voiceSamples,
 } from './primitives.js';
 
 /**
@@ -29,8 +29,8 @@ export const IcaoWarning = z.enum([
 export const CandidateData = z
   .object({
     subjectId: SubjectIdString,
-    score: score.openapi({ description: 'Fused score on the false-acceptance scale' }),
-    scores: z.object({ FACE: score.optional(), VOICE: score.optional() }).openapi({ description: 'Score per modality' }),
+    score: matchScore.openapi({ description: 'Fused score on the false-acceptance scale' }),
+    scores: z.object({ FACE: matchScore.optional(), VOICE: matchScore.optional() }).openapi({ description: 'Score per modality' }),
     rank: z.number().int().min(1).optional(),
   })
   .openapi('CandidateData', { description: 'A gallery subject that matched a probe' });
@@ -69,8 +69,8 @@ export const Operation = z
     status: OperationStatus,
     subjectId: SubjectIdString.optional(),
     modalities: z.array(Modality),
-    score: score.optional(),
-    threshold: score.optional(),
+    score: matchScore.optional(),
+    threshold: matchScore.optional(),
     candidates: z.array(CandidateData).optional(),
     checks: ChecksFromImageShape.optional(),
     durationMs: z.number().int().min(0),
@@ -81,7 +81,7 @@ export const Operation = z
   .openapi('Operation', { description: 'One biometric operation, as recorded' });
 
 const operationOptions = z.strictObject({
-  threshold: score.optional().openapi({ description: 'Overrides matching.threshold for this operation' }),
+  threshold: matchScore.optional().openapi({ description: 'Overrides matching.threshold for this operation' }),
   maxCandidates: z.number().int().min(1).max(100).optional().openapi({ description: 'IDENTIFY: overrides identify.maxCandidates' }),
   checkIcao: z.boolean().optional(),
   detectLiveness: z.boolean().optional(),

@@ -65,8 +65,14 @@ export const voiceSamples = z.array(VoiceSample).min(1).max(limits.samplesPerMod
 export const Modality = z.enum(['FACE', 'VOICE']);
 export const TemplateVersion = z.string().max(128).openapi({ description: 'Names the extractor models that made the template', example: 'face-arcface-r100-v1' });
 
-/** A number in [0, 100]: qualities and scores on the scale of biometrics.md. */
+/** A number in [0, 100]: qualities, liveness and other per-sample measures. */
 export const score = z.number().min(0).max(100);
+
+/**
+ * A similarity score or threshold on the false-acceptance scale of biometrics.md (`-12 * log10(FAR)`:
+ * 48 means FAR 0.01%), clamped to [0, 200].
+ */
+export const matchScore = z.number().min(0).max(200).openapi({ description: 'On the false-acceptance scale: -12*log10(FAR), 0..200' });
 
 /** `createdFrom` / `createdTo` filters (inclusive range of ISO 8601 timestamps). */
 export const createdRange = {
