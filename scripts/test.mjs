@@ -14,6 +14,8 @@ console.log(`[test] DATABASE_URL=${process.env.DATABASE_URL.replace(/:[^:@/]*@/,
 
 step('Chromium for browser tests');
 execFileSync('bash', ['scripts/ensure-chromium.sh'], { stdio: 'inherit' });
+step('Janus for the media gateway tests');
+execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
 
 for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-test-photos.mjs']) {
   if (!existsSync(script)) continue;

@@ -30,6 +30,53 @@ export const configSchema = z.object({
   BIMS_CORS_ORIGINS: z.string().default(''),
   /** Where the dashboard component listens; the /dashboard proxy forwards there. */
   DASHBOARD_URL: z.string().url().optional(),
+
+  // ---- the sidecar and the media gateway (Janus) -----------------------------------------------------------
+  /** Whether `npm start` on Node starts the sidecar as a child process (`off` when it runs elsewhere). */
+  BIMS_SIDECAR: z.enum(['on', 'off']).default('on'),
+  /** Port the sidecar listens on, always on 127.0.0.1. */
+  BIMS_SIDECAR_PORT: z.coerce.number().int().min(0).max(65535).default(7090),
+  /** Where the API reaches the sidecar; defaults to http://127.0.0.1:BIMS_SIDECAR_PORT. */
+  BIMS_SIDECAR_URL: z.string().url().optional(),
+  /**
+   * Shared secret the API presents to the sidecar as a Bearer token. `npm start` generates one for the child
+   * it starts when unset; a sidecar run on its own (`npm run sidecar`) requires it.
+   */
+  BIMS_SIDECAR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** The Janus executable the sidecar runs (Debian package `janus`). */
+  BIMS_JANUS_BIN: z.string().min(1).default('janus'),
+  /** Folder holding Janus's plugins/, transports/, events/ and loggers/; found automatically when unset. */
+  BIMS_JANUS_LIB_DIR: z.string().min(1).optional(),
+  /** Janus API (HTTP transport) port on 127.0.0.1. */
+  BIMS_JANUS_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(8088),
+  /** Janus Admin API port on 127.0.0.1. */
+  BIMS_JANUS_ADMIN_PORT: z.coerce.number().int().min(1).max(65535).default(7088),
+  /** Secret every Janus API request must carry; random at each sidecar start when unset. */
+  BIMS_JANUS_API_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Secret every Janus Admin API request must carry; random at each sidecar start when unset. */
+  BIMS_JANUS_ADMIN_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Janus destroys sessions that receive no request for this long (BIMS keeps sessions in use alive). */
+  BIMS_JANUS_SESSION_TIMEOUT: z.coerce.number().int().min(10).max(3600).default(60),
+  /** Janus's own log level, 0 (none) to 7 (everything); its lines go to the sidecar's log at debug level. */
+  BIMS_JANUS_LOG_LEVEL: z.coerce.number().int().min(0).max(7).default(3),
+  /**
+   * Interfaces or addresses Janus gathers ICE candidates on (comma-separated, Janus's `ice_enforce_list`);
+   * empty means every interface but the loopback one, which Janus always skips.
+   */
+  BIMS_JANUS_ICE_ENFORCE_LIST: z.string().default(''),
+  /** Longest wait for one answer from the sidecar or Janus before the operation answers 503. */
+  BIMS_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /** Longest wait for the plugin's asynchronous answer to a connect (the JSEP answer). */
+  BIMS_GATEWAY_EVENT_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(15_000),
+  /** Plugin attached when the request names none. */
+  BIMS_GATEWAY_PLUGIN: z.string().regex(/^[a-z0-9_.-]+$/, 'must be a plugin package name such as janus.plugin.echotest').default('janus.plugin.echotest'),
+  /** How often BIMS sends a keepalive for each session it keeps alive; below Janus's session timeout. */
+  BIMS_GATEWAY_KEEPALIVE_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
+  /**
+   * A session with no PeerConnection up and no call from its client for this long is destroyed: the client
+   * is gone, so the session is no longer in use.
+   */
+  BIMS_GATEWAY_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -57,6 +104,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** Where the API reaches the sidecar. */
+export function sidecarUrlOf(config: Config): string {
+  return (config.BIMS_SIDECAR_URL ?? `http://127.0.0.1:${config.BIMS_SIDECAR_PORT}`).replace(/\/$/, '');
 }
 
 /** The base URL clients use to reach this service. */

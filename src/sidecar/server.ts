@@ -1,0 +1,24 @@
+import { Hono } from 'hono';
+import { bearerMatches } from './auth.js';
+import type { JanusSupervisor } from './janus-supervisor.js';
+
+/**
+ * The sidecar's HTTP interface, for the API only: it listens on 127.0.0.1 and every route but the liveness
+ * probe demands the shared Bearer token. The API then talks to Janus directly on loopback with the URLs and
+ * secrets it learns here, so media signalling does not take an extra hop through this process.
+ */
+export function createSidecarApp(deps: { token: string; janus: JanusSupervisor }) {
+  const app = new Hono();
+  /** Liveness for process managers: says nothing about Janus and needs no token. */
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.use('/v1/*', async (c, next) => {
+    if (!bearerMatches(c.req.header('authorization'), deps.token)) {
+      return c.json({ error: 'unauthorized', detail: 'a valid Bearer token is required' }, 401, { 'WWW-Authenticate': 'Bearer realm="bims-sidecar"' });
+    }
+    await next();
+  });
+  /** Janus's state, its URLs on loopback and its secrets. */
+  app.get('/v1/janus', (c) => c.json(deps.janus.snapshot(), 200, { 'Cache-Control': 'no-store' }));
+  app.notFound((c) => c.json({ error: 'not-found' }, 404));
+  return app;
+}
