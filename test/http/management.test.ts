@@ -49,7 +49,7 @@ for (const dialect of dialects) {
         expect(byKey.has(key), key).toBe(true);
       }
       expect(byKey.get('liveness.mode')).toMatchObject({ type: 'enum', allowedValues: ['NONE', 'PASSIVE'] });
-      expect(byKey.get('matching.threshold')).toMatchObject({ type: 'number', minimum: 0, maximum: 144 });
+      expect(byKey.get('matching.threshold')).toMatchObject({ type: 'number', minimum: 0, maximum: 200 });
       expect(settings.map((s: { key: string }) => s.key)).toEqual([...byKey.keys()].sort());
       expect(await ok('GET', '/management/settings')).toEqual(settings);
     });
@@ -146,7 +146,7 @@ for (const dialect of dialects) {
     it('lists the default properties of biometric operations with type and range', async () => {
       const properties = await ok('GET', '/admin/management/default-properties');
       const byKey = new Map(properties.map((p: { key: string }) => [p.key, p]));
-      expect(byKey.get('matching.threshold')).toEqual(expect.objectContaining({ type: 'number', default: 48, minimum: 0, maximum: 144 }));
+      expect(byKey.get('matching.threshold')).toEqual(expect.objectContaining({ type: 'number', default: 48, minimum: 0, maximum: 200 }));
       expect(byKey.get('liveness.mode')).toEqual(expect.objectContaining({ type: 'enum', default: 'NONE', allowedValues: ['NONE', 'PASSIVE'] }));
       expect(byKey.get('faces.allowMultiple')).toEqual(expect.objectContaining({ type: 'boolean', default: false }));
       expect(byKey.get('checks.face.maxYaw')).toEqual(expect.objectContaining({ type: 'number', minimum: 0, maximum: 90 }));

@@ -36,8 +36,8 @@ function choice<const V extends readonly [string, ...string[]]>(values: V, dflt:
   return { type: 'enum', schema: z.enum(values) as unknown as z.ZodType<V[number]>, default: dflt, allowedValues: values, scope: 'operation', description, ...extra };
 }
 
-/** Scores use the false-acceptance scale of biometrics.md: score = -12 * log10(FAR); 144 is FAR 1e-12. */
-const SCORE_MAX = 144;
+/** Scores use the false-acceptance scale of biometrics.md, clamped to 0..200 like every match score (docs/template-format.md). */
+const SCORE_MAX = 200;
 const score = { unit: 'score (-12 log10 FAR)' };
 const service = { scope: 'service' } as const;
 const days = { unit: 'days (0 keeps forever)', scope: 'service' } as const;
