@@ -9,7 +9,7 @@ import * as ortNode from 'onnxruntime-node';
 import { analyseImage } from '../src/biometrics/face/pipeline.js';
 import { FACE_MODELS, type FaceModelId, type ModelRunner } from '../src/biometrics/face/runner.js';
 import { decodeImage } from '../src/biometrics/image/decode.js';
-import { nodeModelLoader, MODELS_DIR } from '../src/extraction/node-models.js';
+import { enableFastJpegNode, nodeModelLoader, MODELS_DIR } from '../src/extraction/node-models.js';
 import { createNodePoolExtractor } from '../src/extraction/node-pool.js';
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
 import { matcherBench } from './matcher.js';
@@ -111,7 +111,15 @@ export async function run(args: string[]) {
   const quick = args.includes('--quick');
   const images = IMAGES.map((f) => new Uint8Array(readFileSync(PHOTOS + f)));
   const reps = quick ? 1 : 3;
-  const decodeOnly = images.map((b) => { const t = performance.now(); const d = decodeImage(b); return { px: d.width * d.height, ms: performance.now() - t }; });
+  const decodeRate = async () => {
+    let px = 0, ms = 0;
+    for (const b of images) { const t = performance.now(); const d = await decodeImage(b); ms += performance.now() - t; px += d.width * d.height; }
+    return r2(px / 1e6 / (ms / 1000));
+  };
+  const jpegJsMpps = await decodeRate();
+  await enableFastJpegNode();
+  await decodeRate();
+  const mozjpegMpps = await decodeRate();
 
   const web = await OrtWebRunner.create({ loadModel: nodeModelLoader() });
   const webStages = await stages(web, images, reps);
@@ -126,7 +134,7 @@ export async function run(args: string[]) {
   return {
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
     images: IMAGES,
-    decode: { megapixelsPerSecond: r2(decodeOnly.reduce((a, d) => a + d.px, 0) / 1e6 / (decodeOnly.reduce((a, d) => a + d.ms, 0) / 1000)) },
+    decodeMegapixelsPerSecond: { jpegJs: jpegJsMpps, mozjpegWasm: mozjpegMpps },
     onnxruntimeWeb: webStages,
     onnxruntimeNode: nodeStages,
     wasmOverNativeExtraction: r2(webStages.extractionMsPerFace / nodeStages.extractionMsPerFace),

@@ -1,3 +1,4 @@
+export {};
 // npm run bench -- <name> [args]: runs one benchmark and prints its JSON result on stdout.
 // Benchmarks register here by name; each module exports `run(args): Promise<unknown>`.
 const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unknown> }>> = {

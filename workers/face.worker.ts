@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
 import { analyseImage } from '../src/biometrics/face/pipeline.js';
-import { nodeModelLoader } from '../src/extraction/node-models.js';
+import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-models.js';
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
 import type { WorkerJob, WorkerReply } from '../src/extraction/node-protocol.js';
 
@@ -13,6 +13,7 @@ const { modelsDir } = (workerData ?? {}) as { modelsDir?: string };
 async function main() {
   let runner: OrtWebRunner;
   try {
+    await enableFastJpegNode();
     runner = await OrtWebRunner.create({ loadModel: nodeModelLoader(modelsDir) });
   } catch (e) {
     const err = BiometricError.is(e) ? e.toJSON() : { code: 'MODEL_UNAVAILABLE', message: String((e as Error).message ?? e) };

@@ -1,11 +1,18 @@
 import { BiometricError } from '../biometrics/errors.js';
 import { analyseImage } from '../biometrics/face/pipeline.js';
+import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats } from './extractor.js';
 import { FACE_TEMPLATE_VERSION, OrtWebRunner, type OrtWebOptions } from './ort-web-runner.js';
 import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
 
 /** Options of the inline extractor. */
-export interface InlineExtractorOptions extends ExtractorOptions, OrtWebOptions {}
+export interface InlineExtractorOptions extends ExtractorOptions, OrtWebOptions {
+  /**
+   * Compiled `@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm` for fast JPEG decoding; without it the pure JS
+   * decoder (jpeg-js) is used. Node callers can use `enableFastJpegNode()` from node-models instead.
+   */
+  jpegWasm?: WebAssembly.Module;
+}
 
 /**
  * Extractor running on the calling thread (Deno, Cloudflare Workers, browsers, tests). Jobs run one at a
@@ -13,6 +20,7 @@ export interface InlineExtractorOptions extends ExtractorOptions, OrtWebOptions 
  * interrupted: it completes in the background before the next job starts.
  */
 export async function createInlineExtractor(opts: InlineExtractorOptions): Promise<Extractor> {
+  if (opts.jpegWasm) configureJpegDecoder(opts.jpegWasm);
   const runner = await OrtWebRunner.create(opts);
   const maxQueue = opts.maxQueue ?? 64;
   const defaultTimeout = opts.jobTimeoutMs ?? 30_000;

@@ -1,5 +1,7 @@
 // Node-only: reads model files from wasm/models/ (the Node worker pool and tests use this loader).
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import { fileURLToPath } from 'node:url';
 import type { ModelLoader } from './ort-web-runner.js';
 
@@ -9,4 +11,14 @@ export const MODELS_DIR = fileURLToPath(new URL('../../wasm/models/', import.met
 /** Loader reading `dir/<file>` (default wasm/models/). */
 export function nodeModelLoader(dir: string = MODELS_DIR): ModelLoader {
   return async (file) => new Uint8Array(await readFile(dir.endsWith('/') ? dir + file : `${dir}/${file}`));
+}
+
+let jpegModule: Promise<WebAssembly.Module> | undefined;
+/** Compiles @jsquash/jpeg's mozjpeg decoder (once per thread) and enables it for `decodeImage`. */
+export async function enableFastJpegNode(): Promise<void> {
+  jpegModule ??= (async () => {
+    const path = createRequire(import.meta.url).resolve('@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm');
+    return WebAssembly.compile(await readFile(path));
+  })();
+  configureJpegDecoder(await jpegModule);
 }

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OrtWebRunner } from '../../src/extraction/ort-web-runner.js';
-import { nodeModelLoader } from '../../src/extraction/node-models.js';
+import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-models.js';
 
 export const PHOTOS = fileURLToPath(new URL('../fixtures/photos/', import.meta.url));
 
@@ -16,6 +16,6 @@ export function photo(rel: string): Uint8Array {
 let runner: Promise<OrtWebRunner> | undefined;
 /** A warmed runner with every face model (shared within one test file). */
 export function getRunner(): Promise<OrtWebRunner> {
-  runner ??= OrtWebRunner.create({ loadModel: nodeModelLoader() });
+  runner ??= enableFastJpegNode().then(() => OrtWebRunner.create({ loadModel: nodeModelLoader() }));
   return runner;
 }

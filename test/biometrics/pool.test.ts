@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodePoolExtractor } from '../../src/extraction/node-pool.js';
 import { createInlineExtractor } from '../../src/extraction/inline.js';
-import { nodeModelLoader } from '../../src/extraction/node-models.js';
+import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-models.js';
 import type { Extractor } from '../../src/extraction/extractor.js';
 import { photo } from './helpers.js';
 
@@ -13,7 +13,7 @@ let inline: Extractor;
 beforeAll(async () => {
   [pool, inline] = await Promise.all([
     createNodePoolExtractor({ size: 2, maxQueue: 3 }),
-    createInlineExtractor({ loadModel: nodeModelLoader() }),
+    enableFastJpegNode().then(() => createInlineExtractor({ loadModel: nodeModelLoader() })),
   ]);
 });
 afterAll(async () => {

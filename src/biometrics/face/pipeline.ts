@@ -159,7 +159,7 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
   const withChecks = opts.checks !== false;
   const timings: StageTimings = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
   const t0 = now();
-  const img = decodeImage(bytes, opts.limits);
+  const img = await decodeImage(bytes, opts.limits);
   let t = now();
   timings.decode = t - t0;
 

@@ -26,40 +26,40 @@ describe('image decoding', () => {
     expect(reds(applyOrientation(tiny(), 8))).toEqual([[2, 12], [1, 11], [0, 10]]);
   });
 
-  it('reads the orientation tag of a JPEG and ignores broken EXIF', () => {
+  it('reads the orientation tag of a JPEG and ignores broken EXIF', async () => {
     const enc = jpeg.encode({ width: 16, height: 8, data: new Uint8Array(16 * 8 * 4).fill(128) }, 90).data;
     const withExif = new Uint8Array([...enc.subarray(0, 2), ...exifOrientationSegment(6), ...enc.subarray(2)]);
     expect(jpegOrientation(withExif)).toBe(6);
     expect(jpegOrientation(enc)).toBe(1);
-    const d = decodeImage(withExif);
+    const d = await decodeImage(withExif);
     expect([d.width, d.height, d.orientation, d.format]).toEqual([8, 16, 6, 'jpeg']);
     const broken = withExif.slice();
     broken[2 + 4 + 6] = 0x00; // corrupt the TIFF byte-order mark
     expect(jpegOrientation(broken)).toBe(1);
   });
 
-  it('decodes grey, grey+alpha, RGBA, 16-bit and palette PNGs to RGB', () => {
+  it('decodes grey, grey+alpha, RGBA, 16-bit and palette PNGs to RGB', async () => {
     const w = 2, h = 1;
-    const grey = decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255]), channels: 1, depth: 8 }));
+    const grey = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255]), channels: 1, depth: 8 }));
     expect(Array.from(grey.data)).toEqual([0, 0, 0, 255, 255, 255]);
-    const rgba = decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([255, 0, 0, 255, 0, 0, 0, 0]), channels: 4, depth: 8 }));
+    const rgba = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([255, 0, 0, 255, 0, 0, 0, 0]), channels: 4, depth: 8 }));
     expect(Array.from(rgba.data)).toEqual([255, 0, 0, 255, 255, 255]); // transparent -> white
-    const ga = decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255, 0, 0]), channels: 2, depth: 8 }));
+    const ga = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255, 0, 0]), channels: 2, depth: 8 }));
     expect(Array.from(ga.data)).toEqual([0, 0, 0, 255, 255, 255]);
-    const deep = decodeImage(encodePngRaw({ width: w, height: h, data: new Uint16Array([65535, 0, 0, 0, 65535, 0]), channels: 3, depth: 16 }));
+    const deep = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint16Array([65535, 0, 0, 0, 65535, 0]), channels: 3, depth: 16 }));
     expect(Array.from(deep.data)).toEqual([255, 0, 0, 0, 255, 0]);
-    const pal = decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([1, 0]), channels: 1, depth: 8, palette: [[1, 2, 3], [200, 100, 50]] }));
+    const pal = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([1, 0]), channels: 1, depth: 8, palette: [[1, 2, 3], [200, 100, 50]] }));
     expect(Array.from(pal.data)).toEqual([200, 100, 50, 1, 2, 3]);
   });
 
-  it('names unsupported formats', () => {
+  it('names unsupported formats', async () => {
     expect(sniffFormat(new TextEncoder().encode('GIF89a'))).toBe('other:gif');
     expect(sniffFormat(new TextEncoder().encode('RIFF0000WEBP'))).toBe('other:webp');
-    expect(() => decodeImage(new TextEncoder().encode('BM......'))).toThrow(/bmp/);
+    await expect(decodeImage(new TextEncoder().encode('BM......'))).rejects.toThrow(/bmp/);
   });
 
-  it('refuses images above the pixel limit', () => {
+  it('refuses images above the pixel limit', async () => {
     const big = encodePngRaw({ width: 2000, height: 1000, data: new Uint8Array(2000 * 1000), channels: 1, depth: 8 });
-    expect(() => decodeImage(big, { maxMegapixels: 1 })).toThrow(expect.objectContaining({ code: 'IMAGE_TOO_LARGE' }));
+    await expect(decodeImage(big, { maxMegapixels: 1 })).rejects.toMatchObject({ code: 'IMAGE_TOO_LARGE' });
   });
 });

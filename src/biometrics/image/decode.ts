@@ -1,4 +1,5 @@
 import jpeg from 'jpeg-js';
+import decodeMozjpeg, { init as initMozjpeg } from '@jsquash/jpeg/decode.js';
 import { decode as decodePngRaw, convertIndexedToRgb } from 'fast-png';
 import { BiometricError } from '../errors.js';
 import { jpegOrientation } from './exif.js';
@@ -20,6 +21,47 @@ export interface DecodeLimits {
   maxMegapixels?: number;
 }
 
+let mozjpegReady: Promise<void> | null = null;
+let mozjpegModule: WebAssembly.Module | null = null;
+
+/**
+ * Enables the fast JPEG decoder (mozjpeg compiled to WebAssembly, from `@jsquash/jpeg`; about 5-10x
+ * faster than the pure JS fallback). Pass the compiled `mozjpeg_dec.wasm` (each runtime loads it its own
+ * way: Node reads the file, Workers import it as a module). Without it, `jpeg-js` decodes.
+ */
+export function configureJpegDecoder(module: WebAssembly.Module): void {
+  mozjpegModule = module;
+  mozjpegReady = initMozjpeg(module);
+}
+
+/** True when JPEGs are decoded by the mozjpeg wasm decoder. */
+export function fastJpegEnabled(): boolean {
+  return mozjpegReady !== null;
+}
+
+/** A JPEG must end with an EOI marker (allowing trailing padding some cameras append). */
+function hasEoi(b: Uint8Array): boolean {
+  for (let i = b.length - 2, stop = Math.max(2, b.length - 65536); i >= stop; i--) if (b[i] === 0xff && b[i + 1] === 0xd9) return true;
+  return false;
+}
+
+async function decodeJpegFast(bytes: Uint8Array): Promise<{ width: number; height: number; data: Uint8Array } | null> {
+  if (!mozjpegReady) return null;
+  try {
+    await mozjpegReady;
+    const r = await decodeMozjpeg(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    const n = r.width * r.height;
+    const rgb = new Uint8Array(n * 3);
+    const src = r.data;
+    for (let p = 0, q = 0; p < n; p++, q += 4) { rgb[p * 3] = src[q]; rgb[p * 3 + 1] = src[q + 1]; rgb[p * 3 + 2] = src[q + 2]; }
+    return { width: r.width, height: r.height, data: rgb };
+  } catch {
+    // A fatal libjpeg error may leave the module unusable: start a fresh instance, let jpeg-js report.
+    if (mozjpegModule) mozjpegReady = initMozjpeg(mozjpegModule);
+    return null;
+  }
+}
+
 const PNG_SIG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** Identifies the container format from the magic bytes; returns a name for common unsupported types. */
@@ -37,21 +79,24 @@ export function sniffFormat(b: Uint8Array): ImageFormat | `other:${string}` {
 }
 
 /**
- * Decodes JPEG or PNG bytes into an upright RGB raster (EXIF orientation applied; alpha composited over
+ * Decodes JPEG (mozjpeg wasm when `configureJpegDecoder` was called, else jpeg-js) or PNG bytes into an upright RGB raster (EXIF orientation applied; alpha composited over
  * white; 16-bit, grey and palette PNGs converted).
  *
  * @throws BiometricError UNSUPPORTED_FORMAT for anything but JPEG/PNG, INVALID_IMAGE for corrupt or
  *   truncated files, IMAGE_TOO_LARGE above `limits.maxMegapixels`.
  * @example
- * const img = decodeImage(bytes); // { width, height, data: Uint8Array(w*h*3), format: 'jpeg', orientation: 1 }
+ * const img = await decodeImage(bytes); // { width, height, data: Uint8Array(w*h*3), format: 'jpeg', orientation: 1 }
  */
-export function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}): DecodedImage {
+export async function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}): Promise<DecodedImage> {
   const maxMp = limits.maxMegapixels ?? 40;
   const format = sniffFormat(bytes);
   if (format === 'jpeg') {
     const orientation = jpegOrientation(bytes);
-    let raw: { width: number; height: number; data: Uint8Array };
-    try {
+    if (!hasEoi(bytes)) throw new BiometricError('INVALID_IMAGE', 'truncated JPEG (no end-of-image marker)');
+    const size = jpegSize(bytes);
+    if (size && size.w * size.h > maxMp * 1e6) throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
+    let raw: { width: number; height: number; data: Uint8Array } | null = await decodeJpegFast(bytes);
+    if (!raw) try {
       raw = jpeg.decode(bytes, {
         useTArray: true,
         formatAsRGBA: false,
@@ -64,7 +109,7 @@ export function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}): Decod
       if (/maxResolutionInMP|exceeds/i.test(msg)) throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
       throw new BiometricError('INVALID_IMAGE', `corrupt or truncated JPEG: ${msg}`);
     }
-    if (!raw.width || !raw.height || raw.data.length < raw.width * raw.height * 3) {
+    if (!raw || !raw.width || !raw.height || raw.data.length < raw.width * raw.height * 3) {
       throw new BiometricError('INVALID_IMAGE', 'JPEG without image data');
     }
     const up = applyOrientation({ width: raw.width, height: raw.height, data: raw.data }, orientation);
@@ -72,6 +117,21 @@ export function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}): Decod
   }
   if (format === 'png') return { ...decodePng(bytes, maxMp), format, orientation: 1 };
   throw new BiometricError('UNSUPPORTED_FORMAT', `unsupported image format (${format.slice(6)}); send JPEG or PNG`);
+}
+
+/** Frame size from the first SOFn marker, or null. */
+function jpegSize(b: Uint8Array): { w: number; h: number } | null {
+  let off = 2;
+  while (off + 9 < b.length) {
+    if (b[off] !== 0xff) return null;
+    const m = b[off + 1];
+    if (m === 0xd8 || (m >= 0xd0 && m <= 0xd7) || m === 0x01) { off += 2; continue; }
+    const len = (b[off + 2] << 8) | b[off + 3];
+    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) return { h: (b[off + 5] << 8) | b[off + 6], w: (b[off + 7] << 8) | b[off + 8] };
+    if (m === 0xda) return null;
+    off += 2 + len;
+  }
+  return null;
 }
 
 function decodePng(bytes: Uint8Array, maxMp: number): RgbImage {
