@@ -8,7 +8,7 @@
  *       this once (only its hash is stored). Without --redirect-uri the client may only use
  *       client_credentials; with one it may also run the authorization code flow (PKCE S256).
  *   list [--json]   Lists the clients (never their secrets).
- *   remove ID       Removes a client with its codes and refresh tokens; its access tokens stop working.
+ *   remove ID       Removes a client and revokes its refresh tokens; its access tokens stop working.
  */
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';

@@ -58,9 +58,9 @@ function formDecode(text: string): string {
 
 /**
  * Client credentials from `Authorization: Basic`. Per RFC 6749 2.3.1 the id and secret are form-encoded
- * before base64; generated ids and secrets never contain characters that encoding changes, and account
- * passwords with `%` or `+` should be sent as form fields instead. Other schemes are not client
- * authentication and are ignored.
+ * before base64. Generated ids and secrets never contain characters that encoding changes; account
+ * passwords may, and are often sent unencoded, so the undecoded pair is kept too (the token service tries
+ * it when the decoded one fails). Other schemes are not client authentication and are ignored.
  */
 export function basicClientCredentials(header: string | undefined): BasicCredentials {
   if (!header || !/^basic /i.test(header)) return undefined;
@@ -73,7 +73,10 @@ export function basicClientCredentials(header: string | undefined): BasicCredent
   }
   const colon = decoded.indexOf(':');
   if (colon <= 0) return 'malformed';
-  return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
+  const raw = { id: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+  const id = formDecode(raw.id);
+  const secret = formDecode(raw.secret);
+  return { id, secret, ...(id !== raw.id || secret !== raw.secret ? { raw } : {}) };
 }
 
 /** The RFC 6749 5.2 answer for an OAuth error. */

@@ -1,6 +1,6 @@
 import { SignJWT, decodeProtectedHeader, generateKeyPair } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { registerClient, ensureBuiltinClients } from '../../src/services/auth/oauth-clients.js';
+import { ensureBuiltinClients, registerClient, removeClient } from '../../src/services/auth/oauth-clients.js';
 import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
 import {
   DOCS_REDIRECT, authorizeUrl, cookieOf, hiddenFields, loginWithCode, pkcePair, postForm, signIn,
@@ -266,6 +266,35 @@ for (const dialect of dialects) {
       const viaForm = await token({ grant_type: 'client_credentials', client_id: 'judy', client_secret: 'judy-password' });
       expect((await viaForm.json()).scope).toBe('ADJUDICATOR');
       await expectOAuthError(await token({ grant_type: 'client_credentials', client_id: 'judy', client_secret: 'nope' }), 401, 'invalid_client');
+    });
+
+    it('reads account passwords in Basic both form-encoded (RFC 6749 2.3.1) and as sent by curl -u', async () => {
+      const password = 'p+ss%41word 1';
+      const res = await booted.app.request('/admin/accounts/create', {
+        method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'plus', password, role: 'USER' }),
+      });
+      expect(res.status).toBe(201);
+      const encoded = basic('plus', encodeURIComponent(password));
+      expect((await token({ grant_type: 'client_credentials' }, { authorization: encoded })).status).toBe(200);
+      expect((await token({ grant_type: 'client_credentials' }, { authorization: basic('plus', password) })).status).toBe(200);
+      expect((await token({ grant_type: 'client_credentials', client_id: 'plus', client_secret: password })).status).toBe(200);
+    });
+
+    it('ends every token issued through a client when the client is removed', async () => {
+      const redirectUri = 'https://gone.example/cb';
+      const { client, clientSecret } = await registerClient(booted.services.ctx, { name: 'Short-lived', role: 'ADMIN', redirectUris: [redirectUri] });
+      const own = await (await token({ grant_type: 'client_credentials' }, { authorization: basic(client.clientId, clientSecret) })).json();
+      const { challenge, verifier } = await pkcePair();
+      const signedIn = await signIn(app, 'admin', ADMIN_PASSWORD, { challenge, clientId: client.clientId, redirectUri });
+      const code = new URL(signedIn.headers.get('location')!).searchParams.get('code')!;
+      const user = await (await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }, { authorization: basic(client.clientId, clientSecret) })).json();
+      expect((await getAccounts(bearer(own.access_token))).status).toBe(200);
+      expect((await getAccounts(bearer(user.access_token))).status).toBe(200);
+      await removeClient(booted.services.ctx, client.clientId);
+      expect((await getAccounts(bearer(own.access_token))).status).toBe(401);
+      expect((await getAccounts(bearer(user.access_token))).status).toBe(401);
+      await expectOAuthError(await token({ grant_type: 'refresh_token', refresh_token: user.refresh_token }, { authorization: basic(client.clientId, clientSecret) }), 401, 'invalid_client');
+      await expect(removeClient(booted.services.ctx, 'bims-docs')).rejects.toThrow(/built-in/);
     });
 
     it('throttles repeated failures with 429 and Retry-After', async () => {

@@ -2,7 +2,7 @@ import { randomSecret, sha256 } from '../../auth/password.js';
 import type { ServiceContext } from '../context.js';
 import { invalidGrant } from './oauth-error.js';
 import { verifierMatches } from './pkce.js';
-import { revokeFamily } from './refresh-tokens.js';
+import { purgeExpiredRefreshTokens, revokeFamily } from './refresh-tokens.js';
 
 /**
  * Authorization codes: single use, 60 seconds, bound to client, redirect URI and PKCE challenge; stored as
@@ -26,8 +26,9 @@ export interface CodeGrant {
 export async function issueCode(ctx: ServiceContext, grant: CodeGrant): Promise<string> {
   const code = randomSecret(32);
   const now = ctx.now();
-  // Housekeeping rides on logins, which are rare enough to make it cheap and frequent enough to bound the table.
+  // Housekeeping rides on logins, which are rare enough to make it cheap and frequent enough to bound the tables.
   await ctx.db.deleteFrom('oauth_codes').where('expires_at', '<', new Date(now.getTime() - CODE_RETENTION_MS)).execute();
+  await purgeExpiredRefreshTokens(ctx);
   await ctx.db
     .insertInto('oauth_codes')
     .values({

@@ -14,10 +14,16 @@ export interface PresentedClient {
   clientId: string;
   secret?: string;
   via: 'basic' | 'body';
+  /** The Basic credentials before form-decoding, when that changed them (see {@link BasicCredentials}). */
+  raw?: { clientId: string; secret: string };
 }
 
-/** Credentials from an `Authorization: Basic` header, or 'malformed' when the header could not be read. */
-export type BasicCredentials = { id: string; secret: string } | 'malformed' | undefined;
+/**
+ * Credentials from an `Authorization: Basic` header, form-decoded as RFC 6749 2.3.1 requires; `raw` holds
+ * them as sent when decoding changed them, because many tools (curl -u) send account passwords unencoded.
+ * 'malformed' when the header could not be read.
+ */
+export type BasicCredentials = { id: string; secret: string; raw?: { id: string; secret: string } } | 'malformed' | undefined;
 
 /** Work out which client the request claims to be, refusing ambiguous combinations. */
 export function presentedClient(params: Record<string, string>, basic: BasicCredentials): PresentedClient | undefined {
@@ -25,7 +31,7 @@ export function presentedClient(params: Record<string, string>, basic: BasicCred
   if (basic) {
     if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret, not both');
     if (params.client_id !== undefined && params.client_id !== basic.id) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials');
-    return { clientId: basic.id, secret: basic.secret, via: 'basic' };
+    return { clientId: basic.id, secret: basic.secret, via: 'basic', ...(basic.raw ? { raw: { clientId: basic.raw.id, secret: basic.raw.secret } } : {}) };
   }
   if (params.client_id === undefined) {
     if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'client_secret without client_id');

@@ -102,14 +102,15 @@ export async function listClients(ctx: ServiceContext): Promise<OAuthClient[]> {
 }
 
 /**
- * Remove a client with its pending codes and refresh tokens, so nothing issued through it can be redeemed
- * any more. Access tokens it already holds stop working at their next use (the Bearer check looks the
- * client up). Built-in clients are refused: start-up would only re-create them.
+ * Remove a client with its pending codes, and revoke its refresh tokens, so nothing issued through it can
+ * be redeemed any more. Its access tokens stop working at their next use: the Bearer check looks the client
+ * up, and for tokens acting for an account, finds their login (refresh-token family) revoked. The revoked
+ * rows are purged once expired. Built-in clients are refused: start-up would only re-create them.
  */
 export async function removeClient(ctx: ServiceContext, clientId: string): Promise<void> {
   if ((BUILTIN_CLIENT_IDS as readonly string[]).includes(clientId)) throw conflict(`'${clientId}' is a built-in client and cannot be removed`);
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('refresh_tokens').where('client_id', '=', clientId).execute();
+    await trx.updateTable('refresh_tokens').set({ revoked_at: ctx.now() }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
     const gone = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
     if (Number(gone.numDeletedRows) === 0) throw notFound(`OAuth client '${clientId}'`);
   });

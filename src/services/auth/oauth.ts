@@ -134,7 +134,15 @@ async function clientCredentialsGrant(deps: Deps, { params, basic, address }: To
     return { access_token: access, token_type: 'Bearer', expires_in, scope };
   }
   const secret = presented.secret;
-  const principal = await throttled(presented, () => deps.auth.checkPassword(presented.clientId, secret, address));
+  const principal = await throttled(presented, async () => {
+    try {
+      return await deps.auth.checkPassword(presented.clientId, secret, address);
+    } catch (error) {
+      // An account password sent in Basic without the form-encoding RFC 6749 asks for (curl -u does this).
+      if (!presented.raw) throw error;
+      return deps.auth.checkPassword(presented.raw.clientId, presented.raw.secret, address);
+    }
+  });
   const scope = narrowScope(params.scope, principal.role);
   const access = await deps.auth.accessToken({ accountId: principal.accountId!, username: principal.username }, scope, principal.username);
   return { access_token: access, token_type: 'Bearer', expires_in, scope };

@@ -54,21 +54,29 @@ export async function familyRevoked(db: Kysely<Database>, familyId: string): Pro
   return row !== undefined;
 }
 
+/** Expired rows are kept this long after expiry, then purged. */
+const RETENTION_MS = 24 * 3600_000;
+
 /**
- * Revoke every token of a family. When the family has no row yet (its first exchange is still in flight,
- * or never succeeded) a revoked placeholder row is written so that whatever is issued into it later is born
- * revoked. The placeholder's hash is of a random value nobody holds.
+ * Revoke every token of a family, and add a revoked marker row to it. The marker (whose hash is of a random
+ * value nobody holds) outlives any token that could still be issued into the family by a request racing
+ * with this one (a code replayed while its first exchange is still running, two concurrent refreshes), so
+ * such a token is born revoked and stays so until it expires, even after older rows are purged.
  */
 export async function revokeFamily(ctx: ServiceContext, familyId: string, accountId: number, clientId: string, reason: string): Promise<void> {
   const now = ctx.now();
-  const done = await ctx.db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).executeTakeFirst();
-  if (Number(done.numUpdatedRows) === 0 && !(await familyRevoked(ctx.db, familyId))) {
-    await ctx.db
-      .insertInto('refresh_tokens')
-      .values({ token_hash: await sha256(randomSecret(32)), family_id: familyId, account_id: accountId, client_id: clientId, scope: 'USER', expires_at: now, revoked_at: now, created_at: now })
-      .execute();
-  }
+  await ctx.db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+  const outlives = new Date(now.getTime() + ctx.config.BIMS_REFRESH_TOKEN_SECONDS * 1000 + RETENTION_MS);
+  await ctx.db
+    .insertInto('refresh_tokens')
+    .values({ token_hash: await sha256(randomSecret(32)), family_id: familyId, account_id: accountId, client_id: clientId, scope: 'USER', expires_at: outlives, revoked_at: now, created_at: now })
+    .execute();
   ctx.log.warn('oauth token family revoked', { familyId: familyId.slice(0, 8), accountId, clientId, reason });
+}
+
+/** Delete rows long expired; a revoked family keeps its marker until every token it could hold has expired. */
+export async function purgeExpiredRefreshTokens(ctx: ServiceContext): Promise<void> {
+  await ctx.db.deleteFrom('refresh_tokens').where('expires_at', '<', new Date(ctx.now().getTime() - RETENTION_MS)).execute();
 }
 
 /** The client a refresh token was issued to, so a public client may refresh without naming itself. */
