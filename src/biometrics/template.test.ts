@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BiometricError } from './errors.js';
-import { cosine, cosineInt8, crc32, dequantize, encodeTemplate, parseTemplate, quantize } from './template.js';
+import { cosine, cosineInt8, crc32, dequantize, encodeFaceTemplate, encodeTemplate, parseTemplate, quantize } from './template.js';
 
 function unitVector(seed: number, n = 512): Float32Array {
   let s = seed >>> 0 || 1;
@@ -33,6 +33,7 @@ describe('template format v1', () => {
     const back = dequantize(t.records[0]);
     for (let i = 0; i < 512; i++) expect(Math.abs(back[i] - e[i])).toBeLessThanOrEqual(t.records[0].scale / 2 + 1e-7);
     expect(parseTemplate(make(e, null)).records[0].quality).toBeNull();
+    expect(encodeFaceTemplate(V, { embedding: e, quality: 87 })).toEqual(make(e, 87));
   });
 
   it('has the documented layout: magic, version, header, 8-byte record header, CRC-32 trailer', () => {

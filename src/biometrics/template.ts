@@ -105,6 +105,16 @@ export function encodeTemplate(t: TemplateInput): Uint8Array {
   return out;
 }
 
+/**
+ * Template bytes for one analysed face (what enrolment stores).
+ * @example
+ * const { faces } = await extractor.analyseFace(jpeg);
+ * const bytes = encodeFaceTemplate(extractor.templateVersion, faces[0]);
+ */
+export function encodeFaceTemplate(templateVersion: string, face: { embedding: ArrayLike<number>; quality?: number | null }): Uint8Array {
+  return encodeTemplate({ templateVersion, records: [{ modality: 'face', quality: face.quality ?? null, embedding: face.embedding }] });
+}
+
 const bad = (why: string) => new BiometricError('INVALID_TEMPLATE', `invalid template: ${why}`);
 
 /**
