@@ -1,13 +1,12 @@
 import {
-  ConnectData, GatewayAdminGetStatusResponse, GatewayAdminSessionResponse, GatewayInfo, GatewayRaw, GatewayResponse, GatewaySettingsRequest,
-  SessionData, SessionQuery, TrickleData,
+  ConnectData, GatewayAdminGetStatusResponse, GatewayAdminSessionResponse, GatewayInfo, GatewayPluginQuery, GatewayRaw, GatewayResponse,
+  GatewaySettingsRequest, SessionData, SessionQuery, TrickleData,
 } from '../schemas/gateway.js';
 import { defineOperation } from './types.js';
 
 const area = 'Media gateway';
 const adminRoot = ['admin', 'root'] as const;
 const all = ['admin', 'root', 'user'] as const;
-const missing = 'the media gateway sidecar with Janus (issue 7)';
 
 /** Seed section 4.7: real-time media sessions on the Janus gateway the sidecar supervises. */
 export const gatewayOperations = [
@@ -16,22 +15,23 @@ export const gatewayOperations = [
     summary: 'Creates a gateway connection',
     description: 'Creates a gateway session; `data.id` of the answer is the sessionId.',
     response: { description: "The gateway's answer", schema: GatewayResponse },
-    missing,
+    handle: async ({ services }) => services.gateway.create(),
   }),
   defineOperation({
     id: 'attachToGatewayConnection', method: 'post', path: '/gateway/attach', surfaces: all, area,
     summary: 'Attaches to a gateway connection',
     description: 'Attaches the biometric plugin to a session; `data.id` of the answer is the handleId.',
-    request: { body: SessionData },
+    request: { body: SessionData, query: GatewayPluginQuery },
     response: { description: "The gateway's answer", schema: GatewayResponse },
-    missing,
+    handle: async ({ services, body, query }) => services.gateway.attach(body.sessionId, query.plugin),
   }),
   defineOperation({
     id: 'createAndAttach', method: 'post', path: '/gateway/create-and-attach', surfaces: all, area,
     summary: 'Creates and attaches to a session',
     description: 'Both steps in one call; the answer carries `session_id` and, as `data.id`, the handleId.',
+    request: { query: GatewayPluginQuery },
     response: { description: "The gateway's answer", schema: GatewayResponse },
-    missing,
+    handle: async ({ services, query }) => services.gateway.createAndAttach(query.plugin),
   }),
   defineOperation({
     id: 'connectToGateway', method: 'post', path: '/gateway/connect', surfaces: all, area,
@@ -40,14 +40,17 @@ export const gatewayOperations = [
       'Sends the JSEP offer with the init params of the session (FVInitParams for face, MultimodalInitParams for face and voice, or their Advanced forms with per-session overrides) and answers with the JSEP answer.',
     request: { body: ConnectData },
     response: { description: "The gateway's answer with the JSEP answer", schema: GatewayResponse },
-    missing,
+    handle: async ({ services, body }) => services.gateway.connect(body),
   }),
   defineOperation({
     id: 'trickleGateway', method: 'post', path: '/gateway/trickle', surfaces: all, area,
     summary: 'Sends trickle data to the gateway',
     request: { body: TrickleData },
     response: { description: "The gateway's acknowledgement", schema: GatewayResponse },
-    missing,
+    handle: async ({ services, body }) => {
+      const { sessionId, handleId, candidate, candidates } = body;
+      return services.gateway.trickle(sessionId, handleId, candidate ? { candidate } : candidates ? { candidates } : { completed: true });
+    },
   }),
   defineOperation({
     id: 'stopGatewayConnection', method: 'post', path: '/gateway/stop', surfaces: all, area,
@@ -55,40 +58,40 @@ export const gatewayOperations = [
     description: 'Hangs up and detaches the handle (when given), then destroys the session.',
     request: { body: SessionData },
     response: { description: "The gateway's answer", schema: GatewayResponse },
-    missing,
+    handle: async ({ services, body }) => services.gateway.stop(body.sessionId, body.handleId),
   }),
   defineOperation({
     id: 'getInfo', method: 'get', path: '/gateway/info', surfaces: adminRoot, area,
     summary: 'Information about the gateway server',
     response: { description: 'The gateway server info (name, version, plugins, transports)', schema: GatewayInfo },
-    missing,
+    handle: async ({ services }) => services.gateway.info(),
   }),
   defineOperation({
     id: 'getListSession', method: 'get', path: '/gateway/list-sessions', surfaces: adminRoot, area,
     summary: 'List of current sessions',
     response: { description: 'The live sessions', schema: GatewayAdminSessionResponse },
-    missing,
+    handle: async ({ services }) => services.gateway.listSessions(),
   }),
   defineOperation({
     id: 'getSession', method: 'get', path: '/gateway/session', surfaces: adminRoot, area,
     summary: 'Information about a session',
     request: { query: SessionQuery },
     response: { description: 'The handles of the session, or the info of one handle', schema: GatewayAdminSessionResponse },
-    missing,
+    handle: async ({ services, query }) => services.gateway.session(query.sessionId, query.handleId),
   }),
   defineOperation({
     id: 'getSessionRaw', method: 'get', path: '/gateway/session-raw', surfaces: adminRoot, area,
     summary: 'Raw information about a session',
     request: { query: SessionQuery },
     response: { description: 'The Admin API answer as the gateway sent it', schema: GatewayRaw },
-    missing,
+    handle: async ({ services, query }) => services.gateway.sessionRaw(query.sessionId, query.handleId),
   }),
   defineOperation({
     id: 'getStatus', method: 'get', path: '/gateway/get-status', surfaces: adminRoot, area,
     summary: 'Raw information about a session (as described)',
     description: "The seed's purpose text repeats getSessionRaw's; this answers the gateway's Admin API get_status.",
     response: { description: "The gateway's status", schema: GatewayAdminGetStatusResponse },
-    missing,
+    handle: async ({ services }) => services.gateway.status(),
   }),
   defineOperation({
     id: 'setSettings', method: 'post', path: '/gateway/settings', surfaces: adminRoot, area,
@@ -96,6 +99,6 @@ export const gatewayOperations = [
     description: 'Changes gateway settings through its Admin API (log level, session timeout, NACK queue, timers, debugging).',
     request: { body: GatewaySettingsRequest },
     response: { description: "The gateway's status after the change", schema: GatewayAdminGetStatusResponse },
-    missing,
+    handle: async ({ services, body }) => services.gateway.settings(body),
   }),
 ];

@@ -67,6 +67,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     services,
     async close() {
       clearInterval(heartbeat);
+      services.gateway.close();
       await database.close();
     },
   };

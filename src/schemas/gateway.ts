@@ -143,7 +143,7 @@ export const GatewayStatus = z
     refcount_debug: z.boolean().optional(),
     libnice_debug: z.boolean().optional(),
     min_nack_queue: z.number().int().optional(),
-    nack_optimizations: z.boolean().optional(),
+    'nack-optimizations': z.boolean().optional().openapi({ description: 'Spelt with a hyphen, as Janus sends it' }),
     no_media_timer: z.number().int().optional(),
     slowlink_threshold: z.number().int().optional(),
   })
@@ -163,6 +163,11 @@ export const GatewayAdminSessionResponse = z
     handles: z.array(janusId).optional().openapi({ description: 'list_handles: the handles of a session' }),
     info: z.record(z.string(), z.unknown()).optional().openapi({ description: 'handle_info: state of a handle' }),
     error: GatewayResponseError.optional(),
+    events: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .openapi({ description: 'getSession: the asynchronous events the service received for the session (or handle), oldest first: webrtcup, media, hangup ...' }),
+    liveHandles: z.array(janusId).optional().openapi({ description: 'getSession: handles whose PeerConnection is up' }),
   })
   .openapi('GatewayAdminSessionResponse', { description: 'An Admin API answer about sessions and handles' });
 
@@ -174,6 +179,26 @@ export const GatewayInfo = z.looseObject({
   version_string: z.string().optional(),
   plugins: z.record(z.string(), z.unknown()).optional(),
   transports: z.record(z.string(), z.unknown()).optional(),
+  supervisor: z
+    .object({
+      state: z.string(),
+      pid: z.number().int().nullable(),
+      since: z.string(),
+      restarts: z.number().int(),
+      lastError: z.string().nullable(),
+      version: z.string().nullable(),
+    })
+    .optional()
+    .openapi({ description: "The sidecar's supervision of the gateway: state, process, restarts and the last failure" }),
+});
+
+/** Which plugin to attach; the configured default (the echo test) when absent. */
+export const GatewayPluginQuery = z.strictObject({
+  plugin: z
+    .string()
+    .regex(/^[a-z0-9_.-]{1,128}$/, 'must be a plugin package name such as janus.plugin.echotest')
+    .optional()
+    .openapi({ description: 'Plugin package name, e.g. janus.plugin.echotest; the configured default when absent' }),
 });
 
 /** The raw Admin API answer about a session, untouched. */

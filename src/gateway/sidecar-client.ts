@@ -1,0 +1,66 @@
+import { GatewayProtocolError, GatewayUnavailableError } from './errors.js';
+import { exchangeJson } from './http.js';
+
+/** Where Janus listens and the secrets it demands, as the sidecar reports them. */
+export interface JanusEndpoints {
+  url: string;
+  adminUrl: string;
+  apiSecret: string;
+  adminSecret: string;
+}
+
+/** The sidecar's report on Janus (GET /v1/janus). */
+export interface SidecarJanusReport {
+  state: string;
+  pid: number | null;
+  since: string;
+  restarts: number;
+  lastError: string | null;
+  version: string | null;
+  janus: JanusEndpoints;
+}
+
+/**
+ * The API's client of the sidecar. The sidecar only tells us where Janus is; the API then speaks to Janus
+ * directly on loopback, so each gateway call costs one local hop. Reports are cached briefly (two seconds)
+ * while Janus runs, and dropped whenever Janus stops answering so a restart is noticed at once.
+ */
+export class SidecarClient {
+  private cached: { report: SidecarJanusReport; at: number } | null = null;
+
+  constructor(private readonly options: { url: string; token?: string; timeoutMs: number; cacheMs?: number }) {}
+
+  /** The sidecar's current report, fresh from it (no cache). */
+  async report(): Promise<SidecarJanusReport> {
+    if (!this.options.token) {
+      throw new GatewayUnavailableError('sidecar', 'no sidecar token is configured (BIMS_SIDECAR_TOKEN), so the media gateway cannot be reached');
+    }
+    const { status, body } = await exchangeJson(
+      'sidecar',
+      `${this.options.url}/v1/janus`,
+      { method: 'GET', headers: { Authorization: `Bearer ${this.options.token}` } },
+      this.options.timeoutMs,
+    );
+    if (status === 401) throw new GatewayProtocolError('sidecar', 'the sidecar refused our token (BIMS_SIDECAR_TOKEN differs from its own)', 401);
+    const report = body as SidecarJanusReport | null;
+    if (status !== 200 || !report?.janus?.url) throw new GatewayProtocolError('sidecar', `the sidecar answered ${status} without a Janus report`, status);
+    this.cached = { report, at: Date.now() };
+    return report;
+  }
+
+  /** Janus's endpoints, or {@link GatewayUnavailableError} naming Janus's state when it is not running. */
+  async endpoints(): Promise<JanusEndpoints> {
+    const hit = this.cached && Date.now() - this.cached.at < (this.options.cacheMs ?? 2000) ? this.cached.report : null;
+    const report = hit ?? (await this.report());
+    if (report.state !== 'running') {
+      this.cached = null;
+      throw new GatewayUnavailableError('janus', `the media gateway is ${report.state}${report.lastError ? ` (${report.lastError})` : ''}`, report.state);
+    }
+    return report.janus;
+  }
+
+  /** Forget the cached report, e.g. after Janus stopped answering. */
+  invalidate(): void {
+    this.cached = null;
+  }
+}

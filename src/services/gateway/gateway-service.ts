@@ -1,0 +1,218 @@
+import { sidecarUrlOf } from '../../config/config.js';
+import { JanusAdminClient } from '../../gateway/admin-client.js';
+import { JanusApiError } from '../../gateway/errors.js';
+import type { JanusAnswer, TricklePayload } from '../../gateway/janus-answer.js';
+import { JanusClient } from '../../gateway/janus-client.js';
+import { SidecarClient } from '../../gateway/sidecar-client.js';
+import type { ServiceContext } from '../context.js';
+import { DomainError } from '../errors.js';
+import { mapped } from './errors.js';
+import { SessionTracker } from './session-tracker.js';
+import { applySettings, type GatewaySettings } from './settings.js';
+
+const ECHOTEST = 'janus.plugin.echotest';
+
+/**
+ * The media gateway operations (seed section 4.7) over the Janus the sidecar supervises. Sessions created
+ * through us are tracked: kept alive while in use and polled for their events (see {@link SessionTracker}).
+ */
+export class GatewayService {
+  private readonly sidecar: SidecarClient;
+  private readonly janus: JanusClient;
+  private readonly admin: JanusAdminClient;
+  private readonly trackers = new Map<number, SessionTracker>();
+  /** Janus's session timeout as last set through us; keepalives are sent well within it. */
+  private sessionTimeoutSeconds: number;
+
+  constructor(private readonly ctx: ServiceContext) {
+    const config = ctx.config;
+    this.sessionTimeoutSeconds = config.BIMS_JANUS_SESSION_TIMEOUT;
+    this.sidecar = new SidecarClient({ url: sidecarUrlOf(config), token: config.BIMS_SIDECAR_TOKEN, timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS });
+    const common = { endpoints: () => this.sidecar.endpoints(), timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS, onUnreachable: () => this.sidecar.invalidate() };
+    this.janus = new JanusClient(common);
+    this.admin = new JanusAdminClient(common);
+  }
+
+  /** createGatewayConnection: a new Janus session, kept alive while in use. */
+  create(): Promise<JanusAnswer> {
+    return mapped(async () => {
+      const answer = await this.janus.create();
+      this.track(answer.data!.id!);
+      return answer;
+    });
+  }
+
+  /** attachToGatewayConnection: a handle on `plugin` (the configured default when absent). */
+  attach(sessionId: number, plugin?: string): Promise<JanusAnswer> {
+    return mapped(() => this.attachTracked(sessionId, plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN));
+  }
+
+  /** createAndAttach: both; the answer is the attach answer (`data.id` the handle) with `session_id` set. */
+  createAndAttach(plugin?: string): Promise<JanusAnswer> {
+    return mapped(async () => {
+      const created = await this.janus.create();
+      const sessionId = created.data!.id!;
+      this.track(sessionId);
+      try {
+        const attached = await this.attachTracked(sessionId, plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN);
+        return { ...attached, session_id: sessionId };
+      } catch (error) {
+        this.trackers.get(sessionId)?.end('attach failed', true);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * connectToGateway: send the JSEP offer with the session's init params as the plugin's body and wait for
+   * the plugin's event carrying the JSEP answer. The echo test plugin is told to echo audio and video.
+   */
+  connect(input: { sessionId: number; handleId: number; jsep: Record<string, unknown>; params: Record<string, unknown> }): Promise<JanusAnswer> {
+    return mapped(async () => {
+      const tracker = this.track(input.sessionId);
+      tracker.touch();
+      const plugin = tracker.pluginOf(input.handleId) ?? (await this.pluginOf(input.sessionId, input.handleId));
+      const body = plugin === ECHOTEST ? { ...input.params, audio: true, video: true } : { ...input.params };
+      const transaction = crypto.randomUUID();
+      const waiting = tracker.waitFor((e) => e.transaction === transaction && e.sender === input.handleId, this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS);
+      let answer: JanusAnswer;
+      try {
+        answer = await this.janus.message(input.sessionId, input.handleId, body, input.jsep, transaction);
+      } catch (error) {
+        waiting.cancel();
+        throw error;
+      }
+      if (answer.janus !== 'ack') waiting.cancel();
+      else {
+        const event = await waiting.promise;
+        if (!event) {
+          throw new DomainError('bad-gateway', `The gateway plugin did not answer the offer within ${this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS} ms`, { component: 'plugin' });
+        }
+        answer = event;
+      }
+      const data = answer.plugindata?.data ?? {};
+      if (data.error_code !== undefined || data.error !== undefined) {
+        throw new JanusApiError(Number(data.error_code ?? 490), String(data.error ?? 'plugin error'), answer, true);
+      }
+      return answer;
+    });
+  }
+
+  /** trickleGateway: forward ICE candidates (or the end of them) to the handle's PeerConnection. */
+  trickle(sessionId: number, handleId: number, payload: TricklePayload): Promise<JanusAnswer> {
+    return mapped(() => {
+      this.track(sessionId).touch();
+      return this.janus.trickle(sessionId, handleId, payload);
+    });
+  }
+
+  /**
+   * stopGatewayConnection: hang up and detach the handle when given, then destroy the session. A handle that
+   * has no PeerConnection yet is not an error; the session's destruction is what the answer reports.
+   */
+  stop(sessionId: number, handleId?: number): Promise<JanusAnswer> {
+    return mapped(async () => {
+      if (handleId !== undefined) {
+        try {
+          await this.janus.hangup(sessionId, handleId);
+          await this.janus.detach(sessionId, handleId);
+        } catch (error) {
+          // 458: the session is gone, reported by destroy below; others (no such handle) are the client's fault.
+          if (!(error instanceof JanusApiError) || error.code !== 458) throw error;
+        }
+      }
+      const tracker = this.trackers.get(sessionId);
+      const answer = await this.janus.destroy(sessionId);
+      tracker?.end('stopped by the client');
+      return answer;
+    });
+  }
+
+  /** getInfo: Janus's `info`, plus what the sidecar says about Janus's supervision (never its secrets). */
+  info(): Promise<JanusAnswer> {
+    return mapped(async () => {
+      const report = await this.sidecar.report();
+      const answer = await this.janus.info();
+      const { state, pid, since, restarts, lastError, version } = report;
+      return { ...answer, supervisor: { state, pid, since, restarts, lastError, version } };
+    });
+  }
+
+  /** getListSession: Admin API `list_sessions`. */
+  listSessions(): Promise<JanusAnswer> {
+    return mapped(() => this.admin.listSessions());
+  }
+
+  /**
+   * getSession: Admin API `list_handles` (or `handle_info` for one handle), with the events this service saw
+   * on the session (`webrtcup`, `media`, `hangup` ...) and the handles whose PeerConnection is up.
+   */
+  session(sessionId: number, handleId?: number): Promise<JanusAnswer> {
+    return mapped(async () => {
+      const answer = await this.sessionRaw(sessionId, handleId);
+      const tracker = this.trackers.get(sessionId);
+      return { ...answer, events: tracker?.events(handleId) ?? [], liveHandles: tracker?.liveHandles() ?? [] };
+    });
+  }
+
+  /** getSessionRaw: the Admin API answer (`list_handles`, or `handle_info` for one handle) untouched. */
+  sessionRaw(sessionId: number, handleId?: number): Promise<JanusAnswer> {
+    return mapped(() => (handleId === undefined ? this.admin.listHandles(sessionId) : this.admin.handleInfo(sessionId, handleId)));
+  }
+
+  /** getStatus: Admin API `get_status`. */
+  status(): Promise<JanusAnswer> {
+    return mapped(() => this.admin.getStatus());
+  }
+
+  /** setSettings: one Admin API request per setting given, then `get_status` to show the result. */
+  settings(settings: GatewaySettings): Promise<JanusAnswer> {
+    return mapped(async () => {
+      await applySettings(this.admin, settings);
+      if (settings.sessionTimeout !== undefined) this.sessionTimeoutSeconds = settings.sessionTimeout;
+      return this.admin.getStatus();
+    });
+  }
+
+  /** Stop every tracker (at shutdown); the sessions themselves then time out in Janus. */
+  close(): void {
+    for (const tracker of [...this.trackers.values()]) tracker.end('service closing');
+  }
+
+  private async attachTracked(sessionId: number, plugin: string): Promise<JanusAnswer> {
+    const tracker = this.track(sessionId);
+    tracker.touch();
+    const answer = await this.janus.attach(sessionId, plugin);
+    tracker.rememberPlugin(answer.data!.id!, plugin);
+    return answer;
+  }
+
+  /** The plugin of a handle attached elsewhere (another node, or before a restart of this one). */
+  private async pluginOf(sessionId: number, handleId: number): Promise<string | undefined> {
+    const info = await this.admin.handleInfo(sessionId, handleId);
+    return (info.info as { plugin?: string } | undefined)?.plugin;
+  }
+
+  /** The tracker of a session, started on first use (sessions created on another node are adopted). */
+  private track(sessionId: number): SessionTracker {
+    let tracker = this.trackers.get(sessionId);
+    if (!tracker) {
+      tracker = new SessionTracker(sessionId, {
+        janus: this.janus,
+        log: this.ctx.log,
+        idleMs: this.ctx.config.BIMS_GATEWAY_IDLE_SECONDS * 1000,
+        // A keepalive at least three times per session timeout (0 disables Janus's timeout).
+        keepaliveMs: () => {
+          const configured = this.ctx.config.BIMS_GATEWAY_KEEPALIVE_SECONDS * 1000;
+          return this.sessionTimeoutSeconds > 0 ? Math.min(configured, (this.sessionTimeoutSeconds * 1000) / 3) : configured;
+        },
+        onEnd: (id) => {
+          if (this.trackers.get(id) === tracker) this.trackers.delete(id);
+        },
+      });
+      this.trackers.set(sessionId, tracker);
+      tracker.start();
+    }
+    return tracker;
+  }
+}
