@@ -104,7 +104,7 @@ export function mountDocs(
   });
   app.get('/docs/assets/:name', async (c) => {
     const name = c.req.param('name');
-    const allowed = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'oauth2-redirect.html', 'docs.js'];
+    const allowed = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'oauth2-redirect.html', 'oauth2-redirect.js', 'docs.js'];
     if (!allowed.includes(name) || !readAsset) return c.notFound();
     const bytes = name === 'docs.js' ? new TextEncoder().encode(docsScript) : await readAsset(name);
     if (!bytes) return c.notFound();
