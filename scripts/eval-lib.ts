@@ -136,10 +136,14 @@ export function plotSvg(gen: number[], imp: number[], cal: Calibration, title: s
     `<rect x="${(40 + i * bw).toFixed(1)}" y="${(320 - (v / maxH) * 260).toFixed(1)}" width="${bw.toFixed(1)}" height="${((v / maxH) * 260).toFixed(1)}" fill="${color}" fill-opacity="0.55"/>`).join('');
   // DET: x = log10 FMR in [-5, 0], y = log10 FNMR in [-4, 0]
   const thresholds = [...new Set([...gen, ...imp])].sort((a, b) => a - b);
+  const gs = [...gen].sort((a, b) => a - b), is = [...imp].sort((a, b) => a - b);
   const pts: string[] = [];
+  let gi = 0, ii = 0;
   for (const t of thresholds) {
-    const fmr = imp.filter((s) => s >= t).length / imp.length;
-    const fnmr = gen.filter((s) => s < t).length / gen.length;
+    while (gi < gs.length && gs[gi] < t) gi++;
+    while (ii < is.length && is[ii] < t) ii++;
+    const fmr = (is.length - ii) / is.length;
+    const fnmr = gi / gs.length;
     const x = 500 + ((Math.log10(Math.max(fmr, 1e-5)) + 5) / 5) * 360;
     const y = 60 + (-Math.log10(Math.max(fnmr, 1e-4)) / 4) * 260;
     pts.push(`${x.toFixed(1)},${y.toFixed(1)}`);

@@ -95,29 +95,36 @@ export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number): Rg
   const k = scale > 1.5 ? Math.min(4, Math.ceil(scale)) : 1;
   const inv = 1 / (k * k);
   const maxX = W - 1, maxY = H - 1;
+  const [m0, m1, m2, m3, m4, m5] = m;
+  // Sub-sample offsets within a destination pixel (the same for every pixel).
+  const offs = new Float64Array(k);
+  for (let i = 0; i < k; i++) offs[i] = (i + 0.5) / k - 0.5;
+  let d = 0;
   for (let v = 0; v < oh; v++) {
     for (let u = 0; u < ow; u++) {
       let r = 0, g = 0, b = 0;
       for (let j = 0; j < k; j++) {
-        const vv = v + (j + 0.5) / k - 0.5;
+        const vv = v + offs[j];
+        const bx = m1 * vv, by = m4 * vv;
         for (let i = 0; i < k; i++) {
-          const uu = u + (i + 0.5) / k - 0.5;
-          let x = m[0] * uu + m[1] * vv + m[2];
-          let y = m[3] * uu + m[4] * vv + m[5];
+          const uu = u + offs[i];
+          let x = m0 * uu + bx + m2; // same association as m0*u + m1*v + m2
+          let y = m3 * uu + by + m5;
           x = x < 0 ? 0 : x > maxX ? maxX : x;
           y = y < 0 ? 0 : y > maxY ? maxY : y;
-          const x0 = Math.floor(x), y0 = Math.floor(y);
-          const x1 = x0 < maxX ? x0 + 1 : x0, y1 = y0 < maxY ? y0 + 1 : y0;
+          const x0 = x | 0, y0 = y | 0; // x, y >= 0: truncation is floor
+          const dx = x0 < maxX ? 3 : 0, dy = y0 < maxY ? W * 3 : 0;
           const fx = x - x0, fy = y - y0;
-          const p00 = (y0 * W + x0) * 3, p01 = (y0 * W + x1) * 3, p10 = (y1 * W + x0) * 3, p11 = (y1 * W + x1) * 3;
+          const p00 = (y0 * W + x0) * 3, p01 = p00 + dx, p10 = p00 + dy, p11 = p10 + dx;
           const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
           r += src[p00] * w00 + src[p01] * w01 + src[p10] * w10 + src[p11] * w11;
           g += src[p00 + 1] * w00 + src[p01 + 1] * w01 + src[p10 + 1] * w10 + src[p11 + 1] * w11;
           b += src[p00 + 2] * w00 + src[p01 + 2] * w01 + src[p10 + 2] * w10 + src[p11 + 2] * w11;
         }
       }
-      const d = (v * ow + u) * 3;
-      out[d] = Math.round(r * inv); out[d + 1] = Math.round(g * inv); out[d + 2] = Math.round(b * inv);
+      // Values are >= 0, so (v + 0.5) | 0 equals Math.round(v).
+      out[d] = (r * inv + 0.5) | 0; out[d + 1] = (g * inv + 0.5) | 0; out[d + 2] = (b * inv + 0.5) | 0;
+      d += 3;
     }
   }
   return { width: ow, height: oh, data: out };
