@@ -55,7 +55,7 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
     tags: ['Login and tokens'],
     summary: 'Token endpoint',
     description:
-      'No surface prefix. RFC 6749, form-encoded. Grants: authorization_code (PKCE S256 required), refresh_token (rotating; reuse revokes the family), client_credentials (client id and secret as Basic or form fields).',
+      'No surface prefix. RFC 6749, form-encoded (a JSON object of strings is accepted too). Grants: authorization_code (PKCE S256 required; codes live 60 s and are single-use), refresh_token (rotating; reuse of a replaced token revokes the family), client_credentials (a registered client id and secret, or an account user name and password, as Basic or form fields). `scope` (ADMIN, ADJUDICATOR or USER) may narrow the token, never widen it. Errors are RFC 6749 5.2 JSON.',
     request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: TokenRequest } } } },
     responses: {
       200: { description: 'Tokens', content: { 'application/json': { schema: AccessTokenResponse } } },

@@ -93,11 +93,13 @@ for (const dialect of dialects) {
       expect(stored).not.toContain(body.refresh_token);
     });
 
-    it('gives a USER account a token that /admin refuses with 403', async () => {
+    it('gives a USER account a token that /user accepts and /admin and /adjudicator refuse with 403', async () => {
       const { body } = await loginWithCode(app, 'ursula', 'ursula-password');
       expect(body.scope).toBe('USER');
       const res = await getAccounts(bearer(body.access_token));
       expect(res.status).toBe(403);
+      expect((await booted.app.request('/user/management/info', { headers: bearer(body.access_token) })).status).toBe(200);
+      expect((await booted.app.request('/adjudicator/management/info', { headers: bearer(body.access_token) })).status).toBe(403);
     });
 
     it('shows an error page, never a redirect, for an unknown client or an unregistered redirect URI', async () => {

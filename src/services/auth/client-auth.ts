@@ -84,6 +84,7 @@ export async function authenticateClient(
         auth.throttle.fail(keys);
         throw new DomainError('unauthorized', 'bad client secret');
       }
+      auth.throttle.succeed(keys);
     });
   } else if (presented.secret !== undefined && presented.secret !== '') {
     throw invalidClient(presented, 'This is a public client; it has no secret to present');
