@@ -58,7 +58,12 @@ export async function eyesOpen(runner: ModelRunner, img: RgbImage, lm: ArrayLike
   return { left: imageRight, right: imageLeft };
 }
 
-/** Head pose in degrees (Hopenet bins: sum(softmax * idx) * 3 - 99). */
+/**
+ * Head pose in degrees (Hopenet bins: sum(softmax * idx) * 3 - 99). Negative yaw = the subject turned to
+ * their left (nose towards the image's right). RGB planes, ImageNet mean/std, as Hopenet was trained. (BGR,
+ * which the reference effectively fed, tracked a landmark yaw proxy a little better on 44 photos but put
+ * frontal frames at 15-20 degrees, so RGB stays.)
+ */
 export async function headPose(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<{ yaw: number; pitch: number; roll: number }> {
   const g = box.side / 4;
   const x1 = Math.max(0, box.x - g), y1 = Math.max(0, box.y - g);
