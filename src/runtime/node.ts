@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { ConfigError, baseUrlOf, loadConfig } from '../config/config.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
+import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
+import { createLogger } from '../services/logger.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
@@ -15,6 +17,12 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     throw error;
+  }
+  // The sidecar (Janus's supervisor) first, so the API learns its token and address.
+  let sidecar: SidecarChild | null = null;
+  if (config.BIMS_SIDECAR === 'on') {
+    sidecar = await startSidecarChild(config, createLogger(config.BIMS_LOG_LEVEL));
+    config = sidecar.config;
   }
   const booted = await boot({
     config,
@@ -41,6 +49,7 @@ async function main(): Promise<void> {
     // close() stops accepting connections and calls back once those in flight have been answered.
     server.close(async () => {
       await booted.close();
+      await sidecar?.stop();
       process.exit(0);
     });
     // Keep-alive connections with no request in flight would hold close() open; end them.

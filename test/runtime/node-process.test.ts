@@ -12,7 +12,8 @@ const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 function start(env: Record<string, string>) {
   const child = spawn(process.execPath, [tsx, 'src/runtime/node.ts'], {
     cwd: root,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...env },
+    // The sidecar has its own test (node-sidecar.test.ts); here it would only contend for the default ports.
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_SIDECAR: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
