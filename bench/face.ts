@@ -3,7 +3,7 @@
 // baseline, benchmark-only dev dependency) on the same images in the same run, where the time goes
 // (model inference vs our pre-/post-processing), matcher speed, and pool throughput with 1 and 2 workers.
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import * as ortNode from 'onnxruntime-node';
 import { analyseImage } from '../src/biometrics/face/pipeline.js';
@@ -132,7 +132,7 @@ export async function run(args: string[]) {
   for (const w of [1, 2]) pool.push(await poolThroughput(images, w, quick ? 1 : 3));
   const matcher = await matcherBench(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], ['auto']);
   return {
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((x) => r2(x)) },
     images: IMAGES,
     decodeMegapixelsPerSecond: { jpegJs: jpegJsMpps, mozjpegWasm: mozjpegMpps },
     onnxruntimeWeb: webStages,

@@ -40,5 +40,7 @@ export async function matcherBench(sizes: number[], kernels: ('auto' | 'js')[] =
 export async function run(args: string[]) {
   const i = args.indexOf('--sizes');
   const sizes = i >= 0 ? args[i + 1].split(',').map(Number) : [10_000, 100_000, 1_000_000];
-  return { matcher: await matcherBench(sizes) };
+  const { loadavg } = await import('node:os');
+  const matcher = await matcherBench(sizes);
+  return { matcher, loadAverageAtEnd: loadavg().map((x) => Math.round(x * 100) / 100) };
 }
