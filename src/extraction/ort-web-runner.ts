@@ -18,6 +18,8 @@ export interface OrtWebOptions {
   wasmPaths?: string;
   /** Run one dummy inference per model after loading so the first request is not slow (default true). */
   warm?: boolean;
+  /** Check each file's SHA-256 against the manifest before loading it (default true). */
+  verify?: boolean;
 }
 
 /** The template version written into every template this runner's pipeline produces. */
@@ -36,6 +38,12 @@ function configureEnv(opts: OrtWebOptions): void {
 }
 
 const FILE_OF = new Map(manifest.models.map((m) => [m.id, m.file]));
+const SHA_OF = new Map(manifest.models.map((m) => [m.file, m.sha256]));
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(d, (b) => b.toString(16).padStart(2, '0')).join('');
+}
 
 /**
  * ModelRunner on onnxruntime-web (wasm backend, SIMD, one thread). Sessions are created once and reused.
@@ -56,6 +64,12 @@ export class OrtWebRunner implements ModelRunner {
         bytes = await opts.loadModel(file);
       } catch (e) {
         throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} could not be read (${(e as Error).message}); run \`node scripts/fetch-models.mjs\``);
+      }
+      if (opts.verify !== false) {
+        const got = await sha256Hex(bytes);
+        if (got !== SHA_OF.get(file)) {
+          throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} is corrupt (sha256 ${got}, manifest ${SHA_OF.get(file)}); run \`node scripts/fetch-models.mjs\``);
+        }
       }
       try {
         sessions.set(id, await ort.InferenceSession.create(bytes, {
