@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,10 +73,20 @@ export class JanusSupervisor {
     this.adminUrl = `http://127.0.0.1:${options.adminPort}/admin`;
   }
 
+  /**
+   * If this process ends without calling stop() (an uncaught error, a test runner's exit), Janus must not
+   * outlive it, nor its configuration (which holds the secrets): 'exit' listeners run synchronously, and so do these.
+   */
+  private readonly killOnExit = () => {
+    this.child?.kill('SIGKILL');
+    if (this.configDir) rmSync(this.configDir, { recursive: true, force: true });
+  };
+
   /** Start Janus; resolves once the first attempt is over (running or not: `snapshot().state` says which). */
   async start(): Promise<void> {
     this.stopping = false;
     this.configDir ??= await mkdtemp(join(tmpdir(), 'bims-janus-'));
+    process.on('exit', this.killOnExit);
     await this.launch();
   }
 
@@ -83,6 +94,7 @@ export class JanusSupervisor {
   async stop(): Promise<void> {
     this.stopping = true;
     this.clearTimers();
+    process.off('exit', this.killOnExit);
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
