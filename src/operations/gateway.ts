@@ -13,14 +13,14 @@ export const gatewayOperations = [
   defineOperation({
     id: 'createGatewayConnection', method: 'post', path: '/gateway/create', surfaces: all, area,
     summary: 'Creates a gateway connection',
-    description: 'Creates a gateway session; `data.id` of the answer is the sessionId.',
+    description: 'Creates a gateway session, kept alive while its client calls or a PeerConnection on it is up; `data.id` of the answer is the sessionId.',
     response: { description: "The gateway's answer", schema: GatewayResponse },
     handle: async ({ services }) => services.gateway.create(),
   }),
   defineOperation({
     id: 'attachToGatewayConnection', method: 'post', path: '/gateway/attach', surfaces: all, area,
     summary: 'Attaches to a gateway connection',
-    description: 'Attaches the biometric plugin to a session; `data.id` of the answer is the handleId.',
+    description: 'Attaches a plugin to a session (`?plugin=`, the configured default otherwise: the echo test); `data.id` of the answer is the handleId.',
     request: { body: SessionData, query: GatewayPluginQuery },
     response: { description: "The gateway's answer", schema: GatewayResponse },
     handle: async ({ services, body, query }) => services.gateway.attach(body.sessionId, query.plugin),
@@ -37,7 +37,7 @@ export const gatewayOperations = [
     id: 'connectToGateway', method: 'post', path: '/gateway/connect', surfaces: all, area,
     summary: 'Connects to a session',
     description:
-      'Sends the JSEP offer with the init params of the session (FVInitParams for face, MultimodalInitParams for face and voice, or their Advanced forms with per-session overrides) and answers with the JSEP answer.',
+      'Sends the JSEP offer with the init params of the session (FVInitParams for face, MultimodalInitParams for face and voice, or their Advanced forms with per-session overrides) and answers with the plugin\'s event carrying the JSEP answer. The echo test plugin is also told to echo audio and video.',
     request: { body: ConnectData },
     response: { description: "The gateway's answer with the JSEP answer", schema: GatewayResponse },
     handle: async ({ services, body }) => services.gateway.connect(body),
@@ -76,7 +76,7 @@ export const gatewayOperations = [
     id: 'getSession', method: 'get', path: '/gateway/session', surfaces: adminRoot, area,
     summary: 'Information about a session',
     request: { query: SessionQuery },
-    response: { description: 'The handles of the session, or the info of one handle', schema: GatewayAdminSessionResponse },
+    response: { description: 'The handles of the session (or the info of one handle), the events the service received for it (webrtcup, media, hangup ...) and the handles whose PeerConnection is up', schema: GatewayAdminSessionResponse },
     handle: async ({ services, query }) => services.gateway.session(query.sessionId, query.handleId),
   }),
   defineOperation({
