@@ -85,6 +85,9 @@ export class GatewayService {
       if (answer.janus !== 'ack') waiting.cancel();
       else {
         const event = await waiting.promise;
+        if (!event && tracker.isEnded) {
+          throw new DomainError('service-unavailable', 'The gateway session ended before the plugin answered the offer', { component: 'janus' });
+        }
         if (!event) {
           throw new DomainError('bad-gateway', `The gateway plugin did not answer the offer within ${this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS} ms`, { component: 'plugin' });
         }

@@ -71,6 +71,11 @@ export class SessionTracker {
     return handleId === undefined ? [...this.recent] : this.recent.filter((e) => e.sender === handleId);
   }
 
+  /** Whether the tracker stopped (session destroyed, gone, idle or unreachable). */
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
   /** Handles whose PeerConnection is up. */
   liveHandles(): number[] {
     return [...this.mediaUp];
