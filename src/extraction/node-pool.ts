@@ -124,7 +124,8 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       slot.timer = setTimeout(() => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'), job.timeoutMs);
       const { timeoutMs: _t, ...analyseOpts } = job.opts;
       const msg: WorkerJob = job.crash ? { type: 'crash', id: job.id } : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts };
-      slot.worker.postMessage(msg);
+      // The bytes are our own copy (see submit): transfer them instead of cloning again.
+      slot.worker.postMessage(msg, job.crash ? [] : [job.bytes.buffer as ArrayBuffer]);
     }
   };
 
