@@ -131,6 +131,8 @@ export interface FaceSamplesTable {
   quality: number | null;
   liveness_score: number | null;
   template_version: string;
+  /** The template extracted from this sample (format v1). */
+  template: Uint8Array | null;
   created_at: Stamp;
 }
 
@@ -144,6 +146,8 @@ export interface VoiceSamplesTable {
   quality: number | null;
   speech_ratio: number | null;
   template_version: string;
+  /** The template extracted from this sample (format v1). */
+  template: Uint8Array | null;
   created_at: Stamp;
 }
 

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import * as initial from './2026_11_25_0001_initial.js';
+import * as sampleTemplates from './2026_11_25_0002_sample_templates.js';
 
 /**
  * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
@@ -7,4 +8,5 @@ import * as initial from './2026_11_25_0001_initial.js';
  */
 export const migrations: Record<string, Migration> = {
   '2026_11_25_0001_initial': initial,
+  '2026_11_25_0002_sample_templates': sampleTemplates,
 };
