@@ -120,8 +120,8 @@ export const RemoteVerifyRequest = z.strictObject({
 
 export const RemoteVerifyResult = z.object({
   verified: z.boolean(),
-  score,
-  threshold: score,
+  score: matchScore,
+  threshold: matchScore,
   operationUuid: uuid,
   subjectId: SubjectIdString.optional(),
 });
