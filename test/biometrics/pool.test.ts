@@ -96,3 +96,12 @@ describe('inline extractor', () => {
     await expect(ex.analyseFace(img)).rejects.toMatchObject({ code: 'EXTRACTOR_CLOSED' });
   });
 });
+
+describe('pool start-up', () => {
+  it('fails with MODEL_UNAVAILABLE naming the missing file when models are absent', async () => {
+    await expect(createNodePoolExtractor({ size: 1, modelsDir: '/nonexistent-models' })).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      message: expect.stringMatching(/fr_detect\.onnx.*fetch-models/),
+    });
+  });
+});
