@@ -58,6 +58,17 @@ export interface SigningKeysTable {
   retired_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** The service's template keys (Ed25519 signing, JWE encryption); see services/templates/keys.ts. */
+export interface ServiceKeysTable {
+  id: string;
+  purpose: 'template-signing' | 'template-encryption';
+  alg: string;
+  private_jwk: Json<Record<string, unknown>>;
+  public_jwk: Json<Record<string, unknown>>;
+  created_at: Stamp;
+  retired_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface SettingsTable {
   key: string;
   value: Json<unknown>;
@@ -216,6 +227,7 @@ export interface Database {
   oauth_codes: OauthCodesTable;
   refresh_tokens: RefreshTokensTable;
   signing_keys: SigningKeysTable;
+  service_keys: ServiceKeysTable;
   settings: SettingsTable;
   exceptions: ExceptionsTable;
   subjects: SubjectsTable;

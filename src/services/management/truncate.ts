@@ -10,6 +10,8 @@ import type { ServiceContext } from '../context.js';
 export const KEPT_TABLES: readonly string[] = [
   'kysely_migration', 'kysely_migration_lock', 'settings', 'accounts', 'oauth_clients', 'oauth_codes', 'refresh_tokens',
   'signing_keys', 'licences', 'usage_counters',
+  // Template keys: clearing them would invalidate every QR code and encrypted template already handed out.
+  'service_keys',
 ];
 
 /**
