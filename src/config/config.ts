@@ -25,6 +25,8 @@ export const configSchema = z.object({
   BIMS_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
   /** Signing keys older than this are replaced by a fresh one; older keys keep verifying until retired. */
   BIMS_SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
+  /** Face extraction worker threads (Node); 0 means one per core. */
+  BIMS_EXTRACTION_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
   BIMS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Comma-separated origins allowed by CORS; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),

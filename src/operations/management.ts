@@ -21,14 +21,14 @@ export const managementOperations = [
     id: 'getManagementInfo', method: 'get', path: '/management/info', surfaces: everywhere, area,
     summary: 'Information and vital parameters of management',
     response: { description: 'Version, uptime, database, counts, worker pool and licence state', schema: ManagementInfo },
-    handle: ({ services }) => managementInfo(services.ctx),
+    handle: ({ services }) => managementInfo(services),
   }),
   defineOperation({
     id: 'getAdjudicatorManagementInfo', method: 'get', path: '/management/info', surfaces: ['root'], rootPrefix: '/adjudicator', area,
     summary: 'Information and vital parameters of management',
     description: 'The same information as getManagementInfo, for adjudicator consoles.',
     response: { description: 'Version, uptime, database, counts, worker pool and licence state', schema: ManagementInfo },
-    handle: ({ services }) => managementInfo(services.ctx),
+    handle: ({ services }) => managementInfo(services),
   }),
   defineOperation({
     id: 'getDefaultProperties', method: 'get', path: '/management/default-properties', surfaces: everywhere, area,
@@ -90,6 +90,11 @@ export const managementOperations = [
     summary: 'Clears the whole database except the schema version record and the settings',
     description: 'Accounts, OAuth clients and tokens, signing keys, licences and usage stay, so nobody is locked out. One transaction.',
     response: { description: 'Rows removed per table', schema: TruncateResult },
-    handle: ({ services }) => truncateDatabase(services.ctx),
+    handle: async ({ services }) => {
+      const removed = await truncateDatabase(services.ctx);
+      // The gallery mirrors rows that are now gone.
+      services.gallery.reset();
+      return removed;
+    },
   }),
 ];

@@ -8,6 +8,7 @@ import { ensureInitialAdmin } from '../services/accounts/accounts.js';
 import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';
 import { VERSION } from '../version.js';
+import type { Extractor } from '../extraction/index.js';
 
 export interface BootOptions {
   config: Config;
@@ -21,6 +22,8 @@ export interface BootOptions {
   announceAdminPassword?: (password: string) => void;
   clientAddress?: AppDeps['clientAddress'];
   readAsset?: AppDeps['readAsset'];
+  /** Makes the face extractor on first use (a worker pool on Node, inline elsewhere); absent: biometric operations answer 503. */
+  createExtractor?: () => Promise<Extractor>;
 }
 
 export interface Booted {
@@ -57,7 +60,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     (options.announceAdminPassword ?? ((p) => log.warn('created the admin account with a generated password; set BIMS_ADMIN_PASSWORD to choose one', { username: 'admin', password: p })))(password);
   });
   await ensureBuiltinClients(ctx);
-  const services = createServices(ctx);
+  const services = createServices(ctx, { createExtractor: options.createExtractor });
   await reportNode(ctx);
   const heartbeat = setInterval(() => void reportNode(ctx).catch(() => {}), 30_000);
   (heartbeat as { unref?: () => void }).unref?.();
@@ -68,6 +71,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     async close() {
       clearInterval(heartbeat);
       services.gateway.close();
+      await services.extractors.close();
       await database.close();
     },
   };

@@ -5,6 +5,7 @@ import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
 import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
 import { createLogger } from '../services/logger.js';
+import { createExtractor } from '../extraction/index.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
@@ -32,6 +33,8 @@ async function main(): Promise<void> {
       console.log(`\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`),
     clientAddress: (_request, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
     readAsset: nodeAssetReader(),
+    createExtractor: () =>
+      createExtractor({ mode: 'worker-threads', ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
   });
   const server = serve({ fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     booted.services.ctx.log.info('listening', {

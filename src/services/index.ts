@@ -2,6 +2,9 @@ import type { ServiceContext } from './context.js';
 import { AuthService } from './auth/auth-service.js';
 import { SettingsService } from './settings/settings.js';
 import { GatewayService } from './gateway/gateway-service.js';
+import { GalleryCache } from './gallery/gallery-cache.js';
+import { ExtractorProvider } from './biometrics/extractor-provider.js';
+import type { Extractor } from '../extraction/index.js';
 
 /** The services a request can reach; built once per process by {@link createServices}. */
 export interface Services {
@@ -11,8 +14,19 @@ export interface Services {
   settings: SettingsService;
   /** The media gateway (Janus, through the sidecar); holds the keepalive timers of live sessions. */
   gateway: GatewayService;
+  /** The face extractor, started on first use. */
+  extractors: ExtractorProvider;
+  /** The in-memory gallery of ENROLLED templates, in step with the database. */
+  gallery: GalleryCache;
 }
 
-export function createServices(ctx: ServiceContext): Services {
-  return { ctx, auth: new AuthService(ctx), settings: new SettingsService(ctx), gateway: new GatewayService(ctx) };
+export function createServices(ctx: ServiceContext, options: { createExtractor?: () => Promise<Extractor> } = {}): Services {
+  return {
+    ctx,
+    auth: new AuthService(ctx),
+    settings: new SettingsService(ctx),
+    gateway: new GatewayService(ctx),
+    extractors: new ExtractorProvider(options.createExtractor),
+    gallery: new GalleryCache(ctx),
+  };
 }

@@ -1,3 +1,4 @@
+import { CURRENT_FACE_TEMPLATE_VERSION } from '../../src/services/management/template-version.js';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json as jsonb } from '../../src/db/json.js';
@@ -163,7 +164,7 @@ for (const dialect of dialects) {
       const before = await ok('GET', '/admin/management/info');
       expect(before).toMatchObject({
         version: '0.1.0',
-        templateVersion: 'none',
+        templateVersion: CURRENT_FACE_TEMPLATE_VERSION,
         database: { dialect, serverVersion: expect.stringMatching(/^PostgreSQL \d+/) },
         counts: { subjects: { total: 0, ENROLLED: 0, PENDING_ADJUDICATION: 0, REJECTED: 0 }, operations: 0, accounts: 1, pendingAdjudicationCases: 0, exceptions: 0 },
         node: { id: booted.services.ctx.node.id, hostname: 'test-host', runtime: 'test' },

@@ -1,5 +1,6 @@
 import { serverVersion } from '../../db/connect.js';
 import type { ServiceContext } from '../context.js';
+import type { Services } from '../index.js';
 import { CURRENT_FACE_TEMPLATE_VERSION } from './template-version.js';
 
 const subjectStatuses = ['ENROLLED', 'PENDING_ADJUDICATION', 'REJECTED'] as const;
@@ -36,17 +37,19 @@ async function pendingCases(ctx: ServiceContext) {
 
 /**
  * Information and vital parameters of this node: version, template version, uptime, database, live counts,
- * and the state of the worker pool and licence. The worker pool and licence are not wired into the services
- * yet, so they report 'not-configured' and 'unlicensed' until their areas replace these two fields.
+ * and the state of the extraction worker pool and licence. Licensing is not built yet, so it reports
+ * 'unlicensed' until that area replaces the field.
  */
-export async function managementInfo(ctx: ServiceContext) {
-  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions] = await Promise.all([
+export async function managementInfo(services: Services) {
+  const { ctx } = services;
+  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool] = await Promise.all([
     serverVersion(ctx.db),
     subjectCounts(ctx),
     countOf(ctx, 'operations'),
     countOf(ctx, 'accounts'),
     pendingCases(ctx),
     countOf(ctx, 'exceptions'),
+    services.extractors.stats(),
   ]);
   return {
     version: ctx.node.version,
@@ -56,7 +59,7 @@ export async function managementInfo(ctx: ServiceContext) {
     database: { dialect: ctx.dialect, serverVersion: version },
     counts: { subjects, operations, accounts, pendingAdjudicationCases, exceptions },
     node: { id: ctx.node.id, hostname: ctx.node.hostname, runtime: ctx.node.runtime },
-    workerPool: { state: 'not-configured' },
+    workerPool,
     licence: { state: 'unlicensed' },
   };
 }

@@ -1,8 +1,8 @@
+import manifest from '../../../wasm/models/manifest.json' with { type: 'json' };
+
 /**
- * The version of the face templates this build makes, as management info reports it.
- *
- * A placeholder: the face engine has not been wired into the services yet, so no template is made and the
- * version is 'none'. When the face engine lands, replace this with the version its model manifest names, so
- * that info, stored templates and re-extraction all agree.
+ * The version of the face templates this build makes: named by the model manifest, the same string the
+ * extractor writes into every template, so info, stored templates and re-extraction all agree. Read from
+ * the manifest rather than the extractor so that reporting it never loads onnxruntime.
  */
-export const CURRENT_FACE_TEMPLATE_VERSION: string = 'none';
+export const CURRENT_FACE_TEMPLATE_VERSION: string = manifest.templateVersion;
