@@ -19,6 +19,11 @@ export const configSchema = z.object({
   BIMS_AUTH_URL: z.string().url().optional(),
   /** Largest request body accepted, in bytes (413 above). Enrolment carries base64 images, hence the size. */
   BIMS_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
+  /**
+   * Largest total of files one download (ZIP of images, voice recordings) may hold, in bytes; above it the
+   * download answers 422. Stays far below 4 GiB because the ZIP writer has no ZIP64.
+   */
+  BIMS_MAX_DOWNLOAD_BYTES: z.coerce.number().int().min(1024).max(2 ** 31).default(256 * 1024 * 1024),
   /** PBKDF2-SHA256 iterations for new password hashes (OWASP 2023 recommends 600,000). */
   BIMS_PASSWORD_ITERATIONS: z.coerce.number().int().min(10_000).max(10_000_000).default(600_000),
   BIMS_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
