@@ -36,6 +36,16 @@ describe('template format v1', () => {
     expect(encodeFaceTemplate(V, { embedding: e, quality: 87 })).toEqual(make(e, 87));
   });
 
+  it('parses bytes that are a view into a larger buffer (database drivers hand out pooled Buffers)', () => {
+    const bytes = make(unitVector(3));
+    const pool = new Uint8Array(8192).fill(7);
+    pool.set(bytes, 1000);
+    const view = Buffer.from(pool.buffer, 1000, bytes.length);
+    const parsed = parseTemplate(view);
+    expect(parsed.records[0].q).toHaveLength(512);
+    expect(parsed.records[0].q).toEqual(parseTemplate(bytes).records[0].q);
+  });
+
   it('has the documented layout: magic, version, header, 8-byte record header, CRC-32 trailer', () => {
     const b = make();
     expect(Array.from(b.subarray(0, 5))).toEqual([0x42, 0x49, 0x4d, 0x54, 1]);

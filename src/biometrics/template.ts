@@ -144,7 +144,9 @@ export function parseTemplate(bytes: Uint8Array): Template {
     const scale = dv.getFloat32(o + 4, true);
     if (dims === 0 || !(scale > 0) || !Number.isFinite(scale)) throw bad('bad record header');
     if (o + 8 + dims > bytes.length) throw bad('truncated');
-    records.push({ modality, quality: qual === 255 ? null : qual, q: new Int8Array(bytes.slice(o + 8, o + 8 + dims).buffer), scale });
+    // A copy through Int8Array (not `bytes.slice().buffer`): Node Buffers from drivers are views into a shared
+    // pool, where `slice` does not copy and `.buffer` is the whole pool.
+    records.push({ modality, quality: qual === 255 ? null : qual, q: new Int8Array(bytes.buffer, bytes.byteOffset + o + 8, dims).slice(), scale });
     o += 8 + dims;
   }
   if (o + 4 !== bytes.length) throw bad(o + 4 > bytes.length ? 'truncated' : 'trailing bytes');

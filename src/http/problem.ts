@@ -38,13 +38,14 @@ export interface Problem {
 /** Build the problem document for a domain error. */
 export function problemOf(error: DomainError, instance?: string): Problem {
   const entry = problemTable[error.code];
+  // Extensions first, so that none can override the standard members.
   return {
+    ...error.extras,
     type: `${PROBLEM_BASE}/${error.code}`,
     title: entry.title,
     status: entry.status,
     detail: error.detail,
     ...(instance ? { instance } : {}),
-    ...error.extras,
   };
 }
 
@@ -57,7 +58,7 @@ export function problemResponse(c: Context, error: DomainError): Response {
       error.extras.bearerError ? `, error="${String(error.extras.bearerError)}"` : ''
     }`;
   }
-  if (error.code === 'too-many-requests' && typeof error.extras.retryAfterSeconds === 'number') {
+  if ((error.code === 'too-many-requests' || error.code === 'service-unavailable') && typeof error.extras.retryAfterSeconds === 'number') {
     headers['Retry-After'] = String(Math.ceil(error.extras.retryAfterSeconds));
   }
   delete problem.bearerError;

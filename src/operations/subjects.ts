@@ -1,12 +1,15 @@
 import { binary, CountSchema, z } from '../schemas/common.js';
-import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams, zipDownload } from '../schemas/biometric-data.js';
+import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams } from '../schemas/biometric-data.js';
 import { DeletedCount } from '../schemas/primitives.js';
 import {
-  ClearDbQuery, CreateSubjectRequest, DeleteSubjectQuery, DeleteSubjectsByUuidRequest, DeleteSubjectsRequest, EnrolledModalities,
+  ClearDbQuery, ClearDbResult, CreateSubjectRequest, DeleteSubjectQuery, DeleteSubjectsByUuidRequest, DeleteSubjectsRequest, EnrolledModalities,
   GetTemplateModalitiesRequest, MultimodalSubject, ReextractSubjectRequest, ReextractSubjectResult, Subject, SubjectId, SubjectIdListQuery,
   SubjectIdLowerParams, SubjectIdQuery, SubjectQRCode, SubjectsCountQuery, SubjectsQuery, TemplateModalities,
 } from '../schemas/subjects.js';
+import { handleSubjectQrCode, handleTemplateModalities } from './template-handlers.js';
+import { subjectHandlers } from './subject-handlers.js';
 import { defineOperation } from './types.js';
+import { enrolSubject } from '../services/enrolment/enrol.js';
 
 const area = 'Subjects';
 const adminRoot = ['admin', 'root'] as const;
@@ -23,84 +26,84 @@ export const subjectOperations = [
     request: { body: CreateSubjectRequest },
     status: 201,
     response: { description: 'The new subject', schema: Subject },
-    missing,
+    handle: ({ services, body, principal, surface }) => enrolSubject(services, body, { principal, surface }),
   }),
   defineOperation({
     id: 'getSubjects', method: 'get', path: '/subjects', surfaces: adminRoot, area,
     summary: 'Subjects by a custom filter',
     request: { query: SubjectsQuery },
     response: { description: 'A page of subjects', schema: z.array(Subject) },
-    missing,
+    handle: subjectHandlers.getSubjects,
   }),
   defineOperation({
     id: 'getSubjectsCount', method: 'get', path: '/subjects/count', surfaces: adminRoot, area,
     summary: 'Counts subjects by a filter',
     request: { query: SubjectsCountQuery },
     response: { description: 'How many subjects match', schema: CountSchema },
-    missing,
+    handle: subjectHandlers.getSubjectsCount,
   }),
   defineOperation({
     id: 'getSubjectsIdList', method: 'get', path: '/subjects/id-list', surfaces: all, area,
     summary: 'List of subject identifiers',
     request: { query: SubjectIdListQuery },
     response: { description: 'A page of subject identifiers', schema: z.array(SubjectId) },
-    missing,
+    handle: subjectHandlers.getSubjectsIdList,
   }),
   defineOperation({
     id: 'getSubjectById', method: 'get', path: '/subjects/id/{id}', surfaces: adminRoot, area,
     summary: 'Subject by identifier',
     request: { params: IdParams },
     response: { description: 'The subject', schema: Subject },
-    missing,
+    handle: subjectHandlers.getSubjectById,
   }),
   defineOperation({
     id: 'getSubjectBySubjectId', method: 'get', path: '/subjects/{subjectId}', surfaces: adminRoot, area,
     summary: 'Subject by subject identifier',
     request: { params: SubjectIdParams },
     response: { description: 'The subject', schema: Subject },
-    missing,
+    handle: subjectHandlers.getSubjectBySubjectId,
   }),
   defineOperation({
     id: 'getSubjectByOperationId', method: 'get', path: '/subjects/operation/{uuid}', surfaces: all, area,
     summary: 'Subject by operation UUID',
     request: { params: UuidParams },
     response: { description: 'The subject the operation concerned', schema: Subject },
-    missing,
+    handle: subjectHandlers.getSubjectByOperationId,
   }),
   defineOperation({
     id: 'getMultimodalSubjects', method: 'get', path: '/subjects/multimodal', surfaces: adminRoot, area,
     summary: 'Multimodal subjects by a custom filter',
     request: { query: SubjectsQuery },
     response: { description: 'A page of multimodal subjects', schema: z.array(MultimodalSubject) },
-    missing,
+    handle: subjectHandlers.getMultimodalSubjects,
   }),
   defineOperation({
     id: 'getMultimodalSubjectById', method: 'get', path: '/subjects/multimodal/id/{id}', surfaces: adminRoot, area,
     summary: 'Multimodal subject by identifier',
     request: { params: IdParams },
     response: { description: 'The multimodal subject', schema: MultimodalSubject },
-    missing,
+    handle: subjectHandlers.getMultimodalSubjectById,
   }),
   defineOperation({
     id: 'getMultimodalSubjectBySubjectId', method: 'get', path: '/subjects/multimodal/{subjectId}', surfaces: adminRoot, area,
     summary: 'Multimodal subject by subject identifier',
     request: { params: SubjectIdParams },
     response: { description: 'The multimodal subject', schema: MultimodalSubject },
-    missing,
+    handle: subjectHandlers.getMultimodalSubjectBySubjectId,
   }),
   defineOperation({
     id: 'getMultimodalSubjectByOperationId', method: 'get', path: '/subjects/multimodal/operation/{uuid}', surfaces: all, area,
     summary: 'Multimodal subject by operation UUID',
     request: { params: UuidParams },
     response: { description: 'The multimodal subject the operation concerned', schema: MultimodalSubject },
-    missing,
+    handle: subjectHandlers.getMultimodalSubjectByOperationId,
   }),
   defineOperation({
     id: 'getSubjectsEnrolledModalities', method: 'get', path: '/subjects/modality/types', surfaces: all, area,
     summary: 'Modalities to which the subject is already enrolled',
     request: { query: SubjectIdQuery },
     response: { description: 'The enrolled modalities', schema: EnrolledModalities },
-    missing,
+    handle: subjectHandlers.getSubjectsEnrolledModalities,
   }),
   defineOperation({
     id: 'getSubjectsQRCodeBySubjectId', method: 'get', path: '/subjects/qrcode/{subjectid}', surfaces: all, area,
@@ -109,14 +112,14 @@ export const subjectOperations = [
       "The subject's compact face template, signed by the service (Ed25519), as a QR code: PNG by default, SVG on Accept: image/svg+xml, SubjectQRCode on Accept: application/json.",
     request: { params: SubjectIdLowerParams },
     response: { description: 'The QR code', schema: SubjectQRCode, content: { 'image/png': binary, 'image/svg+xml': binary } },
-    missing,
+    handle: handleSubjectQrCode,
   }),
   defineOperation({
     id: 'getTemplateModalities', method: 'post', path: '/subjects/qrcode/modalities', surfaces: all, area,
     summary: 'Modality types contained in a template',
     request: { body: GetTemplateModalitiesRequest },
     response: { description: 'The modalities, template version and signature state', schema: TemplateModalities },
-    missing,
+    handle: handleTemplateModalities,
   }),
   defineOperation({
     id: 'reextractSubject', method: 'post', path: '/subjects/reextract-subject', surfaces: all, area,
@@ -128,41 +131,45 @@ export const subjectOperations = [
   defineOperation({
     id: 'downloadSubjectsInfoBulk', method: 'get', path: '/subjects/download', surfaces: adminRoot, area,
     summary: 'Downloads data of subjects from a list of identifiers',
-    description: '`ids` are internal subject identifiers; the ZIP holds each subject as JSON with its samples.',
+    description:
+      '`ids` are internal subject identifiers. Answers a `subjects.json` attachment: the subjects as `Subject` JSON with their sample descriptions, in the order asked (no image, audio or template bytes; the biometric data downloads serve those). Unknown identifiers: 404 naming all of them.',
     request: { query: NumericIdsQuery },
-    response: zipDownload('The subjects'),
-    missing,
+    response: { description: 'The subjects (Content-Disposition: attachment; filename="subjects.json")', schema: z.array(Subject) },
+    handle: subjectHandlers.downloadSubjectsInfoBulk,
   }),
   defineOperation({
     id: 'deleteSubject', method: 'delete', path: '/subjects/id/', surfaces: adminRoot, area,
     summary: 'Deletes a subject with its operations and biometric data by subject identifier',
-    description: 'Names the subject by `subjectId`, or by its internal `id`.',
+    description:
+      'Names the subject by `subjectId`, or by its internal `id`. Removes, in one transaction, the subject, its samples, images and templates, its operations (those naming it, its enrolment, and those that stored its samples) with their unowned samples, and its open (pending or conflicted) adjudication cases as probe; solved cases stay as the audit. 404 when it does not exist.',
     request: { query: DeleteSubjectQuery },
     response: { description: 'How many subjects were deleted', schema: DeletedCount },
-    missing,
+    handle: subjectHandlers.deleteSubject,
   }),
   defineOperation({
     id: 'deleteSubjects', method: 'delete', path: '/subjects', surfaces: adminRoot, area,
     summary: 'Deletes subjects by subject identifiers',
+    description: 'All or nothing: an unknown subjectId is a 404 naming every unknown one (`missing`), and nothing is deleted. Each subject goes as deleteSubject describes.',
     request: { body: DeleteSubjectsRequest },
     response: { description: 'How many subjects were deleted', schema: DeletedCount },
-    missing,
+    handle: subjectHandlers.deleteSubjects,
   }),
   defineOperation({
     id: 'deleteSubjectsByUUID', method: 'delete', path: '/subjects/delete', surfaces: adminRoot, area,
     summary: 'Deletes subjects by operation UUID',
-    description: 'Deletes the subjects the given operations concern.',
+    description:
+      'Deletes the subjects the given operations concern (their enrolment, samples, or the operation naming them), as deleteSubject describes. All or nothing: a UUID that concerns no subject is a 404 naming every such UUID (`missing`).',
     request: { body: DeleteSubjectsByUuidRequest },
     response: { description: 'How many subjects were deleted', schema: DeletedCount },
-    missing,
+    handle: subjectHandlers.deleteSubjectsByUUID,
   }),
   defineOperation({
     id: 'clearDb', method: 'delete', path: '/subjects/clear-db', surfaces: all, area,
     summary: 'Clears all of the store, or only entries matching a prefix, depending on use',
     description:
-      'Removes the subjects (with their operations, images and templates) whose subjectId starts with `prefix`; without a prefix, all of them, which the user surface refuses.',
+      'Removes the subjects whose subjectId starts with `prefix` (matched literally), each as deleteSubject describes (operations, samples, images, templates, open adjudication cases); without a prefix (or an empty one), every subject, which the user surface refuses with a 400 naming `query.prefix`. Answers the rows removed per table.',
     request: { query: ClearDbQuery },
-    response: { description: 'How many subjects were removed', schema: DeletedCount },
-    missing,
+    response: { description: 'How many subjects were removed, and the rows removed per table', schema: ClearDbResult },
+    handle: subjectHandlers.clearDb,
   }),
 ];

@@ -1,6 +1,6 @@
 import { pagingQuery, z } from './common.js';
 import { BiometricFaceData, BiometricVoiceData } from './biometric-data.js';
-import { Operation } from './operations.js';
+import { CandidateData, Operation } from './operations.js';
 import {
   Modality, SubjectIdString, TemplateBytes, TemplateVersion, createdRange, dateTime, faceSamples, idParam, numericId, score, uuid,
   voiceSamples,
@@ -26,21 +26,25 @@ export const Subject = z
     id: numericId.openapi({ description: 'Internal identifier' }),
     subjectId: SubjectIdString.openapi({ description: "The client's identifier, unique" }),
     status: SubjectStatus,
-    modalities: z.array(Modality),
-    templateVersion: TemplateVersion,
+    modalities: z.array(Modality).openapi({ description: 'FACE when it has face samples or a face template, VOICE likewise' }),
+    templateVersion: TemplateVersion.optional().openapi({ description: 'Absent only for a subject that holds no template' }),
     metadata: z.record(z.string(), z.unknown()),
     createdAt: dateTime,
     updatedAt: dateTime,
     enrollmentOperationUuid: uuid.optional(),
     faces: z.array(BiometricFaceData),
     voices: z.array(BiometricVoiceData),
+    candidates: z
+      .array(CandidateData)
+      .optional()
+      .openapi({ description: 'createSubject only: the gallery subjects that made this one REJECTED or PENDING_ADJUDICATION, best first' }),
   })
   .openapi('Subject');
 
 const ModalityTemplate = <T extends z.ZodType>(sample: T) =>
   z.object({
     templateVersion: TemplateVersion,
-    quality: score.openapi({ description: 'Quality of the modality template (best sample)' }),
+    quality: score.optional().openapi({ description: 'Quality of the modality (its best sample); absent when none was measured' }),
     samples: z.array(sample),
   });
 
@@ -68,6 +72,8 @@ export const SubjectQRCode = z
     templateVersion: TemplateVersion,
     payload: z.string().openapi({ format: 'byte', description: 'The signed compact template encoded in the code, base64' }),
     image: z.string().openapi({ format: 'byte', description: 'The QR code as PNG, base64' }),
+    qrVersion: z.number().int().min(1).max(40).optional().openapi({ description: 'QR version (size) of the code, byte mode, error correction M' }),
+    encryptedTemplate: z.string().optional().openapi({ description: 'The same template as a JWE for the service, for remoteVerify (too large for the code)' }),
   })
   .openapi('SubjectQRCode');
 
@@ -79,14 +85,16 @@ export const TemplateModalities = z
     subjectId: SubjectIdString.optional().openapi({ description: 'When the template names its subject (QR payloads do)' }),
     signed: z.boolean(),
     signatureValid: z.boolean().openapi({ description: 'False for an unsigned template or a bad signature' }),
+    issuedAt: dateTime.optional().openapi({ description: 'When the service signed it (signed payloads)' }),
   })
   .openapi('TemplateModalities', { description: 'What a template or QR payload contains' });
 
 export const EnrolledModalities = z
   .object({
     subjectId: SubjectIdString,
+    status: SubjectStatus.optional().openapi({ description: 'Only ENROLLED subjects are matched against' }),
     modalities: z.array(Modality),
-    templateVersion: TemplateVersion,
+    templateVersion: TemplateVersion.optional(),
   })
   .openapi('EnrolledModalities', { description: 'The modalities a subject is enrolled in' });
 
@@ -135,18 +143,53 @@ export const ReextractSubjectResult = z.object({
 });
 
 export const GetTemplateModalitiesRequest = z
-  .strictObject({ template: TemplateBytes })
+  .strictObject({
+    template: TemplateBytes.optional().openapi({ description: 'An exported template or a QR code payload' }),
+    payload: TemplateBytes.optional().openapi({ description: 'A QR code payload (the same as `template`)' }),
+  })
+  .refine((v) => (v.template === undefined) !== (v.payload === undefined), { path: ['template'], message: 'give exactly one of template and payload' })
   .openapi('GetTemplateModalitiesRequest', { description: 'An exported template or a QR code payload' });
 
 // ---- list parameters ----------------------------------------------------------------------------------
 
+/**
+ * Metadata equality as one JSON object in the query string (`metadata={"country":"FR"}`, URL-encoded): a
+ * subject matches when its metadata contains every given key with the given value (jsonb containment `@>`,
+ * so a nested object or array given here matches when it is contained). Anything but a JSON object is a 400.
+ */
+const metadataFilter = z
+  .string()
+  .max(4096, 'must be at most 4096 characters')
+  .transform((text, ctx) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object, e.g. {"country":"FR"}' });
+      return z.NEVER;
+    }
+    return value as Record<string, unknown>;
+  })
+  .optional()
+  .openapi({
+    type: 'string',
+    description: 'JSON object; subjects whose metadata contains these keys with these values',
+    example: '{"country":"FR"}',
+  });
+
 const subjectFilter = {
-  subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier prefix' }),
+  subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier prefix (matched literally: % and _ are not wildcards)' }),
   status: SubjectStatus.optional(),
   modality: Modality.optional(),
   templateVersion: TemplateVersion.optional(),
+  metadata: metadataFilter,
   ...createdRange,
 };
+/** The filter fields every subject list and count shares (services/subjects/filters.ts applies them). */
+export type SubjectFilter = z.output<z.ZodObject<typeof subjectFilter>>;
 const subjectSort = ['id', 'subjectId', 'status', 'createdAt', 'updatedAt'] as const;
 export const SubjectsQuery = z.strictObject({ ...subjectFilter, ...pagingQuery(subjectSort) });
 export const SubjectsCountQuery = z.strictObject(subjectFilter);
@@ -165,5 +208,26 @@ export const DeleteSubjectQuery = z
 export const DeleteSubjectsRequest = z.strictObject({ subjectIds: z.array(SubjectIdString).min(1).max(1000) });
 export const DeleteSubjectsByUuidRequest = z.strictObject({ uuids: z.array(uuid).min(1).max(1000) });
 export const ClearDbQuery = z.strictObject({
-  prefix: SubjectIdString.optional().openapi({ description: 'Only subjects whose subjectId starts with this; required on the user surface' }),
+  prefix: z
+    .string()
+    .max(128, 'must be at most 128 characters')
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
+    .optional()
+    .openapi({ description: 'Only subjects whose subjectId starts with this (literally); required (non-empty) on the user surface' }),
 });
+
+/** What `clearDb` removed, per table (adjudication decisions go with their cases). */
+export const ClearDbResult = z
+  .object({
+    deleted: z.number().int().min(0).openapi({ description: 'Subjects removed' }),
+    removed: z.object({
+      subjects: z.number().int().min(0),
+      operations: z.number().int().min(0),
+      images: z.number().int().min(0),
+      faceSamples: z.number().int().min(0),
+      voiceSamples: z.number().int().min(0),
+      templates: z.number().int().min(0),
+      adjudicationCases: z.number().int().min(0),
+    }),
+  })
+  .openapi({ description: 'How many subjects were removed, and the rows removed per table' });

@@ -1,0 +1,110 @@
+import { BiometricError, encodeFaceTemplate, isClientError, type FaceAnalysis, type ImageAnalysis } from '../../biometrics/index.js';
+import type { Services } from '../index.js';
+import { DomainError } from '../errors.js';
+import { faceCheckSettingsOf } from '../settings/face-checks.js';
+import type { OperationStatus } from '../operations/record.js';
+
+/** One face image that passed every gate, with what it yielded. */
+export interface AcceptedFace {
+  /** Position in the request's `faces` list. */
+  index: number;
+  bytes: Uint8Array;
+  analysis: ImageAnalysis;
+  /** The face the template was made from. */
+  face: FaceAnalysis;
+  /** Template format v1 of that face. */
+  template: Uint8Array;
+}
+
+/** Why a sample was refused: the operation status it gives, and a sentence for the client. */
+export interface GateFailure {
+  status: Extract<OperationStatus, 'NO_FACE_DETECTED' | 'MULTIPLE_FACES' | 'QUALITY_CHECK_FAILED' | 'LIVENESS_CHECK_FAILED'>;
+  index: number;
+  reason: string;
+  /** The checks of the refused image, so the client can see what to fix. */
+  analysis: ImageAnalysis;
+}
+
+export interface FaceGateOptions {
+  /** Refuse faces whose ICAO-style checks raised a warning. */
+  checkIcao?: boolean;
+  /** Demand passive liveness even when `liveness.mode` is NONE. */
+  detectLiveness?: boolean;
+  /** Where the images sit in the request, for error messages (e.g. `body.faces`). */
+  field: string;
+}
+
+/** Decode a base64 field already validated by the schema. */
+export function base64Bytes(text: string): Uint8Array {
+  const raw = atob(text);
+  const bytes = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Turn a face engine error into a domain error: the caller's bad bytes are a 400 naming the field; a full
+ * queue or a slow job is a 503 to retry; a missing model is a 503 that says so.
+ */
+export function extractionError(error: unknown, field: string): unknown {
+  if (!BiometricError.is(error)) return error;
+  if (isClientError(error.code)) {
+    return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
+  }
+  if (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'MODEL_UNAVAILABLE' || error.code === 'EXTRACTOR_CLOSED') {
+    return new DomainError('service-unavailable', `Face extraction is unavailable: ${error.message}`, { reason: error.code, retryAfterSeconds: 2 });
+  }
+  return error;
+}
+
+const area = (f: FaceAnalysis) => f.rectangle.width * f.rectangle.height;
+
+/**
+ * Analyse face images in the worker pool (in parallel, outside any transaction) and apply the gates of the
+ * settings: one face per image (or the largest, when `faces.allowMultiple`), minimum quality, liveness when
+ * asked for, and no ICAO warnings when `checkIcao`. All or nothing: the first failing image (in request
+ * order) is reported, and no template is made for any.
+ */
+export async function analyseFaces(
+  services: Services,
+  images: string[],
+  options: FaceGateOptions,
+): Promise<{ accepted: AcceptedFace[]; failure?: undefined } | { accepted?: undefined; failure: GateFailure }> {
+  const extractor = await services.extractors.get();
+  const [checkSettings, allowMultiple, minQuality, livenessMode, livenessThreshold] = await Promise.all([
+    faceCheckSettingsOf(services.settings),
+    services.settings.get('faces.allowMultiple'),
+    services.settings.get('quality.face.minimum'),
+    services.settings.get('liveness.mode'),
+    services.settings.get('liveness.threshold'),
+  ]);
+  const decoded = images.map(base64Bytes);
+  const analyses = await Promise.all(
+    decoded.map((bytes, index) =>
+      extractor.analyseFace(bytes, { checks: true, tokenImage: true, settings: checkSettings }).catch((error: unknown) => {
+        throw extractionError(error, `${options.field}.${index}.image`);
+      }),
+    ),
+  );
+  const requireLiveness = livenessMode === 'PASSIVE' || options.detectLiveness === true;
+  const accepted: AcceptedFace[] = [];
+  for (const [index, analysis] of analyses.entries()) {
+    const fail = (status: GateFailure['status'], reason: string) => ({ failure: { status, index, reason: `${options.field}.${index}: ${reason}`, analysis } });
+    if (analysis.faces.length === 0) return fail('NO_FACE_DETECTED', 'no face was found in the image');
+    if (analysis.faces.length > 1 && !allowMultiple) {
+      return fail('MULTIPLE_FACES', `${analysis.faces.length} faces were found; one is expected (setting faces.allowMultiple)`);
+    }
+    const face = analysis.faces.reduce((best, f) => (area(f) > area(best) ? f : best));
+    if (face.quality < minQuality) {
+      return fail('QUALITY_CHECK_FAILED', `face quality ${face.quality.toFixed(0)} is below the minimum ${minQuality} (setting quality.face.minimum)`);
+    }
+    if (requireLiveness && !(face.livenessScore >= livenessThreshold)) {
+      return fail('LIVENESS_CHECK_FAILED', `liveness score ${face.livenessScore.toFixed(0)} is below ${livenessThreshold} (setting liveness.threshold)`);
+    }
+    if (options.checkIcao && face.icaoWarnings.length > 0) {
+      return fail('QUALITY_CHECK_FAILED', `the face raised ICAO warnings: ${face.icaoWarnings.join(', ')}`);
+    }
+    accepted.push({ index, bytes: decoded[index]!, analysis, face, template: encodeFaceTemplate(extractor.templateVersion, face) });
+  }
+  return { accepted };
+}

@@ -1,0 +1,215 @@
+import type { z } from 'zod';
+import { parseTemplate, faceRecord, BiometricError } from '../../biometrics/index.js';
+import { json } from '../../db/json.js';
+import type { CreateSubjectRequest } from '../../schemas/subjects.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Surface } from '../../operations/types.js';
+import type { Services } from '../index.js';
+import { DomainError, conflict } from '../errors.js';
+import { analyseFaces, base64Bytes, type AcceptedFace } from '../biometrics/face-samples.js';
+import { recordOperation, type OperationStatus, type StoredCandidate } from '../operations/record.js';
+import { deduplicate, type DedupOutcome } from './deduplicate.js';
+import { serialised } from './serialise.js';
+
+type Request = z.output<typeof CreateSubjectRequest>;
+
+interface Caller {
+  principal: Principal;
+  surface: Surface;
+}
+
+const statusOfOutcome: Record<DedupOutcome['status'], OperationStatus> = {
+  ENROLLED: 'SUCCESS',
+  PENDING_ADJUDICATION: 'PENDING_ADJUDICATION',
+  REJECTED: 'DUPLICATE_FOUND',
+};
+
+/**
+ * Enrol a subject: extract every face (all or nothing, outside any transaction), apply the quality gates,
+ * deduplicate against the ENROLLED gallery of the same template version, then store the subject, its
+ * samples, images and templates, the ENROLL operation and (for a possible duplicate) a pending adjudication
+ * case in one transaction. Only an ENROLLED subject joins the gallery, after the commit.
+ *
+ * A refused enrolment stores nothing but its operation (status says why) and answers 422 naming the reason.
+ */
+export async function enrolSubject(services: Services, request: Request, caller: Caller) {
+  const { ctx } = services;
+  const started = performance.now();
+  const uuid = crypto.randomUUID();
+  if (request.voices?.length) {
+    throw new DomainError('unprocessable', 'body.voices: voice enrolment needs the voice engine, which is not built yet (issue 6); enrol faces for now', {
+      errors: [{ field: 'body.voices', message: 'voice enrolment is not available yet' }],
+    });
+  }
+  const existing = await ctx.db.selectFrom('subjects').select('id').where('subject_id', '=', request.subjectId).executeTakeFirst();
+  if (existing) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
+
+  const faces = request.faces?.length ? await analyseFaces(services, request.faces.map((f) => f.image), {
+    field: 'body.faces',
+    checkIcao: request.options?.checkIcao,
+    detectLiveness: request.options?.detectLiveness,
+  }) : { accepted: [] as AcceptedFace[] };
+
+  const fail = async (status: OperationStatus, reason: string, extras: Record<string, unknown> = {}) => {
+    await recordOperation(ctx.db, {
+      uuid, type: 'ENROLL', status, subjectId: request.subjectId, modalities: ['FACE'],
+      details: { reason }, durationMs: performance.now() - started, principal: caller.principal, surface: caller.surface, at: ctx.now(),
+      checks: extras.checks,
+    });
+    throw new DomainError('unprocessable', reason, { operationUuid: uuid, operationStatus: status, ...extras });
+  };
+  if (faces.failure) {
+    const f = faces.failure;
+    await fail(f.status, f.reason, { sampleIndex: f.index, checks: { faceCount: f.analysis.faces.length, icaoWarnings: f.analysis.faces[0]?.icaoWarnings ?? [] } });
+  }
+  const accepted = faces.accepted!;
+
+  // An exported template may stand in for (or add to) the face images; it must be of the current version.
+  const extraTemplates: Uint8Array[] = [];
+  if (request.template) {
+    const bytes = base64Bytes(request.template);
+    let version: string;
+    try {
+      const parsed = parseTemplate(bytes);
+      if (!faceRecord(parsed)) throw new BiometricError('INVALID_TEMPLATE', 'the template has no face record');
+      version = parsed.templateVersion;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : 'unreadable template';
+      throw new DomainError('validation', `body.template: ${message}`, { errors: [{ field: 'body.template', message }] });
+    }
+    const current = (await services.extractors.get()).templateVersion;
+    if (version !== current) {
+      throw new DomainError('unprocessable', `body.template: template version ${version} differs from the current ${current}; re-extract it first`, {
+        errors: [{ field: 'body.template', message: 'template version differs from the current one' }],
+      });
+    }
+    extraTemplates.push(bytes);
+  }
+  const templates = [...accepted.map((a) => a.template), ...extraTemplates];
+  if (templates.length === 0) throw new DomainError('validation', 'body.faces: give at least one face image or a template', { errors: [{ field: 'body.faces', message: 'is required' }] });
+  const templateVersion = parseTemplate(templates[0]!).templateVersion;
+
+  // Deduplication and the insert run one enrolment at a time in this process, so two near-identical
+  // enrolments arriving together cannot both miss each other.
+  return serialised(async () => {
+    const outcome = request.options?.deduplicate === false ? { status: 'ENROLLED' as const, candidates: [] } : await deduplicate(services, templates);
+    const candidates: StoredCandidate[] = outcome.candidates;
+    const best = candidates[0];
+    const stored = await ctx.db.transaction().execute(async (trx) => {
+      const now = ctx.now();
+      const subject = await trx
+        .insertInto('subjects')
+        .values({
+          subject_id: request.subjectId, status: outcome.status, metadata: json(request.metadata ?? {}), template_version: templateVersion,
+          enrollment_operation_uuid: uuid, created_at: now, updated_at: now,
+        })
+        .onConflict((oc) => oc.column('subject_id').doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (!subject) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
+      const faceRows = [];
+      for (const face of accepted) {
+        const original = await trx
+          .insertInto('images')
+          .values({
+            operation_uuid: uuid, subject_ref: subject.id, kind: 'ORIGINAL', format: face.analysis.format.toUpperCase(),
+            width: face.analysis.width, height: face.analysis.height, bytes: face.bytes, created_at: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        if (face.analysis.tokenImage) {
+          await trx
+            .insertInto('images')
+            .values({ operation_uuid: uuid, subject_ref: subject.id, kind: 'TOKEN', format: 'PNG', width: 240, height: 320, bytes: face.analysis.tokenImage, created_at: now })
+            .execute();
+        }
+        const f = face.face;
+        faceRows.push(
+          await trx
+            .insertInto('face_samples')
+            .values({
+              subject_ref: subject.id, operation_uuid: uuid, image_id: original.id, rectangle: json(roundRect(f.rectangle)),
+              landmarks: json(f.landmarks), yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
+              liveness_score: finite(f.livenessScore), template_version: templateVersion, template: face.template, created_at: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        );
+      }
+      for (const template of extraTemplates) {
+        faceRows.push(
+          await trx
+            .insertInto('face_samples')
+            .values({
+              subject_ref: subject.id, operation_uuid: uuid, image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null),
+              template_version: templateVersion, template, created_at: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+        );
+      }
+      // The subject's compact template (QR codes, exports): that of its best-quality face.
+      const compact = accepted.length ? accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a)) : null;
+      await trx
+        .insertInto('templates')
+        .values({
+          subject_ref: subject.id, modality: 'FACE', template_version: templateVersion, data: compact?.template ?? extraTemplates[0]!,
+          quality: compact ? finite(compact.face.quality) : null, created_at: now,
+        })
+        .execute();
+      const operation = await recordOperation(trx, {
+        uuid, type: 'ENROLL', status: statusOfOutcome[outcome.status], subjectId: request.subjectId, modalities: ['FACE'],
+        score: best?.score ?? null, threshold: outcome.threshold ?? null, candidates, durationMs: performance.now() - started,
+        principal: caller.principal, surface: caller.surface, at: now,
+        details: { samples: accepted.length + extraTemplates.length },
+      });
+      if (outcome.status === 'PENDING_ADJUDICATION') {
+        await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
+      }
+      return { subject, faceRows, operation };
+    });
+    if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, templates);
+    return presentCreated(stored, candidates);
+  });
+}
+
+function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
+
+function roundRect(r: { x: number; y: number; width: number; height: number }) {
+  return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
+}
+
+/** The new subject as `Subject`, plus the candidates that decided its status. */
+function presentCreated(
+  stored: { subject: any; faceRows: any[]; operation: { uuid: string } },
+  candidates: StoredCandidate[],
+) {
+  const { subject } = stored;
+  return {
+    id: subject.id,
+    subjectId: subject.subject_id,
+    status: subject.status,
+    modalities: ['FACE'],
+    templateVersion: subject.template_version,
+    metadata: subject.metadata,
+    createdAt: new Date(subject.created_at).toISOString(),
+    updatedAt: new Date(subject.updated_at).toISOString(),
+    enrollmentOperationUuid: stored.operation.uuid,
+    faces: stored.faceRows.map((f) => ({
+      id: f.id,
+      uuid: f.operation_uuid,
+      subjectId: subject.subject_id,
+      ...(f.image_id !== null ? { imageId: f.image_id } : {}),
+      rectangle: f.rectangle,
+      ...(f.yaw !== null ? { yaw: f.yaw, pitch: f.pitch, roll: f.roll } : {}),
+      ...(f.quality !== null ? { quality: f.quality } : {}),
+      ...(f.liveness_score !== null ? { livenessScore: f.liveness_score } : {}),
+      templateVersion: f.template_version,
+      createdAt: new Date(f.created_at).toISOString(),
+    })),
+    voices: [],
+    candidates,
+  };
+}
