@@ -5,6 +5,7 @@ import {
   RemoteVerifyRequest, RemoteVerifyResult,
 } from '../schemas/operations.js';
 import { DeletedCount } from '../schemas/primitives.js';
+import { handleRemoteVerify } from './template-handlers.js';
 import { defineOperation } from './types.js';
 
 const area = 'Operations';
@@ -81,6 +82,6 @@ export const operationOperations = [
       'The device extracts a fresh template with the client SDK and sends it with the enrolled template the service encrypted for itself (JWE); the service decrypts, matches and records a REMOTE_VERIFY operation. No sample leaves the device.',
     request: { body: RemoteVerifyRequest },
     response: { description: 'The verification result', schema: RemoteVerifyResult },
-    missing,
+    handle: handleRemoteVerify,
   }),
 ];

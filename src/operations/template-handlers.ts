@@ -1,0 +1,79 @@
+import { fromBase64, toBase64 } from '../auth/password.js';
+import { templateModalities } from '../services/templates/modalities.js';
+import { qrPng, qrSvg } from '../services/templates/qr.js';
+import { remoteVerify } from '../services/templates/remote-verify.js';
+import { subjectQrCode } from '../services/templates/subject-qrcode.js';
+import type { HandlerInput } from './types.js';
+
+/**
+ * Handlers of the template operations (QR code, template modalities, remote verification): they adapt HTTP
+ * (base64 fields, content negotiation) to the services in services/templates, which know nothing of HTTP.
+ */
+
+/** QR codes carry a biometric template: never cached by browsers or proxies. */
+const NO_STORE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
+
+/** `getSubjectsQRCodeBySubjectId`: PNG by default, SVG or the SubjectQRCode JSON when the Accept header prefers them. */
+export async function handleSubjectQrCode({ services, params, request }: HandlerInput) {
+  const qr = await subjectQrCode(services.ctx, params.subjectid);
+  const type = negotiate(request.headers.get('accept'), ['image/png', 'image/svg+xml', 'application/json']);
+  if (type === 'image/svg+xml') {
+    return new Response(qrSvg(qr.matrix), { headers: { 'Content-Type': 'image/svg+xml; charset=utf-8', ...NO_STORE } });
+  }
+  const png = qrPng(qr.matrix);
+  if (type === 'application/json') {
+    return new Response(
+      JSON.stringify({
+        subjectId: qr.subjectId,
+        templateVersion: qr.templateVersion,
+        payload: toBase64(qr.payload),
+        image: toBase64(png),
+        qrVersion: qr.matrix.version,
+        encryptedTemplate: qr.encryptedTemplate,
+      }),
+      { headers: { 'Content-Type': 'application/json', ...NO_STORE } },
+    );
+  }
+  return new Response(png as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': 'image/png', ...NO_STORE } });
+}
+
+/** `getTemplateModalities`: a base64 template (`template`) or QR payload (`payload`). */
+export function handleTemplateModalities({ services, body }: HandlerInput) {
+  const field = body.payload !== undefined ? 'body.payload' : 'body.template';
+  return templateModalities(services.ctx, fromBase64(body.payload ?? body.template), field);
+}
+
+/** `remoteVerify`. */
+export function handleRemoteVerify({ services, body, principal, surface }: HandlerInput) {
+  return remoteVerify(services, {
+    template: fromBase64(body.template),
+    encryptedTemplate: body.encryptedTemplate,
+    subjectId: body.subjectId,
+    principal,
+    surface,
+  });
+}
+
+/**
+ * The offered media type the Accept header ranks highest (q-values, exact types over wildcards); the first
+ * offer when the header is absent, `*\/*`, or names none of them.
+ */
+export function negotiate(accept: string | null, offers: readonly string[]): string {
+  if (!accept) return offers[0];
+  let best = offers[0], bestQ = -1, bestSpecific = -1;
+  for (const part of accept.split(',')) {
+    const [range, ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
+    const qParam = params.find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!(q > 0)) continue;
+    for (const offer of offers) {
+      const [type] = offer.split('/');
+      const specific = range === offer ? 2 : range === `${type}/*` ? 1 : range === '*/*' ? 0 : -1;
+      if (specific < 0) continue;
+      if (q > bestQ || (q === bestQ && specific > bestSpecific)) {
+        best = offer; bestQ = q; bestSpecific = specific;
+      }
+    }
+  }
+  return best;
+}
