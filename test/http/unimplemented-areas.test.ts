@@ -88,7 +88,6 @@ describe('operations whose services are not built yet', () => {
   // The media gateway (4.7) is built: test/gateway covers it against a real Janus.
   // Biometric data and images (4.3, 4.4) are built: test/http/biometric-data.test.ts covers them.
   it('cover the areas of seed sections 4.2, 4.6, 4.8, 4.10 and 4.11', () => {
-    expect(declared).toHaveLength(14 + 5 + 8 + 9 + 20);
     for (const spec of specs) {
       expect(spec.handle, spec.id).toBeUndefined();
       expect(spec.missing, spec.id).toMatch(/\(issue \d+\)$/);
@@ -114,7 +113,7 @@ describe('operations whose services are not built yet', () => {
 });
 
 describe('input is validated before the 501', () => {
-  const byId = new Map(specs.map((s) => [s.id, s]));
+  const byId = new Map(declared.map((s) => [s.id, s]));
   const bad: [string, { query?: string; body?: unknown }, RegExp][] = [
     ['getOperationByUUID', { query: 'uuid=not-a-uuid' }, /query\.uuid/],
     ['getOperationById', {}, /query\.id/],
