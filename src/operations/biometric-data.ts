@@ -3,21 +3,28 @@ import {
   BiometricFaceData, BiometricVoiceData, IdParams, IdQuery, ImageIdQuery, NumericIdsQuery, SubjectIdParams, SubjectIdsQuery, UuidParams, UuidQuery,
   UuidsQuery, zipDownload,
 } from '../schemas/biometric-data.js';
+import { getFaceDataByImageId, getFaceDataByUuid, getVoiceDataById, getVoiceDataByUuid } from '../services/biometric-data/info.js';
+import { answerDownload } from './download-handlers.js';
 import { defineOperation } from './types.js';
 
 const area = 'Biometric data';
 const admin = ['admin'] as const;
 const all = ['admin', 'root', 'user'] as const;
-const missing = 'the subjects and enrolment service (issue 4)';
+/** These downloads serve face images (originals, token images, crops) and voice recordings. */
+const content = 'images-and-voice' as const;
 
-/** Seed section 4.3: stored face and voice data, read by identifier or UUID and downloaded as ZIP files. */
+/**
+ * Seed section 4.3: stored face and voice data, read by identifier or UUID and downloaded as ZIP files.
+ * Reads by id answer one sample or 404; reads by UUID answer every sample of that operation (404 when the
+ * UUID names nothing). Template bytes are never part of any answer.
+ */
 export const biometricDataOperations = [
   defineOperation({
     id: 'getBiometricFaceDataById', method: 'get', path: '/biometric-data/face/id/', surfaces: admin, area,
     summary: 'Face data information by image identifier',
     request: { query: ImageIdQuery },
     response: { description: 'The face data found in that image', schema: BiometricFaceData },
-    missing,
+    handle: ({ services, query }) => getFaceDataByImageId(services.ctx, query.id),
   }),
   defineOperation({
     id: 'getBiometricFaceDataByUUID', method: 'get', path: '/biometric-data/face/uuid/', surfaces: all, area,
@@ -25,14 +32,14 @@ export const biometricDataOperations = [
     description: 'The face data an operation produced, in the order of its images.',
     request: { query: UuidQuery },
     response: { description: 'The face data of the operation', schema: z.array(BiometricFaceData) },
-    missing,
+    handle: ({ services, query }) => getFaceDataByUuid(services.ctx, query.uuid),
   }),
   defineOperation({
     id: 'getBiometricVoiceDataById', method: 'get', path: '/biometric-data/voice/id/', surfaces: admin, area,
     summary: 'Voice information by identifier',
     request: { query: IdQuery },
     response: { description: 'The voice data', schema: BiometricVoiceData },
-    missing,
+    handle: ({ services, query }) => getVoiceDataById(services.ctx, query.id),
   }),
   defineOperation({
     id: 'getBiometricVoiceDataByUUID', method: 'get', path: '/biometric-data/voice/uuid/', surfaces: all, area,
@@ -40,14 +47,14 @@ export const biometricDataOperations = [
     description: 'The voice data an operation produced.',
     request: { query: UuidQuery },
     response: { description: 'The voice data of the operation', schema: z.array(BiometricVoiceData) },
-    missing,
+    handle: ({ services, query }) => getVoiceDataByUuid(services.ctx, query.uuid),
   }),
   defineOperation({
     id: 'downloadBiometricDataBulkByOperation', method: 'get', path: '/biometric-data/operation/download', surfaces: admin, area,
     summary: 'Downloads image data for several operation identifiers',
     request: { query: NumericIdsQuery },
     response: zipDownload('The images and face data of the operations'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { operationIds: input.query.ids }, content, name: ['operations'] }),
   }),
   defineOperation({
     id: 'downloadBiometricDataBulkBySubjectIds', method: 'get', path: '/biometric-data/subjectids/download', surfaces: admin, area,
@@ -55,7 +62,7 @@ export const biometricDataOperations = [
     description: '`ids` are subject identifiers (subjectId).',
     request: { query: SubjectIdsQuery },
     response: zipDownload('The face data of the subjects'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { subjectIds: input.query.ids }, content, name: ['subjects'] }),
   }),
   defineOperation({
     id: 'downloadBiometricDataBulkByUUID', method: 'get', path: '/biometric-data/uuid/download', surfaces: admin, area,
@@ -63,21 +70,22 @@ export const biometricDataOperations = [
     description: '`ids` are operation UUIDs.',
     request: { query: UuidsQuery },
     response: zipDownload('The face data of the operations'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { operationUuids: input.query.ids }, content, name: ['operations'] }),
   }),
   defineOperation({
     id: 'downloadBiometricDataBySubjectId', method: 'get', path: '/biometric-data/subjectid/{subjectId}/download', surfaces: admin, area,
     summary: 'Downloads face data of one subject',
     request: { params: SubjectIdParams },
     response: zipDownload('The face data of the subject'),
-    missing,
+    handle: (input) =>
+      answerDownload(input, { selector: { subjectIds: [input.params.subjectId] }, content, name: ['subject', input.params.subjectId] }),
   }),
   defineOperation({
     id: 'downloadBiometricDataByUUID', method: 'get', path: '/biometric-data/uuid/{uuid}/download', surfaces: admin, area,
     summary: 'Downloads face data of one operation',
     request: { params: UuidParams },
     response: zipDownload('The face data of the operation'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { operationUuids: [input.params.uuid] }, content, name: ['operation', input.params.uuid] }),
   }),
   defineOperation({
     id: 'downloadSubjectsBiometricDataById', method: 'get', path: '/biometric-data/subject/{id}/download', surfaces: admin, area,
@@ -85,7 +93,7 @@ export const biometricDataOperations = [
     description: '`id` is the internal subject identifier; the ZIP holds face images and voice recordings.',
     request: { params: IdParams },
     response: zipDownload('The biometric data of the subject'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { subjectRefs: [input.params.id] }, content, name: ['subject', input.params.id] }),
   }),
   defineOperation({
     id: 'downloadSubjectsBiometricFaceDataBulkById', method: 'get', path: '/biometric-data/subjects/download', surfaces: admin, area,
@@ -93,6 +101,6 @@ export const biometricDataOperations = [
     description: '`ids` are internal subject identifiers.',
     request: { query: NumericIdsQuery },
     response: zipDownload('The biometric data of the subjects'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { subjectRefs: input.query.ids }, content, name: ['subjects'] }),
   }),
 ];

@@ -1,11 +1,14 @@
 import { z } from '../schemas/common.js';
 import { IdParams, Image, ImageByIdQuery, NumericIdsQuery, UuidQuery, zipDownload } from '../schemas/biometric-data.js';
+import { getImageById, getImagesByUuid } from '../services/biometric-data/info.js';
+import { answerDownload } from './download-handlers.js';
 import { defineOperation } from './types.js';
 
 const area = 'Images';
 const adminRoot = ['admin', 'root'] as const;
 const all = ['admin', 'root', 'user'] as const;
-const missing = 'the subjects and enrolment service (issue 4)';
+/** These downloads serve stored images only (originals, token images, crops). */
+const content = 'images' as const;
 
 /** Seed section 4.4: stored images, read by identifier or UUID and downloaded as ZIP files. */
 export const imageOperations = [
@@ -15,7 +18,7 @@ export const imageOperations = [
     description: '404 unless the image belongs to that operation.',
     request: { query: ImageByIdQuery },
     response: { description: 'The image information', schema: Image },
-    missing,
+    handle: ({ services, query }) => getImageById(services.ctx, query.id, query.operationId),
   }),
   defineOperation({
     id: 'getImageByUUID', method: 'get', path: '/images/uuid/', surfaces: all, area,
@@ -23,7 +26,7 @@ export const imageOperations = [
     description: 'The images an operation stored (originals, tokens, face crops).',
     request: { query: UuidQuery },
     response: { description: 'The images of the operation', schema: z.array(Image) },
-    missing,
+    handle: ({ services, query }) => getImagesByUuid(services.ctx, query.uuid),
   }),
   defineOperation({
     id: 'downloadImageInfoBulkByOperation', method: 'get', path: '/images/operation/download', surfaces: adminRoot, area,
@@ -31,7 +34,7 @@ export const imageOperations = [
     description: '`ids` are operation identifiers.',
     request: { query: NumericIdsQuery },
     response: zipDownload('The images of the operations'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { operationIds: input.query.ids }, content, name: ['operations'] }),
   }),
   defineOperation({
     id: 'downloadImageInfoBulkBySubject', method: 'get', path: '/images/subjects/download', surfaces: adminRoot, area,
@@ -39,14 +42,14 @@ export const imageOperations = [
     description: '`ids` are internal subject identifiers.',
     request: { query: NumericIdsQuery },
     response: zipDownload('The images of the subjects'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { subjectRefs: input.query.ids }, content, name: ['subjects'] }),
   }),
   defineOperation({
     id: 'downloadImageInfoByOperationId', method: 'get', path: '/images/operation/{id}/download', surfaces: adminRoot, area,
     summary: 'Downloads image data of one operation',
     request: { params: IdParams },
     response: zipDownload('The images of the operation'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { operationIds: [input.params.id] }, content, name: ['operation', input.params.id] }),
   }),
   defineOperation({
     id: 'downloadImageInfoBySubjectId', method: 'get', path: '/images/subject/{id}/download', surfaces: adminRoot, area,
@@ -54,6 +57,6 @@ export const imageOperations = [
     description: '`id` is the internal subject identifier.',
     request: { params: IdParams },
     response: zipDownload('The images of the subject'),
-    missing,
+    handle: (input) => answerDownload(input, { selector: { subjectRefs: [input.params.id] }, content, name: ['subject', input.params.id] }),
   }),
 ];

@@ -16,6 +16,8 @@ export const Rectangle = z
   .openapi('Rectangle', { description: 'A face box in image pixels' });
 
 export const ImageKind = z.enum(['ORIGINAL', 'TOKEN', 'FACE_CROP']);
+/** The stored encoding: originals keep the client's JPEG or PNG byte for byte; token images are PNG. */
+export const ImageFormat = z.enum(['JPEG', 'PNG']);
 
 export const Image = z
   .object({
@@ -23,7 +25,7 @@ export const Image = z
     uuid: uuid.openapi({ description: 'UUID of the operation that stored the image' }),
     subjectId: SubjectIdString.optional(),
     kind: ImageKind.openapi({ description: 'ORIGINAL as sent, TOKEN (normalised ICAO-style token image) or FACE_CROP' }),
-    format: z.enum(['jpeg', 'png']),
+    format: ImageFormat,
     width: z.number().int().min(0),
     height: z.number().int().min(0),
     sizeBytes: z.number().int().min(0),
@@ -36,12 +38,12 @@ export const BiometricFaceData = z
     id: numericId,
     uuid: uuid.openapi({ description: 'UUID of the operation that produced the face data' }),
     subjectId: SubjectIdString.optional(),
-    imageId: numericId.openapi({ description: 'The image the face was found in' }),
+    imageId: numericId.optional().openapi({ description: 'The ORIGINAL image the face was found in (absent once that image is gone)' }),
     rectangle: Rectangle,
-    yaw: z.number(),
-    pitch: z.number(),
-    roll: z.number(),
-    quality: score,
+    yaw: z.number().optional().openapi({ description: 'Head pose in degrees; absent when not measured' }),
+    pitch: z.number().optional(),
+    roll: z.number().optional(),
+    quality: score.optional(),
     livenessScore: score.optional(),
     templateVersion: TemplateVersion,
     createdAt: dateTime,
@@ -55,26 +57,33 @@ export const BiometricVoiceData = z
     subjectId: SubjectIdString.optional(),
     durationMs: z.number().int().min(0),
     sampleRate: z.number().int().positive(),
-    quality: score,
-    speechRatio: z.number().min(0).max(1).openapi({ description: 'Share of the recording that is speech' }),
+    quality: score.optional(),
+    speechRatio: z.number().min(0).max(1).optional().openapi({ description: 'Share of the recording that is speech' }),
     templateVersion: TemplateVersion,
     createdAt: dateTime,
   })
   .openapi('BiometricVoiceData', { description: 'One stored voice recording with its quality and template version' });
 
+/** What a file of a download holds: a stored image of one kind, a voice recording, or a subject record. */
+export const DownloadEntryKind = z.enum(['ORIGINAL', 'TOKEN', 'FACE_CROP', 'VOICE', 'SUBJECT']);
+
 export const SessionDownload = z
   .object({
     fileName: z.string().openapi({ example: 'bims-subjects-20260101T120000Z.zip' }),
     contentType: z.string().openapi({ example: 'application/zip' }),
-    size: z.number().int().min(0).openapi({ description: 'Total bytes of the entries' }),
+    size: z.number().int().min(0).openapi({ description: 'Total bytes of the entries (manifest.json itself not counted)' }),
+    createdAt: dateTime.optional(),
     entries: z.array(
       z.object({
-        path: z.string().openapi({ example: 'citizen-000123/face-1.jpg' }),
+        path: z.string().openapi({ example: 'subjects/citizen-000123/original-1.jpg' }),
         contentType: z.string(),
         size: z.number().int().min(0),
+        kind: DownloadEntryKind.optional(),
         subjectId: SubjectIdString.optional(),
         uuid: uuid.optional(),
         imageId: numericId.optional(),
+        voiceId: numericId.optional(),
+        createdAt: dateTime.optional(),
       }),
     ),
   })
@@ -106,9 +115,17 @@ export const UuidsQuery = z.strictObject({
 });
 export const SubjectIdsQuery = z.strictObject({ ids: queryList(SubjectIdString).openapi(listOf('Subject identifiers (subjectId)', 'alice,bob')) });
 
-/** A ZIP download, or its manifest on `Accept: application/json`. */
+/**
+ * A ZIP download, or its manifest on `Accept: application/json`. The rules every download shares (file
+ * layout, unknown identifiers, size cap) are written once here so each operation's document states them.
+ */
 export const zipDownload = (description: string) => ({
-  description: `${description}: a ZIP with the files and a manifest.json, or the manifest alone on Accept: application/json`,
+  description:
+    `${description}: a ZIP (entries stored, not deflated) with the files and a manifest.json first, or the manifest alone on ` +
+    'Accept: application/json. Files sit under subjects/{subjectId}/ (or operations/{uuid}/ for samples of no subject) as ' +
+    '{kind}-{id}.{jpg|png|wav}; a subjectId that is not made only of letters, digits, "-" and "_" is cleaned and suffixed ' +
+    'with "~{internal id}". Unknown identifiers: 404 naming all of them, nothing downloaded. More than ' +
+    'BIMS_MAX_DOWNLOAD_BYTES of files (256 MiB by default): 422, ask for fewer identifiers.',
   schema: SessionDownload,
   content: { 'application/zip': binary },
 });

@@ -1,0 +1,109 @@
+/**
+ * Rows of the sample tables as the `Image`, `BiometricFaceData` and `BiometricVoiceData` models show them.
+ * The selects in queries.ts never read template or sample bytes, and these functions copy named fields
+ * only, so neither can reach a response even if a row type grows.
+ */
+
+/** An image row without its bytes, with its size and the client's subjectId. */
+export interface ImageInfoRow {
+  id: number;
+  operation_uuid: string;
+  subject_ref: number | null;
+  subject_id: string | null;
+  kind: 'ORIGINAL' | 'TOKEN' | 'FACE_CROP';
+  format: string;
+  width: number;
+  height: number;
+  size: number | string;
+  created_at: Date | string;
+}
+
+export interface FaceDataRow {
+  id: number;
+  operation_uuid: string;
+  subject_id: string | null;
+  image_id: number | null;
+  rectangle: { x: number; y: number; width: number; height: number } | string;
+  yaw: number | null;
+  pitch: number | null;
+  roll: number | null;
+  quality: number | null;
+  liveness_score: number | null;
+  template_version: string;
+  created_at: Date | string;
+}
+
+export interface VoiceDataRow {
+  id: number;
+  operation_uuid: string;
+  subject_ref: number | null;
+  subject_id: string | null;
+  duration_ms: number;
+  sample_rate: number;
+  quality: number | null;
+  speech_ratio: number | null;
+  template_version: string;
+  size: number | string;
+  created_at: Date | string;
+}
+
+const iso = (at: Date | string) => new Date(at).toISOString();
+
+/** A measure when it was taken: `real` columns may hold NULL, or NaN when a check was switched off. */
+function measured<K extends string>(key: K, value: number | null): { [P in K]?: number } {
+  return value !== null && Number.isFinite(value) ? ({ [key]: value } as { [P in K]: number }) : {};
+}
+
+/** Formats are stored upper-case ('JPEG' | 'PNG'); older rows or other writers may differ in case. */
+export const imageFormat = (format: string) => format.toUpperCase();
+
+export function presentImage(row: ImageInfoRow) {
+  return {
+    id: row.id,
+    uuid: row.operation_uuid,
+    ...(row.subject_id !== null ? { subjectId: row.subject_id } : {}),
+    kind: row.kind,
+    format: imageFormat(row.format),
+    width: row.width,
+    height: row.height,
+    sizeBytes: Number(row.size),
+    createdAt: iso(row.created_at),
+  };
+}
+
+/** Detectors give sub-pixel boxes; the `Rectangle` model is whole pixels. */
+function presentRectangle(value: FaceDataRow['rectangle']) {
+  const r = typeof value === 'string' ? (JSON.parse(value) as Exclude<FaceDataRow['rectangle'], string>) : value;
+  return { x: Math.round(r.x), y: Math.round(r.y), width: Math.max(0, Math.round(r.width)), height: Math.max(0, Math.round(r.height)) };
+}
+
+export function presentFaceData(row: FaceDataRow) {
+  return {
+    id: row.id,
+    uuid: row.operation_uuid,
+    ...(row.subject_id !== null ? { subjectId: row.subject_id } : {}),
+    ...(row.image_id !== null ? { imageId: row.image_id } : {}),
+    rectangle: presentRectangle(row.rectangle),
+    ...measured('yaw', row.yaw),
+    ...measured('pitch', row.pitch),
+    ...measured('roll', row.roll),
+    ...measured('quality', row.quality),
+    ...measured('livenessScore', row.liveness_score),
+    templateVersion: row.template_version,
+    createdAt: iso(row.created_at),
+  };
+}
+
+export function presentVoiceData(row: VoiceDataRow) {
+  return {
+    id: row.id,
+    uuid: row.operation_uuid,
+    ...(row.subject_id !== null ? { subjectId: row.subject_id } : {}),
+    durationMs: row.duration_ms,
+    sampleRate: row.sample_rate,
+    ...measured('quality', row.quality),
+    ...measured('speechRatio', row.speech_ratio),
+    templateVersion: row.template_version,
+    createdAt: iso(row.created_at),
+  };
+}
