@@ -106,6 +106,15 @@ for (const dialect of dialects) {
       return res.json();
     };
 
+    it('two nodes racing to create the first template keys agree on one per purpose', async () => {
+      const nodes = [new TemplateKeys(booted.services.ctx), new TemplateKeys(booted.services.ctx), new TemplateKeys(booted.services.ctx)];
+      for (const purpose of ['template-signing', 'template-encryption'] as const) {
+        const ids = (await Promise.all(nodes.map((n) => n.current(purpose)))).map((k) => k.id);
+        expect(new Set(ids).size, purpose).toBe(1);
+      }
+      expect(await booted.services.ctx.db.selectFrom('service_keys').select('id').execute()).toHaveLength(2);
+    });
+
     it('the QR code PNG decodes to a signed template that getTemplateModalities accepts', async () => {
       const res = await send('GET', '/admin/subjects/qrcode/franck');
       expect(res.status).toBe(200);
