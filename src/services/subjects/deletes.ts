@@ -1,0 +1,87 @@
+import type { Services } from '../index.js';
+import { DomainError, invalid, notFound } from '../errors.js';
+import { escapeLike } from '../query-helpers.js';
+import { operationUuidsWithSubject, subjectRefsOfOperation } from './lookup.js';
+import { removeSubjects, type SubjectKey } from './remove.js';
+
+/**
+ * The deletes of seed 4.11. Each runs in one transaction (what a subject delete removes is written once, in
+ * remove.ts), and only after the commit is the in-memory gallery told, so a rolled-back delete never drops a
+ * subject from identification. Bulk deletes are all or nothing: one unknown identifier is a 404 naming
+ * every unknown one, and nothing is deleted.
+ */
+
+const keyColumns = ['id', 'subject_id', 'enrollment_operation_uuid'] as const;
+
+/** Delete the subjects, then take them out of the gallery; answers `DeletedCount`. */
+async function deleteAndForget(services: Services, select: (trx: Services['ctx']['db']) => Promise<SubjectKey[]>) {
+  const { ctx } = services;
+  const { subjects, removed } = await ctx.db.transaction().execute(async (trx) => {
+    const subjects = await select(trx);
+    return { subjects, removed: await removeSubjects(trx, subjects) };
+  });
+  await services.gallery.remove(subjects.map((s) => s.id));
+  ctx.log.info('subjects deleted', { subjects: subjects.length, removed });
+  return { deleted: removed.subjects };
+}
+
+/** `deleteSubject`: one subject named by subjectId or internal id; 404 when it does not exist. */
+export function deleteSubject(services: Services, ref: { subjectId?: string; id?: number }) {
+  return deleteAndForget(services, async (trx) => {
+    let query = trx.selectFrom('subjects').select(keyColumns);
+    query = ref.id !== undefined ? query.where('id', '=', ref.id) : query.where('subject_id', '=', ref.subjectId!);
+    const row = await query.forUpdate().executeTakeFirst();
+    if (!row) throw notFound(ref.id !== undefined ? `Subject ${ref.id}` : `Subject '${ref.subjectId}'`);
+    return [row];
+  });
+}
+
+/** `deleteSubjects`: subjects by subjectId, all or none. */
+export function deleteSubjects(services: Services, subjectIds: readonly string[]) {
+  const wanted = [...new Set(subjectIds)];
+  return deleteAndForget(services, async (trx) => {
+    const rows = await trx.selectFrom('subjects').select(keyColumns).where('subject_id', 'in', wanted).orderBy('id').forUpdate().execute();
+    const found = new Set(rows.map((r) => r.subject_id));
+    const missing = wanted.filter((s) => !found.has(s));
+    if (missing.length) {
+      throw new DomainError('not-found', `Subjects ${missing.map((s) => `'${s}'`).join(', ')} were not found; nothing was deleted`, { missing });
+    }
+    return rows;
+  });
+}
+
+/** `deleteSubjectsByUUID`: the subjects the given operations concern, all or none. */
+export function deleteSubjectsByUuid(services: Services, uuids: readonly string[]) {
+  const wanted = [...new Set(uuids.map((u) => u.toLowerCase()))];
+  return deleteAndForget(services, async (trx) => {
+    const rows = await subjectRefsOfOperation(trx, wanted).orderBy('s.id').forUpdate().execute();
+    const named = await operationUuidsWithSubject(trx, wanted);
+    const missing = wanted.filter((u) => !named.has(u));
+    if (missing.length) {
+      throw new DomainError('not-found', `No subject for operations ${missing.join(', ')}; nothing was deleted`, { missing });
+    }
+    return rows.map((r) => ({ id: r.id, subject_id: r.subject_id, enrollment_operation_uuid: r.enrollment_operation_uuid }));
+  });
+}
+
+/**
+ * `clearDb`: the subjects whose subjectId starts with `prefix` (literally), or every subject without one,
+ * each with everything a subject delete removes. The user surface must give a non-empty prefix. After the
+ * commit the gallery is reset (it reloads on next use), cheaper than removing subjects one by one.
+ */
+export async function clearDb(services: Services, prefix: string | undefined, surface: 'admin' | 'root' | 'user') {
+  const given = prefix ? prefix : undefined;
+  if (surface === 'user' && given === undefined) {
+    throw invalid('query.prefix', 'is required on the user surface (clearing every subject needs an ADMIN surface)');
+  }
+  const { ctx } = services;
+  const removed = await ctx.db.transaction().execute(async (trx) => {
+    let query = trx.selectFrom('subjects').select(keyColumns);
+    if (given !== undefined) query = query.where('subject_id', 'like', `${escapeLike(given)}%`);
+    const subjects = await query.orderBy('id').forUpdate().execute();
+    return removeSubjects(trx, subjects);
+  });
+  services.gallery.reset();
+  ctx.log.warn('subjects cleared', { prefix: given ?? null, removed });
+  return { deleted: removed.subjects, removed };
+}
