@@ -5,8 +5,11 @@ import {
   RemoteVerifyRequest, RemoteVerifyResult,
 } from '../schemas/operations.js';
 import { DeletedCount } from '../schemas/primitives.js';
+import { deleteOperation, deleteOperations } from '../services/operations/delete.js';
+import { countOperations, listOperations, operationById, operationByUuid } from '../services/operations/query.js';
 import { handleRemoteVerify } from './template-handlers.js';
 import { defineOperation } from './types.js';
+import { checkImage, createOperation } from '../services/operations/create.js';
 
 const area = 'Operations';
 const adminRoot = ['admin', 'root'] as const;
@@ -22,57 +25,60 @@ export const operationOperations = [
     request: { body: CreateOperationRequest },
     status: 201,
     response: { description: 'The recorded operation', schema: Operation },
-    missing,
+    handle: ({ services, body, principal, surface }) => createOperation(services, body, { principal, surface }),
   }),
   defineOperation({
     id: 'checkImage', method: 'post', path: '/operations/checkimage', surfaces: adminRoot, area,
     summary: 'Performs checks on an image',
     request: { body: CheckImageRequest },
     response: { description: 'The checks of the image', schema: ChecksFromImage },
-    missing,
+    handle: ({ services, body }) => checkImage(services, body),
   }),
   defineOperation({
     id: 'getLog', method: 'get', path: '/operations', surfaces: adminRoot, area,
     summary: 'Log of operations by a custom filter',
+    description: 'Newest first unless `sort` says otherwise; operations without the sorted value (no score, no subject) come last.',
     request: { query: OperationsQuery },
     response: { description: 'A page of operations', schema: z.array(Operation) },
-    missing,
+    handle: ({ services, query }) => listOperations(services.ctx, query),
   }),
   defineOperation({
     id: 'getLogCount', method: 'get', path: '/operations/count', surfaces: adminRoot, area,
     summary: 'Counts operations by a filter',
     request: { query: OperationsCountQuery },
     response: { description: 'How many operations match', schema: CountSchema },
-    missing,
+    handle: ({ services, query }) => countOperations(services.ctx, query),
   }),
   defineOperation({
     id: 'getOperationById', method: 'get', path: '/operations/id/', surfaces: adminRoot, area,
     summary: 'Operation by identifier',
     request: { query: IdQuery },
     response: { description: 'The operation', schema: Operation },
-    missing,
+    handle: ({ services, query }) => operationById(services.ctx, query.id),
   }),
   defineOperation({
     id: 'getOperationByUUID', method: 'get', path: '/operations/uuid/', surfaces: all, area,
     summary: 'Operation by UUID',
+    description: 'On the user surface, only the operations recorded for the calling account are found; another account\'s answers 404.',
     request: { query: UuidQuery },
     response: { description: 'The operation', schema: Operation },
-    missing,
+    handle: ({ services, query, surface, principal }) => operationByUuid(services.ctx, query.uuid, surface === 'user' ? principal : undefined),
   }),
   defineOperation({
     id: 'deleteOperation', method: 'delete', path: '/operations/uuid/', surfaces: adminRoot, area,
     summary: 'Deletes an operation by UUID',
-    description: 'With its images and biometric data; an enrolment operation of a stored subject is refused (delete the subject).',
+    description: 'With the probe images and samples stored under its UUID that belong to no subject. An operation holding the enrolment or samples of a stored subject is refused with 409 naming the subject (delete the subject instead).',
     request: { query: UuidQuery },
     response: { description: 'How many operations were deleted', schema: DeletedCount },
-    missing,
+    handle: ({ services, query }) => deleteOperation(services.ctx, query.uuid),
   }),
   defineOperation({
     id: 'deleteOperations', method: 'delete', path: '/operations', surfaces: adminRoot, area,
     summary: 'Deletes operations by a list of UUIDs',
+    description: 'All or nothing: unknown UUIDs are one 404 naming them (`missing`); an operation a stored subject depends on is a 409, as for deleteOperation.',
     request: { body: DeleteOperationsRequest },
     response: { description: 'How many operations were deleted', schema: DeletedCount },
-    missing,
+    handle: ({ services, body }) => deleteOperations(services.ctx, body.uuids),
   }),
   defineOperation({
     id: 'remoteVerify', method: 'post', path: '/operations/remote-verify', surfaces: all, area,

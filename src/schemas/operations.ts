@@ -41,17 +41,18 @@ export const ChecksFromImageShape = z.object({
   faces: z.array(
     z.object({
       rectangle: Rectangle,
-      landmarks: z.array(z.object({ x: z.number(), y: z.number() })).openapi({ description: 'Five points: eyes, nose tip, mouth corners' }),
-      yaw: z.number(),
+      landmarks: z.array(z.object({ x: z.number(), y: z.number() })).openapi({ description: 'Five points: eye centres, nose tip, mouth corners' }),
+      yaw: z.number().openapi({ description: 'Head pose in degrees' }),
       pitch: z.number(),
       roll: z.number(),
-      eyesOpen: z.object({ left: z.number().min(0).max(1), right: z.number().min(0).max(1) }),
+      eyesOpen: z.object({ left: score, right: score }).openapi({ description: 'Openness of each eye, 0 (closed) to 100' }),
       livenessScore: score.optional(),
       quality: score,
       sharpness: score,
       brightness: score,
       estimatedAge: z.number().min(0).optional(),
-      gender: z.enum(['F', 'M']).optional(),
+      gender: z.enum(['MALE', 'FEMALE']).optional().openapi({ description: 'From a weak model (about 85% correct); a hint, never evidence' }),
+      icaoWarnings: z.array(IcaoWarning).openapi({ description: 'Warnings of this face' }),
     }),
   ),
   icaoWarnings: z.array(IcaoWarning),
@@ -135,10 +136,19 @@ const operationFilter = {
   ...createdRange,
 };
 
-export const OperationsQuery = z.strictObject({
-  ...operationFilter,
-  ...pagingQuery(['id', 'createdAt', 'type', 'status', 'subjectId', 'score', 'durationMs']),
-});
-export const OperationsCountQuery = z.strictObject(operationFilter);
+/** A range whose start is after its end matches nothing: a client's mistake, refused naming `createdTo`. */
+const orderedRange = <T extends z.ZodObject<any>>(schema: T) =>
+  schema.refine((v: { createdFrom?: Date; createdTo?: Date }) => !v.createdFrom || !v.createdTo || v.createdFrom <= v.createdTo, {
+    path: ['createdTo'],
+    message: 'must not be before createdFrom',
+  });
+
+export const OperationsQuery = orderedRange(
+  z.strictObject({
+    ...operationFilter,
+    ...pagingQuery(['id', 'createdAt', 'type', 'status', 'subjectId', 'score', 'durationMs']),
+  }),
+);
+export const OperationsCountQuery = orderedRange(z.strictObject(operationFilter));
 
 export const DeleteOperationsRequest = z.strictObject({ uuids: z.array(uuid).min(1).max(1000) });

@@ -59,11 +59,74 @@ export function extractionError(error: unknown, field: string): unknown {
 
 const area = (f: FaceAnalysis) => f.rectangle.width * f.rectangle.height;
 
+/** The gate settings in force for one request. */
+export interface FaceGates {
+  allowMultiple: boolean;
+  minQuality: number;
+  requireLiveness: boolean;
+  livenessThreshold: number;
+  checkIcao: boolean;
+}
+
+/** Read the gates from the settings, with the request's options on top. */
+export async function faceGatesOf(services: Services, options: { checkIcao?: boolean; detectLiveness?: boolean }): Promise<FaceGates> {
+  const [allowMultiple, minQuality, livenessMode, livenessThreshold] = await Promise.all([
+    services.settings.get('faces.allowMultiple'),
+    services.settings.get('quality.face.minimum'),
+    services.settings.get('liveness.mode'),
+    services.settings.get('liveness.threshold'),
+  ]);
+  return {
+    allowMultiple,
+    minQuality,
+    requireLiveness: livenessMode === 'PASSIVE' || options.detectLiveness === true,
+    livenessThreshold,
+    checkIcao: options.checkIcao === true,
+  };
+}
+
 /**
- * Analyse face images in the worker pool (in parallel, outside any transaction) and apply the gates of the
- * settings: one face per image (or the largest, when `faces.allowMultiple`), minimum quality, liveness when
- * asked for, and no ICAO warnings when `checkIcao`. All or nothing: the first failing image (in request
- * order) is reported, and no template is made for any.
+ * Apply the gates to one analysed image: one face (or the largest, when multiple faces are allowed), the
+ * minimum quality, liveness when required, no ICAO warnings when asked. Returns the face to use, or why not.
+ */
+export function gateImage(analysis: ImageAnalysis, gates: FaceGates): { face: FaceAnalysis } | { status: GateFailure['status']; reason: string } {
+  if (analysis.faces.length === 0) return { status: 'NO_FACE_DETECTED', reason: 'no face was found in the image' };
+  if (analysis.faces.length > 1 && !gates.allowMultiple) {
+    return { status: 'MULTIPLE_FACES', reason: `${analysis.faces.length} faces were found; one is expected (setting faces.allowMultiple)` };
+  }
+  const face = analysis.faces.reduce((best, f) => (area(f) > area(best) ? f : best));
+  if (face.quality < gates.minQuality) {
+    return { status: 'QUALITY_CHECK_FAILED', reason: `face quality ${face.quality.toFixed(0)} is below the minimum ${gates.minQuality} (setting quality.face.minimum)` };
+  }
+  if (gates.requireLiveness && !(face.livenessScore >= gates.livenessThreshold)) {
+    return { status: 'LIVENESS_CHECK_FAILED', reason: `liveness score ${face.livenessScore.toFixed(0)} is below ${gates.livenessThreshold} (setting liveness.threshold)` };
+  }
+  if (gates.checkIcao && face.icaoWarnings.length > 0) {
+    return { status: 'QUALITY_CHECK_FAILED', reason: `the face raised ICAO warnings: ${face.icaoWarnings.join(', ')}` };
+  }
+  return { face };
+}
+
+/** Analyse images in the worker pool, in parallel; bad bytes become a 400 naming the image's field. */
+export async function analyseImages(
+  services: Services,
+  images: Uint8Array[],
+  fieldOf: (index: number) => string,
+  tokenImage = false,
+): Promise<ImageAnalysis[]> {
+  const [extractor, checkSettings] = await Promise.all([services.extractors.get(), faceCheckSettingsOf(services.settings)]);
+  return Promise.all(
+    images.map((bytes, index) =>
+      extractor.analyseFace(bytes, { checks: true, tokenImage, settings: checkSettings }).catch((error: unknown) => {
+        throw extractionError(error, fieldOf(index));
+      }),
+    ),
+  );
+}
+
+/**
+ * Analyse face images (in parallel, outside any transaction) and apply the gates of the settings. All or
+ * nothing: the first failing image (in request order) is reported, and no template is made for any.
  */
 export async function analyseFaces(
   services: Services,
@@ -71,40 +134,14 @@ export async function analyseFaces(
   options: FaceGateOptions,
 ): Promise<{ accepted: AcceptedFace[]; failure?: undefined } | { accepted?: undefined; failure: GateFailure }> {
   const extractor = await services.extractors.get();
-  const [checkSettings, allowMultiple, minQuality, livenessMode, livenessThreshold] = await Promise.all([
-    faceCheckSettingsOf(services.settings),
-    services.settings.get('faces.allowMultiple'),
-    services.settings.get('quality.face.minimum'),
-    services.settings.get('liveness.mode'),
-    services.settings.get('liveness.threshold'),
-  ]);
+  const gates = await faceGatesOf(services, options);
   const decoded = images.map(base64Bytes);
-  const analyses = await Promise.all(
-    decoded.map((bytes, index) =>
-      extractor.analyseFace(bytes, { checks: true, tokenImage: true, settings: checkSettings }).catch((error: unknown) => {
-        throw extractionError(error, `${options.field}.${index}.image`);
-      }),
-    ),
-  );
-  const requireLiveness = livenessMode === 'PASSIVE' || options.detectLiveness === true;
+  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, true);
   const accepted: AcceptedFace[] = [];
   for (const [index, analysis] of analyses.entries()) {
-    const fail = (status: GateFailure['status'], reason: string) => ({ failure: { status, index, reason: `${options.field}.${index}: ${reason}`, analysis } });
-    if (analysis.faces.length === 0) return fail('NO_FACE_DETECTED', 'no face was found in the image');
-    if (analysis.faces.length > 1 && !allowMultiple) {
-      return fail('MULTIPLE_FACES', `${analysis.faces.length} faces were found; one is expected (setting faces.allowMultiple)`);
-    }
-    const face = analysis.faces.reduce((best, f) => (area(f) > area(best) ? f : best));
-    if (face.quality < minQuality) {
-      return fail('QUALITY_CHECK_FAILED', `face quality ${face.quality.toFixed(0)} is below the minimum ${minQuality} (setting quality.face.minimum)`);
-    }
-    if (requireLiveness && !(face.livenessScore >= livenessThreshold)) {
-      return fail('LIVENESS_CHECK_FAILED', `liveness score ${face.livenessScore.toFixed(0)} is below ${livenessThreshold} (setting liveness.threshold)`);
-    }
-    if (options.checkIcao && face.icaoWarnings.length > 0) {
-      return fail('QUALITY_CHECK_FAILED', `the face raised ICAO warnings: ${face.icaoWarnings.join(', ')}`);
-    }
-    accepted.push({ index, bytes: decoded[index]!, analysis, face, template: encodeFaceTemplate(extractor.templateVersion, face) });
+    const gate = gateImage(analysis, gates);
+    if ('status' in gate) return { failure: { status: gate.status, index, reason: `${options.field}.${index}: ${gate.reason}`, analysis } };
+    accepted.push({ index, bytes: decoded[index]!, analysis, face: gate.face, template: encodeFaceTemplate(extractor.templateVersion, gate.face) });
   }
   return { accepted };
 }

@@ -7,6 +7,7 @@ import type { Surface } from '../../operations/types.js';
 import type { Services } from '../index.js';
 import { DomainError, conflict } from '../errors.js';
 import { analyseFaces, base64Bytes, type AcceptedFace } from '../biometrics/face-samples.js';
+import { presentChecks } from '../biometrics/present-checks.js';
 import { recordOperation, type OperationStatus, type StoredCandidate } from '../operations/record.js';
 import { deduplicate, type DedupOutcome } from './deduplicate.js';
 import { serialised } from './serialise.js';
@@ -60,7 +61,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
   };
   if (faces.failure) {
     const f = faces.failure;
-    await fail(f.status, f.reason, { sampleIndex: f.index, checks: { faceCount: f.analysis.faces.length, icaoWarnings: f.analysis.faces[0]?.icaoWarnings ?? [] } });
+    await fail(f.status, f.reason, { sampleIndex: f.index, checks: presentChecks(f.analysis, false) });
   }
   const accepted = faces.accepted!;
 
