@@ -201,6 +201,18 @@ for (const dialect of dialects) {
         await expectProblem(`/user/images/uuid/?uuid=${uuid()}`, 404, 'not-found', userAuth);
         await expectProblem('/user/images/uuid/?uuid=zzz', 400, 'validation', userAuth);
       });
+
+      it('samples stay readable by UUID after their operation left the log (known by their samples)', async () => {
+        const db = booted.services.ctx.db;
+        const orphan = uuid();
+        const carol = (await db.insertInto('subjects').values({ subject_id: 'carol', status: 'ENROLLED', metadata: json({}), template_version: 'face-test-v1', enrollment_operation_uuid: orphan, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+        const png = makePng(20, 30, 9);
+        const id = (await db.insertInto('images').values({ operation_uuid: orphan, subject_ref: carol, kind: 'ORIGINAL', format: 'PNG', width: 20, height: 30, bytes: png, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+        expect(await getJson(`/user/images/uuid/?uuid=${orphan}`, 200, userAuth)).toEqual([image(id, orphan, 'carol', 'ORIGINAL', 'PNG', 20, 30, png)]);
+        expect(await getJson(`/user/biometric-data/face/uuid/?uuid=${orphan}`, 200, userAuth)).toEqual([]);
+        const res = await get(`/admin/biometric-data/uuid/${orphan}/download`, adminAuth, { accept: 'application/json' });
+        expect((await res.json()).entries).toEqual([expect.objectContaining({ path: `subjects/carol/original-${id}.png`, size: png.length })]);
+      });
     });
 
     describe('downloads', () => {
