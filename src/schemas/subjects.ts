@@ -38,6 +38,10 @@ export const Subject = z
       .array(CandidateData)
       .optional()
       .openapi({ description: 'createSubject only: the gallery subjects that made this one REJECTED or PENDING_ADJUDICATION, best first' }),
+    encryptedTemplate: z
+      .string()
+      .optional()
+      .openapi({ description: 'createSubject only: the enrolled face template as a JWE only the service can open, for remoteVerify on a device' }),
   })
   .openapi('Subject');
 

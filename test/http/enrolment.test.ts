@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, bootForTest, dialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
-import { encodePng } from '../../src/biometrics/index.js';
+import { encodeFaceTemplate, encodePng } from '../../src/biometrics/index.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const franck = ['labelled/franck/franck_01829.jpg', 'labelled/franck/franck_04000.jpg', 'labelled/franck/franck_02683.jpg'];
@@ -38,7 +38,8 @@ for (const dialect of dialects) {
       expect(subject.faces).toHaveLength(1);
       expect(subject.faces[0].rectangle.width).toBeGreaterThan(50);
       expect(subject.faces[0].quality).toBeGreaterThan(0);
-      expect(JSON.stringify(subject)).not.toMatch(/template"\s*:/);
+      expect(JSON.stringify(subject)).not.toMatch(/"template"\s*:/);
+      expect(subject.encryptedTemplate).toMatch(/^[\w-]+\.[\w-]*\.[\w-]+\.[\w-]+\.[\w-]+$/);
 
       const sample = await db().selectFrom('face_samples').selectAll().where('subject_ref', '=', subject.id).executeTakeFirstOrThrow();
       expect(sample.template?.length).toBeGreaterThan(500);
@@ -48,6 +49,21 @@ for (const dialect of dialects) {
       const operation = await db().selectFrom('operations').selectAll().where('uuid', '=', subject.enrollmentOperationUuid).executeTakeFirstOrThrow();
       expect(operation).toMatchObject({ type: 'ENROLL', status: 'SUCCESS', subject_id: 'franck-1', surface: 'admin', account_id: 1 });
       expect(await db().selectFrom('templates').select('modality').where('subject_ref', '=', subject.id).execute()).toEqual([{ modality: 'FACE' }]);
+    });
+
+    it('hands out an encrypted template at enrolment that remoteVerify accepts with a fresh device template', async () => {
+      const enrolled = await (await enrol('remote-1', ['labelled/obama/obama4_crop.jpg'], { options: { deduplicate: false } })).json();
+      const extractor = await booted.services.extractors.get();
+      const fresh = async (path: string) => {
+        const analysis = await extractor.analyseFace(photo(path), { checks: false });
+        return b64(encodeFaceTemplate(extractor.templateVersion, analysis.faces[0]!));
+      };
+      const genuine = await post('/user/operations/remote-verify', { template: await fresh('labelled/obama/obama4_crop.jpg'), encryptedTemplate: enrolled.encryptedTemplate });
+      expect(genuine.status).toBe(200);
+      expect(await genuine.json()).toMatchObject({ verified: true, subjectId: 'remote-1' });
+      const impostor = await post('/user/operations/remote-verify', { template: await fresh(franck[1]!), encryptedTemplate: enrolled.encryptedTemplate });
+      expect(await impostor.json()).toMatchObject({ verified: false });
+      await booted.app.request('/admin/subjects/id/?subjectId=remote-1', { method: 'DELETE', headers: { authorization: adminAuth } });
     });
 
     it('rejects another photo of the same person as a duplicate, naming the candidate', async () => {

@@ -11,6 +11,7 @@ import { presentChecks } from '../biometrics/present-checks.js';
 import { recordOperation, type OperationStatus, type StoredCandidate } from '../operations/record.js';
 import { deduplicate, type DedupOutcome } from './deduplicate.js';
 import { serialised } from './serialise.js';
+import { encryptTemplateForDevice } from '../templates/encrypted.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
 
@@ -167,10 +168,12 @@ export async function enrolSubject(services: Services, request: Request, caller:
       if (outcome.status === 'PENDING_ADJUDICATION') {
         await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
       }
-      return { subject, faceRows, operation };
+      return { subject, faceRows, operation, compact: compact?.template ?? extraTemplates[0]! };
     });
     if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, templates);
-    return presentCreated(stored, candidates);
+    // The enrolled template, encrypted for the service alone, for devices that verify remotely.
+    const encryptedTemplate = outcome.status === 'REJECTED' ? undefined : await encryptTemplateForDevice(ctx, request.subjectId, stored.compact);
+    return { ...presentCreated(stored, candidates), ...(encryptedTemplate ? { encryptedTemplate } : {}) };
   });
 }
 
