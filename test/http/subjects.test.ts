@@ -358,6 +358,27 @@ for (const dialect of dialects) {
       expect(await none.json()).toMatchObject({ deleted: 0 });
       expect((await rowsOf(db(), tmpx)).subjects).toBe(1);
 
+      // Many subjects at once: the work goes in chunks, and the counts add up across them.
+      const many = Array.from({ length: 1203 }, (_, i) => `bulk-${String(i).padStart(4, '0')}`);
+      const rows = await db()
+        .insertInto('subjects')
+        .values(many.map((subjectId) => ({ subject_id: subjectId, status: 'ENROLLED' as const, metadata: '{}', template_version: TEMPLATE_VERSION })))
+        .returning('id')
+        .execute();
+      await db()
+        .insertInto('operations')
+        .values(many.map((subjectId) => ({ uuid: crypto.randomUUID(), type: 'VERIFY', status: 'SUCCESS', subject_id: subjectId, modalities: '[]', candidates: 'null', checks: 'null', details: 'null', duration_ms: 1 })))
+        .execute();
+      await db()
+        .insertInto('templates')
+        .values(rows.map((r) => ({ subject_ref: r.id, modality: 'FACE' as const, template_version: TEMPLATE_VERSION, data: new Uint8Array([1]) })))
+        .execute();
+      const bulk = await send('DELETE', '/admin/subjects/clear-db?prefix=bulk-');
+      expect(await bulk.json()).toEqual({
+        deleted: 1203,
+        removed: { subjects: 1203, operations: 1203, images: 0, faceSamples: 0, voiceSamples: 0, templates: 1203, adjudicationCases: 0 },
+      });
+
       // Without a prefix, on the admin and root surfaces: every subject.
       const all = await send('DELETE', '/subjects/clear-db');
       expect(all.status).toBe(200);

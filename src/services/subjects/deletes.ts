@@ -20,7 +20,13 @@ async function deleteAndForget(services: Services, select: (trx: Services['ctx']
     const subjects = await select(trx);
     return { subjects, removed: await removeSubjects(trx, subjects) };
   });
-  await services.gallery.remove(subjects.map((s) => s.id));
+  try {
+    await services.gallery.remove(subjects.map((s) => s.id));
+  } catch (error) {
+    // The delete has committed; a gallery that cannot be updated is dropped and reloads from the database.
+    ctx.log.error('gallery update after delete failed; gallery reset', { error: String(error) });
+    services.gallery.reset();
+  }
   ctx.log.info('subjects deleted', { subjects: subjects.length, removed });
   return { deleted: removed.subjects };
 }

@@ -11,8 +11,8 @@ import type { Database } from '../../db/tables.js';
  *   decisions (FK cascade); solved cases stay as the audit of what was decided;
  * - its templates, face and voice samples and images (deleted explicitly rather than left to the FK cascades,
  *   so that the counts per table are exact), then the subject row.
- * Work goes in chunks of subjects so no statement carries more than a few thousand parameters, whatever the
- * number of subjects.
+ * Work goes in chunks of subjects (and of operation UUIDs) so no statement carries more than a few thousand
+ * parameters, whatever the number of subjects, and every lookup can use an index.
  */
 
 type Trx = Transaction<Database> | Kysely<Database>;
@@ -54,35 +54,35 @@ export async function removeSubjects(trx: Trx, subjects: readonly SubjectKey[]):
   return counts;
 }
 
+/** The UUIDs of these subjects' operations, each branch an indexed lookup; read before their samples go. */
+async function operationUuidsOf(trx: Trx, refs: number[], subjectIds: string[], enrolments: string[]): Promise<string[]> {
+  let query = trx
+    .selectFrom('operations')
+    .select('uuid')
+    .where('subject_id', 'in', subjectIds)
+    .union(trx.selectFrom('face_samples').select('operation_uuid as uuid').where('subject_ref', 'in', refs))
+    .union(trx.selectFrom('voice_samples').select('operation_uuid as uuid').where('subject_ref', 'in', refs))
+    .union(trx.selectFrom('images').select('operation_uuid as uuid').where('subject_ref', 'in', refs));
+  if (enrolments.length) query = query.union(trx.selectFrom('operations').select('uuid').where('uuid', 'in', enrolments));
+  return (await query.execute()).map((r) => String(r.uuid));
+}
+
 async function removeChunk(trx: Trx, chunk: readonly SubjectKey[]): Promise<RemovedCounts> {
   const refs = chunk.map((s) => s.id);
   const subjectIds = chunk.map((s) => s.subject_id);
   const enrolments = chunk.map((s) => s.enrollment_operation_uuid).filter((u): u is string => u !== null);
+  const opUuids = await operationUuidsOf(trx, refs, subjectIds, enrolments);
+  const opSlices: string[][] = [];
+  for (let i = 0; i < opUuids.length; i += 1000) opSlices.push(opUuids.slice(i, i + 1000));
 
-  // The UUIDs of these subjects' operations, as a subquery: it reads their samples, so every statement that
-  // uses it runs before the samples are deleted.
-  const operationsOf = () =>
-    trx
-      .selectFrom('operations')
-      .select('uuid')
-      .where((eb) =>
-        eb.or([
-          eb('subject_id', 'in', subjectIds),
-          ...(enrolments.length ? [eb('uuid', 'in', enrolments)] : []),
-          eb('uuid', 'in', eb.selectFrom('face_samples').select('operation_uuid').where('subject_ref', 'in', refs)),
-          eb('uuid', 'in', eb.selectFrom('voice_samples').select('operation_uuid').where('subject_ref', 'in', refs)),
-          eb('uuid', 'in', eb.selectFrom('images').select('operation_uuid').where('subject_ref', 'in', refs)),
-        ]),
-      );
   // Samples of these subjects' operations that no subject owns (a verification probe's image, say).
-  const orphans = async (table: 'face_samples' | 'voice_samples' | 'images') =>
-    n(
-      await trx
-        .deleteFrom(table as 'images')
-        .where('subject_ref', 'is', null)
-        .where('operation_uuid', 'in', operationsOf())
-        .executeTakeFirstOrThrow(),
-    );
+  const orphans = async (table: 'face_samples' | 'voice_samples' | 'images') => {
+    let removed = 0;
+    for (const slice of opSlices) {
+      removed += n(await trx.deleteFrom(table as 'images').where('subject_ref', 'is', null).where('operation_uuid', 'in', slice).executeTakeFirstOrThrow());
+    }
+    return removed;
+  };
   const ownedBy = async (table: 'templates' | 'face_samples' | 'voice_samples' | 'images') =>
     n(await trx.deleteFrom(table as 'templates').where('subject_ref', 'in', refs).executeTakeFirstOrThrow());
 
@@ -93,14 +93,12 @@ async function removeChunk(trx: Trx, chunk: readonly SubjectKey[]): Promise<Remo
       .where('subject_id', 'in', subjectIds)
       .executeTakeFirstOrThrow(),
   );
-  let faceSamples = await orphans('face_samples');
-  let voiceSamples = await orphans('voice_samples');
-  let images = await orphans('images');
-  const operations = n(await trx.deleteFrom('operations').where('uuid', 'in', operationsOf()).executeTakeFirstOrThrow());
+  let operations = 0;
+  for (const slice of opSlices) operations += n(await trx.deleteFrom('operations').where('uuid', 'in', slice).executeTakeFirstOrThrow());
   const templates = await ownedBy('templates');
-  faceSamples += await ownedBy('face_samples');
-  voiceSamples += await ownedBy('voice_samples');
-  images += await ownedBy('images');
+  const faceSamples = (await orphans('face_samples')) + (await ownedBy('face_samples'));
+  const voiceSamples = (await orphans('voice_samples')) + (await ownedBy('voice_samples'));
+  const images = (await orphans('images')) + (await ownedBy('images'));
   const subjects = n(await trx.deleteFrom('subjects').where('id', 'in', refs).executeTakeFirstOrThrow());
   return { subjects, operations, images, faceSamples, voiceSamples, templates, adjudicationCases };
 }
