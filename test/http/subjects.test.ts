@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { listMultimodalSubjects, listSubjects } from '../../src/services/subjects/queries.js';
 import { TEMPLATE_VERSION, rowsOf, seedCase, seedOperation, seedSubject, type SeededSubject } from '../support/subject-rows.js';
 
 /**
@@ -161,6 +162,28 @@ for (const dialect of dialects) {
         expect(res.status, `${path}: ${text}`).toBe(400);
         expect(JSON.parse(text).type).toMatch(/\/validation$/);
         expect(text).toMatch(field);
+      }
+    });
+
+    it('loads the samples of a page with one query per table, whatever the page size', async () => {
+      let queries = 0;
+      const counted = db().withPlugin({
+        transformQuery: (args) => {
+          queries += 1;
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+      const ctx = { ...booted.services.ctx, db: counted };
+      for (const size of [1, 3, 100]) {
+        queries = 0;
+        const page = await listSubjects(ctx, { page: 0, size });
+        expect(page.length).toBe(Math.min(size, 9));
+        // The page itself, then face samples, voice samples and templates.
+        expect(queries, `page of ${size}`).toBe(4);
+        queries = 0;
+        await listMultimodalSubjects(ctx, { page: 0, size });
+        expect(queries, `multimodal page of ${size}`).toBe(4);
       }
     });
 
