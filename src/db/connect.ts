@@ -9,6 +9,12 @@ export type DialectName = 'postgres' | 'pglite';
 export interface DatabaseHandle {
   db: Kysely<Database>;
   dialect: DialectName;
+  /**
+   * Subscribe to a PostgreSQL notification channel on a connection of its own (PostgreSQL only: PGlite is
+   * one process, so there is nobody else to hear from). `onLost` is told when the connection drops, since
+   * notifications sent meanwhile are lost; the subscription reconnects by itself.
+   */
+  listen?(channel: string, onMessage: (payload: string) => void, onLost: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -20,6 +26,7 @@ export interface DatabaseHandle {
 export async function connectDatabase(options: { url?: string; dataDir?: string; poolSize?: number }): Promise<DatabaseHandle> {
   let dialect: Dialect;
   let name: DialectName;
+  let listen: DatabaseHandle['listen'];
   if (options.url) {
     const pg = (await import('pg')).default;
     // int8 (count(*), bigserial) arrives as text by default; our counts and ids fit in a double.
@@ -29,6 +36,32 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     pool.on('error', () => {});
     dialect = new PostgresDialect({ pool });
     name = 'postgres';
+    listen = async (channel, onMessage, onLost) => {
+      let client: InstanceType<typeof pg.Client> | null = null;
+      let stopped = false;
+      const connect = async (): Promise<void> => {
+        const c = new pg.Client({ connectionString: options.url });
+        c.on('notification', (n) => {
+          if (n.channel === channel && n.payload !== undefined) onMessage(n.payload);
+        });
+        const lost = () => {
+          if (stopped || client !== c) return;
+          client = null;
+          onLost();
+          setTimeout(() => void connect().catch(lost), 1000);
+        };
+        c.on('error', lost);
+        c.on('end', lost);
+        await c.connect();
+        await c.query(`LISTEN ${channel.replace(/[^a-z_]/g, '')}`);
+        client = c;
+      };
+      await connect();
+      return async () => {
+        stopped = true;
+        await client?.end().catch(() => {});
+      };
+    };
   } else {
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGliteDialect } = await import('kysely-pglite-dialect');
@@ -40,7 +73,7 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     name = 'pglite';
   }
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: name, close: () => db.destroy() };
+  return { db, dialect: name, listen, close: () => db.destroy() };
 }
 
 /** Apply every pending migration; throws with the failing migration's name. */

@@ -9,6 +9,7 @@ import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';
 import { VERSION } from '../version.js';
 import type { Extractor } from '../extraction/index.js';
+import { GALLERY_CHANNEL } from '../services/gallery/gallery-cache.js';
 
 export interface BootOptions {
   config: Config;
@@ -64,12 +65,21 @@ export async function boot(options: BootOptions): Promise<Booted> {
   await reportNode(ctx);
   const heartbeat = setInterval(() => void reportNode(ctx).catch(() => {}), 30_000);
   (heartbeat as { unref?: () => void }).unref?.();
+  // Other processes on the same PostgreSQL database announce their gallery changes; apply them here.
+  const unlisten = await database.listen?.(
+    GALLERY_CHANNEL,
+    (payload) => void services.gallery.applyRemote(payload).catch((error) => log.warn('gallery change not applied', { reason: String(error) })),
+    () => services.gallery.resynchronise(),
+  );
+  // Load the gallery now rather than on the first identification.
+  void services.gallery.ready().catch((error) => log.error('gallery could not be loaded', { reason: String(error) }));
   const app = createApp({ services, clientAddress: options.clientAddress, readAsset: options.readAsset });
   return {
     app,
     services,
     async close() {
       clearInterval(heartbeat);
+      await unlisten?.();
       services.gateway.close();
       await services.extractors.close();
       await database.close();

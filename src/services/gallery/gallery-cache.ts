@@ -1,5 +1,12 @@
+import { sql } from 'kysely';
 import { Gallery, type MatchCandidate } from '../../biometrics/index.js';
 import type { ServiceContext } from '../context.js';
+
+/** The PostgreSQL channel on which nodes tell each other what changed in the gallery. */
+export const GALLERY_CHANNEL = 'bims_gallery';
+
+/** A change one node made, for the others to apply: they re-read the subject rather than trust the message. */
+type GalleryChange = { node: string; kind: 'put'; subjectRef: number } | { node: string; kind: 'remove'; subjectRefs: number[] } | { node: string; kind: 'reset' };
 
 /** A match with the client's subject identifier attached. */
 export interface GalleryMatch extends MatchCandidate {
@@ -68,23 +75,78 @@ export class GalleryCache {
     await this.ready();
     this.gallery.replace(String(subjectRef), templates);
     this.subjectIds.set(subjectRef, subjectId);
+    await this.publish({ node: this.ctx.node.id, kind: 'put', subjectRef });
   }
 
   /** Take subjects out of the gallery; call after the commit that deleted or un-enrolled them. */
   async remove(subjectRefs: number[]): Promise<void> {
     await this.ready();
+    this.drop(subjectRefs);
+    await this.publish({ node: this.ctx.node.id, kind: 'remove', subjectRefs });
+  }
+
+  /** Forget everything; the next use reloads from the database (after bulk deletes and truncation). */
+  reset(): void {
+    this.forget();
+    void this.publish({ node: this.ctx.node.id, kind: 'reset' });
+  }
+
+  private drop(subjectRefs: number[]): void {
     for (const ref of subjectRefs) {
       this.gallery.remove(String(ref));
       this.subjectIds.delete(ref);
     }
   }
 
-  /** Forget everything; the next use reloads from the database (after bulk deletes and truncation). */
-  reset(): void {
+  private forget(): void {
     this.generation += 1;
     this.loading = null;
     this.gallery = new Gallery();
     this.subjectIds = new Map();
+  }
+
+  /**
+   * Tell the other nodes sharing the database (PostgreSQL NOTIFY; harmless on PGlite, where nobody listens).
+   * Best effort: a node that misses a message is resynchronised when its listening connection comes back.
+   */
+  private async publish(change: GalleryChange): Promise<void> {
+    if (this.ctx.dialect !== 'postgres') return;
+    try {
+      await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(this.ctx.db);
+    } catch (error) {
+      this.ctx.log.warn('gallery change not published', { reason: String(error) });
+    }
+  }
+
+  /** Apply a change another node published: re-read the subject's ENROLLED templates from the database. */
+  async applyRemote(payload: string): Promise<void> {
+    let change: GalleryChange;
+    try {
+      change = JSON.parse(payload) as GalleryChange;
+    } catch {
+      return;
+    }
+    if (change.node === this.ctx.node.id) return;
+    if (change.kind === 'reset') return this.forget();
+    if (!this.loading) return; // not loaded yet: the first use reads the database anyway
+    await this.ready();
+    if (change.kind === 'remove') return this.drop(change.subjectRefs);
+    const rows = await this.ctx.db
+      .selectFrom('face_samples as f')
+      .innerJoin('subjects as s', 's.id', 'f.subject_ref')
+      .select(['f.template', 's.subject_id'])
+      .where('s.id', '=', change.subjectRef)
+      .where('s.status', '=', 'ENROLLED')
+      .where('f.template', 'is not', null)
+      .execute();
+    if (rows.length === 0) return this.drop([change.subjectRef]);
+    this.gallery.replace(String(change.subjectRef), rows.map((r) => r.template!));
+    this.subjectIds.set(change.subjectRef, rows[0]!.subject_id);
+  }
+
+  /** After a lost listening connection: changes may have been missed, so reload on next use. */
+  resynchronise(): void {
+    this.forget();
   }
 
   /** 1:N: best `topK` subjects at or above `threshold` for one probe template, best first. */
