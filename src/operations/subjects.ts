@@ -10,11 +10,11 @@ import { handleSubjectQrCode, handleTemplateModalities } from './template-handle
 import { subjectHandlers } from './subject-handlers.js';
 import { defineOperation } from './types.js';
 import { enrolSubject } from '../services/enrolment/enrol.js';
+import { reextractSubject } from '../services/reextract/reextract-subject.js';
 
 const area = 'Subjects';
 const adminRoot = ['admin', 'root'] as const;
 const all = ['admin', 'root', 'user'] as const;
-const missing = 'the subjects and enrolment service (issue 4)';
 
 /** Seed section 4.11: subjects, their templates and modalities. */
 export const subjectOperations = [
@@ -124,9 +124,11 @@ export const subjectOperations = [
   defineOperation({
     id: 'reextractSubject', method: 'post', path: '/subjects/reextract-subject', surfaces: all, area,
     summary: 'Re-extracts the template to the current template version',
+    description:
+      'With `subjectId`: recomputes every face template of the stored subject from its stored original images with the current models, in one transaction with a REEXTRACT operation (the gallery follows for an ENROLLED subject). A sample enrolled from a template has no image: it is kept when already of the current version, otherwise the request is refused with 422 naming it (`samplesWithoutImage`). With `template` and `faces`: the new samples must each match the old template (same template version only; another version is a 422, since models of different versions cannot be compared) and the new template is answered. Refusals are 422 with `operationUuid` and `operationStatus` (MATCH_NOT_FOUND, NO_FACE_DETECTED, FAILED...). Voices: 422 until the voice engine exists. The whole gallery is re-extracted by `npm run reextract`.',
     request: { body: ReextractSubjectRequest },
     response: { description: 'The REEXTRACT operation and its result', schema: ReextractSubjectResult },
-    missing,
+    handle: ({ services, body, principal, surface }) => reextractSubject(services, body, { principal, surface }),
   }),
   defineOperation({
     id: 'downloadSubjectsInfoBulk', method: 'get', path: '/subjects/download', surfaces: adminRoot, area,

@@ -125,24 +125,29 @@ export const CreateSubjectRequest = z
 
 export const ReextractSubjectRequest = z
   .strictObject({
-    subjectId: SubjectIdString.optional().openapi({ description: 'Re-extract this stored subject from its stored samples' }),
-    template: TemplateBytes.optional().openapi({ description: 'An old template to bring to the current version with a new sample' }),
-    faces: faceSamples.optional(),
-    voices: voiceSamples.optional(),
+    subjectId: SubjectIdString.optional().openapi({ description: 'Re-extract this stored subject from its stored original images' }),
+    template: TemplateBytes.optional().openapi({ description: 'An old template (format v1, base64) to replace by one made from new samples that match it' }),
+    faces: faceSamples.optional().openapi({ description: 'With `template`: new face samples of its owner' }),
+    voices: voiceSamples.optional().openapi({ description: 'With `template`: new voice samples (422 until the voice engine exists)' }),
   })
-  .refine((v) => v.subjectId !== undefined || v.template !== undefined, { path: ['subjectId'], message: 'give subjectId or template' })
+  .refine((v) => (v.subjectId === undefined) !== (v.template === undefined), { path: ['subjectId'], message: 'give exactly one of subjectId and template' })
+  .refine((v) => v.subjectId === undefined || (v.faces === undefined && v.voices === undefined), {
+    path: ['faces'],
+    message: 'a stored subject is re-extracted from its stored samples; new samples go only with a template',
+  })
   .refine((v) => v.template === undefined || v.faces !== undefined || v.voices !== undefined, {
     path: ['faces'],
     message: 'an old template needs a new sample that matches it',
   })
   .openapi('ReextractSubjectRequest', {
-    description: 'Either a stored subject (re-extracted from its stored samples) or an old template plus a new sample, accepted only if the sample matches the template',
+    description:
+      'Either a stored subject (`subjectId`: re-extracted from its stored original images) or an old template plus new samples (`template` and `faces`), accepted only if every sample matches the template; templates of another version than the current one cannot be compared, so that mode needs a template of the current version',
   });
 
 export const ReextractSubjectResult = z.object({
   operation: Operation,
-  subject: Subject.optional().openapi({ description: 'The re-extracted stored subject' }),
-  template: z.string().optional().openapi({ format: 'byte', description: 'The new template, when an old template was given' }),
+  subject: Subject.optional().openapi({ description: '`subjectId` mode: the re-extracted stored subject' }),
+  template: z.string().optional().openapi({ format: 'byte', description: '`template` mode: the new template (format v1, base64), made from the best-quality new sample' }),
   templateVersion: TemplateVersion,
 });
 

@@ -1,0 +1,184 @@
+import type { Transaction } from 'kysely';
+import { encodeFaceTemplate, type FaceAnalysis, type ImageAnalysis } from '../../biometrics/index.js';
+import { json } from '../../db/json.js';
+import type { Database } from '../../db/tables.js';
+import type { Services } from '../index.js';
+import { DomainError, notFound } from '../errors.js';
+import { analyseImages } from '../biometrics/face-samples.js';
+import { presentOperation, recordOperation } from '../operations/record.js';
+import { getSubject } from '../subjects/queries.js';
+import { pickStoredFace } from './pick-face.js';
+import { refuse, type Caller } from './refuse.js';
+
+type Box = { x: number; y: number; width: number; height: number };
+
+/** A stored face sample as re-extraction reads it (never its template bytes beyond what the gallery needs). */
+interface StoredSample {
+  id: number;
+  image_id: number | null;
+  rectangle: Box | string | null;
+  template_version: string;
+  template: Uint8Array | null;
+}
+
+/** A sample re-extracted from its original image. */
+interface Redone {
+  sampleId: number;
+  face: FaceAnalysis;
+  template: Uint8Array;
+}
+
+/**
+ * `reextractSubject` for a stored subject: recompute every face template from the sample's stored ORIGINAL
+ * image with the current extractor, so that a subject enrolled under older models can be matched again
+ * (matching compares only templates of the same version).
+ *
+ * Decisions:
+ * - All or nothing. Images are analysed in the pool first, outside any transaction; then one transaction
+ *   rewrites the samples (template, version, box, landmarks, pose, quality, liveness), the subject's compact
+ *   template (its best-quality face) and `subjects.template_version`, and records the REEXTRACT operation.
+ *   An ENROLLED subject's gallery entry is replaced after the commit.
+ * - The quality, liveness and ICAO gates are not applied again: the sample was admitted at enrolment, and
+ *   refusing it now because a new model measures quality differently would leave the subject unmatchable.
+ *   A stored image in which the current detector finds no face is refused (NO_FACE_DETECTED), since no
+ *   template can be made from it.
+ * - A sample enrolled from an exported template has no original image. It is kept as it is when its
+ *   template is already of the current version; otherwise the whole re-extraction is refused with a 422
+ *   naming those samples (`samplesWithoutImage`), because keeping a template of another version would leave
+ *   the subject half-matchable; such a subject must be enrolled again from images.
+ * - Token images are left as they are: they show the face, whatever model later reads it.
+ * - Every attempt is a REEXTRACT operation; refusals are recorded with the status that says why.
+ */
+export async function reextractStoredSubject(services: Services, subjectId: string, caller: Caller) {
+  const { ctx } = services;
+  const started = performance.now();
+  const uuid = crypto.randomUUID();
+  const subject = await ctx.db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
+  if (!subject) throw notFound(`Subject '${subjectId}'`);
+  const extractor = await services.extractors.get();
+  const current = extractor.templateVersion;
+  const fail = (status: 'FAILED' | 'NO_FACE_DETECTED', reason: string, extras: Record<string, unknown> = {}) =>
+    refuse(services, { uuid, status, reason, subjectId, started, caller, extras });
+
+  const samples: StoredSample[] = await ctx.db
+    .selectFrom('face_samples')
+    .select(['id', 'image_id', 'rectangle', 'template_version', 'template'])
+    .where('subject_ref', '=', subject.id)
+    .orderBy('id')
+    .execute();
+  if (samples.length === 0) return fail('FAILED', `subject '${subjectId}' has no face sample to re-extract`);
+
+  const originals = await originalImages(services, samples);
+  const withoutImage = samples.filter((s) => !originals.has(s.id));
+  const stale = withoutImage.filter((s) => s.template_version !== current);
+  if (stale.length) {
+    return fail(
+      'FAILED',
+      `face samples ${stale.map((s) => s.id).join(', ')} of subject '${subjectId}' were enrolled from a template of version ` +
+        `${[...new Set(stale.map((s) => s.template_version))].join(', ')} and have no original image to re-extract to ${current}; ` +
+        'enrol the subject again from face images',
+      { samplesWithoutImage: stale.map((s) => s.id), templateVersion: current },
+    );
+  }
+
+  const withImage = samples.filter((s) => originals.has(s.id));
+  let analyses: ImageAnalysis[];
+  try {
+    analyses = await analyseImages(services, withImage.map((s) => originals.get(s.id)!), (i) => `faceSamples.${withImage[i]!.id}.image`);
+  } catch (error) {
+    // A stored image the engine cannot read is not the caller's bad input: report it as a refused operation.
+    if (error instanceof DomainError && error.code === 'validation') return fail('FAILED', `a stored original image cannot be read: ${error.detail}`);
+    throw error;
+  }
+  const redone: Redone[] = [];
+  for (const [i, sample] of withImage.entries()) {
+    const face = pickStoredFace(analyses[i]!.faces, boxOf(sample.rectangle));
+    if (!face) {
+      return fail('NO_FACE_DETECTED', `the current extractor finds no face in the original image of face sample ${sample.id}`, { sampleId: sample.id });
+    }
+    redone.push({ sampleId: sample.id, face, template: encodeFaceTemplate(current, face) });
+  }
+
+  const previousVersions = [...new Set(samples.map((s) => s.template_version))];
+  const stored = await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.now();
+    // The subject may have been deleted while its images were analysed; the lock keeps it until the commit.
+    const row = await trx.selectFrom('subjects').select(['id', 'status']).where('id', '=', subject.id).forUpdate().executeTakeFirst();
+    if (!row) throw notFound(`Subject '${subjectId}'`);
+    for (const r of redone) {
+      const f = r.face;
+      await trx
+        .updateTable('face_samples')
+        .set({
+          template: r.template, template_version: current, rectangle: json(roundBox(f.rectangle)), landmarks: json(f.landmarks),
+          yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality), liveness_score: finite(f.livenessScore),
+        })
+        .where('id', '=', r.sampleId)
+        .where('subject_ref', '=', subject.id)
+        .execute();
+    }
+    if (redone.length) await replaceCompactTemplate(trx, subject.id, redone, current, now);
+    await trx.updateTable('subjects').set({ template_version: current, updated_at: now }).where('id', '=', subject.id).execute();
+    const operation = await recordOperation(trx, {
+      uuid, type: 'REEXTRACT', status: 'SUCCESS', subjectId, modalities: ['FACE'], durationMs: performance.now() - started,
+      principal: caller.principal, surface: caller.surface, at: now,
+      details: { templateVersion: current, previousVersions, reextracted: redone.map((r) => r.sampleId), kept: withoutImage.map((s) => s.id) },
+    });
+    return { status: row.status, operation };
+  });
+
+  if (stored.status === 'ENROLLED') {
+    const redoneById = new Map(redone.map((r) => [r.sampleId, r.template]));
+    const templates = samples.map((s) => redoneById.get(s.id) ?? s.template).filter((t): t is Uint8Array => t !== null);
+    await services.gallery.put(subject.id, subjectId, templates);
+  }
+  return { operation: presentOperation(stored.operation), subject: await getSubject(ctx, { id: subject.id }), templateVersion: current };
+}
+
+/** The ORIGINAL image bytes of each sample that has one, by sample id. */
+async function originalImages(services: Services, samples: StoredSample[]): Promise<Map<number, Uint8Array>> {
+  const imageIds = samples.map((s) => s.image_id).filter((id): id is number => id !== null);
+  if (imageIds.length === 0) return new Map();
+  const images = await services.ctx.db
+    .selectFrom('images')
+    .select(['id', 'bytes'])
+    .where('id', 'in', imageIds)
+    .where('kind', '=', 'ORIGINAL')
+    .execute();
+  const byId = new Map(images.map((i) => [i.id, i.bytes]));
+  const out = new Map<number, Uint8Array>();
+  for (const s of samples) {
+    const bytes = s.image_id !== null ? byId.get(s.image_id) : undefined;
+    if (bytes) out.set(s.id, bytes);
+  }
+  return out;
+}
+
+/** The subject's compact FACE template (QR codes, exports) becomes that of its best-quality re-extracted face. */
+async function replaceCompactTemplate(
+  trx: Transaction<Database>,
+  subjectRef: number,
+  redone: Redone[],
+  version: string,
+  now: Date,
+) {
+  const best = redone.reduce((a, b) => (b.face.quality > a.face.quality ? b : a));
+  const values = { template_version: version, data: best.template, quality: finite(best.face.quality) };
+  const updated = await trx.updateTable('templates').set(values).where('subject_ref', '=', subjectRef).where('modality', '=', 'FACE').executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) {
+    await trx.insertInto('templates').values({ subject_ref: subjectRef, modality: 'FACE', ...values, created_at: now }).execute();
+  }
+}
+
+function boxOf(value: StoredSample['rectangle']): Box | null {
+  if (value === null) return null;
+  return typeof value === 'string' ? (JSON.parse(value) as Box | null) : value;
+}
+
+function roundBox(r: Box): Box {
+  return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
+}
+
+function finite(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
+}
