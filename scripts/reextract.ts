@@ -5,8 +5,8 @@
  * Node server does, parses options and draws.
  */
 import { hostname } from 'node:os';
+import { loadConfigOrExit } from '../src/runtime/node-config.js';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
 import { createExtractor } from '../src/extraction/index.js';
 import { runReextractJob } from '../src/services/reextract/job.js';
@@ -30,8 +30,8 @@ Options:
 Configuration comes from the environment, as for the server: DATABASE_URL for PostgreSQL, otherwise the
 embedded PGlite database in BIMS_DATA_DIR (default ./data).
 With PGlite, STOP THE SERVER FIRST: an embedded database can be opened by one process only.
-With PostgreSQL the server may keep running; restart it afterwards so its in-memory gallery holds the new
-templates (until the gallery follows other processes' changes by itself).
+With PostgreSQL the server may keep running: each re-extracted subject is announced (LISTEN/NOTIFY) and the
+running servers' galleries take its new templates within a second.
 
 Output: a progress bar on stderr; a JSON summary on stdout. Exit code 0 when every subject was
 re-extracted, 1 when some failed or the run failed, 2 for bad options or configuration.`;
@@ -69,16 +69,7 @@ async function main(): Promise<number> {
   }
   const limit = positive('limit', args.limit);
   const batchSize = positive('batch-size', args['batch-size']);
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 2;
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const workers = config.BIMS_EXTRACTION_WORKERS;
   const concurrency = positive('concurrency', args.concurrency) ?? (workers > 0 ? workers : 2);
 

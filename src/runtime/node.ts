@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
+import { loadConfigOrExit } from './node-config.js';
 import { hostname } from 'node:os';
-import { ConfigError, baseUrlOf, loadConfig } from '../config/config.js';
+import { baseUrlOf } from '../config/config.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
 import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
@@ -9,16 +10,7 @@ import { createExtractor } from '../extraction/index.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
+  let config = loadConfigOrExit();
   // The sidecar (Janus's supervisor) first, so the API learns its token and address.
   let sidecar: SidecarChild | null = null;
   if (config.BIMS_SIDECAR === 'on') {

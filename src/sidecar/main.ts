@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config/config.js';
+import { loadConfigOrExit } from '../runtime/node-config.js';
 import { createLogger } from '../services/logger.js';
 import { startSidecar } from './start.js';
 
@@ -8,16 +8,7 @@ import { startSidecar } from './start.js';
  * to notice when the parent goes away.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   if (!config.BIMS_SIDECAR_TOKEN) {
     console.error('BIMS_SIDECAR_TOKEN must be set (at least 32 characters): the API presents it to the sidecar');
     process.exit(2);

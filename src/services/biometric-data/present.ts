@@ -43,7 +43,8 @@ export interface VoiceDataRow {
   quality: number | null;
   speech_ratio: number | null;
   template_version: string;
-  size: number | string;
+  /** Bytes of the recording, where the query measured it (not used by the presentation). */
+  size?: number | string;
   created_at: Date | string;
 }
 

@@ -12,6 +12,7 @@ import { recordOperation, type OperationStatus, type StoredCandidate } from '../
 import { deduplicate, type DedupOutcome } from './deduplicate.js';
 import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
+import { getSubject } from '../subjects/queries.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
 
@@ -109,7 +110,6 @@ export async function enrolSubject(services: Services, request: Request, caller:
         .returningAll()
         .executeTakeFirst();
       if (!subject) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
-      const faceRows = [];
       for (const face of accepted) {
         const original = await trx
           .insertInto('images')
@@ -126,29 +126,23 @@ export async function enrolSubject(services: Services, request: Request, caller:
             .execute();
         }
         const f = face.face;
-        faceRows.push(
-          await trx
-            .insertInto('face_samples')
-            .values({
-              subject_ref: subject.id, operation_uuid: uuid, image_id: original.id, rectangle: json(roundRect(f.rectangle)),
-              landmarks: json(f.landmarks), yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
-              liveness_score: finite(f.livenessScore), template_version: templateVersion, template: face.template, created_at: now,
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        );
+        await trx
+          .insertInto('face_samples')
+          .values({
+            subject_ref: subject.id, operation_uuid: uuid, image_id: original.id, rectangle: json(roundRect(f.rectangle)),
+            landmarks: json(f.landmarks), yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
+            liveness_score: finite(f.livenessScore), template_version: templateVersion, template: face.template, created_at: now,
+          })
+          .execute();
       }
       for (const template of extraTemplates) {
-        faceRows.push(
-          await trx
-            .insertInto('face_samples')
-            .values({
-              subject_ref: subject.id, operation_uuid: uuid, image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null),
-              template_version: templateVersion, template, created_at: now,
-            })
-            .returningAll()
-            .executeTakeFirstOrThrow(),
-        );
+        await trx
+          .insertInto('face_samples')
+          .values({
+            subject_ref: subject.id, operation_uuid: uuid, image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null),
+            template_version: templateVersion, template, created_at: now,
+          })
+          .execute();
       }
       // The subject's compact template (QR codes, exports): that of its best-quality face.
       const compact = accepted.length ? accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a)) : null;
@@ -168,12 +162,14 @@ export async function enrolSubject(services: Services, request: Request, caller:
       if (outcome.status === 'PENDING_ADJUDICATION') {
         await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
       }
-      return { subject, faceRows, operation, compact: compact?.template ?? extraTemplates[0]! };
+      return { subject, operation, compact: compact?.template ?? extraTemplates[0]! };
     });
     if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, templates);
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
     const encryptedTemplate = outcome.status === 'REJECTED' ? undefined : await encryptTemplateForDevice(ctx, request.subjectId, stored.compact);
-    return { ...presentCreated(stored, candidates), ...(encryptedTemplate ? { encryptedTemplate } : {}) };
+    // Answered exactly as the subject reads show it, plus what only enrolment knows.
+    const subject = await getSubject(ctx, { id: stored.subject.id });
+    return { ...subject, candidates, ...(encryptedTemplate ? { encryptedTemplate } : {}) };
   });
 }
 
@@ -183,37 +179,4 @@ function finite(value: number): number | null {
 
 function roundRect(r: { x: number; y: number; width: number; height: number }) {
   return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
-}
-
-/** The new subject as `Subject`, plus the candidates that decided its status. */
-function presentCreated(
-  stored: { subject: any; faceRows: any[]; operation: { uuid: string } },
-  candidates: StoredCandidate[],
-) {
-  const { subject } = stored;
-  return {
-    id: subject.id,
-    subjectId: subject.subject_id,
-    status: subject.status,
-    modalities: ['FACE'],
-    templateVersion: subject.template_version,
-    metadata: subject.metadata,
-    createdAt: new Date(subject.created_at).toISOString(),
-    updatedAt: new Date(subject.updated_at).toISOString(),
-    enrollmentOperationUuid: stored.operation.uuid,
-    faces: stored.faceRows.map((f) => ({
-      id: f.id,
-      uuid: f.operation_uuid,
-      subjectId: subject.subject_id,
-      ...(f.image_id !== null ? { imageId: f.image_id } : {}),
-      rectangle: f.rectangle,
-      ...(f.yaw !== null ? { yaw: f.yaw, pitch: f.pitch, roll: f.roll } : {}),
-      ...(f.quality !== null ? { quality: f.quality } : {}),
-      ...(f.liveness_score !== null ? { livenessScore: f.liveness_score } : {}),
-      templateVersion: f.template_version,
-      createdAt: new Date(f.created_at).toISOString(),
-    })),
-    voices: [],
-    candidates,
-  };
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, SubjectsTable } from '../../db/tables.js';
+import { presentFaceData, presentVoiceData } from '../biometric-data/present.js';
 
 /**
  * Subjects as the `Subject` and `MultimodalSubject` models show them. The sample queries name every column
@@ -96,41 +97,13 @@ function measured<K extends string>(key: K, value: number | null): { [P in K]?: 
   return value !== null && Number.isFinite(value) ? ({ [key]: value } as { [P in K]: number }) : {};
 }
 
-/** Detectors give sub-pixel boxes; the `Rectangle` model is whole pixels. */
-function rectangle(value: FaceRow['rectangle']) {
-  const r = typeof value === 'string' ? (JSON.parse(value) as Exclude<FaceRow['rectangle'], string>) : value;
-  return { x: Math.round(r.x), y: Math.round(r.y), width: Math.max(0, Math.round(r.width)), height: Math.max(0, Math.round(r.height)) };
-}
-
+/** A subject's samples show as `BiometricFaceData` / `BiometricVoiceData`, exactly as the biometric-data reads show them. */
 function presentFace(row: FaceRow, subjectId: string) {
-  return {
-    id: row.id,
-    uuid: row.operation_uuid,
-    subjectId,
-    ...(row.image_id !== null ? { imageId: row.image_id } : {}),
-    rectangle: rectangle(row.rectangle),
-    ...measured('yaw', row.yaw),
-    ...measured('pitch', row.pitch),
-    ...measured('roll', row.roll),
-    ...measured('quality', row.quality),
-    ...measured('livenessScore', row.liveness_score),
-    templateVersion: row.template_version,
-    createdAt: iso(row.created_at),
-  };
+  return presentFaceData({ ...row, subject_id: subjectId });
 }
 
 function presentVoice(row: VoiceRow, subjectId: string) {
-  return {
-    id: row.id,
-    uuid: row.operation_uuid,
-    subjectId,
-    durationMs: row.duration_ms,
-    sampleRate: row.sample_rate,
-    ...measured('quality', row.quality),
-    ...measured('speechRatio', row.speech_ratio),
-    templateVersion: row.template_version,
-    createdAt: iso(row.created_at),
-  };
+  return presentVoiceData({ ...row, subject_id: subjectId });
 }
 
 /** The modalities a subject holds: from its samples, and from its templates (a subject enrolled from a template has no samples). */
