@@ -49,6 +49,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
 
   const faces = request.faces?.length ? await analyseFaces(services, request.faces.map((f) => f.image), {
     field: 'body.faces',
+    tokenImage: true,
     checkIcao: request.options?.checkIcao,
     detectLiveness: request.options?.detectLiveness,
   }) : { accepted: [] as AcceptedFace[] };

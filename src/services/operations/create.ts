@@ -52,6 +52,7 @@ export async function createOperation(services: Services, request: Request, call
 
   const faces = await analyseFaces(services, images, {
     field: 'body.faces',
+    checks: false,
     checkIcao: request.options?.checkIcao,
     detectLiveness: request.options?.detectLiveness,
   });
