@@ -28,6 +28,8 @@ async function main(): Promise<void> {
     createExtractor: () =>
       createExtractor({ mode: 'worker-threads', ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
   });
+  // Warm the extraction pool now, so the first enrolment does not wait for it (a failure is reported by the first request that needs it).
+  void booted.services.extractors.get().catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
   const server = serve({ fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     booted.services.ctx.log.info('listening', {
       url: baseUrlOf({ ...config, PORT: info.port }),
