@@ -58,7 +58,7 @@ export const AdjudicationSolved = z
 
 /** The samples of the probe and of each candidate, for side-by-side review. */
 const reviewParts = {
-  operation: Operation,
+  operation: Operation.optional().openapi({ description: 'The ENROLL operation that opened the case; absent if deleted from the log since' }),
   probe: z.object({
     subject: Subject.optional(),
     faces: z.array(BiometricFaceData),
@@ -113,6 +113,9 @@ export const SolveAdjudicationResult = z.object({
 export const ClearAdjudicationsResult = z.object({
   deleted: z.number().int().min(0).openapi({ description: 'Cases removed' }),
   decisionsDeleted: z.number().int().min(0),
+  subjectsRejected: z.number().int().min(0).openapi({
+    description: 'Probe subjects that were PENDING_ADJUDICATION and became REJECTED because their case was cleared (always 0 for the solved store)',
+  }),
 });
 
 // ---- query parameters ---------------------------------------------------------------------------------

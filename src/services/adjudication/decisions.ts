@@ -1,0 +1,21 @@
+import type { Services } from '../index.js';
+import { notFound } from '../errors.js';
+import { decisionsOfCases } from './present.js';
+
+/**
+ * `getAdjudicationAdjudicatorDecisions`: every decision recorded on one case, pending, conflicted or solved,
+ * with where the case stands and how many agreeing decisions the current settings require.
+ */
+export async function decisionsOfCase(services: Services, caseId: number) {
+  const { ctx } = services;
+  const row = await ctx.db.selectFrom('adjudication_cases').select(['id', 'status', 'outcome']).where('id', '=', caseId).executeTakeFirst();
+  if (!row) throw notFound(`Adjudication case ${caseId}`);
+  const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
+  return {
+    caseId: row.id,
+    state: row.status,
+    ...(row.status === 'SOLVED' && row.outcome ? { outcome: row.outcome as 'DUPLICATE' | 'NOT_DUPLICATE' } : {}),
+    requiredDecisions: await services.settings.get('adjudication.requiredDecisions'),
+    decisions,
+  };
+}

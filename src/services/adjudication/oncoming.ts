@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import type { Principal } from '../../auth/principal.js';
+import type { Services } from '../index.js';
+import { adjudicatorAccount } from './caller.js';
+import type { CaseRow } from './present.js';
+import { pendingReview } from './review.js';
+
+/**
+ * `getOncomingAdjudicationPending`: the case the caller should work on now, leased to them for
+ * `adjudication.leaseSeconds`.
+ *
+ * - A caller who holds an unexpired lease gets that same case back (the lease is not extended, so nobody can
+ *   keep a case by polling).
+ * - Otherwise the oldest PENDING case that is unassigned or whose lease ran out, and on which the caller has
+ *   not decided yet (with adjudication.requiredDecisions > 1 the next decision must come from someone else),
+ *   is assigned to the caller.
+ * - CONFLICTED cases are not handed out: they wait for an ADMIN, who finds them by listing status CONFLICTED.
+ *
+ * Concurrency: the pick is one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT 1)
+ * RETURNING *`, so two transactions never lock the same candidate row, and PostgreSQL re-checks the WHERE
+ * on a row another transaction just leased (it then no longer qualifies). The caller's account row is locked
+ * first so that one adjudicator's simultaneous calls are served one after the other and cannot collect two
+ * leases. PGlite runs one connection at a time, so the same SQL is trivially safe there.
+ *
+ * @returns the case with its review material, or null when nothing waits (the handler answers 204).
+ */
+export async function takeOncoming(services: Services, principal: Principal) {
+  const { ctx } = services;
+  const me = adjudicatorAccount(principal);
+  const leaseSeconds = await services.settings.get('adjudication.leaseSeconds');
+  const row: CaseRow | undefined = await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.now();
+    await trx.selectFrom('accounts').select('id').where('id', '=', me).forNoKeyUpdate().execute();
+    const held = await trx
+      .selectFrom('adjudication_cases')
+      .selectAll()
+      .where('status', '=', 'PENDING')
+      .where('assigned_to', '=', me)
+      .where('lease_expires_at', '>', now)
+      .orderBy('assigned_at')
+      .limit(1)
+      .executeTakeFirst();
+    if (held) return held;
+    const next = trx
+      .selectFrom('adjudication_cases as c')
+      .select('c.id')
+      .where('c.status', '=', 'PENDING')
+      .where((eb) => eb.or([eb('c.assigned_to', 'is', null), eb('c.lease_expires_at', 'is', null), eb('c.lease_expires_at', '<=', now)]))
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom('adjudication_decisions as d').select(sql`1`.as('one')).whereRef('d.case_id', '=', 'c.id').where('d.account_id', '=', me))),
+      )
+      .orderBy('c.created_at')
+      .orderBy('c.id')
+      .limit(1)
+      .forUpdate()
+      .skipLocked();
+    return trx
+      .updateTable('adjudication_cases')
+      .set({ assigned_to: me, assigned_at: now, lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000) })
+      .where('id', 'in', next)
+      // Re-checked on the row version this statement locks: a case leased meanwhile no longer qualifies.
+      .where('status', '=', 'PENDING')
+      .where((eb) => eb.or([eb('assigned_to', 'is', null), eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .returningAll()
+      .executeTakeFirst();
+  });
+  if (!row) return null;
+  ctx.log.debug('adjudication case handed out', { caseId: row.id, accountId: me });
+  return pendingReview(ctx, row);
+}

@@ -1,0 +1,69 @@
+import type { ServiceContext } from '../context.js';
+import { DomainError, notFound } from '../errors.js';
+import { presentFaceData, presentImage, presentVoiceData } from '../biometric-data/present.js';
+import { faceData, imageInfo, voiceData } from '../biometric-data/queries.js';
+import { presentOperation } from '../operations/record.js';
+import { getSubject } from '../subjects/queries.js';
+import { decisionsOfCases, presentPending, presentSolved, type CaseRow } from './present.js';
+
+/**
+ * A case with everything an adjudicator needs to compare faces side by side: the ENROLL operation that
+ * opened it, the probe subject with its face data and images, and each candidate with its images. Image
+ * bytes are not inlined; the dashboard fetches them through the image download operations by id. Parts that
+ * were deleted since the case was opened (a candidate subject, the operation row) are simply absent.
+ */
+
+/** A subject as reads show it, or undefined when it no longer exists. */
+async function subjectOrNothing(ctx: ServiceContext, subjectId: string) {
+  try {
+    return await getSubject(ctx, { subjectId });
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'not-found') return undefined;
+    throw error;
+  }
+}
+
+async function imagesOf(ctx: ServiceContext, subjectRef: number | undefined) {
+  if (subjectRef === undefined) return [];
+  return (await imageInfo(ctx.db).where('i.subject_ref', '=', subjectRef).orderBy('i.id').execute()).map(presentImage);
+}
+
+async function reviewParts(ctx: ServiceContext, row: CaseRow) {
+  const operation = await ctx.db.selectFrom('operations').selectAll().where('uuid', '=', row.operation_uuid).executeTakeFirst();
+  const subject = await subjectOrNothing(ctx, row.subject_id);
+  const ref = subject?.id;
+  const faces = ref === undefined ? [] : (await faceData(ctx.db).where('f.subject_ref', '=', ref).orderBy('f.id').execute()).map(presentFaceData);
+  const voices = ref === undefined ? [] : (await voiceData(ctx.db).where('v.subject_ref', '=', ref).orderBy('v.id').execute()).map(presentVoiceData);
+  const candidates = [];
+  const stored = (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates) as { subjectId: string }[];
+  for (const candidate of stored) {
+    const other = await subjectOrNothing(ctx, candidate.subjectId);
+    candidates.push({ candidate, ...(other ? { subject: other } : {}), images: await imagesOf(ctx, other?.id) });
+  }
+  return {
+    ...(operation ? { operation: presentOperation(operation) } : {}),
+    probe: { ...(subject ? { subject } : {}), faces, voices, images: await imagesOf(ctx, ref) },
+    candidates,
+  };
+}
+
+/** `AdjudicationPendingOperation` of a case row already read (PENDING or CONFLICTED). */
+export async function pendingReview(ctx: ServiceContext, row: CaseRow) {
+  const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
+  return { adjudication: presentPending(row, decisions, ctx.now()), ...(await reviewParts(ctx, row)) };
+}
+
+/** `getAdjudicationPending`: a case of the pending store (PENDING or CONFLICTED); 404 otherwise. */
+export async function getPendingCase(ctx: ServiceContext, id: number) {
+  const row = await ctx.db.selectFrom('adjudication_cases').selectAll().where('id', '=', id).where('status', 'in', ['PENDING', 'CONFLICTED']).executeTakeFirst();
+  if (!row) throw notFound(`Pending adjudication case ${id}`);
+  return pendingReview(ctx, row);
+}
+
+/** `getAdjudicationSolved`: a case of the solved store; 404 otherwise. */
+export async function getSolvedCase(ctx: ServiceContext, id: number) {
+  const row = await ctx.db.selectFrom('adjudication_cases').selectAll().where('id', '=', id).where('status', '=', 'SOLVED').executeTakeFirst();
+  if (!row) throw notFound(`Solved adjudication case ${id}`);
+  const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
+  return { adjudication: presentSolved(row, decisions), ...(await reviewParts(ctx, row)) };
+}

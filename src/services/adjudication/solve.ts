@@ -1,0 +1,129 @@
+import type { z } from 'zod';
+import type { Transaction } from 'kysely';
+import type { Principal } from '../../auth/principal.js';
+import type { Database } from '../../db/tables.js';
+import type { SolveAdjudicationRequest } from '../../schemas/adjudication.js';
+import type { Services } from '../index.js';
+import { DomainError, conflict, invalid, notFound } from '../errors.js';
+import { adjudicatorAccount } from './caller.js';
+import { decisionRows, presentDecision, type CaseRow } from './present.js';
+
+type Request = z.output<typeof SolveAdjudicationRequest>;
+type Decision = Request['decision'];
+type State = 'PENDING' | 'CONFLICTED' | 'SOLVED';
+
+/**
+ * `solveAdjudicationCase`: record the caller's decision on a case and move the case on.
+ *
+ * Who may decide: the adjudicator holding an unexpired lease on the case, or an ADMIN. An ADMIN's decision
+ * is final: it settles the case at once (that is how CONFLICTED cases end, and it lets an ADMIN short-cut the
+ * queue); it can therefore never meet an earlier decision of the same ADMIN on an open case.
+ *
+ * Checks, in this order: unknown case 404; already SOLVED 409; the caller already decided on it 409 (one
+ * decision per account per case); a CONFLICTED case and a non-ADMIN 403; not the lease holder 403; a
+ * `duplicateOfSubjectId` that is not one of the case's candidates 400.
+ *
+ * Then, in ONE transaction with the case row locked: the decision is inserted; if the decisions disagree
+ * the case becomes CONFLICTED; if `adjudication.requiredDecisions` agree (or an ADMIN decided) it is SOLVED
+ * with its outcome and solved_at, and its probe subject becomes ENROLLED (NOT_DUPLICATE) or REJECTED
+ * (DUPLICATE) with a new updated_at; otherwise it stays PENDING for the next adjudicator. Every path but
+ * SOLVED releases the lease, so the case goes back to the pool (and the caller, having decided, is not
+ * handed it again). After the commit an ENROLLED probe joins the gallery.
+ */
+export async function solveCase(services: Services, principal: Principal, request: Request) {
+  const { ctx } = services;
+  const me = adjudicatorAccount(principal);
+  const isAdmin = principal.role === 'ADMIN';
+  const required = await services.settings.get('adjudication.requiredDecisions');
+
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const now = ctx.now();
+    const row = await trx.selectFrom('adjudication_cases').selectAll().where('id', '=', request.caseId).forUpdate().executeTakeFirst();
+    if (!row) throw notFound(`Adjudication case ${request.caseId}`);
+    if (row.status === 'SOLVED') throw conflict(`Adjudication case ${row.id} is already solved (${row.outcome})`);
+    const earlier = await trx.selectFrom('adjudication_decisions').select(['account_id', 'decision']).where('case_id', '=', row.id).orderBy('id').execute();
+    if (earlier.some((d) => d.account_id === me)) throw conflict(`You have already decided on adjudication case ${row.id}; one decision per adjudicator`);
+    if (!isAdmin) assertMayDecide(row, me, now);
+    const duplicateOf = request.decision === 'DUPLICATE' ? duplicateOfCandidate(row, request.duplicateOfSubjectId) : null;
+
+    const inserted = await trx
+      .insertInto('adjudication_decisions')
+      .values({ case_id: row.id, account_id: me, decision: request.decision, duplicate_of_subject_id: duplicateOf, comment: request.comment, created_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const decisions = [...earlier.map((d) => d.decision), request.decision];
+    const state = nextState(decisions, required, isAdmin);
+    let probe: { id: number; subject_id: string } | undefined;
+    if (state === 'SOLVED') {
+      probe = await settle(trx, row, request.decision, now);
+    } else {
+      await trx
+        .updateTable('adjudication_cases')
+        .set({ status: state, assigned_to: null, assigned_at: null, lease_expires_at: null })
+        .where('id', '=', row.id)
+        .execute();
+    }
+    const decision = presentDecision(await decisionRows(trx).where('d.id', '=', inserted.id).executeTakeFirstOrThrow());
+    return { decision, state, probe, ...(state === 'SOLVED' ? { outcome: request.decision } : {}) };
+  });
+
+  ctx.log.info('adjudication decision recorded', { caseId: request.caseId, accountId: me, state: result.state });
+  if (result.probe && result.outcome === 'NOT_DUPLICATE') await joinGallery(services, result.probe);
+  const { probe: _probe, ...answer } = result;
+  return answer;
+}
+
+function assertMayDecide(row: CaseRow, me: number, now: Date) {
+  if (row.status === 'CONFLICTED') {
+    throw new DomainError('forbidden', `Adjudication case ${row.id} is CONFLICTED: the decisions disagree and an ADMIN settles it`);
+  }
+  const leased = row.assigned_to === me && row.lease_expires_at !== null && new Date(row.lease_expires_at) > now;
+  if (!leased) {
+    throw new DomainError('forbidden', `Adjudication case ${row.id} is not leased to you; take it with getOncomingAdjudicationPending first`);
+  }
+}
+
+/** The candidate a DUPLICATE decision names: the one asked for (it must be a candidate), else the best. */
+function duplicateOfCandidate(row: CaseRow, asked: string | undefined): string | null {
+  const candidates = (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates) as { subjectId: string }[];
+  if (asked === undefined) return candidates[0]?.subjectId ?? null;
+  if (!candidates.some((c) => c.subjectId === asked)) {
+    throw invalid('body.duplicateOfSubjectId', `'${asked}' is not a candidate of case ${row.id} (${candidates.map((c) => c.subjectId).join(', ') || 'none'})`);
+  }
+  return asked;
+}
+
+/** Where the decisions so far (the new one last) leave the case. */
+export function nextState(decisions: readonly Decision[], required: number, byAdmin: boolean): State {
+  if (byAdmin) return 'SOLVED';
+  const last = decisions[decisions.length - 1];
+  if (decisions.some((d) => d !== last)) return 'CONFLICTED';
+  return decisions.length >= required ? 'SOLVED' : 'PENDING';
+}
+
+/** Close the case and give its probe subject its final status, inside the deciding transaction. */
+async function settle(trx: Transaction<Database>, row: CaseRow, outcome: Decision, now: Date) {
+  await trx
+    .updateTable('adjudication_cases')
+    .set({ status: 'SOLVED', outcome, solved_at: now, lease_expires_at: null })
+    .where('id', '=', row.id)
+    .execute();
+  return trx
+    .updateTable('subjects')
+    .set({ status: outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED', updated_at: now })
+    .where('subject_id', '=', row.subject_id)
+    .returning(['id', 'subject_id'])
+    .executeTakeFirst();
+}
+
+/** After the commit: the newly ENROLLED probe's face templates join the in-memory gallery. */
+async function joinGallery(services: Services, probe: { id: number; subject_id: string }) {
+  const rows = await services.ctx.db
+    .selectFrom('face_samples')
+    .select('template')
+    .where('subject_ref', '=', probe.id)
+    .where('template', 'is not', null)
+    .orderBy('id')
+    .execute();
+  if (rows.length) await services.gallery.put(probe.id, probe.subject_id, rows.map((r) => r.template!));
+}
