@@ -14,8 +14,11 @@ export interface OrtWebOptions {
   models?: readonly FaceModelId[];
   /** Precompiled ort wasm binary (needed on Cloudflare Workers, where fetching the .wasm is impossible). */
   wasmBinary?: ArrayBufferLike | Uint8Array;
-  /** Override of where ort finds its .wasm/.mjs files (browsers). */
-  wasmPaths?: string;
+  /**
+   * Override of where ort finds its files (browsers): a folder prefix for both .wasm and .mjs, or
+   * `{ wasm: url }` to fetch only the .wasm and keep the glue code embedded in a bundle (no .mjs to serve).
+   */
+  wasmPaths?: string | { wasm?: string; mjs?: string };
   /** Run one dummy inference per model after loading so the first request is not slow (default true). */
   warm?: boolean;
   /** Check each file's SHA-256 against the manifest before loading it (default true). */
