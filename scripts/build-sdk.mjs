@@ -14,7 +14,7 @@
 // The build fails if a Node built-in (node:*, fs, path ...) reaches the bundle: the SDK must run in browsers.
 import { build } from 'esbuild';
 import { builtinModules, createRequire } from 'node:module';
-import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -53,7 +53,7 @@ const result = await build({
   logLevel: 'warning',
   alias: { 'onnxruntime-web': 'onnxruntime-web/wasm' },
   plugins: [refuseNode],
-});
+}).catch(() => fail('esbuild failed (errors above)'));
 
 // Second line of defence: nothing external, and no node: specifier left in the text (e.g. a dynamic import
 // built from a string esbuild could not see through).
@@ -61,7 +61,7 @@ for (const [file, output] of Object.entries(result.metafile.outputs)) {
   const bad = output.imports.filter((i) => i.external || isNodeBuiltin(i.path));
   if (bad.length) fail(`${file} imports ${bad.map((i) => i.path).join(', ')} at run time`);
 }
-const text = (await import('node:fs')).readFileSync(join(out, BUNDLE), 'utf8');
+const text = readFileSync(join(out, BUNDLE), 'utf8');
 const nodeRef = text.match(/(?:from|import\(|require\()\s*["'`]node:[\w/]+/);
 if (nodeRef) fail(`the bundle still references ${nodeRef[0]}`);
 

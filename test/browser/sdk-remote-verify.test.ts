@@ -39,6 +39,20 @@ const pageApp = new Hono()
   .get('/', (c) => c.html(`<!doctype html><html><head><title>sdk test</title>
 <script type="module">import * as sdk from '/sdk/bims-face-sdk.js'; window.bims = sdk; document.title = 'ready';</script>
 </head><body>sdk test</body></html>`))
+  // A module worker extracting off the main thread (the setup the README recommends for responsive pages).
+  .get('/worker.js', () => new Response(`import * as bims from '/sdk/bims-face-sdk.js';
+onmessage = async ({ data: url }) => {
+  try {
+    const sdk = await bims.createFaceSdk({ modelBaseUrl: '/sdk/', wasmBaseUrl: '/sdk/', warm: false });
+    const blob = await (await fetch(url)).blob();
+    const fromBlob = await sdk.extractTemplate(blob);
+    const fromBitmap = await sdk.extractTemplate(await createImageBitmap(blob));
+    await sdk.close();
+    postMessage({ fromBlob: fromBlob.templateBase64, fromBitmap: fromBitmap.templateBase64 });
+  } catch (e) {
+    postMessage({ error: String(e) });
+  }
+};`, { headers: { 'content-type': 'text/javascript' } }))
   .get('/sdk/:name', (c) => file(SDK_DIR, c.req.param('name')))
   .get('/photos/:person/:name', (c) => file(join(PHOTOS, 'labelled', basename(c.req.param('person'))), c.req.param('name')));
 
@@ -182,6 +196,22 @@ describe('browser SDK and remoteVerify', () => {
     expect(run.noFace).toBe('FaceSdkError:NO_FACE');
     expect(run.refused).toMatch(/^RemoteVerifyError:4\d\d$/);
     expect(run.closed).toBe('FaceSdkError:CLOSED');
+    expect(errors).toEqual([]);
+  });
+
+  it('runs inside a module Web Worker (OffscreenCanvas for bitmaps), with the same template as the Node pool', async () => {
+    const run = await tab.evaluate(
+      (url) => new Promise<{ fromBlob?: string; fromBitmap?: string; error?: string }>((resolve) => {
+        const worker = new Worker('/worker.js', { type: 'module' });
+        worker.onmessage = (e) => { worker.terminate(); resolve(e.data); };
+        worker.onerror = (e) => resolve({ error: e.message });
+        worker.postMessage(url);
+      }),
+      `/photos/${GENUINE.replace('labelled/', '')}`,
+    );
+    expect(run.error).toBeUndefined();
+    expect(Buffer.from(run.fromBlob!, 'base64').equals(Buffer.from(await nodeTemplate(GENUINE)))).toBe(true);
+    expect(cos(Buffer.from(run.fromBlob!, 'base64'), Buffer.from(run.fromBitmap!, 'base64'))).toBeGreaterThan(0.98);
     expect(errors).toEqual([]);
   });
 });
