@@ -16,9 +16,11 @@ import { pendingReview } from './review.js';
  *   is assigned to the caller.
  * - CONFLICTED cases are not handed out: they wait for an ADMIN, who finds them by listing status CONFLICTED.
  *
- * Concurrency: the pick is one `UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED LIMIT 1)
- * RETURNING *`, so two transactions never lock the same candidate row, and PostgreSQL re-checks the WHERE
- * on a row another transaction just leased (it then no longer qualifies). The caller's account row is locked
+ * Concurrency: in one transaction, `SELECT id ... ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED` locks
+ * the oldest eligible row that no other transaction holds (PostgreSQL re-checks the WHERE on a row another
+ * transaction leased and committed meanwhile, which then no longer qualifies), and `UPDATE ... RETURNING *`
+ * leases it. Two statements on purpose: folded into `UPDATE ... WHERE id IN (SELECT ... LIMIT 1 FOR UPDATE
+ * SKIP LOCKED)` PostgreSQL may evaluate the sub-select once per row and lease every eligible case at once. The caller's account row is locked
  * first so that one adjudicator's simultaneous calls are served one after the other and cannot collect two
  * leases. PGlite runs one connection at a time, so the same SQL is trivially safe there.
  *
@@ -41,7 +43,7 @@ export async function takeOncoming(services: Services, principal: Principal) {
       .limit(1)
       .executeTakeFirst();
     if (held) return held;
-    const next = trx
+    const next = await trx
       .selectFrom('adjudication_cases as c')
       .select('c.id')
       .where('c.status', '=', 'PENDING')
@@ -53,16 +55,16 @@ export async function takeOncoming(services: Services, principal: Principal) {
       .orderBy('c.id')
       .limit(1)
       .forUpdate()
-      .skipLocked();
+      .skipLocked()
+      .executeTakeFirst();
+    if (!next) return undefined;
+    // The row stays locked by this transaction until it commits, so nobody else can lease it in between.
     return trx
       .updateTable('adjudication_cases')
       .set({ assigned_to: me, assigned_at: now, lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000) })
-      .where('id', 'in', next)
-      // Re-checked on the row version this statement locks: a case leased meanwhile no longer qualifies.
-      .where('status', '=', 'PENDING')
-      .where((eb) => eb.or([eb('assigned_to', 'is', null), eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .where('id', '=', next.id)
       .returningAll()
-      .executeTakeFirst();
+      .executeTakeFirstOrThrow();
   });
   if (!row) return null;
   ctx.log.debug('adjudication case handed out', { caseId: row.id, accountId: me });
