@@ -84,6 +84,34 @@ export const configSchema = z.object({
    * is gone, so the session is no longer in use.
    */
   BIMS_GATEWAY_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  /** `off`: the sidecar does not start Janus (licensing-only deployments, tests); the gateway then answers 503. */
+  BIMS_JANUS: z.enum(['on', 'off']).default('on'),
+
+  // ---- licensing -------------------------------------------------------------------------------------------
+  /**
+   * The vendor's Ed25519 public key that licences and dongle updates must be signed with: a JWK (JSON) or an
+   * SPKI PEM. Unset: the service runs UNLICENSED and unlimited, and says so in every licensing answer.
+   */
+  BIMS_LICENCE_PUBLIC_KEY: z.string().min(40).optional(),
+  /** Where the licence comes from; unset: CLOUD when a cloud URL is set, INTERNET when a licence is given, else DONGLE. */
+  BIMS_LICENCE_SOURCE: z.enum(['CLOUD', 'INTERNET', 'DONGLE']).optional(),
+  /** An INTERNET licence (the compact JWS), activated once: stored in the database on first start. */
+  BIMS_LICENCE: z.string().min(20).optional(),
+  /** A file holding the INTERNET licence; read by the Node entries into BIMS_LICENCE (edge runtimes have no files). */
+  BIMS_LICENCE_FILE: z.string().min(1).optional(),
+  /** The CLOUD licensing endpoint: GET with the token answers the licence (a compact JWS, or JSON {licence}). */
+  BIMS_LICENCE_CLOUD_URL: z.string().url().optional(),
+  BIMS_LICENCE_CLOUD_TOKEN: z.string().min(8).optional(),
+  /** How long a fetched cloud licence (and a dongle's) is used before it is fetched again. */
+  BIMS_LICENCE_REFRESH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** USB ids (vendor:product hex, `*` for any product) the sidecar counts as licence keys. */
+  BIMS_DONGLE_USB_IDS: z.string().default('0529:*,064f:*'),
+  /** Where the sidecar reads USB devices from (tests point it at a fake tree). */
+  BIMS_DONGLE_SYSFS_ROOT: z.string().min(1).default('/sys/bus/usb/devices'),
+  /** `auto`: the sidecar offers a file-backed software dongle when no hardware key is present; `off`: never. */
+  BIMS_SOFTWARE_DONGLE: z.enum(['auto', 'off']).default('auto'),
+  /** The sidecar's own data (the software dongle); defaults to BIMS_DATA_DIR/sidecar. */
+  BIMS_SIDECAR_DATA_DIR: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

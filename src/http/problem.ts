@@ -22,6 +22,7 @@ export const problemTable: Record<ErrorCode, { status: ContentfulStatusCode; tit
   'bad-gateway': { status: 502, title: 'Upstream component failed' },
   'licence-expired': { status: 403, title: 'Licence expired' },
   'licence-exhausted': { status: 402, title: 'Licence quota exhausted' },
+  'licence-invalid': { status: 403, title: 'No valid licence' },
   internal: { status: 500, title: 'Internal server error' },
 };
 

@@ -1,30 +1,34 @@
-import { binary, z } from '../schemas/common.js';
-import { Cloud, Dongle, DongleDumpQuery, InternetLicense, LicensingToken, PacketBytes, UpdateStatus, Usage, UsageQuery } from '../schemas/licensing.js';
+import { binary } from '../schemas/common.js';
+import { Cloud, Dongles, DongleDumpQuery, InternetLicense, LicensingToken, PacketBytes, UpdateStatus, Usage, UsageQuery } from '../schemas/licensing.js';
+import { cloudInfo, dongleDump, dongles, internetInfo, licensingToken, updateDongle, updateStatus, usage } from '../services/licensing/answers.js';
+import { negotiate } from './template-handlers.js';
 import { defineOperation } from './types.js';
 
 const area = 'Licensing';
 const adminRoot = ['admin', 'root'] as const;
-const missing = 'licensing (issue 7)';
 
-/** Seed section 4.8: licences from the cloud, an internet licence file or a dongle, and their usage. */
+/**
+ * Seed section 4.8: licences from the cloud, an internet licence file or a dongle, and their usage. Every
+ * answer carries `licensing` (LICENSED or UNLICENSED, and why).
+ */
 export const licensingOperations = [
   defineOperation({
     id: 'getCloudLicensingInfo', method: 'get', path: '/licensing/cloud', surfaces: adminRoot, area,
     summary: 'Currently used cloud license information',
     response: { description: 'The cloud licence', schema: Cloud },
-    missing,
+    handle: async ({ services }) => cloudInfo(services),
   }),
   defineOperation({
     id: 'getInternetLicensingInfo', method: 'get', path: '/licensing/internet', surfaces: adminRoot, area,
     summary: 'Currently used internet license information',
     response: { description: 'The internet licence', schema: InternetLicense },
-    missing,
+    handle: async ({ services }) => internetInfo(services),
   }),
   defineOperation({
     id: 'getDongles', method: 'get', path: '/licensing/dongles', surfaces: adminRoot, area,
     summary: 'Dongles attached to the licensing component',
-    response: { description: 'The dongles, hardware or the software one', schema: z.array(Dongle) },
-    missing,
+    response: { description: 'The dongles, hardware or the software one', schema: Dongles },
+    handle: async ({ services }) => dongles(services),
   }),
   defineOperation({
     id: 'generateDongleDump', method: 'get', path: '/licensing/generate-dongle-dump', surfaces: adminRoot, area,
@@ -32,26 +36,34 @@ export const licensingOperations = [
     description: "The dongle's identity, licence and counters as a file for the vendor; as PacketBytes on Accept: application/json.",
     request: { query: DongleDumpQuery },
     response: { description: 'The dongle dump', schema: PacketBytes, content: { 'application/octet-stream': binary } },
-    missing,
+    handle: async ({ services, query, request }) => {
+      const dump = await dongleDump(services, query.dongleId);
+      if (negotiate(request.headers.get('accept'), ['application/octet-stream', 'application/json']) === 'application/json') {
+        return { data: btoa(String.fromCharCode(...dump.bytes)), fileName: dump.fileName, contentType: 'application/jose' };
+      }
+      return new Response(dump.bytes, {
+        headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${dump.fileName}"`, 'Cache-Control': 'no-store', Vary: 'Accept' },
+      });
+    },
   }),
   defineOperation({
     id: 'getLicensingToken', method: 'get', path: '/licensing/token', surfaces: adminRoot, area,
     summary: 'Current licensing token',
     response: { description: 'The licensing token', schema: LicensingToken },
-    missing,
+    handle: async ({ services }) => licensingToken(services),
   }),
   defineOperation({
     id: 'getLicensingUsage', method: 'get', path: '/licensing/usage', surfaces: adminRoot, area,
     summary: 'Usage details of licensing operations',
     request: { query: UsageQuery },
     response: { description: 'Operation counts per type and period', schema: Usage },
-    missing,
+    handle: async ({ services, query }) => usage(services, query),
   }),
   defineOperation({
     id: 'getUpdateStatus', method: 'get', path: '/licensing/update-status', surfaces: adminRoot, area,
     summary: 'Current status of the licensing update',
     response: { description: 'The state of the last update', schema: UpdateStatus },
-    missing,
+    handle: async ({ services }) => updateStatus(services),
   }),
   defineOperation({
     id: 'updateDongle', method: 'post', path: '/licensing/update', surfaces: adminRoot, area,
@@ -60,6 +72,6 @@ export const licensingOperations = [
     request: { body: PacketBytes },
     status: 202,
     response: { description: 'The update was accepted; its state so far', schema: UpdateStatus },
-    missing,
+    handle: async ({ services, body }) => updateDongle(services, Uint8Array.from(atob(body.data), (ch) => ch.charCodeAt(0))),
   }),
 ];

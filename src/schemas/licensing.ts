@@ -7,10 +7,25 @@ import { MiB, base64, dateTime } from './primitives.js';
  */
 
 export const LicensedOperation = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK', 'REMOTE_VERIFY', 'REEXTRACT']);
-export const LicenceState = z.enum(['VALID', 'EXPIRED', 'EXHAUSTED', 'INVALID_SIGNATURE', 'MISSING', 'UNREACHABLE']);
+export const LicenceState = z.enum(['VALID', 'EXPIRED', 'NOT_YET_VALID', 'EXHAUSTED', 'INVALID_SIGNATURE', 'MISSING', 'UNREACHABLE', 'UNLICENSED']);
+
+/**
+ * The licensing mode of the service, in every licensing answer: UNLICENSED (no public key configured, so
+ * nothing is checked and nothing is limited) is never left implicit.
+ */
+export const LicensingMode = z
+  .object({
+    mode: z.enum(['LICENSED', 'UNLICENSED']),
+    source: z.enum(['CLOUD', 'INTERNET', 'DONGLE']).optional().openapi({ description: 'Where the licence in force comes from' }),
+    state: LicenceState,
+    licenseId: z.string().optional(),
+    message: z.string().openapi({ description: 'The state in plain words' }),
+  })
+  .openapi('LicensingMode');
 
 /** What every licence states, whichever its source. */
 const licenceTerms = {
+  licensing: LicensingMode,
   state: LicenceState,
   licenseId: z.string().optional(),
   licensee: z.string().optional(),
@@ -19,7 +34,9 @@ const licenceTerms = {
     .array(z.object({ operation: LicensedOperation, period: z.enum(['DAY', 'MONTH', 'TOTAL']), limit: z.number().int().min(0) }))
     .openapi({ description: 'Operation quotas; an operation without a quota is unlimited' }),
   issuedAt: dateTime.optional(),
+  notBefore: dateTime.optional(),
   expiresAt: dateTime.optional(),
+  dongleId: z.string().optional(),
 };
 
 export const Cloud = z
@@ -44,17 +61,28 @@ export const InternetLicense = z
 export const Dongle = z
   .object({
     id: z.string(),
-    serial: z.string(),
+    serial: z.string().optional(),
     type: z.enum(['HARDWARE', 'SOFTWARE']).openapi({ description: 'SOFTWARE: the file-backed dongle the sidecar offers when no hardware key is present' }),
+    software: z.boolean().openapi({ description: 'True for the file-backed software dongle: as safe as the file system it lives on' }),
     present: z.boolean(),
     firmwareVersion: z.string().optional(),
-    counters: z.array(z.object({ operation: LicensedOperation, used: z.number().int().min(0) })),
+    usb: z.object({ vendorId: z.string(), productId: z.string(), hid: z.boolean(), manufacturer: z.string().nullable(), product: z.string().nullable() }).optional(),
+    counters: z
+      .array(z.object({ operation: LicensedOperation, period: z.string(), used: z.number().int().min(0) }))
+      .openapi({ description: 'Usage recorded on the dongle at its last dump' }),
+    countersAt: dateTime.optional(),
+    lastUpdateSequence: z.number().int().optional(),
     ...licenceTerms,
   })
   .openapi('Dongle', { description: 'A dongle attached to the licensing component' });
 
+export const Dongles = z
+  .object({ licensing: LicensingMode, dongles: z.array(Dongle) })
+  .openapi('Dongles', { description: 'The dongles the sidecar reports, hardware keys or the software dongle' });
+
 export const Usage = z
   .object({
+    licensing: LicensingMode,
     from: dateTime,
     to: dateTime,
     period: z.enum(['DAY', 'MONTH']),
@@ -79,17 +107,20 @@ export const PacketBytes = z
   .openapi('PacketBytes', { description: 'A binary packet: a dongle dump, or a licence update to apply' });
 
 export const LicensingToken = z.object({
-  token: z.string().openapi({ description: 'The token the cloud licensing endpoint was given' }),
-  source: z.enum(['CLOUD', 'INTERNET', 'DONGLE']),
+  licensing: LicensingMode,
+  token: z.string().optional().openapi({ description: 'The signed licence in force (a compact JWS, Ed25519); absent when there is none. The cloud credential itself is never shown' }),
+  source: z.enum(['CLOUD', 'INTERNET', 'DONGLE']).optional(),
   expiresAt: dateTime.optional(),
 });
 
 export const UpdateStatus = z.object({
-  state: z.enum(['IDLE', 'IN_PROGRESS', 'APPLIED', 'FAILED']),
+  licensing: LicensingMode,
+  state: z.enum(['IDLE', 'PENDING', 'APPLIED', 'FAILED']),
   startedAt: dateTime.optional(),
   finishedAt: dateTime.optional(),
   dongleId: z.string().optional(),
-  message: z.string().optional(),
+  sequence: z.number().int().optional(),
+  reason: z.string().optional().openapi({ description: 'Why the update failed' }),
 });
 
 export const UsageQuery = z.strictObject({

@@ -18,6 +18,7 @@ export const errorCodes = [
   'bad-gateway',
   'licence-expired',
   'licence-exhausted',
+  'licence-invalid',
   'internal',
 ] as const;
 

@@ -3,6 +3,7 @@ import { AuthService } from './auth/auth-service.js';
 import { SettingsService } from './settings/settings.js';
 import { GatewayService } from './gateway/gateway-service.js';
 import { GalleryCache } from './gallery/gallery-cache.js';
+import { LicensingService } from './licensing/licensing-service.js';
 import { ExtractorProvider } from './biometrics/extractor-provider.js';
 import type { Extractor } from '../extraction/index.js';
 
@@ -18,6 +19,8 @@ export interface Services {
   extractors: ExtractorProvider;
   /** The in-memory gallery of ENROLLED templates, in step with the database. */
   gallery: GalleryCache;
+  /** The licence in force (cached reads of its source); countUsage enforces it inside each operation's transaction. */
+  licensing: LicensingService;
 }
 
 export function createServices(ctx: ServiceContext, options: { createExtractor?: () => Promise<Extractor> } = {}): Services {
@@ -28,5 +31,6 @@ export function createServices(ctx: ServiceContext, options: { createExtractor?:
     gateway: new GatewayService(ctx),
     extractors: new ExtractorProvider(options.createExtractor),
     gallery: new GalleryCache(ctx),
+    licensing: new LicensingService(ctx),
   };
 }

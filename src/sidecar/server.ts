@@ -1,13 +1,16 @@
 import { Hono } from 'hono';
 import { bearerMatches } from './auth.js';
 import type { JanusSupervisor } from './janus-supervisor.js';
+import type { Dongles } from './dongles/dongles.js';
+import { mountDongleRoutes } from './dongles/routes.js';
 
 /**
  * The sidecar's HTTP interface, for the API only: it listens on 127.0.0.1 and every route but the liveness
  * probe demands the shared Bearer token. The API then talks to Janus directly on loopback with the URLs and
- * secrets it learns here, so media signalling does not take an extra hop through this process.
+ * secrets it learns here, so media signalling does not take an extra hop through this process. The licence
+ * dongles are served here too (see dongles/routes.ts).
  */
-export function createSidecarApp(deps: { token: string; janus: JanusSupervisor }) {
+export function createSidecarApp(deps: { token: string; janus: JanusSupervisor; dongles?: Dongles }) {
   const app = new Hono();
   /** Liveness for process managers: says nothing about Janus and needs no token. */
   app.get('/health', (c) => c.json({ status: 'ok' }));
@@ -19,6 +22,7 @@ export function createSidecarApp(deps: { token: string; janus: JanusSupervisor }
   });
   /** Janus's state, its URLs on loopback and its secrets. */
   app.get('/v1/janus', (c) => c.json(deps.janus.snapshot(), 200, { 'Cache-Control': 'no-store' }));
+  if (deps.dongles) mountDongleRoutes(app, deps.dongles);
   app.notFound((c) => c.json({ error: 'not-found' }, 404));
   return app;
 }

@@ -1,21 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../services/logger.js';
 import { JanusSupervisor } from './janus-supervisor.js';
 import { createSidecarApp } from './server.js';
+import { Dongles } from './dongles/dongles.js';
+import { parseUsbIds } from './dongles/usb.js';
+import { importLicenceKey } from '../licensing/verify.js';
 
 export interface RunningSidecar {
   /** Where the sidecar listens, e.g. http://127.0.0.1:7090. */
   url: string;
   janus: JanusSupervisor;
+  dongles: Dongles;
   stop(): Promise<void>;
 }
 
 /**
  * Start the sidecar: its HTTP interface on 127.0.0.1:BIMS_SIDECAR_PORT (0 picks a free port) and Janus under
- * supervision. Resolves once Janus's first start is over, so callers can use the gateway at once.
+ * supervision (unless BIMS_JANUS=off), and the licence dongles. Resolves once Janus's first start is over, so callers can use the gateway at once.
  */
 export async function startSidecar(config: Config, log: Logger, options: { janus?: Partial<ConstructorParameters<typeof JanusSupervisor>[0]> } = {}): Promise<RunningSidecar> {
   const token = config.BIMS_SIDECAR_TOKEN;
@@ -34,7 +39,14 @@ export async function startSidecar(config: Config, log: Logger, options: { janus
     log,
     ...options.janus,
   });
-  const app = createSidecarApp({ token, janus });
+  const dongles = new Dongles({
+    usbIds: parseUsbIds(config.BIMS_DONGLE_USB_IDS),
+    sysfsRoot: config.BIMS_DONGLE_SYSFS_ROOT,
+    software: config.BIMS_SOFTWARE_DONGLE,
+    dataDir: config.BIMS_SIDECAR_DATA_DIR ?? join(config.BIMS_DATA_DIR, 'sidecar'),
+    vendorKey: config.BIMS_LICENCE_PUBLIC_KEY ? await importLicenceKey(config.BIMS_LICENCE_PUBLIC_KEY) : null,
+  });
+  const app = createSidecarApp({ token, janus, dongles });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.BIMS_SIDECAR_PORT, hostname: '127.0.0.1' }, () => resolve(s));
     s.once('error', reject);
@@ -42,10 +54,13 @@ export async function startSidecar(config: Config, log: Logger, options: { janus
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   log.info('sidecar listening', { url });
-  await janus.start();
+  // BIMS_JANUS=off: no media gateway here (it stays `stopped`, so gateway operations answer 503).
+  if (config.BIMS_JANUS === 'on') await janus.start();
+  else log.info('Janus not started (BIMS_JANUS=off)');
   return {
     url,
     janus,
+    dongles,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -169,7 +169,7 @@ for (const dialect of dialects) {
         counts: { subjects: { total: 0, ENROLLED: 0, PENDING_ADJUDICATION: 0, REJECTED: 0 }, operations: 0, accounts: 1, pendingAdjudicationCases: 0, exceptions: 0 },
         node: { id: booted.services.ctx.node.id, hostname: 'test-host', runtime: 'test' },
         workerPool: { state: 'not-configured' },
-        licence: { state: 'unlicensed' },
+        licence: { mode: 'UNLICENSED', state: 'UNLICENSED', message: expect.stringContaining('BIMS_LICENCE_PUBLIC_KEY') },
       });
       expect(before.uptimeSeconds).toBeGreaterThanOrEqual(0);
 

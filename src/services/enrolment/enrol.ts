@@ -13,6 +13,7 @@ import { deduplicate, type DedupOutcome } from './deduplicate.js';
 import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
 import { getSubject } from '../subjects/queries.js';
+import { countUsage, precheckLicence } from '../licensing/usage.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
 
@@ -46,6 +47,8 @@ export async function enrolSubject(services: Services, request: Request, caller:
   }
   const existing = await ctx.db.selectFrom('subjects').select('id').where('subject_id', '=', request.subjectId).executeTakeFirst();
   if (existing) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
+  // An expired or used-up licence refuses before any extraction work is spent.
+  await precheckLicence(services, 'ENROLL');
 
   const faces = request.faces?.length ? await analyseFaces(services, request.faces.map((f) => f.image), {
     field: 'body.faces',
@@ -101,6 +104,8 @@ export async function enrolSubject(services: Services, request: Request, caller:
     const best = candidates[0];
     const stored = await ctx.db.transaction().execute(async (trx) => {
       const now = ctx.now();
+      // Counted (and refused over quota) in the enrolment's own transaction: a refusal rolls everything back.
+      await countUsage(trx, services, 'ENROLL');
       const subject = await trx
         .insertInto('subjects')
         .values({

@@ -2,6 +2,7 @@ import { serverVersion } from '../../db/connect.js';
 import type { ServiceContext } from '../context.js';
 import type { Services } from '../index.js';
 import { CURRENT_FACE_TEMPLATE_VERSION } from './template-version.js';
+import { modeOf } from '../licensing/answers.js';
 
 const subjectStatuses = ['ENROLLED', 'PENDING_ADJUDICATION', 'REJECTED'] as const;
 
@@ -37,12 +38,12 @@ async function pendingCases(ctx: ServiceContext) {
 
 /**
  * Information and vital parameters of this node: version, template version, uptime, database, live counts,
- * and the state of the extraction worker pool and licence. Licensing is not built yet, so it reports
- * 'unlicensed' until that area replaces the field.
+ * and the state of the extraction worker pool and licence (`licence.mode` says UNLICENSED when no licensing
+ * key is configured).
  */
 export async function managementInfo(services: Services) {
   const { ctx } = services;
-  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool] = await Promise.all([
+  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool, licence] = await Promise.all([
     serverVersion(ctx.db),
     subjectCounts(ctx),
     countOf(ctx, 'operations'),
@@ -50,6 +51,7 @@ export async function managementInfo(services: Services) {
     pendingCases(ctx),
     countOf(ctx, 'exceptions'),
     services.extractors.stats(),
+    services.licensing.current(),
   ]);
   return {
     version: ctx.node.version,
@@ -60,6 +62,6 @@ export async function managementInfo(services: Services) {
     counts: { subjects, operations, accounts, pendingAdjudicationCases, exceptions },
     node: { id: ctx.node.id, hostname: ctx.node.hostname, runtime: ctx.node.runtime },
     workerPool,
-    licence: { state: 'unlicensed' },
+    licence: { ...modeOf(licence), expiresAt: licence.licence?.expiresAt },
   };
 }

@@ -8,6 +8,8 @@ import { DomainError, notFound } from '../errors.js';
 import { analyseFaces, analyseImages, base64Bytes, faceGatesOf, gateImage, type AcceptedFace } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord, type StoredCandidate } from './record.js';
+import { countUsage, precheckLicence } from '../licensing/usage.js';
+import type { LicensedOperationType } from '../../licensing/document.js';
 
 type Request = z.output<typeof CreateOperationRequest>;
 interface Caller {
@@ -29,6 +31,8 @@ export async function createOperation(services: Services, request: Request, call
       errors: [{ field: 'body.voices', message: 'voice operations are not available yet' }],
     });
   }
+  // An expired or used-up licence refuses before any extraction work is spent.
+  await precheckLicence(services, request.type);
   const started = performance.now();
   const uuid = crypto.randomUUID();
   const base: Omit<OperationRecord, 'status'> = {
@@ -133,10 +137,12 @@ async function check(services: Services, base: Omit<OperationRecord, 'status'>, 
   }, started, []);
 }
 
-/** Store the operation (and its probe images) in one transaction, and answer it. */
+/** Store the operation (and its probe images) and count it against the licence in one transaction, and answer it. */
 async function finish(services: Services, record: OperationRecord, started: number, probes: AcceptedFace[]) {
   const { ctx } = services;
   const row = await ctx.db.transaction().execute(async (trx) => {
+    // Counted (and refused over quota) with the operation it counts: a refusal rolls both back.
+    await countUsage(trx, services, record.type as LicensedOperationType);
     for (const probe of probes) {
       await trx
         .insertInto('images')
