@@ -105,6 +105,7 @@ function describe(spec: OperationSpec, path: string, role: string) {
     description: spec.response?.description ?? 'Success',
     ...(Object.keys(okContent).length ? { content: okContent } : {}),
   };
+  for (const [status, description] of Object.entries(spec.emptyResponses ?? {})) responses[status] = { description };
   for (const [status, description] of Object.entries(problemResponses)) {
     responses[status] = { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
   }

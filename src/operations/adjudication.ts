@@ -35,6 +35,7 @@ export const adjudicationOperations = [
     description:
       'Hands the caller the oldest unassigned case and leases it to them (adjudication.leaseSeconds); two adjudicators never get the same case. A caller that already holds an unexpired lease gets that case again (the lease is not extended). Answers 204 No Content when no case waits for the caller. CONFLICTED cases are not handed out: an ADMIN finds them with status=CONFLICTED and settles them.',
     response: { description: 'The case now leased to the caller', schema: AdjudicationPendingOperation },
+    emptyResponses: { 204: 'No case waits for the caller' },
     handle: async ({ services, principal }) => (await takeOncoming(services, principal)) ?? new Response(null, { status: 204 }),
   }),
   defineOperation({

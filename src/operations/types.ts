@@ -58,6 +58,8 @@ export interface OperationSpec {
   /** The success status; 200 unless said otherwise. */
   status?: 200 | 201 | 202 | 204;
   response?: ResponseSpec;
+  /** Other successful answers without a body, for the document, e.g. `{ 204: 'Nothing waits' }`. */
+  emptyResponses?: Partial<Record<200 | 201 | 202 | 204, string>>;
   /**
    * The handler; absent while the issue that owns the capability is open, in which case the operation
    * answers 501 naming `missing`.

@@ -322,6 +322,11 @@ for (const dialect of dialects) {
     });
 
     it('answers on exactly its seed surfaces, with the scope of each', async () => {
+      // "Nothing waits" is a documented 204 on both surfaces of oncoming.
+      for (const [doc, prefix] of [['/admin/openapi.json', '/admin'], ['/openapi.json', '/adjudicator']] as const) {
+        const paths = (await answer(await booted.app.request(doc))).paths;
+        expect(Object.keys(paths[`${prefix}/adjudication/pending/oncoming`].get.responses)).toEqual(expect.arrayContaining(['200', '204', '403']));
+      }
       const user = await answer(await call('POST', '/admin/accounts/create', adminAuth, { username: 'plain-user', password: PASSWORD, role: 'USER' }), 201);
       expect(user.role).toBe('USER');
       const userAuth = basic('plain-user', PASSWORD);
