@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/services/errors.js';
 import { countUsage } from '../../src/services/licensing/usage.js';
@@ -180,5 +182,45 @@ describe('licences that are not in force refuse before extraction work', () => {
     const { status, json } = await call(booted, 'POST', ...attempts[0]);
     expect(status).toBe(403);
     expect(json).toMatchObject({ type: 'https://bims.dev/problems/licence-invalid', licenceState: 'MISSING' });
+  });
+});
+
+describe('a CLOUD licence', () => {
+  let booted: Booted;
+  let server: Server;
+  let jws: string;
+  const token = 'cloud-token-for-tests';
+  beforeAll(async () => {
+    const keys = await vendor();
+    jws = await licence(keys, { licenceId: 'LIC-CLOUD', source: 'CLOUD' });
+    server = createServer((req, res) => {
+      if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ licence: jws }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/licence?tenant=acme`;
+    booted = await bootForTest('pglite', { ...keys.env, BIMS_LICENCE_CLOUD_URL: url, BIMS_LICENCE_CLOUD_TOKEN: token });
+  });
+  afterAll(async () => {
+    await booted?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  it('is fetched with the token, reported with its endpoint (no query, no token), and kept for when the endpoint is down', async () => {
+    const cloud = await call(booted, 'GET', '/admin/licensing/cloud');
+    expect(cloud.json).toMatchObject({
+      configured: true, state: 'VALID', licenseId: 'LIC-CLOUD', endpoint: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/licence$/),
+      lastFetchedAt: expect.any(String), nextRefreshAt: expect.any(String), licensing: { source: 'CLOUD', state: 'VALID' },
+    });
+    expect(JSON.stringify(cloud.json)).not.toContain(token);
+    expect((await call(booted, 'GET', '/admin/licensing/token')).json).toMatchObject({ token: jws, source: 'CLOUD' });
+    expect((await call(booted, 'GET', '/admin/licensing/internet')).json).toMatchObject({ activated: false, state: 'MISSING' });
+    // The endpoint goes away: the last good licence stays in force, and the answer says the endpoint is unreachable.
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    booted.services.licensing.invalidate();
+    const stale = await call(booted, 'GET', '/admin/licensing/cloud');
+    expect(stale.json).toMatchObject({ state: 'VALID', licenseId: 'LIC-CLOUD', licensing: { message: expect.stringContaining('cannot be reached') } });
   });
 });
