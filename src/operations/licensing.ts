@@ -49,6 +49,7 @@ export const licensingOperations = [
   defineOperation({
     id: 'getLicensingToken', method: 'get', path: '/licensing/token', surfaces: adminRoot, area,
     summary: 'Current licensing token',
+    description: 'The signed licence in force (compact JWS); the cloud credential itself is never shown.',
     response: { description: 'The licensing token', schema: LicensingToken },
     handle: async ({ services }) => licensingToken(services),
   }),
@@ -68,7 +69,7 @@ export const licensingOperations = [
   defineOperation({
     id: 'updateDongle', method: 'post', path: '/licensing/update', surfaces: adminRoot, area,
     summary: 'Applies an update to the licensing component',
-    description: 'Applies a signed licence update; refused unless its signature verifies. Follow it with getUpdateStatus.',
+    description: 'Applies a signed dongle update package (from `npm run license -- update`): 202 with its state (APPLIED) once the dongle took it; 422 naming the reason when refused (bad signature, another dongle, a replayed or older package). getUpdateStatus reports the last one.',
     request: { body: PacketBytes },
     status: 202,
     response: { description: 'The update was accepted; its state so far', schema: UpdateStatus },
