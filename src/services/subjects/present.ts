@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, SubjectsTable } from '../../db/tables.js';
-import { presentFaceData, presentVoiceData } from '../biometric-data/present.js';
+import { presentFaceData, presentVoiceData, type FaceDataRow, type VoiceDataRow } from '../biometric-data/present.js';
 
 /**
  * Subjects as the `Subject` and `MultimodalSubject` models show them. The sample queries name every column
@@ -13,32 +13,9 @@ type Db = Kysely<Database>;
 export type SubjectRow = Selectable<SubjectsTable>;
 type Modality = 'FACE' | 'VOICE';
 
-interface FaceRow {
-  id: number;
-  subject_ref: number | null;
-  operation_uuid: string;
-  image_id: number | null;
-  rectangle: { x: number; y: number; width: number; height: number } | string;
-  yaw: number | null;
-  pitch: number | null;
-  roll: number | null;
-  quality: number | null;
-  liveness_score: number | null;
-  template_version: string;
-  created_at: Date | string;
-}
-
-interface VoiceRow {
-  id: number;
-  subject_ref: number | null;
-  operation_uuid: string;
-  duration_ms: number;
-  sample_rate: number;
-  quality: number | null;
-  speech_ratio: number | null;
-  template_version: string;
-  created_at: Date | string;
-}
+/** Sample rows as the biometric-data reads know them, keyed by subject instead of carrying its name. */
+type FaceRow = Omit<FaceDataRow, 'subject_id'> & { subject_ref: number | null };
+type VoiceRow = Omit<VoiceDataRow, 'subject_id' | 'size'>;
 
 interface TemplateRow {
   subject_ref: number;
