@@ -176,6 +176,16 @@ describe('licences that are not in force refuse before extraction work', () => {
     expect(await booted.services.ctx.db.selectFrom('licences').selectAll().execute()).toEqual([]);
   });
 
+  it('a licence without the FACE modality refuses face operations with 403 naming the modality', async () => {
+    const keys = await vendor();
+    const booted = await bootWith({ ...keys.env, BIMS_LICENCE: await licence(keys, { licenceId: 'LIC-VOICE', modalities: ['VOICE'] }) });
+    for (const [path, body] of attempts) {
+      const { status, json } = await call(booted, 'POST', path, body);
+      expect(status, path).toBe(403);
+      expect(json).toMatchObject({ type: 'https://bims.dev/problems/licence-invalid', licenceId: 'LIC-VOICE', modalities: ['FACE'] });
+    }
+  });
+
   it('a key but no licence at all: 403 licence-invalid, state MISSING', async () => {
     const keys = await vendor();
     const booted = await bootWith({ ...keys.env, BIMS_LICENCE_SOURCE: 'INTERNET' });

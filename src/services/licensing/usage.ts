@@ -27,10 +27,17 @@ function exhausted(view: LicenceView, type: LicensedOperationType, used: number)
  * The cheap check before any extraction work: the licence is in force, and the quota of `type` is not
  * already used up. It is only a shortcut; {@link countUsage} is what enforces, inside the transaction.
  */
-export async function precheckLicence(services: Services, type: LicensedOperationType): Promise<void> {
+export async function precheckLicence(services: Services, type: LicensedOperationType, modalities: readonly ('FACE' | 'VOICE')[] = ['FACE']): Promise<void> {
   const view = await services.licensing.current();
   const refusal = refusalOf(view);
   if (refusal) throw refusal;
+  // A licence names the modalities it entitles; an operation on another is refused like an invalid licence.
+  const missing = view.licence ? modalities.filter((m) => !view.licence!.modalities.includes(m)) : [];
+  if (missing.length) {
+    throw new DomainError('licence-invalid', `The operation is refused: licence ${view.licence!.licenceId} does not cover ${missing.join(', ')}`, {
+      licenceId: view.licence!.licenceId, licenceSource: view.source, licenceState: view.state, modalities: missing,
+    });
+  }
   const quota = view.licence?.quotas[type];
   if (!quota) return;
   const row = await services.ctx.db
