@@ -53,3 +53,13 @@ export type UpdatePackage = z.infer<typeof UpdatePackage>;
 /** Counters as a dongle keeps them and a dump reports them. */
 export const DongleCounter = z.object({ operation: z.enum(LICENSED_OPERATIONS), period: z.string(), count: z.number().int().min(0) });
 export type DongleCounter = z.infer<typeof DongleCounter>;
+
+/** The state of the last update a dongle was given, as the sidecar keeps it and getUpdateStatus reports it. */
+export interface DongleUpdateState {
+  state: 'IDLE' | 'PENDING' | 'APPLIED' | 'FAILED';
+  startedAt?: string;
+  finishedAt?: string;
+  dongleId?: string;
+  sequence?: number;
+  reason?: string;
+}

@@ -1,15 +1,8 @@
-import type { DongleCounter } from './document.js';
+import type { DongleCounter, DongleUpdateState } from './document.js';
+
+export type { DongleUpdateState };
 import { fetchWithin, LicensingUnavailableError } from './http.js';
 
-/** The state of a dongle's last update, as the sidecar keeps it. */
-export interface DongleUpdateState {
-  state: 'IDLE' | 'PENDING' | 'APPLIED' | 'FAILED';
-  startedAt?: string;
-  finishedAt?: string;
-  dongleId?: string;
-  sequence?: number;
-  reason?: string;
-}
 
 /** One dongle as the sidecar reports it; `licence` is the compact JWS it holds (the API verifies it itself). */
 export interface SidecarDongle {

@@ -5,21 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from '../services/logger.js';
-import { findJanusLibDir, writeJanusConfig } from './janus-config.js';
+import { findJanusLibDir, writeJanusConfig, type JanusConfigValues } from './janus-config.js';
 
 /** Where Janus is in its life: `running` is the only state in which the API may use it. */
 export type JanusState = 'starting' | 'running' | 'restarting' | 'stopped';
 
-export interface JanusSupervisorOptions {
+/** The configuration values of each start (the folder is the supervisor's own), plus how to supervise. */
+export interface JanusSupervisorOptions extends Omit<JanusConfigValues, 'configDir' | 'libDir'> {
   bin: string;
+  /** Janus's plugin folder; found in the usual places when absent. */
   libDir?: string;
-  httpPort: number;
-  adminPort: number;
-  apiSecret: string;
-  adminSecret: string;
-  sessionTimeout: number;
-  logLevel: number;
-  iceEnforceList: string;
   log: Logger;
   /** How often Janus is asked for `info` while running, and how long one answer may take. */
   healthIntervalMs?: number;
@@ -139,10 +134,8 @@ export class JanusSupervisor {
     const libDir = findJanusLibDir(o.libDir);
     if (!libDir) return this.failed('Janus is not installed (no libjanus_http.so found); run scripts/ensure-janus.sh or set BIMS_JANUS_LIB_DIR');
     try {
-      await writeJanusConfig({
-        configDir: this.configDir, libDir, httpPort: o.httpPort, adminPort: o.adminPort, apiSecret: o.apiSecret,
-        adminSecret: o.adminSecret, sessionTimeout: o.sessionTimeout, logLevel: o.logLevel, iceEnforceList: o.iceEnforceList,
-      });
+      const { httpPort, adminPort, apiSecret, adminSecret, sessionTimeout, logLevel, iceEnforceList } = o;
+      await writeJanusConfig({ configDir: this.configDir, libDir, httpPort, adminPort, apiSecret, adminSecret, sessionTimeout, logLevel, iceEnforceList });
     } catch (error) {
       return this.failed(`could not write the Janus configuration: ${(error as Error).message}`);
     }

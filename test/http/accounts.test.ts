@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { send as request } from '../support/http.js';
 
 for (const dialect of dialects) {
   describe(`accounts and login on ${dialect}`, () => {
@@ -12,15 +13,7 @@ for (const dialect of dialects) {
     });
 
     const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth, headers: Record<string, string> = {}) =>
-      booted.app.request(path, {
-        method,
-        headers: {
-          ...(auth ? { authorization: auth } : {}),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...headers,
-        },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
+      request(booted.app, method, path, body, auth, headers);
 
     it('creates accounts and never shows a password or hash', async () => {
       const res = await send('POST', '/admin/accounts/create', { username: 'alice', password: 'alice-password', role: 'USER' });

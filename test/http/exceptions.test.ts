@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { send as request } from '../support/http.js';
 
 /** Records as an export of another installation would hold them: varied types, surfaces and times. */
 function syntheticRecords(count: number) {
@@ -30,12 +31,7 @@ for (const dialect of dialects) {
       await booted?.close();
     });
 
-    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) =>
-      booted.app.request(path, {
-        method,
-        headers: { ...(auth ? { authorization: auth } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
+    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) => request(booted.app, method, path, body, auth);
     const json = async (method: string, path: string, body?: unknown) => {
       const res = await send(method, path, body);
       expect(res.status, `${method} ${path}: ${res.status}`).toBe(200);

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json as jsonb } from '../../src/db/json.js';
 import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { send as request } from '../support/http.js';
 
 const adjudicatorAuth = basic('adj', 'adj-password');
 const userAuth = basic('usr', 'usr-password');
@@ -17,12 +18,7 @@ for (const dialect of dialects) {
       await booted?.close();
     });
 
-    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) =>
-      booted.app.request(path, {
-        method,
-        headers: { ...(auth ? { authorization: auth } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) => request(booted.app, method, path, body, auth);
     const ok = async (method: string, path: string, body?: unknown, auth: string | null = adminAuth) => {
       const res = await send(method, path, body, auth);
       expect(res.status, `${method} ${path}`).toBe(200);

@@ -5,6 +5,7 @@ import { json } from '../../src/db/json.js';
 import { ChecksFromImageShape } from '../../src/schemas/operations.js';
 import { recordOperation, type OperationRecord } from '../../src/services/operations/record.js';
 import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { send as request } from '../support/http.js';
 import { parseSeedOperations } from '../support/seed.js';
 
 /**
@@ -41,12 +42,7 @@ for (const dialect of dialects) {
     const ops: Record<string, { uuid: string; expected: Record<string, unknown> }> = {};
     let aliceRef: number;
 
-    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) =>
-      booted.app.request(path, {
-        method,
-        headers: { ...(auth ? { authorization: auth } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) => request(booted.app, method, path, body, auth);
     const getJson = async (path: string, auth: string | null = adminAuth) => {
       const res = await send('GET', path, undefined, auth);
       const text = await res.text();

@@ -2,18 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CompactSign, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
-import { DUMP_TYP, type DongleCounter } from '../../licensing/document.js';
+import { DUMP_TYP, type DongleCounter, type DongleUpdateState } from '../../licensing/document.js';
 import { LicenceDocumentError, verifyLicence, verifyUpdate } from '../../licensing/verify.js';
 
-/** The state of the last update a dongle was given, as getUpdateStatus reports it. */
-export interface UpdateState {
-  state: 'IDLE' | 'PENDING' | 'APPLIED' | 'FAILED';
-  startedAt?: string;
-  finishedAt?: string;
-  dongleId?: string;
-  sequence?: number;
-  reason?: string;
-}
+/** The state of the last update a dongle was given (the API reads the same type through its client). */
+export type UpdateState = DongleUpdateState;
 
 /** What the dongle file holds. The private key signs dumps, so a vendor can tell a dump came from this dongle. */
 interface DongleFile {
