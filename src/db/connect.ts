@@ -1,6 +1,7 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import type { Database } from './tables.js';
 import { migrations } from './migrations/index.js';
+import { byteaToHex, hexToBytea } from './bytea-hex.js';
 
 /** Which engine holds the data; reported by management info and cluster status. */
 export type DialectName = 'postgres' | 'pglite';
@@ -67,7 +68,8 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     const { PGliteDialect } = await import('kysely-pglite-dialect');
     const dataDir = options.dataDir ?? 'memory://';
     const client = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, {
-      parsers: { 20: (value: string) => Number(value) },
+      parsers: { 20: (value: string) => Number(value), 17: hexToBytea },
+      serializers: { 17: (value: unknown) => (value instanceof Uint8Array ? byteaToHex(value) : String(value)) },
     });
     dialect = new PGliteDialect(client);
     name = 'pglite';
