@@ -67,7 +67,9 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     const { PGlite } = await import('@electric-sql/pglite');
     const { PGliteDialect } = await import('kysely-pglite-dialect');
     const dataDir = options.dataDir ?? 'memory://';
-    const client = await PGlite.create(dataDir === 'memory://' ? undefined : dataDir, {
+    // One options object: PGlite.create(undefined, options) silently drops the options.
+    const client = await PGlite.create({
+      dataDir: dataDir === 'memory://' ? undefined : dataDir,
       parsers: { 20: (value: string) => Number(value), 17: hexToBytea },
       serializers: { 17: (value: unknown) => (value instanceof Uint8Array ? byteaToHex(value) : String(value)) },
     });
