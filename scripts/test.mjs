@@ -16,6 +16,8 @@ step('Chromium for browser tests');
 execFileSync('bash', ['scripts/ensure-chromium.sh'], { stdio: 'inherit' });
 step('Janus for the media gateway tests');
 execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
+step('iproute2 for the media test\'s host-local link');
+execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 
 for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-test-photos.mjs']) {
   if (!existsSync(script)) continue;

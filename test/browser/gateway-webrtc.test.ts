@@ -5,12 +5,20 @@ import { adminAuth, bootForTest } from '../support/databases.js';
 import { launchChromium } from '../support/browser.js';
 import { serveOnLoopback } from '../support/serve.js';
 import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
+import { setUpMediaNet, type MediaNet } from '../support/media-net.js';
 
 /**
  * A real WebRTC call through our gateway operations: Chromium's fake camera and microphone, a peer connection
  * negotiated only through /user/gateway/... (never with Janus directly), Janus's echo test sending the media
  * back. The page comes from a test-only app on another port; our API lets it in through BIMS_CORS_ORIGINS.
+ *
+ * The media stays on a host-local link (test/support/media-net.ts): a veth pair with Janus gathering only on
+ * its host end and Chromium alone in a network namespace at the other end, so the one path ICE can find is that
+ * link. Loopback itself is out of reach because Janus never gathers on an IFF_LOOPBACK interface. The page and
+ * our API listen on the link's host address, the only one the namespaced browser can reach. Without root the
+ * test runs over the host's own addresses instead and says so.
  */
+let net: MediaNet;
 let sidecar: TestSidecar;
 let booted: Awaited<ReturnType<typeof bootForTest>>;
 let api: Awaited<ReturnType<typeof serveOnLoopback>>;
@@ -20,11 +28,19 @@ let browser: Browser;
 const pageApp = new Hono().get('/', (c) => c.html('<!doctype html><html><head><title>gateway test</title></head><body>gateway test</body></html>'));
 
 beforeAll(async () => {
-  sidecar = await startTestSidecar();
-  page = await serveOnLoopback(pageApp.fetch);
+  net = await setUpMediaNet();
+  console.info(`[gateway-webrtc] media path: ${net.describe}`);
+  const isolated = net.mode === 'isolated' ? net : null;
+  sidecar = await startTestSidecar(isolated ? { BIMS_JANUS_ICE_ENFORCE_LIST: isolated.hostIf } : {});
+  const listenOn = isolated?.hostAddr ?? '127.0.0.1';
+  page = await serveOnLoopback(pageApp.fetch, listenOn);
   booted = await bootForTest('pglite', { ...sidecar.env, BIMS_CORS_ORIGINS: page.url });
-  api = await serveOnLoopback(booted.app.fetch);
-  browser = await launchChromium(['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream']);
+  api = await serveOnLoopback(booted.app.fetch, listenOn);
+  const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
+  browser = isolated
+    // getUserMedia needs a secure context; http://127.0.0.1 is one, the link's address is not unless told so.
+    ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${page.url}`], { netns: isolated.netns })
+    : await launchChromium(media);
 });
 afterAll(async () => {
   await browser?.close();
@@ -32,6 +48,8 @@ afterAll(async () => {
   await page?.stop();
   await booted?.close();
   await sidecar?.stop();
+  // After the browser: its namespace is only released once no process is left in it.
+  await net?.down();
 });
 
 async function admin(path: string, init: RequestInit = {}) {
@@ -125,6 +143,32 @@ describe('WebRTC through the gateway operations', () => {
     });
     expect(stats.video!.bytesReceived).toBeGreaterThan(0);
     expect(await tab.evaluate(() => (window as unknown as { pc: RTCPeerConnection }).pc.connectionState)).toBe('connected');
+
+    // Which path ICE chose: the transport's selected pair and every pair whose checks succeeded.
+    const path = await tab.evaluate(async () => {
+      const report = await (window as unknown as { pc: RTCPeerConnection }).pc.getStats();
+      const byId = new Map<string, Record<string, unknown>>();
+      report.forEach((r) => byId.set(r.id, r));
+      const address = (id: unknown) => byId.get(id as string)?.address as string | undefined;
+      const pairOf = (p: Record<string, unknown>) => ({ local: address(p.localCandidateId), remote: address(p.remoteCandidateId) });
+      const transport = [...byId.values()].find((r) => r.type === 'transport' && r.selectedCandidatePairId);
+      const selected = transport ? byId.get(transport.selectedCandidatePairId as string) : undefined;
+      return {
+        selected: selected ? { ...pairOf(selected), state: selected.state } : null,
+        succeeded: [...byId.values()].filter((r) => r.type === 'candidate-pair' && r.state === 'succeeded').map(pairOf),
+      };
+    });
+    expect(path.selected).toMatchObject({ state: 'succeeded' });
+    expect(path.succeeded).toContainEqual({ local: path.selected!.local, remote: path.selected!.remote });
+    if (net.mode === 'isolated') {
+      // Browser at the namespace end, Janus at the host end: the veth link, and nothing else, carried the call.
+      expect(path.selected).toMatchObject({ local: net.peerAddr, remote: net.hostAddr });
+      for (const pair of path.succeeded) expect(pair).toEqual({ local: net.peerAddr, remote: net.hostAddr });
+    } else {
+      // Fallback: both ends are this host's own addresses, which the kernel delivers without leaving the host.
+      expect(net.hostAddrs).toContain(path.selected!.local);
+      expect(net.hostAddrs).toContain(path.selected!.remote);
+    }
 
     // Stop through the operation: hangup, detach, destroy; the session is gone from the gateway.
     const stopped = await admin('/user/gateway/stop', { method: 'POST', body: JSON.stringify({ sessionId, handleId }) });
