@@ -66,6 +66,9 @@ export const ManagementInfo = z
     }),
     node: z.object({ id: z.string(), hostname: z.string(), runtime: z.string() }),
     workerPool: z.looseObject({ state: z.string() }),
+    gallery: z
+      .object({ subjects: z.number().int(), templates: z.number().int() })
+      .openapi({ description: "This node's in-memory gallery: ENROLLED subjects and face templates loaded for matching" }),
     licence: z.looseObject({ state: z.string() }),
   })
   .openapi('ManagementInfo');

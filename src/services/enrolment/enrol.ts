@@ -168,9 +168,10 @@ export async function enrolSubject(services: Services, request: Request, caller:
       if (outcome.status === 'PENDING_ADJUDICATION') {
         await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
       }
+      if (outcome.status === 'ENROLLED') await services.gallery.announcePut(trx, subject.id);
       return { subject, operation, compact: compact?.template ?? extraTemplates[0]! };
     });
-    if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, templates);
+    if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, templates, { announced: true });
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
     const encryptedTemplate = outcome.status === 'REJECTED' ? undefined : await encryptTemplateForDevice(ctx, request.subjectId, stored.compact);
     // Answered exactly as the subject reads show it, plus what only enrolment knows.

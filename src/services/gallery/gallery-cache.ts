@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../db/tables.js';
 import { Gallery, type MatchCandidate } from '../../biometrics/index.js';
 import type { ServiceContext } from '../context.js';
 
@@ -70,12 +71,27 @@ export class GalleryCache {
     this.subjectIds = subjectIds;
   }
 
-  /** Put a subject's templates in the gallery (replacing any it had); call after the commit. */
-  async put(subjectRef: number, subjectId: string, templates: Uint8Array[]): Promise<void> {
+  /**
+   * Put a subject's templates in the gallery (replacing any it had); call after the commit. `announced`:
+   * the transaction already told the other nodes ({@link announcePut}), so do not tell them again.
+   */
+  async put(subjectRef: number, subjectId: string, templates: Uint8Array[], options: { announced?: boolean } = {}): Promise<void> {
     await this.ready();
     this.gallery.replace(String(subjectRef), templates);
     this.subjectIds.set(subjectRef, subjectId);
-    await this.publish({ node: this.ctx.node.id, kind: 'put', subjectRef });
+    if (!options.announced) await this.publish({ node: this.ctx.node.id, kind: 'put', subjectRef });
+  }
+
+  /**
+   * Tell the other nodes, inside the transaction that writes the subject, that it joins the gallery.
+   * PostgreSQL delivers a NOTIFY when (and only when) its transaction commits, so a process killed between
+   * its commit and its next statement cannot leave the other nodes without a subject it stored; a NOTIFY
+   * sent after the commit would be lost with the process. Nothing to do on PGlite (nobody listens).
+   */
+  async announcePut(trx: Kysely<Database>, subjectRef: number): Promise<void> {
+    if (this.ctx.dialect !== 'postgres') return;
+    const change: GalleryChange = { node: this.ctx.node.id, kind: 'put', subjectRef };
+    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(trx);
   }
 
   /** Take subjects out of the gallery; call after the commit that deleted or un-enrolled them. */

@@ -37,13 +37,23 @@ async function pendingCases(ctx: ServiceContext) {
 }
 
 /**
+ * What this node's in-memory gallery holds (ENROLLED subjects and their face templates), so operators and
+ * tests can see that it agrees with the database (each node keeps its own copy).
+ */
+async function galleryCounts(services: Services) {
+  const stats = await services.gallery.stats();
+  const templates = Object.values(stats.versions).reduce((sum, v) => sum + v.templates, 0);
+  return { subjects: stats.subjects, templates };
+}
+
+/**
  * Information and vital parameters of this node: version, template version, uptime, database, live counts,
  * and the state of the extraction worker pool and licence (`licence.mode` says UNLICENSED when no licensing
  * key is configured).
  */
 export async function managementInfo(services: Services) {
   const { ctx } = services;
-  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool, licence] = await Promise.all([
+  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool, licence, gallery] = await Promise.all([
     serverVersion(ctx.db),
     subjectCounts(ctx),
     countOf(ctx, 'operations'),
@@ -52,6 +62,7 @@ export async function managementInfo(services: Services) {
     countOf(ctx, 'exceptions'),
     services.extractors.stats(),
     services.licensing.current(),
+    galleryCounts(services),
   ]);
   return {
     version: ctx.node.version,
@@ -62,6 +73,7 @@ export async function managementInfo(services: Services) {
     counts: { subjects, operations, accounts, pendingAdjudicationCases, exceptions },
     node: { id: ctx.node.id, hostname: ctx.node.hostname, runtime: ctx.node.runtime },
     workerPool,
+    gallery,
     licence: { ...modeOf(licence), expiresAt: licence.licence?.expiresAt },
   };
 }
