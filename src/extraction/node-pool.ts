@@ -17,6 +17,11 @@ export interface NodePoolOptions extends ExtractorOptions {
   modelsDir?: string;
   /** Milliseconds allowed for a worker to load and warm its sessions (default 120000). */
   startTimeoutMs?: number;
+  /**
+   * The worker's entry module. Default: the tsx bootstrap when running from source, the compiled .js in a
+   * build. Deno runs TypeScript itself, so its entry passes workers/face.worker.ts.
+   */
+  workerUrl?: URL;
 }
 
 interface Job {
@@ -54,7 +59,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
 
   const spawn = (): Promise<Slot> =>
     new Promise((resolve, reject) => {
-      const worker = new Worker(WORKER_URL, {
+      const worker = new Worker(opts.workerUrl ?? WORKER_URL, {
         workerData: { modelsDir },
       });
       const slot: Slot = { worker, ready: false };
