@@ -5,6 +5,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   face: () => import('./face.js'),
   matcher: () => import('./matcher.js'),
   api: () => import('./api.js'),
+  load: () => import('./load.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);
