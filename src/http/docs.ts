@@ -110,7 +110,8 @@ export function mountDocs(
     if (!bytes) return c.notFound();
     const type = name.endsWith('.css') ? 'text/css' : name.endsWith('.html') ? 'text/html' : 'text/javascript';
     c.header('Cache-Control', 'public, max-age=3600');
-    if (name.endsWith('.html')) c.header('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'");
+    // Swagger UI's OAuth redirect page runs an inline script; it is opened as a pop-up, never framed.
+    if (name.endsWith('.html')) c.header('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': `${type}; charset=utf-8` });
   });
 }

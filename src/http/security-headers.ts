@@ -2,32 +2,42 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.js';
 
 /**
- * Security headers on every response, and CORS closed unless origins are configured (comma-separated
- * BIMS_CORS_ORIGINS, or `*`). The docs page needs inline styles from Swagger UI, hence its looser CSP.
+ * Security headers on every response (preflights, errors and 404s included), and CORS closed unless origins
+ * are configured (comma-separated BIMS_CORS_ORIGINS, or `*`). Pages that need more than `default-src 'none'`
+ * (the docs page, the sign-in form) set their own Content-Security-Policy, which is kept.
  */
 export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> {
   const allowed = corsOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  // Once CORS is open, answers depend on the Origin header (an allowed origin is echoed, with `*` too), so
+  // shared caches must key on it, including for answers to origins that were not allowed.
+  const variesByOrigin = allowed.length > 0;
   return async (c, next) => {
     const origin = c.req.header('origin');
     const corsOk = origin !== undefined && (allowed.includes('*') || allowed.includes(origin));
     if (c.req.method === 'OPTIONS' && corsOk && c.req.header('access-control-request-method')) {
-      return new Response(null, {
+      c.res = new Response(null, {
         status: 204,
         headers: {
-          'Access-Control-Allow-Origin': origin!,
           'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, PATCH',
           'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, X-Request-Id',
           'Access-Control-Max-Age': '600',
-          Vary: 'Origin',
         },
       });
+    } else {
+      await next();
     }
-    await next();
     const h = c.res.headers;
     h.set('X-Content-Type-Options', 'nosniff');
     h.set('X-Frame-Options', 'DENY');
     h.set('Referrer-Policy', 'no-referrer');
     h.set('Cross-Origin-Opener-Policy', 'same-origin');
+    // No other site may embed our answers (QR codes and images carry biometric data); CORS reads are not
+    // affected, CORP applies to no-cors loads such as <img> and <script>.
+    h.set('Cross-Origin-Resource-Policy', 'same-origin');
+    // Sent over plain http too: browsers ignore it there (RFC 6797 8.1), and behind a TLS-terminating proxy
+    // the service cannot reliably tell whether the client saw https. No includeSubDomains: other hosts of
+    // the operator's domain are not ours to bind.
+    h.set('Strict-Transport-Security', 'max-age=31536000');
     h.set('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
     if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store');
@@ -35,10 +45,10 @@ export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> 
     // Names the seed operation that answered, so clients and tests can tell which route matched.
     const operationId = c.get('operationId');
     if (operationId) h.set('X-Bims-Operation', operationId);
+    if (variesByOrigin && !/(^|,)\s*origin\s*(,|$)/i.test(h.get('Vary') ?? '')) h.append('Vary', 'Origin');
     if (corsOk) {
       h.set('Access-Control-Allow-Origin', origin!);
       h.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Bims-Operation, WWW-Authenticate, Retry-After');
-      h.append('Vary', 'Origin');
     }
   };
 }
