@@ -41,14 +41,43 @@ export function validate<T extends z.ZodType>(schema: T, value: unknown, where: 
   throw new DomainError('validation', `Invalid ${where}: ${summary}`, { errors });
 }
 
-/** Query parameters as an object; a key given more than once becomes an array. */
+/**
+ * Query parameters as an object; a key given more than once becomes an array. Built with
+ * `Object.fromEntries`, which makes every key an own property: assigning `out['__proto__'] = ...` would
+ * instead swallow the key (or, given twice, swap the object's prototype for an array), so a strict schema
+ * would never see it.
+ */
 export function queryObject(url: URL): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const key of new Set(url.searchParams.keys())) {
-    const values = url.searchParams.getAll(key);
-    out[key] = values.length > 1 ? values : values[0]!;
+  return Object.fromEntries(
+    [...new Set(url.searchParams.keys())].map((key) => {
+      const values = url.searchParams.getAll(key);
+      return [key, values.length > 1 ? values : values[0]!];
+    }),
+  );
+}
+
+/** Deepest nesting of arrays and objects a JSON body may have; no request of the interface needs more than a few. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * How deeply the JSON text nests, counted on the text without parsing (strings skipped), so that a body
+ * nested a hundred thousand levels is refused before anything recursive (JSON.stringify in a schema
+ * refinement, PostgreSQL's jsonb parser) walks it and runs out of stack.
+ */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
   }
-  return out;
+  return max;
 }
 
 /** Read a JSON body, answering 415 for another media type and 400 for malformed JSON. */
@@ -62,6 +91,11 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   }
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
     throw new DomainError('unsupported-media-type', `body must be application/json, not ${type.split(';')[0]}`);
+  }
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw new DomainError('validation', `body: nested deeper than ${MAX_JSON_DEPTH} levels`, {
+      errors: [{ field: 'body', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }],
+    });
   }
   try {
     return JSON.parse(text);

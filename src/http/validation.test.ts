@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { DomainError } from '../services/errors.js';
+import { MAX_JSON_DEPTH, queryObject, readJsonBody, validate } from './validation.js';
+
+const post = (body: string) => new Request('http://x/', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const nested = (depth: number) => `{"metadata":{"a":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
+
+describe('queryObject', () => {
+  // Found by the generated bad input suite: `?__proto__=1` vanished before the strict schema could refuse it.
+  it('keeps __proto__ as an ordinary key, so strict schemas refuse it', () => {
+    const query = queryObject(new URL('http://x/?id=1&__proto__=a&__proto__=b'));
+    expect(Object.keys(query).sort()).toEqual(['__proto__', 'id']);
+    expect(Object.getPrototypeOf(query)).toBe(Object.prototype);
+    expect(() => validate(z.strictObject({ id: z.string() }), query, 'query')).toThrow(/query.__proto__ is not a known field/);
+  });
+});
+
+describe('readJsonBody', () => {
+  it(`accepts nesting up to ${MAX_JSON_DEPTH} levels, brackets inside strings not counted`, async () => {
+    await expect(readJsonBody(post(nested(MAX_JSON_DEPTH)))).resolves.toBeTruthy();
+    await expect(readJsonBody(post(JSON.stringify({ s: '['.repeat(1000) + '\\"{' })))).resolves.toBeTruthy();
+  });
+
+  // Found by the generated bad input suite: 5,000 levels in createSubject's metadata was a 500 (stack overflow).
+  it('refuses deeper bodies with a 400 naming the body', async () => {
+    for (const depth of [MAX_JSON_DEPTH + 1, 100_000]) {
+      const error = await readJsonBody(post(nested(depth))).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ code: 'validation', extras: { errors: [{ field: 'body' }] } });
+    }
+  });
+});
