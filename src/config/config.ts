@@ -35,8 +35,17 @@ export const configSchema = z.object({
   BIMS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Comma-separated origins allowed by CORS; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),
-  /** Where the dashboard component listens; the /dashboard proxy forwards there. */
+  /**
+   * Where the dashboard component listens; the /dashboard proxy forwards there. Unset: `npm start` starts the
+   * component itself on BIMS_DASHBOARD_HOST:BIMS_DASHBOARD_PORT and forwards there.
+   */
   DASHBOARD_URL: z.string().url().optional(),
+  /** Port of the dashboard component (`npm run dashboard`, or the child `npm start` runs); 0 picks a free one. */
+  BIMS_DASHBOARD_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** Address the dashboard component listens on; loopback, since browsers reach it through the API's proxy. */
+  BIMS_DASHBOARD_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Longest wait for the dashboard component's response headers before the proxy answers 502. */
+  BIMS_DASHBOARD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
 
   // ---- the sidecar and the media gateway (Janus) -----------------------------------------------------------
   /** Whether `npm start` on Node starts the sidecar as a child process (`off` when it runs elsewhere). */

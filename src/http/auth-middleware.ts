@@ -21,3 +21,17 @@ export function authorise(role: Role, surface: Surface, operationId: string): Mi
     await next();
   };
 }
+
+/**
+ * For the few operations declared `open`: no credentials are read or demanded (a request carrying some is
+ * forwarded as it is). The handler sees an anonymous principal with the weakest role; nothing open reads it,
+ * it only keeps logs and the handler signature uniform.
+ */
+export function withoutCredentials(surface: Surface, operationId: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('surface', surface);
+    c.set('operationId', operationId);
+    c.set('principal', { accountId: null, username: 'anonymous', role: 'USER', via: 'basic' });
+    await next();
+  };
+}

@@ -4,7 +4,8 @@ import { ProblemSchema, z } from '../schemas/common.js';
 import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import { prefixOf, requiredRole, type OperationSpec, type Surface } from '../operations/types.js';
-import { authorise } from './auth-middleware.js';
+import { authorise, withoutCredentials } from './auth-middleware.js';
+import { clientAddress } from './client-address.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
 import type { AppEnv } from './env.js';
 
@@ -67,7 +68,8 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
 
   for (const { spec, surface, path } of routes) {
     const role = requiredRole(spec, surface);
-    app.on(spec.method.toUpperCase(), honoPath(path), authorise(role, surface, spec.id), (c) => runOperation(c, spec, surface));
+    const guard = spec.open ? withoutCredentials(surface, spec.id) : authorise(role, surface, spec.id);
+    app.on(spec.method.toUpperCase(), honoPath(path), guard, (c) => runOperation(c, spec, surface));
     registries[surface].registerPath(describe(spec, path, role));
   }
   return registries;
@@ -87,7 +89,7 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
       missingCapability: spec.missing,
     });
   }
-  const result = await spec.handle({ query, params, body, principal, services, surface, request: c.req.raw });
+  const result = await spec.handle({ query, params, body, principal, services, surface, request: c.req.raw, clientAddress: clientAddress(c) });
   if (result instanceof Response) return result;
   const status = spec.status ?? 200;
   if (status === 204) return c.body(null, 204);
@@ -116,6 +118,7 @@ function describe(spec: OperationSpec, path: string, role: string) {
     };
   }
   const scheme = role.toLowerCase();
+  const security = spec.open ? [] : [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }];
   const docPath = openapiPath(path);
   const params = request.params ?? (docPath !== path ? restOfPath : undefined);
   return {
@@ -124,10 +127,10 @@ function describe(spec: OperationSpec, path: string, role: string) {
     operationId: spec.id,
     tags: [spec.area],
     summary: spec.summary,
-    description: [spec.description, `Requires scope ${role}.`, spec.handle ? '' : `Answers 501 until ${spec.missing} is built.`]
+    description: [spec.description, spec.open ? `No credentials: ${spec.open}` : `Requires scope ${role}.`, spec.handle ? '' : `Answers 501 until ${spec.missing} is built.`]
       .filter(Boolean)
       .join('\n\n'),
-    security: [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }],
+    security,
     request: {
       ...(request.query ? { query: request.query } : {}),
       ...(params ? { params } : {}),

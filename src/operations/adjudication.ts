@@ -1,4 +1,4 @@
-import { CountSchema, IdsBodySchema, z } from '../schemas/common.js';
+import { CountSchema, IdsBodySchema, binary, z } from '../schemas/common.js';
 import {
   AdjudicationAdjudicatorDecision, AdjudicationPending, AdjudicationPendingOperation, AdjudicationSolved, AdjudicationSolvedOperation,
   AdjudicatorDecision, CaseIdQuery, ClearAdjudicationsResult, DecisionsCountQuery, DecisionsOfCaseQuery, DecisionsQuery, PendingCountQuery,
@@ -11,11 +11,19 @@ import { countDecisions, countPending, countSolved, listDecisions, listPending, 
 import { clearPending, clearSolved, deleteSolved } from '../services/adjudication/maintenance.js';
 import { decisionsOfCase } from '../services/adjudication/decisions.js';
 import { solveCase } from '../services/adjudication/solve.js';
+import { caseImages } from '../services/adjudication/case-images.js';
+import { answerDownload, wantsZip } from './download-handlers.js';
 import { defineOperation } from './types.js';
 
 const area = 'Adjudication';
 const adminRoot = ['admin', 'root'] as const;
 const admin = ['admin'] as const;
+/**
+ * The image downloads need ADMIN, yet an adjudicator must see the faces: a case read with Accept:
+ * application/zip answers the images of that case's subjects only.
+ */
+const zipNote =
+  'With `Accept: application/zip` (ranked above application/json): the images of the probe and of every candidate still present, as a ZIP laid out like the image downloads (manifest.json first, entries stored), so that adjudicators can see the faces without the ADMIN scope the image downloads need.';
 /** On the root surface, adjudication lives under /adjudicator and needs ADJUDICATOR. */
 const rootPrefix = '/adjudicator' as const;
 
@@ -24,10 +32,13 @@ export const adjudicationOperations = [
   defineOperation({
     id: 'getAdjudicationPending', method: 'get', path: '/adjudication/pending', surfaces: adminRoot, rootPrefix, area,
     summary: 'Gets the oncoming adjudication',
-    description: 'One pending case by its identifier, with the operation and samples for side-by-side review.',
+    description: `One pending case by its identifier, with the operation and samples for side-by-side review. ${zipNote}`,
     request: { query: CaseIdQuery },
-    response: { description: 'The pending case', schema: AdjudicationPendingOperation },
-    handle: ({ services, query }) => getPendingCase(services.ctx, query.id),
+    response: { description: 'The pending case', schema: AdjudicationPendingOperation, content: { 'application/zip': binary } },
+    handle: async (input) =>
+      wantsZip(input.request.headers.get('accept'))
+        ? answerDownload(input, await caseImages(input.services.ctx, input.query.id, 'pending'))
+        : getPendingCase(input.services.ctx, input.query.id),
   }),
   defineOperation({
     id: 'getOncomingAdjudicationPending', method: 'get', path: '/adjudication/pending/oncoming', surfaces: adminRoot, rootPrefix, area,
@@ -55,9 +66,13 @@ export const adjudicationOperations = [
   defineOperation({
     id: 'getAdjudicationSolved', method: 'get', path: '/adjudication/solved', surfaces: adminRoot, rootPrefix, area,
     summary: 'Gets a solved adjudication',
+    description: zipNote,
     request: { query: CaseIdQuery },
-    response: { description: 'The solved case', schema: AdjudicationSolvedOperation },
-    handle: ({ services, query }) => getSolvedCase(services.ctx, query.id),
+    response: { description: 'The solved case', schema: AdjudicationSolvedOperation, content: { 'application/zip': binary } },
+    handle: async (input) =>
+      wantsZip(input.request.headers.get('accept'))
+        ? answerDownload(input, await caseImages(input.services.ctx, input.query.id, 'solved'))
+        : getSolvedCase(input.services.ctx, input.query.id),
   }),
   defineOperation({
     id: 'getAdjudicationsSolved', method: 'get', path: '/adjudication/solved/list', surfaces: admin, area,

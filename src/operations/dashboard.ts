@@ -1,21 +1,35 @@
 import { binary } from '../schemas/common.js';
+import { forwardToDashboard } from '../http/dashboard-proxy.js';
 import { defineOperation, type HttpMethod } from './types.js';
 
 const area = 'Dashboard proxy';
 const adminRoot = ['admin', 'root'] as const;
-const missing = 'the dashboard component (issue 5)';
+
+/**
+ * Why GET needs no credentials: a browser navigating to /dashboard/ cannot attach a Bearer token, and what
+ * the component serves on GET is the application shell (HTML, scripts, styles) holding no data. The page
+ * signs in and calls the API with a token; each of those calls is authorised by its own scope.
+ */
+const openGet =
+  'a browser must be able to load the dashboard (its pages, scripts and styles hold no data) before it can sign in; every datum the page shows comes from API calls made with a Bearer token and authorised by their own scope. Authorization headers sent anyway are forwarded to the component.';
 
 /**
  * Seed section 4.6: everything under /dashboard/** is forwarded to the dashboard component, any method,
- * headers and body, so no request part is validated here and the answer is the component's bytes.
+ * headers and body, so no request part is validated here and the answer is the component's bytes. GET is
+ * open (see above); POST, PUT, DELETE and PATCH keep the surface's scope (ADMIN), because the proxy cannot
+ * know what a component reached through DASHBOARD_URL changes, and the built-in dashboard needs none of them.
  */
 function proxy(id: string, method: HttpMethod) {
   return defineOperation({
     id, method, path: '/dashboard/**', surfaces: adminRoot, area,
     summary: `Forwards ${method.toUpperCase()} requests under /dashboard to the dashboard component`,
-    description: 'Any request content type and any Accept; the answer is streamed back as the component sent it, without hop-by-hop headers.',
+    description:
+      'Any request content type and any Accept; the answer is streamed back as the component sent it, without hop-by-hop headers. ' +
+      'The component receives the full path (/dashboard/... or /admin/dashboard/...) and X-Forwarded-For, -Host, -Proto and -Prefix. ' +
+      'A component that is down or silent beyond BIMS_DASHBOARD_TIMEOUT_MS: 502 problem+json.',
     response: { description: "The dashboard component's answer (bytes)", content: { '*/*': binary } },
-    missing,
+    ...(method === 'get' ? { open: openGet } : {}),
+    handle: async ({ request, services, clientAddress }) => forwardToDashboard(request, { config: services.ctx.config, clientAddress }),
   });
 }
 

@@ -18,6 +18,8 @@ export interface HandlerInput<Q = any, P = any, B = any> {
   surface: Surface;
   /** The raw request, for the few handlers that stream or negotiate content (downloads, QR codes). */
   request: Request;
+  /** The caller's network address as the runtime saw it (for X-Forwarded-For). */
+  clientAddress: string;
 }
 
 /** A handler's answer: data to be shaped by the response schema, or a ready Response (files, redirects). */
@@ -67,6 +69,12 @@ export interface OperationSpec {
   handle?: (input: HandlerInput) => Promise<HandlerResult>;
   /** The capability still missing, named in the 501 answer. */
   missing?: string;
+  /**
+   * Set (to the reason) when the operation takes no credentials on any of its surfaces. Only the dashboard
+   * proxy's GET is open: it serves the dashboard's public shell, and every datum the page shows comes from
+   * API calls authorised by their own scope. The handler's `principal` is then an anonymous placeholder.
+   */
+  open?: string;
 }
 
 /** Declare an operation; a typed identity, so the table reads as data. */

@@ -5,6 +5,7 @@ import { baseUrlOf } from '../config/config.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
 import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
+import { startDashboardChild, type DashboardChild } from './node-dashboard.js';
 import { createLogger } from '../services/logger.js';
 import { createExtractor } from '../extraction/index.js';
 
@@ -16,6 +17,12 @@ async function main(): Promise<void> {
   if (config.BIMS_SIDECAR === 'on') {
     sidecar = await startSidecarChild(config, createLogger(config.BIMS_LOG_LEVEL));
     config = sidecar.config;
+  }
+  // The dashboard component, unless DASHBOARD_URL says it runs elsewhere; the proxy forwards to it.
+  let dashboard: DashboardChild | null = null;
+  if (!config.DASHBOARD_URL) {
+    dashboard = await startDashboardChild(config, createLogger(config.BIMS_LOG_LEVEL));
+    config = dashboard.config;
   }
   const booted = await boot({
     config,
@@ -35,6 +42,7 @@ async function main(): Promise<void> {
       url: baseUrlOf({ ...config, PORT: info.port }),
       database: booted.services.ctx.dialect,
       docs: `${baseUrlOf({ ...config, PORT: info.port })}/docs`,
+      dashboard: `${baseUrlOf({ ...config, PORT: info.port })}/dashboard/`,
     });
   });
 
@@ -46,7 +54,7 @@ async function main(): Promise<void> {
     // close() stops accepting connections and calls back once those in flight have been answered.
     server.close(async () => {
       await booted.close();
-      await sidecar?.stop();
+      await Promise.all([sidecar?.stop(), dashboard?.stop()]);
       process.exit(0);
     });
     // Keep-alive connections with no request in flight would hold close() open; end them.

@@ -5,6 +5,7 @@ import { photo } from '../biometrics/helpers.js';
 import { adjudicationOperations } from '../../src/operations/adjudication.js';
 import { prefixOf, type OperationSpec } from '../../src/operations/types.js';
 import { json } from '../../src/db/json.js';
+import { unzipSync } from 'fflate';
 
 /**
  * Adjudication through HTTP on every dialect: real photos of one person make a possible duplicate, which an
@@ -102,6 +103,15 @@ for (const dialect of dialects) {
       expect(taken.candidates[0].subject.subjectId).toBe('franck-1');
       expect(taken.candidates[0].images.length).toBeGreaterThan(0);
       expect(JSON.stringify(taken)).not.toMatch(/"(template|bytes)"\s*:/);
+      // The faces themselves, for an adjudicator (the image downloads need ADMIN): the case read as a ZIP.
+      const zip = await booted.app.request(`/adjudicator/adjudication/pending?id=${caseId}`, { headers: { authorization: adj(1).auth, accept: 'application/zip' } });
+      expect(zip.status).toBe(200);
+      expect(zip.headers.get('content-type')).toBe('application/zip');
+      const files = unzipSync(new Uint8Array(await zip.arrayBuffer()));
+      const manifest = JSON.parse(new TextDecoder().decode(files['manifest.json']));
+      const caseImageIds = [...taken.probe.images, ...taken.candidates[0].images].map((i: { id: number }) => i.id);
+      expect(manifest.entries.map((e: { imageId: number }) => e.imageId).sort()).toEqual(caseImageIds.sort());
+      for (const entry of manifest.entries) expect(files[entry.path]!.length).toBe(entry.size);
       // The same caller gets the same case back; nobody else gets anything (204).
       expect((await answer(await oncoming(adj(0).auth))).adjudication.id).toBe(caseId);
       expect((await oncoming(adj(1).auth)).status).toBe(204);

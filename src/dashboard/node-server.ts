@@ -1,0 +1,48 @@
+import { serve } from '@hono/node-server';
+import { readdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { join, relative, sep } from 'node:path';
+import { createDashboardApp } from './app.js';
+import { indexFiles, servable, type StaticFiles } from './static-files.js';
+
+/** The hand-written pages, scripts and styles, served as they are (no build step). */
+export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
+
+/** Every servable file under the public folder, by its path relative to it with forward slashes. */
+export async function readPublicFiles(dir = PUBLIC_DIR): Promise<StaticFiles> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = [];
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const name = relative(dir, path).split(sep).join('/');
+    if (servable(name)) files.push({ name, bytes: new Uint8Array(await readFile(path)) });
+  }
+  return indexFiles(files);
+}
+
+export interface DashboardServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Serve the dashboard on host:port (0 picks a free port); resolves once listening, rejects if it cannot. */
+export async function startDashboardServer(options: { host: string; port: number }): Promise<DashboardServer> {
+  const app = createDashboardApp(await readPublicFiles());
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info: AddressInfo) => {
+      const host = info.address.includes(':') ? `[${info.address}]` : info.address;
+      resolve({
+        url: `http://${host}:${info.port}`,
+        stop: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // Event streams and idle keep-alive connections would hold close() open.
+            (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * The dashboard's only way to the service: the public API on the same origin (the page is served through the
+ * API's /dashboard proxy), with a Bearer token obtained at sign-in. The token lives in sessionStorage: it
+ * survives a reload, not the closing of the tab.
+ */
+
+const KEY = 'bims.dashboard.session';
+
+/** A failed call: the HTTP status and the problem the API answered (RFC 9457), whose detail is shown. */
+export class ApiError extends Error {
+  constructor(status, message, problem = {}) {
+    super(message);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** The signed-in session { token, role, username, expiresAt }, or null. */
+export function session() {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(KEY) ?? 'null');
+    return s && s.expiresAt > Date.now() ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export function signOut() {
+  sessionStorage.removeItem(KEY);
+}
+
+/**
+ * Sign in with an account's user name and password: the token endpoint's client_credentials grant accepts an
+ * account's credentials and answers a token whose scope is the account's role.
+ */
+export async function signIn(username, password) {
+  const res = await fetch('/oauth2/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: username, client_secret: password }),
+  });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiError(res.status, body.error_description ?? body.detail ?? `Sign-in failed (HTTP ${res.status})`, body);
+  const role = String(body.scope ?? '').split(' ')[0];
+  if (role !== 'ADMIN' && role !== 'ADJUDICATOR') {
+    throw new ApiError(403, `The account ${username} has the role ${role || 'unknown'}; the dashboard is for adjudicators and administrators.`);
+  }
+  const s = { token: body.access_token, role, username, expiresAt: Date.now() + (Number(body.expires_in) - 10) * 1000 };
+  sessionStorage.setItem(KEY, JSON.stringify(s));
+  return s;
+}
+
+/**
+ * Where each kind of operation lives for the signed-in role: an ADMIN uses the admin surface for everything;
+ * an ADJUDICATOR has the adjudication operations under /adjudicator and nothing else here.
+ */
+export function surfaces(s = session()) {
+  return { adjudication: s?.role === 'ADMIN' ? '/admin' : '/adjudicator', admin: '/admin' };
+}
+
+/** Raised after the API refused the token (expired, revoked): the page goes back to sign-in. */
+export const onSignedOut = new EventTarget();
+
+/**
+ * Call an operation. `query` is an object (empty values dropped), `body` is sent as JSON. Answers the parsed
+ * JSON, null for 204, or the Response itself when `raw` is set (downloads). Failures throw ApiError.
+ */
+export async function call(path, { method = 'GET', query, body, accept = 'application/json', raw = false } = {}) {
+  const s = session();
+  if (!s) {
+    onSignedOut.dispatchEvent(new Event('signed-out'));
+    throw new ApiError(401, 'Please sign in.');
+  }
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== '') search.set(k, String(v));
+  const url = search.toString() ? `${path}?${search}` : path;
+  const res = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${s.token}`, accept, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  if (res.status === 401) {
+    signOut();
+    onSignedOut.dispatchEvent(new Event('signed-out'));
+    throw new ApiError(401, 'Your session has ended; please sign in again.');
+  }
+  if (!res.ok) throw await problemOf(res);
+  if (raw) return res;
+  if (res.status === 204) return null;
+  return res.json();
+}
+
+/** The problem document of a failed answer, as an ApiError whose message names the offending fields. */
+async function problemOf(res) {
+  const problem = await res.json().catch(() => ({}));
+  const fields = Array.isArray(problem.errors) ? problem.errors.map((e) => `${e.field}: ${e.message}`) : [];
+  const detail = problem.detail ?? problem.title ?? `HTTP ${res.status}`;
+  const message = fields.length && !fields.every((f) => detail.includes(f)) ? `${detail}\n${fields.join('\n')}` : detail;
+  return new ApiError(res.status, message, problem);
+}
