@@ -31,3 +31,23 @@ describe('readJsonBody', () => {
     }
   });
 });
+
+describe('validate', () => {
+  // Found by the generated bad input suite: `{"username":"\udfff\ud800"}` reached PostgreSQL and was a 500.
+  it('refuses unpaired surrogates in values and keys with a 400 naming the field, and keeps paired ones', () => {
+    const schema = z.object({ username: z.string() }).catchall(z.unknown());
+    for (const [value, field] of [
+      [{ username: '\udfff\ud800' }, 'body.username'],
+      [{ username: 'ok\ud800' }, 'body.username'],
+      [{ username: 'ok', ['k\udc00']: 1 }, 'body.k\ufffd'],
+    ] as const) {
+      expect(() => validate(schema, value, 'body')).toThrow(DomainError);
+      try {
+        validate(schema, value, 'body');
+      } catch (error) {
+        expect((error as DomainError).extras.errors).toEqual([{ field, message: expect.stringMatching(/unpaired surrogate/) }]);
+      }
+    }
+    expect(validate(schema, { username: 'emoji 😀 fine' }, 'body')).toEqual({ username: 'emoji 😀 fine' });
+  });
+});

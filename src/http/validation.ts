@@ -16,15 +16,27 @@ export function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
 }
 
 /**
- * PostgreSQL text and jsonb cannot hold U+0000, so a NUL anywhere in a request would surface as a database
- * error (a 500) instead of a clear 400: find the first one and name its field.
+ * Strings PostgreSQL cannot store: U+0000, and an unpaired UTF-16 surrogate (JSON's `"\ud800"` escape makes
+ * one; it has no UTF-8 encoding). Either would surface as a database error (a 500) instead of a clear 400.
  */
-function findNul(value: unknown, path: string, depth = 0): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+const UNSTORABLE: [RegExp, string][] = [
+  [/\u0000/, 'must not contain the NUL character'],
+  [/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/, 'must not contain an unpaired surrogate (it is not valid Unicode)'],
+];
+
+const unstorable = (text: string) => UNSTORABLE.find(([re]) => re.test(text))?.[1] ?? null;
+
+/** The first string (or key) in a request part that PostgreSQL could not store, with its field and why. */
+function findUnstorable(value: unknown, path: string, depth = 0): FieldError | null {
+  if (typeof value === 'string') {
+    const message = unstorable(value);
+    return message ? { field: path, message } : null;
+  }
   if (depth > 64 || value === null || typeof value !== 'object') return null;
   for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return `${path}.${key.replace(/\u0000/g, '\\0')}`;
-    const found = findNul(item, `${path}.${key}`, depth + 1);
+    const message = unstorable(key);
+    if (message) return { field: `${path}.${key.replace(/\u0000/g, '\\0').replace(/[\ud800-\udfff]/g, '\ufffd')}`, message };
+    const found = findUnstorable(item, `${path}.${key}`, depth + 1);
     if (found) return found;
   }
   return null;
@@ -32,8 +44,8 @@ function findNul(value: unknown, path: string, depth = 0): string | null {
 
 /** Validate one part of a request, raising a 400 that lists every offending field. */
 export function validate<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
-  const nul = findNul(value, where);
-  if (nul) throw new DomainError('validation', `${nul} must not contain the NUL character`, { errors: [{ field: nul, message: 'must not contain the NUL character' }] });
+  const bad = findUnstorable(value, where);
+  if (bad) throw new DomainError('validation', `${bad.field} ${bad.message}`, { errors: [bad] });
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const errors = fieldErrorsOf(parsed.error, where);
