@@ -22,13 +22,20 @@ export interface DatabaseHandle {
 /**
  * Connect to PostgreSQL through `pg` when a URL is given, otherwise open the embedded PGlite in `dataDir`
  * (`memory://` keeps it in memory, for tests). Drivers are imported lazily so a runtime that has only one of
- * them (Workers has no PGlite) never loads the other.
+ * them (Workers has no PGlite) never loads the other. `transient`: no connection outlives its query or
+ * transaction, and no LISTEN (Cloudflare Workers; see transient-pool.ts).
  */
-export async function connectDatabase(options: { url?: string; dataDir?: string; poolSize?: number }): Promise<DatabaseHandle> {
+export async function connectDatabase(options: { url?: string; dataDir?: string; poolSize?: number; transient?: boolean }): Promise<DatabaseHandle> {
   let dialect: Dialect;
   let name: DialectName;
   let listen: DatabaseHandle['listen'];
-  if (options.url) {
+  if (options.url && options.transient) {
+    const pg = (await import('pg')).default;
+    pg.types.setTypeParser(20, (value: string) => Number(value));
+    const { transientPool } = await import('./transient-pool.js');
+    dialect = new PostgresDialect({ pool: transientPool(pg, options.url) });
+    name = 'postgres';
+  } else if (options.url) {
     const pg = (await import('pg')).default;
     // int8 (count(*), bigserial) arrives as text by default; our counts and ids fit in a double.
     pg.types.setTypeParser(20, (value: string) => Number(value));

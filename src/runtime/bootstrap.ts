@@ -17,6 +17,8 @@ export interface BootOptions {
   hostname: string;
   /** 'memory://' for an in-memory PGlite (tests); otherwise config decides. */
   pgliteDir?: string;
+  /** One PostgreSQL connection per query or transaction, no LISTEN (Cloudflare Workers). */
+  transientConnections?: boolean;
   logger?: Logger;
   now?: () => Date;
   /** Announce the generated admin password (printed once on first start). */
@@ -40,7 +42,11 @@ export interface Booted {
 export async function boot(options: BootOptions): Promise<Booted> {
   const { config } = options;
   const log = options.logger ?? createLogger(config.BIMS_LOG_LEVEL);
-  const database = await connectDatabase({ url: config.DATABASE_URL, dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR });
+  const database = await connectDatabase({
+    url: config.DATABASE_URL,
+    dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR,
+    transient: options.transientConnections,
+  });
   try {
     const applied = await migrate(database.db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
