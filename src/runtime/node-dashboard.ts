@@ -5,6 +5,8 @@ import type { Logger } from '../services/logger.js';
 
 /** The dashboard's entry, run as a separate Node process with the same loader (tsx) as this one. */
 const entry = fileURLToPath(new URL('../dashboard/main.ts', import.meta.url));
+/** The parent's Node flags, plus tsx's loader when the parent got TypeScript some other way (a test runner). */
+const execArgv = process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
 
 export interface DashboardChild {
   /** The configuration the API should use: DASHBOARD_URL set to where the child listens. */
@@ -28,7 +30,7 @@ export async function startDashboardChild(config: Config, log: Logger): Promise<
     new Promise<void>((resolve) => {
       const started = Date.now();
       // A restart keeps the port the first start got, so the address the proxy uses stays right.
-      const proc = fork(entry, [], { env: { ...process.env, BIMS_DASHBOARD_PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const proc = fork(entry, [], { execArgv, env: { ...process.env, BIMS_DASHBOARD_PORT: String(port) }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
       child = proc;
       const timer = setTimeout(() => {
         log.warn('the dashboard did not report ready within 20 s; /dashboard/ answers 502 meanwhile');
