@@ -14,7 +14,9 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   const threshold = levels.indexOf(level);
   const at = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
     if (levels.indexOf(name) < threshold) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: name, message, ...fields }));
+    // The line's own keys come first and cannot be overwritten by a field of the same name.
+    const own = { time: new Date().toISOString(), level: name, message };
+    write(JSON.stringify(Object.assign({ ...own }, fields, own)));
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
