@@ -51,3 +51,20 @@ describe('validate', () => {
     expect(validate(schema, { username: 'emoji 😀 fine' }, 'body')).toEqual({ username: 'emoji 😀 fine' });
   });
 });
+
+describe('readJsonBody and UTF-8', () => {
+  const raw = (bytes: number[]) => new Request('http://x/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytes) });
+  const json = (s: string) => [...new TextEncoder().encode(s)];
+
+  // Seen through the generated bad input suite: malformed bytes became U+FFFD and were stored as if sent.
+  it('refuses malformed UTF-8 with a 400 naming the body', async () => {
+    for (const bad of [[0xff, 0xfe], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
+      const error = await readJsonBody(raw([...json('{"subjectId":"a'), ...bad, ...json('"}')])).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'validation', extras: { errors: [{ field: 'body', message: 'is not valid UTF-8' }] } });
+    }
+  });
+
+  it('reads well-formed UTF-8, a leading byte order mark included', async () => {
+    await expect(readJsonBody(raw([0xef, 0xbb, 0xbf, ...json('{"name":"Zoë 😀"}')]))).resolves.toEqual({ name: 'Zoë 😀' });
+  });
+});

@@ -92,17 +92,27 @@ function nestingDepth(text: string): number {
   return max;
 }
 
-/** Read a JSON body, answering 415 for another media type and 400 for malformed JSON. */
+/** Read a JSON body, answering 415 for another media type and 400 for malformed UTF-8 or JSON. */
 export async function readJsonBody(request: Request): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
-  const text = await request.text();
-  if (text.trim() === '') {
+  // Decoded strictly: `request.text()` would turn malformed UTF-8 into U+FFFD and store the damaged
+  // identifiers and metadata without a word; JSON exchanged between systems must be UTF-8 (RFC 8259).
+  let text: string | null;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(await request.arrayBuffer());
+  } catch {
+    text = null;
+  }
+  if (text !== null && text.trim() === '') {
     throw new DomainError('validation', 'body: a JSON body is required', {
       errors: [{ field: 'body', message: 'is required' }],
     });
   }
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
     throw new DomainError('unsupported-media-type', `body must be application/json, not ${type.split(';')[0]}`);
+  }
+  if (text === null) {
+    throw new DomainError('validation', 'body: not valid UTF-8', { errors: [{ field: 'body', message: 'is not valid UTF-8' }] });
   }
   if (nestingDepth(text) > MAX_JSON_DEPTH) {
     throw new DomainError('validation', `body: nested deeper than ${MAX_JSON_DEPTH} levels`, {
