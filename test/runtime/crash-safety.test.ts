@@ -165,5 +165,15 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
         expect(found.body.candidates.map((c: { subjectId: string }) => c.subjectId), `${subjectIdOf(i)} on ${node.url}`).toEqual(expected);
       }
     }
+
+    // What the processes printed (every request line of all three) carries no credential and no image.
+    const printed = processes.map((p) => p.output()).join('\n');
+    expect(printed).toMatch(/"message":"request"/);
+    expect(printed).not.toContain(PASSWORD);
+    expect(printed).not.toContain(auth.split(' ')[1]);
+    for (const path of photos) {
+      const base64 = Buffer.from(photo(path)).toString('base64');
+      expect(printed).not.toContain(base64.slice(base64.length / 2, base64.length / 2 + 32));
+    }
   }, 600_000);
 });
