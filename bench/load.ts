@@ -8,7 +8,7 @@
 // face extraction. Prints JSON: requests per second and latency percentiles per request kind and overall.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startService, type ServiceProcess } from '../test/support/service-process.js';
@@ -173,13 +173,18 @@ export async function run(args: string[]) {
       }
     };
 
+    // Other work on the machine shows in the figures: report the load average before and after.
+    const loadBefore = loadavg()[0]!;
     const baseline = await phase(`${hello.url}/`, seconds, connections, null, () => ({ method: 'GET', path: '/' }), {});
     const mixed = await phase(url, seconds, connections, MIX, build, headers);
     const reads = await phase(url, seconds, connections, READS, build, headers);
     const info = await json(await fetch(`${url}/admin/management/info`, { headers }));
     return {
       benchmark: 'load',
-      machine: { cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version },
+      machine: {
+        cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version,
+        loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0]!.toFixed(2)) },
+      },
       service: { url, started: service !== null, database: info.database?.dialect, workerPool: info.workerPool, galleryAtEnd: info.gallery },
       mix: Object.fromEntries(MIX),
       gallery: gallery.length,
