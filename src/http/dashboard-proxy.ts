@@ -63,8 +63,9 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
   const incoming = new URL(request.url);
   const target = upstreamUrl(base, incoming);
 
-  // Host is the next hop's business; the request body is streamed, so its client frames it itself.
-  const headers = endToEndHeaders(request.headers, ['host', 'content-length']);
+  // Host is the next hop's business; the request body is streamed, so its client frames it itself; the
+  // runtime's server already answered any `Expect: 100-continue`, and fetch clients refuse to send it.
+  const headers = endToEndHeaders(request.headers, ['host', 'content-length', 'expect']);
   // Append the address this hop saw to those earlier proxies reported (none is appended when the runtime could not tell).
   const forwardedFor = [request.headers.get('x-forwarded-for'), options.clientAddress === 'unknown' ? null : options.clientAddress].filter(Boolean);
   if (forwardedFor.length) headers.set('x-forwarded-for', forwardedFor.join(', '));

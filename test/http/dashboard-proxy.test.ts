@@ -114,9 +114,9 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
     }
   });
 
-  it('streams a large request body through unchanged', async () => {
+  it('streams a large request body through unchanged (sent after 100 Continue)', async () => {
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
-    const res = await raw(`${api.url}/dashboard/_diagnostics/echo`, 'POST', { authorization: adminAuth, 'content-type': 'application/octet-stream' }, bytes);
+    const res = await raw(`${api.url}/dashboard/_diagnostics/echo`, 'POST', { authorization: adminAuth, 'content-type': 'application/octet-stream', expect: '100-continue' }, bytes);
     expect(res.status).toBe(200);
     const echo = JSON.parse(res.body.toString());
     expect(echo.body).toEqual({ size: bytes.length, sha256: sha256(bytes) });
