@@ -93,8 +93,8 @@ export async function call(path, { method = 'GET', query, body, accept = 'applic
 /** The problem document of a failed answer, as an ApiError whose message names the offending fields. */
 async function problemOf(res) {
   const problem = await res.json().catch(() => ({}));
-  const fields = Array.isArray(problem.errors) ? problem.errors.map((e) => `${e.field}: ${e.message}`) : [];
   const detail = problem.detail ?? problem.title ?? `HTTP ${res.status}`;
-  const message = fields.length && !fields.every((f) => detail.includes(f)) ? `${detail}\n${fields.join('\n')}` : detail;
-  return new ApiError(res.status, message, problem);
+  // Field errors the detail does not already say are listed under it, one a line.
+  const fields = (Array.isArray(problem.errors) ? problem.errors : []).filter((e) => !detail.includes(e.message)).map((e) => `${e.field}: ${e.message}`);
+  return new ApiError(res.status, [detail, ...fields].join('\n'), problem);
 }
