@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // `npm run build:workers`: the Cloudflare Workers build, exactly what `wrangler deploy` would upload.
-//   dist/workers-assets/models/       the face models named in wasm/models/manifest.json (ASSETS binding)
-//   dist/workers-assets/swagger-ui/   the docs page's Swagger UI files
-//   dist/workers/                     `wrangler deploy --dry-run --outdir`: workers.js + the two .wasm modules
+//   dist/cloudflare-assets/models/      the face models named in wasm/models/manifest.json (ASSETS binding)
+//   dist/cloudflare-assets/swagger-ui/  the docs page's Swagger UI files
+//   dist/cloudflare/                    `wrangler deploy --dry-run --outdir`: workers.js + the two .wasm modules
 // then measures the upload as Cloudflare counts it (gzip of every module) against the Workers size limits,
-// prints it and writes it to dist/workers/size.json. Exits 1 when the bundle is over the paid plan's limit.
+// prints it and writes it to dist/cloudflare/size.json. Exits 1 when the bundle is over the paid plan's limit.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,8 +21,9 @@ const LIMITS = { free: 3 * MIB, paid: 10 * MIB };
 /** Largest single static asset. */
 const ASSET_LIMIT = 25 * MIB;
 
-const assets = join(root, 'dist', 'workers-assets');
-const out = join(root, 'dist', 'workers');
+const assets = join(root, 'dist', 'cloudflare-assets');
+// Not dist/workers/: that is where tsc puts the compiled worker-thread entry (npm run build).
+const out = join(root, 'dist', 'cloudflare');
 rmSync(assets, { recursive: true, force: true });
 rmSync(out, { recursive: true, force: true });
 

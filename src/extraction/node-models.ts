@@ -5,8 +5,11 @@ import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import { fileURLToPath } from 'node:url';
 import type { ModelLoader } from './ort-web-runner.js';
 
-/** Directory holding the fetched model files. */
-export const MODELS_DIR = fileURLToPath(new URL('../../wasm/models/', import.meta.url));
+/**
+ * Directory holding the fetched model files: wasm/models/ of the repository or of the installed package
+ * (the package's postinstall fetches them there), also from the compiled dist/src/extraction/.
+ */
+export const MODELS_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../wasm/models/' : '../../../wasm/models/', import.meta.url));
 
 /** Loader reading `dir/<file>` (default wasm/models/). */
 export function nodeModelLoader(dir: string = MODELS_DIR): ModelLoader {

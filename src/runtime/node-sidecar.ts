@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../services/logger.js';
 
-/** The sidecar's entry, run as a separate Node process with the same loader (tsx) as this one. */
-const entry = fileURLToPath(new URL('../sidecar/main.ts', import.meta.url));
+/** The sidecar's entry, run as a separate Node process with the same loader (tsx) as this one; compiled in a build. */
+const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../sidecar/main.ts' : '../sidecar/main.js', import.meta.url));
 
 export interface SidecarChild {
   /** The configuration the API should use: the sidecar's token and address filled in. */

@@ -56,3 +56,22 @@ export function scanSource(fileName: string, text: string): Finding[] {
   visit(source);
   return findings;
 }
+
+/**
+ * Relative modules a file loads when it is evaluated: static imports and re-exports, not type-only ones
+ * (erased) and not `import()` (loaded only when a runtime asks, as the Node pool is).
+ */
+export function staticRelativeImports(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  for (const statement of source.statements) {
+    if (ts.isImportDeclaration(statement) && !statement.importClause?.isTypeOnly) {
+      const named = statement.importClause?.namedBindings;
+      const onlyTypes = !statement.importClause?.name && named && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+      if (!onlyTypes && ts.isStringLiteral(statement.moduleSpecifier)) found.push(statement.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(statement) && !statement.isTypeOnly && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+      found.push(statement.moduleSpecifier.text);
+    }
+  }
+  return found.filter((s) => s.startsWith('.'));
+}

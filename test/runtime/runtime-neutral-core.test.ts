@@ -1,18 +1,21 @@
-// The core must run unchanged on Node, Deno and Cloudflare Workers, so only the runtime entries, the sidecar
-// (a Node process of its own) and the Node worker pool may touch Node: every other file under src/ is
-// scanned for Node built-in imports and reads of `process`/`Buffer`. Tests beside the code (*.test.ts) run
-// under vitest on Node only and are not part of what the other runtimes load.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+// The core must run unchanged on Node, Deno and Cloudflare Workers, so only the runtime entries, the Node
+// processes of their own (sidecar, dashboard server) and the Node worker pool may touch Node: every other
+// file under src/ is scanned for Node built-in imports and reads of `process`/`Buffer`. Tests beside the code
+// (*.test.ts) run under vitest on Node only and are not part of what the other runtimes load. A second check
+// follows the imports of the runtime-neutral start-up, so no core file can pull a Node-only one in.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { scanSource } from './core-scan.js';
+import { scanSource, staticRelativeImports } from './core-scan.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-/** Where Node is allowed: the entries that build deps from the environment, the sidecar, the Node pool. */
+/** Where Node is allowed: the entries that build deps from the environment, the separate Node processes, the Node pool. */
 const NODE_ONLY = [
   /^src\/runtime\//,
   /^src\/sidecar\//,
+  // The dashboard's own server process (npm run dashboard; a child of npm start), never loaded by the app.
+  /^src\/dashboard\/(main|node-server)\.ts$/,
   /^src\/extraction\/node-(pool|models|protocol)\.ts$/,
 ];
 
@@ -23,11 +26,32 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('runtime-neutral core', () => {
-  it('no file under src/ outside the runtime entries, the sidecar and the Node pool imports Node or reads process', () => {
+  it('no file under src/ outside the runtime entries, the separate Node processes and the Node pool imports Node or reads process', () => {
     const files = sourceFiles(join(root, 'src')).filter((f) => !NODE_ONLY.some((re) => re.test(f)));
     expect(files.length).toBeGreaterThan(100);
     const offenders = files.flatMap((f) => scanSource(f, readFileSync(join(root, f), 'utf8')).map((x) => `${f}:${x.line} ${x.what}`));
     expect(offenders).toEqual([]);
+  });
+
+  it('what the runtime-neutral start-up loads (bootstrap, the library entry) reaches no Node-only file', () => {
+    const roots = ['src/runtime/bootstrap.ts', 'src/index.ts'];
+    const seen = new Set<string>(roots);
+    const queue = [...roots];
+    const problems: string[] = [];
+    while (queue.length) {
+      const file = queue.shift()!;
+      const text = readFileSync(join(root, file), 'utf8');
+      problems.push(...scanSource(file, text).map((x) => `${file}:${x.line} ${x.what}`));
+      for (const specifier of staticRelativeImports(file, text)) {
+        const target = relative(root, join(root, dirname(file), specifier)).replace(/\.js$/, '.ts');
+        if (!target.endsWith('.ts') || !existsSync(join(root, target)) || seen.has(target)) continue;
+        if (NODE_ONLY.some((re) => re.test(target))) problems.push(`${file} loads the Node-only ${target}`);
+        seen.add(target);
+        queue.push(target);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(50);
+    expect(problems).toEqual([]);
   });
 
   it('the scan sees every form of Node dependency and ignores mere mentions', () => {

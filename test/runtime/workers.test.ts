@@ -27,7 +27,7 @@ function startWrangler(databaseUrl: string): Promise<{ url: string; child: Child
   const node22 = execFileSync(process.execPath, [join(root, 'scripts', 'node22.mjs')], { encoding: 'utf8' }).trim();
   const port = String(20000 + Math.floor(Math.random() * 20000));
   const child = spawn(node22, [
-    join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', 'dist/workers/workers.js', '--no-bundle',
+    join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', 'dist/cloudflare/workers.js', '--no-bundle',
     '--ip', '127.0.0.1', '--port', port, '--persist-to', '.cache/wrangler-state', '--show-interactive-dev-session=false',
     '--var', `BIMS_ADMIN_PASSWORD:${ADMIN_PASSWORD}`, '--var', 'BIMS_LOG_LEVEL:warn',
   ], {
@@ -68,7 +68,7 @@ describe.skipIf(!process.env.DATABASE_URL)('BIMS on Cloudflare Workers (wrangler
 
   beforeAll(async () => {
     execFileSync(process.execPath, [join(root, 'scripts', 'build-workers.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    size = JSON.parse(readFileSync(join(root, 'dist', 'workers', 'size.json'), 'utf8'));
+    size = JSON.parse(readFileSync(join(root, 'dist', 'cloudflare', 'size.json'), 'utf8'));
     const database = await freshPostgres();
     dropDatabase = database.drop;
     worker = await startWrangler(withPassword(database.url));

@@ -1,0 +1,95 @@
+// The npm package: `npm run build`, then `npm pack`, then the packed files alone (unpacked in a temporary
+// folder, with the repository's node_modules standing in for the installed dependencies and its fetched models
+// for what the package's postinstall would fetch) must give a working `bims` command: help, migrate, and
+// serve with face extraction on the compiled worker threads.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const work = mkdtempSync(join(tmpdir(), 'bims-package-'));
+const unpacked = join(work, 'package');
+let files: string[] = [];
+let bin = '';
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
+  files = packed.files.map((f: { path: string }) => f.path);
+  execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', work]);
+  symlinkSync(join(root, 'node_modules'), join(unpacked, 'node_modules'));
+  mkdirSync(join(unpacked, 'wasm', 'models'), { recursive: true });
+  for (const model of readdirSync(join(root, 'wasm', 'models')).filter((f) => f.endsWith('.onnx'))) {
+    symlinkSync(join(root, 'wasm', 'models', model), join(unpacked, 'wasm', 'models', model));
+  }
+  bin = join(unpacked, JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8')).bin.bims);
+}, 300_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...extra });
+
+describe('the npm package', () => {
+  it('holds compiled code with declarations, the bims command, the worker entry and the browser SDK, and no sources or tests', () => {
+    for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/runtime/cli.js', 'dist/workers/face.worker.js',
+      'dist/sdk/bims-face-sdk.js', 'dist/sdk/ort-wasm-simd-threaded.wasm', 'dist/wasm/models/manifest.json', 'scripts/postinstall.mjs',
+      'scripts/fetch-models.mjs', 'wasm/models/manifest.json']) {
+      expect(files).toContain(f);
+    }
+    expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(files.filter((f) => /\.test\.|^test\/|^dist\/cloudflare/.test(f))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.onnx') && !f.startsWith('dist/sdk/'))).toEqual([]);
+  });
+
+  it('bims --help lists the commands; an unknown command is refused', () => {
+    const help = execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: env({}) });
+    for (const command of ['serve', 'migrate', 'eval', 'reextract', 'license']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
+    let refused: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8', env: env({}), stdio: 'pipe' });
+    } catch (error) {
+      refused = error as typeof refused;
+    }
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+
+  it('bims migrate prepares a PGlite database, and bims serve then enrols a face on the compiled worker pool', async () => {
+    const dataDir = join(work, 'data');
+    const migrated = execFileSync(process.execPath, [bin, 'migrate'], { encoding: 'utf8', env: env({ BIMS_DATA_DIR: dataDir }) });
+    expect(migrated).toMatch(/^applied: 2026_11_25_0001_initial/);
+
+    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const child = spawn(process.execPath, [bin, 'serve'], {
+      env: env({ PORT: port, BIMS_DATA_DIR: dataDir, BIMS_SIDECAR: 'off', BIMS_EXTRACTION_WORKERS: '1', BIMS_ADMIN_PASSWORD: 'package-admin-password', BIMS_PASSWORD_ITERATIONS: '10000' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', () => /"message":"listening"/.test(output) && resolve());
+        void exited.then((code) => reject(new Error(`bims serve exited with ${code}:\n${output}`)));
+      });
+      const base = `http://127.0.0.1:${port}`;
+      expect(output).not.toMatch(/migrations applied/); // bims migrate did it
+      expect((await fetch(`${base}/ready`)).status).toBe(200);
+      const image = readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', 'cage', 'cage.jpg')).toString('base64');
+      const res = await fetch(`${base}/admin/subjects/create`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${btoa('admin:package-admin-password')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ subjectId: 'packaged', faces: [{ image }] }),
+      });
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(201);
+      expect(body.status).toBe('ENROLLED');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 180_000);
+});
