@@ -133,6 +133,8 @@ describe('the dashboard in a real browser', () => {
     await page.click('#decide');
     await page.waitForSelector('#solved-message');
     expect(await page.textContent('#solved-message')).toBe(`Case #${caseId} is solved: franck-2 is now ENROLLED and joins the gallery.`);
+    expect(await page.textContent(`[data-case-id="${caseId}"] h2 .badge`)).toBe('SOLVED');
+    expect(await page.textContent('[data-testid=probe] .badge')).toBe('ENROLLED');
     await page.waitForFunction(() => /^0 pending/.test(document.querySelector('#queue-counts')?.textContent ?? ''));
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-adjudication-solved.png`, fullPage: true });
 

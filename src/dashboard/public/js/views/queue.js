@@ -103,9 +103,16 @@ export async function showCase(area, review, { base, store, ui, onDecided }) {
   const images = await loadImages(`${base}/${store}`, { id: c.id });
   if (!ui.current()) return;
   const probeSubject = review.probe.subject;
+  // Kept to show what a decision changed without reloading the case.
+  const caseBadge = h('span', {}, badge(c.status));
+  const probeBadge = h('span', {}, probeSubject ? badge(probeSubject.status) : null);
+  const reflect = (answer) => {
+    mount(caseBadge, badge(answer.state));
+    if (answer.state === 'SOLVED') mount(probeBadge, badge(answer.outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED'));
+  };
   const probe = faceColumn({
     title: `Probe: ${c.subjectId}`,
-    subtitle: h('p', {}, probeSubject ? badge(probeSubject.status) : null, ' the subject being enrolled'),
+    subtitle: h('p', {}, probeBadge, ' the subject being enrolled'),
     records: review.probe.images,
     images,
     className: 'probe',
@@ -134,13 +141,13 @@ export async function showCase(area, review, { base, store, ui, onDecided }) {
   );
 
   const result = h('div', { id: 'decision-result' });
-  const form = store === 'pending' && c.status !== 'SOLVED' ? decisionForm(c, review, base, ui, result, onDecided) : null;
+  const form = store === 'pending' ? decisionForm(c, review, base, ui, result, (answer) => { reflect(answer); onDecided(); }) : null;
   mount(
     area,
     h(
       'div',
       { class: 'card', 'data-case-id': String(c.id) },
-      h('h2', {}, `Case #${c.id} `, badge(c.status)),
+      h('h2', {}, `Case #${c.id} `, caseBadge),
       facts([
         ['Opened', when(c.createdAt)],
         ['Lease ends', c.leaseExpiresAt ? when(c.leaseExpiresAt) : undefined],
@@ -182,7 +189,7 @@ function decisionForm(c, review, base, ui, result, onDecided) {
           const answer = await call(`${base}/solve`, { method: 'POST', body });
           mount(result, h('p', { class: 'notice good', id: 'solved-message' }, outcomeText(c, answer)));
           event.target.remove();
-          onDecided();
+          onDecided(answer);
         } catch (error) {
           ui.showError(error);
           submit.disabled = false;
