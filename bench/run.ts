@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   matcher: () => import('./matcher.js'),
   api: () => import('./api.js'),
   load: () => import('./load.js'),
+  voice: () => import('./voice.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);

@@ -1,5 +1,9 @@
-// Builds wasm/models/calibration.json: the map from face cosine to score = -12*log10(FAR).
+// Builds wasm/models/calibration.json (faces) or wasm/models/voice-calibration.json (voice): the map from
+// cosine to score = -12*log10(FAR).
 //   npx tsx scripts/eval-calibrate.ts --dataset test/fixtures/photos/labelled-portraits [--workers N]
+//   npx tsx scripts/eval-calibrate.ts --modality voice --dataset test/fixtures/speech [--workers N]
+// Voice: every pair of clips of different speakers is an impostor comparison (clip against clip, as a
+// single-clip enrolment is matched), with the service's default quality gates applied to each clip.
 // Method (also written into the file):
 //  1. one template per image of the dataset (int8, as the matcher sees it); every pair of different
 //     identities is an impostor comparison;
@@ -10,14 +14,16 @@
 //  4. score = clamp(-12*log10(FAR), 0, 200), made non-decreasing, sampled every 0.01 of cosine.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { extractAll, loadDataset, pairCosines } from './eval-lib.js';
+import { extractAll, loadDataset, pairCosines, type Modality } from './eval-lib.js';
 
 const MIN_COUNT = 20;
+const m = process.argv.indexOf('--modality');
+const modality: Modality = m >= 0 && process.argv[m + 1] === 'voice' ? 'voice' : 'face';
 const i = process.argv.indexOf('--dataset');
-const dataset = i >= 0 ? process.argv[i + 1] : 'test/fixtures/photos/labelled-portraits';
+const dataset = i >= 0 ? process.argv[i + 1] : modality === 'voice' ? 'test/fixtures/speech' : 'test/fixtures/photos/labelled-portraits';
 const w = process.argv.indexOf('--workers');
-const samples = loadDataset(dataset);
-await extractAll(samples, w >= 0 ? Number(process.argv[w + 1]) : availableParallelism(), undefined, process.argv.includes('--cache'));
+const samples = loadDataset(dataset, modality);
+await extractAll(samples, w >= 0 ? Number(process.argv[w + 1]) : availableParallelism(), undefined, process.argv.includes('--cache'), modality);
 const { genuine, impostor } = pairCosines(samples);
 const imp = Float64Array.from(impostor).sort();
 const N = imp.length;
@@ -47,13 +53,14 @@ for (let j = 0; j <= 200; j++) {
   prev = s;
   points.push([c, Math.round(s * 100) / 100]);
 }
-const manifest = JSON.parse(readFileSync(new URL('../wasm/models/manifest.json', import.meta.url), 'utf8'));
+const manifest = JSON.parse(readFileSync(new URL(modality === 'voice' ? '../wasm/models/voice-manifest.json' : '../wasm/models/manifest.json', import.meta.url), 'utf8'));
 const mean = (a: Float64Array) => a.reduce((s, v) => s + v, 0) / a.length;
 const table = {
   templateVersion: manifest.templateVersion,
   method: {
     description: 'score = -12*log10(FAR); FAR measured on impostor cosines (int8 templates) where >= 20 impostors lie above the cosine, else a log-linear tail fit continued from the last measured point (conservative); monotone; knots every 0.01',
-    dataset: dataset.replace(/^.*fixtures\/photos\//, 'test/fixtures/photos/'),
+    dataset: dataset.replace(/^.*fixtures\/(photos|speech)/, 'test/fixtures/$1'),
+    ...(modality === 'voice' ? { speakers: new Set(samples.map((s) => s.identity)).size, source: 'scripts/fetch-test-speech.mjs (Debian asterisk-core-sounds-*-wav and klettres-data)' } : {}),
     images: samples.length,
     enrolled: samples.filter((s) => s.q).length,
     impostorPairs: N,
@@ -62,10 +69,12 @@ const table = {
     impostorMax: Number(imp[N - 1].toFixed(4)),
     tailSlopeLog10PerCosine: Number(slope.toFixed(3)),
     lastMeasuredCosine: lastC,
-    builtWith: 'npx tsx scripts/eval-calibrate.ts --dataset test/fixtures/photos/labelled-portraits',
+    builtWith: modality === 'voice'
+      ? 'npx tsx scripts/eval-calibrate.ts --modality voice --dataset test/fixtures/speech'
+      : 'npx tsx scripts/eval-calibrate.ts --dataset test/fixtures/photos/labelled-portraits',
   },
   points,
 };
-writeFileSync(new URL('../wasm/models/calibration.json', import.meta.url), JSON.stringify(table, null, 1) + '\n');
+writeFileSync(new URL(modality === 'voice' ? '../wasm/models/voice-calibration.json' : '../wasm/models/calibration.json', import.meta.url), JSON.stringify(table, null, 1) + '\n');
 console.log(JSON.stringify(table.method, null, 1));
-for (const c of [0.2, 0.3, 0.4, 0.5, 0.6]) console.log(`cos ${c} -> score ${points[Math.round((c + 1) * 100)][1]}`);
+for (const c of modality === 'voice' ? [0.5, 0.6, 0.7, 0.8, 0.9] : [0.2, 0.3, 0.4, 0.5, 0.6]) console.log(`cos ${c} -> score ${points[Math.round((c + 1) * 100)][1]}`);

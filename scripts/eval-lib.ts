@@ -5,48 +5,70 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { createNodePoolExtractor } from '../src/extraction/node-pool.js';
 import { quantize, cosineInt8 } from '../src/biometrics/template.js';
+import { DEFAULT_VOICE_GATES, gateVoice } from '../src/biometrics/voice/settings.js';
 import type { Calibration } from '../src/biometrics/calibration.js';
 
-export interface Sample { identity: string; file: string; q?: Int8Array; error?: string }
+export type Modality = 'face' | 'voice';
 
-/** Reads DIR/identity/image.{jpg,jpeg,png}. */
-export function loadDataset(dir: string): Sample[] {
+/** One image or recording: its int8 template (as the matcher sees it) and, for voice, the float embedding. */
+export interface Sample { identity: string; file: string; q?: Int8Array; embedding?: Float32Array; error?: string }
+
+/** Reads DIR/identity/image.{jpg,jpeg,png} (faces) or DIR/speaker/clip.wav (voice). */
+export function loadDataset(dir: string, modality: Modality = 'face'): Sample[] {
+  const ext = modality === 'voice' ? /\.wav$/i : /\.(jpe?g|png)$/i;
   const out: Sample[] = [];
   for (const id of readdirSync(dir).sort()) {
     const p = join(dir, id);
     if (!statSync(p).isDirectory()) continue;
-    for (const f of readdirSync(p).sort()) if (/\.(jpe?g|png)$/i.test(f)) out.push({ identity: id, file: join(p, f) });
+    for (const f of readdirSync(p).sort()) if (ext.test(f)) out.push({ identity: id, file: join(p, f) });
   }
   return out;
 }
 
 /** Extracts one int8 template per image (the most confident face); failures are recorded, not thrown. */
-export async function extractAll(samples: Sample[], workers: number, log = (s: string) => process.stderr.write(s), cache = false): Promise<void> {
+export async function extractAll(samples: Sample[], workers: number, log = (s: string) => process.stderr.write(s), cache = false, modality: Modality = 'face'): Promise<void> {
   // Optional cache (.cache/eval/) keyed by image bytes and template version, for repeated runs on one dataset.
-  const manifest = JSON.parse(readFileSync(new URL('../wasm/models/manifest.json', import.meta.url), 'utf8'));
+  const manifest = JSON.parse(readFileSync(new URL(modality === 'voice' ? '../wasm/models/voice-manifest.json' : '../wasm/models/manifest.json', import.meta.url), 'utf8'));
   const key = (s: Sample) => createHash('sha256').update(manifest.templateVersion).update(readFileSync(s.file)).digest('hex');
   const cacheDir = new URL('../.cache/eval/', import.meta.url);
   if (cache) {
     mkdirSync(cacheDir, { recursive: true });
     for (const s of samples) {
       const f = new URL(key(s), cacheDir);
-      if (existsSync(f)) { const v = JSON.parse(readFileSync(f, 'utf8')); if (v.q) s.q = Int8Array.from(v.q); else s.error = v.error; }
+      if (existsSync(f)) {
+        const v = JSON.parse(readFileSync(f, 'utf8'));
+        if (v.q) s.q = Int8Array.from(v.q); else s.error = v.error;
+        if (v.e) s.embedding = Float32Array.from(v.e);
+      }
     }
   }
   const todo = samples.filter((s) => !s.q && !s.error);
-  if (todo.length) await extractFresh(todo, workers, log);
-  if (cache) for (const s of todo) writeFileSync(new URL(key(s), cacheDir), JSON.stringify({ q: s.q ? Array.from(s.q) : null, error: s.error }));
+  if (todo.length) await extractFresh(todo, workers, log, modality);
+  if (cache) {
+    for (const s of todo) {
+      writeFileSync(new URL(key(s), cacheDir), JSON.stringify({ q: s.q ? Array.from(s.q) : null, e: s.embedding ? Array.from(s.embedding) : undefined, error: s.error }));
+    }
+  }
 }
 
-async function extractFresh(samples: Sample[], workers: number, log: (s: string) => void): Promise<void> {
+async function extractFresh(samples: Sample[], workers: number, log: (s: string) => void, modality: Modality): Promise<void> {
   const ex = await createNodePoolExtractor({ size: workers, maxQueue: 100000, jobTimeoutMs: 120_000 });
   let done = 0;
   try {
     await Promise.all(samples.map(async (s) => {
       try {
-        const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
-        if (r.faces.length === 0) s.error = 'no face';
-        else s.q = quantize(r.faces[0].embedding).q;
+        if (modality === 'voice') {
+          // The service's default gates decide what fails to enrol, as they would for a user.
+          const r = await ex.analyseVoice(new Uint8Array(readFileSync(s.file)));
+          const refused = gateVoice(r, DEFAULT_VOICE_GATES);
+          if (refused) s.error = `${refused.failure}: ${refused.reason}`;
+          else if (!r.embedding) s.error = 'no speech';
+          else { s.embedding = r.embedding; s.q = quantize(r.embedding).q; }
+        } else {
+          const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
+          if (r.faces.length === 0) s.error = 'no face';
+          else s.q = quantize(r.faces[0].embedding).q;
+        }
       } catch (e) {
         s.error = (e as Error).message;
       }
@@ -71,6 +93,34 @@ export function pairCosines(samples: Sample[]): Pairs {
     }
   }
   return { genuine, impostor };
+}
+
+/**
+ * Several clips per enrolment, as the service enrols voices: for each identity, disjoint groups of `k`
+ * consecutive samples have their float embeddings averaged (and re-normalised, then int8-quantised like a
+ * stored template); each group is compared with every sample of its identity outside the group (genuine)
+ * and every sample of the other identities (impostor).
+ */
+export function enrolledPairCosines(samples: Sample[], k: number): Pairs & { enrolments: number } {
+  const ok = samples.filter((s) => s.embedding);
+  const byId = new Map<string, Sample[]>();
+  for (const s of ok) byId.set(s.identity, [...(byId.get(s.identity) ?? []), s]);
+  const genuine: number[] = [], impostor: number[] = [];
+  let enrolments = 0;
+  for (const [id, list] of byId) {
+    for (let g = 0; g + k <= list.length && list.length - k > 0; g += k) {
+      const group = list.slice(g, g + k);
+      const mean = new Float32Array(group[0]!.embedding!.length);
+      for (const s of group) for (let i = 0; i < mean.length; i++) mean[i]! += s.embedding![i]!;
+      const q = quantize(mean).q;
+      enrolments++;
+      for (const s of ok) {
+        if (group.includes(s)) continue;
+        (s.identity === id ? genuine : impostor).push(cosineInt8(q, s.q!));
+      }
+    }
+  }
+  return { genuine, impostor, enrolments };
 }
 
 /** Rank-1 identification rate: each sample of an identity with >= 2 samples is a probe against all others. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: start what the tests need (PostgreSQL, models, test photos), then run the whole suite.
+// `npm test`: start what the tests need (PostgreSQL, models, test photos and speech), then run the whole suite.
 // Everything here is idempotent, so a second run is quick.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,7 +19,7 @@ execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
 step('iproute2 for the media test\'s host-local link');
 execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 
-for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-test-photos.mjs']) {
+for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-voice-model.mjs', 'scripts/fetch-test-photos.mjs', 'scripts/fetch-test-speech.mjs']) {
   if (!existsSync(script)) continue;
   step(script);
   const run = spawnSync(process.execPath, [script], { stdio: 'inherit' });

@@ -1,14 +1,19 @@
-// Worker thread entry of the Node extraction pool: one set of onnxruntime-web sessions per worker, warmed
-// before it reports ready. Holds no state between jobs and touches no database.
+// Worker thread entry of the Node extraction pool: one set of onnxruntime-web sessions per worker (face models
+// and the speaker encoder), warmed before it reports ready. Holds no state between jobs and touches no database.
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
 import { analyseImage } from '../src/biometrics/face/pipeline.js';
+import { analyseVoice } from '../src/biometrics/voice/pipeline.js';
 import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-models.js';
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
+import { OrtVoiceRunner } from '../src/extraction/ort-voice-runner.js';
 import type { WorkerJob, WorkerReply } from '../src/extraction/node-protocol.js';
 
 const port = parentPort!;
 const { modelsDir } = (workerData ?? {}) as { modelsDir?: string };
+
+const errorOf = (e: unknown, code: 'EXTRACTION_FAILED' | 'MODEL_UNAVAILABLE') =>
+  BiometricError.is(e) ? e.toJSON() : { code, message: String((e as Error).message ?? e) };
 
 async function main() {
   let runner: OrtWebRunner;
@@ -16,20 +21,26 @@ async function main() {
     await enableFastJpegNode();
     runner = await OrtWebRunner.create({ loadModel: nodeModelLoader(modelsDir) });
   } catch (e) {
-    const err = BiometricError.is(e) ? e.toJSON() : { code: 'MODEL_UNAVAILABLE', message: String((e as Error).message ?? e) };
-    port.postMessage({ type: 'init-error', error: err } satisfies WorkerReply);
+    port.postMessage({ type: 'init-error', error: errorOf(e, 'MODEL_UNAVAILABLE') } satisfies WorkerReply);
     return;
   }
+  // The voice model is optional: without it, voice jobs fail with MODEL_UNAVAILABLE and faces keep working.
+  const voice = await OrtVoiceRunner.create({ loadModel: nodeModelLoader(modelsDir) }).catch((e: unknown) => e as Error);
   port.on('message', async (job: WorkerJob) => {
     if (job.type === 'crash') process.exit(70); // test hook: simulates a worker dying mid-job
     try {
+      if (job.type === 'voice') {
+        if (voice instanceof Error) throw voice;
+        const result = await analyseVoice(voice, job.bytes, job.opts);
+        port.postMessage({ type: 'result', id: job.id, result } satisfies WorkerReply);
+        return;
+      }
       const result = await analyseImage(runner, job.bytes, job.opts);
       const transfer: ArrayBuffer[] = [];
       if (result.tokenImage) transfer.push(result.tokenImage.buffer as ArrayBuffer);
       port.postMessage({ type: 'result', id: job.id, result } satisfies WorkerReply, transfer);
     } catch (e) {
-      const error = BiometricError.is(e) ? e.toJSON() : { code: 'EXTRACTION_FAILED' as const, message: String((e as Error).message ?? e) };
-      port.postMessage({ type: 'error', id: job.id, error } satisfies WorkerReply);
+      port.postMessage({ type: 'error', id: job.id, error: errorOf(e, 'EXTRACTION_FAILED') as { code: BiometricError['code']; message: string } } satisfies WorkerReply);
     }
   });
   port.postMessage({ type: 'ready' } satisfies WorkerReply);

@@ -1,4 +1,5 @@
 import table from '../../wasm/models/calibration.json' with { type: 'json' };
+import voiceTable from '../../wasm/models/voice-calibration.json' with { type: 'json' };
 
 /** Highest score reported (scores are clamped to 0..MAX_SCORE). */
 export const MAX_SCORE = 200;
@@ -72,4 +73,12 @@ export const FACE_CALIBRATION: Calibration = new Calibration(table as unknown as
 /** Score of a face cosine under the shipped calibration. */
 export function cosineToScore(c: number): number {
   return FACE_CALIBRATION.cosineToScore(c);
+}
+
+/** The calibration shipped with the speaker encoder (wasm/models/voice-calibration.json). */
+export const VOICE_CALIBRATION: Calibration = new Calibration(voiceTable as unknown as CalibrationTable);
+
+/** The calibration of a modality's current model. */
+export function calibrationOf(modality: 'face' | 'voice'): Calibration {
+  return modality === 'voice' ? VOICE_CALIBRATION : FACE_CALIBRATION;
 }

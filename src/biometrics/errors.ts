@@ -1,12 +1,14 @@
 /**
  * Typed errors of the biometric core. The HTTP layer maps `code` to a status:
- * INVALID_IMAGE / UNSUPPORTED_FORMAT / INVALID_TEMPLATE / TEMPLATE_VERSION_MISMATCH -> 4xx,
+ * INVALID_IMAGE / INVALID_AUDIO / UNSUPPORTED_FORMAT / INVALID_TEMPLATE / TEMPLATE_VERSION_MISMATCH -> 4xx,
  * MODEL_UNAVAILABLE -> 503, EXTRACTOR_BUSY -> 503 (retry later), EXTRACTION_TIMEOUT -> 504, the rest -> 500.
  */
 export type BiometricErrorCode =
   /** The bytes claim a supported format but cannot be decoded (truncated, corrupt, zero-sized). */
   | 'INVALID_IMAGE'
-  /** The bytes are not JPEG or PNG (GIF, WebP, HEIC, text ...). */
+  /** The bytes claim to be WAV but cannot be decoded (truncated, inconsistent chunks, no samples). */
+  | 'INVALID_AUDIO'
+  /** The bytes are not JPEG or PNG (GIF, WebP, HEIC, text ...), or not WAV / a WAV encoding we read (voice). */
   | 'UNSUPPORTED_FORMAT'
   /** The image is larger than the configured pixel limit. */
   | 'IMAGE_TOO_LARGE'
@@ -50,6 +52,6 @@ export class BiometricError extends Error {
 
 /** Returns true when `code` describes a problem of the caller's input (to be answered with a 4xx). */
 export function isClientError(code: BiometricErrorCode): boolean {
-  return code === 'INVALID_IMAGE' || code === 'UNSUPPORTED_FORMAT' || code === 'IMAGE_TOO_LARGE' ||
+  return code === 'INVALID_IMAGE' || code === 'INVALID_AUDIO' || code === 'UNSUPPORTED_FORMAT' || code === 'IMAGE_TOO_LARGE' ||
     code === 'INVALID_TEMPLATE' || code === 'TEMPLATE_VERSION_MISMATCH';
 }

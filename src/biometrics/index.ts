@@ -6,6 +6,8 @@
  * - `Gallery` / `FaceGallery` (matcher): exact 1:1 and 1:N search, partitioned by template version.
  * - `cosineToScore` / `scoreToFar` / `farToScore` (calibration): the -12*log10(FAR) score scale.
  * - `DEFAULT_FACE_CHECK_SETTINGS` / `resolveFaceCheckSettings` (settings): every check threshold.
+ * - `analyseVoice(runner, wav)` (voice/pipeline): WAV decode, 16 kHz resampling, VAD, measures, GE2E embedding.
+ * - `fuseScores` (fusion): face and voice scores fused on the calibrated scale.
  */
 export * from './errors.js';
 export * from './settings.js';
@@ -13,6 +15,10 @@ export * from './checks.js';
 export * from './template.js';
 export * from './matcher.js';
 export * from './calibration.js';
+export * from './fusion.js';
+export { analyseVoice, VOICE_EMBEDDING_DIMS, type VoiceAnalysis, type VoiceModelRunner, type VoiceAnalyseOptions } from './voice/pipeline.js';
+export { decodeWav, encodeWav16 } from './voice/wav.js';
+export { DEFAULT_VOICE_GATES, gateVoice, type VoiceGates, type VoiceGateFailure } from './voice/settings.js';
 export { decodeImage, sniffFormat, type DecodedImage, type ImageFormat, type DecodeLimits } from './image/decode.js';
 export { encodePng } from './image/encode.js';
 export { analyseImage, tokenImage, type AnalyseOptions, type FaceAnalysis, type ImageAnalysis, type Rectangle, type StageTimings } from './face/pipeline.js';

@@ -1,7 +1,15 @@
 import { BiometricError } from './errors.js';
-import { FACE_CALIBRATION, type Calibration } from './calibration.js';
+import { FACE_CALIBRATION, calibrationOf, type Calibration } from './calibration.js';
 import { DOT_I8_WASM_BASE64 } from './matcher-kernel.js';
-import { faceRecord, parseTemplate, type TemplateRecord } from './template.js';
+import { parseTemplate, type Template, type TemplateRecord } from './template.js';
+
+/**
+ * The record a gallery stores for a template: gallery templates are single-modality (one per face or voice
+ * sample), so it is the first record; its modality decides the partition's dimensions and calibration.
+ */
+function recordOf(t: Template): TemplateRecord | undefined {
+  return t.records[0];
+}
 
 /** One candidate of a search. */
 export interface MatchCandidate {
@@ -185,8 +193,8 @@ export class FaceGallery {
       if (t.templateVersion !== this.templateVersion) {
         throw new BiometricError('TEMPLATE_VERSION_MISMATCH', `template version ${t.templateVersion} does not match gallery ${this.templateVersion}`);
       }
-      const r = faceRecord(t);
-      if (!r) throw new BiometricError('INVALID_TEMPLATE', 'template has no face record');
+      const r = recordOf(t);
+      if (!r) throw new BiometricError('INVALID_TEMPLATE', 'template has no record');
       q = r.q;
     } else q = p.q;
     if (q.length !== this.dims) throw new BiometricError('INVALID_TEMPLATE', `embedding has ${q.length} components, gallery expects ${this.dims}`);
@@ -330,11 +338,16 @@ export class Gallery {
   private readonly parts = new Map<string, FaceGallery>();
   constructor(private readonly options: { dims?: number; kernel?: 'auto' | 'js' } = {}) {}
 
-  /** The partition of one template version (created on demand). */
-  partition(templateVersion: string): FaceGallery {
+  /**
+   * The partition of one template version (created on demand). A template version belongs to one model,
+   * so one modality: voice partitions hold 256-d rows scored with the voice calibration.
+   */
+  partition(templateVersion: string, record?: TemplateRecord): FaceGallery {
     let p = this.parts.get(templateVersion);
     if (!p) {
-      p = new FaceGallery(templateVersion, this.options.dims ?? 512, { kernel: this.options.kernel });
+      const modality = record?.modality ?? 'face';
+      const dims = record?.q.length ?? this.options.dims ?? 512;
+      p = new FaceGallery(templateVersion, dims, { kernel: this.options.kernel, calibration: calibrationOf(modality) });
       this.parts.set(templateVersion, p);
     }
     return p;
@@ -348,9 +361,9 @@ export class Gallery {
   /** Adds template bytes for a subject, into the partition of the template's version. */
   add(subject: string, templateBytes: Uint8Array): void {
     const t = parseTemplate(templateBytes);
-    const r = faceRecord(t);
-    if (!r) throw new BiometricError('INVALID_TEMPLATE', 'template has no face record');
-    this.partition(t.templateVersion).add(subject, r);
+    const r = recordOf(t);
+    if (!r) throw new BiometricError('INVALID_TEMPLATE', 'template has no record');
+    this.partition(t.templateVersion, r).add(subject, r);
   }
 
   /** Replaces a subject's templates (all of them, across versions) by these template bytes. */
@@ -358,8 +371,8 @@ export class Gallery {
     const parsed = templates.map((b) => parseTemplate(b));
     this.remove(subject);
     for (const t of parsed) {
-      const r = faceRecord(t);
-      if (r) this.partition(t.templateVersion).add(subject, r);
+      const r = recordOf(t);
+      if (r) this.partition(t.templateVersion, r).add(subject, r);
     }
   }
 
@@ -374,7 +387,7 @@ export class Gallery {
   identify(probeBytes: Uint8Array, opts?: IdentifyOptions): MatchCandidate[] {
     const t = parseTemplate(probeBytes);
     const p = this.parts.get(t.templateVersion);
-    const r = faceRecord(t);
+    const r = recordOf(t);
     return p && r ? p.identify(r, opts) : [];
   }
 
@@ -382,7 +395,7 @@ export class Gallery {
   verify(probeBytes: Uint8Array, subject: string): MatchCandidate | null {
     const t = parseTemplate(probeBytes);
     const p = this.parts.get(t.templateVersion);
-    const r = faceRecord(t);
+    const r = recordOf(t);
     return p && r ? p.verify(r, subject) : null;
   }
 }

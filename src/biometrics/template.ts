@@ -115,6 +115,16 @@ export function encodeFaceTemplate(templateVersion: string, face: { embedding: A
   return encodeTemplate({ templateVersion, records: [{ modality: 'face', quality: face.quality ?? null, embedding: face.embedding }] });
 }
 
+/**
+ * Template bytes for one analysed voice recording (a VOICE record of the 256-d speaker embedding).
+ * @example
+ * const a = await extractor.analyseVoice(wav);
+ * const bytes = encodeVoiceTemplate(extractor.voiceTemplateVersion, { embedding: a.embedding!, quality: a.quality });
+ */
+export function encodeVoiceTemplate(templateVersion: string, voice: { embedding: ArrayLike<number>; quality?: number | null }): Uint8Array {
+  return encodeTemplate({ templateVersion, records: [{ modality: 'voice', quality: voice.quality ?? null, embedding: voice.embedding }] });
+}
+
 const bad = (why: string) => new BiometricError('INVALID_TEMPLATE', `invalid template: ${why}`);
 
 /**
@@ -157,6 +167,11 @@ export function parseTemplate(bytes: Uint8Array): Template {
 /** The face record of a template, or undefined. */
 export function faceRecord(t: Template): TemplateRecord | undefined {
   return t.records.find((r) => r.modality === 'face');
+}
+
+/** The voice record of a template, or undefined. */
+export function voiceRecord(t: Template): TemplateRecord | undefined {
+  return t.records.find((r) => r.modality === 'voice');
 }
 
 /** Cosine similarity of two int8 vectors (scales cancel out). */

@@ -1,6 +1,13 @@
 import type { AnalyseOptions, FaceAnalysis, ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 
-export type { AnalyseOptions, FaceAnalysis, ImageAnalysis };
+export type { AnalyseOptions, FaceAnalysis, ImageAnalysis, VoiceAnalyseOptions, VoiceAnalysis };
+
+/** Options of one `analyseVoice` call. */
+export interface VoiceExtractOptions extends VoiceAnalyseOptions {
+  /** Per-job timeout in milliseconds (default: the extractor's `jobTimeoutMs`). */
+  timeoutMs?: number;
+}
 
 /** Options of one `analyseFace` call. */
 export interface ExtractOptions extends AnalyseOptions {
@@ -44,6 +51,13 @@ export interface Extractor {
   readonly templateVersion: string;
   /** Decodes the image and analyses every face in it. */
   analyseFace(bytes: Uint8Array, opts?: ExtractOptions): Promise<ImageAnalysis>;
+  /** Template version of every voice embedding (the speaker encoder and its front end). */
+  readonly voiceTemplateVersion: string;
+  /**
+   * Decodes a WAV recording, measures its speech and embeds it (src/biometrics/voice). MODEL_UNAVAILABLE
+   * when the voice model is missing: faces keep working without it.
+   */
+  analyseVoice(bytes: Uint8Array, opts?: VoiceExtractOptions): Promise<VoiceAnalysis>;
   /** Current load. */
   stats(): ExtractorStats;
   /** Rejects queued jobs, lets running ones finish, frees the sessions. Idempotent. */

@@ -1,8 +1,10 @@
 import { BiometricError } from '../biometrics/errors.js';
 import { analyseImage } from '../biometrics/face/pipeline.js';
 import { configureJpegDecoder } from '../biometrics/image/decode.js';
-import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats } from './extractor.js';
+import { analyseVoice } from '../biometrics/voice/pipeline.js';
+import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, VoiceExtractOptions } from './extractor.js';
 import { FACE_TEMPLATE_VERSION, OrtWebRunner, type OrtWebOptions } from './ort-web-runner.js';
+import { OrtVoiceRunner, VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
 
 /** Options of the inline extractor. */
@@ -12,6 +14,8 @@ export interface InlineExtractorOptions extends ExtractorOptions, OrtWebOptions 
    * decoder (jpeg-js) is used. Node callers can use `enableFastJpegNode()` from node-models instead.
    */
   jpegWasm?: WebAssembly.Module;
+  /** Load the speaker encoder too (default true). Without its file, voice jobs fail with MODEL_UNAVAILABLE. */
+  voice?: boolean;
 }
 
 /**
@@ -22,45 +26,56 @@ export interface InlineExtractorOptions extends ExtractorOptions, OrtWebOptions 
 export async function createInlineExtractor(opts: InlineExtractorOptions): Promise<Extractor> {
   if (opts.jpegWasm) configureJpegDecoder(opts.jpegWasm);
   const runner = await OrtWebRunner.create(opts);
+  // Optional, as in the worker pool: a missing voice model fails voice jobs only.
+  const voice = opts.voice === false
+    ? new BiometricError('MODEL_UNAVAILABLE', 'this extractor was created without the voice model')
+    : await OrtVoiceRunner.create({ loadModel: opts.loadModel, verify: opts.verify, warm: opts.warm }).catch((e: unknown) => e as Error);
   const maxQueue = opts.maxQueue ?? 64;
   const defaultTimeout = opts.jobTimeoutMs ?? 30_000;
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
   const st: ExtractorStats = { kind: 'inline', workers: 1, busy: 0, queued: 0, completed: 0, failed: 0, restarts: 0 };
 
+  /** Runs jobs one at a time in arrival order, with the queue limit and the per-job timeout. */
+  const enqueue = <R>(work: () => Promise<R>, timeoutMs?: number): Promise<R> => {
+    if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
+    if (st.queued >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
+    st.queued++;
+    const job = chain.then(async () => {
+      st.queued--;
+      if (closed) throw new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed');
+      st.busy++;
+      try {
+        return await work();
+      } finally {
+        st.busy--;
+      }
+    });
+    chain = job.catch(() => undefined);
+    const timeout = timeoutMs ?? defaultTimeout;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timed = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new BiometricError('EXTRACTION_TIMEOUT', `extraction took longer than ${timeout} ms`)), timeout);
+    });
+    return Promise.race([job, timed]).then(
+      (r) => { clearTimeout(timer); st.completed++; return r; },
+      (e) => { clearTimeout(timer); st.failed++; throw e; },
+    );
+  };
+
   return {
     templateVersion: FACE_TEMPLATE_VERSION,
-    analyseFace(bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> {
-      if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
-      if (st.queued >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
-      st.queued++;
-      const job = chain.then(async () => {
-        st.queued--;
-        if (closed) throw new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed');
-        st.busy++;
-        try {
-          return await analyseImage(runner, bytes, o);
-        } finally {
-          st.busy--;
-        }
-      });
-      chain = job.catch(() => undefined);
-      const timeout = o.timeoutMs ?? defaultTimeout;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timed = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new BiometricError('EXTRACTION_TIMEOUT', `extraction took longer than ${timeout} ms`)), timeout);
-      });
-      return Promise.race([job, timed]).then(
-        (r) => { clearTimeout(timer); st.completed++; return r; },
-        (e) => { clearTimeout(timer); st.failed++; throw e; },
-      );
-    },
+    analyseFace: (bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> => enqueue(() => analyseImage(runner, bytes, o), o.timeoutMs),
+    voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
+    analyseVoice: (bytes: Uint8Array, o: VoiceExtractOptions = {}) =>
+      enqueue(() => (voice instanceof Error ? Promise.reject(voice) : analyseVoice(voice, bytes, o)), o.timeoutMs),
     stats: () => ({ ...st }),
     async close() {
       if (closed) return;
       closed = true;
       await chain;
       await runner.release();
+      if (!(voice instanceof Error)) await voice.release();
     },
   };
 }

@@ -3,10 +3,12 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
-import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
-import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats } from './extractor.js';
+import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
+import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, VoiceExtractOptions } from './extractor.js';
 import type { WorkerJob, WorkerReply } from './node-protocol.js';
 import { FACE_TEMPLATE_VERSION } from './ort-web-runner.js';
+import { VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import { MODELS_DIR } from './node-models.js';
 
 /** Options of the worker-thread pool. */
@@ -26,9 +28,11 @@ export interface NodePoolOptions extends ExtractorOptions {
 
 interface Job {
   id: number;
+  /** Face image or voice recording: both run in the same workers, one job at a time. */
+  kind: 'face' | 'voice';
   bytes: Uint8Array;
-  opts: ExtractOptions;
-  resolve: (r: ImageAnalysis) => void;
+  opts: ExtractOptions | VoiceExtractOptions;
+  resolve: (r: ImageAnalysis | VoiceAnalysis) => void;
   reject: (e: unknown) => void;
   timeoutMs: number;
   crash?: boolean;
@@ -128,18 +132,20 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       slot.job = job;
       slot.timer = setTimeout(() => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'), job.timeoutMs);
       const { timeoutMs: _t, ...analyseOpts } = job.opts;
-      const msg: WorkerJob = job.crash ? { type: 'crash', id: job.id } : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts };
+      const msg: WorkerJob = job.crash ? { type: 'crash', id: job.id }
+        : job.kind === 'voice' ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
+        : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
       // The bytes are our own copy (see submit): transfer them instead of cloning again.
       slot.worker.postMessage(msg, job.crash ? [] : [job.bytes.buffer as ArrayBuffer]);
     }
   };
 
-  const submit = (bytes: Uint8Array, o: ExtractOptions, crash = false): Promise<ImageAnalysis> => {
+  const submit = <R extends ImageAnalysis | VoiceAnalysis>(bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions, crash = false, kind: Job['kind'] = 'face'): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
     if (queue.length >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
     return new Promise((resolve, reject) => {
       // Copy: the caller keeps its buffer, and structured clone of a view would copy the whole backing store.
-      queue.push({ id: nextId++, bytes: bytes.slice(), opts: o, resolve, reject, timeoutMs: o.timeoutMs ?? defaultTimeout, crash });
+      queue.push({ id: nextId++, kind, bytes: bytes.slice(), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, crash });
       pump();
     });
   };
@@ -155,7 +161,9 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
 
   return {
     templateVersion: FACE_TEMPLATE_VERSION,
-    analyseFace: (bytes, o = {}) => submit(bytes, o),
+    voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
+    analyseFace: (bytes, o = {}) => submit<ImageAnalysis>(bytes, o),
+    analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>(bytes, o, false, 'voice'),
     /** Test hook: the next job makes its worker exit abruptly. */
     debugCrashNext: () => submit(new Uint8Array(0), {}, true),
     stats: (): ExtractorStats => ({

@@ -29,7 +29,8 @@ export interface OrtWebOptions {
 export const FACE_TEMPLATE_VERSION: string = manifest.templateVersion;
 
 let envConfigured = false;
-function configureEnv(opts: OrtWebOptions): void {
+/** Configures onnxruntime-web once per thread (one wasm thread, SIMD); the voice runner shares it. */
+export function configureEnv(opts: Pick<OrtWebOptions, 'wasmBinary' | 'wasmPaths'>): void {
   if (envConfigured) return;
   envConfigured = true;
   // One thread per session: the pool parallelises across workers, and Workers/Deno have no wasm threads.

@@ -85,6 +85,8 @@ export async function createFaceSdk(options: FaceSdkOptions): Promise<FaceSdk> {
     // Only what a template needs (detect, landmarks, embedding: 7.3 MB of the 15.7 MB of models); the
     // attribute models (pose, eyes, liveness, age, gender) serve the service's checks, not matching.
     models: TEMPLATE_MODELS,
+    // The face SDK never fetches the speaker encoder.
+    voice: false,
     // Only the .wasm is fetched: the glue is embedded in the bundle, so there is no .mjs to serve.
     wasmPaths: { wasm: new URL(ORT_WASM, wasmFolder).href },
     jpegWasm: await compileMozjpeg(fetcher, wasmFolder),

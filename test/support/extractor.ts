@@ -16,6 +16,10 @@ export function sharedExtractorFactory(): () => Promise<Extractor> {
         return pool.templateVersion;
       },
       analyseFace: (bytes, options) => pool.analyseFace(bytes, options),
+      get voiceTemplateVersion() {
+        return pool.voiceTemplateVersion;
+      },
+      analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
       stats: () => pool.stats(),
       close: async () => {},
     };

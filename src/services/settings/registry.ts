@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_FACE_CHECK_SETTINGS as face } from '../../biometrics/settings.js';
+import { DEFAULT_VOICE_GATES as voice } from '../../biometrics/voice/settings.js';
 
 /**
  * Who reads a setting: `operation` settings are properties of biometric operations (thresholds, quality
@@ -54,8 +55,10 @@ export const settingsRegistry = {
   'deduplication.adjudicationThreshold': number(48, 0, SCORE_MAX, 'Enrolment goes to adjudication at or above this score (below the duplicate threshold)', score),
   'identify.maxCandidates': integer(10, 1, 1000, 'Most candidates an identification returns'),
   'quality.face.minimum': integer(50, 0, 100, 'Face quality (0..100) needed to extract a template'),
-  'quality.voice.minimum': integer(30, 0, 100, 'Voice quality (0..100) needed to extract a template'),
-  'voice.minSpeechSeconds': number(2, 0.5, 60, 'Seconds of detected speech needed in a voice sample', { unit: 'seconds' }),
+  'quality.voice.minimum': integer(voice.minQuality, 0, 100, 'Voice quality (0..100) needed to extract a template'),
+  'voice.minSpeechSeconds': number(voice.minSpeechSeconds, 0.5, 60, 'Seconds of detected speech needed in a voice sample', { unit: 'seconds' }),
+  'voice.minSnrDb': number(voice.minSnrDb, 0, 60, 'Lowest signal-to-noise estimate accepted in a voice sample (TOO_NOISY below)', { unit: 'dB' }),
+  'voice.maxClippedRatio': number(voice.maxClippedRatio, 0, 1, 'Highest share of samples at full scale accepted in a voice sample (CLIPPED above)'),
   'liveness.mode': choice(['NONE', 'PASSIVE'] as const, 'NONE', 'Liveness check applied to face samples'),
   'liveness.threshold': integer(50, 0, 100, 'Passive liveness score (0..100) needed when liveness.mode is PASSIVE'),
   'faces.allowMultiple': boolean(false, 'Accept images with more than one face (the largest is used); otherwise such images are refused'),

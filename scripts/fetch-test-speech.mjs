@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Fetches labelled real speech for the voice tests and `npm run eval -- --modality voice` into
+// test/fixtures/speech/<speaker>/<clip>.wav (ignored by git; no recording is ever committed).
+//
+// Sources (Debian binary packages, `apt-get download` into .cache/speech, unpacked with `dpkg-deb -x`,
+// never installed), each pinned by version and SHA-256 below:
+//   asterisk-core-sounds-{en,es,fr,it,ru}-wav  one professional voice per language, 8 kHz telephone prompts
+//                                              (CC-BY-SA-3.0). English and Spanish are the same woman
+//                                              (Allison): the Spanish set goes to speech-cross-language/
+//                                              so that the main set has one folder per person.
+//   klettres-data                              one volunteer per language reading letters and syllables,
+//                                              44.1 kHz Ogg Vorbis (GPL-2+), decoded with
+//                                              @wasm-audio-decoders/ogg-vorbis and joined into utterances
+//                                              of 3 s or more (short silences between the clips).
+// Every speaker is one recording session: see README (voice figures) for what that means.
+// Idempotent: a stamp file records what was laid out; a second run returns at once.
+//
+// Usage: node scripts/fetch-test-speech.mjs [--force]
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const outDir = join(root, 'test', 'fixtures', 'speech');
+const crossDir = join(root, 'test', 'fixtures', 'speech-cross-language');
+const cacheDir = join(root, '.cache', 'speech');
+const stampFile = join(outDir, '.complete.json');
+const LAYOUT_VERSION = 2;
+
+const PACKAGES = [
+  { name: 'asterisk-core-sounds-en-wav', version: '1.6.1-1', sha256: '2be3ea287d83299d143815fa804f11179a75b7affd4a758b98b55f5afc18a35d' },
+  { name: 'asterisk-core-sounds-es-wav', version: '1.6.1-1', sha256: '9283a09a6d56fccdcc2bcfe86c48f0f844289cfbd46a3184d8785a6f7f569903' },
+  { name: 'asterisk-core-sounds-fr-wav', version: '1.6.1-1', sha256: '8d4e1bc32ed5ba7fbda40841ca1825ed20cc6232724a473c90f8bb0e53e6073e' },
+  { name: 'asterisk-core-sounds-it-wav', version: '1.6.1-1', sha256: '5a26638089e134b8ac39363fe249c5c93c50cd8bfdc9b2499ae61ec4a35e2fcb' },
+  { name: 'asterisk-core-sounds-ru-wav', version: '1.6.1-1', sha256: 'ccbfaebfa450b7a9ddf644ae0f3d1e9017d5df7c0aebe816e946345589d38201' },
+  { name: 'klettres-data', version: '4:22.12.3-1', sha256: '1186d257a19e84230856baea0b0b1ded8be9195080fcdb2588970b5cd937f5a8' },
+];
+/** Clips kept per speaker: enough for thousands of impostor pairs, few enough for a quick evaluation. */
+const ASTERISK_CLIPS = 40;
+const ASTERISK_MIN_SECONDS = 2;
+const KLETTRES_UTTERANCES = 30;
+const KLETTRES_MIN_SECONDS = 5; // of audio: about half of it is the silence around each letter
+const KLETTRES_GAP_SECONDS = 0.2;
+
+const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
+
+/** The .deb of a package in the cache, downloaded when missing or different. */
+function fetchDeb(pkg) {
+  const file = join(cacheDir, `${pkg.name}_${pkg.version.replace(':', '%3a')}_all.deb`);
+  if (!existsSync(file) || sha256(readFileSync(file)) !== pkg.sha256) {
+    console.log(`fetch-test-speech: apt-get download ${pkg.name}=${pkg.version}`);
+    try {
+      execFileSync('apt-get', ['download', `${pkg.name}=${pkg.version}`], { cwd: cacheDir, stdio: ['ignore', 'ignore', 'inherit'] });
+    } catch {
+      throw new Error(`apt-get download ${pkg.name}=${pkg.version} failed (run \`apt-get update\` first?)`);
+    }
+    const got = existsSync(file) ? sha256(readFileSync(file)) : 'nothing';
+    if (got !== pkg.sha256) { rmSync(file, { force: true }); throw new Error(`${pkg.name}: sha256 ${got}, expected ${pkg.sha256}`); }
+  }
+  const dir = join(cacheDir, pkg.name);
+  if (!existsSync(join(dir, '.unpacked'))) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    execFileSync('dpkg-deb', ['-x', file, dir]);
+    writeFileSync(join(dir, '.unpacked'), pkg.sha256);
+  }
+  return dir;
+}
+
+/** 16-bit PCM mono WAV (the same writer as src/biometrics/voice/wav.ts, kept here so scripts need no build). */
+function wav16(samples, rate) {
+  const out = Buffer.alloc(44 + samples.length * 2);
+  out.write('RIFF', 0); out.writeUInt32LE(36 + samples.length * 2, 4); out.write('WAVE', 8);
+  out.write('fmt ', 12); out.writeUInt32LE(16, 16); out.writeUInt16LE(1, 20); out.writeUInt16LE(1, 22);
+  out.writeUInt32LE(rate, 24); out.writeUInt32LE(rate * 2, 28); out.writeUInt16LE(2, 32); out.writeUInt16LE(16, 34);
+  out.write('data', 36); out.writeUInt32LE(samples.length * 2, 40);
+  for (let i = 0; i < samples.length; i++) {
+    const v = Math.max(-1, Math.min(1, samples[i]));
+    out.writeInt16LE(Math.round(v < 0 ? v * 32768 : v * 32767), 44 + i * 2);
+  }
+  return out;
+}
+
+/** Seconds of audio in a plain PCM WAV, from its header (the asterisk prompts are all 16-bit 8 kHz mono). */
+function wavSeconds(buf) {
+  let o = 12, rate = 0, align = 0;
+  while (o + 8 <= buf.length) {
+    const id = buf.toString('latin1', o, o + 4), size = buf.readUInt32LE(o + 4);
+    if (id === 'fmt ') { rate = buf.readUInt32LE(o + 12); align = buf.readUInt16LE(o + 20); }
+    if (id === 'data') return rate && align ? size / align / rate : 0;
+    o += 8 + size + (size & 1);
+  }
+  return 0;
+}
+
+/** Up to n items spread evenly over a sorted list (not just the first n: prompts are grouped by topic). */
+const spread = (items, n) => (items.length <= n ? items : Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]));
+
+function layAsterisk(dir, dest, prefix = '') {
+  const soundsRoot = join(dir, 'usr', 'share', 'asterisk', 'sounds');
+  const voice = readdirSync(soundsRoot)[0];
+  const base = join(soundsRoot, voice);
+  const clips = readdirSync(base).filter((f) => f.endsWith('.wav')).sort()
+    .filter((f) => wavSeconds(readFileSync(join(base, f))) >= ASTERISK_MIN_SECONDS);
+  mkdirSync(dest, { recursive: true });
+  for (const f of spread(clips, ASTERISK_CLIPS)) writeFileSync(join(dest, prefix + f), readFileSync(join(base, f)));
+  return voice;
+}
+
+async function layKlettres(dir) {
+  const { OggVorbisDecoder } = await import('@wasm-audio-decoders/ogg-vorbis');
+  const decoder = new OggVorbisDecoder();
+  await decoder.ready;
+  const base = join(dir, 'usr', 'share', 'klettres');
+  const speakers = [];
+  for (const lang of readdirSync(base).sort()) {
+    const files = ['alpha', 'syllab'].flatMap((sub) => {
+      const d = join(base, lang, sub);
+      return existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.ogg')).sort().map((f) => join(d, f)) : [];
+    });
+    if (files.length === 0) continue;
+    const utterances = [];
+    let current = [], seconds = 0, rate = 0;
+    for (const file of files) {
+      await decoder.reset();
+      const r = await decoder.decodeFile(new Uint8Array(readFileSync(file)));
+      if (!r.samplesDecoded) continue;
+      // One rate per speaker, and one the service reads (klettres-data's Danish set is 128 kHz: left out).
+      if ((rate && r.sampleRate !== rate) || r.sampleRate > 48000) continue;
+      rate = r.sampleRate;
+      const mono = new Float32Array(r.samplesDecoded);
+      for (const ch of r.channelData) for (let i = 0; i < mono.length; i++) mono[i] += ch[i] / r.channelData.length;
+      current.push(mono, new Float32Array(Math.round(KLETTRES_GAP_SECONDS * rate)));
+      seconds += mono.length / rate + KLETTRES_GAP_SECONDS;
+      if (seconds >= KLETTRES_MIN_SECONDS) {
+        utterances.push(concat(current));
+        current = []; seconds = 0;
+      }
+    }
+    if (utterances.length < 4) continue; // too little speech to make genuine pairs
+    const dest = join(outDir, `klettres-${lang}`);
+    mkdirSync(dest, { recursive: true });
+    spread(utterances, KLETTRES_UTTERANCES).forEach((u, i) => writeFileSync(join(dest, `utterance-${String(i).padStart(2, '0')}.wav`), wav16(u, rate)));
+    speakers.push(`klettres-${lang}`);
+  }
+  decoder.free();
+  return speakers;
+}
+
+function concat(parts) {
+  const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+async function main() {
+  const force = process.argv.includes('--force');
+  const want = { layout: LAYOUT_VERSION, packages: PACKAGES.map((p) => p.sha256) };
+  if (!force && existsSync(stampFile)) {
+    const stamp = JSON.parse(readFileSync(stampFile, 'utf8'));
+    if (JSON.stringify(stamp.want) === JSON.stringify(want)) {
+      console.log(`fetch-test-speech: ${stamp.speakers.length} speakers already in test/fixtures/speech`);
+      return;
+    }
+  }
+  mkdirSync(cacheDir, { recursive: true });
+  const dirs = Object.fromEntries(PACKAGES.map((p) => [p.name, fetchDeb(p)]));
+  rmSync(outDir, { recursive: true, force: true });
+  rmSync(crossDir, { recursive: true, force: true });
+  const speakers = [];
+  for (const lang of ['en', 'fr', 'it', 'ru']) {
+    const dir = dirs[`asterisk-core-sounds-${lang}-wav`];
+    const voice = readdirSync(join(dir, 'usr', 'share', 'asterisk', 'sounds'))[0];
+    const name = `asterisk-${voice}`;
+    layAsterisk(dir, join(outDir, name));
+    speakers.push(name);
+  }
+  // Allison in Spanish, beside her English clips: the cross-language case, kept out of the main set.
+  layAsterisk(dirs['asterisk-core-sounds-es-wav'], join(crossDir, 'allison'), 'es-');
+  layAsterisk(dirs['asterisk-core-sounds-en-wav'], join(crossDir, 'allison'), 'en-');
+  speakers.push(...(await layKlettres(dirs['klettres-data'])));
+  writeFileSync(stampFile, JSON.stringify({ want, speakers }, null, 1));
+  console.log(`fetch-test-speech: ${speakers.length} speakers in test/fixtures/speech (+ speech-cross-language/allison)`);
+}
+
+main().catch((err) => {
+  console.error(`fetch-test-speech: FAILED: ${err.message}`);
+  process.exitCode = 1;
+});

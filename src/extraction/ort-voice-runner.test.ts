@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { nodeModelLoader } from './node-models.js';
+import { OrtVoiceRunner } from './ort-voice-runner.js';
+
+const shared = new URL('../../../shared/models/voice/', import.meta.url);
+const f32 = (name: string) => { const b = readFileSync(new URL(name, shared)); return new Float32Array(b.buffer, b.byteOffset, b.length / 4); };
+
+describe('voice model runner', () => {
+  it('reproduces the model test vector (ref_in -> ref_out)', async () => {
+    const runner = await OrtVoiceRunner.create({ loadModel: nodeModelLoader() });
+    const out = await runner.embed(f32('ref_in.f32').slice(), 2);
+    const ref = f32('ref_out.f32');
+    let max = 0;
+    for (let i = 0; i < ref.length; i++) max = Math.max(max, Math.abs(out[i]! - ref[i]!));
+    expect(out.length).toBe(512);
+    expect(max).toBeLessThan(2e-6);
+    await runner.release();
+  });
+
+  it('names the missing model file and how to get it', async () => {
+    await expect(OrtVoiceRunner.create({ loadModel: nodeModelLoader('/nonexistent') })).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      message: expect.stringMatching(/resemblyzer_ge2e_fp16w\.onnx is missing.*fetch-voice-model.*BIMS_VOICE_MODEL/),
+    });
+  });
+
+  it('refuses a corrupt model file', async () => {
+    const real = nodeModelLoader();
+    const corrupt = async (file: string) => { const b = await real(file); b[b.length >> 1] ^= 0xff; return b; };
+    await expect(OrtVoiceRunner.create({ loadModel: corrupt })).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE', message: expect.stringMatching(/is corrupt/) });
+  });
+});
