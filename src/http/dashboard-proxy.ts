@@ -45,8 +45,6 @@ export interface ProxyOptions {
   config: Pick<Config, 'DASHBOARD_URL' | 'BIMS_DASHBOARD_TIMEOUT_MS'>;
   /** The caller's address, appended to X-Forwarded-For. */
   clientAddress: string;
-  /** The runtime's fetch (tests may hand another). */
-  fetch?: typeof fetch;
 }
 
 const unreachable = (why: string) =>
@@ -86,7 +84,7 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
   const hasBody = request.body !== null && !['GET', 'HEAD'].includes(request.method);
   let upstream: Response;
   try {
-    upstream = await (options.fetch ?? fetch)(target, {
+    upstream = await fetch(target, {
       method: request.method,
       headers,
       body: hasBody ? request.body : undefined,
