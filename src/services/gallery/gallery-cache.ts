@@ -17,8 +17,8 @@ export interface GalleryMatch extends MatchCandidate {
 }
 
 /**
- * The in-memory face gallery of ENROLLED subjects, kept in step with the database: loaded once on first use
- * (every face sample template of every ENROLLED subject), then changed only after the transaction that
+ * The in-memory face and voice gallery of ENROLLED subjects, kept in step with the database: loaded once on
+ * first use (every face sample template and the voice template of every ENROLLED subject), then changed only after the transaction that
  * changes the database has committed (enrolment adds, deletion removes, adjudication adds or removes).
  * Matching is exact (the matcher compares against every template), partitioned by template version.
  */
@@ -66,9 +66,30 @@ export class GalleryCache {
       if (rows.length < batch) break;
       after = rows[rows.length - 1]!.id;
     }
+    // Voice: one template per subject (its recordings averaged), kept in the templates table.
+    after = 0;
+    for (;;) {
+      const rows = await this.voiceTemplates().where('t.id', '>', after).orderBy('t.id').limit(batch).execute();
+      for (const row of rows) {
+        gallery.add(String(row.subjectRef), row.data);
+        subjectIds.set(row.subjectRef, row.subject_id);
+      }
+      if (rows.length < batch) break;
+      after = rows[rows.length - 1]!.id;
+    }
     if (generation !== this.generation) return;
     this.gallery = gallery;
     this.subjectIds = subjectIds;
+  }
+
+  /** The VOICE templates of ENROLLED subjects. */
+  private voiceTemplates() {
+    return this.ctx.db
+      .selectFrom('templates as t')
+      .innerJoin('subjects as s', 's.id', 't.subject_ref')
+      .select(['t.id', 't.data', 's.id as subjectRef', 's.subject_id'])
+      .where('s.status', '=', 'ENROLLED')
+      .where('t.modality', '=', 'VOICE');
   }
 
   /**
@@ -155,9 +176,10 @@ export class GalleryCache {
       .where('s.status', '=', 'ENROLLED')
       .where('f.template', 'is not', null)
       .execute();
-    if (rows.length === 0) return this.drop([change.subjectRef]);
-    this.gallery.replace(String(change.subjectRef), rows.map((r) => r.template!));
-    this.subjectIds.set(change.subjectRef, rows[0]!.subject_id);
+    const voices = await this.voiceTemplates().where('s.id', '=', change.subjectRef).execute();
+    if (rows.length === 0 && voices.length === 0) return this.drop([change.subjectRef]);
+    this.gallery.replace(String(change.subjectRef), [...rows.map((r) => r.template!), ...voices.map((v) => v.data)]);
+    this.subjectIds.set(change.subjectRef, rows[0]?.subject_id ?? voices[0]!.subject_id);
   }
 
   /** After a lost listening connection: changes may have been missed, so reload on next use. */
