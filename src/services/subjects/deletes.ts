@@ -7,7 +7,8 @@ import { removeSubjects, type SubjectKey } from './remove.js';
 /**
  * The deletes of seed 4.11. Each runs in one transaction (what a subject delete removes is written once, in
  * remove.ts), and only after the commit is the in-memory gallery told, so a rolled-back delete never drops a
- * subject from identification. Bulk deletes are all or nothing: one unknown identifier is a 404 naming
+ * subject from identification; the other nodes are told by a NOTIFY inside the transaction, which PostgreSQL
+ * delivers with the commit. Bulk deletes are all or nothing: one unknown identifier is a 404 naming
  * every unknown one, and nothing is deleted.
  */
 
@@ -18,10 +19,13 @@ async function deleteAndForget(services: Services, select: (trx: Services['ctx']
   const { ctx } = services;
   const { subjects, removed } = await ctx.db.transaction().execute(async (trx) => {
     const subjects = await select(trx);
-    return { subjects, removed: await removeSubjects(trx, subjects) };
+    const removed = await removeSubjects(trx, subjects);
+    // Delivered to the other nodes with the commit, so not lost if this process dies right after it.
+    await services.gallery.announceRemove(trx, subjects.map((s) => s.id));
+    return { subjects, removed };
   });
   try {
-    await services.gallery.remove(subjects.map((s) => s.id));
+    await services.gallery.remove(subjects.map((s) => s.id), { announced: true });
   } catch (error) {
     // The delete has committed; a gallery that cannot be updated is dropped and reloads from the database.
     ctx.log.error('gallery update after delete failed; gallery reset', { error: String(error) });
@@ -85,9 +89,11 @@ export async function clearDb(services: Services, prefix: string | undefined, su
     let query = trx.selectFrom('subjects').select(keyColumns);
     if (given !== undefined) query = query.where('subject_id', 'like', `${escapeLike(given)}%`);
     const subjects = await query.orderBy('id').forUpdate().execute();
-    return removeSubjects(trx, subjects);
+    const removed = await removeSubjects(trx, subjects);
+    await services.gallery.announceReset(trx);
+    return removed;
   });
-  services.gallery.reset();
+  services.gallery.reset({ announced: true });
   ctx.log.warn('subjects cleared', { prefix: given ?? null, removed });
   return { deleted: removed.subjects, removed };
 }
