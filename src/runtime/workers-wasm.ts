@@ -11,18 +11,29 @@ function isPlaceholder(source: unknown): boolean {
   return !!bytes && bytes.length === MARK.length && bytes.every((b, i) => b === MARK[i]);
 }
 
+/** The linear memory ort's instance was given (Emscripten creates it and passes it among the imports). */
+let ortMemory: WebAssembly.Memory | null = null;
+
 /**
  * Let onnxruntime-web run on `module` (the compiled ort-wasm-simd-threaded.wasm); returns the placeholder to
- * pass as `wasmBinary`. Idempotent per module.
+ * pass as `wasmBinary`.
  */
 export function precompiledOrtBinary(module: WebAssembly.Module): Uint8Array {
   const wasm = WebAssembly as unknown as { instantiate: (source: unknown, imports?: WebAssembly.Imports) => Promise<unknown> };
   const original = wasm.instantiate.bind(WebAssembly);
   wasm.instantiate = async (source, imports) => {
     if (!isPlaceholder(source)) return original(source, imports);
+    for (const namespace of Object.values(imports ?? {})) {
+      for (const value of Object.values(namespace)) if (value instanceof WebAssembly.Memory) ortMemory = value;
+    }
     // instantiate(Module) resolves to an Instance; the bytes form resolves to { instance, module }.
     const instance = (await original(module, imports)) as WebAssembly.Instance;
     return { instance, module };
   };
   return MARK.slice();
+}
+
+/** Bytes of onnxruntime's WebAssembly memory (models, sessions, buffers): the bulk of the isolate's memory. */
+export function ortMemoryBytes(): number | null {
+  return ortMemory ? ortMemory.buffer.byteLength : null;
 }

@@ -11,7 +11,7 @@ import { createInlineExtractor } from '../extraction/inline.js';
 import { VERSION } from '../version.js';
 import { PROBLEM_BASE } from '../http/problem.js';
 import { boot, type Booted } from './bootstrap.js';
-import { precompiledOrtBinary } from './workers-wasm.js';
+import { ortMemoryBytes, precompiledOrtBinary } from './workers-wasm.js';
 
 /** The bindings this Worker reads (names as in wrangler.toml). */
 export interface WorkersEnv {
@@ -33,15 +33,15 @@ async function start(env: WorkersEnv): Promise<Booted> {
   }
   const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const config = loadConfig({ ...vars, DATABASE_URL: env.HYPERDRIVE.connectionString });
-  const booted = await boot({
+  const booted: Booted = await boot({
     config,
     runtime: `workers (bims ${VERSION})`,
     hostname: 'cloudflare-workers',
     transientConnections: true,
     clientAddress: (request) => request.headers.get('cf-connecting-ip') ?? 'unknown',
     readAsset: (name) => readAsset(env, `swagger-ui/${name}`),
-    createExtractor: () =>
-      createInlineExtractor({
+    createExtractor: async () => {
+      const extractor = await createInlineExtractor({
         wasmBinary: precompiledOrtBinary(ortWasm),
         jpegWasm,
         loadModel: async (file) => {
@@ -49,7 +49,12 @@ async function start(env: WorkersEnv): Promise<Booted> {
           if (!bytes) throw new Error(`models/${file} is not in the ASSETS binding`);
           return bytes;
         },
-      }),
+      });
+      // Workers give an isolate 128 MB: say how much of it the models and sessions took.
+      const bytes = ortMemoryBytes();
+      if (bytes !== null) booted.services.ctx.log.info('face extractor ready', { onnxruntimeMemoryMiB: Math.round(bytes / 2 ** 20) });
+      return extractor;
+    },
   });
   // Load the gallery inside this request: work left running after the response may be cut short.
   await booted.services.gallery.ready();
