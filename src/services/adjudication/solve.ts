@@ -116,7 +116,7 @@ async function settle(trx: Transaction<Database>, row: CaseRow, outcome: Decisio
     .executeTakeFirst();
 }
 
-/** After the commit: the newly ENROLLED probe's face templates join the in-memory gallery. */
+/** After the commit: the newly ENROLLED probe's face templates and voice template join the in-memory gallery. */
 async function joinGallery(services: Services, probe: { id: number; subject_id: string }) {
   const rows = await services.ctx.db
     .selectFrom('face_samples')
@@ -125,5 +125,7 @@ async function joinGallery(services: Services, probe: { id: number; subject_id: 
     .where('template', 'is not', null)
     .orderBy('id')
     .execute();
-  if (rows.length) await services.gallery.put(probe.id, probe.subject_id, rows.map((r) => r.template!));
+  const voice = await services.ctx.db.selectFrom('templates').select('data').where('subject_ref', '=', probe.id).where('modality', '=', 'VOICE').execute();
+  const templates = [...rows.map((r) => r.template!), ...voice.map((v) => v.data)];
+  if (templates.length) await services.gallery.put(probe.id, probe.subject_id, templates);
 }

@@ -1,5 +1,6 @@
 import type { Services } from '../index.js';
 import type { StoredCandidate } from '../operations/record.js';
+import { searchGallery, type MultimodalProbe } from '../biometrics/multimodal.js';
 
 export interface DedupOutcome {
   status: 'ENROLLED' | 'PENDING_ADJUDICATION' | 'REJECTED';
@@ -10,32 +11,20 @@ export interface DedupOutcome {
 }
 
 /**
- * Search every template of a new subject in the ENROLLED gallery (same template version only) and decide:
- * best score >= deduplication.duplicateThreshold -> REJECTED; >= deduplication.adjudicationThreshold ->
- * PENDING_ADJUDICATION; otherwise ENROLLED. A candidate's score is its best over the new templates.
+ * Search a new subject's templates (its faces, and its averaged voice) in the ENROLLED gallery (same
+ * template versions only) and decide on the fused score: >= deduplication.duplicateThreshold -> REJECTED;
+ * >= deduplication.adjudicationThreshold -> PENDING_ADJUDICATION; otherwise ENROLLED. A candidate's face
+ * score is its best over the new face templates; face and voice fuse as in identification.
  */
-export async function deduplicate(services: Services, templates: Uint8Array[]): Promise<DedupOutcome> {
+export async function deduplicate(services: Services, probe: MultimodalProbe): Promise<DedupOutcome> {
   const [duplicate, adjudication, maxCandidates] = await Promise.all([
     services.settings.get('deduplication.duplicateThreshold'),
     services.settings.get('deduplication.adjudicationThreshold'),
     services.settings.get('identify.maxCandidates'),
   ]);
-  const best = new Map<string, number>();
-  for (const template of templates) {
-    for (const match of await services.gallery.identify(template, { topK: maxCandidates, threshold: adjudication })) {
-      best.set(match.subjectId, Math.max(best.get(match.subjectId) ?? 0, match.score));
-    }
-  }
-  const candidates = [...best.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, maxCandidates)
-    .map(([subjectId, score], i) => ({ subjectId, score: round(score), scores: { FACE: round(score) }, rank: i + 1 }));
+  const candidates = await searchGallery(services, probe, { topK: maxCandidates, threshold: adjudication });
   const top = candidates[0]?.score ?? 0;
   if (candidates.length && top >= duplicate) return { status: 'REJECTED', candidates, threshold: duplicate };
   if (candidates.length && top >= adjudication) return { status: 'PENDING_ADJUDICATION', candidates, threshold: adjudication };
   return { status: 'ENROLLED', candidates: [] };
-}
-
-function round(score: number): number {
-  return Math.round(score * 100) / 100;
 }

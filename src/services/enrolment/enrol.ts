@@ -14,6 +14,8 @@ import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
 import { getSubject } from '../subjects/queries.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
+import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, type AcceptedVoice } from '../biometrics/voice-samples.js';
+import { probeModalities } from '../biometrics/multimodal.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
 
@@ -29,10 +31,12 @@ const statusOfOutcome: Record<DedupOutcome['status'], OperationStatus> = {
 };
 
 /**
- * Enrol a subject: extract every face (all or nothing, outside any transaction), apply the quality gates,
- * deduplicate against the ENROLLED gallery of the same template version, then store the subject, its
- * samples, images and templates, the ENROLL operation and (for a possible duplicate) a pending adjudication
- * case in one transaction. Only an ENROLLED subject joins the gallery, after the commit.
+ * Enrol a subject: extract every face and voice recording (all or nothing, outside any transaction), apply
+ * the quality gates, deduplicate against the ENROLLED gallery of the same template versions (face and voice
+ * scores fused), then store the subject, its samples, images, recordings and templates, the ENROLL operation
+ * and (for a possible duplicate) a pending adjudication case in one transaction. Only an ENROLLED subject
+ * joins the gallery, after the commit. Several voice recordings make one voice template: their embeddings
+ * averaged.
  *
  * A refused enrolment stores nothing but its operation (status says why) and answers 422 naming the reason.
  */
@@ -40,27 +44,26 @@ export async function enrolSubject(services: Services, request: Request, caller:
   const { ctx } = services;
   const started = performance.now();
   const uuid = crypto.randomUUID();
-  if (request.voices?.length) {
-    throw new DomainError('unprocessable', 'body.voices: voice enrolment needs the voice engine, which is not built yet (issue 6); enrol faces for now', {
-      errors: [{ field: 'body.voices', message: 'voice enrolment is not available yet' }],
-    });
-  }
   const existing = await ctx.db.selectFrom('subjects').select('id').where('subject_id', '=', request.subjectId).executeTakeFirst();
   if (existing) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
   // An expired or used-up licence refuses before any extraction work is spent.
-  await precheckLicence(services, 'ENROLL');
+  const requested = [...(request.faces?.length || request.template ? ['FACE' as const] : []), ...(request.voices?.length ? ['VOICE' as const] : [])];
+  await precheckLicence(services, 'ENROLL', requested);
 
-  const faces = request.faces?.length ? await analyseFaces(services, request.faces.map((f) => f.image), {
-    field: 'body.faces',
-    tokenImage: true,
-    checkIcao: request.options?.checkIcao,
-    detectLiveness: request.options?.detectLiveness,
-  }) : { accepted: [] as AcceptedFace[] };
+  const [faces, voices] = await Promise.all([
+    request.faces?.length ? analyseFaces(services, request.faces.map((f) => f.image), {
+      field: 'body.faces',
+      tokenImage: true,
+      checkIcao: request.options?.checkIcao,
+      detectLiveness: request.options?.detectLiveness,
+    }) : { accepted: [] as AcceptedFace[], failure: undefined },
+    request.voices?.length ? analyseVoices(services, request.voices.map((v) => v.audio), 'body.voices') : { accepted: [] as AcceptedVoice[], failure: undefined },
+  ]);
 
   const fail = async (status: OperationStatus, reason: string, extras: Record<string, unknown> = {}) => {
     await recordOperation(ctx.db, {
-      uuid, type: 'ENROLL', status, subjectId: request.subjectId, modalities: ['FACE'],
-      details: { reason }, durationMs: performance.now() - started, principal: caller.principal, surface: caller.surface, at: ctx.now(),
+      uuid, type: 'ENROLL', status, subjectId: request.subjectId, modalities: requested,
+      details: { reason, ...(extras.failedCheck ? { failedCheck: extras.failedCheck, voice: extras.voice } : {}) }, durationMs: performance.now() - started, principal: caller.principal, surface: caller.surface, at: ctx.now(),
       checks: extras.checks,
     });
     throw new DomainError('unprocessable', reason, { operationUuid: uuid, operationStatus: status, ...extras });
@@ -69,7 +72,14 @@ export async function enrolSubject(services: Services, request: Request, caller:
     const f = faces.failure;
     await fail(f.status, f.reason, { sampleIndex: f.index, checks: presentChecks(f.analysis, false) });
   }
+  if (voices.failure) {
+    const v = voices.failure;
+    await fail(v.status, v.reason, { modality: 'VOICE', sampleIndex: v.index, failedCheck: v.failedCheck, voice: presentVoiceMeasures(v.analysis) });
+  }
   const accepted = faces.accepted!;
+  const acceptedVoices = voices.accepted!;
+  const voiceVersion = acceptedVoices.length ? (await services.extractors.get()).voiceTemplateVersion : null;
+  const voiceTemplate = voiceVersion ? averagedVoiceTemplate(voiceVersion, acceptedVoices) : null;
 
   // An exported template may stand in for (or add to) the face images; it must be of the current version.
   const extraTemplates: Uint8Array[] = [];
@@ -93,13 +103,17 @@ export async function enrolSubject(services: Services, request: Request, caller:
     extraTemplates.push(bytes);
   }
   const templates = [...accepted.map((a) => a.template), ...extraTemplates];
-  if (templates.length === 0) throw new DomainError('validation', 'body.faces: give at least one face image or a template', { errors: [{ field: 'body.faces', message: 'is required' }] });
-  const templateVersion = parseTemplate(templates[0]!).templateVersion;
+  if (templates.length === 0 && !voiceTemplate) {
+    throw new DomainError('validation', 'body.faces: give at least one face image, voice recording or a template', { errors: [{ field: 'body.faces', message: 'is required' }] });
+  }
+  // The subject's template version is its face version; a voice-only subject's is its voice version.
+  const templateVersion = templates.length ? parseTemplate(templates[0]!).templateVersion : voiceVersion!;
+  const galleryTemplates = [...templates, ...(voiceTemplate ? [voiceTemplate.template] : [])];
 
   // Deduplication and the insert run one enrolment at a time in this process, so two near-identical
   // enrolments arriving together cannot both miss each other.
   return serialised(async () => {
-    const outcome = request.options?.deduplicate === false ? { status: 'ENROLLED' as const, candidates: [] } : await deduplicate(services, templates);
+    const outcome = request.options?.deduplicate === false ? { status: 'ENROLLED' as const, candidates: [] } : await deduplicate(services, { faces: templates, voice: voiceTemplate?.template ?? null });
     const candidates: StoredCandidate[] = outcome.candidates;
     const best = candidates[0];
     const stored = await ctx.db.transaction().execute(async (trx) => {
@@ -150,30 +164,50 @@ export async function enrolSubject(services: Services, request: Request, caller:
           })
           .execute();
       }
+      for (const voice of acceptedVoices) {
+        const a = voice.analysis;
+        await trx
+          .insertInto('voice_samples')
+          .values({
+            subject_ref: subject.id, operation_uuid: uuid, audio: voice.bytes, duration_ms: a.durationMs, sample_rate: a.sampleRate,
+            quality: a.quality, speech_ratio: Math.round(a.speechRatio * 1000) / 1000, template_version: voiceVersion!, template: voice.template, created_at: now,
+          })
+          .execute();
+      }
       // The subject's compact template (QR codes, exports): that of its best-quality face.
       const compact = accepted.length ? accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a)) : null;
-      await trx
-        .insertInto('templates')
-        .values({
-          subject_ref: subject.id, modality: 'FACE', template_version: templateVersion, data: compact?.template ?? extraTemplates[0]!,
-          quality: compact ? finite(compact.face.quality) : null, created_at: now,
-        })
-        .execute();
+      if (templates.length) {
+        await trx
+          .insertInto('templates')
+          .values({
+            subject_ref: subject.id, modality: 'FACE', template_version: templateVersion, data: compact?.template ?? extraTemplates[0]!,
+            quality: compact ? finite(compact.face.quality) : null, created_at: now,
+          })
+          .execute();
+      }
+      // The subject's voice template: every recording's embedding averaged. The gallery matches against it.
+      if (voiceTemplate) {
+        await trx
+          .insertInto('templates')
+          .values({ subject_ref: subject.id, modality: 'VOICE', template_version: voiceVersion!, data: voiceTemplate.template, quality: voiceTemplate.quality, created_at: now })
+          .execute();
+      }
       const operation = await recordOperation(trx, {
-        uuid, type: 'ENROLL', status: statusOfOutcome[outcome.status], subjectId: request.subjectId, modalities: ['FACE'],
+        uuid, type: 'ENROLL', status: statusOfOutcome[outcome.status], subjectId: request.subjectId, modalities: probeModalities({ faces: templates, voice: voiceTemplate?.template ?? null }),
         score: best?.score ?? null, threshold: outcome.threshold ?? null, candidates, durationMs: performance.now() - started,
         principal: caller.principal, surface: caller.surface, at: now,
-        details: { samples: accepted.length + extraTemplates.length },
+        details: { samples: accepted.length + extraTemplates.length, ...(acceptedVoices.length ? { voices: acceptedVoices.map((v) => presentVoiceMeasures(v.analysis)) } : {}) },
       });
       if (outcome.status === 'PENDING_ADJUDICATION') {
         await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
       }
       if (outcome.status === 'ENROLLED') await services.gallery.announcePut(trx, subject.id);
-      return { subject, operation, compact: compact?.template ?? extraTemplates[0]! };
+      return { subject, operation, compact: compact?.template ?? extraTemplates[0] ?? null };
     });
-    if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, templates, { announced: true });
+    if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, galleryTemplates, { announced: true });
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
-    const encryptedTemplate = outcome.status === 'REJECTED' ? undefined : await encryptTemplateForDevice(ctx, request.subjectId, stored.compact);
+    // (Face only: the browser SDK verifies faces; a voice-only subject has no such template.)
+    const encryptedTemplate = outcome.status === 'REJECTED' || !stored.compact ? undefined : await encryptTemplateForDevice(ctx, request.subjectId, stored.compact);
     // Answered exactly as the subject reads show it, plus what only enrolment knows.
     const subject = await getSubject(ctx, { id: stored.subject.id });
     return { ...subject, candidates, ...(encryptedTemplate ? { encryptedTemplate } : {}) };

@@ -116,16 +116,30 @@ export class GalleryCache {
   }
 
   /** Take subjects out of the gallery; call after the commit that deleted or un-enrolled them. */
-  async remove(subjectRefs: number[]): Promise<void> {
+  async remove(subjectRefs: number[], options: { announced?: boolean } = {}): Promise<void> {
     await this.ready();
     this.drop(subjectRefs);
-    await this.publish({ node: this.ctx.node.id, kind: 'remove', subjectRefs });
+    if (!options.announced) await this.publish({ node: this.ctx.node.id, kind: 'remove', subjectRefs });
+  }
+
+  /** Tell the other nodes, inside the deleting transaction, that these subjects leave the gallery (see announcePut). */
+  async announceRemove(trx: Kysely<Database>, subjectRefs: number[]): Promise<void> {
+    if (this.ctx.dialect !== 'postgres' || subjectRefs.length === 0) return;
+    const change: GalleryChange = { node: this.ctx.node.id, kind: 'remove', subjectRefs };
+    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(trx);
+  }
+
+  /** Tell the other nodes, inside the clearing transaction, to forget their gallery (see announcePut). */
+  async announceReset(trx: Kysely<Database>): Promise<void> {
+    if (this.ctx.dialect !== 'postgres') return;
+    const change: GalleryChange = { node: this.ctx.node.id, kind: 'reset' };
+    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(trx);
   }
 
   /** Forget everything; the next use reloads from the database (after bulk deletes and truncation). */
-  reset(): void {
+  reset(options: { announced?: boolean } = {}): void {
     this.forget();
-    void this.publish({ node: this.ctx.node.id, kind: 'reset' });
+    if (!options.announced) void this.publish({ node: this.ctx.node.id, kind: 'reset' });
   }
 
   private drop(subjectRefs: number[]): void {

@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { FACE_CALIBRATION, cosineInt8, faceRecord, parseTemplate } from '../../biometrics/index.js';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../operations/types.js';
@@ -9,6 +8,8 @@ import { analyseFaces, analyseImages, base64Bytes, faceGatesOf, gateImage, type 
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord, type StoredCandidate } from './record.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
+import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, type AcceptedVoice } from '../biometrics/voice-samples.js';
+import { probeModalities, searchGallery, verifySubject, type MultimodalProbe } from '../biometrics/multimodal.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
 
 type Request = z.output<typeof CreateOperationRequest>;
@@ -20,26 +21,22 @@ interface Caller {
 const round = (score: number) => Math.round(score * 100) / 100;
 
 /**
- * Perform and record a VERIFY (1:1 against a subject's face samples, best score), IDENTIFY (1:N over the
- * ENROLLED gallery, top-k above the threshold) or CHECK (quality, liveness and ICAO checks only; no
+ * Perform and record a VERIFY (1:1 against a subject's face samples, best score, and its voice template),
+ * IDENTIFY (1:N over the ENROLLED gallery, top-k above the threshold) or CHECK (quality, liveness and ICAO checks only; no
  * template kept). A sample the gates refuse is a recorded operation whose status says why, not an error.
  * VERIFY and IDENTIFY keep their probe images under the operation's UUID for review and audit.
  */
 export async function createOperation(services: Services, request: Request, caller: Caller) {
-  if (request.voices?.length) {
-    throw new DomainError('unprocessable', 'body.voices: voice operations need the voice engine, which is not built yet (issue 6)', {
-      errors: [{ field: 'body.voices', message: 'voice operations are not available yet' }],
-    });
-  }
-  // An expired or used-up licence refuses before any extraction work is spent.
-  await precheckLicence(services, request.type);
+  const requested = [...(request.faces?.length ? ['FACE' as const] : []), ...(request.voices?.length ? ['VOICE' as const] : [])];
+  // An expired or used-up licence (or one without a requested modality) refuses before any extraction work.
+  await precheckLicence(services, request.type, requested);
   const started = performance.now();
   const uuid = crypto.randomUUID();
   const base: Omit<OperationRecord, 'status'> = {
     uuid,
     type: request.type,
     subjectId: request.subjectId ?? null,
-    modalities: ['FACE'],
+    modalities: requested,
     durationMs: 0,
     principal: caller.principal,
     surface: caller.surface,
@@ -54,72 +51,49 @@ export async function createOperation(services: Services, request: Request, call
     : undefined;
   if (request.type === 'VERIFY' && !subject) throw notFound(`Subject '${request.subjectId}'`);
 
-  const faces = await analyseFaces(services, images, {
-    field: 'body.faces',
-    checks: false,
-    checkIcao: request.options?.checkIcao,
-    detectLiveness: request.options?.detectLiveness,
-  });
+  const [faces, voices] = await Promise.all([
+    images.length ? analyseFaces(services, images, {
+      field: 'body.faces',
+      checks: false,
+      checkIcao: request.options?.checkIcao,
+      detectLiveness: request.options?.detectLiveness,
+    }) : { accepted: [] as AcceptedFace[], failure: undefined },
+    request.voices?.length ? analyseVoices(services, request.voices.map((v) => v.audio), 'body.voices') : { accepted: [] as AcceptedVoice[], failure: undefined },
+  ]);
   if (faces.failure) {
     return finish(services, { ...base, status: faces.failure.status, checks: presentChecks(faces.failure.analysis, false), details: { reason: faces.failure.reason } }, started, []);
   }
+  if (voices.failure) {
+    const v = voices.failure;
+    return finish(services, { ...base, status: v.status, details: { reason: v.reason, failedCheck: v.failedCheck, sampleIndex: v.index, voice: presentVoiceMeasures(v.analysis) } }, started, []);
+  }
+  // The probe's recordings make one voice template, as at enrolment (their embeddings averaged).
+  const voiceVersion = voices.accepted.length ? (await services.extractors.get()).voiceTemplateVersion : null;
+  const probe: MultimodalProbe = {
+    faces: faces.accepted.map((f) => f.template),
+    voice: voiceVersion ? averagedVoiceTemplate(voiceVersion, voices.accepted)!.template : null,
+  };
   const threshold = request.options?.threshold ?? (await services.settings.get('matching.threshold'));
   if (request.type === 'VERIFY') {
-    const score = await verifyScore(services, subject!.id, faces.accepted);
+    const { score, scores } = await verifySubject(services, subject!.id, probe);
     return finish(services, {
       ...base,
+      modalities: probeModalities(probe),
       status: score !== null && score >= threshold ? 'SUCCESS' : 'MATCH_NOT_FOUND',
-      score: score === null ? null : round(score),
+      score,
       threshold,
-      details: score === null ? { reason: 'the subject has no face template of the current template version' } : null,
-    }, started, faces.accepted);
+      details: score === null ? { reason: 'the subject has no template of the probe\'s modalities and current template versions' } : { scores },
+    }, started, faces.accepted, voices.accepted);
   }
   const topK = request.options?.maxCandidates ?? (await services.settings.get('identify.maxCandidates'));
-  const candidates = await identify(services, faces.accepted, topK, threshold);
+  const candidates = await searchGallery(services, probe, { topK, threshold });
   return finish(services, {
     ...base,
     status: candidates.length ? 'SUCCESS' : 'MATCH_NOT_FOUND',
     score: candidates[0]?.score ?? null,
     threshold,
     candidates,
-  }, started, faces.accepted);
-}
-
-/** Best score of any probe against any face sample of the subject (same template version only). */
-async function verifyScore(services: Services, subjectRef: number, probes: AcceptedFace[]): Promise<number | null> {
-  const rows = await services.ctx.db
-    .selectFrom('face_samples')
-    .select(['template', 'template_version'])
-    .where('subject_ref', '=', subjectRef)
-    .where('template', 'is not', null)
-    .execute();
-  let best: number | null = null;
-  for (const probe of probes) {
-    const probeTemplate = parseTemplate(probe.template);
-    const probeRecord = faceRecord(probeTemplate)!;
-    for (const row of rows) {
-      if (row.template_version !== probeTemplate.templateVersion) continue;
-      const record = faceRecord(parseTemplate(row.template!));
-      if (!record) continue;
-      const score = FACE_CALIBRATION.cosineToScore(cosineInt8(probeRecord.q, record.q));
-      best = best === null ? score : Math.max(best, score);
-    }
-  }
-  return best;
-}
-
-/** Every probe searched in the gallery; a subject's score is its best over the probes. */
-async function identify(services: Services, probes: AcceptedFace[], topK: number, threshold: number): Promise<StoredCandidate[]> {
-  const best = new Map<string, number>();
-  for (const probe of probes) {
-    for (const match of await services.gallery.identify(probe.template, { topK, threshold })) {
-      best.set(match.subjectId, Math.max(best.get(match.subjectId) ?? 0, match.score));
-    }
-  }
-  return [...best.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, topK)
-    .map(([subjectId, score], i) => ({ subjectId, score: round(score), scores: { FACE: round(score) }, rank: i + 1 }));
+  }, started, faces.accepted, voices.accepted);
 }
 
 async function check(services: Services, base: Omit<OperationRecord, 'status'>, images: string[], request: Request, started: number) {
@@ -137,8 +111,8 @@ async function check(services: Services, base: Omit<OperationRecord, 'status'>, 
   }, started, []);
 }
 
-/** Store the operation (and its probe images) and count it against the licence in one transaction, and answer it. */
-async function finish(services: Services, record: OperationRecord, started: number, probes: AcceptedFace[]) {
+/** Store the operation (and its probe images and recordings) and count it against the licence in one transaction, and answer it. */
+async function finish(services: Services, record: OperationRecord, started: number, probes: AcceptedFace[], voices: AcceptedVoice[] = []) {
   const { ctx } = services;
   const row = await ctx.db.transaction().execute(async (trx) => {
     // Counted (and refused over quota) with the operation it counts: a refusal rolls both back.
@@ -149,6 +123,16 @@ async function finish(services: Services, record: OperationRecord, started: numb
         .values({
           operation_uuid: record.uuid, subject_ref: null, kind: 'ORIGINAL', format: probe.analysis.format.toUpperCase(),
           width: probe.analysis.width, height: probe.analysis.height, bytes: probe.bytes, created_at: record.at,
+        })
+        .execute();
+    }
+    for (const voice of voices) {
+      const a = voice.analysis;
+      await trx
+        .insertInto('voice_samples')
+        .values({
+          operation_uuid: record.uuid, subject_ref: null, audio: voice.bytes, duration_ms: a.durationMs, sample_rate: a.sampleRate, quality: a.quality,
+          speech_ratio: Math.round(a.speechRatio * 1000) / 1000, template_version: (await services.extractors.get()).voiceTemplateVersion, template: voice.template, created_at: record.at,
         })
         .execute();
     }

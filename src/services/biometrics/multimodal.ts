@@ -1,0 +1,106 @@
+import { cosineInt8, fuseScores, parseTemplate, calibrationOf, type ModalityScores } from '../../biometrics/index.js';
+import type { Services } from '../index.js';
+import type { StoredCandidate } from '../operations/record.js';
+
+/** What a probe brings: face templates (one per image) and at most one voice template (its recordings averaged). */
+export interface MultimodalProbe {
+  faces: Uint8Array[];
+  voice: Uint8Array | null;
+}
+
+const round = (score: number) => Math.round(score * 100) / 100;
+
+/** The modalities a probe carries, as operations record them. */
+export function probeModalities(probe: MultimodalProbe): ('FACE' | 'VOICE')[] {
+  return [...(probe.faces.length ? ['FACE' as const] : []), ...(probe.voice ? ['VOICE' as const] : [])];
+}
+
+function rounded(scores: ModalityScores): ModalityScores {
+  return { ...(scores.FACE !== undefined ? { FACE: round(scores.FACE) } : {}), ...(scores.VOICE !== undefined ? { VOICE: round(scores.VOICE) } : {}) };
+}
+
+/**
+ * 1:N over the ENROLLED gallery with score-level fusion (src/biometrics/fusion.ts). Each modality of the
+ * probe is searched exhaustively in its own partition for its best `wide` subjects with no threshold; a
+ * subject found by one modality is then scored 1:1 in the other, so that every candidate has every score the
+ * two sides share (a modality missing on either side is absent). The fused score decides: at or above
+ * `threshold`, best `topK`. A subject outside the best `wide` (4 x topK, at least 50) of every modality is
+ * not considered: with scores on the false-acceptance scale, such a subject cannot plausibly fuse above one
+ * that is.
+ */
+export async function searchGallery(
+  services: Services,
+  probe: MultimodalProbe,
+  options: { topK: number; threshold: number; excludeRefs?: number[] },
+): Promise<StoredCandidate[]> {
+  const wide = Math.max(50, options.topK * 4);
+  const found = new Map<number, { subjectId: string; scores: ModalityScores }>();
+  const note = (ref: number, subjectId: string, modality: 'FACE' | 'VOICE', score: number) => {
+    const entry = found.get(ref) ?? { subjectId, scores: {} };
+    entry.scores[modality] = Math.max(entry.scores[modality] ?? 0, score);
+    found.set(ref, entry);
+  };
+  for (const template of probe.faces) {
+    for (const m of await services.gallery.identify(template, { topK: wide, threshold: 0, excludeRefs: options.excludeRefs })) note(m.subjectRef, m.subjectId, 'FACE', m.score);
+  }
+  if (probe.voice) {
+    for (const m of await services.gallery.identify(probe.voice, { topK: wide, threshold: 0, excludeRefs: options.excludeRefs })) note(m.subjectRef, m.subjectId, 'VOICE', m.score);
+  }
+  for (const [ref, entry] of found) {
+    if (probe.faces.length && entry.scores.FACE === undefined) {
+      for (const template of probe.faces) {
+        const m = await services.gallery.verify(template, ref);
+        if (m) entry.scores.FACE = Math.max(entry.scores.FACE ?? 0, m.score);
+      }
+    }
+    if (probe.voice && entry.scores.VOICE === undefined) {
+      const m = await services.gallery.verify(probe.voice, ref);
+      if (m) entry.scores.VOICE = m.score;
+    }
+  }
+  return [...found.values()]
+    .map((e) => ({ subjectId: e.subjectId, scores: rounded(e.scores), score: fuseScores(e.scores) ?? 0 }))
+    .filter((c) => c.score >= options.threshold)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, options.topK)
+    .map((c, i) => ({ ...c, score: round(c.score), rank: i + 1 }));
+}
+
+/**
+ * 1:1 against one subject, whatever its status, from its stored templates: every face sample of the probe's
+ * face template version (best score over probes and samples) and the subject's voice template of the probe's
+ * voice template version. Null fused score when the two sides share no modality.
+ */
+export async function verifySubject(services: Services, subjectRef: number, probe: MultimodalProbe): Promise<{ score: number | null; scores: ModalityScores }> {
+  const scores: ModalityScores = {};
+  if (probe.faces.length) {
+    const rows = await services.ctx.db.selectFrom('face_samples').select(['template', 'template_version'])
+      .where('subject_ref', '=', subjectRef).where('template', 'is not', null).execute();
+    scores.FACE = bestScore(probe.faces, rows.map((r) => ({ version: r.template_version, template: r.template! })), 'face');
+  }
+  if (probe.voice) {
+    const rows = await services.ctx.db.selectFrom('templates').select(['data', 'template_version'])
+      .where('subject_ref', '=', subjectRef).where('modality', '=', 'VOICE').execute();
+    scores.VOICE = bestScore([probe.voice], rows.map((r) => ({ version: r.template_version, template: r.data })), 'voice');
+  }
+  if (scores.FACE === undefined) delete scores.FACE;
+  if (scores.VOICE === undefined) delete scores.VOICE;
+  const fused = fuseScores(scores);
+  return { score: fused === null ? null : round(fused), scores: rounded(scores) };
+}
+
+function bestScore(probes: Uint8Array[], stored: { version: string; template: Uint8Array }[], modality: 'face' | 'voice'): number | undefined {
+  let best: number | undefined;
+  for (const p of probes) {
+    const pt = parseTemplate(p);
+    for (const s of stored) {
+      if (s.version !== pt.templateVersion) continue;
+      const st = parseTemplate(s.template);
+      const a = pt.records.find((r) => r.modality === modality), b = st.records.find((r) => r.modality === modality);
+      if (!a || !b) continue;
+      const score = calibrationOf(modality).cosineToScore(cosineInt8(a.q, b.q));
+      best = best === undefined ? score : Math.max(best, score);
+    }
+  }
+  return best;
+}

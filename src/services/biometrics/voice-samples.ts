@@ -1,0 +1,107 @@
+import { BiometricError, encodeVoiceTemplate, isClientError } from '../../biometrics/index.js';
+import { gateVoice, type VoiceGateFailure, type VoiceGates } from '../../biometrics/voice/settings.js';
+import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
+import type { Services } from '../index.js';
+import { DomainError } from '../errors.js';
+import { base64Bytes } from './face-samples.js';
+
+/** One voice recording that passed every gate. */
+export interface AcceptedVoice {
+  /** Position in the request's `voices` list. */
+  index: number;
+  /** The original WAV bytes (stored as they came, served by the downloads). */
+  bytes: Uint8Array;
+  analysis: VoiceAnalysis & { embedding: Float32Array };
+  /** Template format v1 of this recording alone (kept on its voice_samples row). */
+  template: Uint8Array;
+}
+
+/** Why a recording was refused: always QUALITY_CHECK_FAILED, with the gate that refused it. */
+export interface VoiceGateRefusal {
+  status: 'QUALITY_CHECK_FAILED';
+  index: number;
+  failedCheck: VoiceGateFailure;
+  reason: string;
+  analysis: VoiceAnalysis;
+}
+
+/** The voice gates in force: settings, read per request so an administrator's change applies at once. */
+export async function voiceGatesOf(services: Services): Promise<VoiceGates> {
+  const [minSpeechSeconds, minSnrDb, maxClippedRatio, minQuality] = await Promise.all([
+    services.settings.get('voice.minSpeechSeconds'),
+    services.settings.get('voice.minSnrDb'),
+    services.settings.get('voice.maxClippedRatio'),
+    services.settings.get('quality.voice.minimum'),
+  ]);
+  return { minSpeechSeconds, minSnrDb, maxClippedRatio, minQuality };
+}
+
+/**
+ * A voice engine error as a domain error: the caller's bad bytes (not WAV, truncated WAV) are a 400 naming
+ * the field; a missing voice model is a 503 naming the model (faces keep working); a full queue or a slow
+ * job is a 503 to retry.
+ */
+export function voiceExtractionError(error: unknown, field: string): unknown {
+  if (!BiometricError.is(error)) return error;
+  if (isClientError(error.code)) {
+    return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
+  }
+  if (error.code === 'MODEL_UNAVAILABLE') {
+    return new DomainError('service-unavailable', `Voice extraction is unavailable: ${error.message}`, { reason: error.code, modality: 'VOICE' });
+  }
+  if (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'EXTRACTOR_CLOSED') {
+    return new DomainError('service-unavailable', `Voice extraction is unavailable: ${error.message}`, { reason: error.code, retryAfterSeconds: 2 });
+  }
+  return error;
+}
+
+/** What a client sees of a recording's measures (operation details, refusals). */
+export function presentVoiceMeasures(a: VoiceAnalysis) {
+  const r2 = (x: number) => Math.round(x * 100) / 100;
+  return {
+    durationMs: a.durationMs, sampleRate: a.sampleRate, channels: a.channels, speechSeconds: r2(a.speechSeconds),
+    speechRatio: r2(a.speechRatio), snrDb: r2(a.snrDb), clippedRatio: Math.round(a.clippedRatio * 1e5) / 1e5, quality: a.quality,
+  };
+}
+
+/**
+ * Analyse voice recordings (base64 WAV) in the worker pool, in parallel and outside any transaction, and
+ * apply the gates. All or nothing: the first refused recording (in request order) is reported.
+ */
+export async function analyseVoices(
+  services: Services,
+  audios: string[],
+  field: string,
+): Promise<{ accepted: AcceptedVoice[]; failure?: undefined } | { accepted?: undefined; failure: VoiceGateRefusal }> {
+  const [extractor, gates] = await Promise.all([services.extractors.get(), voiceGatesOf(services)]);
+  const decoded = audios.map(base64Bytes);
+  const analyses = await Promise.all(
+    decoded.map((bytes, i) => extractor.analyseVoice(bytes).catch((error: unknown) => { throw voiceExtractionError(error, `${field}.${i}.audio`); })),
+  );
+  const accepted: AcceptedVoice[] = [];
+  for (const [index, analysis] of analyses.entries()) {
+    const refused = gateVoice(analysis, gates);
+    if (refused || !analysis.embedding) {
+      const failedCheck = refused?.failure ?? 'TOO_LITTLE_SPEECH';
+      const why = refused?.reason ?? 'no speech was detected';
+      return { failure: { status: 'QUALITY_CHECK_FAILED', index, failedCheck, reason: `${field}.${index}: ${failedCheck}: ${why}`, analysis } };
+    }
+    const withEmbedding = analysis as AcceptedVoice['analysis'];
+    accepted.push({ index, bytes: decoded[index]!, analysis: withEmbedding, template: encodeVoiceTemplate(extractor.voiceTemplateVersion, { embedding: withEmbedding.embedding, quality: analysis.quality }) });
+  }
+  return { accepted };
+}
+
+/**
+ * The subject's (or probe's) voice template: the recordings' embeddings averaged and L2-normalised, as the
+ * encoder's authors enrol a speaker from several utterances (three clips measured 4.1% EER against 6% for
+ * one, README). Quality is the recordings' mean. Null for no recordings.
+ */
+export function averagedVoiceTemplate(templateVersion: string, voices: AcceptedVoice[]): { template: Uint8Array; quality: number } | null {
+  if (voices.length === 0) return null;
+  const mean = new Float32Array(voices[0]!.analysis.embedding.length);
+  for (const v of voices) for (let i = 0; i < mean.length; i++) mean[i]! += v.analysis.embedding[i]!;
+  l2normalise(mean);
+  const quality = Math.round(voices.reduce((a, v) => a + v.analysis.quality, 0) / voices.length);
+  return { template: encodeVoiceTemplate(templateVersion, { embedding: mean, quality }), quality };
+}
