@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm run build:workers`: the Cloudflare Workers build, exactly what `wrangler deploy` would upload.
-//   dist/cloudflare-assets/models/      the face models named in wasm/models/manifest.json (ASSETS binding)
+//   dist/cloudflare-assets/models/      the face models of wasm/models/manifest.json and the voice model (ASSETS binding)
 //   dist/cloudflare-assets/swagger-ui/  the docs page's Swagger UI files
 //   dist/cloudflare/                    `wrangler deploy --dry-run --outdir`: workers.js + the two .wasm modules
 // then measures the upload as Cloudflare counts it (gzip of every module) against the Workers size limits,
 // prints it and writes it to dist/cloudflare/size.json. Exits 1 when the bundle is over the paid plan's limit.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +30,13 @@ rmSync(out, { recursive: true, force: true });
 const manifest = JSON.parse(readFileSync(join(root, 'wasm', 'models', 'manifest.json'), 'utf8'));
 mkdirSync(join(assets, 'models'), { recursive: true });
 for (const { file } of manifest.models) copyFileSync(join(root, 'wasm', 'models', file), join(assets, 'models', file));
+// The speaker encoder is optional (voice operations answer MODEL_UNAVAILABLE without it), as everywhere else.
+const voiceManifest = join(root, 'wasm', 'models', 'voice-manifest.json');
+if (existsSync(voiceManifest)) {
+  const { file } = JSON.parse(readFileSync(voiceManifest, 'utf8')).model;
+  if (existsSync(join(root, 'wasm', 'models', file))) copyFileSync(join(root, 'wasm', 'models', file), join(assets, 'models', file));
+  else console.warn(`[build:workers] ${file} is missing (node scripts/fetch-voice-model.mjs): voice operations will answer MODEL_UNAVAILABLE`);
+}
 const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
 mkdirSync(join(assets, 'swagger-ui'), { recursive: true });
 for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'oauth2-redirect.html', 'oauth2-redirect.js']) {
