@@ -12,7 +12,6 @@ import { startDashboardServer } from '../../src/dashboard/node-server.js';
  */
 
 const root = join(import.meta.dirname, '..', '..');
-const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -24,7 +23,7 @@ async function startApi(env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-dash-'));
   dirs.push(dataDir);
   const [port] = await freePorts(1);
-  const child = spawn(process.execPath, [tsx, 'src/runtime/node.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
     cwd: root,
     env: {
       PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_SIDECAR: 'off', PORT: String(port), BIMS_DATA_DIR: dataDir,

@@ -6,11 +6,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
-const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** Start the real Node entry as `npm start` does, and collect its output. */
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, [tsx, 'src/runtime/node.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
     cwd: root,
     // The sidecar has its own test (node-sidecar.test.ts); here it would only contend for the default ports.
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_SIDECAR: 'off', ...env },

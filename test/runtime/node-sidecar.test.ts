@@ -7,7 +7,6 @@ import { basic } from '../support/databases.js';
 import { freePorts } from '../support/sidecar.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -29,7 +28,7 @@ describe('npm start with the sidecar', () => {
     dirs.push(dataDir);
     const [port, sidecarPort, janusPort, adminPort] = await freePorts(4);
     const password = 'sidecar-test-password';
-    const child = spawn(process.execPath, [tsx, 'src/runtime/node.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
       cwd: root,
       env: {
         PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PORT: String(port), BIMS_DATA_DIR: dataDir,
