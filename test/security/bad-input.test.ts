@@ -43,6 +43,8 @@ let mustRejects = 0;
 const tally = new Map<string, number>();
 const statuses = new Map<number, number>();
 const imageOutcomes = new Map<string, number>();
+/** Which operations answered which 5xx (only the listed external ones may, and only with their problems). */
+const componentAnswers = new Map<string, number>();
 
 async function seedData(): Promise<{ uuids: string[]; ids: number[] }> {
   const db = booted.services.ctx.db;
@@ -107,6 +109,7 @@ async function check(spec: OperationSpec, req: FuzzRequest): Promise<void> {
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   if (req.kind === 'body: hostile image') imageOutcomes.set(`${req.label.match(/'([^']+)'/)?.[1]} -> ${res.status}`, (imageOutcomes.get(`${req.label.match(/'([^']+)'/)?.[1]} -> ${res.status}`) ?? 0) + 1);
   if (req.mustReject) mustRejects++;
+  if (res.status >= 500) componentAnswers.set(`${spec.id} ${res.status}`, (componentAnswers.get(`${spec.id} ${res.status}`) ?? 0) + 1);
   const text = await textOf(res);
   const wrong = judgeAnswer(spec.id, res, text);
   if (req.mustReject && (res.status < 400 || res.status >= 500)) wrong.push(`the schema refuses this request, yet it answered ${res.status}`);
@@ -170,7 +173,7 @@ describe('generated bad input', () => {
   });
 
   it(`sent at least ${MIN_REQUESTS} requests, with every kind of mutation`, () => {
-    console.info(JSON.stringify({ seed: SEED, requests: sent, mustReject: mustRejects, statuses: Object.fromEntries(statuses), mutations: Object.fromEntries(tally), images: Object.fromEntries(imageOutcomes) }, null, 1));
+    console.info(JSON.stringify({ seed: SEED, requests: sent, mustReject: mustRejects, statuses: Object.fromEntries(statuses), mutations: Object.fromEntries(tally), images: Object.fromEntries(imageOutcomes), componentAnswers: Object.fromEntries(componentAnswers) }, null, 1));
     expect(sent).toBeGreaterThanOrEqual(MIN_REQUESTS);
     expect(mustRejects).toBeGreaterThan(sent / 5);
     for (const kind of ['body: wrong type', 'body: hostile image', 'body: invalid UTF-8', 'query: wrong type', 'path: raw segment', 'body: deep nesting', 'body: bad base64']) {
