@@ -32,6 +32,17 @@ export const configSchema = z.object({
   BIMS_SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
   /** Face extraction worker threads (Node); 0 means one per core. */
   BIMS_EXTRACTION_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
+  /**
+   * A Node extraction service (`bims extraction-service`) to delegate face and voice extraction to, instead of
+   * running the models in this process (Cloudflare Workers: no models in the isolate's 128 MB). Requires
+   * BIMS_EXTRACTION_TOKEN.
+   */
+  BIMS_EXTRACTION_URL: z.string().url().optional(),
+  /** Bearer token shared by the extraction service and its callers (32+ characters). */
+  BIMS_EXTRACTION_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Where `bims extraction-service` listens. */
+  BIMS_EXTRACTION_HOST: z.string().min(1).default('127.0.0.1'),
+  BIMS_EXTRACTION_PORT: z.coerce.number().int().min(0).max(65535).default(7091),
   BIMS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Comma-separated origins allowed by CORS; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),
@@ -143,10 +154,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     if (value !== undefined && value !== '') present[key] = value;
   }
   const parsed = configSchema.safeParse(present);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  const lines = parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  if (present.BIMS_EXTRACTION_URL && !present.BIMS_EXTRACTION_TOKEN) lines.push('  BIMS_EXTRACTION_TOKEN: required when BIMS_EXTRACTION_URL is set');
+  if (!parsed.success || lines.length) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
 }
 

@@ -17,8 +17,8 @@ export interface ExtractOptions extends AnalyseOptions {
 
 /** Live state of an extractor (for management info). */
 export interface ExtractorStats {
-  kind: 'worker-threads' | 'inline';
-  /** Workers (or 1 for inline). */
+  kind: 'worker-threads' | 'inline' | 'remote';
+  /** Workers (or 1 for inline; the service's workers for remote). */
   workers: number;
   /** Jobs running now. */
   busy: number;

@@ -9,6 +9,10 @@ const COMMANDS: Record<string, { what: string; load: () => Promise<unknown> }> =
   migrate: { what: 'apply pending database migrations and exit', load: () => import('../../scripts/migrate.js') },
   reextract: { what: 're-extract outdated templates after a model upgrade (--dry-run, --help)', load: () => import('../../scripts/reextract.js') },
   eval: { what: 'measure recognition accuracy on a dataset of identity/image files (--dataset DIR)', load: () => import('../../scripts/eval.js') },
+  'extraction-service': {
+    what: 'offer face and voice extraction over HTTP to instances with BIMS_EXTRACTION_URL (e.g. Workers)',
+    load: () => import('./node-extraction.js'),
+  },
   license: { what: 'vendor tools: keygen, issue (a licence), update (a dongle update); no options for usage', load: () => import('../../scripts/license.js') },
 };
 

@@ -1,6 +1,7 @@
 // Deno entry (`npx deno task start`): the same application as on Node, served with Deno.serve. Deno runs the
 // TypeScript sources directly (deno.json turns on sloppy imports for our `.js` specifiers) and the npm
-// packages from node_modules. Face extraction uses the Node worker pool through Deno's node:worker_threads;
+// packages from node_modules. Face extraction uses the Node worker pool through Deno's node:worker_threads
+// (or a Node extraction service named by BIMS_EXTRACTION_URL);
 // the sidecar (dongle, Janus) is a Node process of its own here: point BIMS_SIDECAR_URL at it.
 import { ConfigError, baseUrlOf, loadConfig, type Config } from '../config/config.js';
 import { createExtractor } from '../extraction/index.js';
@@ -44,11 +45,13 @@ async function main(): Promise<void> {
     clientAddress: (_request, env) => (env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ?? 'unknown',
     readAsset: nodeAssetReader(),
     createExtractor: () =>
-      createExtractor({
-        mode: 'worker-threads',
-        workerUrl: new URL('../../workers/face.worker.ts', import.meta.url),
-        ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
-      }),
+      config.BIMS_EXTRACTION_URL
+        ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
+        : createExtractor({
+            mode: 'worker-threads',
+            workerUrl: new URL('../../workers/face.worker.ts', import.meta.url),
+            ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
+          }),
   });
   void booted.services.extractors.get().catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
   const server = Deno.serve(

@@ -3,11 +3,13 @@
 //   HYPERDRIVE  PostgreSQL through Hyperdrive (its connectionString); one connection per query or transaction
 //   ASSETS      static assets: the face models (models/) and Swagger UI (swagger-ui/), see build-workers.mjs
 //   vars        the same BIMS_* settings as elsewhere (wrangler.toml [vars] and secrets)
-// Extraction runs inside the isolate: onnxruntime-web on its wasm imported as a compiled module, one thread.
+// Extraction runs inside the isolate (onnxruntime-web on its wasm imported as a compiled module, one thread),
+// or in a Node extraction service when BIMS_EXTRACTION_URL names one.
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm';
 import jpegWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { createInlineExtractor } from '../extraction/inline.js';
+import { createRemoteExtractor } from '../extraction/remote.js';
 import { VERSION } from '../version.js';
 import { PROBLEM_BASE } from '../http/problem.js';
 import { boot, type Booted } from './bootstrap.js';
@@ -41,6 +43,7 @@ async function start(env: WorkersEnv): Promise<Booted> {
     clientAddress: (request) => request.headers.get('cf-connecting-ip') ?? 'unknown',
     readAsset: (name) => readAsset(env, `swagger-ui/${name}`),
     createExtractor: async () => {
+      if (config.BIMS_EXTRACTION_URL) return createRemoteExtractor({ url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! });
       const extractor = await createInlineExtractor({
         wasmBinary: precompiledOrtBinary(ortWasm),
         jpegWasm,

@@ -1,13 +1,15 @@
 // BIMS on Cloudflare Workers, locally: `npm run build:workers` (wrangler deploy --dry-run, the exact upload)
 // must fit the Workers size limits, then that output runs in workerd through `wrangler dev --no-bundle`
 // (Miniflare) with Hyperdrive's local connection string on a fresh PostgreSQL database, and passes the
-// runtime smoke suite: enrolment, verification and identification run inside the isolate on
-// onnxruntime-web's compiled wasm module. wrangler and Miniflare need Node 22: see scripts/node22.mjs.
+// runtime smoke suite twice: with enrolment, verification and identification extracting inside the isolate
+// on onnxruntime-web's compiled wasm module, and with extraction delegated to the Node extraction service
+// (BIMS_EXTRACTION_URL). wrangler and Miniflare need Node 22: see scripts/node22.mjs.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
+import { startExtractionService } from '../support/extraction-service.js';
 import { smokeSuite } from './smoke/smoke-suite.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -23,13 +25,13 @@ interface SizeReport {
 }
 
 /** Start `wrangler dev` on the built Worker and wait for its "Ready on" line. */
-function startWrangler(databaseUrl: string): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+function startWrangler(databaseUrl: string, vars: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const node22 = execFileSync(process.execPath, [join(root, 'scripts', 'node22.mjs')], { encoding: 'utf8' }).trim();
   const port = String(20000 + Math.floor(Math.random() * 20000));
   const child = spawn(node22, [
     join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', 'dist/cloudflare/workers.js', '--no-bundle',
     '--ip', '127.0.0.1', '--port', port, '--persist-to', '.cache/wrangler-state', '--show-interactive-dev-session=false',
-    '--var', `BIMS_ADMIN_PASSWORD:${ADMIN_PASSWORD}`, '--var', 'BIMS_LOG_LEVEL:warn',
+    ...Object.entries({ BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_LOG_LEVEL: 'warn', ...vars }).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ], {
     cwd: root,
     env: {
@@ -61,24 +63,49 @@ function withPassword(url: string): string {
   return u.toString();
 }
 
+const photos = { enrol: photo('cage/cage.jpg'), genuine: photo('cage/cage2_crop.jpg'), impostor: photo('clooney/fragrance-George-Clooney-main_crop.jpg') };
+
+/** The smoke suite's steps in order (they share state); a failure names the step and shows wrangler's output. */
+async function runSmoke(worker: Awaited<ReturnType<typeof startWrangler>>) {
+  for (const step of smokeSuite({ baseUrl: worker.url, adminPassword: ADMIN_PASSWORD }, photos)) {
+    try {
+      await step.run();
+    } catch (error) {
+      throw new Error(`${step.name}: ${(error as Error).message}\n--- wrangler output ---\n${worker.output().slice(-4000)}`);
+    }
+  }
+  const info = await (await fetch(`${worker.url}/admin/management/info`, { headers: { authorization: `Basic ${btoa(`admin:${ADMIN_PASSWORD}`)}` } })).json();
+  expect(info.node.runtime).toMatch(/^workers/);
+  expect(info.database.dialect).toBe('postgres');
+  return info;
+}
+
+/** A fresh database and `wrangler dev` on it; stopped and dropped by the describe's afterAll. */
+function workerOnFreshDatabase(vars: () => Record<string, string> = () => ({})) {
+  const handle: { worker?: Awaited<ReturnType<typeof startWrangler>>; drop?: () => Promise<void> } = {};
+  beforeAll(async () => {
+    const database = await freshPostgres();
+    handle.drop = database.drop;
+    handle.worker = await startWrangler(withPassword(database.url), vars());
+  }, 120_000);
+  afterAll(async () => {
+    const child = handle.worker?.child;
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await handle.drop?.();
+  });
+  return handle;
+}
+
 describe.skipIf(!process.env.DATABASE_URL)('BIMS on Cloudflare Workers (wrangler dev on the dry-run build)', () => {
   let size: SizeReport;
-  let worker: Awaited<ReturnType<typeof startWrangler>>;
-  let dropDatabase: () => Promise<void> = async () => {};
-
-  beforeAll(async () => {
+  beforeAll(() => {
     execFileSync(process.execPath, [join(root, 'scripts', 'build-workers.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     size = JSON.parse(readFileSync(join(root, 'dist', 'cloudflare', 'size.json'), 'utf8'));
-    const database = await freshPostgres();
-    dropDatabase = database.drop;
-    worker = await startWrangler(withPassword(database.url));
   }, 240_000);
-
-  afterAll(async () => {
-    worker?.child.kill('SIGTERM');
-    if (worker && worker.child.exitCode === null) await new Promise((r) => worker.child.once('exit', r));
-    await dropDatabase();
-  });
 
   it('the upload fits the paid plan (10 MiB compressed) and the models stay out of the bundle', () => {
     expect(size.fitsPaidPlan).toBe(true);
@@ -90,19 +117,27 @@ describe.skipIf(!process.env.DATABASE_URL)('BIMS on Cloudflare Workers (wrangler
     expect(size.assets.largest).toBeLessThan(size.assets.limit);
   });
 
-  const photos = { enrol: photo('cage/cage.jpg'), genuine: photo('cage/cage2_crop.jpg'), impostor: photo('clooney/fragrance-George-Clooney-main_crop.jpg') };
-  // The steps share state, so they are one test run in order; a failure names the step.
-  it('passes the runtime smoke suite over Hyperdrive to PostgreSQL', async () => {
-    for (const step of smokeSuite({ baseUrl: worker.url, adminPassword: ADMIN_PASSWORD }, photos)) {
-      try {
-        await step.run();
-      } catch (error) {
-        throw new Error(`${step.name}: ${(error as Error).message}\n--- wrangler output ---\n${worker.output().slice(-4000)}`);
-      }
-    }
-    const info = await (await fetch(`${worker.url}/admin/management/info`, { headers: { authorization: `Basic ${btoa(`admin:${ADMIN_PASSWORD}`)}` } })).json();
-    expect(info.node.runtime).toMatch(/^workers/);
-    expect(info.database.dialect).toBe('postgres');
-    expect(info.workerPool).toMatchObject({ kind: 'inline', workers: 1 });
-  }, 240_000);
+  describe('extracting inside the isolate', () => {
+    const handle = workerOnFreshDatabase();
+    it('passes the runtime smoke suite over Hyperdrive to PostgreSQL', async () => {
+      const info = await runSmoke(handle.worker!);
+      expect(info.workerPool).toMatchObject({ kind: 'inline', workers: 1 });
+    }, 240_000);
+  });
+
+  describe('delegating extraction to the Node extraction service', () => {
+    const token = 'workers-extraction-token-0123456789abcdef';
+    let service: Awaited<ReturnType<typeof startExtractionService>>;
+    beforeAll(async () => {
+      service = await startExtractionService(token);
+    }, 120_000);
+    afterAll(async () => {
+      await service?.stop();
+    });
+    const handle = workerOnFreshDatabase(() => ({ BIMS_EXTRACTION_URL: service.url, BIMS_EXTRACTION_TOKEN: token }));
+    it('passes the runtime smoke suite with no model in the isolate', async () => {
+      const info = await runSmoke(handle.worker!);
+      expect(info.workerPool).toMatchObject({ kind: 'remote' });
+    }, 240_000);
+  });
 });

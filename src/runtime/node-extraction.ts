@@ -1,0 +1,38 @@
+// `bims extraction-service` / `npm run extraction-service`: the face and voice models on a warmed worker pool,
+// offered over HTTP (src/extraction/remote-service.ts) to BIMS instances that delegate extraction to it with
+// BIMS_EXTRACTION_URL and BIMS_EXTRACTION_TOKEN (Cloudflare Workers, or small API nodes). Configuration from
+// the environment: BIMS_EXTRACTION_HOST/PORT, BIMS_EXTRACTION_TOKEN (required), BIMS_EXTRACTION_WORKERS.
+import { serve } from '@hono/node-server';
+import { createExtractor } from '../extraction/index.js';
+import { createExtractionService } from '../extraction/remote-service.js';
+import { createLogger } from '../services/logger.js';
+import { loadConfigOrExit } from './node-config.js';
+
+const config = loadConfigOrExit();
+const log = createLogger(config.BIMS_LOG_LEVEL);
+if (!config.BIMS_EXTRACTION_TOKEN) {
+  console.error('Invalid configuration:\n  BIMS_EXTRACTION_TOKEN: required by the extraction service (32+ characters, shared with its callers)');
+  process.exit(2);
+}
+const extractor = await createExtractor({
+  mode: 'worker-threads',
+  ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
+}).catch((error) => {
+  console.error(`the extraction service cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
+const app = createExtractionService(extractor, { token: config.BIMS_EXTRACTION_TOKEN, maxBodyBytes: config.BIMS_MAX_BODY_BYTES });
+const server = serve({ fetch: app.fetch, port: config.BIMS_EXTRACTION_PORT, hostname: config.BIMS_EXTRACTION_HOST }, (info) => {
+  log.info('extraction service listening', { url: `http://${config.BIMS_EXTRACTION_HOST}:${info.port}`, ...extractor.stats() });
+});
+
+const stop = () => {
+  log.info('extraction service stopping');
+  server.close(async () => {
+    await extractor.close();
+    process.exit(0);
+  });
+  setTimeout(() => process.exit(1), 30_000).unref();
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
