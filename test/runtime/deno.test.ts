@@ -1,4 +1,4 @@
-// BIMS under Deno, from `npm test`: runs `deno task test` (test/runtime/deno/smoke.test.ts), which starts the
+// BIMS under Deno, from `npm test`: runs `deno task test` (test/runtime/deno/smoke.deno.ts), which starts the
 // Deno entry as `deno task start` does, on PGlite and on a fresh PostgreSQL database, and runs the runtime
 // smoke suite (auth, accounts, enrol, verify, identify, OpenAPI) against each, all inside Deno. The deno binary
 // is the pinned `deno` dev dependency; its cache lives in .cache/deno (deno.json's tasks set DENO_DIR).

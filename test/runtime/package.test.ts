@@ -1,9 +1,10 @@
 // The npm package: `npm run build`, then `npm pack`, then the packed files alone (unpacked in a temporary
 // folder, with the repository's node_modules standing in for the installed dependencies and its fetched models
 // for what the package's postinstall would fetch) must give a working `bims` command: help, migrate, and
-// serve with face extraction on the compiled worker threads.
+// serve with face extraction on the compiled worker threads. The build runs on a copy of the sources, so the
+// repository's own dist/ (served by the browser SDK test meanwhile) is left alone.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,16 +15,30 @@ const unpacked = join(work, 'package');
 let files: string[] = [];
 let bin = '';
 
+/** Models are large and never published: link them instead of copying. */
+function linkModels(into: string) {
+  mkdirSync(into, { recursive: true });
+  for (const model of readdirSync(join(root, 'wasm', 'models')).filter((f) => f.endsWith('.onnx'))) {
+    symlinkSync(join(root, 'wasm', 'models', model), join(into, model));
+  }
+}
+
 beforeAll(() => {
-  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }));
+  const tree = join(work, 'tree');
+  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'src', 'workers', 'scripts', 'docs']) {
+    cpSync(join(root, entry), join(tree, entry), { recursive: true });
+  }
+  linkModels(join(tree, 'wasm', 'models'));
+  for (const json of readdirSync(join(root, 'wasm', 'models')).filter((f) => f.endsWith('.json'))) {
+    copyFileSync(join(root, 'wasm', 'models', json), join(tree, 'wasm', 'models', json));
+  }
+  symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'));
+  execFileSync(process.execPath, [join(tree, 'scripts', 'build.mjs')], { cwd: tree, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: tree, encoding: 'utf8' }));
   files = packed.files.map((f: { path: string }) => f.path);
   execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', work]);
   symlinkSync(join(root, 'node_modules'), join(unpacked, 'node_modules'));
-  mkdirSync(join(unpacked, 'wasm', 'models'), { recursive: true });
-  for (const model of readdirSync(join(root, 'wasm', 'models')).filter((f) => f.endsWith('.onnx'))) {
-    symlinkSync(join(root, 'wasm', 'models', model), join(unpacked, 'wasm', 'models', model));
-  }
+  linkModels(join(unpacked, 'wasm', 'models'));
   bin = join(unpacked, JSON.parse(readFileSync(join(unpacked, 'package.json'), 'utf8')).bin.bims);
 }, 300_000);
 
@@ -45,7 +60,7 @@ describe('the npm package', () => {
 
   it('bims --help lists the commands; an unknown command is refused', () => {
     const help = execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: env({}) });
-    for (const command of ['serve', 'migrate', 'eval', 'reextract', 'license']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['serve', 'migrate', 'eval', 'reextract', 'license', 'extraction-service']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
     let refused: { status?: number; stderr?: string } = {};
     try {
       execFileSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8', env: env({}), stdio: 'pipe' });

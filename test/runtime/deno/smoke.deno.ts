@@ -1,6 +1,7 @@
 // `npx deno task test`: starts the Deno entry (src/runtime/deno.ts, as `deno task start` does) on PGlite, and
 // on PostgreSQL when DATABASE_URL names a database, then runs the runtime smoke suite against it, the suite
-// itself running in Deno too. Run by test/runtime/deno.test.ts from `npm test`.
+// itself running in Deno too. Run by test/runtime/deno.test.ts from `npm test`. Not named *.test.ts: vitest
+// (Node) collects those, and this file needs Deno.
 import { smokeSuite, type SmokePhotos } from '../smoke/smoke-suite.js';
 
 /** The part of the Deno namespace used here (declared so tsc on Node checks this file too). */
