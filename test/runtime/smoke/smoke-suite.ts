@@ -33,7 +33,7 @@ function base64(bytes: Uint8Array): string {
 
 const basic = (user: string, password: string) => `Basic ${btoa(`${user}:${password}`)}`;
 
-/** The ordered steps: auth, accounts, enrol with a real photo, verify, identify, OpenAPI documents. */
+/** The ordered steps: auth, accounts, enrol with a real photo, verify, identify, docs page, OpenAPI documents. */
 export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[] {
   const admin = basic('admin', target.adminPassword);
   // Unique names, so the suite can run again on the same database.
@@ -114,6 +114,21 @@ export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[
         const found = await call('POST', '/admin/operations/create', admin, { type: 'IDENTIFY', faces: [{ image: base64(photos.genuine) }] }, 201);
         check(found.json.status === 'SUCCESS', `IDENTIFY status ${found.json.status}`);
         check(found.json.candidates?.[0]?.subjectId === subjectId && found.json.candidates[0].rank === 1, `candidates ${JSON.stringify(found.json.candidates)}`);
+      },
+    },
+    {
+      name: 'the docs page and its Swagger UI, served by the service itself',
+      run: async () => {
+        const page = await fetch(new URL('/docs', target.baseUrl));
+        const html = await page.text();
+        check(page.status === 200 && html.includes('/docs/assets/swagger-ui-bundle.js'), `/docs: ${page.status} ${html.slice(0, 200)}`);
+        // The assets come from the service's own storage (node_modules, or the Workers ASSETS binding), not a CDN.
+        for (const [path, type] of [['/docs/assets/swagger-ui-bundle.js', 'javascript'], ['/docs/assets/swagger-ui.css', 'text/css']]) {
+          const res = await fetch(new URL(path!, target.baseUrl));
+          const body = await res.arrayBuffer();
+          check(res.status === 200 && (res.headers.get('content-type') ?? '').includes(type!), `${path}: ${res.status} ${res.headers.get('content-type')}`);
+          check(body.byteLength > 10_000, `${path}: only ${body.byteLength} bytes`);
+        }
       },
     },
     {
