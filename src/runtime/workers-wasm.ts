@@ -11,6 +11,8 @@ function isPlaceholder(source: unknown): boolean {
   return !!bytes && bytes.length === MARK.length && bytes.every((b, i) => b === MARK[i]);
 }
 
+/** The module the wrapper answers with (installed once: the extractor may be created again after a failure). */
+let installedFor: WebAssembly.Module | null = null;
 /** The linear memory ort's instance was given (Emscripten creates it and passes it among the imports). */
 let ortMemory: WebAssembly.Memory | null = null;
 
@@ -19,6 +21,8 @@ let ortMemory: WebAssembly.Memory | null = null;
  * pass as `wasmBinary`.
  */
 export function precompiledOrtBinary(module: WebAssembly.Module): Uint8Array {
+  if (installedFor === module) return MARK.slice();
+  installedFor = module;
   const wasm = WebAssembly as unknown as { instantiate: (source: unknown, imports?: WebAssembly.Imports) => Promise<unknown> };
   const original = wasm.instantiate.bind(WebAssembly);
   wasm.instantiate = async (source, imports) => {

@@ -74,7 +74,9 @@ export default {
       booted = await booting;
     } catch (error) {
       booting = null; // try again on the next request
-      const detail = error instanceof Error ? error.message : String(error);
+      // The reason (configuration, database address) is for the operator's logs, not for any caller.
+      console.error(`BIMS failed to start: ${error instanceof Error ? error.message : String(error)}`);
+      const detail = 'BIMS could not start; the Worker logs say why';
       return Response.json({ type: `${PROBLEM_BASE}/service-unavailable`, title: 'Service unavailable', status: 503, detail }, {
         status: 503,
         headers: { 'content-type': 'application/problem+json' },
