@@ -1,4 +1,4 @@
-// `npx deno task test`: starts the Deno entry (src/runtime/deno.ts, as `deno task start` does) on PGlite, and
+// `npx deno task test`: runs `deno task start` (src/runtime/deno.ts) on PGlite, and
 // on PostgreSQL when DATABASE_URL names a database, then runs the runtime smoke suite against it, the suite
 // itself running in Deno too. Run by test/runtime/deno.test.ts from `npm test`. Not named *.test.ts: vitest
 // (Node) collects those, and this file needs Deno.
@@ -31,10 +31,11 @@ const passOn = (name: string): Record<string, string> => {
   return value === undefined ? {} : { [name]: value };
 };
 
-/** Start the Deno entry on a free port and wait for its "listening" log line, which carries the URL. */
+/** `deno task start` on a free port; resolves at its "listening" log line, which carries the URL. */
 async function startService(env: Record<string, string>) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ['run', '--no-prompt', '--allow-net', '--allow-env', '--allow-read', '--allow-write', '--allow-sys', '--allow-ffi', 'src/runtime/deno.ts'],
+    // Exactly what an operator runs; deno task passes SIGTERM on to the service.
+    args: ['task', 'start'],
     cwd: root.pathname,
     // Only what is given here: an inherited DATABASE_URL would turn the PGlite run into a PostgreSQL one.
     clearEnv: true,
