@@ -27,6 +27,8 @@ const { genuine, impostor } = pairCosines(samples);
 const result: Record<string, unknown> = {
   images: samples.length,
   failedToEnrol: samples.filter((s) => !s.q).length,
+  // Voice: which gate refused how many clips (the figures below are over the accepted clips only).
+  ...(modality === 'voice' ? { refusedBy: refusedBy(samples) } : {}),
   genuinePairs: genuine.length,
   impostorPairs: impostor.length,
   eer: eer(genuine, impostor),
@@ -41,6 +43,11 @@ if (modality === 'voice') {
     enrolments: e3.enrolments, genuinePairs: e3.genuine.length, impostorPairs: e3.impostor.length,
     eer: eer(e3.genuine, e3.impostor), tarAtFar1e2: tarAtFar(e3.genuine, e3.impostor, 1e-2), tarAtFar1e3: tarAtFar(e3.genuine, e3.impostor, 1e-3),
   };
+}
+function refusedBy(ss: typeof samples): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of ss) if (!s.q) { const k = s.error?.match(/^[A-Z_]+(?=:)/)?.[0] ?? 'OTHER'; out[k] = (out[k] ?? 0) + 1; }
+  return out;
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));

@@ -8,10 +8,18 @@
 //                                              (CC-BY-SA-3.0). English and Spanish are the same woman
 //                                              (Allison): the Spanish set goes to speech-cross-language/
 //                                              so that the main set has one folder per person.
-//   klettres-data                              one volunteer per language reading letters and syllables,
-//                                              44.1 kHz Ogg Vorbis (GPL-2+), decoded with
+//   klettres-data                              volunteers reading letters (alpha/) and syllables (syllab/)
+//                                              per language, 44.1 kHz Ogg Vorbis (GPL-2+), decoded with
 //                                              @wasm-audio-decoders/ogg-vorbis and joined into utterances
-//                                              of 3 s or more (short silences between the clips).
+//                                              of at least 3 s of speech. Only one of a language's two sets
+//                                              is laid out (the one with more audio): the sets were recorded
+//                                              separately and are not always the same person (German's
+//                                              letters and syllables are two voices, cosine 0.45 between
+//                                              them, impostor level), so a folder holding both would put
+//                                              two speakers under one label. Clips are joined back to back:
+//                                              their own leading and trailing room noise is the pause (gaps
+//                                              of digital zeros made the noise floor -120 dB, so the VAD's
+//                                              floor and the SNR gate measured nothing real).
 // Every speaker is one recording session: see README (voice figures) for what that means.
 // Idempotent: a stamp file records what was laid out; a second run returns at once.
 //
@@ -27,7 +35,7 @@ const outDir = join(root, 'test', 'fixtures', 'speech');
 const crossDir = join(root, 'test', 'fixtures', 'speech-cross-language');
 const cacheDir = join(root, '.cache', 'speech');
 const stampFile = join(outDir, '.complete.json');
-const LAYOUT_VERSION = 2;
+const LAYOUT_VERSION = 3;
 
 const PACKAGES = [
   { name: 'asterisk-core-sounds-en-wav', version: '1.6.1-1', sha256: '2be3ea287d83299d143815fa804f11179a75b7affd4a758b98b55f5afc18a35d' },
@@ -41,8 +49,8 @@ const PACKAGES = [
 const ASTERISK_CLIPS = 40;
 const ASTERISK_MIN_SECONDS = 2;
 const KLETTRES_UTTERANCES = 30;
-const KLETTRES_MIN_SECONDS = 5; // of audio: about half of it is the silence around each letter
-const KLETTRES_GAP_SECONDS = 0.2;
+/** Speech per joined utterance: 1 s above the service's default gate (2 s), so gating tests the recording, not the cut. */
+const KLETTRES_MIN_SPEECH_SECONDS = 3;
 
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 
@@ -109,6 +117,24 @@ function layAsterisk(dir, dest, prefix = '') {
   return voice;
 }
 
+/**
+ * Seconds of speech in a clip for cutting utterances: its 10 ms frames within 25 dB of the clip's loudest
+ * frame (letters and syllables are one short burst each, with room noise around it). A rough, deliberately
+ * low count (weak consonants are missed) so that the service's own VAD, which judges the result, finds
+ * 3 s or more in most utterances.
+ */
+function clipSpeechSeconds(mono, rate) {
+  const frame = Math.round(rate / 100);
+  const db = [];
+  for (let o = 0; o + frame <= mono.length; o += frame) {
+    let e = 0;
+    for (let i = o; i < o + frame; i++) e += mono[i] * mono[i];
+    db.push(10 * Math.log10(e / frame + 1e-12));
+  }
+  const top = Math.max(...db);
+  return (db.filter((d) => d > top - 25).length * frame) / rate;
+}
+
 async function layKlettres(dir) {
   const { OggVorbisDecoder } = await import('@wasm-audio-decoders/ogg-vorbis');
   const decoder = new OggVorbisDecoder();
@@ -116,27 +142,35 @@ async function layKlettres(dir) {
   const base = join(dir, 'usr', 'share', 'klettres');
   const speakers = [];
   for (const lang of readdirSync(base).sort()) {
-    const files = ['alpha', 'syllab'].flatMap((sub) => {
+    const sets = [];
+    for (const sub of ['alpha', 'syllab']) {
       const d = join(base, lang, sub);
-      return existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.ogg')).sort().map((f) => join(d, f)) : [];
-    });
-    if (files.length === 0) continue;
+      if (!existsSync(d)) continue;
+      const clips = [];
+      let rate = 0;
+      for (const f of readdirSync(d).filter((x) => x.endsWith('.ogg')).sort()) {
+        await decoder.reset();
+        const r = await decoder.decodeFile(new Uint8Array(readFileSync(join(d, f))));
+        if (!r.samplesDecoded) continue;
+        // One rate per set, and one the service reads (klettres-data's Danish letters are 128 kHz: left out).
+        if ((rate && r.sampleRate !== rate) || r.sampleRate > 48000) continue;
+        rate = r.sampleRate;
+        const mono = new Float32Array(r.samplesDecoded);
+        for (const ch of r.channelData) for (let i = 0; i < mono.length; i++) mono[i] += ch[i] / r.channelData.length;
+        clips.push(mono);
+      }
+      if (clips.length) sets.push({ clips, rate, seconds: clips.reduce((a, c) => a + c.length, 0) / rate });
+    }
+    if (sets.length === 0) continue;
+    const { clips, rate } = sets.sort((a, b) => b.seconds - a.seconds)[0];
     const utterances = [];
-    let current = [], seconds = 0, rate = 0;
-    for (const file of files) {
-      await decoder.reset();
-      const r = await decoder.decodeFile(new Uint8Array(readFileSync(file)));
-      if (!r.samplesDecoded) continue;
-      // One rate per speaker, and one the service reads (klettres-data's Danish set is 128 kHz: left out).
-      if ((rate && r.sampleRate !== rate) || r.sampleRate > 48000) continue;
-      rate = r.sampleRate;
-      const mono = new Float32Array(r.samplesDecoded);
-      for (const ch of r.channelData) for (let i = 0; i < mono.length; i++) mono[i] += ch[i] / r.channelData.length;
-      current.push(mono, new Float32Array(Math.round(KLETTRES_GAP_SECONDS * rate)));
-      seconds += mono.length / rate + KLETTRES_GAP_SECONDS;
-      if (seconds >= KLETTRES_MIN_SECONDS) {
+    let current = [], speech = 0;
+    for (const mono of clips) {
+      current.push(mono);
+      speech += clipSpeechSeconds(mono, rate);
+      if (speech >= KLETTRES_MIN_SPEECH_SECONDS) {
         utterances.push(concat(current));
-        current = []; seconds = 0;
+        current = []; speech = 0;
       }
     }
     if (utterances.length < 4) continue; // too little speech to make genuine pairs
