@@ -91,9 +91,10 @@ export const managementOperations = [
     description: 'Accounts, OAuth clients and tokens, signing keys, licences and usage stay, so nobody is locked out. One transaction.',
     response: { description: 'Rows removed per table', schema: TruncateResult },
     handle: async ({ services }) => {
-      const removed = await truncateDatabase(services.ctx);
-      // The gallery mirrors rows that are now gone.
-      services.gallery.reset();
+      // The gallery mirrors rows that are now gone. Other nodes are told inside the clearing transaction (the
+      // NOTIFY goes with the commit, so a crash right after it cannot leave a peer matching deleted subjects).
+      const removed = await truncateDatabase(services.ctx, { inTransaction: (trx) => services.gallery.announceReset(trx) });
+      services.gallery.reset({ announced: true });
       return removed;
     },
   }),

@@ -128,7 +128,7 @@ export const ReextractSubjectRequest = z
     subjectId: SubjectIdString.optional().openapi({ description: 'Re-extract this stored subject from its stored original images' }),
     template: TemplateBytes.optional().openapi({ description: 'An old template (format v1, base64) to replace by one made from new samples that match it' }),
     faces: faceSamples.optional().openapi({ description: 'With `template`: new face samples of its owner' }),
-    voices: voiceSamples.optional().openapi({ description: 'With `template`: new voice samples (422 until the voice engine exists)' }),
+    voices: voiceSamples.optional().openapi({ description: 'Not taken: a template is re-extracted from new faces (422 naming the field); a stored subject\'s voices are re-extracted with `subjectId`' }),
   })
   .refine((v) => (v.subjectId === undefined) !== (v.template === undefined), { path: ['subjectId'], message: 'give exactly one of subjectId and template' })
   .refine((v) => v.subjectId === undefined || (v.faces === undefined && v.voices === undefined), {

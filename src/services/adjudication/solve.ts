@@ -28,7 +28,8 @@ type State = 'PENDING' | 'CONFLICTED' | 'SOLVED';
  * with its outcome and solved_at, and its probe subject becomes ENROLLED (NOT_DUPLICATE) or REJECTED
  * (DUPLICATE) with a new updated_at; otherwise it stays PENDING for the next adjudicator. Every path but
  * SOLVED releases the lease, so the case goes back to the pool (and the caller, having decided, is not
- * handed it again). After the commit an ENROLLED probe joins the gallery.
+ * handed it again). The other nodes are told of an ENROLLED probe inside that transaction; after the commit it
+ * joins this node's gallery.
  */
 export async function solveCase(services: Services, principal: Principal, request: Request) {
   const { ctx } = services;
@@ -56,6 +57,9 @@ export async function solveCase(services: Services, principal: Principal, reques
     let probe: { id: number; subject_id: string } | undefined;
     if (state === 'SOLVED') {
       probe = await settle(trx, row, request.decision, now);
+      // Told inside the transaction: the NOTIFY is delivered with the commit, so a node killed between the
+      // commit and joinGallery cannot leave its peers without the newly ENROLLED probe.
+      if (probe && request.decision === 'NOT_DUPLICATE') await services.gallery.announcePut(trx, probe.id);
     } else {
       await trx
         .updateTable('adjudication_cases')
@@ -116,7 +120,7 @@ async function settle(trx: Transaction<Database>, row: CaseRow, outcome: Decisio
     .executeTakeFirst();
 }
 
-/** After the commit: the newly ENROLLED probe's face templates and voice template join the in-memory gallery. */
+/** After the commit: the newly ENROLLED probe's face templates and voice template join this node's gallery (peers were told in the transaction). */
 async function joinGallery(services: Services, probe: { id: number; subject_id: string }) {
   const rows = await services.ctx.db
     .selectFrom('face_samples')
@@ -127,5 +131,5 @@ async function joinGallery(services: Services, probe: { id: number; subject_id: 
     .execute();
   const voice = await services.ctx.db.selectFrom('templates').select('data').where('subject_ref', '=', probe.id).where('modality', '=', 'VOICE').execute();
   const templates = [...rows.map((r) => r.template!), ...voice.map((v) => v.data)];
-  if (templates.length) await services.gallery.put(probe.id, probe.subject_id, templates);
+  if (templates.length) await services.gallery.put(probe.id, probe.subject_id, templates, { announced: true });
 }

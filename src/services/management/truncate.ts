@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/tables.js';
 import type { ServiceContext } from '../context.js';
 
 /**
@@ -20,7 +21,7 @@ export const KEPT_TABLES: readonly string[] = [
  * cleared too unless it is added to the kept list on purpose. `service_nodes` keeps this node's row so the
  * cluster status still shows the node that did it.
  */
-export async function truncateDatabase(ctx: ServiceContext) {
+export async function truncateDatabase(ctx: ServiceContext, options: { inTransaction?: (trx: Transaction<Database>) => Promise<void> } = {}) {
   const result = await ctx.db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ name: string }>`
       select table_name as name from information_schema.tables
@@ -40,6 +41,8 @@ export async function truncateDatabase(ctx: ServiceContext) {
     }
     const nodes = await trx.deleteFrom('service_nodes').where('node_id', '!=', ctx.node.id).executeTakeFirst();
     removed.service_nodes = Number(nodes.numDeletedRows);
+    // The caller's last statement in the same transaction (the gallery's reset announcement to other nodes).
+    await options.inTransaction?.(trx);
     return removed;
   });
   const total = Object.values(result).reduce((a, b) => a + b, 0);

@@ -2,7 +2,7 @@ import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
-import { CURRENT_FACE_TEMPLATE_VERSION } from '../management/template-version.js';
+import { CURRENT_FACE_TEMPLATE_VERSION, CURRENT_VOICE_TEMPLATE_VERSION } from '../management/template-version.js';
 import { reextractStoredSubject } from './stored-subject.js';
 import type { Caller } from './refuse.js';
 
@@ -54,7 +54,7 @@ const JOB_CALLER: Caller = { principal: { accountId: null, username: 'reextract-
 
 /**
  * Re-extract the whole gallery after a model upgrade: every subject whose template version (or that of any
- * of its face samples) differs from the current extractor's, in id order, in batches, each subject in its
+ * of its face or voice samples) differs from the current extractor's, in id order, in batches, each subject in its
  * own transaction through {@link reextractStoredSubject} (the same function as `reextractSubject`).
  *
  * Resumable without any bookkeeping: a run picks only subjects not yet at the current version, so after a
@@ -70,10 +70,13 @@ export async function runReextractJob(services: Services, options: ReextractJobO
   const { db } = services.ctx;
   // A dry run reads the version from the model manifest, which is what the extractor writes, without starting the pool.
   const current = options.dryRun ? CURRENT_FACE_TEMPLATE_VERSION : (await services.extractors.get()).templateVersion;
+  const currentVoice = options.dryRun ? CURRENT_VOICE_TEMPLATE_VERSION : (await services.extractors.get()).voiceTemplateVersion;
+  // A subject is outdated when its face or its voice templates are: re-extraction redoes both.
   const outdated = (eb: ExpressionBuilder<Database, 'subjects'>) =>
     eb.or([
       eb('subjects.template_version', '<>', current),
       eb.exists(eb.selectFrom('face_samples').select('face_samples.id').whereRef('face_samples.subject_ref', '=', 'subjects.id').where('face_samples.template_version', '<>', current)),
+      eb.exists(eb.selectFrom('voice_samples').select('voice_samples.id').whereRef('voice_samples.subject_ref', '=', 'subjects.id').where('voice_samples.template_version', '<>', currentVoice)),
     ]);
   const versions = await db
     .selectFrom('subjects')

@@ -12,12 +12,14 @@ type Request = z.output<typeof ReextractSubjectRequest>;
  * `reextractSubject`: bring templates to the current template version, either a stored subject's (from its
  * stored samples, see {@link reextractStoredSubject}) or a client's old template with new samples that must
  * match it (see {@link reextractFromTemplate}). The schema lets exactly one of `subjectId` and `template`
- * through; voice samples wait for the voice engine.
+ * through. A stored subject's voice samples are re-extracted with its faces; the template mode proves
+ * ownership with faces only (templates carry a face record; voice alone at the default threshold accepts
+ * under half of genuine attempts, docs/voice.md), so new voices there are refused naming the field.
  */
 export async function reextractSubject(services: Services, request: Request, caller: Caller) {
   if (request.voices?.length) {
-    throw new DomainError('unprocessable', 'body.voices: voice re-extraction needs the voice engine, which is not built yet (issue 6); give faces for now', {
-      errors: [{ field: 'body.voices', message: 'voice re-extraction is not available yet' }],
+    throw new DomainError('unprocessable', 'body.voices: an old template is re-extracted from new face samples only; a stored subject\'s voice samples are re-extracted with reextractSubject and its subjectId', {
+      errors: [{ field: 'body.voices', message: 'new voice samples are not taken with a template; give faces' }],
     });
   }
   if (request.template !== undefined) return reextractFromTemplate(services, { template: request.template, faces: request.faces }, caller);

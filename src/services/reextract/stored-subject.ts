@@ -9,6 +9,7 @@ import { presentOperation, recordOperation } from '../operations/record.js';
 import { getSubject } from '../subjects/queries.js';
 import { pickStoredFace } from './pick-face.js';
 import { refuse, type Caller } from './refuse.js';
+import { redoStoredVoices, writeRedoneVoices } from './stored-voices.js';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -46,6 +47,11 @@ interface Redone {
  *   template is already of the current version; otherwise the whole re-extraction is refused with a 422
  *   naming those samples (`samplesWithoutImage`), because keeping a template of another version would leave
  *   the subject half-matchable; such a subject must be enrolled again from images.
+ * - Voice samples: every stored WAV original is run again through the current voice pipeline and the
+ *   subject's VOICE template becomes the new embeddings averaged (see {@link redoStoredVoices}); in the same
+ *   transaction as the faces.
+ * - An ENROLLED subject is announced to the other nodes inside the transaction (the NOTIFY goes with the
+ *   commit, so a crash before this node's gallery update cannot leave peers on the old templates).
  * - Token images are left as they are: they show the face, whatever model later reads it.
  * - Every attempt is a REEXTRACT operation; refusals are recorded with the status that says why.
  */
@@ -66,7 +72,9 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
     .where('subject_ref', '=', subject.id)
     .orderBy('id')
     .execute();
-  if (samples.length === 0) return fail('FAILED', `subject '${subjectId}' has no face sample to re-extract`);
+  const voices = await redoStoredVoices(services, subject.id);
+  if (voices.failure) return fail('FAILED', voices.failure.reason, { voiceSampleId: voices.failure.sampleId });
+  if (samples.length === 0 && voices.redone.length === 0) return fail('FAILED', `subject '${subjectId}' has no face or voice sample to re-extract`);
 
   const originals = await originalImages(services, samples);
   const withoutImage = samples.filter((s) => !originals.has(s.id));
@@ -118,19 +126,25 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
         .execute();
     }
     if (redone.length) await replaceCompactTemplate(trx, subject.id, redone, current, now);
+    await writeRedoneVoices(trx, subject.id, voices, now);
     await trx.updateTable('subjects').set({ template_version: current, updated_at: now }).where('id', '=', subject.id).execute();
     const operation = await recordOperation(trx, {
-      uuid, type: 'REEXTRACT', status: 'SUCCESS', subjectId, modalities: ['FACE'], durationMs: performance.now() - started,
-      principal: caller.principal, surface: caller.surface, at: now,
-      details: { templateVersion: current, previousVersions, reextracted: redone.map((r) => r.sampleId), kept: withoutImage.map((s) => s.id) },
+      uuid, type: 'REEXTRACT', status: 'SUCCESS', subjectId, modalities: [...(samples.length ? ['FACE' as const] : []), ...(voices.averaged ? ['VOICE' as const] : [])],
+      durationMs: performance.now() - started, principal: caller.principal, surface: caller.surface, at: now,
+      details: {
+        templateVersion: current, previousVersions, reextracted: redone.map((r) => r.sampleId), kept: withoutImage.map((s) => s.id),
+        ...(voices.averaged ? { voiceTemplateVersion: voices.version, reextractedVoices: voices.redone.map((r) => r.sampleId) } : {}),
+      },
     });
+    if (row.status === 'ENROLLED') await services.gallery.announcePut(trx, subject.id);
     return { status: row.status, operation };
   });
 
   if (stored.status === 'ENROLLED') {
     const redoneById = new Map(redone.map((r) => [r.sampleId, r.template]));
     const templates = samples.map((s) => redoneById.get(s.id) ?? s.template).filter((t): t is Uint8Array => t !== null);
-    await services.gallery.put(subject.id, subjectId, templates);
+    if (voices.averaged) templates.push(voices.averaged.template);
+    await services.gallery.put(subject.id, subjectId, templates, { announced: true });
   }
   return { operation: presentOperation(stored.operation), subject: await getSubject(ctx, { id: subject.id }), templateVersion: current };
 }
