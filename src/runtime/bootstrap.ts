@@ -69,7 +69,8 @@ export async function boot(options: BootOptions): Promise<Booted> {
   await ensureBuiltinClients(ctx);
   const services = createServices(ctx, { createExtractor: options.createExtractor });
   await reportNode(ctx);
-  const heartbeat = setInterval(() => void reportNode(ctx).catch(() => {}), 30_000);
+  let beat: Promise<void> = Promise.resolve();
+  const heartbeat = setInterval(() => void (beat = reportNode(ctx).catch(() => {})), 30_000);
   (heartbeat as { unref?: () => void }).unref?.();
   // Other processes on the same PostgreSQL database announce their gallery changes; apply them here.
   const unlisten = await database.listen?.(
@@ -88,6 +89,9 @@ export async function boot(options: BootOptions): Promise<Booted> {
       await unlisten?.();
       services.gateway.close();
       await services.extractors.close();
+      // PGlite's close() never returns while a query is in flight, and the gallery may still be loading
+      // (boot starts it without waiting): a CLI that finished quickly hung on exit.
+      await Promise.all([services.gallery.ready().catch(() => {}), beat]);
       await database.close();
     },
   };

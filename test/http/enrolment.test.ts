@@ -142,8 +142,10 @@ for (const dialect of dialects) {
       expect(notBase64.status).toBe(400);
       const taken = await enrol('franck-1', [franck[0]!]);
       expect(taken.status).toBe(409);
+      // 64 zero bytes are no WAV file: a 400 naming the recording, and no subject.
       const voice = await post('/admin/subjects/create', { subjectId: 'voice', voices: [{ audio: b64(new Uint8Array(64)) }] });
-      expect(voice.status).toBe(422);
+      expect(voice.status).toBe(400);
+      expect((await voice.json()).errors[0].field).toBe('body.voices.0.audio');
       const empty = await post('/admin/subjects/create', { subjectId: 'empty' });
       expect(empty.status).toBe(400);
     });
