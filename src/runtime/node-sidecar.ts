@@ -1,8 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../services/logger.js';
+import { superviseChild } from './supervised-child.js';
 
 /** The sidecar's entry, run as a separate Node process with the same loader (tsx) as this one; compiled in a build. */
 const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../sidecar/main.ts' : '../sidecar/main.js', import.meta.url));
@@ -20,54 +20,19 @@ export interface SidecarChild {
  */
 export async function startSidecarChild(config: Config, log: Logger): Promise<SidecarChild> {
   const token = config.BIMS_SIDECAR_TOKEN ?? randomBytes(32).toString('base64url');
-  let child: ChildProcess | null = null;
-  let stopping = false;
-  let delay = 1000;
   let url = config.BIMS_SIDECAR_URL;
-
-  const launch = () =>
-    new Promise<void>((resolve) => {
-      const started = Date.now();
-      const proc = fork(entry, [], {
-        env: { ...process.env, BIMS_SIDECAR_TOKEN: token },
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      });
-      child = proc;
-      const timer = setTimeout(() => {
-        log.warn('the sidecar did not report ready within 20 s; the media gateway answers 503 meanwhile');
-        resolve();
-      }, 20_000);
-      proc.on('message', (message: { type?: string; url?: string }) => {
-        if (message?.type !== 'ready') return;
-        url ??= message.url;
-        clearTimeout(timer);
-        delay = 1000;
-        resolve();
-      });
-      proc.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        resolve();
-        if (stopping || child !== proc) return;
-        child = null;
-        if (Date.now() - started > 60_000) delay = 1000;
-        log.error('the sidecar exited; starting it again', { code, signal, inMs: delay });
-        setTimeout(() => void (stopping ? undefined : launch()), delay).unref();
-        delay = Math.min(delay * 2, 30_000);
-      });
-    });
-
-  await launch();
+  const child = await superviseChild({
+    name: 'sidecar',
+    entry,
+    env: () => ({ ...process.env, BIMS_SIDECAR_TOKEN: token }),
+    meanwhile: 'the media gateway answers 503',
+    onReady: (ready) => {
+      url ??= ready;
+    },
+    log,
+  });
   return {
     config: { ...config, BIMS_SIDECAR_TOKEN: token, BIMS_SIDECAR_URL: url ?? `http://127.0.0.1:${config.BIMS_SIDECAR_PORT}` },
-    async stop() {
-      stopping = true;
-      const proc = child as ChildProcess | null;
-      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 8000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => child.stop(),
   };
 }
