@@ -1,21 +1,15 @@
 // Voice data a subject carries, through HTTP on real recordings: enrolled and template modalities (VOICE,
 // FACE+VOICE), the voice data reads, the WAV originals in the biometric-data ZIP, and reextractSubject
 // rebuilding the averaged voice template from the stored WAVs (gallery included).
-import { readFileSync } from 'node:fs';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, bootForTest, dialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
+import { b64, wav, voices, ALLISON, ALLISON_PROBE, CARLO } from '../support/speech.js';
 import { encodeTemplate, faceRecord, parseTemplate, voiceRecord } from '../../src/biometrics/index.js';
 
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
-const wav = (path: string) => new Uint8Array(readFileSync(new URL(`../fixtures/speech/${path}`, import.meta.url)));
-const ALLISON = ['agent-alreadyon.wav', 'conf-getconfno.wav', 'demo-instruct.wav'].map((f) => `asterisk-en_US_f_Allison/${f}`);
-const ALLISON_PROBE = 'asterisk-en_US_f_Allison/vm-newuser.wav';
-const CARLO = ['agent-alreadyon.wav', 'agent-user.wav', 'conf-adminmenu-18.wav'].map((f) => `asterisk-it_IT_m_Carlo/${f}`);
 const franck = 'labelled/franck/franck_01829.jpg';
-const voices = (paths: string[]) => paths.map((p) => ({ audio: b64(wav(p)) }));
 
 afterAll(async () => {
   await closeSharedExtractor();

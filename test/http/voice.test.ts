@@ -1,20 +1,13 @@
 // Voice and face+voice subjects through HTTP, on real recordings (scripts/fetch-test-speech.mjs) and photos:
 // multimodal enrolment, VERIFY and IDENTIFY with fused scores, voice data reads, refusals of bad recordings.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, bootForTest, dialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
+import { b64, wav, voices, ALLISON, ALLISON_PROBE, CARLO, CARLO_PROBE } from '../support/speech.js';
 import { encodeWav16 } from '../../src/biometrics/index.js';
 
-const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
-const wav = (path: string) => new Uint8Array(readFileSync(new URL(`../fixtures/speech/${path}`, import.meta.url)));
-const ALLISON = ['agent-alreadyon.wav', 'conf-getconfno.wav', 'demo-instruct.wav'].map((f) => `asterisk-en_US_f_Allison/${f}`);
-const ALLISON_PROBE = 'asterisk-en_US_f_Allison/vm-newuser.wav';
-const CARLO = ['agent-alreadyon.wav', 'agent-user.wav', 'conf-adminmenu-18.wav'].map((f) => `asterisk-it_IT_m_Carlo/${f}`);
-const CARLO_PROBE = 'asterisk-it_IT_m_Carlo/conf-getconfno.wav';
 const franck = ['labelled/franck/franck_01829.jpg', 'labelled/franck/franck_04000.jpg'];
-const voices = (paths: string[]) => paths.map((p) => ({ audio: b64(wav(p)) }));
 
 afterAll(async () => {
   await closeSharedExtractor();

@@ -2,28 +2,14 @@ import { zlibSync } from 'fflate';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeJpeg, makePng, makeWav } from '../media.js';
+// The same CRC-32 PNG chunks carry (the template format uses it too).
+import { crc32 } from '../../../src/biometrics/template.js';
 
 /**
  * Hostile image and audio bytes, built here byte by byte so each one is exactly the trap it claims to be:
  * truncated files, real headers followed by garbage, polyglots, and decompression bombs whose headers
  * declare 65535x65535 pixels. One real photo (when the fixtures are fetched) keeps the extractor honest.
  */
-
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
 
 const concat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
