@@ -23,7 +23,7 @@ const SPEECH = fileURLToPath(new URL('../test/fixtures/speech/', import.meta.url
 function clips(): { name: string; bytes: Uint8Array }[] {
   const pick = (speaker: string, n: number) =>
     readdirSync(SPEECH + speaker).filter((f) => f.endsWith('.wav')).sort().slice(0, n).map((f) => ({ name: `${speaker}/${f}`, bytes: new Uint8Array(readFileSync(`${SPEECH}${speaker}/${f}`)) }));
-  return [...pick('asterisk-en_US_f_Allison', 4), ...pick('asterisk-it_IT_m_Carlo', 4), ...pick('klettres-fr', 4), ...pick('klettres-de', 4)];
+  return [...pick('asterisk-en_US_f_Allison', 4), ...pick('asterisk-it_IT_m_Carlo', 4), ...pick('klettres-es', 4), ...pick('klettres-de', 4)];
 }
 
 const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
