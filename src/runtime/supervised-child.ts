@@ -24,7 +24,7 @@ export interface SupervisedChildOptions {
 
 /**
  * Fork `entry` and resolve once it reports ready (or after 20 s, so the API starts anyway and answers for the
- * missing component meanwhile). A child that dies is started again with a growing delay, reset after a minute
+ * missing component meanwhile). A child that dies (any exit but a clean 0) is started again with a growing delay, reset after a minute
  * of good health; `stop()` asks it to finish (SIGTERM, SIGKILL after 8 s) and stops restarting it.
  */
 export async function superviseChild(options: SupervisedChildOptions): Promise<SupervisedChild> {
@@ -54,6 +54,12 @@ export async function superviseChild(options: SupervisedChildOptions): Promise<S
         resolve();
         if (stopping || child !== proc) return;
         child = null;
+        // Exit code 0 is a requested stop, not a crash: a terminal's Ctrl-C or a service manager signals the
+        // whole process group, so the child may finish before this process has called stop().
+        if (code === 0) {
+          log.info(`the ${name} stopped`);
+          return;
+        }
         if (Date.now() - started > 60_000) delay = 1000;
         log.error(`the ${name} exited; starting it again`, { code, signal, inMs: delay });
         setTimeout(() => void (stopping ? undefined : launch()), delay).unref();
