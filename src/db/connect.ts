@@ -13,9 +13,10 @@ export interface DatabaseHandle {
   /**
    * Subscribe to a PostgreSQL notification channel on a connection of its own (PostgreSQL only: PGlite is
    * one process, so there is nobody else to hear from). `onLost` is told when the connection drops, since
-   * notifications sent meanwhile are lost; the subscription reconnects by itself.
+   * notifications sent meanwhile are lost; the subscription reconnects by itself and then calls `onRestored`
+   * (from then on notifications arrive again).
    */
-  listen?(channel: string, onMessage: (payload: string) => void, onLost: () => void): Promise<() => Promise<void>>;
+  listen?(channel: string, onMessage: (payload: string) => void, onLost: () => void, onRestored?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -44,9 +45,14 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     pool.on('error', () => {});
     dialect = new PostgresDialect({ pool });
     name = 'postgres';
-    listen = async (channel, onMessage, onLost) => {
+    listen = async (channel, onMessage, onLost, onRestored) => {
       let client: InstanceType<typeof pg.Client> | null = null;
       let stopped = false;
+      // A failed reconnection tries again (a client that never became current is ignored by `lost`).
+      const retry = () => {
+        if (stopped) return;
+        setTimeout(() => void connect().then(() => onRestored?.(), retry), 1000);
+      };
       const connect = async (): Promise<void> => {
         const c = new pg.Client({ connectionString: options.url });
         c.on('notification', (n) => {
@@ -56,13 +62,19 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
           if (stopped || client !== c) return;
           client = null;
           onLost();
-          setTimeout(() => void connect().catch(lost), 1000);
+          retry();
         };
         c.on('error', lost);
         c.on('end', lost);
-        await c.connect();
-        await c.query(`LISTEN ${channel.replace(/[^a-z_]/g, '')}`);
+        try {
+          await c.connect();
+          await c.query(`LISTEN ${channel.replace(/[^a-z_]/g, '')}`);
+        } catch (error) {
+          await c.end().catch(() => {});
+          throw error;
+        }
         client = c;
+        if (stopped) await c.end().catch(() => {}); // closed while reconnecting
       };
       await connect();
       return async () => {

@@ -220,6 +220,14 @@ export interface ServiceNodesTable {
   last_seen_at: Date;
 }
 
+/** One committed change to the ENROLLED gallery (see src/services/gallery/change-log.ts). */
+export interface GalleryChangesTable {
+  id: Generated<number>;
+  kind: 'put' | 'remove' | 'reset' | 'pruned';
+  subject_refs: Json<number[]>;
+  created_at: Stamp;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Database {
   accounts: AccountsTable;
@@ -241,6 +249,7 @@ export interface Database {
   licences: LicencesTable;
   usage_counters: UsageCountersTable;
   service_nodes: ServiceNodesTable;
+  gallery_changes: GalleryChangesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

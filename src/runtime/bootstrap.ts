@@ -9,7 +9,8 @@ import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';
 import { VERSION } from '../version.js';
 import type { Extractor } from '../extraction/index.js';
-import { GALLERY_CHANNEL } from '../services/gallery/gallery-cache.js';
+import { GALLERY_CHANNEL, type GalleryFreshness } from '../services/gallery/gallery-cache.js';
+import { pruneChanges } from '../services/gallery/change-log.js';
 
 export interface BootOptions {
   config: Config;
@@ -19,6 +20,12 @@ export interface BootOptions {
   pgliteDir?: string;
   /** One PostgreSQL connection per query or transaction, no LISTEN (Cloudflare Workers). */
   transientConnections?: boolean;
+  /**
+   * How the gallery learns of other nodes' changes: 'listen' (NOTIFY) or 'poll' (read the change log before
+   * each search). Default: 'poll' when the connection cannot LISTEN (transient connections), else 'listen'.
+   * Tests set 'poll' to run a second node the way Workers run.
+   */
+  galleryFreshness?: GalleryFreshness;
   logger?: Logger;
   now?: () => Date;
   /** Announce the generated admin password (printed once on first start). */
@@ -67,17 +74,27 @@ export async function boot(options: BootOptions): Promise<Booted> {
     (options.announceAdminPassword ?? ((p) => log.warn('created the admin account with a generated password; set BIMS_ADMIN_PASSWORD to choose one', { username: 'admin', password: p })))(password);
   });
   await ensureBuiltinClients(ctx);
-  const services = createServices(ctx, { createExtractor: options.createExtractor });
-  await reportNode(ctx);
+  const freshness = options.galleryFreshness ?? (options.transientConnections ? 'poll' : 'listen');
+  const services = createServices(ctx, { createExtractor: options.createExtractor, galleryFreshness: freshness });
+  // Each node prunes the gallery change log when it reports in (at start, then with every heartbeat; on
+  // Workers, where timers do not outlive the request, at each isolate's start). One indexed query when
+  // there is nothing to prune.
+  const reportAndPrune = async () => {
+    await reportNode(ctx);
+    await pruneChanges(ctx.db);
+  };
+  await reportAndPrune();
   let beat: Promise<void> = Promise.resolve();
-  const heartbeat = setInterval(() => void (beat = reportNode(ctx).catch(() => {})), 30_000);
+  const heartbeat = setInterval(() => void (beat = reportAndPrune().catch(() => {})), 30_000);
   (heartbeat as { unref?: () => void }).unref?.();
-  // Other processes on the same PostgreSQL database announce their gallery changes; apply them here.
-  const unlisten = await database.listen?.(
+  // Other processes on the same PostgreSQL database announce their gallery changes; apply them here. While
+  // the listening connection is down, the gallery reads the change log instead (see GalleryCache.resynchronise).
+  const unlisten = freshness === 'listen' ? await database.listen?.(
     GALLERY_CHANNEL,
     (payload) => void services.gallery.applyRemote(payload).catch((error) => log.warn('gallery change not applied', { reason: String(error) })),
     () => services.gallery.resynchronise(),
-  );
+    () => void services.gallery.listenerRestored().catch((error) => log.warn('gallery catch-up failed', { reason: String(error) })),
+  ) : undefined;
   // Load the gallery now rather than on the first identification.
   void services.gallery.ready().catch((error) => log.error('gallery could not be loaded', { reason: String(error) }));
   const app = createApp({ services, clientAddress: options.clientAddress, readAsset: options.readAsset });

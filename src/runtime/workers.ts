@@ -40,6 +40,8 @@ async function start(env: WorkersEnv): Promise<Booted> {
     runtime: `workers (bims ${VERSION})`,
     hostname: 'cloudflare-workers',
     transientConnections: true,
+    // No LISTEN on Workers: every gallery search first reads the change log for other nodes' changes.
+    galleryFreshness: 'poll',
     clientAddress: (request) => request.headers.get('cf-connecting-ip') ?? 'unknown',
     readAsset: (name) => readAsset(env, `swagger-ui/${name}`),
     createExtractor: async () => {

@@ -2,7 +2,7 @@ import type { ServiceContext } from './context.js';
 import { AuthService } from './auth/auth-service.js';
 import { SettingsService } from './settings/settings.js';
 import { GatewayService } from './gateway/gateway-service.js';
-import { GalleryCache } from './gallery/gallery-cache.js';
+import { GalleryCache, type GalleryFreshness } from './gallery/gallery-cache.js';
 import { LicensingService } from './licensing/licensing-service.js';
 import { ExtractorProvider } from './biometrics/extractor-provider.js';
 import type { Extractor } from '../extraction/index.js';
@@ -23,14 +23,14 @@ export interface Services {
   licensing: LicensingService;
 }
 
-export function createServices(ctx: ServiceContext, options: { createExtractor?: () => Promise<Extractor> } = {}): Services {
+export function createServices(ctx: ServiceContext, options: { createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness } = {}): Services {
   return {
     ctx,
     auth: new AuthService(ctx),
     settings: new SettingsService(ctx),
     gateway: new GatewayService(ctx),
     extractors: new ExtractorProvider(options.createExtractor),
-    gallery: new GalleryCache(ctx),
+    gallery: new GalleryCache(ctx, options.galleryFreshness),
     licensing: new LicensingService(ctx),
   };
 }

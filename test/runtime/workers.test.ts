@@ -9,6 +9,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
+import { loadConfig } from '../../src/config/config.js';
+import { boot } from '../../src/runtime/bootstrap.js';
+import { createLogger } from '../../src/services/logger.js';
+import { clearDb } from '../../src/services/subjects/deletes.js';
 import { startExtractionService } from '../support/extraction-service.js';
 import { smokeSuite } from './smoke/smoke-suite.js';
 
@@ -82,9 +86,10 @@ async function runSmoke(worker: Awaited<ReturnType<typeof startWrangler>>) {
 
 /** A fresh database and `wrangler dev` on it; stopped and dropped by the describe's afterAll. */
 function workerOnFreshDatabase(vars: () => Record<string, string> = () => ({})) {
-  const handle: { worker?: Awaited<ReturnType<typeof startWrangler>>; drop?: () => Promise<void> } = {};
+  const handle: { worker?: Awaited<ReturnType<typeof startWrangler>>; url?: string; drop?: () => Promise<void> } = {};
   beforeAll(async () => {
     const database = await freshPostgres();
+    handle.url = database.url;
     handle.drop = database.drop;
     handle.worker = await startWrangler(withPassword(database.url), vars());
   }, 120_000);
@@ -123,6 +128,26 @@ describe.skipIf(!process.env.DATABASE_URL)('BIMS on Cloudflare Workers (wrangler
       const info = await runSmoke(handle.worker!);
       expect(info.workerPool).toMatchObject({ kind: 'inline', workers: 1 });
     }, 240_000);
+
+    it('sees a deletion made by a Node process at its next identification (the gallery change log)', async () => {
+      // The isolate's gallery holds the smoke suite's subject; a Node node on the same database deletes it.
+      const node = await boot({
+        config: loadConfig({ DATABASE_URL: handle.url!, BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_LOG_LEVEL: 'silent', BIMS_PASSWORD_ITERATIONS: '100000' }),
+        runtime: 'test', hostname: 'node-beside-workers', logger: createLogger('silent'),
+      });
+      try {
+        expect((await clearDb(node.services, undefined, 'admin')).deleted).toBe(1);
+      } finally {
+        await node.close();
+      }
+      const res = await fetch(`${handle.worker!.url}/admin/operations/create`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${btoa(`admin:${ADMIN_PASSWORD}`)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'IDENTIFY', faces: [{ image: Buffer.from(photos.genuine).toString('base64') }] }),
+      });
+      expect(res.status).toBe(201);
+      expect((await res.json()).candidates).toEqual([]);
+    }, 60_000);
   });
 
   describe('delegating extraction to the Node extraction service', () => {

@@ -4,6 +4,7 @@ import { boot, type Booted } from '../../src/runtime/bootstrap.js';
 import { createLogger, type Logger } from '../../src/services/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import type { Extractor } from '../../src/extraction/index.js';
+import type { GalleryFreshness } from '../../src/services/gallery/gallery-cache.js';
 
 /** The dialects every repository and HTTP suite runs over: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const dialects: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
@@ -40,7 +41,7 @@ export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export async function bootForTest(
   dialect: 'pglite' | 'postgres',
   env: Record<string, string> = {},
-  options: { logger?: Logger; now?: () => Date; createExtractor?: () => Promise<Extractor> } = {},
+  options: { logger?: Logger; now?: () => Date; createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness } = {},
 ): Promise<Booted & { config: Config }> {
   let dropDb: (() => Promise<void>) | undefined;
   const vars: Record<string, string> = { BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent', ...env };
@@ -55,6 +56,7 @@ export async function bootForTest(
     now: options.now,
     readAsset: nodeAssetReader(),
     createExtractor: options.createExtractor,
+    galleryFreshness: options.galleryFreshness,
   });
   return {
     ...booted,

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as initial from './2026_11_25_0001_initial.js';
 import * as sampleTemplates from './2026_11_25_0002_sample_templates.js';
 import * as templateKeys from './2026_11_25_0003_template_keys.js';
+import * as galleryChanges from './2026_11_25_0004_gallery_changes.js';
 
 /**
  * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
@@ -11,4 +12,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0001_initial': initial,
   '2026_11_25_0002_sample_templates': sampleTemplates,
   '2026_11_25_0003_template_keys': templateKeys,
+  '2026_11_25_0004_gallery_changes': galleryChanges,
 };

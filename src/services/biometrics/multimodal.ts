@@ -34,6 +34,9 @@ export async function searchGallery(
   options: { topK: number; threshold: number; excludeRefs?: number[] },
 ): Promise<StoredCandidate[]> {
   const wide = Math.max(50, options.topK * 4);
+  // Once per search, not per lookup: on Workers this reads the change log so that other nodes' enrolments
+  // and deletions committed before now are seen.
+  await services.gallery.upToDate();
   const found = new Map<number, { subjectId: string; scores: ModalityScores }>();
   const note = (ref: number, subjectId: string, modality: 'FACE' | 'VOICE', score: number) => {
     const entry = found.get(ref) ?? { subjectId, scores: {} };

@@ -15,18 +15,23 @@ export const KEPT_TABLES: readonly string[] = [
   'service_keys',
 ];
 
+/** Tables handled apart from the truncation (see below); not reported as kept, since they do change. */
+const NOT_CLEARED_HERE: readonly string[] = ['service_nodes', 'gallery_changes'];
+
 /**
  * Clear the whole database except {@link KEPT_TABLES}, in one transaction, and report the rows removed per
  * table. The tables are found in the catalogue rather than listed, so a table a later migration adds is
  * cleared too unless it is added to the kept list on purpose. `service_nodes` keeps this node's row so the
- * cluster status still shows the node that did it.
+ * cluster status still shows the node that did it. `gallery_changes` is not cleared either: it is bookkeeping,
+ * not data, and the caller's reset announcement appends the row that tells every node to reload (emptying
+ * the log would only make a clear of an empty database report a removed row).
  */
 export async function truncateDatabase(ctx: ServiceContext, options: { inTransaction?: (trx: Transaction<Database>) => Promise<void> } = {}) {
   const result = await ctx.db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ name: string }>`
       select table_name as name from information_schema.tables
       where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(trx);
-    const cleared = rows.map((r) => r.name).filter((name) => !KEPT_TABLES.includes(name) && name !== 'service_nodes');
+    const cleared = rows.map((r) => r.name).filter((name) => !KEPT_TABLES.includes(name) && !NOT_CLEARED_HERE.includes(name));
     const removed: Record<string, number> = {};
     if (cleared.length) {
       const list = sql.join(cleared.map((name) => sql.table(name)));
@@ -41,7 +46,9 @@ export async function truncateDatabase(ctx: ServiceContext, options: { inTransac
     }
     const nodes = await trx.deleteFrom('service_nodes').where('node_id', '!=', ctx.node.id).executeTakeFirst();
     removed.service_nodes = Number(nodes.numDeletedRows);
-    // The caller's last statement in the same transaction (the gallery's reset announcement to other nodes).
+    // The caller's last statement in the same transaction: the gallery's reset announcement, a NOTIFY for
+    // listening nodes and a `reset` row in the change log, so that nodes reading the log (Workers) reload
+    // instead of keeping subjects that no longer exist.
     await options.inTransaction?.(trx);
     return removed;
   });
