@@ -68,4 +68,15 @@ describe('mel front end', () => {
       }
     }
   });
+
+  it('keeps digital silence silent beside loud speech (frames are transformed two at a time)', () => {
+    // Noise up to sample 1240, then zeros: frame 8 (samples 1080-1479) is loud, frame 9 (from 1240) silent, and
+    // the two share one FFT.
+    const x = new Float32Array(3200);
+    x.set(Float32Array.from(noise(1240, 3)));
+    const frames = new MelSpectrogram().compute(x);
+    const loud = Math.max(...frames.subarray(8 * 40, 9 * 40));
+    expect(loud).toBeGreaterThan(0.1);
+    for (let f = 9; f < frameCount(x.length); f++) for (let b = 0; b < 40; b++) expect(frames[f * 40 + b]! / loud).toBeLessThan(1e-25);
+  });
 });

@@ -61,6 +61,7 @@ export class MelSpectrogram {
   private readonly re = new Float64Array(MEL.nFft);
   private readonly im = new Float64Array(MEL.nFft);
   private readonly power = new Float64Array(MEL.nFft / 2 + 1);
+  private readonly power2 = new Float64Array(MEL.nFft / 2 + 1);
 
   constructor() {
     // Periodic Hann (scipy get_window('hann', n, fftbins=True)): 0.5 - 0.5 cos(2 pi t / n).
@@ -78,10 +79,10 @@ export class MelSpectrogram {
   /** Mel frames of `samples` (16 kHz): Float32Array of frameCount(n) x 40. */
   compute(samples: Float32Array): Float32Array {
     const n = samples.length;
-    const nFft = MEL.nFft, half = nFft / 2, hop = MEL.hop, bins = half + 1, bands = MEL.bands;
+    const nFft = MEL.nFft, half = nFft / 2, hop = MEL.hop, bins = half + 1;
     const frames = frameCount(n);
-    const out = new Float32Array(frames * bands);
-    const { re, im, window, power, bank, span } = this;
+    const out = new Float32Array(frames * MEL.bands);
+    const { re, im, window, power, power2 } = this;
     // Reflect padding by half a window on each side (numpy 'reflect': the edge sample is not repeated).
     const at = (i: number): number => {
       if (n === 1) return samples[0]!;
@@ -91,23 +92,41 @@ export class MelSpectrogram {
       if (j >= n) j = period - j;
       return samples[j]!;
     };
-    for (let f = 0; f < frames; f++) {
+    const load = (buf: Float64Array, f: number): void => {
       const start = f * hop - half;
       if (start >= 0 && start + nFft <= n) {
-        for (let t = 0; t < nFft; t++) re[t] = samples[start + t]! * window[t]!;
+        for (let t = 0; t < nFft; t++) buf[t] = samples[start + t]! * window[t]!;
       } else {
-        for (let t = 0; t < nFft; t++) re[t] = at(start + t) * window[t]!;
+        for (let t = 0; t < nFft; t++) buf[t] = at(start + t) * window[t]!;
       }
-      im.fill(0);
+    };
+    // Two real frames per complex FFT: z = a + i b gives A[k] = (Z[k] + conj Z[n-k]) / 2 and
+    // B[k] = (Z[k] - conj Z[n-k]) / 2i, half the work of transforming each frame with a zero imaginary part.
+    for (let f = 0; f < frames; f += 2) {
+      const pair = f + 1 < frames;
+      load(re, f);
+      if (pair) load(im, f + 1); else im.fill(0);
       this.fft.forward(re, im);
-      for (let k = 0; k < bins; k++) power[k] = re[k]! * re[k]! + im[k]! * im[k]!;
-      for (let b = 0; b < bands; b++) {
-        let acc = 0;
-        const row = b * bins;
-        for (let k = span[2 * b]!; k <= span[2 * b + 1]!; k++) acc += bank[row + k]! * power[k]!;
-        out[f * bands + b] = acc;
+      for (let k = 0; k < bins; k++) {
+        const j = k === 0 ? 0 : nFft - k;
+        const sr = re[k]! + re[j]!, di = im[k]! - im[j]!, si = im[k]! + im[j]!, dr = re[k]! - re[j]!;
+        power[k] = (sr * sr + di * di) / 4;
+        power2[k] = (si * si + dr * dr) / 4;
       }
+      this.bands(power, out, f);
+      if (pair) this.bands(power2, out, f + 1);
     }
     return out;
+  }
+
+  /** The 40 mel energies of one power spectrum into frame f of out (each band's few non-zero bins only). */
+  private bands(power: Float64Array, out: Float32Array, f: number): void {
+    const { bank, span } = this, bins = MEL.nFft / 2 + 1, bands = MEL.bands;
+    for (let b = 0; b < bands; b++) {
+      let acc = 0;
+      const row = b * bins;
+      for (let k = span[2 * b]!; k <= span[2 * b + 1]!; k++) acc += bank[row + k]! * power[k]!;
+      out[f * bands + b] = acc;
+    }
   }
 }
