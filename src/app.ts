@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit, bodyLimitError } from './http/body-limit.js';
 import { HTTPException } from 'hono/http-exception';
 import type { Services } from './services/index.js';
 import { DomainError } from './services/errors.js';
@@ -41,15 +41,7 @@ export function createApp(deps: AppDeps) {
   });
   app.use('*', requestLog());
   app.use('*', securityHeaders(config.BIMS_CORS_ORIGINS));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: config.BIMS_MAX_BODY_BYTES,
-      onError: () => {
-        throw new DomainError('payload-too-large', `The request body exceeds the limit of ${config.BIMS_MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  app.use('*', bodyLimit(config.BIMS_MAX_BODY_BYTES));
 
   mountPlatformRoutes(app);
   const registries = mountOperations(app, operationTable);
@@ -61,6 +53,9 @@ export function createApp(deps: AppDeps) {
 
   app.onError(async (error, c) => {
     if (error instanceof DomainError) return problemResponse(c, error);
+    // A body read that passed the size limit (the counting stream's error, possibly wrapped by the runtime).
+    const tooLarge = bodyLimitError(error);
+    if (tooLarge) return problemResponse(c, tooLarge);
     if (error instanceof HTTPException && error.status < 500) {
       const code = error.status === 413 ? 'payload-too-large' : error.status === 415 ? 'unsupported-media-type' : 'validation';
       return problemResponse(c, new DomainError(code, error.message || 'Bad request'));

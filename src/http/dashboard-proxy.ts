@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import { DomainError } from '../services/errors.js';
+import { bodyLimitError } from './body-limit.js';
 
 /**
  * The dashboard proxy (seed section 4.6): a request under /dashboard/** or /admin/dashboard/** goes to the
@@ -94,6 +95,9 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
       ...(hasBody ? { duplex: 'half' } : {}),
     } as RequestInit);
   } catch (error) {
+    // The client's body passed the size limit while it streamed through: that is a 413, not the component's fault.
+    const tooLarge = bodyLimitError(error);
+    if (tooLarge) throw tooLarge;
     const timedOut = controller.signal.aborted && (controller.signal.reason as Error)?.message === 'timeout';
     throw unreachable(timedOut ? `no answer within ${options.config.BIMS_DASHBOARD_TIMEOUT_MS} ms` : describe(error));
   } finally {

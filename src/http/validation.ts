@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { DomainError, type FieldError } from '../services/errors.js';
+import { bodyLimitError } from './body-limit.js';
 
 /** Turn a zod failure into field errors that name where the bad value was (`body.faces.0.image`). */
 export function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
@@ -100,7 +101,9 @@ export async function readJsonBody(request: Request): Promise<unknown> {
   let text: string | null;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(await request.arrayBuffer());
-  } catch {
+  } catch (error) {
+    const tooLarge = bodyLimitError(error);
+    if (tooLarge) throw tooLarge;
     text = null;
   }
   if (text !== null && text.trim() === '') {

@@ -83,8 +83,10 @@ describe('request size limits', () => {
     const before = await stored();
     const res = await send(booted.app, 'POST', '/admin/subjects/create', enrolment(LIMIT + 1));
     expectTooLarge(res.status, res.headers.get('content-type'), await res.text());
-    // Refused before authentication too: a stranger cannot make the service read a large body.
-    const anonymous = await send(booted.app, 'POST', '/admin/subjects/create', enrolment(LIMIT * 4), null);
+    // Refused before authentication too, from the declared length alone: a stranger cannot make the service
+    // read a large body.
+    const body = enrolment(LIMIT * 4);
+    const anonymous = await rawHttp(`POST /admin/subjects/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
     expect(anonymous.status).toBe(413);
     expect(await stored()).toEqual(before);
   });
@@ -120,6 +122,15 @@ describe('request size limits', () => {
     } as RequestInit);
     expect(res.headers.get('content-length')).not.toBe(String(LIMIT * 2));
     expectTooLarge(res.status, res.headers.get('content-type'), await res.text());
+    expect(await stored()).toEqual(before);
+  });
+
+  it('answers a chunked body from a stranger with 401 without reading it (nothing is buffered before authentication)', async () => {
+    const before = await stored();
+    const parts = chunked('/admin/subjects/create', enrolment(LIMIT * 3));
+    parts[0] = Buffer.from(parts[0]!.toString().replace(`Authorization: ${adminAuth}\r\n`, ''));
+    const res = await rawHttp(parts);
+    expect(res.status).toBe(401);
     expect(await stored()).toEqual(before);
   });
 

@@ -122,6 +122,26 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
     expect(echo.body).toEqual({ size: bytes.length, sha256: sha256(bytes) });
   });
 
+  it('refuses a streamed body that passes the size limit on its way through with 413, not 502', async () => {
+    const small = await bootForTest('pglite', { DASHBOARD_URL: dashboard.url, BIMS_MAX_BODY_BYTES: '4096' });
+    try {
+      const chunk = new Uint8Array(1024).fill(65);
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < 8; i++) controller.enqueue(chunk);
+          controller.close();
+        },
+      });
+      const res = await small.app.request('/admin/dashboard/_diagnostics/echo', {
+        method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/octet-stream' }, body, duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(413);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('rewrites Host, adds X-Forwarded-*, and drops hop-by-hop request headers', async () => {
     const res = await raw(`${api.url}/dashboard/_diagnostics/echo`, 'GET', {
       connection: 'keep-alive, x-hop-by-hop',

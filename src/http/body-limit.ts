@@ -1,0 +1,46 @@
+import type { MiddlewareHandler } from 'hono';
+import { DomainError } from '../services/errors.js';
+import type { AppEnv } from './env.js';
+
+const tooLarge = (maxBytes: number) => new DomainError('payload-too-large', `The request body exceeds the limit of ${maxBytes} bytes`);
+
+/**
+ * Refuse request bodies over `maxBytes` with a 413 problem, without buffering anything before authentication.
+ *
+ * A declared Content-Length over the limit is refused at once. A body without one (chunked, or a stream from
+ * another runtime) is counted while the handler reads it, after authentication and validation of the rest:
+ * the stream fails with the 413 error as soon as the count passes the limit. (Hono's bodyLimit reads such a
+ * body whole, up to the limit, before anything else runs, so a stranger could make every connection hold
+ * that much memory.)
+ */
+export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const request = c.req.raw;
+    if (!request.body) return next();
+    const declared = request.headers.get('content-length');
+    if (declared !== null && !request.headers.has('transfer-encoding')) {
+      if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
+      return next();
+    }
+    let seen = 0;
+    const counted = request.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > maxBytes) controller.error(tooLarge(maxBytes));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    c.req.raw = new Request(request, { body: counted, duplex: 'half' } as RequestInit);
+    return next();
+  };
+}
+
+/** The 413 error a counted body failed with, wherever a body read surfaces it (undici may wrap it in `cause`). */
+export function bodyLimitError(error: unknown): DomainError | null {
+  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DomainError && e.code === 'payload-too-large') return e;
+  }
+  return null;
+}
