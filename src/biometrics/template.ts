@@ -1,4 +1,5 @@
 import { BiometricError } from './errors.js';
+import { crc32 } from './crc32.js';
 
 /** Modalities a template record can hold. */
 export type Modality = 'face' | 'voice';
@@ -46,22 +47,7 @@ export function dequantize(r: { q: Int8Array; scale: number }): Float32Array {
   return out;
 }
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-/** CRC-32 (IEEE) of bytes. */
-export function crc32(b: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+export { crc32 };
 
 /** Input of `encodeTemplate`: a float embedding per modality (quantised here) or an already quantised record. */
 export interface TemplateInput {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeJpeg, makePng, makeWav } from '../media.js';
 // The same CRC-32 PNG chunks carry (the template format uses it too).
-import { crc32 } from '../../../src/biometrics/template.js';
+import { crc32 } from '../../../src/biometrics/crc32.js';
 
 /**
  * Hostile image and audio bytes, built here byte by byte so each one is exactly the trap it claims to be:
