@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { unitVector } from '../../test/support/vectors.js';
 import { FACE_CALIBRATION } from './calibration.js';
 import { FaceGallery, Gallery } from './matcher.js';
 import { cosine, encodeTemplate, quantize } from './template.js';
-
-function unitVector(seed: number, n = 512): Float32Array {
-  let s = seed >>> 0 || 1;
-  const v = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    v[i] = s / 4294967296 - 0.5;
-  }
-  const norm = Math.hypot(...v);
-  return v.map((x) => x / norm);
-}
 
 const V = FACE_CALIBRATION.templateVersion;
 const tpl = (e: Float32Array, version = V) => encodeTemplate({ templateVersion: version, records: [{ modality: 'face', embedding: e }] });

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { unitVector } from '../../test/support/vectors.js';
 import { BiometricError } from './errors.js';
 import { cosine, cosineInt8, crc32, dequantize, encodeFaceTemplate, encodeTemplate, parseTemplate, quantize } from './template.js';
-
-function unitVector(seed: number, n = 512): Float32Array {
-  let s = seed >>> 0 || 1;
-  const v = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    v[i] = s / 4294967296 - 0.5;
-  }
-  const norm = Math.hypot(...v);
-  return v.map((x) => x / norm);
-}
 
 const V = 'face:test@1/p1';
 const make = (e = unitVector(1), quality: number | null = 87) => encodeTemplate({ templateVersion: V, records: [{ modality: 'face', quality, embedding: e }] });

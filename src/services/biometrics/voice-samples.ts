@@ -14,6 +14,8 @@ export interface AcceptedVoice {
   analysis: VoiceAnalysis & { embedding: Float32Array };
   /** Template format v1 of this recording alone (kept on its voice_samples row). */
   template: Uint8Array;
+  /** The voice template version the recording was embedded with. */
+  templateVersion: string;
 }
 
 /** Why a recording was refused: always QUALITY_CHECK_FAILED, with the gate that refused it. */
@@ -87,7 +89,8 @@ export async function analyseVoices(
       return { failure: { status: 'QUALITY_CHECK_FAILED', index, failedCheck, reason: `${field}.${index}: ${failedCheck}: ${why}`, analysis } };
     }
     const withEmbedding = analysis as AcceptedVoice['analysis'];
-    accepted.push({ index, bytes: decoded[index]!, analysis: withEmbedding, template: encodeVoiceTemplate(extractor.voiceTemplateVersion, { embedding: withEmbedding.embedding, quality: analysis.quality }) });
+    const templateVersion = extractor.voiceTemplateVersion;
+    accepted.push({ index, bytes: decoded[index]!, analysis: withEmbedding, templateVersion, template: encodeVoiceTemplate(templateVersion, { embedding: withEmbedding.embedding, quality: analysis.quality }) });
   }
   return { accepted };
 }
@@ -97,11 +100,24 @@ export async function analyseVoices(
  * encoder's authors enrol a speaker from several utterances (three clips measured 4.1% EER against 6% for
  * one, README). Quality is the recordings' mean. Null for no recordings.
  */
-export function averagedVoiceTemplate(templateVersion: string, voices: AcceptedVoice[]): { template: Uint8Array; quality: number } | null {
+export function averagedVoiceTemplate(
+  templateVersion: string,
+  voices: readonly { analysis: { embedding: Float32Array; quality: number } }[],
+): { template: Uint8Array; quality: number } | null {
   if (voices.length === 0) return null;
   const mean = new Float32Array(voices[0]!.analysis.embedding.length);
   for (const v of voices) for (let i = 0; i < mean.length; i++) mean[i]! += v.analysis.embedding[i]!;
   l2normalise(mean);
   const quality = Math.round(voices.reduce((a, v) => a + v.analysis.quality, 0) / voices.length);
   return { template: encodeVoiceTemplate(templateVersion, { embedding: mean, quality }), quality };
+}
+
+/** The voice_samples row of an accepted recording: an enrolled subject's (`subjectRef`) or a probe's (null). */
+export function voiceSampleRow(voice: AcceptedVoice, owner: { subjectRef: number | null; operationUuid: string; at: Date }) {
+  const a = voice.analysis;
+  return {
+    subject_ref: owner.subjectRef, operation_uuid: owner.operationUuid, audio: voice.bytes, duration_ms: a.durationMs, sample_rate: a.sampleRate,
+    quality: a.quality, speech_ratio: Math.round(a.speechRatio * 1000) / 1000, template_version: voice.templateVersion, template: voice.template,
+    created_at: owner.at,
+  };
 }

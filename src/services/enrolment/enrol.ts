@@ -14,7 +14,7 @@ import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
 import { getSubject } from '../subjects/queries.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
-import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, type AcceptedVoice } from '../biometrics/voice-samples.js';
+import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.js';
 import { probeModalities } from '../biometrics/multimodal.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
@@ -78,7 +78,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
   }
   const accepted = faces.accepted!;
   const acceptedVoices = voices.accepted!;
-  const voiceVersion = acceptedVoices.length ? (await services.extractors.get()).voiceTemplateVersion : null;
+  const voiceVersion = acceptedVoices[0]?.templateVersion ?? null;
   const voiceTemplate = voiceVersion ? averagedVoiceTemplate(voiceVersion, acceptedVoices) : null;
 
   // An exported template may stand in for (or add to) the face images; it must be of the current version.
@@ -165,14 +165,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
           .execute();
       }
       for (const voice of acceptedVoices) {
-        const a = voice.analysis;
-        await trx
-          .insertInto('voice_samples')
-          .values({
-            subject_ref: subject.id, operation_uuid: uuid, audio: voice.bytes, duration_ms: a.durationMs, sample_rate: a.sampleRate,
-            quality: a.quality, speech_ratio: Math.round(a.speechRatio * 1000) / 1000, template_version: voiceVersion!, template: voice.template, created_at: now,
-          })
-          .execute();
+        await trx.insertInto('voice_samples').values(voiceSampleRow(voice, { subjectRef: subject.id, operationUuid: uuid, at: now })).execute();
       }
       // The subject's compact template (QR codes, exports): that of its best-quality face.
       const compact = accepted.length ? accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a)) : null;

@@ -8,7 +8,7 @@ import { analyseFaces, analyseImages, base64Bytes, faceGatesOf, gateImage, type 
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord, type StoredCandidate } from './record.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
-import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, type AcceptedVoice } from '../biometrics/voice-samples.js';
+import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.js';
 import { probeModalities, searchGallery, verifySubject, type MultimodalProbe } from '../biometrics/multimodal.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
 
@@ -68,7 +68,7 @@ export async function createOperation(services: Services, request: Request, call
     return finish(services, { ...base, status: v.status, details: { reason: v.reason, failedCheck: v.failedCheck, sampleIndex: v.index, voice: presentVoiceMeasures(v.analysis) } }, started, []);
   }
   // The probe's recordings make one voice template, as at enrolment (their embeddings averaged).
-  const voiceVersion = voices.accepted.length ? (await services.extractors.get()).voiceTemplateVersion : null;
+  const voiceVersion = voices.accepted[0]?.templateVersion ?? null;
   const probe: MultimodalProbe = {
     faces: faces.accepted.map((f) => f.template),
     voice: voiceVersion ? averagedVoiceTemplate(voiceVersion, voices.accepted)!.template : null,
@@ -127,14 +127,7 @@ async function finish(services: Services, record: OperationRecord, started: numb
         .execute();
     }
     for (const voice of voices) {
-      const a = voice.analysis;
-      await trx
-        .insertInto('voice_samples')
-        .values({
-          operation_uuid: record.uuid, subject_ref: null, audio: voice.bytes, duration_ms: a.durationMs, sample_rate: a.sampleRate, quality: a.quality,
-          speech_ratio: Math.round(a.speechRatio * 1000) / 1000, template_version: (await services.extractors.get()).voiceTemplateVersion, template: voice.template, created_at: record.at,
-        })
-        .execute();
+      await trx.insertInto('voice_samples').values(voiceSampleRow(voice, { subjectRef: null, operationUuid: record.uuid, at: record.at })).execute();
     }
     return recordOperation(trx, { ...record, durationMs: performance.now() - started });
   });

@@ -4,7 +4,7 @@ import type { VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
 import type { Database } from '../../db/tables.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
-import { averagedVoiceTemplate, voiceExtractionError, type AcceptedVoice } from '../biometrics/voice-samples.js';
+import { averagedVoiceTemplate, voiceExtractionError } from '../biometrics/voice-samples.js';
 
 /** A stored voice sample run again through the current voice pipeline. */
 export interface RedoneVoice {
@@ -56,8 +56,7 @@ export async function redoStoredVoices(services: Services, subjectRef: number): 
     const withEmbedding = analysis as RedoneVoice['analysis'];
     redone.push({ sampleId: s.id, analysis: withEmbedding, template: encodeVoiceTemplate(version, { embedding: withEmbedding.embedding, quality: analysis.quality }) });
   }
-  const asAccepted: AcceptedVoice[] = redone.map((r, index) => ({ index, bytes: new Uint8Array(0), analysis: r.analysis, template: r.template }));
-  return { version, redone, averaged: averagedVoiceTemplate(version, asAccepted) };
+  return { version, redone, averaged: averagedVoiceTemplate(version, redone) };
 }
 
 /** Inside the re-extracting transaction: each voice sample's new template and measures, and the subject's averaged VOICE template. */
