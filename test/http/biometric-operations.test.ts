@@ -79,6 +79,8 @@ for (const dialect of dialects) {
       expect(ok.status).toBe('SUCCESS');
       expect(ok.checks).toMatchObject({ faceCount: 1, passed: true });
       expect(ok.checks.faces[0].landmarks).toHaveLength(5);
+      expect(ok.checks.faces[0].estimatedAge).toBeGreaterThan(15);
+      expect(['MALE', 'FEMALE']).toContain(ok.checks.faces[0].gender);
       const images = await booted.services.ctx.db.selectFrom('images').select('id').where('operation_uuid', '=', ok.uuid).execute();
       expect(images).toEqual([]);
     });
@@ -90,7 +92,7 @@ for (const dialect of dialects) {
       const checks = await res.json();
       expect(checks.faceCount).toBe(1);
       const face = checks.faces[0];
-      for (const key of ['rectangle', 'yaw', 'pitch', 'roll', 'eyesOpen', 'quality', 'sharpness', 'brightness', 'icaoWarnings']) expect(face).toHaveProperty(key);
+      for (const key of ['rectangle', 'yaw', 'pitch', 'roll', 'eyesOpen', 'livenessScore', 'quality', 'sharpness', 'brightness', 'estimatedAge', 'gender', 'icaoWarnings']) expect(face).toHaveProperty(key);
       expect(face.eyesOpen.left).toBeGreaterThan(50);
       const group = await (await post('/operations/checkimage', { image: b64(photo('faceapi/sample1.jpg')) })).json();
       expect(group).toMatchObject({ passed: false });

@@ -124,7 +124,17 @@ for (const dialect of dialects) {
 
       const group = await enrol('crowd', ['faceapi/sample1.jpg']);
       expect(group.status).toBe(422);
-      expect((await group.json()).operationStatus).toBe('MULTIPLE_FACES');
+      const crowd = await group.json();
+      expect(crowd.operationStatus).toBe('MULTIPLE_FACES');
+      // The refused image's checks say what to fix (pose, eyes, liveness, quality); enrolment does not spend
+      // the age and gender models, which no gate uses and no sample stores.
+      expect(crowd.checks.faceCount).toBeGreaterThan(1);
+      for (const face of crowd.checks.faces) {
+        expect(face).toHaveProperty('yaw');
+        expect(face).toHaveProperty('livenessScore');
+        expect(face).not.toHaveProperty('estimatedAge');
+        expect(face).not.toHaveProperty('gender');
+      }
 
       // All or nothing: a good face followed by a bad one stores nothing.
       const mixed = await post('/admin/subjects/create', { subjectId: 'mixed', faces: [{ image: b64(photo(franck[0]!)) }, { image: b64(blank) }] });

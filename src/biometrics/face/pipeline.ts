@@ -16,6 +16,11 @@ export interface AnalyseOptions {
    * false computes only what a template needs (detect, landmarks, embedding) plus sharpness/brightness.
    */
   checks?: boolean;
+  /**
+   * With checks, also estimate age and gender (default true). They decide no gate and are stored with no
+   * sample, so enrolment and re-extraction leave them out: two models and a crop less per face.
+   */
+  attributes?: boolean;
   /** Produce a token image (PNG) of the first face (default false). */
   tokenImage?: boolean;
   /** Check thresholds; missing keys take `DEFAULT_FACE_CHECK_SETTINGS`. */
@@ -56,9 +61,9 @@ export interface FaceAnalysis {
   sharpness: number;
   /** Mean face luminance 0..100. */
   brightness: number;
-  /** Estimated age, years (NaN when checks are off). */
+  /** Estimated age, years (NaN when checks or attributes are off). */
   estimatedAge: number;
-  /** 'MALE' | 'FEMALE' from a weak model (85% correct on 80 labelled portraits); 'UNKNOWN' when checks are off. */
+  /** 'MALE' | 'FEMALE' from a weak model (85% correct on 80 labelled portraits); 'UNKNOWN' when checks or attributes are off. */
   gender: 'MALE' | 'FEMALE' | 'UNKNOWN';
   /** Raw gender score 0..1 (above 0.5 = male). */
   genderScore: number;
@@ -157,6 +162,7 @@ export function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
 export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts: AnalyseOptions = {}): Promise<ImageAnalysis> {
   const settings = resolveFaceCheckSettings(opts.settings);
   const withChecks = opts.checks !== false;
+  const withAttributes = withChecks && opts.attributes !== false;
   const timings: StageTimings = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
   const t0 = now();
   const img = await decodeImage(bytes, opts.limits);
@@ -200,7 +206,7 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
       const e = await eyesOpen(runner, img, lm);
       eyes = { left: e.left * 100, right: e.right * 100 };
       live = (await liveness(runner, img, box)) * 100;
-      ({ age, maleScore } = await ageGender(runner, img, box));
+      if (withAttributes) ({ age, maleScore } = await ageGender(runner, img, box));
     }
     const m = withChecks ? { ...measures, yaw, pitch, roll, eyesOpen: eyes, livenessScore: live } : measures;
     faces.push({

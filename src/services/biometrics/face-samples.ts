@@ -123,12 +123,13 @@ export async function analyseImages(
   services: Services,
   images: Uint8Array[],
   fieldOf: (index: number) => string,
-  options: { tokenImage?: boolean; checks?: boolean } = {},
+  options: { tokenImage?: boolean; checks?: boolean; attributes?: boolean } = {},
 ): Promise<ImageAnalysis[]> {
   const [extractor, checkSettings] = await Promise.all([services.extractors.get(), faceCheckSettingsOf(services.settings)]);
+  const opts = { checks: options.checks ?? true, attributes: options.attributes ?? true, tokenImage: options.tokenImage ?? false, settings: checkSettings };
   return Promise.all(
     images.map((bytes, index) =>
-      extractor.analyseFace(bytes, { checks: options.checks ?? true, tokenImage: options.tokenImage ?? false, settings: checkSettings }).catch((error: unknown) => {
+      extractor.analyseFace(bytes, opts).catch((error: unknown) => {
         throw extractionError(error, fieldOf(index));
       }),
     ),
@@ -138,6 +139,7 @@ export async function analyseImages(
 /**
  * Analyse face images (in parallel, outside any transaction) and apply the gates of the settings. All or
  * nothing: the first failing image (in request order) is reported, and no template is made for any.
+ * Age and gender are not estimated: no gate uses them and no sample stores them (CHECK operations do).
  */
 export async function analyseFaces(
   services: Services,
@@ -148,7 +150,7 @@ export async function analyseFaces(
   const gates = await faceGatesOf(services, options);
   const decoded = images.map(base64Bytes);
   const checks = options.checks !== false || gates.requireLiveness || gates.checkIcao;
-  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, tokenImage: options.tokenImage });
+  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, tokenImage: options.tokenImage });
   const accepted: AcceptedFace[] = [];
   for (const [index, analysis] of analyses.entries()) {
     const gate = gateImage(analysis, gates);

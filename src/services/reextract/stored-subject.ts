@@ -92,7 +92,7 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   const withImage = samples.filter((s) => originals.has(s.id));
   let analyses: ImageAnalysis[];
   try {
-    analyses = await analyseImages(services, withImage.map((s) => originals.get(s.id)!), (i) => `faceSamples.${withImage[i]!.id}.image`);
+    analyses = await analyseImages(services, withImage.map((s) => originals.get(s.id)!), (i) => `faceSamples.${withImage[i]!.id}.image`, { attributes: false });
   } catch (error) {
     // A stored image the engine cannot read is not the caller's bad input: report it as a refused operation.
     if (error instanceof DomainError && error.code === 'validation') return fail('FAILED', `a stored original image cannot be read: ${error.detail}`);
