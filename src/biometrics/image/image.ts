@@ -89,16 +89,17 @@ export function resizeArea(img: RgbImage, ow: number, oh: number): RgbImage {
  * Pixels falling outside the source take the nearest edge pixel.
  */
 export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number): RgbImage {
-  const { width: W, height: H, data: src } = img;
-  const out = new Uint8Array(ow * oh * 3);
   const scale = Math.max(Math.hypot(m[0], m[3]), Math.hypot(m[1], m[4]));
   const k = scale > 1.5 ? Math.min(4, Math.ceil(scale)) : 1;
-  const inv = 1 / (k * k);
-  const maxX = W - 1, maxY = H - 1;
-  const [m0, m1, m2, m3, m4, m5] = m;
   // Sub-sample offsets within a destination pixel (the same for every pixel).
   const offs = new Float64Array(k);
   for (let i = 0; i < k; i++) offs[i] = (i + 0.5) / k - 0.5;
+  if (m[1] === 0 && m[3] === 0) return warpAxisAligned(img, m, ow, oh, k, offs);
+  const { width: W, height: H, data: src } = img;
+  const out = new Uint8Array(ow * oh * 3);
+  const inv = 1 / (k * k);
+  const maxX = W - 1, maxY = H - 1;
+  const [m0, m1, m2, m3, m4, m5] = m;
   let d = 0;
   for (let v = 0; v < oh; v++) {
     for (let u = 0; u < ow; u++) {
@@ -123,6 +124,66 @@ export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number): Rg
         }
       }
       // Values are >= 0, so (v + 0.5) | 0 equals Math.round(v).
+      out[d] = (r * inv + 0.5) | 0; out[d + 1] = (g * inv + 0.5) | 0; out[d + 2] = (b * inv + 0.5) | 0;
+      d += 3;
+    }
+  }
+  return { width: ow, height: oh, data: out };
+}
+
+/** Where the sub-samples of one axis fall: first pixel offset, step to the next pixel (0 at the edge), weight. */
+interface AxisSamples {
+  offset: Int32Array;
+  step: Int32Array;
+  frac: Float64Array;
+}
+
+/** Sample positions `scale * (t + offs[i]) + shift`, clamped to 0..max, as pixel offsets of `stride` bytes. */
+function axisSamples(n: number, offs: Float64Array, scale: number, shift: number, max: number, stride: number): AxisSamples {
+  const k = offs.length;
+  const offset = new Int32Array(n * k), step = new Int32Array(n * k), frac = new Float64Array(n * k);
+  for (let t = 0, q = 0; t < n; t++) {
+    for (let i = 0; i < k; i++, q++) {
+      let c = scale * (t + offs[i]) + shift;
+      c = c < 0 ? 0 : c > max ? max : c;
+      const c0 = c | 0;
+      offset[q] = c0 * stride;
+      step[q] = c0 < max ? stride : 0;
+      frac[q] = c - c0;
+    }
+  }
+  return { offset, step, frac };
+}
+
+/**
+ * `warpAffine` for maps without rotation (crops): a sample's column depends only on the destination column
+ * and its row only on the destination row, so both are worked out once per column and per row instead of
+ * once per sample. Same samples, same weights, same order of summation: the same bytes as the general loop
+ * (a test holds them equal), about twice as fast, and crops are most of the pipeline's own work.
+ */
+function warpAxisAligned(img: RgbImage, m: Affine, ow: number, oh: number, k: number, offs: Float64Array): RgbImage {
+  const { width: W, height: H, data: src } = img;
+  const out = new Uint8Array(ow * oh * 3);
+  const inv = 1 / (k * k);
+  const cols = axisSamples(ow, offs, m[0], m[2], W - 1, 3);
+  const rows = axisSamples(oh, offs, m[4], m[5], H - 1, W * 3);
+  const { offset: xo, step: xs, frac: xf } = cols;
+  const { offset: yo, step: ys, frac: yf } = rows;
+  let d = 0;
+  for (let v = 0; v < oh; v++) {
+    for (let u = 0; u < ow; u++) {
+      let r = 0, g = 0, b = 0;
+      for (let j = v * k, je = j + k; j < je; j++) {
+        const row = yo[j], dy = ys[j], fy = yf[j];
+        for (let i = u * k, ie = i + k; i < ie; i++) {
+          const fx = xf[i];
+          const p00 = row + xo[i], p01 = p00 + xs[i], p10 = p00 + dy, p11 = p10 + xs[i];
+          const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
+          r += src[p00] * w00 + src[p01] * w01 + src[p10] * w10 + src[p11] * w11;
+          g += src[p00 + 1] * w00 + src[p01 + 1] * w01 + src[p10 + 1] * w10 + src[p11 + 1] * w11;
+          b += src[p00 + 2] * w00 + src[p01 + 2] * w01 + src[p10 + 2] * w10 + src[p11 + 2] * w11;
+        }
+      }
       out[d] = (r * inv + 0.5) | 0; out[d + 1] = (g * inv + 0.5) | 0; out[d + 2] = (b * inv + 0.5) | 0;
       d += 3;
     }
