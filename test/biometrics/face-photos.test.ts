@@ -195,4 +195,17 @@ describe('checks', () => {
     expect(t.faces.length).toBe(1);
     expect(cosine(t.faces[0].embedding, a.faces[0].embedding)).toBeGreaterThan(0.8);
   });
+
+  it('makes the token image of the largest face, the one the enrolment gates keep, not the most confident', async () => {
+    const a = await analyseImage(runner, photo('dlib/2008_001009.jpg'), { tokenImage: true, checks: false });
+    const areas = a.faces.map((f) => f.rectangle.width * f.rectangle.height);
+    const largest = areas.indexOf(Math.max(...areas));
+    expect(a.faces.length).toBe(2);
+    expect(largest).not.toBe(0); // the detector ranks the smaller face first in this photo
+    const t = await analyseImage(runner, a.tokenImage!, { checks: false });
+    const token = t.faces.reduce((x, y) => (y.rectangle.width * y.rectangle.height > x.rectangle.width * x.rectangle.height ? y : x));
+    const similarity = a.faces.map((f) => cosine(token.embedding, f.embedding));
+    expect(similarity.indexOf(Math.max(...similarity))).toBe(largest);
+    expect(similarity[largest]).toBeGreaterThan(0.6);
+  });
 });

@@ -21,7 +21,7 @@ export interface AnalyseOptions {
    * sample, so enrolment and re-extraction leave them out: two models and a crop less per face.
    */
   attributes?: boolean;
-  /** Produce a token image (PNG) of the first face (default false). */
+  /** Produce a token image (PNG) of the largest face, the one the enrolment gates take (default false). */
   tokenImage?: boolean;
   /** Check thresholds; missing keys take `DEFAULT_FACE_CHECK_SETTINGS`. */
   settings?: Partial<FaceCheckSettings>;
@@ -178,12 +178,13 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
   timings.detect = now() - t;
 
   const faces: FaceAnalysis[] = [];
-  let firstLandmarks: Float32Array | undefined;
+  let largest: { area: number; lm: Float32Array } | undefined;
   for (const d of detections) {
     t = now();
     const box = squareBox(d);
     const lm = await landmarks68(runner, img, box);
-    firstLandmarks ??= lm;
+    const area = (d.x2 - d.x1) * (d.y2 - d.y1);
+    if (!largest || area > largest.area) largest = { area, lm };
     timings.landmarks += now() - t;
 
     t = now();
@@ -230,7 +231,7 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
     timings.checks += now() - t;
   }
   const result: ImageAnalysis = { width: img.width, height: img.height, format: img.format, orientation: img.orientation, faces, timings };
-  if (opts.tokenImage && firstLandmarks) result.tokenImage = encodePng(tokenImage(img, firstLandmarks));
+  if (opts.tokenImage && largest) result.tokenImage = encodePng(tokenImage(img, largest.lm));
   timings.total = now() - t0;
   return result;
 }
