@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { byteaToHex, hexToBytea } from './bytea-hex.js';
+import { hexToBytea } from './bytea-hex.js';
 
 describe('bytea hex codec', () => {
-  it('round-trips every byte value and matches PostgreSQL hex form', () => {
+  it('reads every byte value of PostgreSQL hex form', () => {
     const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-    const hex = byteaToHex(all);
-    expect(hex.slice(0, 8)).toBe('\\x000102');
-    expect(hex.endsWith('fdfeff')).toBe(true);
+    const hex = `\\x${Array.from(all, (b) => b.toString(16).padStart(2, '0')).join('')}`;
     expect(Array.from(hexToBytea(hex))).toEqual(Array.from(all));
-    expect(byteaToHex(new Uint8Array(0))).toBe('\\x');
     expect(hexToBytea('\\x').length).toBe(0);
   });
 

@@ -1,14 +1,10 @@
 /**
- * PostgreSQL's hex text form of bytea (`\x0a1b...`), encoded and decoded fast.
+ * PostgreSQL's hex text form of bytea (`\x0a1b...`), decoded fast.
  *
- * PGlite passes parameters and results as text. Its own bytea codec maps every byte through
- * `toString(16).padStart(2, '0')` and back through `parseInt` on two-character substrings, which made the
- * storage of one enrolment's image, token image and template cost about 25 ms of the main thread (measured
- * with a CPU profile of `npm run bench -- api`). These table-driven versions do the same in a tiny fraction.
+ * PGlite returns results as text. Its own bytea parser calls `parseInt` on every two-character substring,
+ * which made reading images back (downloads, re-extraction) slow; this table-driven version does the same in
+ * a tiny fraction. (Parameters need no codec: connect.ts hands PGlite the bytes, which it binds in binary.)
  */
-
-const HEX = new TextEncoder().encode('0123456789abcdef');
-const ascii = new TextDecoder('latin1');
 
 /** Value of each ASCII hex digit (either case), -1 for anything else. */
 const NIBBLE = new Int8Array(128).fill(-1);
@@ -16,19 +12,6 @@ for (let i = 0; i < 10; i++) NIBBLE[48 + i] = i;
 for (let i = 0; i < 6; i++) {
   NIBBLE[65 + i] = 10 + i;
   NIBBLE[97 + i] = 10 + i;
-}
-
-/** `\x` followed by two lower-case hex digits per byte. */
-export function byteaToHex(bytes: Uint8Array): string {
-  const out = new Uint8Array(2 + bytes.length * 2);
-  out[0] = 92; // backslash
-  out[1] = 120; // x
-  for (let i = 0, o = 2; i < bytes.length; i++, o += 2) {
-    const b = bytes[i]!;
-    out[o] = HEX[b >> 4]!;
-    out[o + 1] = HEX[b & 15]!;
-  }
-  return ascii.decode(out);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import type { Database } from './tables.js';
 import { migrations } from './migrations/index.js';
-import { byteaToHex, hexToBytea } from './bytea-hex.js';
+import { hexToBytea } from './bytea-hex.js';
 
 /** Which engine holds the data; reported by management info and cluster status. */
 export type DialectName = 'postgres' | 'pglite';
@@ -90,7 +90,9 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     const client = await PGlite.create({
       dataDir: dataDir === 'memory://' ? undefined : dataDir,
       parsers: { 20: (value: string) => Number(value), 17: hexToBytea },
-      serializers: { 17: (value: unknown) => (value instanceof Uint8Array ? byteaToHex(value) : String(value)) },
+      // bytea parameters go as they are: PGlite then binds them in PostgreSQL's binary format (the raw bytes),
+      // where hex text would double their size and cost an encode here and a decode inside PGlite's wasm.
+      serializers: { 17: (value: unknown) => (value instanceof Uint8Array ? value : String(value)) as string },
     });
     dialect = new PGliteDialect(client);
     name = 'pglite';
