@@ -2,7 +2,7 @@
 // and the speaker encoder), warmed before it reports ready. Holds no state between jobs and touches no database.
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
-import { analyseImage } from '../src/biometrics/face/pipeline.js';
+import { analyseImage, renderTokenImage } from '../src/biometrics/face/pipeline.js';
 import { analyseVoice } from '../src/biometrics/voice/pipeline.js';
 import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-models.js';
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
@@ -33,6 +33,11 @@ async function main() {
         if (voice instanceof Error) throw voice;
         const result = await analyseVoice(voice, job.bytes, job.opts);
         port.postMessage({ type: 'result', id: job.id, result } satisfies WorkerReply);
+        return;
+      }
+      if (job.type === 'token') {
+        const png = await renderTokenImage(job.bytes, job.landmarks);
+        port.postMessage({ type: 'result', id: job.id, result: png } satisfies WorkerReply, [png.buffer as ArrayBuffer]);
         return;
       }
       const result = await analyseImage(runner, job.bytes, job.opts);

@@ -21,7 +21,7 @@ export { decodeWav, encodeWav16 } from './voice/wav.js';
 export { DEFAULT_VOICE_GATES, gateVoice, type VoiceGates, type VoiceGateFailure } from './voice/settings.js';
 export { decodeImage, sniffFormat, type DecodedImage, type ImageFormat, type DecodeLimits } from './image/decode.js';
 export { encodePng } from './image/encode.js';
-export { analyseImage, tokenImage, type AnalyseOptions, type FaceAnalysis, type ImageAnalysis, type Rectangle, type StageTimings } from './face/pipeline.js';
+export { analyseImage, renderTokenImage, tokenImage, type AnalyseOptions, type FaceAnalysis, type ImageAnalysis, type Rectangle, type StageTimings } from './face/pipeline.js';
 export type { ModelRunner, FaceModelId } from './face/runner.js';
 export { FACE_MODELS, TEMPLATE_MODELS } from './face/runner.js';
 

@@ -15,6 +15,14 @@ export interface ExtractOptions extends AnalyseOptions {
   timeoutMs?: number;
 }
 
+/** Options of one `renderTokenImage` call. */
+export interface TokenImageOptions {
+  /** The 68 landmarks of the face, in pixels of the upright image (as `FaceAnalysis.landmarks`). */
+  landmarks: [number, number][];
+  /** Per-job timeout in milliseconds (default: the extractor's `jobTimeoutMs`). */
+  timeoutMs?: number;
+}
+
 /** Live state of an extractor (for management info). */
 export interface ExtractorStats {
   kind: 'worker-threads' | 'inline' | 'remote';
@@ -58,6 +66,11 @@ export interface Extractor {
    * when the voice model is missing: faces keep working without it.
    */
   analyseVoice(bytes: Uint8Array, opts?: VoiceExtractOptions): Promise<VoiceAnalysis>;
+  /**
+   * The ISO token image (PNG) of the face with `landmarks` in the image `bytes` (`renderTokenImage` of
+   * face/pipeline): the same bytes `analyseFace(..., { tokenImage: true })` gives for that face. No model runs.
+   */
+  renderTokenImage(bytes: Uint8Array, opts: TokenImageOptions): Promise<Uint8Array>;
   /** Current load. */
   stats(): ExtractorStats;
   /** Rejects queued jobs, lets running ones finish, frees the sessions. Idempotent. */

@@ -1,8 +1,8 @@
 import { BiometricError } from '../biometrics/errors.js';
-import { analyseImage } from '../biometrics/face/pipeline.js';
+import { analyseImage, renderTokenImage } from '../biometrics/face/pipeline.js';
 import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import { analyseVoice } from '../biometrics/voice/pipeline.js';
-import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, VoiceExtractOptions } from './extractor.js';
+import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, TokenImageOptions, VoiceExtractOptions } from './extractor.js';
 import { FACE_TEMPLATE_VERSION, OrtWebRunner, type OrtWebOptions } from './ort-web-runner.js';
 import { OrtVoiceRunner, VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
@@ -69,6 +69,7 @@ export async function createInlineExtractor(opts: InlineExtractorOptions): Promi
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseVoice: (bytes: Uint8Array, o: VoiceExtractOptions = {}) =>
       enqueue(() => (voice instanceof Error ? Promise.reject(voice) : analyseVoice(voice, bytes, o)), o.timeoutMs),
+    renderTokenImage: (bytes: Uint8Array, o: TokenImageOptions) => enqueue(() => renderTokenImage(bytes, o.landmarks), o.timeoutMs),
     stats: () => ({ ...st }),
     async close() {
       if (closed) return;

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
 import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
-import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, VoiceExtractOptions } from './extractor.js';
+import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, TokenImageOptions, VoiceExtractOptions } from './extractor.js';
 import type { WorkerJob, WorkerReply } from './node-protocol.js';
 import { FACE_TEMPLATE_VERSION } from './ort-web-runner.js';
 import { VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
@@ -28,11 +28,11 @@ export interface NodePoolOptions extends ExtractorOptions {
 
 interface Job {
   id: number;
-  /** Face image or voice recording: both run in the same workers, one job at a time. */
-  kind: 'face' | 'voice';
+  /** Face image, voice recording or token image: all run in the same workers, one job at a time. */
+  kind: 'face' | 'voice' | 'token';
   bytes: Uint8Array;
-  opts: ExtractOptions | VoiceExtractOptions;
-  resolve: (r: ImageAnalysis | VoiceAnalysis) => void;
+  opts: ExtractOptions | VoiceExtractOptions | TokenImageOptions;
+  resolve: (r: ImageAnalysis | VoiceAnalysis | Uint8Array) => void;
   reject: (e: unknown) => void;
   timeoutMs: number;
   crash?: boolean;
@@ -134,13 +134,14 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       const { timeoutMs: _t, ...analyseOpts } = job.opts;
       const msg: WorkerJob = job.crash ? { type: 'crash', id: job.id }
         : job.kind === 'voice' ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
+        : job.kind === 'token' ? { type: 'token', id: job.id, bytes: job.bytes, landmarks: (job.opts as TokenImageOptions).landmarks }
         : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
       // The bytes are our own copy (see submit): transfer them instead of cloning again.
       slot.worker.postMessage(msg, job.crash ? [] : [job.bytes.buffer as ArrayBuffer]);
     }
   };
 
-  const submit = <R extends ImageAnalysis | VoiceAnalysis>(bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions, crash = false, kind: Job['kind'] = 'face'): Promise<R> => {
+  const submit = <R extends ImageAnalysis | VoiceAnalysis | Uint8Array>(bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions | TokenImageOptions, crash = false, kind: Job['kind'] = 'face'): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
     if (queue.length >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
     return new Promise((resolve, reject) => {
@@ -164,6 +165,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseFace: (bytes, o = {}) => submit<ImageAnalysis>(bytes, o),
     analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>(bytes, o, false, 'voice'),
+    renderTokenImage: (bytes, o) => submit<Uint8Array>(bytes, o, false, 'token'),
     /** Test hook: the next job makes its worker exit abruptly. */
     debugCrashNext: () => submit(new Uint8Array(0), {}, true),
     stats: (): ExtractorStats => ({

@@ -6,10 +6,11 @@ import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pip
 export type WorkerJob =
   | { type: 'analyse'; id: number; bytes: Uint8Array; opts: AnalyseOptions }
   | { type: 'voice'; id: number; bytes: Uint8Array; opts: VoiceAnalyseOptions }
+  | { type: 'token'; id: number; bytes: Uint8Array; landmarks: [number, number][] }
   | { type: 'crash'; id: number };
 
 export type WorkerReply =
   | { type: 'ready' }
   | { type: 'init-error'; error: { code: BiometricErrorCode | string; message: string } }
-  | { type: 'result'; id: number; result: ImageAnalysis | VoiceAnalysis }
+  | { type: 'result'; id: number; result: ImageAnalysis | VoiceAnalysis | Uint8Array }
   | { type: 'error'; id: number; error: { code: BiometricErrorCode; message: string } };

@@ -10,7 +10,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { safeEqual } from '../auth/safe-equal.js';
 import { BiometricError, isClientError, type BiometricErrorCode } from '../biometrics/errors.js';
-import type { Extractor } from './extractor.js';
+import type { Extractor, TokenImageOptions } from './extractor.js';
 import { encodeValue } from './remote-codec.js';
 
 export const EXTRACT_OPTIONS_HEADER = 'x-bims-extract-options';
@@ -53,5 +53,6 @@ export function createExtractionService(extractor: Extractor, options: { token: 
     };
   app.post('/face', analyse((bytes, opts) => extractor.analyseFace(bytes, opts)));
   app.post('/voice', analyse((bytes, opts) => extractor.analyseVoice(bytes, opts)));
+  app.post('/token', analyse((bytes, opts) => extractor.renderTokenImage(bytes, opts as unknown as TokenImageOptions)));
   return app;
 }

@@ -80,6 +80,7 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
     voiceTemplateVersion: info.voiceTemplateVersion,
     analyseFace: (bytes, o = {}) => submit<ImageAnalysis>('/face', bytes, o),
     analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>('/voice', bytes, o),
+    renderTokenImage: (bytes, o) => submit<Uint8Array>('/token', bytes, o),
     stats: () => ({ kind: 'remote', workers: info.stats.workers, busy: st.busy, queued: 0, completed: st.completed, failed: st.failed, restarts: 0 }),
     async close() {
       closed = true;

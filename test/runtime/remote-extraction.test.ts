@@ -41,6 +41,8 @@ describe('extraction delegated to the extraction service', () => {
     expect(withoutTimings(there)).toEqual(withoutTimings(here));
     expect(Buffer.from(there.faces[0]!.embedding.buffer).equals(Buffer.from(here.faces[0]!.embedding.buffer))).toBe(true);
     expect(remote.stats()).toMatchObject({ kind: 'remote', completed: 1, failed: 0, busy: 0 });
+    const token = await remote.renderTokenImage(photo, { landmarks: here.faces[0]!.landmarks });
+    expect(Buffer.from(token).equals(Buffer.from(here.tokenImage!))).toBe(true);
   });
 
   it.skipIf(!voiceReady)('answers the same voice analyses', async () => {

@@ -20,6 +20,7 @@ export function sharedExtractorFactory(): () => Promise<Extractor> {
         return pool.voiceTemplateVersion;
       },
       analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
+      renderTokenImage: (bytes, options) => pool.renderTokenImage(bytes, options),
       stats: () => pool.stats(),
       close: async () => {},
     };

@@ -154,6 +154,24 @@ export function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
 }
 
 /**
+ * The token image (PNG) of the face with these 68 landmarks in the image `bytes`: what `analyseImage` with
+ * `tokenImage: true` makes for its largest face, byte for byte, from the stored original and landmarks, so a
+ * service can make token images when they are first asked for instead of at every enrolment. Needs no model.
+ *
+ * @throws BiometricError INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad bytes,
+ * EXTRACTION_FAILED for fewer than 68 landmarks.
+ */
+export async function renderTokenImage(bytes: Uint8Array, landmarks: readonly (readonly [number, number])[], limits?: DecodeLimits): Promise<Uint8Array> {
+  if (landmarks.length < 68) throw new BiometricError('EXTRACTION_FAILED', `a token image needs the 68 landmarks of the face, got ${landmarks.length}`);
+  const lm = new Float32Array(136);
+  for (let i = 0; i < 68; i++) {
+    lm[i * 2] = landmarks[i]![0];
+    lm[i * 2 + 1] = landmarks[i]![1];
+  }
+  return encodePng(tokenImage(await decodeImage(bytes, limits), lm));
+}
+
+/**
  * Decodes and analyses an image: detection, landmarks, alignment and embedding for every face, and (unless
  * `checks: false`) the quality/liveness/pose/eye/age/gender checks with their ICAO warnings.
  *
