@@ -125,7 +125,10 @@ export interface ImagesTable {
   format: string;
   width: number;
   height: number;
-  bytes: Uint8Array;
+  /** Null only for a TOKEN image not made yet (made from `source_image_id` when first read). */
+  bytes: Uint8Array | null;
+  /** The ORIGINAL image a TOKEN image is cut from. */
+  source_image_id: number | null;
   created_at: Stamp;
 }
 

@@ -38,7 +38,7 @@ export const adjudicationOperations = [
     handle: async (input) =>
       wantsZip(input.request.headers.get('accept'))
         ? answerDownload(input, await caseImages(input.services.ctx, input.query.id, 'pending'))
-        : getPendingCase(input.services.ctx, input.query.id),
+        : getPendingCase(input.services, input.query.id),
   }),
   defineOperation({
     id: 'getOncomingAdjudicationPending', method: 'get', path: '/adjudication/pending/oncoming', surfaces: adminRoot, rootPrefix, area,
@@ -72,7 +72,7 @@ export const adjudicationOperations = [
     handle: async (input) =>
       wantsZip(input.request.headers.get('accept'))
         ? answerDownload(input, await caseImages(input.services.ctx, input.query.id, 'solved'))
-        : getSolvedCase(input.services.ctx, input.query.id),
+        : getSolvedCase(input.services, input.query.id),
   }),
   defineOperation({
     id: 'getAdjudicationsSolved', method: 'get', path: '/adjudication/solved/list', surfaces: admin, area,

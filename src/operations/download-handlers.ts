@@ -47,7 +47,7 @@ export function wantsZip(accept: string | null): boolean {
  * characters only), or the `SessionDownload` manifest on `Accept: application/json`.
  */
 export async function answerDownload({ services, request }: HandlerInput, what: DownloadRequest): Promise<Response> {
-  const prepared = await prepareDownload(services.ctx, what);
+  const prepared = await prepareDownload(services, what);
   if (wantsManifest(request.headers.get('accept'))) {
     return new Response(JSON.stringify(SessionDownload.parse(prepared.manifest)), {
       headers: { 'Content-Type': 'application/json', ...PRIVATE },

@@ -18,7 +18,7 @@ export const imageOperations = [
     description: '404 unless the image belongs to that operation.',
     request: { query: ImageByIdQuery },
     response: { description: 'The image information', schema: Image },
-    handle: ({ services, query }) => getImageById(services.ctx, query.id, query.operationId),
+    handle: ({ services, query }) => getImageById(services, query.id, query.operationId),
   }),
   defineOperation({
     id: 'getImageByUUID', method: 'get', path: '/images/uuid/', surfaces: all, area,
@@ -26,7 +26,7 @@ export const imageOperations = [
     description: 'The images an operation stored (originals, tokens, face crops).',
     request: { query: UuidQuery },
     response: { description: 'The images of the operation', schema: z.array(Image) },
-    handle: ({ services, query }) => getImagesByUuid(services.ctx, query.uuid),
+    handle: ({ services, query }) => getImagesByUuid(services, query.uuid),
   }),
   defineOperation({
     id: 'downloadImageInfoBulkByOperation', method: 'get', path: '/images/operation/download', surfaces: adminRoot, area,

@@ -43,9 +43,11 @@ for (const dialect of dialects) {
 
       const sample = await db().selectFrom('face_samples').selectAll().where('subject_ref', '=', subject.id).executeTakeFirstOrThrow();
       expect(sample.template?.length).toBeGreaterThan(500);
-      const images = await db().selectFrom('images').select(['kind', 'format', 'bytes']).where('subject_ref', '=', subject.id).orderBy('kind').execute();
+      const images = await db().selectFrom('images').select(['id', 'kind', 'format', 'bytes', 'source_image_id']).where('subject_ref', '=', subject.id).orderBy('kind').execute();
       expect(images.map((i) => [i.kind, i.format])).toEqual([['ORIGINAL', 'JPEG'], ['TOKEN', 'PNG']]);
-      expect(Buffer.from(images[0]!.bytes).equals(Buffer.from(photo(franck[0]!)))).toBe(true);
+      expect(Buffer.from(images[0]!.bytes!).equals(Buffer.from(photo(franck[0]!)))).toBe(true);
+      // The token image is made when first read (test/http/token-images.test.ts), from this original.
+      expect(images[1]).toMatchObject({ bytes: null, source_image_id: images[0]!.id });
       const operation = await db().selectFrom('operations').selectAll().where('uuid', '=', subject.enrollmentOperationUuid).executeTakeFirstOrThrow();
       expect(operation).toMatchObject({ type: 'ENROLL', status: 'SUCCESS', subject_id: 'franck-1', surface: 'admin', account_id: 1 });
       expect(await db().selectFrom('templates').select('modality').where('subject_ref', '=', subject.id).execute()).toEqual([{ modality: 'FACE' }]);

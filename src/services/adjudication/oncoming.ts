@@ -68,5 +68,5 @@ export async function takeOncoming(services: Services, principal: Principal) {
   });
   if (!row) return null;
   ctx.log.debug('adjudication case handed out', { caseId: row.id, accountId: me });
-  return pendingReview(ctx, row);
+  return pendingReview(services, row);
 }

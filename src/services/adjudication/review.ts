@@ -2,6 +2,8 @@ import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { presentFaceData, presentImage, presentVoiceData } from '../biometric-data/present.js';
 import { faceData, imageInfo, voiceData } from '../biometric-data/queries.js';
+import { renderPendingTokenImages } from '../biometric-data/token-images.js';
+import type { Services } from '../index.js';
 import { presentOperation } from '../operations/record.js';
 import { getSubject } from '../subjects/queries.js';
 import { decisionsOfCases, presentPending, presentSolved, type CaseRow } from './present.js';
@@ -23,12 +25,15 @@ async function subjectOrNothing(ctx: ServiceContext, subjectId: string) {
   }
 }
 
-async function imagesOf(ctx: ServiceContext, subjectRef: number | undefined) {
+async function imagesOf(services: Services, subjectRef: number | undefined) {
   if (subjectRef === undefined) return [];
+  const { ctx } = services;
+  await renderPendingTokenImages(services, { subjectRefs: [subjectRef] });
   return (await imageInfo(ctx.db).where('i.subject_ref', '=', subjectRef).orderBy('i.id').execute()).map(presentImage);
 }
 
-async function reviewParts(ctx: ServiceContext, row: CaseRow) {
+async function reviewParts(services: Services, row: CaseRow) {
+  const { ctx } = services;
   const operation = await ctx.db.selectFrom('operations').selectAll().where('uuid', '=', row.operation_uuid).executeTakeFirst();
   const subject = await subjectOrNothing(ctx, row.subject_id);
   const ref = subject?.id;
@@ -38,32 +43,35 @@ async function reviewParts(ctx: ServiceContext, row: CaseRow) {
   const stored = (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates) as { subjectId: string }[];
   for (const candidate of stored) {
     const other = await subjectOrNothing(ctx, candidate.subjectId);
-    candidates.push({ candidate, ...(other ? { subject: other } : {}), images: await imagesOf(ctx, other?.id) });
+    candidates.push({ candidate, ...(other ? { subject: other } : {}), images: await imagesOf(services, other?.id) });
   }
   return {
     ...(operation ? { operation: presentOperation(operation) } : {}),
-    probe: { ...(subject ? { subject } : {}), faces, voices, images: await imagesOf(ctx, ref) },
+    probe: { ...(subject ? { subject } : {}), faces, voices, images: await imagesOf(services, ref) },
     candidates,
   };
 }
 
 /** `AdjudicationPendingOperation` of a case row already read (PENDING or CONFLICTED). */
-export async function pendingReview(ctx: ServiceContext, row: CaseRow) {
+export async function pendingReview(services: Services, row: CaseRow) {
+  const { ctx } = services;
   const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
-  return { adjudication: presentPending(row, decisions, ctx.now()), ...(await reviewParts(ctx, row)) };
+  return { adjudication: presentPending(row, decisions, ctx.now()), ...(await reviewParts(services, row)) };
 }
 
 /** `getAdjudicationPending`: a case of the pending store (PENDING or CONFLICTED); 404 otherwise. */
-export async function getPendingCase(ctx: ServiceContext, id: number) {
+export async function getPendingCase(services: Services, id: number) {
+  const { ctx } = services;
   const row = await ctx.db.selectFrom('adjudication_cases').selectAll().where('id', '=', id).where('status', 'in', ['PENDING', 'CONFLICTED']).executeTakeFirst();
   if (!row) throw notFound(`Pending adjudication case ${id}`);
-  return pendingReview(ctx, row);
+  return pendingReview(services, row);
 }
 
 /** `getAdjudicationSolved`: a case of the solved store; 404 otherwise. */
-export async function getSolvedCase(ctx: ServiceContext, id: number) {
+export async function getSolvedCase(services: Services, id: number) {
+  const { ctx } = services;
   const row = await ctx.db.selectFrom('adjudication_cases').selectAll().where('id', '=', id).where('status', '=', 'SOLVED').executeTakeFirst();
   if (!row) throw notFound(`Solved adjudication case ${id}`);
   const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
-  return { adjudication: presentSolved(row, decisions), ...(await reviewParts(ctx, row)) };
+  return { adjudication: presentSolved(row, decisions), ...(await reviewParts(services, row)) };
 }

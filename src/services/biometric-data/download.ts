@@ -2,10 +2,12 @@ import type { z } from 'zod';
 import type { SessionDownload } from '../../schemas/biometric-data.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import type { Services } from '../index.js';
 import { archiveName, operationFolder, subjectFolder } from './file-names.js';
 import { imageFormat, type ImageInfoRow, type VoiceDataRow } from './present.js';
 import { imageInfo, voiceData } from './queries.js';
 import { resolveSelection, type Selection, type Selector } from './selection.js';
+import { renderPendingTokenImages } from './token-images.js';
 import { zipStream, type ZipFileInput } from './zip-stream.js';
 
 /**
@@ -125,7 +127,7 @@ async function loadBytes(ctx: ServiceContext, batch: Planned[]): Promise<Uint8Ar
   const images = imageIds.length ? await ctx.db.selectFrom('images').select(['id', 'bytes']).where('id', 'in', imageIds).execute() : [];
   const voices = voiceIds.length ? await ctx.db.selectFrom('voice_samples').select(['id', 'audio as bytes']).where('id', 'in', voiceIds).execute() : [];
   const byKey = new Map<string, Uint8Array>();
-  for (const row of images) byKey.set(`images:${row.id}`, row.bytes);
+  for (const row of images) if (row.bytes) byKey.set(`images:${row.id}`, row.bytes);
   for (const row of voices) byKey.set(`voice_samples:${row.id}`, row.bytes);
   return batch.map((p) => {
     const bytes = byKey.get(`${p.table}:${p.rowId}`);
@@ -155,18 +157,24 @@ async function* files(ctx: ServiceContext, manifest: Manifest, planned: Planned[
  * Resolve, plan and cap a download. Throws 404 (`not-found`, naming every unknown identifier) or 422
  * (`unprocessable`, when the files would exceed `BIMS_MAX_DOWNLOAD_BYTES`) before any byte is sent.
  */
-export async function prepareDownload(ctx: ServiceContext, request: DownloadRequest): Promise<PreparedDownload> {
+export async function prepareDownload(services: Services, request: DownloadRequest): Promise<PreparedDownload> {
+  const { ctx } = services;
   const selection = await resolveSelection(ctx, request.selector);
-  const planned = await plan(ctx, selection, request.content);
-  const size = planned.reduce((sum, p) => sum + p.entry.size, 0);
   const limit = ctx.config.BIMS_MAX_DOWNLOAD_BYTES;
-  if (size > limit) {
+  const refuseOver = (planned: Planned[]) => {
+    const size = planned.reduce((sum, p) => sum + p.entry.size, 0);
+    if (size <= limit) return size;
     throw new DomainError(
       'unprocessable',
       `The download would hold ${planned.length} files of ${size} bytes, over the limit of ${limit} bytes; ask for fewer identifiers`,
       { size, limit, files: planned.length },
     );
-  }
+  };
+  // What is already stored decides a refusal before any token image is made for a download that cannot be.
+  refuseOver(await plan(ctx, selection, request.content));
+  await renderPendingTokenImages(services, { operationUuids: selection.operationUuids, subjectRefs: selection.subjectRefs });
+  const planned = await plan(ctx, selection, request.content);
+  const size = refuseOver(planned);
   const at = ctx.now();
   const manifest: Manifest = {
     fileName: archiveName(request.content === 'images' ? 'images' : 'biometric-data', request.name, at),

@@ -1,7 +1,9 @@
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
+import type { Services } from '../index.js';
 import { presentFaceData, presentImage, presentVoiceData } from './present.js';
 import { faceData, imageInfo, knownOperationUuids, voiceData } from './queries.js';
+import { renderPendingTokenImages } from './token-images.js';
 
 /**
  * The read-by-identifier and read-by-UUID operations of seed sections 4.3 and 4.4. A read by id names one
@@ -47,7 +49,9 @@ export async function getVoiceDataByUuid(ctx: ServiceContext, operationUuid: str
 }
 
 /** One image, only if it belongs to the operation with that (numeric) identifier. */
-export async function getImageById(ctx: ServiceContext, imageId: number, operationId: number) {
+export async function getImageById(services: Services, imageId: number, operationId: number) {
+  const { ctx } = services;
+  await renderPendingTokenImages(services, { imageIds: [imageId] });
   const row = await imageInfo(ctx.db)
     .innerJoin('operations as o', 'o.uuid', 'i.operation_uuid')
     .where('i.id', '=', imageId)
@@ -57,8 +61,10 @@ export async function getImageById(ctx: ServiceContext, imageId: number, operati
   return presentImage(row);
 }
 
-export async function getImagesByUuid(ctx: ServiceContext, operationUuid: string) {
+export async function getImagesByUuid(services: Services, operationUuid: string) {
+  const { ctx } = services;
   const uuid = lower(operationUuid);
+  await renderPendingTokenImages(services, { operationUuids: [uuid] });
   const rows = await imageInfo(ctx.db).where('i.operation_uuid', '=', uuid).orderBy('i.id').execute();
   if (rows.length === 0) await assertOperationKnown(ctx, uuid);
   return rows.map(presentImage);

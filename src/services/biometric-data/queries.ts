@@ -9,7 +9,11 @@ import type { Database } from '../../db/tables.js';
 
 type Db = Kysely<Database>;
 
-/** Image metadata with its byte size, computed by the database so the bytes stay where they are. */
+/**
+ * Image metadata with its byte size, computed by the database so the bytes stay where they are. Callers
+ * render the token images of what they show first (token-images.ts); a token image that could not be made
+ * has no bytes and no size, and is left out rather than shown empty.
+ */
 export function imageInfo(db: Db) {
   return db
     .selectFrom('images as i')
@@ -17,7 +21,8 @@ export function imageInfo(db: Db) {
     .select([
       'i.id', 'i.operation_uuid', 'i.subject_ref', 's.subject_id', 'i.kind', 'i.format', 'i.width', 'i.height', 'i.created_at',
       sql<number>`octet_length(i.bytes)`.as('size'),
-    ]);
+    ])
+    .where('i.bytes', 'is not', null);
 }
 
 /** Face data without the template. */

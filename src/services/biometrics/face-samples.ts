@@ -31,8 +31,6 @@ export interface FaceGateOptions {
    * liveness; VERIFY and IDENTIFY probes skip them unless a liveness or ICAO gate needs them.
    */
   checks?: boolean;
-  /** Make the ISO token image of each face (enrolment stores it). */
-  tokenImage?: boolean;
   /** Refuse faces whose ICAO-style checks raised a warning. */
   checkIcao?: boolean;
   /** Demand passive liveness even when `liveness.mode` is NONE. */
@@ -123,10 +121,10 @@ export async function analyseImages(
   services: Services,
   images: Uint8Array[],
   fieldOf: (index: number) => string,
-  options: { tokenImage?: boolean; checks?: boolean; attributes?: boolean } = {},
+  options: { checks?: boolean; attributes?: boolean } = {},
 ): Promise<ImageAnalysis[]> {
   const [extractor, checkSettings] = await Promise.all([services.extractors.get(), faceCheckSettingsOf(services.settings)]);
-  const opts = { checks: options.checks ?? true, attributes: options.attributes ?? true, tokenImage: options.tokenImage ?? false, settings: checkSettings };
+  const opts = { checks: options.checks ?? true, attributes: options.attributes ?? true, settings: checkSettings };
   return Promise.all(
     images.map((bytes, index) =>
       extractor.analyseFace(bytes, opts).catch((error: unknown) => {
@@ -150,7 +148,7 @@ export async function analyseFaces(
   const gates = await faceGatesOf(services, options);
   const decoded = images.map(base64Bytes);
   const checks = options.checks !== false || gates.requireLiveness || gates.checkIcao;
-  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, tokenImage: options.tokenImage });
+  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false });
   const accepted: AcceptedFace[] = [];
   for (const [index, analysis] of analyses.entries()) {
     const gate = gateImage(analysis, gates);

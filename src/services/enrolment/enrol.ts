@@ -53,7 +53,6 @@ export async function enrolSubject(services: Services, request: Request, caller:
   const [faces, voices] = await Promise.all([
     request.faces?.length ? analyseFaces(services, request.faces.map((f) => f.image), {
       field: 'body.faces',
-      tokenImage: true,
       checkIcao: request.options?.checkIcao,
       detectLiveness: request.options?.detectLiveness,
     }) : { accepted: [] as AcceptedFace[], failure: undefined },
@@ -139,12 +138,11 @@ export async function enrolSubject(services: Services, request: Request, caller:
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        if (face.analysis.tokenImage) {
-          await trx
-            .insertInto('images')
-            .values({ operation_uuid: uuid, subject_ref: subject.id, kind: 'TOKEN', format: 'PNG', width: 240, height: 320, bytes: face.analysis.tokenImage, created_at: now })
-            .execute();
-        }
+        // The token image is made from the original and the face's landmarks when first read (token-images.ts).
+        await trx
+          .insertInto('images')
+          .values({ operation_uuid: uuid, subject_ref: subject.id, kind: 'TOKEN', format: 'PNG', width: 240, height: 320, bytes: null, source_image_id: original.id, created_at: now })
+          .execute();
         const f = face.face;
         await trx
           .insertInto('face_samples')
