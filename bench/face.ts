@@ -12,6 +12,8 @@ import { decodeImage } from '../src/biometrics/image/decode.js';
 import { enableFastJpegNode, nodeModelLoader, MODELS_DIR } from '../src/extraction/node-models.js';
 import { createNodePoolExtractor } from '../src/extraction/node-pool.js';
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
+import * as ortWeb from 'onnxruntime-web';
+import { conv1x1Model } from './conv-model.js';
 import { matcherBench } from './matcher.js';
 import manifest from '../wasm/models/manifest.json' with { type: 'json' };
 
@@ -107,6 +109,45 @@ async function poolThroughput(images: Uint8Array[], workers: number, rounds: num
   }
 }
 
+/**
+ * The ceiling of the wasm/native ratio: one 1x1 convolution (a matrix product, most of the face models'
+ * multiply-adds) alone in each runtime, one thread, same session options. Whatever the pipeline around the
+ * models does, extraction in wasm cannot come nearer to native than the models' own operations do.
+ */
+async function convolutionCeiling() {
+  const shapes = [{ inC: 128, outC: 128, size: 28 }, { inC: 256, outC: 512, size: 14 }];
+  const out = [];
+  for (const { inC, outC, size } of shapes) {
+    const model = conv1x1Model(inC, outC, size);
+    const x = Float32Array.from({ length: inC * size * size }, (_, i) => Math.sin(i));
+    const macs = inC * outC * size * size;
+    const options = { graphOptimizationLevel: 'all' as const, logSeverityLevel: 3 as const };
+    const web = await ortWeb.InferenceSession.create(model, { ...options, executionProviders: ['wasm'] });
+    const native = await ortNode.InferenceSession.create(model, { ...options, intraOpNumThreads: 1, interOpNumThreads: 1 });
+    const time = async (run: () => Promise<unknown>) => {
+      for (let i = 0; i < 5; i++) await run();
+      const batches: number[] = [];
+      for (let b = 0; b < 7; b++) {
+        const t = performance.now();
+        for (let i = 0; i < 10; i++) await run();
+        batches.push((performance.now() - t) / 10);
+      }
+      return batches.sort((a, b) => a - b)[3]!; // median batch
+    };
+    const webMs = await time(() => web.run({ x: new ortWeb.Tensor('float32', x, [1, inC, size, size]) }));
+    const nativeMs = await time(() => native.run({ x: new ortNode.Tensor('float32', x, [1, inC, size, size]) }));
+    await web.release();
+    await native.release();
+    out.push({
+      operation: `1x1 convolution ${inC}->${outC} channels on ${size}x${size}`,
+      wasmGmacPerSecond: r2(macs / webMs / 1e6),
+      nativeGmacPerSecond: r2(macs / nativeMs / 1e6),
+      wasmOverNative: r2(webMs / nativeMs),
+    });
+  }
+  return out;
+}
+
 export async function run(args: string[]) {
   const quick = args.includes('--quick');
   const images = IMAGES.map((f) => new Uint8Array(readFileSync(PHOTOS + f)));
@@ -128,6 +169,8 @@ export async function run(args: string[]) {
   const nodeStages = await stages(node, images, reps);
   await node.release();
 
+  const ceiling = await convolutionCeiling();
+
   const pool = [];
   for (const w of [1, 2]) pool.push(await poolThroughput(images, w, quick ? 1 : 3));
   const matcher = await matcherBench(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], ['auto']);
@@ -138,6 +181,8 @@ export async function run(args: string[]) {
     onnxruntimeWeb: webStages,
     onnxruntimeNode: nodeStages,
     wasmOverNativeExtraction: r2(webStages.extractionMsPerFace / nodeStages.extractionMsPerFace),
+    /** The same ratio for the models' main operation alone: the floor under wasmOverNativeExtraction. */
+    convolutionCeiling: ceiling,
     pool,
     matcher,
   };
