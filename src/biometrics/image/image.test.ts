@@ -40,20 +40,40 @@ function noise(width: number, height: number, seed: number): RgbImage {
   return { width, height, data };
 }
 
-it('crops (no rotation) sample exactly as the plain rule, inside, across the edges and at every supersampling', () => {
-  const img = noise(97, 61, 7);
-  const crops: [number, number, number, number, number, number][] = [
-    [10, 5, 40, 40, 40, 40], // 1:1
-    [0, 0, 97, 61, 24, 24], // whole image, shrink 4x (k = 4)
-    [-20, -15, 60, 60, 32, 32], // past the top-left corner
-    [50.3, 20.7, 80.1, 70.2, 37, 29], // fractional, past the bottom-right, k = 3
-    [30, 30, 9, 9, 40, 40], // enlargement (k = 1)
-  ];
-  for (const [x, y, w, h, ow, oh] of crops) {
-    const got = cropResize(img, x, y, w, h, ow, oh);
-    const sx = w / ow, sy = h / oh;
-    expect(Array.from(got.data), `${x},${y} ${w}x${h} -> ${ow}x${oh}`).toEqual(Array.from(reference(img, [sx, 0, x + (sx - 1) / 2, 0, sy, y + (sy - 1) / 2], ow, oh)));
+/** Bytes where `got` and `want` differ, and the largest difference. */
+function differences(got: Uint8Array, want: Uint8Array) {
+  let count = 0, largest = 0;
+  for (let i = 0; i < want.length; i++) {
+    const d = Math.abs(got[i]! - want[i]!);
+    if (d) count++;
+    largest = Math.max(largest, d);
   }
+  return { count, largest };
+}
+
+it('crops (no rotation) equal the plain rule, inside, across the edges and at every supersampling', () => {
+  let count = 0, bytes = 0;
+  for (const seed of [7, 8, 9]) {
+    const img = noise(97, 61, seed);
+    const crops: [number, number, number, number, number, number][] = [
+      [10, 5, 40, 40, 40, 40], // 1:1
+      [0, 0, 97, 61, 24, 24], // whole image, shrink 4x (k = 4)
+      [-20, -15, 60, 60, 32, 32], // past the top-left corner
+      [50.3, 20.7, 80.1, 70.2, 37, 29], // fractional, past the bottom-right, k = 3
+      [30, 30, 9, 9, 40, 40], // enlargement (k = 1)
+      [3, 2, 90, 58, 15, 11], // shrink 6x (k stays 4, wider windows)
+    ];
+    for (const [x, y, w, h, ow, oh] of crops) {
+      const got = cropResize(img, x, y, w, h, ow, oh);
+      const sx = w / ow, sy = h / oh;
+      const diff = differences(got.data, reference(img, [sx, 0, x + (sx - 1) / 2, 0, sy, y + (sy - 1) / 2], ow, oh));
+      // The separable sum rounds differently only for a value within about 1e-12 of .5: a byte off by one.
+      expect(diff.largest, `${x},${y} ${w}x${h} -> ${ow}x${oh}`).toBeLessThanOrEqual(1);
+      count += diff.count;
+      bytes += got.data.length;
+    }
+  }
+  expect(count / bytes).toBeLessThan(1e-3);
 });
 
 it('rotated maps sample exactly as the plain rule', () => {
