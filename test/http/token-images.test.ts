@@ -67,6 +67,18 @@ for (const dialect of dialects) {
       expect(Buffer.from((await tokenRow(subject.id)).bytes!).equals(Buffer.from(made.bytes!))).toBe(true);
     });
 
+    it('image info by id makes that token image', async () => {
+      const subject = await enrol('token-by-id', 'labelled/connery/SeanConnery.jpg');
+      const token = await tokenRow(subject.id);
+      expect(token.bytes).toBeNull();
+      const operation = await db().selectFrom('operations').select('id').where('uuid', '=', subject.enrollmentOperationUuid).executeTakeFirstOrThrow();
+      const res = await request(`/admin/images/id/?id=${token.id}&operationId=${operation.id}`);
+      expect(res.status).toBe(200);
+      const made = await tokenRow(subject.id);
+      expect(await res.json()).toMatchObject({ id: token.id, kind: 'TOKEN', sizeBytes: made.bytes!.length });
+      expect(made.bytes!.length).toBeGreaterThan(1000);
+    });
+
     it('a subject download makes the missing token images and holds them in the archive and its manifest', async () => {
       const file = 'labelled/cage/cage.jpg';
       const subject = await enrol('token-zip', file);

@@ -171,9 +171,11 @@ export async function prepareDownload(services: Services, request: DownloadReque
     );
   };
   // What is already stored decides a refusal before any token image is made for a download that cannot be.
-  refuseOver(await plan(ctx, selection, request.content));
-  await renderPendingTokenImages(services, { operationUuids: selection.operationUuids, subjectRefs: selection.subjectRefs });
-  const planned = await plan(ctx, selection, request.content);
+  let planned = await plan(ctx, selection, request.content);
+  refuseOver(planned);
+  if (await renderPendingTokenImages(services, { operationUuids: selection.operationUuids, subjectRefs: selection.subjectRefs })) {
+    planned = await plan(ctx, selection, request.content);
+  }
   const size = refuseOver(planned);
   const at = ctx.now();
   const manifest: Manifest = {

@@ -33,14 +33,14 @@ function landmarksOf(value: unknown): Landmarks | undefined {
 }
 
 /**
- * Render and store the token images of `scope` that have not been made yet. A busy or unavailable
- * extraction pool answers 503 (the read can be retried); a token that cannot be made from what is stored
- * goes to the exception log and stays pending, and the read goes on without it.
+ * Render and store the token images of `scope` that have not been made yet; answers how many it stored. A
+ * busy or unavailable extraction pool answers 503 (the read can be retried); a token that cannot be made from
+ * what is stored goes to the exception log and stays pending, and the read goes on without it.
  */
-export async function renderPendingTokenImages(services: Services, scope: ImageScope): Promise<void> {
+export async function renderPendingTokenImages(services: Services, scope: ImageScope): Promise<number> {
   const { db } = services.ctx;
   const { imageIds = [], operationUuids = [], subjectRefs = [] } = scope;
-  if (imageIds.length === 0 && operationUuids.length === 0 && subjectRefs.length === 0) return;
+  if (imageIds.length === 0 && operationUuids.length === 0 && subjectRefs.length === 0) return 0;
   const pending = await db
     .selectFrom('images')
     .select('id')
@@ -52,8 +52,9 @@ export async function renderPendingTokenImages(services: Services, scope: ImageS
     ]))
     .orderBy('id')
     .execute();
-  if (pending.length === 0) return;
+  if (pending.length === 0) return 0;
   const extractor = await services.extractors.get();
+  let stored = 0;
   for (let start = 0; start < pending.length; start += BATCH) {
     const ids = pending.slice(start, start + BATCH).map((r) => r.id);
     const rows = await db
@@ -67,7 +68,7 @@ export async function renderPendingTokenImages(services: Services, scope: ImageS
       .where('t.id', 'in', ids)
       .where('t.bytes', 'is', null)
       .execute();
-    await Promise.all(rows.map(async (row) => {
+    const made = await Promise.all(rows.map(async (row) => {
       const landmarks = landmarksOf(row.landmarks);
       let png: Uint8Array;
       try {
@@ -77,9 +78,12 @@ export async function renderPendingTokenImages(services: Services, scope: ImageS
         const unavailable = BiometricError.is(error) && ['EXTRACTOR_BUSY', 'EXTRACTION_TIMEOUT', 'MODEL_UNAVAILABLE', 'EXTRACTOR_CLOSED'].includes(error.code);
         if (unavailable) throw extractionError(error, 'token image');
         await recordException(services.ctx, error, { operationId: 'renderTokenImage' });
-        return;
+        return 0;
       }
       await db.updateTable('images').set({ bytes: png }).where('id', '=', row.id).where('bytes', 'is', null).execute();
+      return 1;
     }));
+    stored += made.reduce((a: number, b: number) => a + b, 0);
   }
+  return stored;
 }
