@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { serverPort } from '../support/ports.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -48,7 +49,7 @@ describe('the Node entry', () => {
   it('starts on PGlite, prints a generated admin password once, and shuts down gracefully on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'bims-node-'));
     dirs.push(dataDir);
-    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const port = await serverPort();
     const run = start({ PORT: port, BIMS_DATA_DIR: dataDir, BIMS_PASSWORD_ITERATIONS: '10000' });
     children.push(run.child);
     await waitFor(() => /"message":"listening"/.test(run.output()), 'the server to listen');

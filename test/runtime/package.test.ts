@@ -8,6 +8,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverPort } from '../support/ports.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const work = mkdtempSync(join(tmpdir(), 'bims-package-'));
@@ -76,7 +77,7 @@ describe('the npm package', () => {
     const migrated = execFileSync(process.execPath, [bin, 'migrate'], { encoding: 'utf8', env: env({ BIMS_DATA_DIR: dataDir }) });
     expect(migrated).toMatch(/^applied: 2026_11_25_0001_initial/);
 
-    const port = String(20000 + Math.floor(Math.random() * 20000));
+    const port = await serverPort();
     const child = spawn(process.execPath, [bin, 'serve'], {
       env: env({ PORT: port, BIMS_DATA_DIR: dataDir, BIMS_SIDECAR: 'off', BIMS_EXTRACTION_WORKERS: '1', BIMS_ADMIN_PASSWORD: 'package-admin-password', BIMS_PASSWORD_ITERATIONS: '10000' }),
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,6 +14,7 @@ import { boot } from '../../src/runtime/bootstrap.js';
 import { createLogger } from '../../src/services/logger.js';
 import { clearDb } from '../../src/services/subjects/deletes.js';
 import { startExtractionService } from '../support/extraction-service.js';
+import { serverPort } from '../support/ports.js';
 import { smokeSuite } from './smoke/smoke-suite.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -28,10 +29,21 @@ interface SizeReport {
   assets: { files: number; largest: number; limit: number };
 }
 
-/** Start `wrangler dev` on the built Worker and wait for its "Ready on" line. */
-function startWrangler(databaseUrl: string, vars: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+type Wrangler = { url: string; child: ChildProcess; output: () => string };
+
+/** Start `wrangler dev` on the built Worker and wait for its "Ready on" line (another port if its is taken). */
+async function startWrangler(databaseUrl: string, vars: Record<string, string> = {}): Promise<Wrangler> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWranglerOnce(databaseUrl, vars, await serverPort());
+    } catch (error) {
+      if (attempt >= 3 || !/Address already in use/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+function startWranglerOnce(databaseUrl: string, vars: Record<string, string>, port: string): Promise<Wrangler> {
   const node22 = execFileSync(process.execPath, [join(root, 'scripts', 'node22.mjs')], { encoding: 'utf8' }).trim();
-  const port = String(20000 + Math.floor(Math.random() * 20000));
   const child = spawn(node22, [
     join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', 'dist/cloudflare/workers.js', '--no-bundle',
     '--ip', '127.0.0.1', '--port', port, '--persist-to', '.cache/wrangler-state', '--show-interactive-dev-session=false',
