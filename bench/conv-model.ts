@@ -3,6 +3,8 @@
 // it. Only the protobuf fields ONNX needs here are written (onnx.proto: ModelProto, GraphProto, NodeProto,
 // AttributeProto, TensorProto, ValueInfoProto, TypeProto).
 
+import { concatBytes as concat } from '../src/biometrics/bytes.js';
+
 function varint(v: number): number[] {
   const out: number[] = [];
   while (v >= 128) {
@@ -12,16 +14,6 @@ function varint(v: number): number[] {
   out.push(v);
   return out;
 }
-
-const concat = (parts: (Uint8Array | number[])[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-};
 
 /** A varint field (wire type 0). */
 const num = (field: number, v: number) => [...varint(field * 8), ...varint(v)];

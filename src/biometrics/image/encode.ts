@@ -1,4 +1,5 @@
 import { zlibSync } from 'fflate';
+import { concatBytes } from '../bytes.js';
 import { crc32 } from '../crc32.js';
 import type { RgbImage } from './image.js';
 
@@ -44,12 +45,5 @@ export function encodePng(img: RgbImage): Uint8Array {
   view.setUint32(4, height);
   header[8] = 8; // bit depth
   header[9] = 2; // colour type: truecolour RGB
-  const parts = [Uint8Array.from(SIGNATURE), chunk('IHDR', header), chunk('IDAT', zlibSync(rows, { level: 1 })), chunk('IEND', new Uint8Array(0))];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
+  return concatBytes([Uint8Array.from(SIGNATURE), chunk('IHDR', header), chunk('IDAT', zlibSync(rows, { level: 1 })), chunk('IEND', new Uint8Array(0))]);
 }

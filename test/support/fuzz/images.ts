@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { makeJpeg, makePng, makeWav } from '../media.js';
 // The same CRC-32 PNG chunks carry (the template format uses it too).
 import { crc32 } from '../../../src/biometrics/crc32.js';
+import { concatBytes } from '../../../src/biometrics/bytes.js';
 
 /**
  * Hostile image and audio bytes, built here byte by byte so each one is exactly the trap it claims to be:
@@ -11,15 +12,7 @@ import { crc32 } from '../../../src/biometrics/crc32.js';
  * declare 65535x65535 pixels. One real photo (when the fixtures are fetched) keeps the extractor honest.
  */
 
-const concat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let off = 0;
-  for (const p of parts) {
-    out.set(p, off);
-    off += p.length;
-  }
-  return out;
-};
+const concat = (...parts: Uint8Array[]) => concatBytes(parts);
 const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
 /** A PNG chunk with a correct CRC, so decoders that check CRCs go on to trust the content. */
