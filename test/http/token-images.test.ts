@@ -4,7 +4,8 @@
 import { unzipSync } from 'fflate';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, dialects } from '../support/databases.js';
+import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { decodeImage } from '../../src/biometrics/index.js';
@@ -19,10 +20,9 @@ for (const dialect of dialects) {
   describe(`token images made on first read, on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const db = () => booted.services.ctx.db;
-    const request = (path: string, init: RequestInit = {}) =>
-      booted.app.request(path, { ...init, headers: { authorization: adminAuth, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+    const request = (path: string, method = 'GET', body?: unknown) => send(booted.app, method, path, body);
     const enrol = async (subjectId: string, file: string) => {
-      const res = await request('/admin/subjects/create', { method: 'POST', body: JSON.stringify({ subjectId, faces: [{ image: b64(photo(file)) }] }) });
+      const res = await request('/admin/subjects/create', 'POST', { subjectId, faces: [{ image: b64(photo(file)) }] });
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).toBe(201);
       return body as { id: number; enrollmentOperationUuid: string };
@@ -113,7 +113,7 @@ for (const dialect of dialects) {
     it('deleting the subject removes its token image with it, made or not', async () => {
       const subject = await enrol('token-delete', 'labelled/franck/franck_04000.jpg');
       const token = await tokenRow(subject.id);
-      const res = await request(`/admin/subjects/id/?subjectId=token-delete`, { method: 'DELETE' });
+      const res = await request(`/admin/subjects/id/?subjectId=token-delete`, 'DELETE');
       expect(res.status).toBeLessThan(300);
       expect(await db().selectFrom('images').select('id').where('id', '=', token.id).execute()).toEqual([]);
     });

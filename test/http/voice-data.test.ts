@@ -3,7 +3,8 @@
 // rebuilding the averaged voice template from the stored WAVs (gallery included).
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, dialects } from '../support/databases.js';
+import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { b64, wav, voices, ALLISON, ALLISON_PROBE, CARLO } from '../support/speech.js';
@@ -29,9 +30,8 @@ for (const dialect of dialects) {
     afterAll(async () => {
       await booted?.close();
     });
-    const post = (path: string, body: unknown) =>
-      booted.app.request(path, { method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const get = (path: string) => booted.app.request(path, { headers: { authorization: adminAuth } });
+    const post = (path: string, body: unknown) => send(booted.app, 'POST', path, body);
+    const get = (path: string) => send(booted.app, 'GET', path);
     const db = () => booted.services.ctx.db;
     const template = async (subjectId: string, modality: 'FACE' | 'VOICE') =>
       (await db().selectFrom('templates as t').innerJoin('subjects as s', 's.id', 't.subject_ref').select('t.data')

@@ -1,7 +1,8 @@
 // Voice and face+voice subjects through HTTP, on real recordings (scripts/fetch-test-speech.mjs) and photos:
 // multimodal enrolment, VERIFY and IDENTIFY with fused scores, voice data reads, refusals of bad recordings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, dialects } from '../support/databases.js';
+import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { b64, wav, voices, ALLISON, ALLISON_PROBE, CARLO, CARLO_PROBE } from '../support/speech.js';
@@ -22,9 +23,8 @@ for (const dialect of dialects) {
     afterAll(async () => {
       await booted?.close();
     });
-    const post = (path: string, body: unknown) =>
-      booted.app.request(path, { method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const get = (path: string) => booted.app.request(path, { headers: { authorization: adminAuth } });
+    const post = (path: string, body: unknown) => send(booted.app, 'POST', path, body);
+    const get = (path: string) => send(booted.app, 'GET', path);
     const db = () => booted.services.ctx.db;
 
     it('enrols face + three voices: one VOICE template (averaged), the WAV originals stored as sent', async () => {
