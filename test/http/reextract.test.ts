@@ -123,6 +123,29 @@ for (const dialect of dialects) {
       expect(await h.identify(franck[1]!)).toContain('franck');
     });
 
+    it('keeps a stored liveness score unless liveness.mode PASSIVE measures it again', async () => {
+      const ref = await h.refOf('connery');
+      const liveness = async () =>
+        (await h.db().selectFrom('face_samples').select('liveness_score').where('subject_ref', '=', ref).executeTakeFirstOrThrow()).liveness_score;
+      // As if enrolled under liveness.mode PASSIVE: the score describes the capture, not the template version.
+      await h.db().updateTable('face_samples').set({ liveness_score: 77 }).where('subject_ref', '=', ref).execute();
+      await h.makeOutdated('connery');
+      expect((await h.post('/admin/subjects/reextract-subject', { subjectId: 'connery' })).status).toBe(200);
+      expect(await liveness()).toBe(77);
+
+      await booted.services.settings.set('liveness.mode', 'PASSIVE');
+      try {
+        await h.makeOutdated('connery');
+        expect((await h.post('/admin/subjects/reextract-subject', { subjectId: 'connery' })).status).toBe(200);
+        const measured = await liveness();
+        expect(measured).not.toBe(77);
+        expect(measured).toBeGreaterThanOrEqual(0);
+        expect(measured).toBeLessThanOrEqual(100);
+      } finally {
+        await booted.services.settings.set('liveness.mode', null);
+      }
+    });
+
     it('answers on every surface, 404 for an unknown subject, and 400 naming the field for bad requests', async () => {
       for (const path of ['/subjects/reextract-subject', '/user/subjects/reextract-subject']) {
         const res = await h.post(path, { subjectId: 'connery' });

@@ -90,9 +90,12 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   }
 
   const withImage = samples.filter((s) => originals.has(s.id));
+  // Liveness as enrolment measures it: only under liveness.mode PASSIVE. Otherwise a stored score stays as it
+  // was taken (it describes the capture, not the template version).
+  const measureLiveness = (await services.settings.get('liveness.mode')) === 'PASSIVE';
   let analyses: ImageAnalysis[];
   try {
-    analyses = await analyseImages(services, withImage.map((s) => originals.get(s.id)!), (i) => `faceSamples.${withImage[i]!.id}.image`, { attributes: false });
+    analyses = await analyseImages(services, withImage.map((s) => originals.get(s.id)!), (i) => `faceSamples.${withImage[i]!.id}.image`, { attributes: false, liveness: measureLiveness });
   } catch (error) {
     // A stored image the engine cannot read is not the caller's bad input: report it as a refused operation.
     if (error instanceof DomainError && error.code === 'validation') return fail('FAILED', `a stored original image cannot be read: ${error.detail}`);
@@ -119,7 +122,8 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
         .updateTable('face_samples')
         .set({
           template: r.template, template_version: current, rectangle: json(roundBox(f.rectangle)), landmarks: json(f.landmarks),
-          yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality), liveness_score: finite(f.livenessScore),
+          yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
+          ...(measureLiveness ? { liveness_score: finite(f.livenessScore) } : {}),
         })
         .where('id', '=', r.sampleId)
         .where('subject_ref', '=', subject.id)
