@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { cropResize, warpAffine, type Affine, type RgbImage } from './image.js';
+import { cropResize, resizeArea, warpAffine, type Affine, type RgbImage } from './image.js';
 
 /** The sampling rule of `warpAffine` written plainly, one sample at a time: the reference the fast paths must equal. */
 function reference(img: RgbImage, m: Affine, ow: number, oh: number): Uint8Array {
@@ -82,5 +82,42 @@ it('rotated maps sample exactly as the plain rule', () => {
     const c = Math.cos(angle) * scale, s = Math.sin(angle) * scale;
     const m: Affine = [c, -s, 40, s, c, 20];
     expect(Array.from(warpAffine(img, m, 30, 25).data), `angle ${angle} scale ${scale}`).toEqual(Array.from(reference(img, m, 30, 25)));
+  }
+});
+
+/** The area rule of `resizeArea` written plainly: each output pixel is the rounded mean of its source span. */
+function areaReference(img: RgbImage, ow: number, oh: number): Uint8Array {
+  const { width: W, height: H, data: src } = img;
+  const sx = W / ow, sy = H / oh;
+  const span = (t: number, s: number, max: number) => {
+    const a = Math.floor(t * s);
+    return [a, Math.max(a + 1, Math.min(max, Math.floor((t + 1) * s)))] as const;
+  };
+  const out = new Uint8Array(ow * oh * 3);
+  for (let y = 0; y < oh; y++) {
+    const [y0, y1] = span(y, sy, H);
+    for (let x = 0; x < ow; x++) {
+      const [x0, x1] = span(x, sx, W);
+      for (let c = 0; c < 3; c++) {
+        let sum = 0;
+        for (let yy = y0; yy < y1; yy++) for (let xx = x0; xx < x1; xx++) sum += src[(yy * W + xx) * 3 + c]!;
+        out[(y * ow + x) * 3 + c] = Math.round(sum / ((y1 - y0) * (x1 - x0)));
+      }
+    }
+  }
+  return out;
+}
+
+it('resizeArea equals the plain area rule, byte for byte, shrinking both ways or only one', () => {
+  const cases: [number, number, number, number][] = [
+    [512, 512, 320, 240], // the detector's input from a square photo
+    [97, 61, 40, 30],
+    [1000, 700, 320, 240],
+    [61, 97, 30, 150], // narrower, taller: columns shrink, rows grow
+    [97, 61, 150, 30], // wider, shorter: columns grow (the general path), rows shrink
+  ];
+  for (const [w, h, ow, oh] of cases) {
+    const img = noise(w, h, w + h);
+    expect(Buffer.from(resizeArea(img, ow, oh).data).equals(Buffer.from(areaReference(img, ow, oh)))).toBe(true);
   }
 });
