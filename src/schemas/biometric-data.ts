@@ -44,7 +44,9 @@ export const BiometricFaceData = z
     pitch: z.number().optional(),
     roll: z.number().optional(),
     quality: score.optional(),
-    livenessScore: score.optional(),
+    livenessScore: score.optional().openapi({
+      description: 'Passive liveness 0..100; measured at enrolment only when liveness.mode is PASSIVE or the request set detectLiveness',
+    }),
     templateVersion: TemplateVersion,
     createdAt: dateTime,
   })

@@ -113,7 +113,9 @@ export const CreateSubjectRequest = z
       .strictObject({
         deduplicate: z.boolean().default(true),
         checkIcao: z.boolean().default(false),
-        detectLiveness: z.boolean().default(false),
+        detectLiveness: z.boolean().default(false).openapi({
+          description: 'Measure passive liveness and refuse a face below liveness.threshold, even when liveness.mode is NONE',
+        }),
       })
       .optional(),
   })
