@@ -45,7 +45,7 @@ export const BiometricFaceData = z
     roll: z.number().optional(),
     quality: score.optional(),
     livenessScore: score.optional().openapi({
-      description: 'Passive liveness 0..100; measured at enrolment only when liveness.mode is PASSIVE or the request set detectLiveness',
+      description: 'Passive liveness 0..100; measured at enrolment only when liveness.mode is PASSIVE or the request set detectLiveness or checkIcao',
     }),
     templateVersion: TemplateVersion,
     createdAt: dateTime,

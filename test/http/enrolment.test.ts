@@ -164,6 +164,11 @@ for (const dialect of dialects) {
       expect(askedSubject.faces[0].livenessScore).toBeGreaterThan(50);
       expect(await livenessOf(askedSubject)).toBeGreaterThan(50);
 
+      // checkIcao refuses any ICAO-style warning, LIVENESS among them: measured too.
+      const icao = await enrol('live-icao', [frame], { options: { deduplicate: false, checkIcao: true } });
+      expect(icao.status).toBe(201);
+      expect(await livenessOf(await icao.json())).toBeGreaterThan(50);
+
       // liveness.mode PASSIVE: every enrolment is gated; a threshold no capture reaches refuses it, stores
       // nothing and shows the measured score in the refused image's checks.
       await booted.services.settings.set('liveness.mode', 'PASSIVE');

@@ -24,7 +24,7 @@ export interface AnalyseOptions {
   /**
    * With checks, also run the passive liveness model (default true). Enrolment and re-extraction measure
    * liveness only when a gate asks for it (setting `liveness.mode` PASSIVE, or the request's
-   * `detectLiveness`): a model and a crop of 2.7 times the face, about a tenth of an enrolment's work.
+   * `detectLiveness` or `checkIcao`): a model and a crop of 2.7 times the face, about a tenth of an enrolment's work.
    */
   liveness?: boolean;
   /** Produce a token image (PNG) of the largest face, the one the enrolment gates take (default false). */

@@ -139,8 +139,9 @@ export async function analyseImages(
  * Analyse face images (in parallel, outside any transaction) and apply the gates of the settings. All or
  * nothing: the first failing image (in request order) is reported, and no template is made for any.
  * Age and gender are not estimated: no gate uses them and no sample stores them (CHECK operations do).
- * Passive liveness is measured only when a gate needs it (`liveness.mode` PASSIVE or `detectLiveness`): with
- * liveness off, the setting says samples are not checked for it, and the model is a tenth of the work.
+ * Passive liveness is measured only when a gate needs it (`liveness.mode` PASSIVE, `detectLiveness`, or
+ * `checkIcao`, whose warnings include LIVENESS): otherwise the setting says samples are not checked for it,
+ * and the model is a tenth of the work.
  */
 export async function analyseFaces(
   services: Services,
@@ -151,7 +152,7 @@ export async function analyseFaces(
   const gates = await faceGatesOf(services, options);
   const decoded = images.map(base64Bytes);
   const checks = options.checks !== false || gates.requireLiveness || gates.checkIcao;
-  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, liveness: gates.requireLiveness });
+  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, liveness: gates.requireLiveness || gates.checkIcao });
   const accepted: AcceptedFace[] = [];
   for (const [index, analysis] of analyses.entries()) {
     const gate = gateImage(analysis, gates);
