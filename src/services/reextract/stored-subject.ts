@@ -4,7 +4,7 @@ import { json } from '../../db/json.js';
 import type { Database } from '../../db/tables.js';
 import type { Services } from '../index.js';
 import { DomainError, notFound } from '../errors.js';
-import { analyseImages } from '../biometrics/face-samples.js';
+import { analyseImages, faceGatesOf } from '../biometrics/face-samples.js';
 import { presentOperation, recordOperation } from '../operations/record.js';
 import { getSubject } from '../subjects/queries.js';
 import { pickStoredFace } from './pick-face.js';
@@ -92,7 +92,7 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   const withImage = samples.filter((s) => originals.has(s.id));
   // Liveness as enrolment measures it: only under liveness.mode PASSIVE. Otherwise a stored score stays as it
   // was taken (it describes the capture, not the template version).
-  const measureLiveness = (await services.settings.get('liveness.mode')) === 'PASSIVE';
+  const measureLiveness = (await faceGatesOf(services, {})).requireLiveness;
   let analyses: ImageAnalysis[];
   try {
     analyses = await analyseImages(services, withImage.map((s) => originals.get(s.id)!), (i) => `faceSamples.${withImage[i]!.id}.image`, { attributes: false, liveness: measureLiveness });
