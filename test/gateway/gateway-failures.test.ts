@@ -5,7 +5,8 @@ import { DomainError } from '../../src/services/errors.js';
 import { GatewayService } from '../../src/services/gateway/gateway-service.js';
 import { createLogger } from '../../src/services/logger.js';
 import { adminAuth, bootForTest } from '../support/databases.js';
-import { freePorts, startTestSidecar, type TestSidecar } from '../support/sidecar.js';
+import { freePorts } from '../support/ports.js';
+import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
 
 /**
  * What happens when the gateway is not there, not answering, or not ours to use; and how sessions are kept

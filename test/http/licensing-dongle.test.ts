@@ -5,7 +5,7 @@ import { countUsage } from '../../src/services/licensing/usage.js';
 import { SoftwareDongle } from '../../src/sidecar/dongles/software-dongle.js';
 import { adminAuth, bootForTest } from '../support/databases.js';
 import { licence, startLicensingSidecar, vendor, type LicensingSidecar } from '../support/licensing.js';
-import { freePorts } from '../support/sidecar.js';
+import { freePorts } from '../support/ports.js';
 
 /**
  * Dongles through a real sidecar (without Janus): the software dongle offered when no hardware key is

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePorts } from '../support/sidecar.js';
+import { freePorts } from '../support/ports.js';
 import { startDashboardServer } from '../../src/dashboard/node-server.js';
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { basic } from '../support/databases.js';
-import { freePorts } from '../support/sidecar.js';
+import { freePorts } from '../support/ports.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];

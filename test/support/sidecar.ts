@@ -1,21 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePorts } from './ports.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/services/logger.js';
 import { startSidecar, type RunningSidecar } from '../../src/sidecar/start.js';
-
-/** Free TCP ports on 127.0.0.1, held open together so the same port is not handed out twice. */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
-}
 
 export interface TestSidecar {
   sidecar: RunningSidecar;

@@ -1,7 +1,6 @@
-import { BiometricError } from '../../biometrics/errors.js';
 import { recordException } from '../exceptions/record.js';
 import type { Services } from '../index.js';
-import { extractionError } from '../biometrics/face-samples.js';
+import { extractionError, isExtractorUnavailable } from '../biometrics/face-samples.js';
 
 /**
  * Token images are made when first read, not at enrolment.
@@ -75,8 +74,7 @@ export async function renderPendingTokenImages(services: Services, scope: ImageS
         if (!row.original || !landmarks) throw new Error(`token image ${row.id} cannot be made: its original image or the landmarks of its face are missing`);
         png = await extractor.renderTokenImage(row.original, { landmarks });
       } catch (error) {
-        const unavailable = BiometricError.is(error) && ['EXTRACTOR_BUSY', 'EXTRACTION_TIMEOUT', 'MODEL_UNAVAILABLE', 'EXTRACTOR_CLOSED'].includes(error.code);
-        if (unavailable) throw extractionError(error, 'token image');
+        if (isExtractorUnavailable(error)) throw extractionError(error, 'token image');
         await recordException(services.ctx, error, { operationId: 'renderTokenImage' });
         return 0;
       }

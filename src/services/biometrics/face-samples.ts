@@ -48,6 +48,12 @@ export function base64Bytes(text: string): Uint8Array {
   return bytes;
 }
 
+/** The extraction pool cannot take the job now (full, slow, closed, or without its models): a 503 to retry. */
+export function isExtractorUnavailable(error: unknown): error is BiometricError {
+  return BiometricError.is(error)
+    && (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'MODEL_UNAVAILABLE' || error.code === 'EXTRACTOR_CLOSED');
+}
+
 /**
  * Turn a face engine error into a domain error: the caller's bad bytes are a 400 naming the field; a full
  * queue or a slow job is a 503 to retry; a missing model is a 503 that says so.
@@ -57,7 +63,7 @@ export function extractionError(error: unknown, field: string): unknown {
   if (isClientError(error.code)) {
     return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
   }
-  if (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'MODEL_UNAVAILABLE' || error.code === 'EXTRACTOR_CLOSED') {
+  if (isExtractorUnavailable(error)) {
     return new DomainError('service-unavailable', `Face extraction is unavailable: ${error.message}`, { reason: error.code, retryAfterSeconds: 2 });
   }
   return error;
@@ -151,8 +157,9 @@ export async function analyseFaces(
   const extractor = await services.extractors.get();
   const gates = await faceGatesOf(services, options);
   const decoded = images.map(base64Bytes);
-  const checks = options.checks !== false || gates.requireLiveness || gates.checkIcao;
-  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, liveness: gates.requireLiveness || gates.checkIcao });
+  const livenessGated = gates.requireLiveness || gates.checkIcao; // checkIcao refuses a LIVENESS warning too
+  const checks = options.checks !== false || livenessGated;
+  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, liveness: livenessGated });
   const accepted: AcceptedFace[] = [];
   for (const [index, analysis] of analyses.entries()) {
     const gate = gateImage(analysis, gates);
