@@ -9,7 +9,8 @@ export type GatewayComponent = 'sidecar' | 'janus' | 'janus-admin';
 /** The component could not be reached in time (refused, reset, timed out) or says it is not running. */
 export class GatewayUnavailableError extends Error {
   override name = 'GatewayUnavailableError';
-  constructor(readonly component: GatewayComponent, message: string, readonly state?: string) {
+  /** `operatorDetail`: what only the operator should read (configuration to set, Janus's own failure); logged, never sent. */
+  constructor(readonly component: GatewayComponent, message: string, readonly state?: string, readonly operatorDetail?: string) {
     super(message);
   }
 }
@@ -17,7 +18,7 @@ export class GatewayUnavailableError extends Error {
 /** The component answered, but not as its protocol says (refused our credentials, sent no JSON, ...). */
 export class GatewayProtocolError extends Error {
   override name = 'GatewayProtocolError';
-  constructor(readonly component: GatewayComponent, message: string, readonly status?: number) {
+  constructor(readonly component: GatewayComponent, message: string, readonly status?: number, readonly operatorDetail?: string) {
     super(message);
   }
 }

@@ -53,6 +53,12 @@ export function problemOf(error: DomainError, instance?: string): Problem {
 /** Answer a domain error as `application/problem+json`, with the headers its status calls for. */
 export function problemResponse(c: Context, error: DomainError): Response {
   const problem = problemOf(error, new URL(c.req.url).pathname);
+  if (error.operatorDetail) {
+    // What the operator must know (a missing model file, a command to run) is for the log, not the caller.
+    c.get('services')?.ctx.log.warn('problem answered; operator detail', {
+      requestId: c.get('requestId'), status: problem.status, type: error.code, detail: error.detail, operatorDetail: error.operatorDetail,
+    });
+  }
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
   if (error.code === 'unauthorized') {
     headers['WWW-Authenticate'] = `Basic realm="bims", charset="UTF-8", Bearer realm="bims"${

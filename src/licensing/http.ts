@@ -4,7 +4,8 @@ export type LicensingComponent = 'sidecar' | 'cloud';
 /** The component could not be reached in time, refused our credentials, or answered outside its protocol. */
 export class LicensingUnavailableError extends Error {
   override name = 'LicensingUnavailableError';
-  constructor(readonly component: LicensingComponent, message: string, readonly status?: number) {
+  /** `operatorDetail`: what only the operator should read (configuration to set); logged, never sent to a caller. */
+  constructor(readonly component: LicensingComponent, message: string, readonly status?: number, readonly operatorDetail?: string) {
     super(message);
   }
 }

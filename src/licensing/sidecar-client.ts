@@ -35,7 +35,7 @@ export class DongleClient {
   constructor(private readonly options: { url: string; token?: string; timeoutMs: number }) {}
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    if (!this.options.token) throw new LicensingUnavailableError('sidecar', 'no sidecar token is configured (BIMS_SIDECAR_TOKEN), so the dongles cannot be reached');
+    if (!this.options.token) throw new LicensingUnavailableError('sidecar', 'the dongles are not configured on this server', undefined, 'no sidecar token is configured (BIMS_SIDECAR_TOKEN), so the dongles cannot be reached');
     const { status, text } = await fetchWithin('sidecar', `${this.options.url}${path}`, {
       method,
       headers: { Authorization: `Bearer ${this.options.token}`, Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
@@ -47,7 +47,7 @@ export class DongleClient {
     } catch {
       throw new LicensingUnavailableError('sidecar', `the sidecar answered ${status} with a body that is not JSON`, status);
     }
-    if (status === 401) throw new LicensingUnavailableError('sidecar', 'the sidecar refused our token (BIMS_SIDECAR_TOKEN differs from its own)', 401);
+    if (status === 401) throw new LicensingUnavailableError('sidecar', 'the sidecar refused our token', 401, 'the sidecar refused our token (BIMS_SIDECAR_TOKEN differs from its own)');
     if (status === 404 && json?.error === 'not-found') throw new LicensingUnavailableError('sidecar', 'the sidecar has no dongle routes (an older sidecar?)', 404);
     if (status >= 400 && status < 500 && json?.detail) throw new DongleRefusedError(status, String(json.detail));
     if (status !== 200) throw new LicensingUnavailableError('sidecar', `the sidecar answered ${status}`, status);

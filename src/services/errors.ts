@@ -31,13 +31,18 @@ export interface FieldError {
   message: string;
 }
 
-/** A failure the client can act on. `detail` is shown to the client, so it must never carry secrets. */
+/**
+ * A failure the client can act on. `detail` is shown to the client, so it must never carry secrets, server
+ * paths or instructions meant for the operator (commands to run, configuration to set): those go in
+ * `operatorDetail`, which the HTTP layer writes to the log and never sends.
+ */
 export class DomainError extends Error {
   override name = 'DomainError';
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
     readonly extras: { errors?: FieldError[]; [key: string]: unknown } = {},
+    readonly operatorDetail?: string,
   ) {
     super(detail);
   }

@@ -76,7 +76,10 @@ describe('the sidecar guards its door', () => {
 
     const config = loadConfig({ BIMS_SIDECAR_URL: sidecar.sidecar.url });
     const unconfigured = new GatewayService({ config, log: createLogger('silent') } as ServiceContext);
-    expect((await failure(unconfigured.listSessions())).detail).toMatch(/BIMS_SIDECAR_TOKEN/);
+    // The configuration to set is for the operator's log, not for the caller.
+    const unset = await failure(unconfigured.listSessions());
+    expect(unset.operatorDetail).toMatch(/BIMS_SIDECAR_TOKEN/);
+    expect(unset.detail).not.toMatch(/BIMS_/);
   });
 });
 

@@ -19,7 +19,10 @@ export class ExtractorProvider {
     if (!this.extractor) {
       this.extractor = this.factory().catch((error) => {
         this.extractor = null;
-        throw new DomainError('service-unavailable', `The face extractor could not start: ${error instanceof Error ? error.message : String(error)}`);
+        // The cause (a model file's path, the script that fetches it) is for the operator's log.
+        throw new DomainError('service-unavailable', 'The face extractor could not start: the models are not installed or cannot be loaded on this server', {
+          reason: 'MODEL_UNAVAILABLE',
+        }, error instanceof Error ? error.message : String(error));
       });
     }
     return this.extractor;

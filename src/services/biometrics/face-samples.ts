@@ -64,10 +64,21 @@ export function extractionError(error: unknown, field: string): unknown {
     return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
   }
   if (isExtractorUnavailable(error)) {
-    return new DomainError('service-unavailable', `Face extraction is unavailable: ${error.message}`, { reason: error.code, retryAfterSeconds: 2 });
+    return new DomainError('service-unavailable', `Face extraction is unavailable: ${unavailableReason[error.code]}`, { reason: error.code, retryAfterSeconds: 2 }, error.message);
   }
   return error;
 }
+
+/**
+ * What a caller is told when the extractor cannot serve, by code. The engine's own message (model file
+ * paths, the script to run, the extraction service's address) is for the operator: it goes to the log.
+ */
+export const unavailableReason: Record<string, string> = {
+  EXTRACTOR_BUSY: 'the extraction queue is full; retry shortly',
+  EXTRACTION_TIMEOUT: 'the extraction took too long; retry shortly',
+  EXTRACTOR_CLOSED: 'the extractor is shutting down; retry shortly',
+  MODEL_UNAVAILABLE: 'the models are not installed or cannot be loaded on this server',
+};
 
 const area = (f: FaceAnalysis) => f.rectangle.width * f.rectangle.height;
 

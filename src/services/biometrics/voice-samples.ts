@@ -3,7 +3,7 @@ import { gateVoice, type VoiceGateFailure, type VoiceGates } from '../../biometr
 import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
-import { base64Bytes } from './face-samples.js';
+import { base64Bytes, unavailableReason } from './face-samples.js';
 
 /** One voice recording that passed every gate. */
 export interface AcceptedVoice {
@@ -49,10 +49,10 @@ export function voiceExtractionError(error: unknown, field: string): unknown {
     return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
   }
   if (error.code === 'MODEL_UNAVAILABLE') {
-    return new DomainError('service-unavailable', `Voice extraction is unavailable: ${error.message}`, { reason: error.code, modality: 'VOICE' });
+    return new DomainError('service-unavailable', 'Voice extraction is unavailable: the voice model is not installed or cannot be loaded on this server', { reason: error.code, modality: 'VOICE' }, error.message);
   }
   if (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'EXTRACTOR_CLOSED') {
-    return new DomainError('service-unavailable', `Voice extraction is unavailable: ${error.message}`, { reason: error.code, retryAfterSeconds: 2 });
+    return new DomainError('service-unavailable', `Voice extraction is unavailable: ${unavailableReason[error.code]}`, { reason: error.code, retryAfterSeconds: 2 }, error.message);
   }
   return error;
 }

@@ -43,10 +43,10 @@ export function gatewayDomainError(error: unknown): unknown {
     return new DomainError('service-unavailable', `The media gateway is unavailable: ${error.message}`, {
       component: error.component,
       ...(error.state ? { gatewayState: error.state } : {}),
-    });
+    }, error.operatorDetail);
   }
   if (error instanceof GatewayProtocolError) {
-    return new DomainError('bad-gateway', `The media gateway failed: ${error.message}`, { component: error.component });
+    return new DomainError('bad-gateway', `The media gateway failed: ${error.message}`, { component: error.component }, error.operatorDetail);
   }
   return error;
 }

@@ -121,6 +121,7 @@ export class LicensingService {
       return await this.readDongle(fetchedAt);
     } catch (error) {
       if (error instanceof LicensingUnavailableError) {
+        if (error.operatorDetail) this.ctx.log.warn('licensing component unreachable', { source, operatorDetail: error.operatorDetail });
         const stale = source === 'CLOUD' ? await this.stored('CLOUD') : null;
         const problem = { state: 'UNREACHABLE' as const, message: `the ${source === 'CLOUD' ? 'licensing endpoint' : 'sidecar'} cannot be reached: ${error.message}` };
         if (stale) return { ...(await this.verified(stale.document)), problem, fetchedAt: stale.installed_at as Date };

@@ -15,6 +15,24 @@ const LEAKS: [string, RegExp][] = [
   ['database error', /violates (?:unique|foreign key|check|not-null) constraint|syntax error at or near|invalid input syntax for|relation "\w+" does not exist|stack depth limit exceeded/],
 ];
 
+/**
+ * Markers of what only the operator should read: absolute server paths, commands to run, configuration
+ * variables to set. Problem details never carry them (the log does); see {@link operatorLeaks}.
+ */
+const OPERATOR_ONLY: [string, RegExp][] = [
+  ['server path', /(?:^|[\s'"(=:])\/(?:home|tmp|usr|var|opt|work|root|srv|etc|nonexistent[\w-]*)\/[\w.-]/],
+  ['command to run', /\brun `|\bnpm run\b|\bscripts\/[\w.-]+\.(?:mjs|js|ts|sh)\b/],
+  ['configuration variable', /\bBIMS_[A-Z][A-Z_]+\b/],
+];
+
+/** What in a problem document is meant for the operator rather than the API caller (empty when nothing is). */
+export function operatorLeaks(text: string): string[] {
+  return OPERATOR_ONLY.flatMap(([what, re]) => {
+    const m = text.match(re);
+    return m ? [`a ${what}: '${m[0].trim()}' in ${text.slice(Math.max(0, (m.index ?? 0) - 80), (m.index ?? 0) + 120)}`] : [];
+  });
+}
+
 /** Operations whose successful answers carry call stacks on purpose: the exception log, for administrators. */
 const SHOWS_STACKS_BY_DESIGN = new Set(['getExceptionsCallstackById', 'getAllExceptions']);
 
@@ -36,6 +54,7 @@ export function judgeAnswer(operationId: string, res: Response, bodyText: string
         if (typeof p.type !== 'string' || typeof p.title !== 'string' || typeof p.detail !== 'string' || p.status !== res.status) {
           wrong.push(`a malformed problem: ${bodyText?.slice(0, 300)}`);
         }
+        for (const leak of operatorLeaks(bodyText ?? '')) wrong.push(`a problem carrying ${leak}`);
       } catch {
         wrong.push(`a problem+json that is not JSON: ${bodyText?.slice(0, 300)}`);
       }
