@@ -57,6 +57,13 @@ export const configSchema = z.object({
   BIMS_DASHBOARD_HOST: z.string().min(1).default('127.0.0.1'),
   /** Longest wait for the dashboard component's response headers before the proxy answers 502. */
   BIMS_DASHBOARD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  /**
+   * Event streams (long-lived answers, which the proxy's GET serves without credentials) one client address
+   * may hold open at once through the proxy; more answer 429.
+   */
+  BIMS_STREAMS_PER_ADDRESS: z.coerce.number().int().min(1).max(10_000).default(4),
+  /** Event streams the process holds open at once through the proxy, whoever asked; more answer 503. */
+  BIMS_STREAMS_TOTAL: z.coerce.number().int().min(1).max(100_000).default(64),
 
   // ---- the sidecar and the media gateway (Janus) -----------------------------------------------------------
   /** Whether `npm start` on Node starts the sidecar as a child process (`off` when it runs elsewhere). */

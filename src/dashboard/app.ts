@@ -31,9 +31,9 @@ function problem(c: Context, status: 404 | 405, title: string, detail: string, h
   });
 }
 
-export function createDashboardApp(files: StaticFiles) {
+export function createDashboardApp(files: StaticFiles, options: { maxStreams?: number } = {}) {
   const app = new Hono({ strict: true });
-  const diagnostics = createDiagnostics();
+  const diagnostics = createDiagnostics(options);
 
   // The proxy forwards paths as they came: send the bare root and mounts to the folder, so relative URLs resolve.
   app.get('/', (c) => c.redirect('/dashboard/', 302));

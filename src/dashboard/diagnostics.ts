@@ -40,8 +40,13 @@ function requestedHeaders(values: string[]): { headers: [string, string][] } | {
   return { headers };
 }
 
-export function createDiagnostics() {
+/**
+ * `maxStreams`: streams open at once, after which `stream` answers 503 (the API's proxy bounds them per
+ * address and in total before they reach here; this bound holds when the component is reached directly).
+ */
+export function createDiagnostics(options: { maxStreams?: number } = {}) {
   let openStreams = 0;
+  const maxStreams = options.maxStreams ?? 64;
 
   async function echo(c: Context) {
     const url = new URL(c.req.url);
@@ -81,7 +86,13 @@ export function createDiagnostics() {
     return response;
   }
 
-  function stream() {
+  function stream(c: Context) {
+    if (openStreams >= maxStreams) {
+      return c.body(JSON.stringify({ type: 'https://bims.dev/problems/service-unavailable', title: 'Service unavailable', status: 503, detail: `At most ${maxStreams} diagnostic streams may be open at once; try again later` }), 503, {
+        'Content-Type': 'application/problem+json',
+        'Retry-After': '10',
+      });
+    }
     const encoder = new TextEncoder();
     let timer: ReturnType<typeof setInterval> | undefined;
     let limit: ReturnType<typeof setTimeout> | undefined;

@@ -9,7 +9,7 @@ import { startDashboardServer } from './node-server.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = createLogger(config.BIMS_LOG_LEVEL);
-  const server = await startDashboardServer({ host: config.BIMS_DASHBOARD_HOST, port: config.BIMS_DASHBOARD_PORT });
+  const server = await startDashboardServer({ host: config.BIMS_DASHBOARD_HOST, port: config.BIMS_DASHBOARD_PORT, maxStreams: config.BIMS_STREAMS_TOTAL });
   log.info('dashboard listening', { url: server.url, through: 'the API at /dashboard/ and /admin/dashboard/' });
   let stopping = false;
   const stop = async (why: string) => {

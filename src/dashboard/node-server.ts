@@ -28,8 +28,8 @@ export interface DashboardServer {
 }
 
 /** Serve the dashboard on host:port (0 picks a free port); resolves once listening, rejects if it cannot. */
-export async function startDashboardServer(options: { host: string; port: number }): Promise<DashboardServer> {
-  const app = createDashboardApp(await readPublicFiles());
+export async function startDashboardServer(options: { host: string; port: number; maxStreams?: number }): Promise<DashboardServer> {
+  const app = createDashboardApp(await readPublicFiles(), { maxStreams: options.maxStreams });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info: AddressInfo) => {
       const host = info.address.includes(':') ? `[${info.address}]` : info.address;

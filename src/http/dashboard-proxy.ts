@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { DomainError } from '../services/errors.js';
 import { bodyLimitError } from './body-limit.js';
+import { releasingWhenDone, type StreamAdmission } from './stream-admission.js';
 
 /**
  * The dashboard proxy (seed section 4.6): a request under /dashboard/** or /admin/dashboard/** goes to the
@@ -46,6 +47,8 @@ export interface ProxyOptions {
   config: Pick<Config, 'DASHBOARD_URL' | 'BIMS_DASHBOARD_TIMEOUT_MS'>;
   /** The caller's address, appended to X-Forwarded-For. */
   clientAddress: string;
+  /** Bounds on event streams (long-lived answers) per address and in total; unbounded without it. */
+  streams?: StreamAdmission;
 }
 
 const unreachable = (why: string) =>
@@ -104,9 +107,25 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
     clearTimeout(silence);
   }
 
+  // An event stream holds its connection for minutes: admitted only within the caller's and the process's
+  // share (429 / 503 problem+json otherwise), and its slot is given back when the stream ends or the client goes.
+  let body = upstream.body && endQuietlyWhenAborted(upstream.body, controller.signal);
+  if (options.streams && body && /^text\/event-stream\b/i.test(upstream.headers.get('content-type') ?? '')) {
+    let release: () => void;
+    try {
+      release = options.streams.admit(options.clientAddress);
+    } catch (refusal) {
+      controller.abort(new Error('refused'));
+      await body.cancel().catch(() => {});
+      throw refusal;
+    }
+    request.signal?.addEventListener('abort', release, { once: true });
+    body = releasingWhenDone(body, release);
+  }
+
   // A component that compressed anyway has had its body decoded by fetch: its length and encoding no longer apply.
   const decoded = upstream.headers.has('content-encoding') ? ['content-encoding', 'content-length'] : [];
-  return new Response(upstream.body && endQuietlyWhenAborted(upstream.body, controller.signal), {
+  return new Response(body, {
     status: upstream.status,
     statusText: upstream.statusText,
     headers: endToEndHeaders(upstream.headers, decoded),

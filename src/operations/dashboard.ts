@@ -1,5 +1,6 @@
 import { binary } from '../schemas/common.js';
 import { forwardToDashboard } from '../http/dashboard-proxy.js';
+import { streamAdmissionOf } from '../http/stream-admission.js';
 import { defineOperation, type HttpMethod } from './types.js';
 
 const area = 'Dashboard proxy';
@@ -26,10 +27,16 @@ function proxy(id: string, method: HttpMethod) {
     description:
       'Any request content type and any Accept; the answer is streamed back as the component sent it, without hop-by-hop headers. ' +
       'The component receives the full path (/dashboard/... or /admin/dashboard/...) and X-Forwarded-For, -Host, -Proto and -Prefix. ' +
-      'A component that is down or silent beyond BIMS_DASHBOARD_TIMEOUT_MS: 502 problem+json.',
+      'A component that is down or silent beyond BIMS_DASHBOARD_TIMEOUT_MS: 502 problem+json. ' +
+      'An event stream (text/event-stream answer) is admitted only while its address holds fewer than BIMS_STREAMS_PER_ADDRESS (429 otherwise) ' +
+      'and the process fewer than BIMS_STREAMS_TOTAL (503 otherwise), both problem+json with Retry-After.',
     response: { description: "The dashboard component's answer (bytes)", content: { '*/*': binary } },
     ...(method === 'get' ? { open: openGet } : {}),
-    handle: async ({ request, services, clientAddress }) => forwardToDashboard(request, { config: services.ctx.config, clientAddress }),
+    handle: async ({ request, services, clientAddress }) => {
+      const { config } = services.ctx;
+      const streams = streamAdmissionOf(services.ctx, { perAddress: config.BIMS_STREAMS_PER_ADDRESS, total: config.BIMS_STREAMS_TOTAL });
+      return forwardToDashboard(request, { config, clientAddress, streams });
+    },
   });
 }
 
