@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit, bodyLimitError } from './http/body-limit.js';
+import { unreadBody } from './http/unread-body.js';
 import { HTTPException } from 'hono/http-exception';
 import type { Services } from './services/index.js';
 import { DomainError } from './services/errors.js';
@@ -41,6 +42,7 @@ export function createApp(deps: AppDeps) {
   });
   app.use('*', requestLog());
   app.use('*', securityHeaders(config.BIMS_CORS_ORIGINS));
+  app.use('*', unreadBody());
   app.use('*', bodyLimit(config.BIMS_MAX_BODY_BYTES));
 
   mountPlatformRoutes(app);
