@@ -31,8 +31,26 @@ export const queryBool = z
   .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
   .transform((v) => v === 'true');
 
-/** An ISO 8601 timestamp in a query string. */
-export const queryDate = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).transform((v) => new Date(v));
+/**
+ * The instants the API accepts: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. PostgreSQL stores years
+ * from 4713 BC, but JavaScript dates, JSON (ISO 8601 with four-digit years) and the drivers do not agree
+ * outside this range (year 0 does not exist in PostgreSQL, years 1-99 come back as 19xx, years past 9999
+ * cannot be written back as ISO 8601), so nothing outside it is let in, in query filters or bodies alike.
+ */
+export const DATE_RANGE = { min: new Date('1970-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z') } as const;
+const outOfRange = `must be between ${DATE_RANGE.min.toISOString()} and ${DATE_RANGE.max.toISOString()}`;
+
+/** Whether an instant lies in {@link DATE_RANGE}. */
+export const inDateRange = (date: Date) => date.getTime() >= DATE_RANGE.min.getTime() && date.getTime() <= DATE_RANGE.max.getTime();
+
+/** An ISO 8601 date-time with an offset, in {@link DATE_RANGE} once the offset is applied; stays a string. */
+export const isoDateTime = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
+  .refine((v) => inDateRange(new Date(v)), outOfRange)
+  .openapi({ format: 'date-time', description: `ISO 8601, ${DATE_RANGE.min.toISOString()} to ${DATE_RANGE.max.toISOString()}` });
+
+/** An ISO 8601 timestamp in a query string, as a Date. */
+export const queryDate = isoDateTime.transform((v) => new Date(v));
 
 /**
  * A list given as `ids=1,2,3` or as repeated `ids=1&ids=2`; the query reader hands repeated keys over as

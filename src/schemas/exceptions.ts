@@ -1,4 +1,4 @@
-import { pagingQuery, queryDate, z } from './common.js';
+import { dbId, isoDateTime, pagingQuery, queryDate, z } from './common.js';
 
 const surface = z.enum(['admin', 'root', 'user']);
 const exceptionId = z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
@@ -29,7 +29,7 @@ export const ExceptionCallStack = z.object({ id: z.string(), callStack: z.string
 export const ExceptionRecord = z
   .strictObject({
     ...exceptionFields,
-    timestamp: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }),
+    timestamp: isoDateTime,
     // Limits no larger than what the recorder can store (it cuts messages at 2000 and stacks at 20000, and
     // takes paths as they came), so every export can be imported back.
     type: z.string().min(1).max(1000),
@@ -37,7 +37,7 @@ export const ExceptionRecord = z
     operationId: z.string().max(200).nullish(),
     method: z.string().max(32).nullable(),
     path: z.string().max(65_536).nullable(),
-    accountId: z.number().int().nullish(),
+    accountId: dbId.nullish(),
     callStack: z.string().max(20_000),
   })
   .openapi('ExceptionRecord');

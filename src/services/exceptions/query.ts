@@ -3,7 +3,7 @@ import type { ExceptionsQuery } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { escapeLike, sortColumn } from '../query-helpers.js';
-import { presentException } from './present.js';
+import { exceptionColumns, presentException } from './present.js';
 
 type ExceptionFilter = Pick<z.output<typeof ExceptionsQuery>, 'type' | 'operationId' | 'path' | 'surface' | 'from' | 'to'>;
 
@@ -25,7 +25,7 @@ const exceptionSort = { timestamp: 'timestamp', type: 'type', operationId: 'oper
 export async function listExceptions(ctx: ServiceContext, query: z.output<typeof ExceptionsQuery>) {
   const [column, direction] = query.sort ? sortColumn(exceptionSort, query.sort, 'timestamp') : (['timestamp', 'desc'] as const);
   const rows = await filtered(ctx, query)
-    .selectAll()
+    .select(exceptionColumns)
     .orderBy(column, direction)
     .orderBy('id', 'asc') // ties (same millisecond) keep a stable order across pages
     .limit(query.size)
@@ -41,7 +41,7 @@ export async function countExceptions(ctx: ServiceContext, filter: ExceptionFilt
 }
 
 async function findException(ctx: ServiceContext, id: string) {
-  const row = await ctx.db.selectFrom('exceptions').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await ctx.db.selectFrom('exceptions').select(exceptionColumns).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound(`Exception '${id}'`);
   return row;
 }

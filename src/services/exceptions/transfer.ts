@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ExceptionImportRequest } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
-import { exportException } from './present.js';
+import { exceptionColumns, exportException } from './present.js';
 
 /** Rows per INSERT: ten columns each stays far below PostgreSQL's 65535 bind parameters. */
 const BATCH = 500;
@@ -30,7 +30,7 @@ export async function exportExceptions(ctx: ServiceContext): Promise<ReadableStr
         }
         const slice = ids.slice(next, next + BATCH);
         next += BATCH;
-        const rows = new Map((await ctx.db.selectFrom('exceptions').selectAll().where('id', 'in', slice).execute()).map((r) => [r.id, r]));
+        const rows = new Map((await ctx.db.selectFrom('exceptions').select(exceptionColumns).where('id', 'in', slice).execute()).map((r) => [r.id, r]));
         const parts: string[] = [];
         for (const id of slice) {
           const row = rows.get(id);
