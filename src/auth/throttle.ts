@@ -1,63 +1,170 @@
+import { sql, type Kysely } from 'kysely';
+import type { Config } from '../config/config.js';
+import type { Database } from '../db/tables.js';
 import { DomainError } from '../services/errors.js';
 
-interface Entry {
-  failures: number;
-  lockedUntil: number;
-  lastFailure: number;
+/** The numbers of the throttling policy (docs/login-throttling.md), in milliseconds where they are times. */
+export interface ThrottlePolicy {
+  freeFailures: number;
+  maxDelayMs: number;
+  forgetMs: number;
+  addressFailures: number;
+  addressWindowMs: number;
 }
 
+export function throttlePolicy(config: Config): ThrottlePolicy {
+  return {
+    freeFailures: config.BIMS_LOGIN_FREE_FAILURES,
+    maxDelayMs: config.BIMS_LOGIN_MAX_DELAY_SECONDS * 1000,
+    forgetMs: config.BIMS_LOGIN_FORGET_SECONDS * 1000,
+    addressFailures: config.BIMS_LOGIN_ADDRESS_FAILURES,
+    addressWindowMs: config.BIMS_LOGIN_ADDRESS_WINDOW_SECONDS * 1000,
+  };
+}
+
+/** What a check of credentials found: the value on success, the reason of a failure. */
+export type Verdict<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** The subject under which an address's total of failures is kept (no account or client id can be `*`). */
+const ADDRESS_TOTAL = '*';
+const PRUNE_EVERY_MS = 60_000;
+
+interface Standing {
+  pairFailures: number;
+  pairLastFailure: number;
+  /** A pair row exists (expired or not), so a success has one to delete. */
+  pairRow: boolean;
+  overBudget: boolean;
+}
+
+const tooMany = (waitMs: number) =>
+  new DomainError('too-many-requests', 'Too many failed logins; try again later', { retryAfterSeconds: Math.max(1, waitMs / 1000) });
+
 /**
- * Slows password guessing: after `freeFailures` failed attempts for a key (a user name, or a client
- * address) each further attempt is refused for an exponentially growing time, up to `maxLockMs`. A success
- * clears the key; failures are forgotten after `windowMs` of quiet. Kept per process: a cluster gets a
- * budget per node, which still makes online guessing impractical.
+ * Slows password guessing without letting anyone lock a stranger out (OWASP ASVS V2.2). Failures are
+ * counted per (subject, address), the subject being an account's user name or a client id: after
+ * `freeFailures` of them each attempt of that pair waits 1 s, 2 s, 4 s, ... up to `maxDelayMs`, and a
+ * success clears the pair. An attacker elsewhere never delays the account's owner, who comes from another
+ * address. Each address also has a budget of failures across subjects per window; past it, a subject that
+ * has failed from that address is refused from it for `maxDelayMs` after its last failure, while a subject
+ * that has not is still checked: colleagues behind one NAT keep signing in with their passwords, and guessing
+ * from there is held to one attempt per account per `maxDelayMs`.
+ *
+ * The counts live in the `login_throttle` table, so every node sees the same ones: a failure is one upsert of
+ * two rows, a success with a failing past one delete, and a check one primary-key read. Distinct guesses for
+ * one pair running at the same time count as failures already (else a burst of parallel guesses would all
+ * be checked before the first failure is written); the same credentials sent in parallel, as an integration
+ * does, are checked once and share the verdict.
  */
 export class LoginThrottle {
-  private entries = new Map<string, Entry>();
+  /** pair -> guess (a hash of the credentials) -> its check in progress. */
+  private inFlight = new Map<string, Map<string, Promise<Verdict<unknown>>>>();
+  private lastPrune = 0;
 
   constructor(
+    private readonly db: Kysely<Database>,
     private readonly now: () => number,
-    private readonly freeFailures = 5,
-    private readonly maxLockMs = 15 * 60_000,
-    private readonly windowMs = 15 * 60_000,
+    private readonly policy: ThrottlePolicy,
   ) {}
 
-  /** Throw 429 if any of the keys is locked. */
-  check(keys: string[]): void {
-    const now = this.now();
-    for (const key of keys) {
-      const entry = this.entries.get(key);
-      if (entry && entry.lockedUntil > now) {
-        throw new DomainError('too-many-requests', 'Too many failed logins; try again later', {
-          retryAfterSeconds: (entry.lockedUntil - now) / 1000,
-        });
-      }
+  /**
+   * Check credentials for `subject` from `address` under the policy: throws 429 (`too-many-requests`) when
+   * the pair may not try now, else runs `check` and records its verdict. `guess` identifies the credentials
+   * (a hash, never the secret itself) so that identical concurrent attempts are checked once.
+   */
+  async attempt<T>(subject: string, address: string, guess: string, check: () => Promise<Verdict<T>>): Promise<Verdict<T>> {
+    subject = subject.slice(0, 200);
+    address = address.slice(0, 100);
+    const pair = `${address}\u0000${subject}`;
+    const same = this.inFlight.get(pair)?.get(guess);
+    if (same) return same as Promise<Verdict<T>>;
+
+    const standing = await this.standing(subject, address);
+    const lockedFor = this.lockedFor(standing);
+    if (lockedFor > 0) throw tooMany(lockedFor);
+
+    const flights = this.inFlight.get(pair) ?? new Map<string, Promise<Verdict<unknown>>>();
+    const joined = flights.get(guess);
+    if (joined) return joined as Promise<Verdict<T>>;
+    const allowed = standing.overBudget ? 1 : Math.max(1, this.policy.freeFailures - standing.pairFailures);
+    if (flights.size >= allowed) throw tooMany(1000);
+
+    const verdict = (async (): Promise<Verdict<T>> => {
+      const result = await check();
+      if (!result.ok) await this.fail(subject, address);
+      else if (standing.pairRow) await this.db.deleteFrom('login_throttle').where('address', '=', address).where('subject', '=', subject).execute();
+      return result;
+    })();
+    flights.set(guess, verdict);
+    this.inFlight.set(pair, flights);
+    try {
+      return await verdict;
+    } finally {
+      flights.delete(guess);
+      if (flights.size === 0 && this.inFlight.get(pair) === flights) this.inFlight.delete(pair);
     }
   }
 
-  fail(keys: string[]): void {
+  /** Forget what was counted from an address (every subject, and its total): for tests and operators. */
+  async forget(address: string): Promise<void> {
+    await this.db.deleteFrom('login_throttle').where('address', '=', address.slice(0, 100)).execute();
+  }
+
+  private async standing(subject: string, address: string): Promise<Standing> {
+    const rows = await this.db
+      .selectFrom('login_throttle')
+      .select(['subject', 'failures', 'last_failure_at', 'expires_at'])
+      .where('address', '=', address)
+      .where('subject', 'in', [subject, ADDRESS_TOTAL])
+      .execute();
     const now = this.now();
-    for (const key of keys) {
-      let entry = this.entries.get(key);
-      if (!entry || now - entry.lastFailure > this.windowMs) entry = { failures: 0, lockedUntil: 0, lastFailure: now };
-      entry.failures += 1;
-      entry.lastFailure = now;
-      if (entry.failures >= this.freeFailures) {
-        const delay = Math.min(this.maxLockMs, 1000 * 2 ** (entry.failures - this.freeFailures));
-        entry.lockedUntil = now + delay;
-      }
-      this.entries.set(key, entry);
-    }
-    if (this.entries.size > 100_000) this.prune(now);
+    const live = (row: (typeof rows)[number] | undefined) => (row && new Date(row.expires_at).getTime() > now ? row : undefined);
+    const pairRow = rows.find((r) => r.subject === subject);
+    const pair = live(pairRow);
+    const total = live(rows.find((r) => r.subject === ADDRESS_TOTAL));
+    return {
+      pairFailures: pair?.failures ?? 0,
+      pairLastFailure: pair ? new Date(pair.last_failure_at).getTime() : 0,
+      pairRow: pairRow !== undefined,
+      overBudget: (total?.failures ?? 0) >= this.policy.addressFailures,
+    };
   }
 
-  succeed(keys: string[]): void {
-    for (const key of keys) this.entries.delete(key);
+  /** Milliseconds the pair must still wait; 0 when it may try now. */
+  private lockedFor(standing: Standing): number {
+    const { freeFailures, maxDelayMs } = this.policy;
+    let delay = 0;
+    if (standing.pairFailures >= freeFailures) delay = Math.min(maxDelayMs, 1000 * 2 ** Math.min(40, standing.pairFailures - freeFailures));
+    if (standing.overBudget && standing.pairFailures > 0) delay = maxDelayMs;
+    return Math.max(0, standing.pairLastFailure + delay - this.now());
   }
 
-  private prune(now: number): void {
-    for (const [key, entry] of this.entries) {
-      if (now - entry.lastFailure > this.windowMs && entry.lockedUntil < now) this.entries.delete(key);
+  /**
+   * Count a failure for the pair and for the address, in one statement. A pair's memory slides with each
+   * failure; the address's window is fixed from its first failure. A row past its expiry starts again at 1.
+   */
+  private async fail(subject: string, address: string): Promise<void> {
+    const now = this.now();
+    const at = new Date(now);
+    const row = (s: string, lifetimeMs: number) => ({
+      address, subject: s, failures: 1, first_failure_at: at, last_failure_at: at, expires_at: new Date(now + lifetimeMs),
+    });
+    const expired = sql<boolean>`login_throttle.expires_at <= ${at}`;
+    await this.db
+      .insertInto('login_throttle')
+      .values([row(subject, this.policy.forgetMs), row(ADDRESS_TOTAL, this.policy.addressWindowMs)])
+      .onConflict((oc) =>
+        oc.columns(['address', 'subject']).doUpdateSet({
+          failures: sql<number>`case when ${expired} then 1 else login_throttle.failures + 1 end`,
+          first_failure_at: sql<Date>`case when ${expired} then excluded.first_failure_at else login_throttle.first_failure_at end`,
+          last_failure_at: sql<Date>`excluded.last_failure_at`,
+          expires_at: sql<Date>`case when ${expired} or login_throttle.subject <> ${ADDRESS_TOTAL} then excluded.expires_at else login_throttle.expires_at end`,
+        }),
+      )
+      .execute();
+    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await this.db.deleteFrom('login_throttle').where('expires_at', '<', at).execute();
     }
   }
 }

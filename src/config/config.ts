@@ -28,6 +28,17 @@ export const configSchema = z.object({
   BIMS_PASSWORD_ITERATIONS: z.coerce.number().int().min(10_000).max(10_000_000).default(600_000),
   BIMS_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
   BIMS_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
+  // ---- login throttling (docs/login-throttling.md) ---------------------------------------------------------
+  /** Failed logins for one account (or client) from one address answered at once; each further one waits longer. */
+  BIMS_LOGIN_FREE_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** The longest wait the growing delay (1 s, 2 s, 4 s, ...) reaches. */
+  BIMS_LOGIN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** An (account, address) pair's failures are forgotten after this long without one. */
+  BIMS_LOGIN_FORGET_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600),
+  /** Failed logins one address may make across all accounts per window before it is held to one guess per account. */
+  BIMS_LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /** The window the per-address budget is counted in. */
+  BIMS_LOGIN_ADDRESS_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
   /** Signing keys older than this are replaced by a fresh one; older keys keep verifying until retired. */
   BIMS_SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
   /** Face extraction worker threads (Node); 0 means one per core. */

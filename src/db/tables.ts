@@ -12,6 +12,8 @@ export interface AccountsTable {
   password_hash: string;
   role: Role;
   enabled: Generated<boolean>;
+  /** Raised by every change of password, role or enabled flag; tokens issued under another version fail. */
+  credential_version: Generated<number>;
   created_at: Stamp;
   updated_at: Stamp;
 }
@@ -33,6 +35,8 @@ export interface OauthCodesTable {
   redirect_uri: string;
   code_challenge: string;
   scope: string;
+  /** The account's credential version when the code was issued. */
+  credential_version: Generated<number>;
   expires_at: ColumnType<Date, Date, Date>;
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
@@ -43,10 +47,22 @@ export interface RefreshTokensTable {
   account_id: number;
   client_id: string;
   scope: string;
+  /** The account's credential version when the family began. */
+  credential_version: Generated<number>;
   expires_at: ColumnType<Date, Date, Date>;
   replaced_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Stamp;
+}
+
+/** Failed logins per (subject, address), and per address under the subject `*` (see auth/throttle.ts). */
+export interface LoginThrottleTable {
+  address: string;
+  subject: string;
+  failures: number;
+  first_failure_at: ColumnType<Date, Date, Date>;
+  last_failure_at: ColumnType<Date, Date, Date>;
+  expires_at: ColumnType<Date, Date, Date>;
 }
 
 export interface SigningKeysTable {
@@ -237,6 +253,7 @@ export interface Database {
   oauth_clients: OauthClientsTable;
   oauth_codes: OauthCodesTable;
   refresh_tokens: RefreshTokensTable;
+  login_throttle: LoginThrottleTable;
   signing_keys: SigningKeysTable;
   service_keys: ServiceKeysTable;
   settings: SettingsTable;

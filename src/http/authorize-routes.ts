@@ -84,7 +84,7 @@ export function mountAuthorizeRoutes(app: Hono<AppEnv>): void {
     if (!username || !password) return showForm(c, request, params, 400, 'Enter your user name and password.', username);
     try {
       const principal = await auth.checkPassword(username.slice(0, 64), password, clientAddress(c));
-      return redirect(c, await approveAuthorization(ctx, request, { accountId: principal.accountId!, username: principal.username, role: principal.role }, auth.issuer));
+      return redirect(c, await approveAuthorization(ctx, request, { accountId: principal.accountId!, username: principal.username, role: principal.role, credentialVersion: principal.credentialVersion }, auth.issuer));
     } catch (error) {
       if (error instanceof DomainError && error.code === 'unauthorized') {
         // One message for every cause, so the form does not reveal which accounts exist or are disabled.

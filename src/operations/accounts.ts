@@ -22,7 +22,7 @@ export const accountOperations = [
   defineOperation({
     id: 'changeAccount', method: 'post', path: '/accounts/change', surfaces: admin, area,
     summary: 'Changes an account',
-    description: 'Renames, re-roles, enables or disables an account, or resets its password (which ends its sessions).',
+    description: 'Renames, re-roles, enables or disables an account, or resets its password. A new password or role, or disabling, ends every token the account holds at once (access tokens of every grant, refresh tokens, unredeemed codes); deleting does too.',
     request: { body: ChangeAccountRequest },
     response: { description: 'The changed account', schema: AccountModel },
     handle: ({ services, body }) => changeAccount(services.ctx, body),

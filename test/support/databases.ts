@@ -41,7 +41,14 @@ export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export async function bootForTest(
   dialect: 'pglite' | 'postgres',
   env: Record<string, string> = {},
-  options: { logger?: Logger; now?: () => Date; createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness } = {},
+  options: {
+    logger?: Logger;
+    now?: () => Date;
+    createExtractor?: () => Promise<Extractor>;
+    galleryFreshness?: GalleryFreshness;
+    /** The caller's address as a runtime entry would report it (default: 'unknown' for every request). */
+    clientAddress?: (request: Request) => string;
+  } = {},
 ): Promise<Booted & { config: Config }> {
   let dropDb: (() => Promise<void>) | undefined;
   const vars: Record<string, string> = { BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent', ...env };
@@ -57,6 +64,7 @@ export async function bootForTest(
     readAsset: nodeAssetReader(),
     createExtractor: options.createExtractor,
     galleryFreshness: options.galleryFreshness,
+    clientAddress: options.clientAddress,
   });
   return {
     ...booted,

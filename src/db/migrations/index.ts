@@ -4,6 +4,7 @@ import * as sampleTemplates from './2026_11_25_0002_sample_templates.js';
 import * as templateKeys from './2026_11_25_0003_template_keys.js';
 import * as galleryChanges from './2026_11_25_0004_gallery_changes.js';
 import * as lazyTokenImages from './2026_11_26_0005_lazy_token_images.js';
+import * as loginThrottle from './2026_11_26_0006_login_throttle_and_credential_version.js';
 
 /**
  * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_25_0003_template_keys': templateKeys,
   '2026_11_25_0004_gallery_changes': galleryChanges,
   '2026_11_26_0005_lazy_token_images': lazyTokenImages,
+  '2026_11_26_0006_login_throttle_and_credential_version': loginThrottle,
 };

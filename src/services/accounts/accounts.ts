@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { hashPassword } from '../../auth/password.js';
 import type { AccountsTable } from '../../db/tables.js';
 import type { AccountsQuery, ChangeAccountRequest, CreateAccountRequest, DeleteAccountsRequest } from '../../schemas/accounts.js';
@@ -47,6 +47,10 @@ export async function changeAccount(ctx: ServiceContext, input: z.output<typeof 
       if (taken) throw conflict(`An account named '${input.username}' already exists`);
     }
     const losesAdmin = current.role === 'ADMIN' && current.enabled && ((input.role && input.role !== 'ADMIN') || input.enabled === false);
+    // What a token may do rests on the password it was won with, the role it was scoped by and the account
+    // being enabled: a change of any of them ends every token the account holds (their version no longer
+    // matches; see AuthService). A rename or a no-op change keeps them.
+    const endsTokens = hash !== undefined || (input.role !== undefined && input.role !== current.role) || (input.enabled === false && current.enabled);
     if (losesAdmin) await assertAnotherAdmin(trx, [current.id]);
     const row = await trx
       .updateTable('accounts')
@@ -55,13 +59,14 @@ export async function changeAccount(ctx: ServiceContext, input: z.output<typeof 
         ...(input.role ? { role: input.role } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
         ...(hash ? { password_hash: hash } : {}),
+        ...(endsTokens ? { credential_version: sql<number>`credential_version + 1` } : {}),
         updated_at: ctx.now(),
       })
       .where('id', '=', input.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    if (hash || input.enabled === false) {
-      // A password reset or a disabled account ends the sessions it had.
+    if (endsTokens) {
+      // The version already ends them; revoking the rows too keeps the table truthful for anyone reading it.
       await trx.updateTable('refresh_tokens').set({ revoked_at: ctx.now() }).where('account_id', '=', row.id).where('revoked_at', 'is', null).execute();
     }
     return presentAccount(row);

@@ -1,7 +1,7 @@
 import { baseUrlOf, type Config } from '../../config/config.js';
 import type { Principal } from '../../auth/principal.js';
 import { sha256, verifyPassword } from '../../auth/password.js';
-import { LoginThrottle } from '../../auth/throttle.js';
+import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle.js';
 import { SigningKeys } from '../../auth/signing-keys.js';
 import { familyRevoked } from './refresh-tokens.js';
 import type { Role } from '../../operations/types.js';
@@ -30,7 +30,7 @@ export class AuthService {
 
   constructor(private readonly ctx: ServiceContext) {
     this.keys = new SigningKeys(ctx);
-    this.throttle = new LoginThrottle(() => ctx.now().getTime());
+    this.throttle = new LoginThrottle(ctx.db, () => ctx.now().getTime(), throttlePolicy(ctx.config));
   }
 
   /** Our tokens' issuer: the service's public base URL. */
@@ -59,29 +59,42 @@ export class AuthService {
     throw unauthorized(`Unsupported authorization scheme '${scheme}'`);
   }
 
-  /** Check a user name and password (Basic, `/login`, the authorize page); throttled; throws 401 or 429. */
-  async checkPassword(username: string, password: string, address: string): Promise<Principal> {
-    const keys = [`user:${username.toLowerCase()}`, `addr:${address}`];
-    this.throttle.check(keys);
-    const account = await this.ctx.db
+  /**
+   * Check a user name and password (Basic, `/login`, the authorize page, client_credentials for an account);
+   * throttled per (user name, address) and per address; throws 401 or 429. Answers the account's credential
+   * version too, for the tokens issued on the strength of this check.
+   */
+  async checkPassword(username: string, password: string, address: string): Promise<Principal & { credentialVersion: number }> {
+    // Read while the throttle reads its own row; a refused attempt just drops it.
+    const loading = this.ctx.db
       .selectFrom('accounts')
-      .select(['id', 'username', 'role', 'enabled', 'password_hash'])
+      .select(['id', 'username', 'role', 'enabled', 'password_hash', 'credential_version'])
       .where('username', '=', username)
       .executeTakeFirst();
+    loading.catch(() => undefined);
     const cacheKey = await sha256(`${username}\u0000${password}`);
-    let ok = false;
-    if (account) {
-      ok = this.verified.get(cacheKey) === account.password_hash || (await verifyPassword(password, account.password_hash));
-    }
-    if (!account || !ok || !account.enabled) {
-      this.throttle.fail(keys);
-      this.verified.delete(cacheKey);
-      throw unauthorized(account && ok ? 'The account is disabled' : 'Bad user name or password');
-    }
-    this.throttle.succeed(keys);
-    if (this.verified.size > 10_000) this.verified.clear();
-    this.verified.set(cacheKey, account.password_hash);
-    return { accountId: account.id, username: account.username, role: account.role, via: 'basic' };
+    const verdict: Verdict<Principal & { credentialVersion: number }> = await this.throttle.attempt(
+      `account:${username.toLowerCase()}`,
+      address,
+      cacheKey,
+      async () => {
+        const account = await loading;
+        const ok = account !== undefined && (this.verified.get(cacheKey) === account.password_hash || (await verifyPassword(password, account.password_hash)));
+        if (!account || !ok) {
+          this.verified.delete(cacheKey);
+          return { ok: false, reason: 'Bad user name or password' };
+        }
+        if (this.verified.size > 10_000) this.verified.clear();
+        this.verified.set(cacheKey, account.password_hash);
+        if (!account.enabled) return { ok: false, reason: 'The account is disabled' };
+        return {
+          ok: true,
+          value: { accountId: account.id, username: account.username, role: account.role, via: 'basic', credentialVersion: account.credential_version },
+        };
+      },
+    );
+    if (!verdict.ok) throw unauthorized(verdict.reason);
+    return verdict.value;
   }
 
   private async checkBearer(token: string): Promise<Principal> {
@@ -91,18 +104,23 @@ export class AuthService {
     if (scope !== 'ADMIN' && scope !== 'ADJUDICATOR' && scope !== 'USER') throw unauthorized('The access token has no scope', 'invalid_token');
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     if (payload.sub.startsWith('account:')) {
-      // Checked on every request so that disabling or demoting an account takes effect at once, and so that
-      // revoking the login (`sid`: its refresh-token family) ends its access tokens too, not only its refresh tokens.
+      // Checked on every request, on the account row itself (no cache to fall out of step between nodes), so
+      // that a change of password, role or enabled flag (the credential version) or a deletion ends the token
+      // at once, and so that revoking the login (`sid`: its refresh-token family) ends its access tokens too,
+      // not only its refresh tokens.
       const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
       const [account, revoked] = await Promise.all([
         this.ctx.db
           .selectFrom('accounts')
-          .select(['id', 'username', 'role', 'enabled'])
+          .select(['id', 'username', 'role', 'enabled', 'credential_version'])
           .where('id', '=', Number(payload.sub.slice('account:'.length)))
           .executeTakeFirst(),
         sid === undefined ? false : familyRevoked(this.ctx.db, sid),
       ]);
       if (!account || !account.enabled) throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
+      if (account.credential_version !== credentialVersionOf(payload)) {
+        throw unauthorized("The account's password, role or status changed after this token was issued", 'invalid_token');
+      }
       if (revoked) throw unauthorized('The login behind this token has been revoked', 'invalid_token');
       return { accountId: account.id, username: account.username, role: weaker(scope, account.role), via: 'bearer', clientId };
     }
@@ -123,18 +141,29 @@ export class AuthService {
    * token belongs to, so that revoking the login ends the token too.
    */
   async accessToken(
-    subject: { accountId: number; username: string } | { clientId: string },
+    subject: { accountId: number; username: string; credentialVersion: number } | { clientId: string },
     role: Role,
     clientId: string,
     extra: { sid?: string } = {},
   ): Promise<string> {
     const sub = 'accountId' in subject ? `account:${subject.accountId}` : `client:${subject.clientId}`;
+    const account = 'accountId' in subject ? { preferred_username: subject.username, [CREDENTIAL_VERSION_CLAIM]: subject.credentialVersion } : {};
     return this.keys.sign(
-      { ...extra, sub, scope: role, client_id: clientId, ...('username' in subject ? { preferred_username: subject.username } : {}) },
+      { ...extra, sub, scope: role, client_id: clientId, ...account },
       this.ctx.config.BIMS_ACCESS_TOKEN_SECONDS,
       this.issuer,
     );
   }
+}
+
+/** The claim carrying the account's credential version (private to BIMS: only BIMS reads its own tokens). */
+const CREDENTIAL_VERSION_CLAIM = 'cv';
+
+/** A token's credential version; tokens made before versions existed carry none and count as version 1. */
+function credentialVersionOf(payload: { [claim: string]: unknown }): number | undefined {
+  const value = payload[CREDENTIAL_VERSION_CLAIM];
+  if (value === undefined) return 1;
+  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
 }
 
 const order: Role[] = ['USER', 'ADJUDICATOR', 'ADMIN'];

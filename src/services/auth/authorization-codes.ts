@@ -20,6 +20,8 @@ export interface CodeGrant {
   redirectUri: string;
   codeChallenge: string;
   scope: string;
+  /** The account's credential version when it signed in. */
+  credentialVersion: number;
 }
 
 /** Issue a code for an approved authorization request. */
@@ -38,6 +40,7 @@ export async function issueCode(ctx: ServiceContext, grant: CodeGrant): Promise<
       redirect_uri: grant.redirectUri,
       code_challenge: grant.codeChallenge,
       scope: grant.scope,
+      credential_version: grant.credentialVersion,
       expires_at: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
     })
     .execute();
@@ -55,7 +58,7 @@ export async function redeemCode<T>(
   ctx: ServiceContext,
   input: { code: string; clientId: string; redirectUri: string; codeVerifier: string },
   /** The caller's own checks (account still enabled, scope), run before the code is consumed. */
-  check: (grant: { accountId: number; scope: string; familyId: string }) => Promise<T>,
+  check: (grant: { accountId: number; scope: string; familyId: string; credentialVersion: number }) => Promise<T>,
 ): Promise<T> {
   const hash = await sha256(input.code);
   const row = await ctx.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', hash).executeTakeFirst();
@@ -69,7 +72,7 @@ export async function redeemCode<T>(
   if (new Date(row.expires_at).getTime() <= ctx.now().getTime()) throw invalidGrant('The authorization code has expired');
   if (row.redirect_uri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request');
   if (!(await verifierMatches(input.codeVerifier, row.code_challenge))) throw invalidGrant('code_verifier does not match the code_challenge');
-  const result = await check({ accountId: row.account_id, scope: row.scope, familyId: hash });
+  const result = await check({ accountId: row.account_id, scope: row.scope, familyId: hash, credentialVersion: row.credential_version });
   const won = await ctx.db
     .updateTable('oauth_codes')
     .set({ used_at: ctx.now() })

@@ -110,7 +110,7 @@ export class ScopeNotHeld extends Error {
 export async function approveAuthorization(
   ctx: ServiceContext,
   request: AuthorizeRequest,
-  account: { accountId: number; username: string; role: Role },
+  account: { accountId: number; username: string; role: Role; credentialVersion: number },
   issuer: string,
 ): Promise<string> {
   const ceiling = weakerRole(account.role, request.client.role);
@@ -123,6 +123,7 @@ export async function approveAuthorization(
     redirectUri: request.redirectUri,
     codeChallenge: request.codeChallenge,
     scope: request.scope ?? ceiling,
+    credentialVersion: account.credentialVersion,
   });
   ctx.log.info('oauth authorization granted', { clientId: request.client.clientId, accountId: account.accountId });
   return withParams(request.redirectUri, { code, state: request.state, iss: issuer });

@@ -1,3 +1,4 @@
+import { sha256 } from '../../auth/password.js';
 import type { AuthService } from './auth-service.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -6,7 +7,7 @@ import { clientSecretMatches, findClient, type GrantType, type OAuthClient } fro
 
 /**
  * Client authentication at the token endpoint (RFC 6749 2.3): HTTP Basic or `client_id`/`client_secret`
- * form fields, never both. Failures are throttled like password logins, by client id and by address.
+ * form fields, never both. Failures are throttled like password logins, per (client id, address) and per address.
  */
 
 /** Client credentials as the request carried them. */
@@ -77,14 +78,12 @@ export async function authenticateClient(
   const client = await findClient(ctx, presented.clientId);
   if (!client) throw invalidClient(presented, 'Client authentication failed');
   if (client.confidential) {
-    const keys = [`client:${client.clientId}`, `addr:${address}`];
+    const secret = presented.secret;
     await throttled(presented, async () => {
-      auth.throttle.check(keys);
-      if (presented.secret === undefined || !(await clientSecretMatches(client, presented.secret))) {
-        auth.throttle.fail(keys);
-        throw new DomainError('unauthorized', 'bad client secret');
-      }
-      auth.throttle.succeed(keys);
+      const verdict = await auth.throttle.attempt(`client:${client.clientId}`, address, await sha256(`${client.clientId}\u0000${secret ?? ''}`), async () =>
+        secret !== undefined && (await clientSecretMatches(client, secret)) ? { ok: true, value: null } : { ok: false, reason: 'bad client secret' },
+      );
+      if (!verdict.ok) throw new DomainError('unauthorized', verdict.reason);
     });
   } else if (presented.secret !== undefined && presented.secret !== '') {
     throw invalidClient(presented, 'This is a public client; it has no secret to present');

@@ -59,7 +59,11 @@ function required(params: Record<string, string>, name: string): string {
 
 /** The account a user grant acts for; a deleted or disabled account ends the grant. */
 async function activeAccount(ctx: ServiceContext, accountId: number) {
-  const account = await ctx.db.selectFrom('accounts').select(['id', 'username', 'role', 'enabled']).where('id', '=', accountId).executeTakeFirst();
+  const account = await ctx.db
+    .selectFrom('accounts')
+    .select(['id', 'username', 'role', 'enabled', 'credential_version'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   if (!account || !account.enabled) throw invalidGrant('The account of this grant is gone or disabled');
   return account;
 }
@@ -68,15 +72,27 @@ async function activeAccount(ctx: ServiceContext, accountId: number) {
  * What a user grant may become: the grant, the account's current role and the client each cap the token,
  * and the request may lower it further. Runs before the code or refresh token is consumed.
  */
-async function userGrant(deps: Deps, client: OAuthClient, grant: { accountId: number; scope: string; familyId: string }, requested: string | undefined) {
+async function userGrant(
+  deps: Deps,
+  client: OAuthClient,
+  grant: { accountId: number; scope: string; familyId: string; credentialVersion: number },
+  requested: string | undefined,
+) {
   const account = await activeAccount(deps.ctx, grant.accountId);
+  // A code or refresh token won before a change of password, role or status is worth nothing after it.
+  if (account.credential_version !== grant.credentialVersion) throw invalidGrant("The account's password, role or status changed after this grant was issued");
   const ceiling = weakerRole(weakerRole(grant.scope as Role, account.role), client.role);
   return { account, ceiling, scope: narrowScope(requested, ceiling), familyId: grant.familyId };
 }
 
 async function userTokens(deps: Deps, client: OAuthClient, granted: Awaited<ReturnType<typeof userGrant>>, refreshToken: string): Promise<TokenResponse> {
   const { account, scope, familyId } = granted;
-  const access = await deps.auth.accessToken({ accountId: account.id, username: account.username }, scope, client.clientId, { sid: familyId });
+  const access = await deps.auth.accessToken(
+    { accountId: account.id, username: account.username, credentialVersion: account.credential_version },
+    scope,
+    client.clientId,
+    { sid: familyId },
+  );
   return { access_token: access, token_type: 'Bearer', expires_in: deps.ctx.config.BIMS_ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, scope };
 }
 
@@ -93,6 +109,7 @@ async function authorizationCodeGrant(deps: Deps, { params, basic, address }: To
   // The family keeps the ceiling, so a later refresh may ask again for anything up to it.
   const refreshToken = await issueRefreshToken(deps.ctx, {
     accountId: granted.account.id, clientId: client.clientId, scope: granted.ceiling, familyId: granted.familyId,
+    credentialVersion: granted.account.credential_version,
   });
   return userTokens(deps, client, granted, refreshToken);
 }
@@ -144,6 +161,10 @@ async function clientCredentialsGrant(deps: Deps, { params, basic, address }: To
     }
   });
   const scope = narrowScope(params.scope, principal.role);
-  const access = await deps.auth.accessToken({ accountId: principal.accountId!, username: principal.username }, scope, principal.username);
+  const access = await deps.auth.accessToken(
+    { accountId: principal.accountId!, username: principal.username, credentialVersion: principal.credentialVersion },
+    scope,
+    principal.username,
+  );
   return { access_token: access, token_type: 'Bearer', expires_in, scope };
 }

@@ -22,6 +22,8 @@ export interface RefreshGrant {
   /** The scope originally granted; narrower access tokens may be asked for, the family keeps this one. */
   scope: string;
   familyId: string;
+  /** The account's credential version the family was won under. */
+  credentialVersion: number;
 }
 
 /** Issue a new refresh token in a family. */
@@ -35,6 +37,7 @@ export async function issueRefreshToken(ctx: ServiceContext, grant: RefreshGrant
       account_id: grant.accountId,
       client_id: grant.clientId,
       scope: grant.scope,
+      credential_version: grant.credentialVersion,
       expires_at: new Date(ctx.now().getTime() + ctx.config.BIMS_REFRESH_TOKEN_SECONDS * 1000),
       created_at: ctx.now(),
     })
@@ -101,7 +104,9 @@ export async function rotateRefreshToken<T>(
   if (!row) throw invalidGrant('The refresh token is unknown');
   if (row.client_id !== clientId) throw invalidGrant('The refresh token was issued to another client');
   if (row.revoked_at !== null || (await familyRevoked(ctx.db, row.family_id))) throw invalidGrant('The refresh token has been revoked');
-  const grant: RefreshGrant = { accountId: row.account_id, clientId: row.client_id, scope: row.scope, familyId: row.family_id };
+  const grant: RefreshGrant = {
+    accountId: row.account_id, clientId: row.client_id, scope: row.scope, familyId: row.family_id, credentialVersion: row.credential_version,
+  };
   const reused = () => revokeFamily(ctx, row.family_id, row.account_id, row.client_id, 'refresh token reused');
   if (row.replaced_at !== null) {
     await reused();
