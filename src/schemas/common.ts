@@ -46,7 +46,8 @@ export const inDateRange = (date: Date) => date.getTime() >= DATE_RANGE.min.getT
 /** An ISO 8601 date-time with an offset, in {@link DATE_RANGE} once the offset is applied; stays a string. */
 export const isoDateTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
-  .refine((v) => inDateRange(new Date(v)), outOfRange)
+  // Not a date at all is the format check's to report (zod runs both), so this one passes it.
+  .refine((v) => Number.isNaN(Date.parse(v)) || inDateRange(new Date(v)), outOfRange)
   .openapi({ format: 'date-time', description: `ISO 8601, ${DATE_RANGE.min.toISOString()} to ${DATE_RANGE.max.toISOString()}` });
 
 /** An ISO 8601 timestamp in a query string, as a Date. */
