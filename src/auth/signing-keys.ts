@@ -27,21 +27,86 @@ interface LoadedKey {
   publicJwk: JWK;
 }
 
+/** Reloads for a `kid` not held in memory start at most this often, whatever the number of such tokens. */
+const UNKNOWN_KID_RELOAD_INTERVAL_MS = 1000;
+/** A `kid` a reload did not find is refused from memory this long, without another reload. */
+const UNKNOWN_KID_MEMORY_MS = 60_000;
+/** At most this many unknown kids are remembered; the oldest are forgotten first. */
+const UNKNOWN_KID_LIMIT = 10_000;
+/** Our kids are 16 characters; anything much longer is not worth a look. */
+const MAX_KID_LENGTH = 64;
+
 /**
  * The service's JWT signing keys, kept in the database so every node signs and verifies alike. The newest
  * unretired key signs; a key older than the rotation period is replaced by a fresh one and keeps verifying
  * until it is retired. Tokens whose `kid` is retired or unknown fail.
+ *
+ * A token naming a `kid` not in memory may come from a key another node has just made, so it triggers a
+ * reload; but anyone can send such tokens, so those reloads are rate-limited (one starts at most every
+ * second and every request waiting for one shares it) and a kid the reload did not find is remembered as
+ * unknown for a minute. A genuinely new key is thus found within about a second, and a flood of made-up kids
+ * costs the database one read per second.
  */
 export class SigningKeys {
   private keys = new Map<string, LoadedKey>();
   private loadedAt = 0;
+  /** The periodic reload in progress, shared by the requests that found the keys stale. */
+  private loading?: Promise<void>;
+  /** The reload for unknown kids that has not started reading yet, shared by every request that waits for it. */
+  private pendingReload?: Promise<void>;
+  /** When (real time) the last reload for unknown kids started reading. */
+  private lastReloadStart = -Infinity;
+  /** kid -> real time until which it counts as unknown without a reload. */
+  private unknownKids = new Map<string, number>();
 
   constructor(private readonly ctx: ServiceContext) {}
 
   /** Re-read keys from the database (other nodes may have rotated) at most every 30 s. */
-  private async refresh(force = false): Promise<void> {
+  private async refresh(): Promise<void> {
     const now = this.ctx.now().getTime();
-    if (!force && now - this.loadedAt < 30_000 && this.keys.size > 0) return;
+    if (now - this.loadedAt < 30_000 && this.keys.size > 0) return;
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    await this.loading;
+  }
+
+  /**
+   * A reload for a kid not in memory: joins the one waiting to start, else schedules one a second after the
+   * last one started. Each waiting request's reload begins reading after the request arrived, so a key
+   * committed before the token was signed is found.
+   */
+  private reloadForUnknownKid(): Promise<void> {
+    if (this.pendingReload) return this.pendingReload;
+    const wait = Math.max(0, this.lastReloadStart + UNKNOWN_KID_RELOAD_INTERVAL_MS - Date.now());
+    const reload = (async () => {
+      // Always yields first (even with no wait), so that this promise is the pending one before it starts.
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      this.pendingReload = undefined;
+      this.lastReloadStart = Date.now();
+      await this.load();
+    })();
+    this.pendingReload = reload;
+    return reload;
+  }
+
+  private knownUnknown(kid: string): boolean {
+    const until = this.unknownKids.get(kid);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.unknownKids.delete(kid);
+    return false;
+  }
+
+  private rememberUnknown(kid: string): void {
+    this.unknownKids.delete(kid);
+    while (this.unknownKids.size >= UNKNOWN_KID_LIMIT) this.unknownKids.delete(this.unknownKids.keys().next().value!);
+    this.unknownKids.set(kid, Date.now() + UNKNOWN_KID_MEMORY_MS);
+  }
+
+  /** Read every key from the database. */
+  private async load(): Promise<void> {
+    const now = this.ctx.now().getTime();
     const rows = await this.ctx.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'asc').execute();
     const next = new Map<string, LoadedKey>();
     for (const row of rows) {
@@ -62,6 +127,7 @@ export class SigningKeys {
     }
     this.keys = next;
     this.loadedAt = now;
+    for (const kid of next.keys()) this.unknownKids.delete(kid);
   }
 
   /** The key that signs now, creating or rotating it when needed. */
@@ -89,14 +155,14 @@ export class SigningKeys {
         created_at: this.ctx.now(),
       })
       .execute();
-    await this.refresh(true);
+    await this.load();
     return kid;
   }
 
   /** Retire a key: tokens it signed stop verifying at once on this node, within 30 s on others. */
   async retire(kid: string): Promise<void> {
     await this.ctx.db.updateTable('signing_keys').set({ retired_at: this.ctx.now() }).where('kid', '=', kid).execute();
-    await this.refresh(true);
+    await this.load();
   }
 
   async sign(claims: JWTPayload, expiresInSeconds: number, issuer: string, kind: TokenKind = ACCESS_TOKEN): Promise<string> {
@@ -121,12 +187,17 @@ export class SigningKeys {
     } catch {
       return null;
     }
-    if (!kid) return null;
+    if (!kid || kid.length > MAX_KID_LENGTH) return null;
     await this.refresh();
     let key = this.keys.get(kid);
     if (!key) {
-      await this.refresh(true);
+      if (this.knownUnknown(kid)) return null;
+      await this.reloadForUnknownKid();
       key = this.keys.get(kid);
+      if (!key) {
+        this.rememberUnknown(kid);
+        return null;
+      }
     }
     if (!key || key.retired) return null;
     try {
