@@ -90,7 +90,7 @@ export async function run(args: string[]) {
     await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
       for (let i = w; i < warmPhotos.length; i += concurrency) await (await enrol(`warmup-${i}`, warmPhotos[i]!)).arrayBuffer();
     }));
-    await clearDb(booted.services, 'warmup-', 'admin');
+    await clearDb(booted.services, 'warmup-', { surface: 'admin', principal: { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' } });
     const statuses: Record<string, number> = {};
     let next = 0;
     // CPU time of the whole process (main thread, extraction workers, PGlite) per face: unlike wall time it

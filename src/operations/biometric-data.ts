@@ -6,6 +6,7 @@ import {
 import { getFaceDataByImageId, getFaceDataByUuid, getVoiceDataById, getVoiceDataByUuid } from '../services/biometric-data/info.js';
 import { answerDownload } from './download-handlers.js';
 import { defineOperation } from './types.js';
+import { ownerOf } from '../services/ownership.js';
 
 const area = 'Biometric data';
 const admin = ['admin'] as const;
@@ -29,10 +30,11 @@ export const biometricDataOperations = [
   defineOperation({
     id: 'getBiometricFaceDataByUUID', method: 'get', path: '/biometric-data/face/uuid/', surfaces: all, area,
     summary: 'Face data information by UUID',
-    description: 'The face data an operation produced, in the order of its images.',
+    description:
+      'The face data an operation produced, in the order of its images. On the user surface, only what the calling account owns: the samples of subjects it enrolled and of its own operations (404 for another account\'s operation).',
     request: { query: UuidQuery },
     response: { description: 'The face data of the operation', schema: z.array(BiometricFaceData) },
-    handle: ({ services, query }) => getFaceDataByUuid(services.ctx, query.uuid),
+    handle: ({ services, query, surface, principal }) => getFaceDataByUuid(services.ctx, query.uuid, ownerOf({ surface, principal })),
   }),
   defineOperation({
     id: 'getBiometricVoiceDataById', method: 'get', path: '/biometric-data/voice/id/', surfaces: admin, area,
@@ -44,10 +46,11 @@ export const biometricDataOperations = [
   defineOperation({
     id: 'getBiometricVoiceDataByUUID', method: 'get', path: '/biometric-data/voice/uuid/', surfaces: all, area,
     summary: 'Voice information by UUID',
-    description: 'The voice data an operation produced.',
+    description:
+      'The voice data an operation produced. On the user surface, only what the calling account owns: the samples of subjects it enrolled and of its own operations (404 for another account\'s operation).',
     request: { query: UuidQuery },
     response: { description: 'The voice data of the operation', schema: z.array(BiometricVoiceData) },
-    handle: ({ services, query }) => getVoiceDataByUuid(services.ctx, query.uuid),
+    handle: ({ services, query, surface, principal }) => getVoiceDataByUuid(services.ctx, query.uuid, ownerOf({ surface, principal })),
   }),
   defineOperation({
     id: 'downloadBiometricDataBulkByOperation', method: 'get', path: '/biometric-data/operation/download', surfaces: admin, area,

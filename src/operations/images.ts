@@ -3,6 +3,7 @@ import { IdParams, Image, ImageByIdQuery, NumericIdsQuery, UuidQuery, zipDownloa
 import { getImageById, getImagesByUuid } from '../services/biometric-data/info.js';
 import { answerDownload } from './download-handlers.js';
 import { defineOperation } from './types.js';
+import { ownerOf } from '../services/ownership.js';
 
 const area = 'Images';
 const adminRoot = ['admin', 'root'] as const;
@@ -23,10 +24,11 @@ export const imageOperations = [
   defineOperation({
     id: 'getImageByUUID', method: 'get', path: '/images/uuid/', surfaces: all, area,
     summary: 'Image information by UUID',
-    description: 'The images an operation stored (originals, tokens, face crops).',
+    description:
+      'The images an operation stored (originals, tokens, face crops). On the user surface, only what the calling account owns: the images of subjects it enrolled and of its own operations (404 for another account\'s operation).',
     request: { query: UuidQuery },
     response: { description: 'The images of the operation', schema: z.array(Image) },
-    handle: ({ services, query }) => getImagesByUuid(services, query.uuid),
+    handle: ({ services, query, surface, principal }) => getImagesByUuid(services, query.uuid, ownerOf({ surface, principal })),
   }),
   defineOperation({
     id: 'downloadImageInfoBulkByOperation', method: 'get', path: '/images/operation/download', surfaces: adminRoot, area,

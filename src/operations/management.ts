@@ -5,6 +5,7 @@ import {
 } from '../schemas/management.js';
 import { clusterStatus } from '../services/management/cluster.js';
 import { managementInfo } from '../services/management/info.js';
+import { userManagementInfo } from './user-management-info.js';
 import { truncateDatabase } from '../services/management/truncate.js';
 import { defaultProperties } from '../services/settings/defaults.js';
 import { defineOperation } from './types.js';
@@ -20,8 +21,9 @@ export const managementOperations = [
   defineOperation({
     id: 'getManagementInfo', method: 'get', path: '/management/info', surfaces: everywhere, area,
     summary: 'Information and vital parameters of management',
+    description: 'On the user surface only the version, template version, uptime and the worker pool and licence states: no host, runtime, database or counts.',
     response: { description: 'Version, uptime, database, counts, worker pool and licence state', schema: ManagementInfo },
-    handle: ({ services }) => managementInfo(services),
+    handle: async ({ services, surface }) => (surface === 'user' ? userManagementInfo(await managementInfo(services)) : managementInfo(services)),
   }),
   defineOperation({
     id: 'getAdjudicatorManagementInfo', method: 'get', path: '/management/info', surfaces: ['root'], rootPrefix: '/adjudicator', area,

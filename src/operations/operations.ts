@@ -7,6 +7,7 @@ import {
 import { DeletedCount } from '../schemas/primitives.js';
 import { deleteOperation, deleteOperations } from '../services/operations/delete.js';
 import { countOperations, listOperations, operationById, operationByUuid } from '../services/operations/query.js';
+import { ownerOf } from '../services/ownership.js';
 import { handleRemoteVerify } from './template-handlers.js';
 import { defineOperation } from './types.js';
 import { checkImage, createOperation } from '../services/operations/create.js';
@@ -62,7 +63,7 @@ export const operationOperations = [
     description: 'On the user surface, only the operations recorded for the calling account are found; another account\'s answers 404.',
     request: { query: UuidQuery },
     response: { description: 'The operation', schema: Operation },
-    handle: ({ services, query, surface, principal }) => operationByUuid(services.ctx, query.uuid, surface === 'user' ? principal : undefined),
+    handle: ({ services, query, surface, principal }) => operationByUuid(services.ctx, query.uuid, ownerOf({ surface, principal })),
   }),
   defineOperation({
     id: 'deleteOperation', method: 'delete', path: '/operations/uuid/', surfaces: adminRoot, area,

@@ -7,7 +7,7 @@ import {
   SubjectIdLowerParams, SubjectIdQuery, SubjectQRCode, SubjectsCountQuery, SubjectsQuery, TemplateModalities,
 } from '../schemas/subjects.js';
 import { handleSubjectQrCode, handleTemplateModalities } from './template-handlers.js';
-import { subjectHandlers } from './subject-handlers.js';
+import { forOwnedSubject, subjectHandlers } from './subject-handlers.js';
 import { defineOperation } from './types.js';
 import { enrolSubject } from '../services/enrolment/enrol.js';
 import { reextractSubject } from '../services/reextract/reextract-subject.js';
@@ -45,6 +45,7 @@ export const subjectOperations = [
   defineOperation({
     id: 'getSubjectsIdList', method: 'get', path: '/subjects/id-list', surfaces: all, area,
     summary: 'List of subject identifiers',
+    description: 'On the user surface, only the subjects the calling account enrolled (docs/user-surface.md).',
     request: { query: SubjectIdListQuery },
     response: { description: 'A page of subject identifiers', schema: z.array(SubjectId) },
     handle: subjectHandlers.getSubjectsIdList,
@@ -112,7 +113,7 @@ export const subjectOperations = [
       "The subject's compact face template, signed by the service (Ed25519), as a QR code: PNG by default, SVG on Accept: image/svg+xml, SubjectQRCode on Accept: application/json.",
     request: { params: SubjectIdLowerParams },
     response: { description: 'The QR code', schema: SubjectQRCode, content: { 'image/png': binary, 'image/svg+xml': binary } },
-    handle: handleSubjectQrCode,
+    handle: forOwnedSubject(handleSubjectQrCode, ({ params }) => params.subjectid),
   }),
   defineOperation({
     id: 'getTemplateModalities', method: 'post', path: '/subjects/qrcode/modalities', surfaces: all, area,
@@ -169,7 +170,7 @@ export const subjectOperations = [
     id: 'clearDb', method: 'delete', path: '/subjects/clear-db', surfaces: all, area,
     summary: 'Clears all of the store, or only entries matching a prefix, depending on use',
     description:
-      'Removes the subjects whose subjectId starts with `prefix` (matched literally), each as deleteSubject describes (operations, samples, images, templates, open adjudication cases); without a prefix (or an empty one), every subject, which the user surface refuses with a 400 naming `query.prefix`. Answers the rows removed per table.',
+      'Removes the subjects whose subjectId starts with `prefix` (matched literally), each as deleteSubject describes (operations, samples, images, templates, open adjudication cases); without a prefix (or an empty one), every subject, which the user surface refuses with a 400 naming `query.prefix`. On the user surface only the subjects the calling account enrolled are removed (docs/user-surface.md). Answers the rows removed per table.',
     request: { query: ClearDbQuery },
     response: { description: 'How many subjects were removed, and the rows removed per table', schema: ClearDbResult },
     handle: subjectHandlers.clearDb,

@@ -71,6 +71,8 @@ export const ManagementInfo = z
       .openapi({ description: "This node's in-memory gallery: ENROLLED subjects and face templates loaded for matching" }),
     licence: z.looseObject({ state: z.string() }),
   })
+  // Host details are for the ADMIN surfaces: the user surface answers without them (getManagementInfo).
+  .partial({ database: true, counts: true, node: true, gallery: true })
   .openapi('ManagementInfo');
 
 export const ServiceNode = z

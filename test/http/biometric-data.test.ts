@@ -47,10 +47,12 @@ for (const dialect of dialects) {
         body: JSON.stringify({ username: 'viewer', password: USER_PASSWORD, role: 'USER' }),
       });
       expect(created.status).toBe(201);
+      // The operations are the viewer's (the user surface shows a caller what its account recorded).
+      const viewerId = (await created.json()).id as number;
       const subject = async (subjectId: string, op: string) =>
         (await db.insertInto('subjects').values({ subject_id: subjectId, status: 'ENROLLED', metadata: json({}), template_version: 'face-test-v1', enrollment_operation_uuid: op, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
       const operation = async (u: string, type: string, subjectId: string | null) =>
-        (await db.insertInto('operations').values({ uuid: u, type, status: 'SUCCESS', subject_id: subjectId, modalities: json(['FACE']), candidates: json(null), checks: json(null), details: json(null), duration_ms: 5, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+        (await db.insertInto('operations').values({ uuid: u, type, status: 'SUCCESS', subject_id: subjectId, modalities: json(['FACE']), candidates: json(null), checks: json(null), details: json(null), duration_ms: 5, account_id: viewerId, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
       const image = async (u: string, ref: number | null, kind: 'ORIGINAL' | 'TOKEN', format: 'JPEG' | 'PNG', w: number, h: number, b: Uint8Array) =>
         (await db.insertInto('images').values({ operation_uuid: u, subject_ref: ref, kind, format, width: w, height: h, bytes: b, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
 
@@ -208,8 +210,10 @@ for (const dialect of dialects) {
         const carol = (await db.insertInto('subjects').values({ subject_id: 'carol', status: 'ENROLLED', metadata: json({}), template_version: 'face-test-v1', enrollment_operation_uuid: orphan, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
         const png = makePng(20, 30, 9);
         const id = (await db.insertInto('images').values({ operation_uuid: orphan, subject_ref: carol, kind: 'ORIGINAL', format: 'PNG', width: 20, height: 30, bytes: png, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
-        expect(await getJson(`/user/images/uuid/?uuid=${orphan}`, 200, userAuth)).toEqual([image(id, orphan, 'carol', 'ORIGINAL', 'PNG', 20, 30, png)]);
-        expect(await getJson(`/user/biometric-data/face/uuid/?uuid=${orphan}`, 200, userAuth)).toEqual([]);
+        expect(await getJson(`/admin/images/uuid/?uuid=${orphan}`)).toEqual([image(id, orphan, 'carol', 'ORIGINAL', 'PNG', 20, 30, png)]);
+        expect(await getJson(`/admin/biometric-data/face/uuid/?uuid=${orphan}`)).toEqual([]);
+        // On /user nobody owns them any more: the enrolment that named the account is gone.
+        await expectProblem(`/user/images/uuid/?uuid=${orphan}`, 404, 'not-found', userAuth);
         const res = await get(`/admin/biometric-data/uuid/${orphan}/download`, adminAuth, { accept: 'application/json' });
         expect((await res.json()).entries).toEqual([expect.objectContaining({ path: `subjects/carol/original-${id}.png`, size: png.length })]);
       });

@@ -48,6 +48,8 @@ for (const dialect of dialects) {
       booted = await bootForTest(dialect);
       const created = await send('POST', '/admin/accounts/create', { body: { username: 'subjects-user', password: 'user-password-1', role: 'USER' } });
       expect(created.status).toBe(201);
+      // Enrolled by the test's USER account, so that the user surface shows them to it (docs/user-surface.md).
+      const userId = (await created.json()).id as number;
       const day = (d: number) => new Date(Date.UTC(2026, 0, d, 12));
       const specs = [
         { subjectId: 'alice', metadata: { country: 'FR', tier: 1 }, createdAt: day(1), faces: [60, 90] },
@@ -60,7 +62,7 @@ for (const dialect of dialects) {
         { subjectId: 'tmp-2', createdAt: day(8), faces: [81], voices: [50] },
         { subjectId: 'tmpx', createdAt: day(9), faces: [82] },
       ];
-      for (const spec of specs) seeded[spec.subjectId] = await seedSubject(db(), spec);
+      for (const spec of specs) seeded[spec.subjectId] = await seedSubject(db(), { ...spec, accountId: userId });
       // Seeded behind the gallery's back: make it load them from the database.
       booted.services.gallery.reset();
     });

@@ -148,7 +148,7 @@ describe.skipIf(!process.env.DATABASE_URL)('BIMS on Cloudflare Workers (wrangler
         runtime: 'test', hostname: 'node-beside-workers', logger: createLogger('silent'),
       });
       try {
-        expect((await clearDb(node.services, undefined, 'admin')).deleted).toBe(1);
+        expect((await clearDb(node.services, undefined, { surface: 'admin', principal: { accountId: null, username: 'test', role: 'ADMIN', via: 'basic' } })).deleted).toBe(1);
       } finally {
         await node.close();
       }

@@ -67,6 +67,15 @@ export async function makeCredentials(booted: Booted, setSkew: (ms: number) => v
     .setExpirationTime('5m')
     .sign(foreignKey.privateKey);
 
+  // A key id the service never made: refused without a database read per request (src/auth/signing-keys.ts).
+  const unknownKid = await new SignJWT({ sub: 'account:1', scope: 'ADMIN', client_id: 'bims-docs' })
+    .setProtectedHeader({ alg: 'ES256', kid: 'no-such-key-id', typ: 'at+jwt' })
+    .setIssuer(booted.services.auth.issuer)
+    .setAudience('bims')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(foreignKey.privateKey);
+
   const [user, adjudicator] = ACCOUNTS;
   return [
     { name: 'none', header: null },
@@ -79,6 +88,7 @@ export async function makeCredentials(booted: Booted, setSkew: (ms: number) => v
     { name: 'Bearer, expired', header: `Bearer ${expired}` },
     { name: 'Bearer, foreign key', header: `Bearer ${foreign}` },
     { name: 'Bearer, retired key', header: `Bearer ${underRetiredKey}` },
+    { name: 'Bearer, unknown key id', header: `Bearer ${unknownKid}` },
     { name: 'unknown scheme', header: `Digest ${b64('admin')}` },
     { name: 'USER Basic', header: basic(user.username, user.password), role: 'USER' },
     { name: 'USER Bearer', header: `Bearer ${await tokenFor(booted, user.username, user.password)}`, role: 'USER' },

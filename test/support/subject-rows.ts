@@ -43,6 +43,8 @@ export interface SeedSubject {
   faces?: number[];
   /** Qualities of the voice samples to store. */
   voices?: number[];
+  /** The account that enrols it (the enrolment operation's account; default 1, the admin). */
+  accountId?: number;
 }
 
 export interface SeededSubject {
@@ -67,7 +69,7 @@ export async function seedSubject(db: Kysely<Database>, spec: SeedSubject): Prom
   return db.transaction().execute(async (trx) => {
     const modalities = [...(faces.length ? ['FACE' as const] : []), ...(voices.length ? ['VOICE' as const] : [])];
     await recordOperation(trx, {
-      uuid: enrollUuid, type: 'ENROLL', status: 'SUCCESS', subjectId: spec.subjectId, modalities, durationMs: 5, principal, surface: 'admin', at,
+      uuid: enrollUuid, type: 'ENROLL', status: 'SUCCESS', subjectId: spec.subjectId, modalities, durationMs: 5, principal: { ...principal, accountId: spec.accountId ?? 1 }, surface: 'admin', at,
     });
     const subject = await trx
       .insertInto('subjects')
@@ -115,11 +117,11 @@ export async function seedSubject(db: Kysely<Database>, spec: SeedSubject): Prom
   });
 }
 
-/** Log another operation about a subject (a verification, say), with an unowned probe image. */
-export async function seedOperation(db: Kysely<Database>, subjectId: string | null, type: OperationType = 'VERIFY'): Promise<string> {
+/** Log another operation about a subject (a verification, say), with an unowned probe image; `accountId` records who asked (default 1). */
+export async function seedOperation(db: Kysely<Database>, subjectId: string | null, type: OperationType = 'VERIFY', accountId = 1): Promise<string> {
   const uuid = crypto.randomUUID();
   await recordOperation(db, {
-    uuid, type, status: 'SUCCESS', subjectId, modalities: ['FACE'], score: 90, threshold: 48, durationMs: 3, principal, surface: 'admin', at: new Date(),
+    uuid, type, status: 'SUCCESS', subjectId, modalities: ['FACE'], score: 90, threshold: 48, durationMs: 3, principal: { ...principal, accountId }, surface: 'admin', at: new Date(),
   });
   await db
     .insertInto('images')

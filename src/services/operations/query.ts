@@ -4,6 +4,7 @@ import type { Database } from '../../db/tables.js';
 import type { OperationsCountQuery, OperationsQuery } from '../../schemas/operations.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
+import { ownsOperation, type Owner } from '../ownership.js';
 import { sortColumn } from '../query-helpers.js';
 import { presentOperation } from './record.js';
 
@@ -72,14 +73,14 @@ export async function operationById(ctx: ServiceContext, id: number) {
 }
 
 /**
- * `getOperationByUUID`: one operation by its UUID; 404 when there is none. With `ownedBy`, only an operation
- * recorded for that account is found (another account's answers 404, so its existence is not disclosed): the
- * user surface shows callers their own operations, never the log of others with its candidates and scores.
- * An OAuth client acting for itself has no account and sees the operations recorded without one.
+ * `getOperationByUUID`: one operation by its UUID; 404 when there is none. With an `owner` (the user surface),
+ * only an operation recorded for that account is found (another account's answers 404, so its existence is
+ * not disclosed): callers see their own operations, never the log of others with its candidates and scores.
+ * The rule is the one of services/ownership.ts.
  */
-export async function operationByUuid(ctx: ServiceContext, uuid: string, ownedBy?: { accountId: number | null }) {
+export async function operationByUuid(ctx: ServiceContext, uuid: string, owner: Owner = null) {
   let query = ctx.db.selectFrom('operations').selectAll().where('uuid', '=', uuid);
-  if (ownedBy) query = ownedBy.accountId === null ? query.where('account_id', 'is', null) : query.where('account_id', '=', ownedBy.accountId);
+  if (owner) query = query.where(ownsOperation('operations.account_id', owner));
   const row = await query.executeTakeFirst();
   if (!row) throw notFound(`Operation ${uuid}`);
   return presentOperation(row);

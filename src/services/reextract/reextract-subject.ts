@@ -5,6 +5,8 @@ import { DomainError } from '../errors.js';
 import { reextractFromTemplate } from './from-template.js';
 import { reextractStoredSubject } from './stored-subject.js';
 import type { Caller } from './refuse.js';
+import { ownerOf } from '../ownership.js';
+import { findSubject } from '../subjects/lookup.js';
 
 type Request = z.output<typeof ReextractSubjectRequest>;
 
@@ -23,5 +25,9 @@ export async function reextractSubject(services: Services, request: Request, cal
     });
   }
   if (request.template !== undefined) return reextractFromTemplate(services, { template: request.template, faces: request.faces }, caller);
+  // A stored subject is acted on, and answered in full, only for a caller who may read it: on the user
+  // surface, the account that enrolled it (services/ownership.ts); another's is a 404 as if absent.
+  const owner = ownerOf(caller);
+  if (owner) await findSubject(services.ctx.db, { subjectId: request.subjectId! }, owner);
   return reextractStoredSubject(services, request.subjectId!, caller);
 }

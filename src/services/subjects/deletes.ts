@@ -3,6 +3,15 @@ import { DomainError, invalid, notFound } from '../errors.js';
 import { escapeLike } from '../query-helpers.js';
 import { operationUuidsWithSubject, subjectRefsOfOperation } from './lookup.js';
 import { removeSubjects, type SubjectKey } from './remove.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Surface } from '../../operations/types.js';
+import { actor, ownerOf, ownsSubject } from '../ownership.js';
+
+/** Who asks for a delete: named in its log line, and on the user surface the limit of what it may delete. */
+export interface DeleteCaller {
+  surface: Surface;
+  principal: Principal;
+}
 
 /**
  * The deletes of seed 4.11. Each runs in one transaction (what a subject delete removes is written once, in
@@ -15,7 +24,7 @@ import { removeSubjects, type SubjectKey } from './remove.js';
 const keyColumns = ['id', 'subject_id', 'enrollment_operation_uuid'] as const;
 
 /** Delete the subjects, then take them out of the gallery; answers `DeletedCount`. */
-async function deleteAndForget(services: Services, select: (trx: Services['ctx']['db']) => Promise<SubjectKey[]>) {
+async function deleteAndForget(services: Services, caller: DeleteCaller, select: (trx: Services['ctx']['db']) => Promise<SubjectKey[]>) {
   const { ctx } = services;
   const { subjects, removed } = await ctx.db.transaction().execute(async (trx) => {
     const subjects = await select(trx);
@@ -31,13 +40,13 @@ async function deleteAndForget(services: Services, select: (trx: Services['ctx']
     ctx.log.error('gallery update after delete failed; gallery reset', { error: String(error) });
     services.gallery.reset();
   }
-  ctx.log.info('subjects deleted', { subjects: subjects.length, removed });
+  ctx.log.info('subjects deleted', { subjects: subjects.length, removed, by: actor(caller) });
   return { deleted: removed.subjects };
 }
 
 /** `deleteSubject`: one subject named by subjectId or internal id; 404 when it does not exist. */
-export function deleteSubject(services: Services, ref: { subjectId?: string; id?: number }) {
-  return deleteAndForget(services, async (trx) => {
+export function deleteSubject(services: Services, ref: { subjectId?: string; id?: number }, caller: DeleteCaller) {
+  return deleteAndForget(services, caller, async (trx) => {
     let query = trx.selectFrom('subjects').select(keyColumns);
     query = ref.id !== undefined ? query.where('id', '=', ref.id) : query.where('subject_id', '=', ref.subjectId!);
     const row = await query.forUpdate().executeTakeFirst();
@@ -47,9 +56,9 @@ export function deleteSubject(services: Services, ref: { subjectId?: string; id?
 }
 
 /** `deleteSubjects`: subjects by subjectId, all or none. */
-export function deleteSubjects(services: Services, subjectIds: readonly string[]) {
+export function deleteSubjects(services: Services, subjectIds: readonly string[], caller: DeleteCaller) {
   const wanted = [...new Set(subjectIds)];
-  return deleteAndForget(services, async (trx) => {
+  return deleteAndForget(services, caller, async (trx) => {
     const rows = await trx.selectFrom('subjects').select(keyColumns).where('subject_id', 'in', wanted).orderBy('id').forUpdate().execute();
     const found = new Set(rows.map((r) => r.subject_id));
     const missing = wanted.filter((s) => !found.has(s));
@@ -61,9 +70,9 @@ export function deleteSubjects(services: Services, subjectIds: readonly string[]
 }
 
 /** `deleteSubjectsByUUID`: the subjects the given operations concern, all or none. */
-export function deleteSubjectsByUuid(services: Services, uuids: readonly string[]) {
+export function deleteSubjectsByUuid(services: Services, uuids: readonly string[], caller: DeleteCaller) {
   const wanted = [...new Set(uuids.map((u) => u.toLowerCase()))];
-  return deleteAndForget(services, async (trx) => {
+  return deleteAndForget(services, caller, async (trx) => {
     const rows = await subjectRefsOfOperation(trx, wanted).orderBy('s.id').forUpdate().execute();
     const named = await operationUuidsWithSubject(trx, wanted);
     const missing = wanted.filter((u) => !named.has(u));
@@ -76,24 +85,28 @@ export function deleteSubjectsByUuid(services: Services, uuids: readonly string[
 
 /**
  * `clearDb`: the subjects whose subjectId starts with `prefix` (literally), or every subject without one,
- * each with everything a subject delete removes. The user surface must give a non-empty prefix. After the
- * commit the gallery is reset (it reloads on next use), cheaper than removing subjects one by one.
+ * each with everything a subject delete removes. The user surface must give a non-empty prefix, and there
+ * clears only the subjects the calling account enrolled (services/ownership.ts); the log line names the
+ * caller. After the commit the gallery is reset (it reloads on next use), cheaper than removing subjects
+ * one by one.
  */
-export async function clearDb(services: Services, prefix: string | undefined, surface: 'admin' | 'root' | 'user') {
+export async function clearDb(services: Services, prefix: string | undefined, caller: DeleteCaller) {
   const given = prefix ? prefix : undefined;
-  if (surface === 'user' && given === undefined) {
+  const owner = ownerOf(caller);
+  if (caller.surface === 'user' && given === undefined) {
     throw invalid('query.prefix', 'is required on the user surface (clearing every subject needs an ADMIN surface)');
   }
   const { ctx } = services;
   const removed = await ctx.db.transaction().execute(async (trx) => {
     let query = trx.selectFrom('subjects').select(keyColumns);
     if (given !== undefined) query = query.where('subject_id', 'like', `${escapeLike(given)}%`);
+    if (owner) query = query.where(ownsSubject('subjects.enrollment_operation_uuid', owner));
     const subjects = await query.orderBy('id').forUpdate().execute();
     const removed = await removeSubjects(trx, subjects);
     await services.gallery.announceReset(trx);
     return removed;
   });
   services.gallery.reset({ announced: true });
-  ctx.log.warn('subjects cleared', { prefix: given ?? null, removed });
+  ctx.log.warn('subjects cleared', { prefix: given ?? null, removed, by: actor(caller) });
   return { deleted: removed.subjects, removed };
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { notFound } from '../errors.js';
+import { ownsSubject, type Owner } from '../ownership.js';
 import type { SubjectRow } from './present.js';
 
 /**
@@ -51,18 +52,25 @@ export async function operationUuidsWithSubject(db: Db, uuids: readonly string[]
   return new Set(rows.map((r) => String(r.uuid)));
 }
 
-/** The subject row a client names, or a 404 naming what was asked for. */
-export async function findSubject(db: Db, ref: SubjectRef): Promise<SubjectRow> {
+/**
+ * The subject row a client names, or a 404 naming what was asked for. With an `owner` (the user surface), a
+ * subject the owner's account did not enrol is not found either (services/ownership.ts).
+ */
+export async function findSubject(db: Db, ref: SubjectRef, owner: Owner = null): Promise<SubjectRow> {
+  const subjects = () => {
+    const query = db.selectFrom('subjects').selectAll();
+    return owner ? query.where(ownsSubject('subjects.enrollment_operation_uuid', owner)) : query;
+  };
   let row: SubjectRow | undefined;
   if ('id' in ref) {
-    row = await db.selectFrom('subjects').selectAll().where('id', '=', ref.id).executeTakeFirst();
+    row = await subjects().where('id', '=', ref.id).executeTakeFirst();
     if (!row) throw notFound(`Subject ${ref.id}`);
   } else if ('subjectId' in ref) {
-    row = await db.selectFrom('subjects').selectAll().where('subject_id', '=', ref.subjectId).executeTakeFirst();
+    row = await subjects().where('subject_id', '=', ref.subjectId).executeTakeFirst();
     if (!row) throw notFound(`Subject '${ref.subjectId}'`);
   } else {
-    const match = await subjectRefsOfOperation(db, [ref.operationUuid]).orderBy('s.id').executeTakeFirst();
-    if (match) row = await db.selectFrom('subjects').selectAll().where('id', '=', match.id).executeTakeFirst();
+    const matches = subjectRefsOfOperation(db, [ref.operationUuid]).clearSelect().select('s.id');
+    row = await subjects().where('id', 'in', matches).orderBy('id').executeTakeFirst();
     if (!row) throw notFound(`A subject of operation ${ref.operationUuid}`);
   }
   return row;

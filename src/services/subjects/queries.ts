@@ -4,6 +4,7 @@ import type { SubjectFilter } from '../../schemas/subjects.js';
 import { sortColumn } from '../query-helpers.js';
 import { filteredSubjects, subjectSortColumns } from './filters.js';
 import { findSubject, type SubjectRef } from './lookup.js';
+import { ownsSubject, type Owner } from '../ownership.js';
 import { loadSamples, modalitiesOf, presentMultimodalSubject, presentPage, presentSubject, templateVersionOf } from './present.js';
 
 /**
@@ -42,10 +43,14 @@ export async function countSubjects(ctx: ServiceContext, filter: Partial<Subject
   return { count: Number(row.count) };
 }
 
-/** `getSubjectsIdList`: a page of {id, subjectId}, without loading any sample. */
-export async function listSubjectIds(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<'id' | 'subjectId' | 'createdAt'>) {
+/**
+ * `getSubjectsIdList`: a page of {id, subjectId}, without loading any sample. With an `owner` (the user
+ * surface), only the subjects that account enrolled: the gallery is matched against, not listed.
+ */
+export async function listSubjectIds(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<'id' | 'subjectId' | 'createdAt'>, owner: Owner = null) {
   const [column, direction] = sortColumn(subjectSortColumns, query.sort, 'id');
-  const rows = await filteredSubjects(ctx.db, query)
+  const filtered = filteredSubjects(ctx.db, query);
+  const rows = await (owner ? filtered.where(ownsSubject('s.enrollment_operation_uuid', owner)) : filtered)
     .select(['s.id', 's.subject_id'])
     .orderBy(column, direction)
     .orderBy('s.id', 'asc')
@@ -55,21 +60,21 @@ export async function listSubjectIds(ctx: ServiceContext, query: Partial<Subject
   return rows.map((r) => ({ id: r.id, subjectId: r.subject_id }));
 }
 
-/** One subject with its samples; 404 when nothing matches. */
-export async function getSubject(ctx: ServiceContext, ref: SubjectRef) {
-  const [subject] = await presentPage(ctx.db, [await findSubject(ctx.db, ref)], presentSubject);
+/** One subject with its samples; 404 when nothing matches (or, with an `owner`, when that account did not enrol it). */
+export async function getSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null) {
+  const [subject] = await presentPage(ctx.db, [await findSubject(ctx.db, ref, owner)], presentSubject);
   return subject!;
 }
 
 /** One subject grouped by modality; 404 when nothing matches. */
-export async function getMultimodalSubject(ctx: ServiceContext, ref: SubjectRef) {
-  const [subject] = await presentPage(ctx.db, [await findSubject(ctx.db, ref)], presentMultimodalSubject);
+export async function getMultimodalSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null) {
+  const [subject] = await presentPage(ctx.db, [await findSubject(ctx.db, ref, owner)], presentMultimodalSubject);
   return subject!;
 }
 
 /** `getSubjectsEnrolledModalities`: the modalities a subject holds, its status and template version. */
-export async function enrolledModalities(ctx: ServiceContext, subjectId: string) {
-  const row = await findSubject(ctx.db, { subjectId });
+export async function enrolledModalities(ctx: ServiceContext, subjectId: string, owner: Owner = null) {
+  const row = await findSubject(ctx.db, { subjectId }, owner);
   const samples = await loadSamples(ctx.db, [row.id]);
   const templateVersion = templateVersionOf(row, samples);
   return { subjectId: row.subject_id, status: row.status, modalities: modalitiesOf(row, samples), ...(templateVersion ? { templateVersion } : {}) };
