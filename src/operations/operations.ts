@@ -86,7 +86,11 @@ export const operationOperations = [
     summary:
       'Remotely verifies a face verification template together with an encrypted template created locally with the matcher SDK',
     description:
-      'The device extracts a fresh template with the client SDK and sends it with the enrolled template the service encrypted for itself (JWE); the service decrypts, matches and records a REMOTE_VERIFY operation. No sample leaves the device.',
+      'The device extracts a fresh template with the client SDK and sends it with the enrolled template the service encrypted for itself (JWE); the service decrypts, matches and records a REMOTE_VERIFY operation. No sample leaves the device. ' +
+      'The encrypted template is bound to the enrolment that issued it and the probe must be a fresh capture; every refusal names its `reason` in the problem body and is recorded as a FAILED operation: ' +
+      '400 for a malformed JWE or template; 404 SUBJECT_DELETED; 422 TEMPLATE_INVALID (foreign, tampered or unsigned), TEMPLATE_UNBOUND (older unbound format: fetch a new one), SUBJECT_MISMATCH (`subjectId`), ' +
+      'SUBJECT_REENROLLED (the subjectId was deleted and enrolled again), SUBJECT_REJECTED, TEMPLATE_REEXTRACTED, TEMPLATE_EXPIRED (remoteVerify.encryptedTemplateTtlDays), TEMPLATE_VERSION_MISMATCH, PROBE_INVALID, ' +
+      'PROBE_REPLAYED (the probe is a copy of a template the service holds or handed out for the subject, cosine >= 0.98). See docs/template-format.md.',
     request: { body: RemoteVerifyRequest },
     response: { description: 'The verification result', schema: RemoteVerifyResult },
     handle: handleRemoteVerify,

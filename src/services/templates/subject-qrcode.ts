@@ -1,14 +1,22 @@
-import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
+import type { Services } from '../index.js';
 import { encryptTemplateForDevice } from './encrypted.js';
 import { qrMatrix, type QrMatrix } from './qr.js';
 import { signTemplate } from './signed.js';
 
-/** A subject's QR code before rendering: the signed envelope, its matrix, and the encrypted template for remote verification. */
+/**
+ * What a QR code carries: the signed clear template (`SIGNED_TEMPLATE`, for offline verification by anyone
+ * who reads the code) or, when the `qrcode.clearTemplate` setting is off, the encrypted template
+ * (`ENCRYPTED_TEMPLATE`, the compact JWE as ASCII: readable by the service only, for remote verification).
+ */
+export type QrPayloadType = 'SIGNED_TEMPLATE' | 'ENCRYPTED_TEMPLATE';
+
+/** A subject's QR code before rendering: the payload, its matrix, and the encrypted template for remote verification. */
 export interface SubjectQr {
   subjectId: string;
   templateVersion: string;
-  /** The signed envelope the code carries. */
+  payloadType: QrPayloadType;
+  /** The bytes the code carries. */
   payload: Uint8Array;
   matrix: QrMatrix;
   /** The same template as a JWE for the service (remoteVerify), too large for the code itself. */
@@ -16,27 +24,32 @@ export interface SubjectQr {
 }
 
 /**
- * The QR code of a subject's compact face template (the `templates` row of modality FACE), signed now.
- * 404 when the subject or its face template does not exist.
+ * The QR code of a subject's compact face template (the `templates` row of modality FACE), signed now, and a
+ * new encrypted template bound to the subject's current enrolment. 404 when the subject or its face template
+ * does not exist.
  */
-export async function subjectQrCode(ctx: ServiceContext, subjectId: string): Promise<SubjectQr> {
-  const subject = await ctx.db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
-  if (!subject) throw notFound(`Subject '${subjectId}'`);
+export async function subjectQrCode(services: Pick<Services, 'ctx' | 'settings'>, subjectId: string): Promise<SubjectQr> {
+  const { ctx } = services;
+  // One statement: the subject row the encrypted template is bound to and the template it carries agree.
   const row = await ctx.db
-    .selectFrom('templates')
-    .select(['data', 'template_version'])
-    .where('subject_ref', '=', subject.id)
-    .where('modality', '=', 'FACE')
-    .orderBy('id', 'desc')
+    .selectFrom('subjects as s')
+    .leftJoin('templates as t', (j) => j.onRef('t.subject_ref', '=', 's.id').on('t.modality', '=', 'FACE'))
+    .select(['s.id', 's.subject_id', 's.enrollment_operation_uuid', 't.data', 't.template_version'])
+    .where('s.subject_id', '=', subjectId)
+    .orderBy('t.id', 'desc')
     .executeTakeFirst();
-  if (!row) throw notFound(`The face template of subject '${subjectId}'`);
+  if (!row) throw notFound(`Subject '${subjectId}'`);
+  if (!row.data || !row.template_version) throw notFound(`The face template of subject '${subjectId}'`);
   const data = new Uint8Array(row.data);
-  const payload = await signTemplate(ctx, data, subject.subject_id);
+  const encryptedTemplate = await encryptTemplateForDevice(services, row, data);
+  const clear = await services.settings.get('qrcode.clearTemplate');
+  const payload = clear ? await signTemplate(ctx, data, row.subject_id) : new TextEncoder().encode(encryptedTemplate);
   return {
-    subjectId: subject.subject_id,
+    subjectId: row.subject_id,
     templateVersion: row.template_version,
+    payloadType: clear ? 'SIGNED_TEMPLATE' : 'ENCRYPTED_TEMPLATE',
     payload,
     matrix: qrMatrix(payload),
-    encryptedTemplate: await encryptTemplateForDevice(ctx, subject.subject_id, data),
+    encryptedTemplate,
   };
 }
