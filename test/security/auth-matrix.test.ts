@@ -4,6 +4,7 @@ import { componentProblems, externalOperations, NO_SIDECAR_ENV } from '../suppor
 import { makeCredentials, type Credential } from '../support/matrix-credentials.js';
 import { allRoutes, holds, type Route } from '../support/routes.js';
 import { concretePath } from '../support/seed.js';
+import { operatorLeaks } from '../support/fuzz/oracle.js';
 
 /**
  * The auth matrix: every operation of the table, on every surface it is mounted on, called with every kind
@@ -67,6 +68,10 @@ for (const dialect of dialects) {
         return null;
       }
       if (res.status === 401 || res.status === 403) return `${res.status} for ${credential.name}: ${body.slice(0, 200)}`;
+      // Problems are for API callers: no server paths, commands or configuration to set (the log has those).
+      if (res.status >= 400 && operatorLeaks(body).length) return `a problem carrying ${operatorLeaks(body).join('; ')}`;
+      // The user surface shows no host details (docs/user-surface.md).
+      if (route.surface === 'user' && res.status === 200 && /"(hostname|runtime|serverVersion|accounts)"/.test(body)) return `host details on /user: ${body.slice(0, 200)}`;
       if (res.status >= 500) {
         const type = componentProblems[res.status];
         const documented = externalOperations.has(route.spec.id) && type !== undefined && body.includes(`/${type}"`);
