@@ -76,7 +76,9 @@ export const managementOperations = [
   defineOperation({
     id: 'setSetting', method: 'post', path: '/management/settings', surfaces: adminAndRoot, area,
     summary: 'Saves or deletes the setting with a given key',
-    description: "The value must be of the key's type and within its range (400 naming the key otherwise); null restores the default.",
+    description:
+      "The value must be of the key's type and within its range (400 naming the key otherwise); null restores the default. " +
+      'Keys that must stay ordered (deduplication.adjudicationThreshold <= deduplication.duplicateThreshold, checks.face.minBrightness <= checks.face.maxBrightness) are checked against the value stored now and written in one transaction under a database lock, with deleteSetting and resetSettings: of two concurrent writes that are valid alone but not together, on any node, the second is refused (400).',
     request: { body: SetSettingRequest },
     response: { description: 'The setting as it now is', schema: SettingModel },
     handle: ({ services, body }) => services.settings.set(body.key, body.value),

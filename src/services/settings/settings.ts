@@ -1,7 +1,16 @@
+import { sql, type Kysely } from 'kysely';
 import { json } from '../../db/json.js';
+import type { Database } from '../../db/tables.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { definitionOf, isSettingKey, orderedSettings, settingKeys, type SettingKey, type SettingValue } from './registry.js';
+
+/**
+ * Key of the transaction-scoped advisory lock every settings write takes ("BIMS" and 0x53, 'S'), so that a
+ * cross-key rule is checked and the write made as one step across every process on the database. PGlite
+ * runs transactions one at a time anyway; the lock is the same statement there.
+ */
+const SETTINGS_WRITE_LOCK = 0x42494d53_0053;
 
 /** How long a cached read may be trusted. Writes on this node invalidate at once; this bounds how long
  * another node sharing the database can serve a value this node changed. */
@@ -79,14 +88,15 @@ export class SettingsService {
       const message = parsed.error.issues.map((i) => i.message).join('; ');
       throw new DomainError('validation', `Setting '${known}': ${message}`, { errors: [{ field: 'body.value', message }], key: known });
     }
-    await this.assertOrdered(known, parsed.data);
     const now = this.ctx.now();
-    await this.ctx.db
-      .insertInto('settings')
-      .values({ key: known, value: json(parsed.data), updated_at: now })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ value: json(parsed.data), updated_at: now }))
-      .execute();
-    this.invalidate();
+    await this.write(async (trx) => {
+      await assertOrdered(trx, known, parsed.data);
+      await trx
+        .insertInto('settings')
+        .values({ key: known, value: json(parsed.data), updated_at: now })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value: json(parsed.data), updated_at: now }))
+        .execute();
+    });
     this.ctx.log.info('setting changed', { key: known, value: parsed.data });
     return this.describe(known);
   }
@@ -94,32 +104,36 @@ export class SettingsService {
   /** Remove the override of a key, so its default applies again; 404 for an unknown key. */
   async delete(key: string): Promise<SettingView> {
     const known = requireKnown(key, 'not-found');
-    await this.assertOrdered(known, definitionOf(known).default);
-    await this.ctx.db.deleteFrom('settings').where('key', '=', known).execute();
-    this.invalidate();
+    await this.write(async (trx) => {
+      await assertOrdered(trx, known, definitionOf(known).default);
+      await trx.deleteFrom('settings').where('key', '=', known).execute();
+    });
     this.ctx.log.info('setting reset to default', { key: known });
     return this.describe(known);
   }
 
   /** Remove every override, keys no longer known included; answers how many there were. */
   async reset(): Promise<{ removed: number; settings: SettingView[] }> {
-    const result = await this.ctx.db.deleteFrom('settings').executeTakeFirst();
-    this.invalidate();
+    // Under the lock too: a write checked against an override this removes must not land after it.
+    const result = await this.write((trx) => trx.deleteFrom('settings').executeTakeFirst());
     const removed = Number(result.numDeletedRows);
     this.ctx.log.info('settings reset to defaults', { removed });
     return { removed, settings: await this.list() };
   }
 
-  /** Refuse a value that would put one of the {@link orderedSettings} pairs out of order (400 naming the key). */
-  private async assertOrdered(key: SettingKey, value: unknown): Promise<void> {
-    for (const { low, high } of orderedSettings) {
-      if (key !== low && key !== high) continue;
-      const lowValue = key === low ? value : await this.get(low);
-      const highValue = key === high ? value : await this.get(high);
-      if ((lowValue as number) > (highValue as number)) {
-        const message = `would put ${low} (${lowValue}) above ${high} (${highValue})`;
-        throw new DomainError('validation', `Setting '${key}': ${message}`, { errors: [{ field: 'body.value', message }], key });
-      }
+  /**
+   * Run a write in one transaction holding {@link SETTINGS_WRITE_LOCK}, then drop this node's cache (also
+   * when it fails: the database is what counts). Two writes whose cross-key check depends on each other
+   * thus run one after the other, each checking against what the other committed.
+   */
+  private async write<T>(body: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    try {
+      return await this.ctx.db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${SETTINGS_WRITE_LOCK})`.execute(trx);
+        return body(trx);
+      });
+    } finally {
+      this.invalidate();
     }
   }
 
@@ -158,6 +172,31 @@ export class SettingsService {
     }
     return overrides;
   }
+}
+
+/**
+ * Refuse a value that would put one of the {@link orderedSettings} pairs out of order (400 naming the key).
+ * The other key of the pair is read in the writing transaction, after the lock, never from a cache: a value
+ * another node committed a moment ago counts.
+ */
+async function assertOrdered(trx: Kysely<Database>, key: SettingKey, value: unknown): Promise<void> {
+  for (const { low, high } of orderedSettings) {
+    if (key !== low && key !== high) continue;
+    const other = key === low ? high : low;
+    const lowValue = key === low ? value : await storedValue(trx, other);
+    const highValue = key === high ? value : await storedValue(trx, other);
+    if ((lowValue as number) > (highValue as number)) {
+      const message = `would put ${low} (${lowValue}) above ${high} (${highValue})`;
+      throw new DomainError('validation', `Setting '${key}': ${message}`, { errors: [{ field: 'body.value', message }], key });
+    }
+  }
+}
+
+/** The effective value of a key as the database holds it now (a stored value the range refuses counts as the default, as when loading). */
+async function storedValue(trx: Kysely<Database>, key: SettingKey): Promise<unknown> {
+  const row = await trx.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  const parsed = row ? definitionOf(key).schema.safeParse(row.value) : undefined;
+  return parsed?.success ? parsed.data : definitionOf(key).default;
 }
 
 function requireKnown(key: string, code: 'not-found' | 'validation'): SettingKey {
