@@ -117,7 +117,7 @@ export async function run(args: string[]) {
     // Grow the gallery with synthetic subjects (matching speed does not depend on who they are).
     const version = (await booted.services.extractors.get()).templateVersion;
     const have = (await booted.services.gallery.stats()).subjects;
-    for (let i = have; i < galleryTarget; i++) await booted.services.gallery.put(10_000_000 + i, `synthetic-${i}`, [randomTemplate(version)]);
+    for (let i = have; i < galleryTarget; i++) booted.services.gallery.putUnrecorded(10_000_000 + i, `synthetic-${i}`, [randomTemplate(version)]);
     const gallery = await booted.services.gallery.stats();
 
     const latencies: number[] = [];

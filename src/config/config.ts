@@ -142,6 +142,12 @@ export const configSchema = z.object({
   BIMS_LICENCE_CLOUD_TOKEN: z.string().min(8).optional(),
   /** How long a fetched cloud licence (and a dongle's) is used before it is fetched again. */
   BIMS_LICENCE_REFRESH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /**
+   * How often each node compares its in-memory gallery with the database (a digest of every gallery template)
+   * and reloads it on a difference; 0: only after the LISTEN connection comes back. One aggregate query over
+   * the gallery's rows, so minutes, not seconds, on large galleries.
+   */
+  BIMS_GALLERY_RECONCILE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   /** USB ids (vendor:product hex, `*` for any product) the sidecar counts as licence keys. */
   BIMS_DONGLE_USB_IDS: z.string().default('0529:*,064f:*'),
   /** Where the sidecar reads USB devices from (tests point it at a fake tree). */

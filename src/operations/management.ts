@@ -98,7 +98,7 @@ export const managementOperations = [
       // The gallery mirrors rows that are now gone. Other nodes are told inside the clearing transaction (the
       // NOTIFY goes with the commit, so a crash right after it cannot leave a peer matching deleted subjects).
       const removed = await truncateDatabase(services.ctx, { inTransaction: (trx) => services.gallery.announceReset(trx) });
-      services.gallery.reset({ announced: true });
+      await services.gallery.applyCommitted();
       return removed;
     },
   }),

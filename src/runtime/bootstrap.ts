@@ -87,28 +87,37 @@ export async function boot(options: BootOptions): Promise<Booted> {
   let beat: Promise<void> = Promise.resolve();
   const heartbeat = setInterval(() => void (beat = reportAndPrune().catch(() => {})), 30_000);
   (heartbeat as { unref?: () => void }).unref?.();
-  // Other processes on the same PostgreSQL database announce their gallery changes; apply them here. While
-  // the listening connection is down, the gallery reads the change log instead (see GalleryCache.resynchronise).
+  // Other processes on the same PostgreSQL database wake this one when they change the gallery; it then replays
+  // the change log in commit order. While the listening connection is down, the gallery reads the change log
+  // before each search instead (see GalleryCache.resynchronise), and reconciles once it is back.
   const unlisten = freshness === 'listen' ? await database.listen?.(
     GALLERY_CHANNEL,
     (payload) => void services.gallery.applyRemote(payload).catch((error) => log.warn('gallery change not applied', { reason: String(error) })),
     () => services.gallery.resynchronise(),
-    () => void services.gallery.listenerRestored().catch((error) => log.warn('gallery catch-up failed', { reason: String(error) })),
+    () => void services.gallery.listenerRestored().catch((error) => log.warn('gallery catch-up or reconciliation failed', { reason: String(error) })),
   ) : undefined;
   // Load the gallery now rather than on the first identification.
   void services.gallery.ready().catch((error) => log.error('gallery could not be loaded', { reason: String(error) }));
+  // Each node checks now and then that its gallery still equals the database, and repairs it if not (a change
+  // lost by a bug or an outage must not live on in memory). Workers' isolates hold no timers: they poll the log.
+  let reconciling: Promise<unknown> = Promise.resolve();
+  const reconcileTimer = config.BIMS_GALLERY_RECONCILE_SECONDS > 0 && !options.transientConnections
+    ? setInterval(() => void (reconciling = services.gallery.reconcile().catch((error) => log.warn('gallery reconciliation failed', { reason: String(error) }))), config.BIMS_GALLERY_RECONCILE_SECONDS * 1000)
+    : undefined;
+  (reconcileTimer as { unref?: () => void } | undefined)?.unref?.();
   const app = createApp({ services, clientAddress: options.clientAddress, readAsset: options.readAsset });
   return {
     app,
     services,
     async close() {
       clearInterval(heartbeat);
+      clearInterval(reconcileTimer);
       await unlisten?.();
       services.gateway.close();
       await services.extractors.close();
       // PGlite's close() never returns while a query is in flight, and the gallery may still be loading
       // (boot starts it without waiting): a CLI that finished quickly hung on exit.
-      await Promise.all([services.gallery.ready().catch(() => {}), beat]);
+      await Promise.all([services.gallery.ready().catch(() => {}), beat, reconciling]);
       await database.close();
     },
   };

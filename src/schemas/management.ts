@@ -50,6 +50,30 @@ const subjectCounts = z.object({
   REJECTED: z.number().int(),
 });
 
+const digest = z.object({ templates: z.number().int(), sum: z.string() });
+const reconcileReport = z.object({
+  at: z.string().openapi({ format: 'date-time' }),
+  changeId: z.number().int().openapi({ description: 'The gallery change-log position both sides were compared at' }),
+  inSync: z.boolean(),
+  memory: digest,
+  database: digest,
+});
+
+const GalleryState = z
+  .object({
+    subjects: z.number().int(),
+    templates: z.number().int(),
+    digest: z.string().openapi({ description: 'Sum of one term per template (row, subject, checksum): equal to the database\'s when the gallery matches it' }),
+    lastChangeId: z.number().int().openapi({ description: 'The gallery change-log id up to which this node has applied every change' }),
+    reconciliation: z.object({
+      checks: z.number().int(),
+      driftsRepaired: z.number().int().openapi({ description: 'Comparisons that found the gallery different from the database (it was then reloaded)' }),
+      last: reconcileReport.nullable(),
+      lastDrift: reconcileReport.nullable(),
+    }),
+  })
+  .openapi({ description: "This node's in-memory gallery (ENROLLED subjects and their face and voice templates loaded for matching), and its last comparisons with the database (every BIMS_GALLERY_RECONCILE_SECONDS, and after the LISTEN connection returns)" });
+
 export const ManagementInfo = z
   .object({
     version: z.string(),
@@ -66,9 +90,7 @@ export const ManagementInfo = z
     }),
     node: z.object({ id: z.string(), hostname: z.string(), runtime: z.string() }),
     workerPool: z.looseObject({ state: z.string() }),
-    gallery: z
-      .object({ subjects: z.number().int(), templates: z.number().int() })
-      .openapi({ description: "This node's in-memory gallery: ENROLLED subjects and face templates loaded for matching" }),
+    gallery: GalleryState,
     licence: z.looseObject({ state: z.string() }),
   })
   // Host details are for the ADMIN surfaces: the user surface answers without them (getManagementInfo).

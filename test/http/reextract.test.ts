@@ -60,7 +60,7 @@ function helpers(get: () => Booted) {
       }
       await trx.updateTable('subjects').set({ template_version: OLD }).where('id', '=', ref).execute();
     });
-    get().services.gallery.reset();
+    get().services.gallery.forget();
   };
   const versionsOf = async (subjectId: string) => {
     const ref = await refOf(subjectId);

@@ -64,7 +64,7 @@ for (const dialect of dialects) {
       ];
       for (const spec of specs) seeded[spec.subjectId] = await seedSubject(db(), { ...spec, accountId: userId });
       // Seeded behind the gallery's back: make it load them from the database.
-      booted.services.gallery.reset();
+      booted.services.gallery.forget();
     });
     afterAll(async () => {
       await booted?.close();

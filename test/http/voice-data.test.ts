@@ -96,7 +96,7 @@ for (const dialect of dialects) {
       // template someone else's, and the gallery loaded from those rows.
       await db().updateTable('voice_samples').set({ template_version: 'voice:older@0/p0' }).where('subject_ref', '=', dora.id).execute();
       await db().updateTable('templates').set({ data: await template('carlo', 'VOICE') }).where('subject_ref', '=', dora.id).where('modality', '=', 'VOICE').execute();
-      booted.services.gallery.reset();
+      booted.services.gallery.forget();
       const identify = async () =>
         (await (await post('/admin/operations/create', { type: 'IDENTIFY', voices: voices([ALLISON_PROBE]), options: { threshold: 24 } })).json()).candidates
           .map((c: { subjectId: string }) => c.subjectId);

@@ -147,15 +147,18 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
       templates: await count(`select count(*) n from face_samples f join subjects s on s.id = f.subject_ref where s.status = 'ENROLLED' and f.template is not null`),
     };
     expect(inDatabase.subjects).toBe(enrolled.size);
-    expect((await call(restarted.url, 'GET', '/admin/management/info')).body.gallery).toEqual(inDatabase);
+    const restartedGallery = (await call(restarted.url, 'GET', '/admin/management/info')).body.gallery;
+    expect(restartedGallery).toMatchObject(inDatabase);
     // Notifications arrive asynchronously: wait (without a time assertion) until the peer reports the same.
     let peerGallery: unknown;
     for (let tries = 0; tries < 100; tries++) {
-      peerGallery = (await call(peer.url, 'GET', '/admin/management/info')).body.gallery;
-      if (JSON.stringify(peerGallery) === JSON.stringify(inDatabase)) break;
+      const { subjects, templates, digest } = (await call(peer.url, 'GET', '/admin/management/info')).body.gallery;
+      peerGallery = { subjects, templates, digest };
+      if (JSON.stringify(peerGallery) === JSON.stringify({ ...inDatabase, digest: restartedGallery.digest })) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(peerGallery).toEqual(inDatabase);
+    // Equal digests: the same templates of the same subjects, not just as many.
+    expect(peerGallery).toEqual({ ...inDatabase, digest: restartedGallery.digest });
     // Same members, not just the same counts: identify every person tried, on both nodes.
     for (const [i, path] of photos.entries()) {
       const probe = { type: 'IDENTIFY', faces: [{ image: Buffer.from(photo(path)).toString('base64') }] };

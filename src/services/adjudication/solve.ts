@@ -58,7 +58,7 @@ export async function solveCase(services: Services, principal: Principal, reques
     if (state === 'SOLVED') {
       probe = await settle(trx, row, request.decision, now);
       // Told inside the transaction: the NOTIFY is delivered with the commit, so a node killed between the
-      // commit and joinGallery cannot leave its peers without the newly ENROLLED probe.
+      // commit and its catch-up cannot leave its peers without the newly ENROLLED probe.
       if (probe && request.decision === 'NOT_DUPLICATE') await services.gallery.announcePut(trx, probe.id);
     } else {
       await trx
@@ -72,7 +72,8 @@ export async function solveCase(services: Services, principal: Principal, reques
   });
 
   ctx.log.info('adjudication decision recorded', { caseId: request.caseId, accountId: me, state: result.state });
-  if (result.probe && result.outcome === 'NOT_DUPLICATE') await joinGallery(services, result.probe);
+  // The newly ENROLLED probe joins this node's gallery (peers were told in the transaction).
+  if (result.probe && result.outcome === 'NOT_DUPLICATE') await services.gallery.applyCommitted();
   const { probe: _probe, ...answer } = result;
   return answer;
 }
@@ -120,16 +121,3 @@ async function settle(trx: Transaction<Database>, row: CaseRow, outcome: Decisio
     .executeTakeFirst();
 }
 
-/** After the commit: the newly ENROLLED probe's face templates and voice template join this node's gallery (peers were told in the transaction). */
-async function joinGallery(services: Services, probe: { id: number; subject_id: string }) {
-  const rows = await services.ctx.db
-    .selectFrom('face_samples')
-    .select('template')
-    .where('subject_ref', '=', probe.id)
-    .where('template', 'is not', null)
-    .orderBy('id')
-    .execute();
-  const voice = await services.ctx.db.selectFrom('templates').select('data').where('subject_ref', '=', probe.id).where('modality', '=', 'VOICE').execute();
-  const templates = [...rows.map((r) => r.template!), ...voice.map((v) => v.data)];
-  if (templates.length) await services.gallery.put(probe.id, probe.subject_id, templates, { announced: true });
-}

@@ -10,18 +10,31 @@ export interface DedupOutcome {
   threshold?: number;
 }
 
-/**
- * Search a new subject's templates (its faces, and its averaged voice) in the ENROLLED gallery (same
- * template versions only) and decide on the fused score: >= deduplication.duplicateThreshold -> REJECTED;
- * >= deduplication.adjudicationThreshold -> PENDING_ADJUDICATION; otherwise ENROLLED. A candidate's face
- * score is its best over the new face templates; face and voice fuse as in identification.
- */
-export async function deduplicate(services: Services, probe: MultimodalProbe): Promise<DedupOutcome> {
+/** The settings deduplication decides by, read before the enrolment's transaction (see {@link deduplicate}). */
+export interface DedupRules {
+  duplicate: number;
+  adjudication: number;
+  maxCandidates: number;
+}
+
+export async function deduplicationRules(services: Services): Promise<DedupRules> {
   const [duplicate, adjudication, maxCandidates] = await Promise.all([
     services.settings.get('deduplication.duplicateThreshold'),
     services.settings.get('deduplication.adjudicationThreshold'),
     services.settings.get('identify.maxCandidates'),
   ]);
+  return { duplicate, adjudication, maxCandidates };
+}
+
+/**
+ * Search a new subject's templates (its faces, and its averaged voice) in the ENROLLED gallery (same
+ * template versions only) and decide on the fused score: >= deduplication.duplicateThreshold -> REJECTED;
+ * >= deduplication.adjudicationThreshold -> PENDING_ADJUDICATION; otherwise ENROLLED. A candidate's face
+ * score is its best over the new face templates; face and voice fuse as in identification. Reads no database
+ * row of its own (the rules come in), so it can run inside the enrolment's transaction, under its lock.
+ */
+export async function deduplicate(services: Services, probe: MultimodalProbe, rules: DedupRules): Promise<DedupOutcome> {
+  const { duplicate, adjudication, maxCandidates } = rules;
   const candidates = await searchGallery(services, probe, { topK: maxCandidates, threshold: adjudication });
   const top = candidates[0]?.score ?? 0;
   if (candidates.length && top >= duplicate) return { status: 'REJECTED', candidates, threshold: duplicate };

@@ -9,7 +9,7 @@ import { DomainError, conflict } from '../errors.js';
 import { analyseFaces, base64Bytes, type AcceptedFace } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { recordOperation, type OperationStatus, type StoredCandidate } from '../operations/record.js';
-import { deduplicate, type DedupOutcome } from './deduplicate.js';
+import { deduplicate, deduplicationRules, type DedupOutcome } from './deduplicate.js';
 import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
 import { getSubject } from '../subjects/queries.js';
@@ -107,15 +107,21 @@ export async function enrolSubject(services: Services, request: Request, caller:
   }
   // The subject's template version is its face version; a voice-only subject's is its voice version.
   const templateVersion = templates.length ? parseTemplate(templates[0]!).templateVersion : voiceVersion!;
-  const galleryTemplates = [...templates, ...(voiceTemplate ? [voiceTemplate.template] : [])];
 
-  // Deduplication and the insert run one enrolment at a time in this process, so two near-identical
-  // enrolments arriving together cannot both miss each other.
+  // Deduplication and the insert run one enrolment at a time: in this process (the queue) and across every
+  // process on the database (a lock held to the commit), so two near-identical enrolments arriving together,
+  // on one node or two, cannot both miss each other.
+  const dedup = request.options?.deduplicate !== false;
+  const rules = dedup ? await deduplicationRules(services) : null;
   return serialised(async () => {
-    const outcome = request.options?.deduplicate === false ? { status: 'ENROLLED' as const, candidates: [] } : await deduplicate(services, { faces: templates, voice: voiceTemplate?.template ?? null });
-    const candidates: StoredCandidate[] = outcome.candidates;
-    const best = candidates[0];
+    // Apply what committed before now (deletions, adjudications) while no transaction holds a connection:
+    // PGlite has one, which the catch-up needs.
+    if (dedup) await services.gallery.catchUp();
     const stored = await ctx.db.transaction().execute(async (trx) => {
+      if (rules) await services.gallery.lockForDeduplication(trx);
+      const outcome: DedupOutcome = rules ? await deduplicate(services, { faces: templates, voice: voiceTemplate?.template ?? null }, rules) : { status: 'ENROLLED', candidates: [] };
+      const candidates: StoredCandidate[] = outcome.candidates;
+      const best = candidates[0];
       const now = ctx.now();
       // Counted (and refused over quota) in the enrolment's own transaction: a refusal rolls everything back.
       await countUsage(trx, services, 'ENROLL');
@@ -183,7 +189,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
           .values({ subject_ref: subject.id, modality: 'VOICE', template_version: voiceVersion!, data: voiceTemplate.template, quality: voiceTemplate.quality, created_at: now })
           .execute();
       }
-      const operation = await recordOperation(trx, {
+      await recordOperation(trx, {
         uuid, type: 'ENROLL', status: statusOfOutcome[outcome.status], subjectId: request.subjectId, modalities: probeModalities({ faces: templates, voice: voiceTemplate?.template ?? null }),
         score: best?.score ?? null, threshold: outcome.threshold ?? null, candidates, durationMs: performance.now() - started,
         principal: caller.principal, surface: caller.surface, at: now,
@@ -193,15 +199,17 @@ export async function enrolSubject(services: Services, request: Request, caller:
         await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
       }
       if (outcome.status === 'ENROLLED') await services.gallery.announcePut(trx, subject.id);
-      return { subject, operation, compact: compact?.template ?? extraTemplates[0] ?? null };
+      // Answered exactly as the subject reads show it, read in the transaction: what this request committed,
+      // whatever a concurrent request (a delete) does once it has.
+      const presented = await getSubject({ ...ctx, db: trx }, { id: subject.id });
+      return { subject, presented, outcome, compact: compact?.template ?? extraTemplates[0] ?? null };
     });
-    if (outcome.status === 'ENROLLED') await services.gallery.put(stored.subject.id, request.subjectId, galleryTemplates, { announced: true });
+    const { outcome } = stored;
+    if (outcome.status === 'ENROLLED') await services.gallery.applyCommitted();
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
     // (Face only: the browser SDK verifies faces; a voice-only subject has no such template.)
     const encryptedTemplate = outcome.status === 'REJECTED' || !stored.compact ? undefined : await encryptTemplateForDevice(services, stored.subject, stored.compact);
-    // Answered exactly as the subject reads show it, plus what only enrolment knows.
-    const subject = await getSubject(ctx, { id: stored.subject.id });
-    return { ...subject, candidates, ...(encryptedTemplate ? { encryptedTemplate } : {}) };
+    return { ...stored.presented, candidates: outcome.candidates, ...(encryptedTemplate ? { encryptedTemplate } : {}) };
   });
 }
 

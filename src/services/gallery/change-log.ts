@@ -30,9 +30,10 @@ export const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000;
  * id n sees every committed id below n. The lock serialises only the tail of gallery-changing transactions
  * (one insert and the commit).
  */
-export async function recordChange(trx: Kysely<Database>, kind: Exclude<ChangeKind, 'pruned'>, subjectRefs: number[] = []): Promise<void> {
+export async function recordChange(trx: Kysely<Database>, kind: Exclude<ChangeKind, 'pruned'>, subjectRefs: number[] = []): Promise<number> {
   await sql`lock table gallery_changes in share row exclusive mode`.execute(trx);
-  await trx.insertInto('gallery_changes').values({ kind, subject_refs: json(subjectRefs) }).execute();
+  const row = await trx.insertInto('gallery_changes').values({ kind, subject_refs: json(subjectRefs) }).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
 }
 
 /** The highest id committed so far (0 for an empty log): everything at or below it is visible to later reads. */

@@ -2,18 +2,27 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { Gallery, type MatchCandidate } from '../../biometrics/index.js';
 import type { ServiceContext } from '../context.js';
-import { changesAfter, latestChangeId, recordChange } from './change-log.js';
+import { changesAfter, latestChangeId, recordChange, type LoggedChange } from './change-log.js';
+import { databaseDigest, digestTerm, type GalleryDigest, type TemplateSource } from './digest.js';
 
-/** The PostgreSQL channel on which nodes tell each other what changed in the gallery. */
+/** The PostgreSQL channel on which nodes tell each other that the gallery changed. */
 export const GALLERY_CHANNEL = 'bims_gallery';
 
-/** A change one node made, for the others to apply: they re-read the subject rather than trust the message. */
-type GalleryChange = { node: string; kind: 'put'; subjectRef: number } | { node: string; kind: 'remove'; subjectRefs: number[] } | { node: string; kind: 'reset' };
+/**
+ * The key of the transaction-scoped advisory lock that serialises deduplication across every process on one
+ * PostgreSQL database ("BIMS" and 1). Only enrolments that deduplicate take it.
+ */
+const DEDUPLICATION_LOCK = 0x42494d53_0001;
+
+/** What a NOTIFY says: who changed the gallery. The change itself is read from the change log. */
+interface GalleryNotice {
+  node: string;
+}
 
 /**
- * How this node learns of gallery changes made by other nodes. `listen`: PostgreSQL NOTIFY delivers them (or
- * nobody else writes: PGlite is one process); the change log is read only after the listening connection was
- * lost. `poll`: no LISTEN (Cloudflare Workers), so every gallery search first reads the change log.
+ * How this node learns of gallery changes made by other nodes. `listen`: PostgreSQL NOTIFY wakes it (or nobody
+ * else writes: PGlite is one process), and it then reads the change log; `poll`: no LISTEN (Cloudflare
+ * Workers), so every gallery search first reads the change log.
  */
 export type GalleryFreshness = 'listen' | 'poll';
 
@@ -27,27 +36,74 @@ export interface GalleryMatch extends MatchCandidate {
   subjectId: string;
 }
 
+/** One gallery template as read from the database. */
+interface TemplateRow {
+  source: TemplateSource;
+  rowId: number;
+  subjectRef: number;
+  subjectId: string;
+  template: Uint8Array;
+}
+
+/** What the gallery holds of one subject, beside its templates in the matcher. */
+interface Member {
+  subjectId: string;
+  templates: number;
+  /** The sum of its templates' digest terms (digest.ts). */
+  digest: bigint;
+}
+
+/** The last comparison of this node's gallery with the database. */
+export interface ReconcileReport {
+  at: string;
+  /** The change-log position both sides were compared at. */
+  changeId: number;
+  inSync: boolean;
+  memory: GalleryDigest;
+  database: GalleryDigest;
+}
+
+/** What management info shows of the gallery. */
+export interface GalleryState {
+  subjects: number;
+  templates: number;
+  /** Digest of what this node holds now (digest.ts), comparable with the database's. */
+  digest: string;
+  /** The change-log id up to which this node has applied every change. */
+  lastChangeId: number;
+  reconciliation: { checks: number; driftsRepaired: number; last: ReconcileReport | null; lastDrift: ReconcileReport | null };
+}
+
 /**
- * The in-memory face and voice gallery of ENROLLED subjects, kept in step with the database: loaded once on
- * first use (every face sample template and the voice template of every ENROLLED subject), then changed only after the transaction that
- * changes the database has committed (enrolment adds, deletion removes, adjudication adds or removes).
- * Matching is exact (the matcher compares against every template), partitioned by template version.
- * Other nodes' changes arrive by NOTIFY or, without LISTEN, from the change log (change-log.ts) read by
- * {@link upToDate} before each search.
+ * The in-memory face and voice gallery of ENROLLED subjects, a projection of the database.
+ *
+ * Loaded once on first use, then changed only by replaying the gallery change log (change-log.ts) in commit
+ * order, one replay at a time: every transaction that changes the gallery writes a log row before it commits,
+ * and after the commit its own node replays the log ({@link applyCommitted}) while other nodes replay it when a
+ * NOTIFY wakes them (listen) or before each search (poll). Each replay reads the log rows and the subjects they
+ * name in one snapshot, so a "put" of a subject deleted meanwhile finds nothing and removes it, and no change
+ * can be applied out of order or twice concurrently. {@link reconcile} compares the whole gallery with the
+ * database (a digest) and reloads it when they differ. Matching is exact, partitioned by template version.
  */
 export class GalleryCache {
   private gallery = new Gallery();
-  private subjectIds = new Map<number, string>();
+  private members = new Map<number, Member>();
   private loading: Promise<void> | null = null;
   /** Bumped by every reset, so a load that raced a reset is discarded instead of resurrecting rows. */
   private generation = 0;
-  /** The highest change-log id whose effect the gallery holds; the next catch-up reads the rows after it. */
+  /** The highest change-log id whose effect the gallery holds; the next replay reads the rows after it. */
   private lastSeen = 0;
   /** Listen mode with the listening connection lost: poll like Workers until it is back and caught up. */
   private listenerDown = false;
   private listenerLosses = 0;
-  private catching: Promise<void> | null = null;
-  private queuedCatchUp: Promise<void> | null = null;
+  /** Replays and reconciliations run one at a time, in this queue. */
+  private tail: Promise<void> = Promise.resolve();
+  /** A replay queued but not started yet: it will read the log after any caller's moment, so callers share it. */
+  private queuedReplay: Promise<void> | null = null;
+  private checks = 0;
+  private driftsRepaired = 0;
+  private lastReport: ReconcileReport | null = null;
+  private lastDrift: ReconcileReport | null = null;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -59,7 +115,7 @@ export class GalleryCache {
     if (!this.loading) {
       const generation = this.generation;
       this.loading = this.load(generation).catch((error) => {
-        this.loading = null;
+        if (this.generation === generation) this.loading = null;
         throw error;
       });
     }
@@ -71,52 +127,50 @@ export class GalleryCache {
     // with its own snapshot (on Workers each on its own connection), so it is no single point in time.
     // Ids become visible in id order (see recordChange), so every change at or below `seen` had committed
     // before the first batch was read and is in what the load reads; every change after it is replayed by the
-    // next catch-up, including one that committed halfway through the load and was read only in part.
-    // Replaying a change the load already saw is harmless: a put re-reads the subject as it is now.
-    // Reading the position after the load instead would skip a change committed between the two.
+    // next replay, including one that committed halfway through the load and was read only in part.
+    // Replaying a change the load already saw is harmless: a replay reads the subject as it is then.
     const seen = await latestChangeId(this.ctx.db);
     const gallery = new Gallery();
-    const subjectIds = new Map<number, string>();
+    const members = new Map<number, Member>();
+    const add = (row: TemplateRow) => {
+      gallery.add(String(row.subjectRef), row.template);
+      addMember(members, row);
+    };
     const batch = 2000;
     let after = 0;
     for (;;) {
-      const rows = await this.ctx.db
-        .selectFrom('face_samples as f')
-        .innerJoin('subjects as s', 's.id', 'f.subject_ref')
-        .select(['f.id', 'f.template', 's.id as subjectRef', 's.subject_id'])
-        .where('s.status', '=', 'ENROLLED')
-        .where('f.template', 'is not', null)
-        .where('f.id', '>', after)
-        .orderBy('f.id')
-        .limit(batch)
-        .execute();
-      for (const row of rows) {
-        gallery.add(String(row.subjectRef), row.template!);
-        subjectIds.set(row.subjectRef, row.subject_id);
-      }
+      const rows = await this.faceTemplates(this.ctx.db).where('f.id', '>', after).orderBy('f.id').limit(batch).execute();
+      for (const row of rows) add(faceRow(row));
       if (rows.length < batch) break;
       after = rows[rows.length - 1]!.id;
     }
     // Voice: one template per subject (its recordings averaged), kept in the templates table.
     after = 0;
     for (;;) {
-      const rows = await this.voiceTemplates().where('t.id', '>', after).orderBy('t.id').limit(batch).execute();
-      for (const row of rows) {
-        gallery.add(String(row.subjectRef), row.data);
-        subjectIds.set(row.subjectRef, row.subject_id);
-      }
+      const rows = await this.voiceTemplates(this.ctx.db).where('t.id', '>', after).orderBy('t.id').limit(batch).execute();
+      for (const row of rows) add(voiceRow(row));
       if (rows.length < batch) break;
       after = rows[rows.length - 1]!.id;
     }
     if (generation !== this.generation) return;
     this.gallery = gallery;
-    this.subjectIds = subjectIds;
+    this.members = members;
     this.lastSeen = seen;
   }
 
+  /** The face sample templates of ENROLLED subjects. */
+  private faceTemplates(db: Kysely<Database>) {
+    return db
+      .selectFrom('face_samples as f')
+      .innerJoin('subjects as s', 's.id', 'f.subject_ref')
+      .select(['f.id', 'f.template', 's.id as subjectRef', 's.subject_id'])
+      .where('s.status', '=', 'ENROLLED')
+      .where('f.template', 'is not', null);
+  }
+
   /** The VOICE templates of ENROLLED subjects. */
-  private voiceTemplates() {
-    return this.ctx.db
+  private voiceTemplates(db: Kysely<Database>) {
+    return db
       .selectFrom('templates as t')
       .innerJoin('subjects as s', 's.id', 't.subject_ref')
       .select(['t.id', 't.data', 's.id as subjectRef', 's.subject_id'])
@@ -125,136 +179,92 @@ export class GalleryCache {
   }
 
   /**
-   * Put a subject's templates in the gallery (replacing any it had); call after the commit. `announced`:
-   * the transaction already told the other nodes ({@link announcePut}), so do not tell them again.
-   */
-  async put(subjectRef: number, subjectId: string, templates: Uint8Array[], options: { announced?: boolean } = {}): Promise<void> {
-    await this.ready();
-    this.gallery.replace(String(subjectRef), templates);
-    this.subjectIds.set(subjectRef, subjectId);
-    if (!options.announced) await this.publish({ node: this.ctx.node.id, kind: 'put', subjectRef });
-  }
-
-  /**
-   * Tell the other nodes, inside the transaction that writes the subject, that it joins the gallery.
-   * PostgreSQL delivers a NOTIFY when (and only when) its transaction commits, so a process killed between
-   * its commit and its next statement cannot leave the other nodes without a subject it stored; a NOTIFY
-   * sent after the commit would be lost with the process. The change log row (read by nodes without LISTEN)
-   * is written in the same transaction for the same reason. No NOTIFY on PGlite (nobody listens).
+   * Tell every node, inside the transaction that writes the subject, that it joins the gallery (or that its
+   * templates changed). The log row commits with the transaction, so a process killed right after its commit
+   * cannot leave the other nodes without a subject it stored; the NOTIFY, delivered only at the commit, wakes
+   * the listening nodes. After the commit, call {@link applyCommitted}.
    */
   async announcePut(trx: Kysely<Database>, subjectRef: number): Promise<void> {
     await recordChange(trx, 'put', [subjectRef]);
-    if (this.ctx.dialect !== 'postgres') return;
-    const change: GalleryChange = { node: this.ctx.node.id, kind: 'put', subjectRef };
-    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(trx);
+    await this.notify(trx);
   }
 
-  /** Take subjects out of the gallery; call after the commit that deleted or un-enrolled them. */
-  async remove(subjectRefs: number[], options: { announced?: boolean } = {}): Promise<void> {
-    await this.ready();
-    this.drop(subjectRefs);
-    if (!options.announced) await this.publish({ node: this.ctx.node.id, kind: 'remove', subjectRefs });
-  }
-
-  /** Tell the other nodes, inside the deleting transaction, that these subjects leave the gallery (see announcePut). */
+  /** Tell every node, inside the deleting transaction, that these subjects leave the gallery (see announcePut). */
   async announceRemove(trx: Kysely<Database>, subjectRefs: number[]): Promise<void> {
     if (subjectRefs.length === 0) return;
     await recordChange(trx, 'remove', subjectRefs);
-    if (this.ctx.dialect !== 'postgres') return;
-    const change: GalleryChange = { node: this.ctx.node.id, kind: 'remove', subjectRefs };
-    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(trx);
+    await this.notify(trx);
   }
 
-  /** Tell the other nodes, inside the clearing transaction, to forget their gallery (see announcePut). */
+  /** Tell every node, inside the clearing transaction, to reload its gallery (see announcePut). */
   async announceReset(trx: Kysely<Database>): Promise<void> {
     await recordChange(trx, 'reset');
+    await this.notify(trx);
+  }
+
+  /** No NOTIFY on PGlite: it is one process, which applies its own changes after each commit. */
+  private async notify(trx: Kysely<Database>): Promise<void> {
     if (this.ctx.dialect !== 'postgres') return;
-    const change: GalleryChange = { node: this.ctx.node.id, kind: 'reset' };
-    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(trx);
-  }
-
-  /** Forget everything; the next use reloads from the database (after bulk deletes and truncation). */
-  reset(options: { announced?: boolean } = {}): void {
-    this.forget();
-    if (!options.announced) void this.publish({ node: this.ctx.node.id, kind: 'reset' });
-  }
-
-  private drop(subjectRefs: number[]): void {
-    for (const ref of subjectRefs) {
-      this.gallery.remove(String(ref));
-      this.subjectIds.delete(ref);
-    }
-  }
-
-  private forget(): void {
-    this.generation += 1;
-    this.loading = null;
-    this.gallery = new Gallery();
-    this.subjectIds = new Map();
+    const notice: GalleryNotice = { node: this.ctx.node.id };
+    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(notice)})`.execute(trx);
   }
 
   /**
-   * Tell the other nodes sharing the database (PostgreSQL NOTIFY; harmless on PGlite, where nobody listens).
-   * Best effort: a node that misses a message is resynchronised when its listening connection comes back.
+   * After a commit that announced a gallery change: apply it here (with every change committed before it), so
+   * this node's next search sees it. Never throws: the commit stands, and a gallery that cannot catch up is
+   * dropped and reloads from the database on its next use.
    */
-  private async publish(change: GalleryChange): Promise<void> {
-    if (this.ctx.dialect !== 'postgres') return;
+  async applyCommitted(): Promise<void> {
     try {
-      await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(change)})`.execute(this.ctx.db);
+      await this.catchUp();
     } catch (error) {
-      this.ctx.log.warn('gallery change not published', { reason: String(error) });
+      this.ctx.log.error('gallery catch-up after a commit failed; the gallery reloads', { reason: String(error) });
+      this.forget();
     }
   }
 
-  /** Apply a change another node published: re-read the subject's ENROLLED templates from the database. */
+  /**
+   * Hold the database-wide deduplication lock for the rest of the transaction, then bring the gallery up to
+   * every change committed before the lock was granted. Two enrolments of one person on two nodes therefore
+   * take turns: the second matches against a gallery that holds the first (whose gallery row committed before
+   * its lock was released). The catch-up reads on another connection of the pool. On PGlite (one process,
+   * one connection, held by the transaction) it does nothing: the caller's in-process queue serialises, and the
+   * caller catches up before opening the transaction.
+   */
+  async lockForDeduplication(trx: Kysely<Database>): Promise<void> {
+    if (this.ctx.dialect !== 'postgres') return;
+    await sql`select pg_advisory_xact_lock(${DEDUPLICATION_LOCK})`.execute(trx);
+    await this.catchUp();
+  }
+
+  /**
+   * Benchmarks only: put templates in memory that no database row backs (to measure matching over a large
+   * gallery without writing it). The next reconciliation finds them and reloads the gallery without them.
+   */
+  putUnrecorded(subjectRef: number, subjectId: string, templates: Uint8Array[]): void {
+    this.gallery.replace(String(subjectRef), templates);
+    this.members.set(subjectRef, { subjectId, templates: templates.length, digest: 0n });
+  }
+
+  /** Forget everything; the next use reloads from the database. */
+  forget(): void {
+    this.generation += 1;
+    this.loading = null;
+    this.gallery = new Gallery();
+    this.members = new Map();
+  }
+
+  /** A NOTIFY from a node: read the change log (our own changes were applied after their commits). */
   async applyRemote(payload: string): Promise<void> {
-    let change: GalleryChange;
+    let notice: GalleryNotice;
     try {
-      change = JSON.parse(payload) as GalleryChange;
+      notice = JSON.parse(payload) as GalleryNotice;
     } catch {
       return;
     }
-    if (change.node === this.ctx.node.id) return;
-    if (change.kind === 'reset') return this.forget();
+    if (notice.node === this.ctx.node.id) return;
     if (!this.loading) return; // not loaded yet: the first use reads the database anyway
-    await this.ready();
-    if (change.kind === 'remove') return this.drop(change.subjectRefs);
-    this.refresh([change.subjectRef], await this.readSubjects([change.subjectRef]));
-  }
-
-  /** The ENROLLED face and voice templates of these subjects as the database holds them now; absent: not in the gallery. */
-  private async readSubjects(refs: number[]): Promise<Map<number, { subjectId: string; templates: Uint8Array[] }>> {
-    const found = new Map<number, { subjectId: string; templates: Uint8Array[] }>();
-    if (refs.length === 0) return found;
-    const faces = await this.ctx.db
-      .selectFrom('face_samples as f')
-      .innerJoin('subjects as s', 's.id', 'f.subject_ref')
-      .select(['f.template', 's.id as subjectRef', 's.subject_id'])
-      .where('s.id', 'in', refs)
-      .where('s.status', '=', 'ENROLLED')
-      .where('f.template', 'is not', null)
-      .orderBy('f.id')
-      .execute();
-    const voices = await this.voiceTemplates().where('s.id', 'in', refs).orderBy('t.id').execute();
-    for (const row of [...faces.map((f) => ({ ...f, data: f.template! })), ...voices]) {
-      const entry = found.get(row.subjectRef) ?? { subjectId: row.subject_id, templates: [] };
-      entry.templates.push(row.data);
-      found.set(row.subjectRef, entry);
-    }
-    return found;
-  }
-
-  /** Make these subjects' gallery entries what `current` says (read by {@link readSubjects}). */
-  private refresh(refs: number[], current: Map<number, { subjectId: string; templates: Uint8Array[] }>): void {
-    for (const ref of refs) {
-      const entry = current.get(ref);
-      if (!entry) {
-        this.drop([ref]);
-        continue;
-      }
-      this.gallery.replace(String(ref), entry.templates);
-      this.subjectIds.set(ref, entry.subjectId);
-    }
+    await this.catchUp();
   }
 
   /**
@@ -269,46 +279,115 @@ export class GalleryCache {
   }
 
   /**
-   * Apply the change log's rows after the last one applied. A catch-up already running may have read the log
-   * before the caller's moment, so callers arriving meanwhile share one more catch-up that starts after it.
+   * Apply the change log's rows after the last one applied. Replays run one at a time; a caller arriving while
+   * one runs (it may have read the log before the caller's moment) shares the next one.
    */
   catchUp(): Promise<void> {
-    if (!this.catching) {
-      this.catching = this.replay().finally(() => {
-        this.catching = null;
-      });
-      return this.catching;
-    }
-    this.queuedCatchUp ??= this.catching
-      .catch(() => {})
-      .then(() => {
-        this.queuedCatchUp = null;
-        return this.catchUp();
-      });
-    return this.queuedCatchUp;
+    if (this.queuedReplay) return this.queuedReplay;
+    const run = this.enqueue(() => {
+      this.queuedReplay = null;
+      return this.replay(false);
+    });
+    this.queuedReplay = run;
+    return run;
   }
 
-  private async replay(): Promise<void> {
+  /**
+   * Compare the gallery with the database at one change-log position (after replaying up to it), and reload
+   * it when they differ. Runs in the replay queue, so no change is applied while it compares.
+   */
+  reconcile(): Promise<ReconcileReport | null> {
+    return this.enqueue(async () => {
+      await this.replay(true);
+      return this.lastReport;
+    });
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    this.tail = run.then(() => undefined, () => undefined);
+    return run;
+  }
+
+  /**
+   * One replay: the log rows after `lastSeen` and the subjects they name, read in one snapshot (repeatable
+   * read), applied as that snapshot shows them. With `check`, the database digest is read in the same snapshot
+   * and compared with the gallery once the rows are applied. The log is first peeked outside a transaction,
+   * so the usual case (nothing new) stays one indexed query.
+   */
+  private async replay(check: boolean): Promise<void> {
     await this.ready();
     const generation = this.generation;
-    const changes = await changesAfter(this.ctx.db, this.lastSeen, REPLAY_LIMIT + 1);
-    if (generation !== this.generation || changes.length === 0) return;
-    // A reset, the pruned horizon (the rows this node needed are gone) or too long a backlog: reload. The
-    // reload reads the log position again before its first query, so it covers every row read here.
-    if (changes.length > REPLAY_LIMIT || changes.some((c) => c.kind === 'reset' || c.kind === 'pruned')) {
-      this.forget();
-      return this.ready();
-    }
-    // A put re-reads the subject as it is now, which also covers a later removal of the same subject, so the
-    // order of puts and removes does not matter once resets are ruled out.
-    const puts = new Set<number>();
-    const removes = new Set<number>();
-    for (const change of changes) for (const ref of change.subjectRefs) (change.kind === 'put' ? puts : removes).add(ref);
-    const current = await this.readSubjects([...puts]);
+    if (!check && (await changesAfter(this.ctx.db, this.lastSeen, 1)).length === 0) return;
+    const read = await this.ctx.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+      const changes = await changesAfter(trx, this.lastSeen, REPLAY_LIMIT + 1);
+      // A reset, the pruned horizon (the rows this node needed are gone) or too long a backlog: reload.
+      if (changes.length > REPLAY_LIMIT || changes.some((c) => c.kind === 'reset' || c.kind === 'pruned')) return { reload: true as const };
+      const refs = changedRefs(changes);
+      const rows = await this.readSubjects(trx, refs);
+      const position = changes.length ? changes[changes.length - 1]!.id : this.lastSeen;
+      const database = check ? await databaseDigest(trx) : null;
+      return { reload: false as const, refs, rows, position, database };
+    });
     if (generation !== this.generation) return;
-    this.drop([...removes].filter((ref) => !puts.has(ref)));
-    this.refresh([...puts], current);
-    this.lastSeen = changes[changes.length - 1]!.id;
+    if (read.reload) {
+      this.forget();
+      await this.ready();
+      if (check) await this.replay(true);
+      return;
+    }
+    this.refresh(read.refs, read.rows);
+    this.lastSeen = read.position;
+    if (read.database) this.compare(read.database, read.position);
+  }
+
+  /** Record a comparison; on a difference, reload (the database is the truth) and count the repair. */
+  private compare(database: GalleryDigest, changeId: number): void {
+    const memory = this.digest();
+    const inSync = memory.templates === database.templates && memory.sum === database.sum;
+    this.checks += 1;
+    this.lastReport = { at: this.ctx.now().toISOString(), changeId, inSync, memory, database };
+    if (inSync) return;
+    this.lastDrift = this.lastReport;
+    this.driftsRepaired += 1;
+    this.ctx.log.warn('gallery differed from the database; reloading it', { memory, database, changeId });
+    this.forget();
+    void this.ready().catch((error) => this.ctx.log.error('gallery could not be reloaded', { reason: String(error) }));
+  }
+
+  /** The gallery templates of these subjects (ENROLLED ones only) as the snapshot of `db` shows them. */
+  private async readSubjects(db: Kysely<Database>, refs: number[]): Promise<TemplateRow[]> {
+    if (refs.length === 0) return [];
+    const faces = await this.faceTemplates(db).where('s.id', 'in', refs).orderBy('f.id').execute();
+    const voices = await this.voiceTemplates(db).where('s.id', 'in', refs).orderBy('t.id').execute();
+    return [...faces.map(faceRow), ...voices.map(voiceRow)];
+  }
+
+  /** Make these subjects' gallery entries what `rows` say: a subject without rows leaves the gallery. */
+  private refresh(refs: number[], rows: TemplateRow[]): void {
+    const bySubject = new Map<number, TemplateRow[]>();
+    for (const row of rows) bySubject.set(row.subjectRef, [...(bySubject.get(row.subjectRef) ?? []), row]);
+    for (const ref of refs) {
+      const templates = bySubject.get(ref);
+      this.members.delete(ref);
+      if (!templates) {
+        this.gallery.remove(String(ref));
+        continue;
+      }
+      this.gallery.replace(String(ref), templates.map((t) => t.template));
+      for (const row of templates) addMember(this.members, row);
+    }
+  }
+
+  /** The digest of what this node holds (digest.ts). */
+  private digest(): GalleryDigest {
+    let templates = 0;
+    let sum = 0n;
+    for (const member of this.members.values()) {
+      templates += member.templates;
+      sum += member.digest;
+    }
+    return { templates, sum: sum.toString() };
   }
 
   /**
@@ -321,13 +400,15 @@ export class GalleryCache {
   }
 
   /**
-   * LISTEN is back: from now on notifications arrive, so one catch-up after this point covers the outage.
-   * Polling stops only if the connection was not lost again meanwhile.
+   * LISTEN is back: from now on notifications arrive, so one catch-up after this point covers the outage, and
+   * a reconciliation checks that nothing was missed. Polling stops only if the connection was not lost again
+   * meanwhile.
    */
   async listenerRestored(): Promise<void> {
     const losses = this.listenerLosses;
     await this.catchUp();
     if (losses === this.listenerLosses) this.listenerDown = false;
+    await this.reconcile();
   }
 
   /** 1:N: best `topK` subjects at or above `threshold` for one probe template, best first. */
@@ -355,12 +436,51 @@ export class GalleryCache {
       const p = this.gallery.partition(v);
       versions[v] = { subjects: p.subjects, templates: p.size };
     }
-    return { subjects: this.subjectIds.size, versions };
+    return { subjects: this.members.size, versions };
+  }
+
+  /**
+   * What this node holds now, with the digest to compare with the database's and the reconciliation record.
+   * No catch-up beyond what a search would do first (poll mode reads the log; listen mode trusts its
+   * notifications), so a node that missed a change shows it.
+   */
+  async state(): Promise<GalleryState> {
+    await this.upToDate();
+    const digest = this.digest();
+    return {
+      subjects: this.members.size,
+      templates: digest.templates,
+      digest: digest.sum,
+      lastChangeId: this.lastSeen,
+      reconciliation: { checks: this.checks, driftsRepaired: this.driftsRepaired, last: this.lastReport, lastDrift: this.lastDrift },
+    };
   }
 
   private named(m: MatchCandidate): GalleryMatch | null {
     const subjectRef = Number(m.subject);
-    const subjectId = this.subjectIds.get(subjectRef);
-    return subjectId === undefined ? null : { ...m, subjectRef, subjectId };
+    const member = this.members.get(subjectRef);
+    return member === undefined ? null : { ...m, subjectRef, subjectId: member.subjectId };
   }
+}
+
+function faceRow(row: { id: number; template: Uint8Array | null; subjectRef: number; subject_id: string }): TemplateRow {
+  return { source: 'face', rowId: row.id, subjectRef: row.subjectRef, subjectId: row.subject_id, template: row.template! };
+}
+
+function voiceRow(row: { id: number; data: Uint8Array; subjectRef: number; subject_id: string }): TemplateRow {
+  return { source: 'voice', rowId: row.id, subjectRef: row.subjectRef, subjectId: row.subject_id, template: row.data };
+}
+
+function addMember(members: Map<number, Member>, row: TemplateRow): void {
+  const member = members.get(row.subjectRef) ?? { subjectId: row.subjectId, templates: 0, digest: 0n };
+  member.templates += 1;
+  member.digest += digestTerm(row.source, row.rowId, row.subjectRef, row.template);
+  members.set(row.subjectRef, member);
+}
+
+/** Every subject a run of changes names (puts and removes alike: a replay reads each as it is now). */
+function changedRefs(changes: LoggedChange[]): number[] {
+  const refs = new Set<number>();
+  for (const change of changes) for (const ref of change.subjectRefs) refs.add(ref);
+  return [...refs];
 }

@@ -36,15 +36,6 @@ async function pendingCases(ctx: ServiceContext) {
   return Number(row.count);
 }
 
-/**
- * What this node's in-memory gallery holds (ENROLLED subjects and their face templates), so operators and
- * tests can see that it agrees with the database (each node keeps its own copy).
- */
-async function galleryCounts(services: Services) {
-  const stats = await services.gallery.stats();
-  const templates = Object.values(stats.versions).reduce((sum, v) => sum + v.templates, 0);
-  return { subjects: stats.subjects, templates };
-}
 
 /**
  * Information and vital parameters of this node: version, template version, uptime, database, live counts,
@@ -62,7 +53,9 @@ export async function managementInfo(services: Services) {
     countOf(ctx, 'exceptions'),
     services.extractors.stats(),
     services.licensing.current(),
-    galleryCounts(services),
+    // What this node's in-memory gallery holds, with the digest and the reconciliation record, so operators
+    // and tests can see that it agrees with the database (each node keeps its own copy).
+    services.gallery.state(),
   ]);
   return {
     version: ctx.node.version,

@@ -13,6 +13,8 @@ export const KEPT_TABLES: readonly string[] = [
   'signing_keys', 'licences', 'usage_counters',
   // Template keys: clearing them would invalidate every QR code and encrypted template already handed out.
   'service_keys',
+  // Sign-in throttle state: clearing the data must not hand a password guesser a fresh budget.
+  'login_throttle',
 ];
 
 /** Tables handled apart from the truncation (see below); not reported as kept, since they do change. */

@@ -141,16 +141,12 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
       },
     });
     if (row.status === 'ENROLLED') await services.gallery.announcePut(trx, subject.id);
-    return { status: row.status, operation };
+    // Read in the transaction: the answer is what this request committed, whatever a concurrent delete does next.
+    return { status: row.status, operation, presented: await getSubject({ ...ctx, db: trx }, { id: subject.id }) };
   });
 
-  if (stored.status === 'ENROLLED') {
-    const redoneById = new Map(redone.map((r) => [r.sampleId, r.template]));
-    const templates = samples.map((s) => redoneById.get(s.id) ?? s.template).filter((t): t is Uint8Array => t !== null);
-    if (voices.averaged) templates.push(voices.averaged.template);
-    await services.gallery.put(subject.id, subjectId, templates, { announced: true });
-  }
-  return { operation: presentOperation(stored.operation), subject: await getSubject(ctx, { id: subject.id }), templateVersion: current };
+  if (stored.status === 'ENROLLED') await services.gallery.applyCommitted();
+  return { operation: presentOperation(stored.operation), subject: stored.presented, templateVersion: current };
 }
 
 /** The ORIGINAL image bytes of each sample that has one, by sample id. */

@@ -33,13 +33,7 @@ async function deleteAndForget(services: Services, caller: DeleteCaller, select:
     await services.gallery.announceRemove(trx, subjects.map((s) => s.id));
     return { subjects, removed };
   });
-  try {
-    await services.gallery.remove(subjects.map((s) => s.id), { announced: true });
-  } catch (error) {
-    // The delete has committed; a gallery that cannot be updated is dropped and reloads from the database.
-    ctx.log.error('gallery update after delete failed; gallery reset', { error: String(error) });
-    services.gallery.reset();
-  }
+  await services.gallery.applyCommitted();
   ctx.log.info('subjects deleted', { subjects: subjects.length, removed, by: actor(caller) });
   return { deleted: removed.subjects };
 }
@@ -106,7 +100,7 @@ export async function clearDb(services: Services, prefix: string | undefined, ca
     await services.gallery.announceReset(trx);
     return removed;
   });
-  services.gallery.reset({ announced: true });
+  await services.gallery.applyCommitted();
   ctx.log.warn('subjects cleared', { prefix: given ?? null, removed, by: actor(caller) });
   return { deleted: removed.subjects, removed };
 }
