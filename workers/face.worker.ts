@@ -12,6 +12,15 @@ import type { WorkerJob, WorkerReply } from '../src/extraction/node-protocol.js'
 const port = parentPort!;
 const { modelsDir } = (workerData ?? {}) as { modelsDir?: string };
 
+/**
+ * This worker's own memory after a job (in a worker thread, heapTotal and external are the isolate's, not the
+ * process's; external holds the WebAssembly memories, which only grow). The pool replaces a worker over its bound.
+ */
+const memory = () => {
+  const m = process.memoryUsage();
+  return m.heapTotal + m.external;
+};
+
 const errorOf = (e: unknown, code: 'EXTRACTION_FAILED' | 'MODEL_UNAVAILABLE') =>
   BiometricError.is(e) ? e.toJSON() : { code, message: String((e as Error).message ?? e) };
 
@@ -32,20 +41,20 @@ async function main() {
       if (job.type === 'voice') {
         if (voice instanceof Error) throw voice;
         const result = await analyseVoice(voice, job.bytes, job.opts);
-        port.postMessage({ type: 'result', id: job.id, result } satisfies WorkerReply);
+        port.postMessage({ type: 'result', id: job.id, result, memory: memory() } satisfies WorkerReply);
         return;
       }
       if (job.type === 'token') {
         const png = await renderTokenImage(job.bytes, job.landmarks);
-        port.postMessage({ type: 'result', id: job.id, result: png } satisfies WorkerReply, [png.buffer as ArrayBuffer]);
+        port.postMessage({ type: 'result', id: job.id, result: png, memory: memory() } satisfies WorkerReply, [png.buffer as ArrayBuffer]);
         return;
       }
       const result = await analyseImage(runner, job.bytes, job.opts);
       const transfer: ArrayBuffer[] = [];
       if (result.tokenImage) transfer.push(result.tokenImage.buffer as ArrayBuffer);
-      port.postMessage({ type: 'result', id: job.id, result } satisfies WorkerReply, transfer);
+      port.postMessage({ type: 'result', id: job.id, result, memory: memory() } satisfies WorkerReply, transfer);
     } catch (e) {
-      port.postMessage({ type: 'error', id: job.id, error: errorOf(e, 'EXTRACTION_FAILED') as { code: BiometricError['code']; message: string } } satisfies WorkerReply);
+      port.postMessage({ type: 'error', id: job.id, error: errorOf(e, 'EXTRACTION_FAILED') as { code: BiometricError['code']; message: string }, memory: memory() } satisfies WorkerReply);
     }
   });
   port.postMessage({ type: 'ready' } satisfies WorkerReply);

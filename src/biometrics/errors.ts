@@ -1,7 +1,8 @@
 /**
  * Typed errors of the biometric core. The HTTP layer maps `code` to a status:
  * INVALID_IMAGE / INVALID_AUDIO / UNSUPPORTED_FORMAT / INVALID_TEMPLATE / TEMPLATE_VERSION_MISMATCH -> 4xx,
- * MODEL_UNAVAILABLE -> 503, EXTRACTOR_BUSY -> 503 (retry later), EXTRACTION_TIMEOUT -> 504, the rest -> 500.
+ * MODEL_UNAVAILABLE -> 503, EXTRACTOR_BUSY -> 503 (retry later), CALLER_QUEUE_FULL -> 429, EXTRACTION_TIMEOUT -> 504,
+ * EXTRACTION_CANCELLED -> nobody (the caller has gone), the rest -> 500.
  */
 export type BiometricErrorCode =
   /** The bytes claim a supported format but cannot be decoded (truncated, corrupt, zero-sized). */
@@ -20,6 +21,10 @@ export type BiometricErrorCode =
   | 'MODEL_UNAVAILABLE'
   /** The extraction queue is full (backpressure). */
   | 'EXTRACTOR_BUSY'
+  /** The caller (account) already has as many jobs waiting as it may: its share of the queue is full. */
+  | 'CALLER_QUEUE_FULL'
+  /** The job was dropped before it started because its caller went away (the request was aborted). */
+  | 'EXTRACTION_CANCELLED'
   /** A job took longer than the per-job timeout. */
   | 'EXTRACTION_TIMEOUT'
   /** The extractor was closed. */

@@ -44,6 +44,23 @@ export const configSchema = z.object({
   /** Face extraction worker threads (Node); 0 means one per core. */
   BIMS_EXTRACTION_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
   /**
+   * Largest face image accepted, in decoded megapixels (width x height from the file's header, checked before
+   * any decoding: 400 naming the field above it). A face needs far fewer: the detector sees 320x240 and the
+   * token image 240x320; 16 covers a 12-megapixel phone camera (4032x3024) and a 4K frame with room to spare.
+   */
+  BIMS_MAX_IMAGE_MEGAPIXELS: z.coerce.number().min(0.1).max(100).default(16),
+  /**
+   * Extractions one account may have waiting at once (the queue holds 64 in all; the account served longest
+   * ago goes next); more answer 429, so no account can fill the queue for the others.
+   */
+  BIMS_EXTRACTION_QUEUE_PER_ACCOUNT: z.coerce.number().int().min(1).max(64).default(32),
+  /**
+   * An extraction worker whose own memory passed this many MiB after a job is replaced by a fresh one (0:
+   * never). A warm worker holds about 45; the JPEG decoder's memory grows to the largest image it saw and never
+   * shrinks (a 16-megapixel image leaves a worker at about 190), and a replacement costs seconds of warm-up.
+   */
+  BIMS_EXTRACTION_WORKER_MAX_MB: z.coerce.number().int().min(0).max(65_536).default(160),
+  /**
    * A Node extraction service (`bims extraction-service`) to delegate face and voice extraction to, instead of
    * running the models in this process (Cloudflare Workers: no models in the isolate's 128 MB). Requires
    * BIMS_EXTRACTION_TOKEN.
@@ -182,6 +199,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (present.BIMS_EXTRACTION_URL && !present.BIMS_EXTRACTION_TOKEN) lines.push('  BIMS_EXTRACTION_TOKEN: required when BIMS_EXTRACTION_URL is set');
   if (!parsed.success || lines.length) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
+}
+
+/** The extraction pool's admission settings (the worker-thread pool's options). */
+export function poolLimitsOf(config: Config): { maxQueuePerOwner: number; maxWorkerMemoryBytes?: number } {
+  return {
+    maxQueuePerOwner: config.BIMS_EXTRACTION_QUEUE_PER_ACCOUNT,
+    ...(config.BIMS_EXTRACTION_WORKER_MAX_MB > 0 ? { maxWorkerMemoryBytes: config.BIMS_EXTRACTION_WORKER_MAX_MB * 2 ** 20 } : {}),
+  };
 }
 
 /** Where the API reaches the sidecar. */

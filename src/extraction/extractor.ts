@@ -1,27 +1,42 @@
 import type { AnalyseOptions, FaceAnalysis, ImageAnalysis } from '../biometrics/face/pipeline.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
+import { BiometricError } from '../biometrics/errors.js';
 
 export type { AnalyseOptions, FaceAnalysis, ImageAnalysis, VoiceAnalyseOptions, VoiceAnalysis };
 
-/** Options of one `analyseVoice` call. */
-export interface VoiceExtractOptions extends VoiceAnalyseOptions {
+/**
+ * Who a job is for and how long it is wanted: the pool serves callers' queues in turn and drops a job whose
+ * caller went away before it started. Neither crosses into the worker.
+ */
+export interface JobAdmission {
   /** Per-job timeout in milliseconds (default: the extractor's `jobTimeoutMs`). */
   timeoutMs?: number;
+  /** The caller (an account) the job is queued under; callers without one share the queue `''`. */
+  owner?: string;
+  /** Aborted when the caller is gone (its client disconnected): a job still waiting is dropped, EXTRACTION_CANCELLED. */
+  signal?: AbortSignal;
 }
+
+/** Options of one `analyseVoice` call. */
+export interface VoiceExtractOptions extends VoiceAnalyseOptions, JobAdmission {}
 
 /** Options of one `analyseFace` call. */
-export interface ExtractOptions extends AnalyseOptions {
-  /** Per-job timeout in milliseconds (default: the extractor's `jobTimeoutMs`). */
-  timeoutMs?: number;
-}
+export interface ExtractOptions extends AnalyseOptions, JobAdmission {}
 
 /** Options of one `renderTokenImage` call. */
-export interface TokenImageOptions {
+export interface TokenImageOptions extends JobAdmission {
   /** The 68 landmarks of the face, in pixels of the upright image (as `FaceAnalysis.landmarks`). */
   landmarks: [number, number][];
-  /** Per-job timeout in milliseconds (default: the extractor's `jobTimeoutMs`). */
-  timeoutMs?: number;
 }
+
+/** The options the pipeline itself reads: what remains once the queue's own fields are taken off. */
+export function pipelineOptions<T extends JobAdmission>(o: T): Omit<T, keyof JobAdmission> {
+  const { timeoutMs: _t, owner: _o, signal: _s, ...rest } = o;
+  return rest;
+}
+
+/** The error of a job dropped because its caller went away. */
+export const cancelled = () => new BiometricError('EXTRACTION_CANCELLED', 'the caller went away before the extraction started');
 
 /** Live state of an extractor (for management info). */
 export interface ExtractorStats {
@@ -37,6 +52,10 @@ export interface ExtractorStats {
   failed: number;
   /** Workers replaced after a crash or a timeout. */
   restarts: number;
+  /** Workers replaced after a job because they had grown past the memory bound (worker pool only). */
+  recycled?: number;
+  /** Jobs dropped before they started because their caller went away. */
+  cancelled?: number;
 }
 
 /**
@@ -45,8 +64,9 @@ export interface ExtractorStats {
  * bit-identical results.
  *
  * Errors are `BiometricError`s: INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad input (4xx),
- * EXTRACTOR_BUSY when the queue is full, EXTRACTION_TIMEOUT, WORKER_CRASHED, EXTRACTOR_CLOSED,
- * MODEL_UNAVAILABLE.
+ * EXTRACTOR_BUSY when the queue is full, CALLER_QUEUE_FULL when the owner's share of it is,
+ * EXTRACTION_CANCELLED when the signal aborted before the job started, EXTRACTION_TIMEOUT, WORKER_CRASHED,
+ * EXTRACTOR_CLOSED, MODEL_UNAVAILABLE.
  *
  * @example
  * const ex = await createExtractor({ mode: 'worker-threads' });
@@ -81,6 +101,11 @@ export interface Extractor {
 export interface ExtractorOptions {
   /** Maximum jobs waiting (beyond the running ones) before `EXTRACTOR_BUSY` (default 64). */
   maxQueue?: number;
+  /**
+   * Maximum jobs one owner may have waiting before `CALLER_QUEUE_FULL` (default `maxQueue`: no share), so
+   * that no caller fills the queue for the others. The owner served longest ago goes next (worker pool).
+   */
+  maxQueuePerOwner?: number;
   /** Per-job timeout in milliseconds (default 30000). */
   jobTimeoutMs?: number;
 }

@@ -2,7 +2,7 @@ import { BiometricError } from '../biometrics/errors.js';
 import { analyseImage, renderTokenImage } from '../biometrics/face/pipeline.js';
 import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import { analyseVoice } from '../biometrics/voice/pipeline.js';
-import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, TokenImageOptions, VoiceExtractOptions } from './extractor.js';
+import { cancelled, type ExtractOptions, type Extractor, type ExtractorOptions, type ExtractorStats, type TokenImageOptions, type VoiceExtractOptions } from './extractor.js';
 import { FACE_TEMPLATE_VERSION, OrtWebRunner, type OrtWebOptions } from './ort-web-runner.js';
 import { OrtVoiceRunner, VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
@@ -37,13 +37,16 @@ export async function createInlineExtractor(opts: InlineExtractorOptions): Promi
   const st: ExtractorStats = { kind: 'inline', workers: 1, busy: 0, queued: 0, completed: 0, failed: 0, restarts: 0 };
 
   /** Runs jobs one at a time in arrival order, with the queue limit and the per-job timeout. */
-  const enqueue = <R>(work: () => Promise<R>, timeoutMs?: number): Promise<R> => {
+  const enqueue = <R>(work: () => Promise<R>, timeoutMs?: number, signal?: AbortSignal): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
+    if (signal?.aborted) return Promise.reject(cancelled());
     if (st.queued >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
     st.queued++;
     const job = chain.then(async () => {
       st.queued--;
       if (closed) throw new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed');
+      // The caller went away while the job waited: do not start it.
+      if (signal?.aborted) throw cancelled();
       st.busy++;
       try {
         return await work();
@@ -65,11 +68,11 @@ export async function createInlineExtractor(opts: InlineExtractorOptions): Promi
 
   return {
     templateVersion: FACE_TEMPLATE_VERSION,
-    analyseFace: (bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> => enqueue(() => analyseImage(runner, bytes, o), o.timeoutMs),
+    analyseFace: (bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> => enqueue(() => analyseImage(runner, bytes, o), o.timeoutMs, o.signal),
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseVoice: (bytes: Uint8Array, o: VoiceExtractOptions = {}) =>
-      enqueue(() => (voice instanceof Error ? Promise.reject(voice) : analyseVoice(voice, bytes, o)), o.timeoutMs),
-    renderTokenImage: (bytes: Uint8Array, o: TokenImageOptions) => enqueue(() => renderTokenImage(bytes, o.landmarks), o.timeoutMs),
+      enqueue(() => (voice instanceof Error ? Promise.reject(voice) : analyseVoice(voice, bytes, o)), o.timeoutMs, o.signal),
+    renderTokenImage: (bytes: Uint8Array, o: TokenImageOptions) => enqueue(() => renderTokenImage(bytes, o.landmarks), o.timeoutMs, o.signal),
     stats: () => ({ ...st }),
     async close() {
       if (closed) return;

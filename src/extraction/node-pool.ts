@@ -1,11 +1,14 @@
 // The Node extraction pool: N warmed worker threads, each with its own onnxruntime-web sessions, a bounded
 // queue with backpressure, a per-job timeout, replacement of crashed or stuck workers, clean shutdown.
+// Admission is fair and follows the callers: each owner (account) has its own queue, the owner served longest
+// ago goes next, one owner may hold only its share of the waiting jobs, and a job whose caller went away is dropped
+// before it starts. A worker that a job left grown past the memory bound is replaced after that job.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
 import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
-import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, TokenImageOptions, VoiceExtractOptions } from './extractor.js';
+import { cancelled, pipelineOptions, type ExtractOptions, type Extractor, type ExtractorOptions, type ExtractorStats, type TokenImageOptions, type VoiceExtractOptions } from './extractor.js';
 import type { WorkerJob, WorkerReply } from './node-protocol.js';
 import { FACE_TEMPLATE_VERSION } from './ort-web-runner.js';
 import { VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
@@ -24,6 +27,12 @@ export interface NodePoolOptions extends ExtractorOptions {
    * build. Deno runs TypeScript itself, so its entry passes workers/face.worker.ts.
    */
   workerUrl?: URL;
+  /**
+   * A worker whose own memory (V8 heap and external memory, WebAssembly memories included) exceeds this many
+   * bytes after a job is replaced by a fresh one (default: never). Decoders' WebAssembly memories grow to the
+   * largest image seen and never shrink, so without this one large image keeps its memory for good.
+   */
+  maxWorkerMemoryBytes?: number;
 }
 
 interface Job {
@@ -36,6 +45,10 @@ interface Job {
   reject: (e: unknown) => void;
   timeoutMs: number;
   crash?: boolean;
+  /** The owner's queue the job waits in. */
+  owner: string;
+  /** Removes the abort listener once the job has left the queue. */
+  detach?: () => void;
 }
 
 interface Slot {
@@ -43,6 +56,10 @@ interface Slot {
   job?: Job;
   timer?: ReturnType<typeof setTimeout>;
   ready: boolean;
+  /** Grown past the memory bound: keeps serving until its successor is warm. */
+  grown?: boolean;
+  /** Out of service: takes no more jobs, and stops once its running job has ended. */
+  retired?: boolean;
 }
 
 const isTs = import.meta.url.endsWith('.ts');
@@ -52,14 +69,50 @@ const WORKER_URL = new URL(isTs ? '../../workers/face.worker.dev.mjs' : '../../w
 export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promise<Extractor & { debugCrashNext(): Promise<unknown> }> {
   const size = Math.max(1, opts.size ?? availableParallelism());
   const maxQueue = opts.maxQueue ?? 64;
+  const maxQueuePerOwner = Math.min(maxQueue, opts.maxQueuePerOwner ?? maxQueue);
+  const maxWorkerMemory = opts.maxWorkerMemoryBytes ?? Infinity;
   const defaultTimeout = opts.jobTimeoutMs ?? 30_000;
   const modelsDir = opts.modelsDir ?? MODELS_DIR;
   const startTimeout = opts.startTimeoutMs ?? 120_000;
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  /**
+   * Waiting jobs per owner, with when the owner was last served (a count of jobs started). The owner served
+   * longest ago goes next, and an owner with nothing waiting or running counts as never served: a caller
+   * arriving behind a flood is served by the next free worker, not after one more job of the flood.
+   */
+  const queues = new Map<string, { jobs: Job[]; served: number }>();
+  let jobsStarted = 0;
+  let queued = 0;
   let nextId = 1;
   let closed = false;
-  const st = { completed: 0, failed: 0, restarts: 0 };
+  const st = { completed: 0, failed: 0, restarts: 0, recycled: 0, cancelled: 0 };
+  /** A successor of a grown worker is warming (one at a time, so warm-ups do not take every core). */
+  let warming = false;
+
+  /** The next job: the oldest job of the owner served longest ago. */
+  const takeNext = (): Job | undefined => {
+    let next: { owner: string; jobs: Job[]; served: number } | undefined;
+    for (const [owner, q] of queues) if (!next || q.served < next.served) next = { owner, ...q };
+    if (!next) return undefined;
+    const job = next.jobs.shift()!;
+    jobsStarted++;
+    if (next.jobs.length) queues.set(next.owner, { jobs: next.jobs, served: jobsStarted });
+    else queues.delete(next.owner);
+    queued--;
+    job.detach?.();
+    return job;
+  };
+
+  /** Take a job out of its queue before it started (its caller went away); false when it already left. */
+  const withdraw = (job: Job): boolean => {
+    const jobs = queues.get(job.owner)?.jobs;
+    const at = jobs ? jobs.indexOf(job) : -1;
+    if (at < 0) return false;
+    jobs!.splice(at, 1);
+    if (!jobs!.length) queues.delete(job.owner);
+    queued--;
+    return true;
+  };
 
   const spawn = (): Promise<Slot> =>
     new Promise((resolve, reject) => {
@@ -86,7 +139,10 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
           finish(slot);
           if (msg.type === 'result') { st.completed++; job.resolve(msg.result); }
           else { st.failed++; job.reject(new BiometricError(msg.error.code, msg.error.message)); }
+          if (slot.retired) stop(slot);
+          else if ((msg.memory ?? 0) > maxWorkerMemory) slot.grown = true;
           pump();
+          warmSuccessor();
         }
       });
       const died = (why: string) => {
@@ -124,14 +180,55 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     );
   };
 
+  /**
+   * A worker grown past the memory bound after its job is replaced: a successor is warmed (seconds of CPU)
+   * while the grown worker keeps serving, so the pool never loses capacity to a replacement; then the grown
+   * worker is retired, and stopping it frees its memory. One successor warms at a time, and only while no job
+   * waits: the warm-up would take the CPU the waiting callers need, and the grown worker's memory is bounded by
+   * the pixel limit meanwhile.
+   */
+  const warmSuccessor = () => {
+    const old = slots.find((s) => s.grown && !s.retired);
+    if (warming || closed || !old || queued > 0) return;
+    warming = true;
+    spawn().then(
+      (fresh) => {
+        warming = false;
+        // Closed meanwhile, or the grown worker died and onDeath replaced it already: this one is not needed.
+        if (closed || !slots.includes(old)) void fresh.worker.terminate();
+        else {
+          slots.push(fresh);
+          old.retired = true;
+          st.recycled++;
+          if (!old.job) stop(old);
+        }
+        pump();
+        warmSuccessor();
+      },
+      () => {
+        // The successor failed to start: the grown worker keeps serving; the next job over the bound retries.
+        warming = false;
+        old.grown = false;
+      },
+    );
+  };
+
+  /** Take a retired worker out of the pool and stop it (its 'exit' finds it gone and replaces nothing). */
+  const stop = (slot: Slot) => {
+    const idx = slots.indexOf(slot);
+    if (idx >= 0) slots.splice(idx, 1);
+    void slot.worker.terminate();
+  };
+
   const pump = () => {
     for (const slot of slots) {
-      if (!slot.ready || slot.job) continue;
-      const job = queue.shift();
+      if (!slot.ready || slot.job || slot.retired) continue;
+      const job = takeNext();
       if (!job) return;
       slot.job = job;
       slot.timer = setTimeout(() => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'), job.timeoutMs);
-      const { timeoutMs: _t, ...analyseOpts } = job.opts;
+      // The owner and the signal are the queue's business; an AbortSignal cannot even be posted.
+      const analyseOpts = pipelineOptions(job.opts);
       const msg: WorkerJob = job.crash ? { type: 'crash', id: job.id }
         : job.kind === 'voice' ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
         : job.kind === 'token' ? { type: 'token', id: job.id, bytes: job.bytes, landmarks: (job.opts as TokenImageOptions).landmarks }
@@ -143,10 +240,26 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
 
   const submit = <R extends ImageAnalysis | VoiceAnalysis | Uint8Array>(bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions | TokenImageOptions, crash = false, kind: Job['kind'] = 'face'): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
-    if (queue.length >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
+    if (o.signal?.aborted) { st.cancelled++; return Promise.reject(cancelled()); }
+    const owner = o.owner ?? '';
+    if (queued >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
+    if ((queues.get(owner)?.jobs.length ?? 0) >= maxQueuePerOwner) {
+      return Promise.reject(new BiometricError('CALLER_QUEUE_FULL', `this caller already has ${maxQueuePerOwner} extractions waiting`));
+    }
     return new Promise((resolve, reject) => {
       // Copy: the caller keeps its buffer, and structured clone of a view would copy the whole backing store.
-      queue.push({ id: nextId++, kind, bytes: bytes.slice(), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, crash });
+      const job: Job = { id: nextId++, kind, bytes: bytes.slice(), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, crash, owner };
+      const signal = o.signal;
+      if (signal) {
+        const onAbort = () => { if (withdraw(job)) { st.cancelled++; reject(cancelled()); } };
+        signal.addEventListener('abort', onAbort, { once: true });
+        job.detach = () => signal.removeEventListener('abort', onAbort);
+      }
+      const waiting = queues.get(owner);
+      if (waiting) waiting.jobs.push(job);
+      // An owner with a job running now counts as just served; one with nothing running as never served.
+      else queues.set(owner, { jobs: [job], served: slots.some((s) => s.job?.owner === owner) ? jobsStarted : 0 });
+      queued++;
       pump();
     });
   };
@@ -169,12 +282,12 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     /** Test hook: the next job makes its worker exit abruptly. */
     debugCrashNext: () => submit(new Uint8Array(0), {}, true),
     stats: (): ExtractorStats => ({
-      kind: 'worker-threads', workers: slots.length, busy: slots.filter((s) => s.job).length, queued: queue.length, ...st,
+      kind: 'worker-threads', workers: slots.length, busy: slots.filter((s) => s.job).length, queued, ...st,
     }),
     async close() {
       if (closed) return;
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
+      for (let job = takeNext(); job; job = takeNext()) job.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
       // Let running jobs finish (bounded by their own timeouts), then stop the workers.
       await Promise.all(slots.map((s) => new Promise<void>((res) => {
         if (!s.job) return res();

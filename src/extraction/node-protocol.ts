@@ -12,5 +12,7 @@ export type WorkerJob =
 export type WorkerReply =
   | { type: 'ready' }
   | { type: 'init-error'; error: { code: BiometricErrorCode | string; message: string } }
-  | { type: 'result'; id: number; result: ImageAnalysis | VoiceAnalysis | Uint8Array }
-  | { type: 'error'; id: number; error: { code: BiometricErrorCode; message: string } };
+  // `memory`: the worker's own bytes after the job (V8 heap + external, WebAssembly memories included), so the
+  // pool can replace a worker that a large image left grown (WebAssembly memories never shrink).
+  | { type: 'result'; id: number; result: ImageAnalysis | VoiceAnalysis | Uint8Array; memory?: number }
+  | { type: 'error'; id: number; error: { code: BiometricErrorCode; message: string }; memory?: number };

@@ -15,9 +15,11 @@ import { encodeValue } from './remote-codec.js';
 
 export const EXTRACT_OPTIONS_HEADER = 'x-bims-extract-options';
 
-function statusOf(code: BiometricErrorCode): 422 | 503 | 504 | 500 {
+function statusOf(code: BiometricErrorCode): 422 | 429 | 503 | 504 | 500 {
   if (isClientError(code)) return 422;
-  if (code === 'MODEL_UNAVAILABLE' || code === 'EXTRACTOR_BUSY' || code === 'EXTRACTOR_CLOSED') return 503;
+  if (code === 'CALLER_QUEUE_FULL') return 429;
+  // EXTRACTION_CANCELLED: the caller has hung up and reads no answer.
+  if (code === 'MODEL_UNAVAILABLE' || code === 'EXTRACTION_CANCELLED' || code === 'EXTRACTOR_BUSY' || code === 'EXTRACTOR_CLOSED') return 503;
   return code === 'EXTRACTION_TIMEOUT' ? 504 : 500;
 }
 
@@ -44,6 +46,8 @@ export function createExtractionService(extractor: Extractor, options: { token: 
       } catch {
         return c.json({ error: { code: 'BAD_OPTIONS', message: `${EXTRACT_OPTIONS_HEADER} is not JSON` } }, 400);
       }
+      // A caller that hangs up (its own client left) drops the job if it has not started.
+      opts.signal = c.req.raw.signal;
       try {
         return c.json(encodeValue(await run(new Uint8Array(await c.req.arrayBuffer()), opts)));
       } catch (error) {

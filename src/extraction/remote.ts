@@ -1,5 +1,5 @@
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
-import type { ExtractOptions, Extractor, ExtractorOptions, ExtractorStats, ImageAnalysis, VoiceExtractOptions } from './extractor.js';
+import { cancelled, pipelineOptions, type ExtractOptions, type Extractor, type ExtractorOptions, type ExtractorStats, type ImageAnalysis, type VoiceExtractOptions } from './extractor.js';
 import type { VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { decodeValue } from './remote-codec.js';
 import { EXTRACT_OPTIONS_HEADER } from './remote-service.js';
@@ -28,15 +28,18 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
   let closed = false;
   let idle: (() => void) | null = null;
 
-  const call = async (path: string, init: RequestInit, timeoutMs: number): Promise<unknown> => {
+  const call = async (path: string, init: RequestInit, timeoutMs: number, caller?: AbortSignal): Promise<unknown> => {
     let res: Response;
     try {
+      // The caller leaving aborts the call, so the service drops the job (its request's signal fires there too).
+      const timeout = AbortSignal.timeout(timeoutMs);
       res = await fetch(`${base}${path}`, {
         ...init,
         headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${opts.token}` },
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: caller ? AbortSignal.any([timeout, caller]) : timeout,
       });
     } catch (error) {
+      if (caller?.aborted) throw cancelled();
       if ((error as Error).name === 'TimeoutError') throw new BiometricError('EXTRACTION_TIMEOUT', `the extraction service took longer than ${timeoutMs} ms`);
       throw new BiometricError('MODEL_UNAVAILABLE', `the extraction service at ${base} cannot be reached (${(error as Error).message})`);
     }
@@ -55,15 +58,17 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
 
   const submit = async <R>(path: string, bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions): Promise<R> => {
     if (closed) throw new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed');
+    if (o.signal?.aborted) throw cancelled();
     if (st.busy >= maxQueue) throw new BiometricError('EXTRACTOR_BUSY', `too many extractions in flight (${maxQueue})`);
     st.busy++;
     try {
       const timeoutMs = o.timeoutMs ?? defaultTimeout;
       const encoded = await call(path, {
         method: 'POST',
-        headers: { 'content-type': 'application/octet-stream', [EXTRACT_OPTIONS_HEADER]: JSON.stringify({ ...o, timeoutMs }) },
+        // The owner travels so that the service shares its queue between this node's accounts too.
+        headers: { 'content-type': 'application/octet-stream', [EXTRACT_OPTIONS_HEADER]: JSON.stringify({ ...pipelineOptions(o), timeoutMs, owner: o.owner }) },
         body: bytes as Uint8Array<ArrayBuffer>,
-      }, timeoutMs + 5_000); // the service enforces the job's timeout; allow for the transfer
+      }, timeoutMs + 5_000, o.signal); // the service enforces the job's timeout; allow for the transfer
       st.completed++;
       return decodeValue(encoded) as R;
     } catch (error) {

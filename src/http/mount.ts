@@ -3,6 +3,7 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ProblemSchema, z } from '../schemas/common.js';
 import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
+import type { Principal } from '../auth/principal.js';
 import { prefixOf, requiredRole, type OperationSpec, type Surface } from '../operations/types.js';
 import { authorise, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
@@ -89,12 +90,21 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
       missingCapability: spec.missing,
     });
   }
-  const result = await spec.handle({ query, params, body, principal, services, surface, request: c.req.raw, clientAddress: clientAddress(c) });
+  const result = await spec.handle({ query, params, body, principal, services: scopedToCaller(services, principal, c.req.raw), surface, request: c.req.raw, clientAddress: clientAddress(c) });
   if (result instanceof Response) return result;
   const status = spec.status ?? 200;
   if (status === 204) return c.body(null, 204);
   const shaped = spec.response?.schema ? spec.response.schema.parse(result) : result;
   return c.json(shaped as object, status);
+}
+
+/**
+ * The services as one request sees them: its extraction jobs wait in its account's queue (accounts are served
+ * in turn) and are dropped if the client disconnects before they start (the runtime aborts the request's signal).
+ */
+function scopedToCaller(services: Services, principal: Principal, request: Request): Services {
+  const owner = principal.accountId !== null ? `account:${principal.accountId}` : principal.clientId ? `client:${principal.clientId}` : `name:${principal.username}`;
+  return { ...services, extractors: services.extractors.forRequest({ owner, signal: request.signal }) };
 }
 
 function describe(spec: OperationSpec, path: string, role: string) {

@@ -3,7 +3,7 @@
 // packages from node_modules. Face extraction uses the Node worker pool through Deno's node:worker_threads
 // (or a Node extraction service named by BIMS_EXTRACTION_URL);
 // the sidecar (dongle, Janus) is a Node process of its own here: point BIMS_SIDECAR_URL at it.
-import { ConfigError, baseUrlOf, loadConfig, type Config } from '../config/config.js';
+import { ConfigError, baseUrlOf, loadConfig, poolLimitsOf, type Config } from '../config/config.js';
 import { createExtractor } from '../extraction/index.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
         : createExtractor({
             mode: 'worker-threads',
             workerUrl: new URL('../../workers/face.worker.ts', import.meta.url),
+            ...poolLimitsOf(config),
             ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
           }),
   });

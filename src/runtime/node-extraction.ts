@@ -4,6 +4,7 @@
 // the environment: BIMS_EXTRACTION_HOST/PORT, BIMS_EXTRACTION_TOKEN (required), BIMS_EXTRACTION_WORKERS.
 import { serve } from '@hono/node-server';
 import { createExtractor } from '../extraction/index.js';
+import { poolLimitsOf } from '../config/config.js';
 import { createExtractionService } from '../extraction/remote-service.js';
 import { createLogger } from '../services/logger.js';
 import { loadConfigOrExit } from './node-config.js';
@@ -16,6 +17,7 @@ if (!config.BIMS_EXTRACTION_TOKEN) {
 }
 const extractor = await createExtractor({
   mode: 'worker-threads',
+  ...poolLimitsOf(config),
   ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
 }).catch((error) => {
   console.error(`the extraction service cannot start: ${error instanceof Error ? error.message : String(error)}`);

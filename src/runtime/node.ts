@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
 import { loadConfigOrExit } from './node-config.js';
 import { hostname } from 'node:os';
-import { baseUrlOf } from '../config/config.js';
+import { baseUrlOf, poolLimitsOf } from '../config/config.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
 import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     createExtractor: () =>
       config.BIMS_EXTRACTION_URL
         ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
-        : createExtractor({ mode: 'worker-threads', ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
+        : createExtractor({ mode: 'worker-threads', ...poolLimitsOf(config), ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
   });
   // Warm the extraction pool now, so the first enrolment does not wait for it (a failure is reported by the first request that needs it).
   void booted.services.extractors.get().catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));

@@ -17,9 +17,17 @@ export interface DecodedImage extends RgbImage {
 
 /** Limits applied while decoding untrusted bytes. */
 export interface DecodeLimits {
-  /** Largest accepted image, in megapixels (default 40). */
+  /** Largest accepted image, in megapixels (default {@link DEFAULT_MAX_MEGAPIXELS}). */
   maxMegapixels?: number;
 }
+
+/**
+ * Default pixel bound of a decode. Decoding costs in proportion to the pixels the header declares, not to
+ * the file's size: a 9 KB JPEG declaring 6300x6300 cost 2.6 s and half a gigabyte under the old bound of 40.
+ * A face needs far fewer (the detector sees 320x240, the token image is 240x320); 16 still takes a
+ * 12-megapixel phone photo (4032x3024) whole.
+ */
+export const DEFAULT_MAX_MEGAPIXELS = 16;
 
 let mozjpegReady: Promise<void> | null = null;
 let mozjpegModule: WebAssembly.Module | null = null;
@@ -88,7 +96,7 @@ export function sniffFormat(b: Uint8Array): ImageFormat | `other:${string}` {
  * const img = await decodeImage(bytes); // { width, height, data: Uint8Array(w*h*3), format: 'jpeg', orientation: 1 }
  */
 export async function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}): Promise<DecodedImage> {
-  const maxMp = limits.maxMegapixels ?? 40;
+  const maxMp = limits.maxMegapixels ?? DEFAULT_MAX_MEGAPIXELS;
   const format = sniffFormat(bytes);
   if (format === 'jpeg') {
     const orientation = jpegOrientation(bytes);
@@ -119,12 +127,33 @@ export async function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}):
   throw new BiometricError('UNSUPPORTED_FORMAT', `unsupported image format (${format.slice(6)}); send JPEG or PNG`);
 }
 
+/**
+ * Width and height a JPEG or PNG declares in its header (JPEG: the first SOFn frame header; PNG: IHDR), read
+ * without decoding anything, so that an image's cost can be judged before any work is spent on it. Null when
+ * the bytes are neither, or the header cannot be found (the decoder then refuses them).
+ */
+export function imageDimensions(b: Uint8Array): { width: number; height: number } | null {
+  const format = sniffFormat(b);
+  if (format === 'jpeg') {
+    const size = jpegSize(b);
+    return size ? { width: size.w, height: size.h } : null;
+  }
+  // IHDR must be the first chunk (PNG 11.2.2); a file hiding it further on is refused by the decoder too.
+  if (format === 'png' && b.length >= 24 && String.fromCharCode(...b.subarray(12, 16)) === 'IHDR') {
+    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    return { width: dv.getUint32(16), height: dv.getUint32(20) };
+  }
+  return null;
+}
+
 /** Frame size from the first SOFn marker, or null. */
 function jpegSize(b: Uint8Array): { w: number; h: number } | null {
   let off = 2;
   while (off + 9 < b.length) {
     if (b[off] !== 0xff) return null;
     const m = b[off + 1];
+    // Any number of 0xFF fill bytes may precede a marker (ITU T.81 B.1.1.2): libjpeg skips them, so must we.
+    if (m === 0xff) { off += 1; continue; }
     if (m === 0xd8 || (m >= 0xd0 && m <= 0xd7) || m === 0x01) { off += 2; continue; }
     const len = (b[off + 2] << 8) | b[off + 3];
     if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) return { h: (b[off + 5] << 8) | b[off + 6], w: (b[off + 7] << 8) | b[off + 8] };

@@ -1,5 +1,32 @@
-import type { Extractor } from '../../extraction/index.js';
+import type { Extractor, JobAdmission } from '../../extraction/index.js';
 import { DomainError } from '../errors.js';
+
+/** Whose request the jobs serve, and the signal that says the request was abandoned. */
+export interface ExtractionScope {
+  /** The queue the jobs wait in: one per account, so accounts are served in turn. */
+  owner: string;
+  /** Aborts when the client disconnects: the request's jobs still waiting are dropped. */
+  signal?: AbortSignal;
+}
+
+/** `o` with the scope's owner, and a signal that aborts when either the scope's or `o`'s does. */
+function admitted<T extends JobAdmission>(scope: ExtractionScope, o: T): T {
+  const signals = [scope.signal, o.signal].filter((s): s is AbortSignal => s !== undefined);
+  return { ...o, owner: scope.owner, signal: signals.length > 1 ? AbortSignal.any(signals) : signals[0] };
+}
+
+/** The extractor as one request sees it: every job queued under the request's owner and signal. */
+function scopedExtractor(extractor: Extractor, scope: ExtractionScope): Extractor {
+  return {
+    templateVersion: extractor.templateVersion,
+    voiceTemplateVersion: extractor.voiceTemplateVersion,
+    analyseFace: (bytes, o = {}) => extractor.analyseFace(bytes, admitted(scope, o)),
+    analyseVoice: (bytes, o = {}) => extractor.analyseVoice(bytes, admitted(scope, o)),
+    renderTokenImage: (bytes, o) => extractor.renderTokenImage(bytes, admitted(scope, o)),
+    stats: () => extractor.stats(),
+    close: () => extractor.close(),
+  };
+}
 
 /**
  * Hands out the process's face extractor, creating (and warming) it on first use rather than at start, so
@@ -39,9 +66,38 @@ export class ExtractorProvider {
     }
   }
 
+  /**
+   * The same extractor for one request: its jobs wait in `scope.owner`'s queue and are dropped when
+   * `scope.signal` aborts. The pool itself stays the process's (closing goes through the process's provider).
+   */
+  forRequest(scope: ExtractionScope): ExtractorProvider {
+    return new RequestExtractors(this, scope);
+  }
+
   async close(): Promise<void> {
     const pending = this.extractor;
     this.extractor = null;
     if (pending) await (await pending.catch(() => null))?.close();
   }
+}
+
+/** {@link ExtractorProvider.forRequest}: hands out the process's extractor wrapped in one request's scope. */
+class RequestExtractors extends ExtractorProvider {
+  constructor(
+    private readonly shared: ExtractorProvider,
+    private readonly scope: ExtractionScope,
+  ) {
+    super();
+  }
+
+  override async get(): Promise<Extractor> {
+    return scopedExtractor(await this.shared.get(), this.scope);
+  }
+
+  override stats() {
+    return this.shared.stats();
+  }
+
+  /** A request does not close the process's pool. */
+  override async close(): Promise<void> {}
 }

@@ -2,6 +2,7 @@ import { BiometricError, encodeFaceTemplate, isClientError, type FaceAnalysis, t
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';
+import { admitImages, callerQueueError, isCallerQueueError } from './image-admission.js';
 import type { OperationStatus } from '../operations/record.js';
 
 /** One face image that passed every gate, with what it yielded. */
@@ -63,6 +64,7 @@ export function extractionError(error: unknown, field: string): unknown {
   if (isClientError(error.code)) {
     return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
   }
+  if (isCallerQueueError(error)) return callerQueueError(error, 'Face');
   if (isExtractorUnavailable(error)) {
     return new DomainError('service-unavailable', `Face extraction is unavailable: ${unavailableReason[error.code]}`, { reason: error.code, retryAfterSeconds: 2 }, error.message);
   }
@@ -141,11 +143,20 @@ export async function analyseImages(
   fieldOf: (index: number) => string,
   options: { checks?: boolean; attributes?: boolean; liveness?: boolean } = {},
 ): Promise<ImageAnalysis[]> {
+  // Judged by the pixels the headers declare, before anything is queued or decoded.
+  const maxMegapixels = services.ctx.config.BIMS_MAX_IMAGE_MEGAPIXELS;
+  admitImages(images, fieldOf, maxMegapixels);
   const [extractor, checkSettings] = await Promise.all([services.extractors.get(), faceCheckSettingsOf(services.settings)]);
-  const opts = { checks: options.checks ?? true, attributes: options.attributes ?? true, liveness: options.liveness ?? true, settings: checkSettings };
+  // The first image refused or failed fails the request: its images still waiting are dropped, not analysed.
+  const batch = new AbortController();
+  const opts = {
+    checks: options.checks ?? true, attributes: options.attributes ?? true, liveness: options.liveness ?? true, settings: checkSettings,
+    limits: { maxMegapixels }, signal: batch.signal,
+  };
   return Promise.all(
     images.map((bytes, index) =>
       extractor.analyseFace(bytes, opts).catch((error: unknown) => {
+        batch.abort();
         throw extractionError(error, fieldOf(index));
       }),
     ),

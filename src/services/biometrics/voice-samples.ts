@@ -4,6 +4,7 @@ import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { base64Bytes, unavailableReason } from './face-samples.js';
+import { callerQueueError, isCallerQueueError } from './image-admission.js';
 
 /** One voice recording that passed every gate. */
 export interface AcceptedVoice {
@@ -48,6 +49,7 @@ export function voiceExtractionError(error: unknown, field: string): unknown {
   if (isClientError(error.code)) {
     return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
   }
+  if (isCallerQueueError(error)) return callerQueueError(error, 'Voice');
   if (error.code === 'MODEL_UNAVAILABLE') {
     return new DomainError('service-unavailable', 'Voice extraction is unavailable: the voice model is not installed or cannot be loaded on this server', { reason: error.code, modality: 'VOICE' }, error.message);
   }
