@@ -1,11 +1,17 @@
-// npm run bench -- load [--seconds N] [--connections C] [--url URL --user U --password P] [--database-url URL] [--gallery N]
+// npm run bench -- load [--seconds N] [--rounds R] [--mixed-seconds M] [--connections C] [--gallery N]
+//                       [--dialects pglite,postgres] [--url URL --user U --password P]
 //
-// Drives a running service over loopback HTTP with autocannon: a mixed workload of enrolments, VERIFY,
-// IDENTIFY, subject lists and subject reads, with real face photos as base64 bodies. Without --url it starts
-// the service itself (`src/runtime/node.ts` on a fresh PGlite folder, or on --database-url), and in the same
-// run it measures a bare Hono hello-world (bench/hello-server.ts) with the same connections and duration as
-// the baseline of the ratio. A third phase, reads only (list and get), shows the cost of the stack without
-// face extraction. Prints JSON: requests per second and latency percentiles per request kind and overall.
+// Drives BIMS over loopback HTTP with autocannon and reports its throughput as a ratio to a bare Hono
+// hello-world (bench/hello-server.ts: the same server stack with nothing of BIMS) measured in the same run
+// and alternated with every phase (hello, phase, hello, ...): each ratio divides by the mean of the hello
+// phases either side of it, so a machine that gets busier or quieter during the run moves both alike.
+//
+// Without --url it starts the service itself (`src/runtime/node.ts`), once per dialect, one after the
+// other: on a fresh PGlite folder, then on PostgreSQL when DATABASE_URL is set (the JSON says so when it is
+// not). Per dialect: an authenticated read of one subject (Bearer token), a page of 20 subjects, `/health`
+// without credentials, each --rounds times for --seconds; then a mixed workload of enrolments, VERIFY,
+// IDENTIFY, lists and reads with real face photos as base64 bodies (--mixed-seconds; 0 skips it).
+// Prints JSON: `ratioToHello` per dialect and phase, and under `services` every round's figures.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -25,7 +31,6 @@ function option(args: string[], name: string): string | undefined {
 type Kind = 'enrol' | 'verify' | 'identify' | 'list' | 'get';
 /** Share of each kind in the mixed phase: mostly matching and reads, some enrolments, as a front desk would. */
 const MIX: [Kind, number][] = [['enrol', 1], ['verify', 3], ['identify', 3], ['list', 2], ['get', 2]];
-const READS: [Kind, number][] = [['list', 1], ['get', 1]];
 
 /** Every 512x512 studio portrait; the gallery is enrolled from the first ones, enrolments cycle over all. */
 function portraits(): Uint8Array[] {
@@ -102,106 +107,193 @@ async function phase(
   };
 }
 
+type Dialect = 'pglite' | 'postgres';
+type Target = { url: string; headers: Record<string, string>; build: (kind: Kind) => { method: string; path: string; body?: string } };
+
+/** The read phases whose ratios the issue's targets name, and `/health` (no credentials, no database). */
+const READ_PHASES: { name: string; kind: Kind | null; path?: string }[] = [
+  { name: 'getSubject', kind: 'get' },
+  { name: 'pageOf20', kind: 'list' },
+  { name: 'health', kind: null, path: '/health' },
+];
+
+/**
+ * Enrol a gallery on the service at `url` (at least 20 subjects, so a page of 20 is full) and answer how to
+ * build each kind of request against it.
+ */
+async function prepare(url: string, user: string, password: string, photos: Uint8Array[], gallerySize: number): Promise<Target & { gallery: number }> {
+  const b64 = photos.map((p) => Buffer.from(p).toString('base64'));
+  // A Bearer token, as API clients use: Basic would add a full password hash (PBKDF2) to every request.
+  const grant = await json(
+    await fetch(`${url}/oauth2/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    }),
+  );
+  const headers = { authorization: `Bearer ${grant.access_token}` };
+  const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  // A small gallery to verify and identify against (the first portraits; the set shows some people twice,
+  // and such a second enrolment is REJECTED as a duplicate, which is fine here: it is still a subject to list).
+  const runId = Date.now().toString(36);
+  const gallery: { subjectId: string; photo: number }[] = [];
+  for (let i = 0; i < Math.max(gallerySize, 20) && i < photos.length; i++) {
+    const subject = await json(await post('/admin/subjects/create', { subjectId: `load-${runId}-g${i}`, faces: [{ image: b64[i] }] }));
+    if (subject.status === 'ENROLLED') gallery.push({ subjectId: subject.subjectId, photo: i });
+  }
+  if (!gallery.length) throw new Error('no subject enrolled for the gallery');
+
+  let enrolments = 0;
+  let draws = 0;
+  const build = (kind: Kind) => {
+    const g = gallery[draws++ % gallery.length]!;
+    switch (kind) {
+      case 'enrol': {
+        const n = enrolments++;
+        return { method: 'POST', path: '/admin/subjects/create', body: JSON.stringify({ subjectId: `load-${runId}-e${n}`, faces: [{ image: b64[(gallerySize + n) % photos.length] }] }) };
+      }
+      case 'verify':
+        return { method: 'POST', path: '/admin/operations/create', body: JSON.stringify({ type: 'VERIFY', subjectId: g.subjectId, faces: [{ image: b64[g.photo] }] }) };
+      case 'identify':
+        return { method: 'POST', path: '/admin/operations/create', body: JSON.stringify({ type: 'IDENTIFY', faces: [{ image: b64[g.photo] }] }) };
+      case 'list':
+        return { method: 'GET', path: '/admin/subjects?page=0&size=20' };
+      case 'get':
+        return { method: 'GET', path: `/admin/subjects/${encodeURIComponent(g.subjectId)}` };
+    }
+  };
+  return { url, headers, build, gallery: gallery.length };
+}
+
+const ratio = (n: number, d: number) => Number((n / d).toFixed(4));
+
+/**
+ * Every phase of one service, each between two hello-world phases. Answers each phase's rounds and its ratio
+ * (the sum of its requests over the sum of the adjacent hello phases' rates, round by round).
+ */
+async function measure(target: Target, helloUrl: string, o: { seconds: number; rounds: number; mixedSeconds: number; connections: number }) {
+  const hello = () => phase(`${helloUrl}/`, o.seconds, o.connections, null, () => ({ method: 'GET', path: '/' }), {});
+  const runPhase = (p: (typeof READ_PHASES)[number]) =>
+    p.kind
+      ? phase(target.url, o.seconds, o.connections, [[p.kind, 1]], target.build, target.headers)
+      : phase(`${target.url}${p.path}`, o.seconds, o.connections, null, () => ({ method: 'GET', path: p.path! }), {});
+  const results: Record<string, { rounds: { requestsPerSecond: number; helloPerSecond: number; ratio: number; latencyMs: Percentiles['latencyMs']; statuses?: unknown; errors: number; non2xx: number }[]; ratio: number }> = {};
+  let before = (await hello()).overall.requestsPerSecond;
+  const helloRates = [before];
+  for (let round = 0; round < o.rounds; round++) {
+    for (const p of READ_PHASES) {
+      const measured = await runPhase(p);
+      const after = (await hello()).overall.requestsPerSecond;
+      helloRates.push(after);
+      const helloPerSecond = (before + after) / 2;
+      const entry = (results[p.name] ??= { rounds: [], ratio: 0 });
+      entry.rounds.push({
+        requestsPerSecond: measured.overall.requestsPerSecond,
+        helloPerSecond: Number(helloPerSecond.toFixed(1)),
+        ratio: ratio(measured.overall.requestsPerSecond, helloPerSecond),
+        latencyMs: measured.overall.latencyMs,
+        ...(measured.perKind ? { statuses: Object.values(measured.perKind)[0]?.statuses } : {}),
+        errors: measured.overall.errors,
+        non2xx: measured.overall.non2xx,
+      });
+      before = after;
+    }
+  }
+  for (const entry of Object.values(results)) {
+    entry.ratio = ratio(
+      entry.rounds.reduce((a, r) => a + r.requestsPerSecond, 0),
+      entry.rounds.reduce((a, r) => a + r.helloPerSecond, 0),
+    );
+  }
+  let mixed: unknown;
+  if (o.mixedSeconds > 0) {
+    const m = await phase(target.url, o.mixedSeconds, o.connections, MIX, target.build, target.headers);
+    const after = (await hello()).overall.requestsPerSecond;
+    helloRates.push(after);
+    const helloPerSecond = (before + after) / 2;
+    mixed = { ...m, helloPerSecond: Number(helloPerSecond.toFixed(1)), ratio: ratio(m.overall.requestsPerSecond, helloPerSecond) };
+  }
+  return { phases: results, ...(mixed ? { mixed } : {}), helloPerSecond: helloRates };
+}
+
 export async function run(args: string[]) {
-  const seconds = Number(option(args, 'seconds') ?? 15);
+  const seconds = Number(option(args, 'seconds') ?? 5);
+  const rounds = Number(option(args, 'rounds') ?? 3);
+  const mixedSeconds = Number(option(args, 'mixed-seconds') ?? 10);
   const connections = Number(option(args, 'connections') ?? 8);
   const gallerySize = Number(option(args, 'gallery') ?? 20);
   const photos = portraits();
-  const b64 = photos.map((p) => Buffer.from(p).toString('base64'));
+  const o = { seconds, rounds, mixedSeconds, connections };
+  const databaseUrl = process.env.DATABASE_URL;
+  const asked = option(args, 'dialects')?.split(',') as Dialect[] | undefined;
+  const dialects: Dialect[] = asked ?? (databaseUrl ? ['pglite', 'postgres'] : ['pglite']);
 
-  // The service under test: the one at --url, or our own on a fresh PGlite folder (or --database-url).
-  let service: ServiceProcess | null = null;
-  let dataDir: string | null = null;
-  let url = option(args, 'url')?.replace(/\/$/, '');
-  let user = option(args, 'user') ?? 'admin';
-  let password = option(args, 'password') ?? process.env.BIMS_BENCH_PASSWORD ?? '';
+  const loadBefore = loadavg()[0]!;
   const hello = await startHello();
+  const services: Record<string, unknown> = {};
   try {
-    if (!url) {
-      dataDir = mkdtempSync(join(tmpdir(), 'bims-load-'));
-      user = 'admin';
-      password = `load-bench-${crypto.randomUUID()}`;
-      const databaseUrl = option(args, 'database-url');
-      // The default log level (info: one JSON line per request), as deployed.
-      service = startService({ BIMS_DATA_DIR: dataDir, BIMS_ADMIN_PASSWORD: password, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) });
-      url = await service.listening;
-      // From here on its output is only drained, not kept: the request lines would pile up in this process.
-      for (const stream of [service.child.stdout!, service.child.stderr!]) {
-        stream.removeAllListeners('data');
-        stream.resume();
-      }
-    }
-
-    // A Bearer token, as API clients use: Basic would add a full password hash (PBKDF2) to every request.
-    const grant = await json(
-      await fetch(`${url}/oauth2/token`, {
-        method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: 'grant_type=client_credentials',
-      }),
-    );
-    const headers = { authorization: `Bearer ${grant.access_token}` };
-    const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-
-    // A small gallery to verify and identify against (the first portraits; the set shows some people twice,
-    // and such a second enrolment is REJECTED as a duplicate, which is fine here).
-    const runId = Date.now().toString(36);
-    const gallery: { subjectId: string; photo: number }[] = [];
-    for (let i = 0; i < gallerySize && i < photos.length; i++) {
-      const subject = await json(await post('/admin/subjects/create', { subjectId: `load-${runId}-g${i}`, faces: [{ image: b64[i] }] }));
-      if (subject.status === 'ENROLLED') gallery.push({ subjectId: subject.subjectId, photo: i });
-    }
-    if (!gallery.length) throw new Error('no subject enrolled for the gallery');
-
-    let enrolments = 0;
-    let draws = 0;
-    const build = (kind: Kind) => {
-      const g = gallery[draws++ % gallery.length]!;
-      switch (kind) {
-        case 'enrol': {
-          const n = enrolments++;
-          return { method: 'POST', path: '/admin/subjects/create', body: JSON.stringify({ subjectId: `load-${runId}-e${n}`, faces: [{ image: b64[(gallerySize + n) % photos.length] }] }) };
+    const externalUrl = option(args, 'url')?.replace(/\/$/, '');
+    if (externalUrl) {
+      const user = option(args, 'user') ?? 'admin';
+      const password = option(args, 'password') ?? process.env.BIMS_BENCH_PASSWORD ?? '';
+      const target = await prepare(externalUrl, user, password, photos, gallerySize);
+      services.external = { url: externalUrl, gallery: target.gallery, ...(await measure(target, hello.url, o)) };
+    } else {
+      for (const dialect of dialects) {
+        if (dialect === 'postgres' && !databaseUrl) {
+          services.postgres = { skipped: 'DATABASE_URL is not set: PostgreSQL was not measured' };
+          continue;
         }
-        case 'verify':
-          return { method: 'POST', path: '/admin/operations/create', body: JSON.stringify({ type: 'VERIFY', subjectId: g.subjectId, faces: [{ image: b64[g.photo] }] }) };
-        case 'identify':
-          return { method: 'POST', path: '/admin/operations/create', body: JSON.stringify({ type: 'IDENTIFY', faces: [{ image: b64[g.photo] }] }) };
-        case 'list':
-          return { method: 'GET', path: '/admin/subjects?page=0&size=20' };
-        case 'get':
-          return { method: 'GET', path: `/admin/subjects/${encodeURIComponent(g.subjectId)}` };
+        services[dialect] = await withService(dialect === 'postgres' ? databaseUrl! : undefined, async (url, password) => {
+          const target = await prepare(url, 'admin', password, photos, gallerySize);
+          return { gallery: target.gallery, ...(await measure(target, hello.url, o)) };
+        });
       }
-    };
-
-    // Other work on the machine shows in the figures: report the load average before and after.
-    const loadBefore = loadavg()[0]!;
-    const baseline = await phase(`${hello.url}/`, seconds, connections, null, () => ({ method: 'GET', path: '/' }), {});
-    const mixed = await phase(url, seconds, connections, MIX, build, headers);
-    const reads = await phase(url, seconds, connections, READS, build, headers);
-    const info = await json(await fetch(`${url}/admin/management/info`, { headers }));
-    return {
-      benchmark: 'load',
-      machine: {
-        cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version,
-        loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0]!.toFixed(2)) },
-      },
-      service: { url, started: service !== null, database: info.database?.dialect, workerPool: info.workerPool, galleryAtEnd: info.gallery },
-      mix: Object.fromEntries(MIX),
-      gallery: gallery.length,
-      helloWorld: baseline,
-      mixed,
-      reads,
-      ratio: {
-        mixedToHello: Number((mixed.overall.requestsPerSecond / baseline.overall.requestsPerSecond).toFixed(4)),
-        readsToHello: Number((reads.overall.requestsPerSecond / baseline.overall.requestsPerSecond).toFixed(4)),
-      },
-    };
+      if (!dialects.includes('postgres')) services.postgres = { skipped: 'DATABASE_URL is not set: PostgreSQL was not measured' };
+    }
   } finally {
     hello.stop();
-    if (service) {
-      service.child.kill('SIGTERM');
-      await service.exited;
+  }
+  // The figures the issue's targets name, side by side.
+  const summary: Record<string, Record<string, number>> = {};
+  for (const [name, s] of Object.entries(services)) {
+    const phases = (s as { phases?: Record<string, { ratio: number }> }).phases;
+    if (!phases) continue;
+    summary[name] = Object.fromEntries(Object.entries(phases).map(([p, v]) => [p, v.ratio]));
+    const mixed = (s as { mixed?: { ratio: number } }).mixed;
+    if (mixed) summary[name]!.mixed = mixed.ratio;
+  }
+  return {
+    benchmark: 'load',
+    machine: {
+      cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version,
+      // Other work on the machine shows in the figures: the load average before and after.
+      loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0]!.toFixed(2)) },
+    },
+    settings: { ...o, mix: Object.fromEntries(MIX) },
+    ratioToHello: summary,
+    services,
+  };
+}
+
+/** Start our own service (PGlite in a fresh folder, or PostgreSQL at `databaseUrl`), run `body`, stop it. */
+async function withService<T>(databaseUrl: string | undefined, body: (url: string, password: string) => Promise<T>): Promise<T & { database: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bims-load-'));
+  const password = `load-bench-${crypto.randomUUID()}`;
+  // The default log level (info: one JSON line per request), as deployed.
+  const service: ServiceProcess = startService({ BIMS_DATA_DIR: dataDir, BIMS_ADMIN_PASSWORD: password, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, { startupMs: 120_000 });
+  try {
+    const url = await service.listening;
+    // From here on its output is only drained, not kept: the request lines would pile up in this process.
+    for (const stream of [service.child.stdout!, service.child.stderr!]) {
+      stream.removeAllListeners('data');
+      stream.resume();
     }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    return { database: databaseUrl ? 'postgres' : 'pglite', ...(await body(url, password)) };
+  } finally {
+    service.child.kill('SIGTERM');
+    await service.exited;
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
