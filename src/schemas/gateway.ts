@@ -36,7 +36,14 @@ const commonInit = {
   subjectId: SubjectIdString.optional().openapi({ description: 'ENROLL: the new subject; VERIFY: the claimed subject' }),
   checkIcao: z.boolean().default(false),
   detectLiveness: z.boolean().default(true),
-  timeoutSeconds: z.number().int().min(5).max(600).default(60),
+  timeoutSeconds: z.number().int().min(5).max(600).default(60)
+    .openapi({ description: 'The session ends with TIMEOUT when no result is reached within this many seconds of the connect' }),
+  framesPerSecond: z.number().int().min(1).max(15).default(5)
+    .openapi({ description: 'How many video frames per second are sampled from the stream and analysed' }),
+  selectFrames: z.number().int().min(1).max(5).default(1)
+    .openapi({ description: 'How many of the best frames that pass the gates are used for the operation (and stored, for ENROLL, VERIFY and IDENTIFY)' }),
+  livenessFrames: z.number().int().min(1).max(10).default(3)
+    .openapi({ description: 'How many tracked frames passive liveness is averaged over before the operation runs (when a liveness gate applies)' }),
 };
 
 /** Per-session overrides of the biometric settings (the keys of the settings registry that a session may change). */
@@ -76,8 +83,23 @@ export const MultimodalAdvancedInitParams = z
 
 export const InitParams = z.discriminatedUnion('kind', [FVInitParams, FVAdvancedInitParams, MultimodalInitParams, MultimodalAdvancedInitParams]);
 
+/** What each purpose needs of the subjectId, and which purposes take voice: checked before any media flows. */
+function checkPurpose(params: z.output<typeof InitParams>, ctx: z.RefinementCtx): void {
+  const needsSubject = params.purpose === 'ENROLL' || params.purpose === 'VERIFY';
+  if (needsSubject && params.subjectId === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['params', 'subjectId'], message: `is required for ${params.purpose}` });
+  }
+  if (!needsSubject && params.subjectId !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['params', 'subjectId'], message: `is only for ENROLL and VERIFY, not ${params.purpose}` });
+  }
+  if (params.purpose === 'CHECK' && 'modalities' in params && params.modalities.includes('VOICE')) {
+    ctx.addIssue({ code: 'custom', path: ['params', 'modalities'], message: 'CHECK takes faces only' });
+  }
+}
+
 export const ConnectData = z
   .strictObject({ sessionId: janusId, handleId: janusId, jsep: Jsep, params: InitParams })
+  .superRefine((v, ctx) => checkPurpose(v.params, ctx))
   .openapi('ConnectData', { description: 'SessionData with the JSEP offer and the init params of the session' });
 
 const IceCandidate = z.strictObject({

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminAuth, bootForTest } from '../support/databases.js';
+import { NO_SIDECAR_ENV } from '../support/external-ops.js';
+
+/**
+ * The init params of a capture session are judged before anything reaches the gateway: this suite runs with
+ * no sidecar at all, so a 400 here proves no media (nor any Janus request) was needed to refuse them.
+ */
+let booted: Awaited<ReturnType<typeof bootForTest>>;
+beforeAll(async () => {
+  booted = await bootForTest('pglite', NO_SIDECAR_ENV);
+});
+afterAll(async () => {
+  await booted?.close();
+});
+
+const offer = { type: 'offer', sdp: 'v=0\r\n' };
+async function connect(params: unknown) {
+  const res = await booted.app.request('/user/gateway/connect', {
+    method: 'POST',
+    headers: { authorization: adminAuth, 'content-type': 'application/json' },
+    body: JSON.stringify({ sessionId: 1, handleId: 2, jsep: offer, params }),
+  });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', json: await res.json() };
+}
+
+describe('capture session init params', () => {
+  it('refuses with a 400 naming the field, before the gateway is asked', async () => {
+    const cases: [unknown, string, RegExp][] = [
+      [{ kind: 'FV', purpose: 'ENROLL' }, 'body.params.subjectId', /required for ENROLL/],
+      [{ kind: 'FV', purpose: 'VERIFY' }, 'body.params.subjectId', /required for VERIFY/],
+      [{ kind: 'FV', purpose: 'IDENTIFY', subjectId: 'someone' }, 'body.params.subjectId', /only for ENROLL and VERIFY/],
+      [{ kind: 'MULTIMODAL', purpose: 'CHECK' }, 'body.params.modalities', /faces only/],
+      [{ kind: 'FV', purpose: 'CHECK', framesPerSecond: 0 }, 'body.params.framesPerSecond', /./],
+      [{ kind: 'FV', purpose: 'CHECK', timeoutSeconds: 601 }, 'body.params.timeoutSeconds', /./],
+      [{ kind: 'FV', purpose: 'CHECK', overrides: {} }, 'body.params.overrides', /./],
+      [{ kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'quality.face.minimum': 101 } }, 'body.params.overrides.quality.face.minimum', /./],
+      [{ kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'faces.allowMultiple': true } }, 'body.params.overrides', /faces\.allowMultiple/],
+      [{ kind: 'FV', purpose: 'DELETE' }, 'body.params.purpose', /./],
+    ];
+    for (const [params, field, message] of cases) {
+      const res = await connect(params);
+      expect(res.status, JSON.stringify(params)).toBe(400);
+      expect(res.type).toContain('application/problem+json');
+      const error = (res.json.errors as { field: string; message: string }[]).find((e) => e.field === field || (field.endsWith('overrides') && e.field.startsWith(field)));
+      expect(error, `${JSON.stringify(params)} -> ${JSON.stringify(res.json.errors)}`).toBeDefined();
+      expect(`${error!.field} ${error!.message}`).toMatch(message);
+    }
+  });
+
+  it('valid params pass validation and reach the gateway (here: unreachable, 503)', async () => {
+    for (const params of [
+      { kind: 'FV', purpose: 'ENROLL', subjectId: 'alice' },
+      { kind: 'FV', purpose: 'CHECK' },
+      { kind: 'FV_ADVANCED', purpose: 'VERIFY', subjectId: 'alice', framesPerSecond: 3, overrides: { 'liveness.mode': 'PASSIVE', 'liveness.threshold': 40 } },
+      { kind: 'MULTIMODAL', purpose: 'IDENTIFY', modalities: ['FACE'] },
+    ]) {
+      const res = await connect(params);
+      expect(res.status, JSON.stringify(res.json)).toBe(503);
+    }
+  });
+});
