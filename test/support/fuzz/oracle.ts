@@ -54,7 +54,9 @@ export function judgeAnswer(operationId: string, res: Response, bodyText: string
         if (typeof p.type !== 'string' || typeof p.title !== 'string' || typeof p.detail !== 'string' || p.status !== res.status) {
           wrong.push(`a malformed problem: ${bodyText?.slice(0, 300)}`);
         }
-        for (const leak of operatorLeaks(bodyText ?? '')) wrong.push(`a problem carrying ${leak}`);
+        // The request's own path (`instance`, echoed in a route-not-found detail) is the client's words, not ours.
+        const own = typeof p.instance === 'string' && p.instance.length > 1 ? (bodyText ?? '').split(p.instance).join('') : bodyText ?? '';
+        for (const leak of operatorLeaks(own)) wrong.push(`a problem carrying ${leak}`);
       } catch {
         wrong.push(`a problem+json that is not JSON: ${bodyText?.slice(0, 300)}`);
       }
