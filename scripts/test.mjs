@@ -16,6 +16,8 @@ step('Chromium for browser tests');
 execFileSync('bash', ['scripts/ensure-chromium.sh'], { stdio: 'inherit' });
 step('Janus for the media gateway tests');
 execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
+// Capture sessions decode the forwarded RTP with ffmpeg in the sidecar.
+execFileSync('bash', ['scripts/ensure-ffmpeg.sh'], { stdio: 'inherit' });
 step('iproute2 for the media test\'s host-local link');
 execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 

@@ -30,7 +30,11 @@ describe('the generated Janus configuration', () => {
     expect(core).not.toMatch(/stun_server|turn_server|ice_enforce_list/);
     const disabled = (section: string) => new RegExp(`${section}: \\{\\s*disable = "([^"]*)"`).exec(core)?.[1].split(',') ?? [];
     expect(disabled('plugins')).not.toContain('libjanus_echotest.so');
-    expect(disabled('plugins')).toContain('libjanus_videoroom.so');
+    expect(disabled('plugins')).not.toContain('libjanus_videoroom.so');
+    expect(disabled('plugins')).toEqual(expect.arrayContaining(['libjanus_streaming.so', 'libjanus_sip.so']));
+    // Only the API, holding the API secret, may create capture rooms or forward their media.
+    const videoroom = await readFile(join(configDir, 'janus.plugin.videoroom.jcfg'), 'utf8');
+    expect(videoroom).toMatch(/admin_key = "api-secret-value"\s+lock_rtp_forward = true/);
     expect(disabled('transports')).toEqual(expect.arrayContaining(['libjanus_websockets.so', 'libjanus_pfunix.so']));
     expect(disabled('transports')).not.toContain('libjanus_http.so');
     expect(http).toMatch(/port = 18001\s+ip = "127\.0\.0\.1"/);

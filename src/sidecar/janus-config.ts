@@ -6,9 +6,12 @@ import { fileURLToPath } from 'node:url';
 /** The templates kept in the repository (src/sidecar/janus/*.jcfg). */
 const templateDir = fileURLToPath(new URL('./janus/', import.meta.url));
 
-/** The only libraries Janus may load: BIMS needs the echo test plugin and the HTTP transport, nothing else. */
+/**
+ * The only libraries Janus may load: BIMS needs the echo test plugin, the VideoRoom plugin (capture sessions
+ * publish into it and their media is forwarded to the sidecar's decoders) and the HTTP transport, nothing else.
+ */
 export const allowedLibraries = {
-  plugins: ['libjanus_echotest.so'],
+  plugins: ['libjanus_echotest.so', 'libjanus_videoroom.so'],
   transports: ['libjanus_http.so'],
   loggers: [] as string[],
   events: [] as string[],

@@ -46,7 +46,7 @@ export async function startSidecar(config: Config, log: Logger, options: { janus
     dataDir: config.BIMS_SIDECAR_DATA_DIR ?? join(config.BIMS_DATA_DIR, 'sidecar'),
     vendorKey: config.BIMS_LICENCE_PUBLIC_KEY ? await importLicenceKey(config.BIMS_LICENCE_PUBLIC_KEY) : null,
   });
-  const app = createSidecarApp({ token, janus, dongles });
+  const app = createSidecarApp({ token, janus, dongles, log });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.BIMS_SIDECAR_PORT, hostname: '127.0.0.1' }, () => resolve(s));
     s.once('error', reject);
@@ -62,6 +62,7 @@ export async function startSidecar(config: Config, log: Logger, options: { janus
     janus,
     dongles,
     async stop() {
+      app.stopDecoders();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

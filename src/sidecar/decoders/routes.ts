@@ -1,0 +1,76 @@
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import { RtpVideoDecoder } from './rtp-decoder.js';
+
+/** Decoders at once on this machine; each is an ffmpeg process decoding one camera. */
+const MAX_DECODERS = 32;
+
+const DecoderRequest = z.strictObject({
+  codec: z.enum(['VP8', 'H264']),
+  payloadType: z.number().int().min(96).max(127),
+  framesPerSecond: z.number().int().min(1).max(30),
+  maxSeconds: z.number().int().min(1).max(3600),
+});
+
+export interface DecoderLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * The media decoders of capture sessions (issue 22): the API asks for one, tells Janus to forward the
+ * publisher's RTP to its loopback port, and reads the sampled frames from a streamed answer:
+ *
+ * - `POST /v1/decoders` {codec, payloadType, framesPerSecond, maxSeconds} -> 201 {id, host, port}
+ * - `GET /v1/decoders/:id/frames` -> each frame as a 4-byte big-endian length and a JPEG, until the decoder ends
+ * - `DELETE /v1/decoders/:id` -> 204, the ffmpeg process killed
+ *
+ * A decoder ends when its reader goes away, when deleted, or after maxSeconds.
+ */
+export function mountDecoderRoutes(app: Hono, options: { log: DecoderLog; ffmpeg?: string }): { stopAll(): void } {
+  const decoders = new Map<string, RtpVideoDecoder>();
+
+  app.post('/v1/decoders', async (c) => {
+    const parsed = DecoderRequest.safeParse(await c.req.json().catch(() => undefined));
+    if (!parsed.success) return c.json({ error: 'validation', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') }, 400);
+    if (decoders.size >= MAX_DECODERS) return c.json({ error: 'busy', detail: `${MAX_DECODERS} decoders are running` }, 503);
+    const decoder = new RtpVideoDecoder(parsed.data, (d) => {
+      decoders.delete(d.id);
+      options.log.info('decoder ended', { id: d.id, frames: d.framesOut, ...(d.framesOut === 0 && d.diagnostics ? { ffmpeg: d.diagnostics } : {}) });
+    }, options.ffmpeg);
+    try {
+      await decoder.start();
+    } catch (error) {
+      decoder.stop();
+      options.log.warn('decoder failed to start', { error: (error as Error).message });
+      return c.json({ error: 'unavailable', detail: 'the media decoder could not start' }, 503);
+    }
+    decoders.set(decoder.id, decoder);
+    return c.json({ id: decoder.id, host: '127.0.0.1', port: decoder.port }, 201);
+  });
+
+  app.get('/v1/decoders/:id/frames', (c) => {
+    const decoder = decoders.get(c.req.param('id'));
+    if (!decoder) return c.json({ error: 'not-found' }, 404);
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const frame = await decoder.next();
+        if (!frame) return controller.close();
+        const header = new Uint8Array(4);
+        new DataView(header.buffer).setUint32(0, frame.length);
+        controller.enqueue(header);
+        controller.enqueue(new Uint8Array(frame.buffer, frame.byteOffset, frame.length));
+      },
+      // The reader went away: nobody wants this camera's frames any more.
+      cancel: () => decoder.stop(),
+    });
+    return new Response(body, { headers: { 'content-type': 'application/octet-stream', 'cache-control': 'no-store' } });
+  });
+
+  app.delete('/v1/decoders/:id', (c) => {
+    decoders.get(c.req.param('id'))?.stop();
+    return c.body(null, 204);
+  });
+
+  return { stopAll: () => { for (const d of [...decoders.values()]) d.stop(); } };
+}
