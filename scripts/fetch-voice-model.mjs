@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Copies the speaker encoder named in wasm/models/voice-manifest.json into wasm/models/ (ignored by git).
 //
-// The file comes from ../shared/models/voice/ (beside the project) or from the path in BIMS_VOICE_MODEL (the
-// .onnx file itself, or the folder holding it). Its SHA-256 must match the manifest. The README beside the
-// source (provenance and licences of the weights) is copied too, as resemblyzer_ge2e_fp16w.README.md.
-// Idempotent: exits at once when the model is present with the right hash.
+// The file comes from ../shared/models/voice/ (beside the project). Its SHA-256 must match the manifest. The
+// README beside the source (provenance and licences of the weights) is copied too, as
+// resemblyzer_ge2e_fp16w.README.md. Idempotent: exits at once when the model is present with the right hash.
+// When BIMS_VOICE_MODEL names a model file (or the folder holding it), the service reads that file directly:
+// nothing is copied, the script only says whether it exists.
 //
-// Without the model, BIMS still starts: faces work, and voice operations answer 503 naming the missing model.
+// Without the model, BIMS still starts: faces work, and voice operations answer 503. On a machine without
+// ../shared/, the model is built from Resemblyzer's checkpoint: npm run voice-model -- --from pretrained.pt
 //
 // Usage: node scripts/fetch-voice-model.mjs [--check]   (--check: verify only)
 import { createHash } from 'node:crypto';
@@ -23,12 +25,17 @@ const readmeTarget = join(modelsDir, file.replace(/\.onnx$/, '.README.md'));
 const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 
 function sources() {
-  const env = process.env.BIMS_VOICE_MODEL;
-  if (env) return [existsSync(env) && statSync(env).isDirectory() ? join(env, file) : env];
   return [join(root, manifest.source.default, file)];
 }
 
 function main() {
+  const named = process.env.BIMS_VOICE_MODEL;
+  if (named) {
+    const path = existsSync(named) && statSync(named).isDirectory() ? join(named, file) : named;
+    if (existsSync(path)) console.log(`fetch-voice-model: BIMS_VOICE_MODEL names ${path}; BIMS reads it from there (checked when it starts)`);
+    else console.error(`fetch-voice-model: BIMS_VOICE_MODEL names ${path}, which does not exist`);
+    return existsSync(path) ? 0 : 1;
+  }
   if (existsSync(target) && sha256(readFileSync(target)) === want) {
     console.log(`fetch-voice-model: ${file} OK (${manifest.templateVersion})`);
     return 0;
@@ -39,7 +46,7 @@ function main() {
   }
   const from = sources().find((p) => existsSync(p));
   if (!from) {
-    console.error(`fetch-voice-model: ${file} not found (looked in ${sources().join(', ')}); set BIMS_VOICE_MODEL to the file. Voice operations will answer 503 until then; faces are not affected.`);
+    console.error(`fetch-voice-model: ${file} not found (looked in ${sources().join(', ')}); build it from Resemblyzer's pretrained.pt with \`npm run voice-model -- --from pretrained.pt\` (docs/voice.md) or name a model file in BIMS_VOICE_MODEL. Voice operations will answer 503 until then; faces are not affected.`);
     return 1;
   }
   const data = readFileSync(from);

@@ -71,6 +71,12 @@ export const configSchema = z.object({
   /** Where `bims extraction-service` listens. */
   BIMS_EXTRACTION_HOST: z.string().min(1).default('127.0.0.1'),
   BIMS_EXTRACTION_PORT: z.coerce.number().int().min(0).max(65535).default(7091),
+  /**
+   * The speaker encoder's ONNX file (or the folder holding resemblyzer_ge2e_fp16w.onnx), read instead of
+   * wasm/models/ by Node's extraction (e.g. one built by `npm run voice-model -- --from pretrained.pt --out
+   * FILE`). Accepted when it is the shipped file or reproduces its reference embedding (docs/voice.md).
+   */
+  BIMS_VOICE_MODEL: z.string().min(1).optional(),
   BIMS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** Comma-separated origins allowed by CORS; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),

@@ -25,9 +25,26 @@ describe('voice model runner', () => {
     });
   });
 
-  it('refuses a corrupt model file', async () => {
+  it('refuses a corrupt model file: its hash differs and so does its embedding of the reference input', async () => {
     const real = nodeModelLoader();
-    const corrupt = async (file: string) => { const b = await real(file); b[b.length >> 1] ^= 0xff; return b; };
-    await expect(OrtVoiceRunner.create({ loadModel: corrupt })).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE', message: expect.stringMatching(/is corrupt/) });
+    // 4 KiB of the second layer's recurrent weights inverted (one flipped low byte changes the output by less
+    // than the tolerance, and such a file is accepted as the same model).
+    const corrupt = async (file: string) => { const b = await real(file); for (let i = 0; i < 4096; i++) b[(b.length >> 1) + i] ^= 0xff; return b; };
+    await expect(OrtVoiceRunner.create({ loadModel: corrupt })).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+      message: expect.stringMatching(/is corrupt or a different model \(sha256 [0-9a-f]{64}, manifest [0-9a-f]{64}; its embedding of the reference input differs by/),
+    });
+  });
+
+  it('reads the file BIMS_VOICE_MODEL names instead of the models folder', async () => {
+    const before = process.env.BIMS_VOICE_MODEL;
+    process.env.BIMS_VOICE_MODEL = new URL('resemblyzer_ge2e_fp16w.onnx', shared).pathname;
+    try {
+      const runner = await OrtVoiceRunner.create({ loadModel: nodeModelLoader('/nonexistent') });
+      await runner.release();
+    } finally {
+      if (before === undefined) delete process.env.BIMS_VOICE_MODEL;
+      else process.env.BIMS_VOICE_MODEL = before;
+    }
   });
 });

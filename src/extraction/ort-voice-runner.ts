@@ -4,6 +4,7 @@ import type { VoiceModelRunner } from '../biometrics/voice/pipeline.js';
 import { VOICE_EMBEDDING_DIMS } from '../biometrics/voice/pipeline.js';
 import { configureEnv, type ModelLoader, type OrtWebOptions } from './ort-web-runner.js';
 import { foldHalfCasts } from './onnx-fold-casts.js';
+import { REFERENCE_TOLERANCE, referenceDifference, referenceMels } from './voice-reference.js';
 import manifest from '../../wasm/models/voice-manifest.json' with { type: 'json' };
 
 /** The template version of every voice template (model set, version, front-end revision). */
@@ -17,7 +18,7 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 const missing = (why: string) =>
-  new BiometricError('MODEL_UNAVAILABLE', `voice model ${VOICE_MODEL_FILE} ${why}; run \`node scripts/fetch-voice-model.mjs\` (it copies ../shared/models/voice/ or the file named by BIMS_VOICE_MODEL)`);
+  new BiometricError('MODEL_UNAVAILABLE', `voice model ${VOICE_MODEL_FILE} ${why}; build it from Resemblyzer's pretrained.pt with \`npm run voice-model -- --from pretrained.pt\`, or copy the shipped file with \`node scripts/fetch-voice-model.mjs\` (from ../shared/models/voice/), or name a model file in BIMS_VOICE_MODEL`);
 
 /**
  * The GE2E speaker encoder on onnxruntime-web (wasm, one thread), checked against its manifest hash and
@@ -26,7 +27,11 @@ const missing = (why: string) =>
 export class OrtVoiceRunner implements VoiceModelRunner {
   private constructor(private readonly session: ort.InferenceSession) {}
 
-  /** @throws BiometricError MODEL_UNAVAILABLE naming the missing or corrupt model file. */
+  /**
+   * A file with the manifest's hash is the shipped model; any other is accepted only when it embeds the
+   * reference input as the shipped model does (a rebuild from the upstream weights: see voice-reference.ts).
+   * @throws BiometricError MODEL_UNAVAILABLE naming the missing, corrupt or different model file.
+   */
   static async create(opts: { loadModel: ModelLoader; verify?: boolean; warm?: boolean } & Pick<OrtWebOptions, 'wasmBinary' | 'wasmPaths'>): Promise<OrtVoiceRunner> {
     configureEnv(opts);
     let bytes: Uint8Array;
@@ -35,10 +40,7 @@ export class OrtVoiceRunner implements VoiceModelRunner {
     } catch (e) {
       throw missing(`is missing (${(e as Error).message})`);
     }
-    if (opts.verify !== false) {
-      const got = await sha256Hex(bytes);
-      if (got !== manifest.model.sha256) throw missing(`is corrupt (sha256 ${got}, manifest ${manifest.model.sha256})`);
-    }
+    const got = opts.verify !== false ? await sha256Hex(bytes) : manifest.model.sha256;
     let session: ort.InferenceSession;
     try {
       // The hash is of the file as shipped; the session gets its float16 weights widened once (same outputs,
@@ -48,7 +50,13 @@ export class OrtVoiceRunner implements VoiceModelRunner {
       throw missing(`is not a valid ONNX model (${(e as Error).message})`);
     }
     const runner = new OrtVoiceRunner(session);
-    if (opts.warm !== false) await runner.embed(new Float32Array(160 * 40).fill(0.01), 1);
+    if (got !== manifest.model.sha256) {
+      const diff = referenceDifference(await runner.embed(referenceMels(), 1).catch(() => new Float32Array(0)));
+      if (diff > REFERENCE_TOLERANCE) {
+        await runner.release();
+        throw missing(`is corrupt or a different model (sha256 ${got}, manifest ${manifest.model.sha256}; its embedding of the reference input differs by ${diff.toPrecision(3)}, more than ${REFERENCE_TOLERANCE})`);
+      }
+    } else if (opts.warm !== false) await runner.embed(new Float32Array(160 * 40).fill(0.01), 1);
     return runner;
   }
 
