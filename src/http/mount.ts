@@ -118,7 +118,7 @@ function describe(spec: OperationSpec, path: string, role: string) {
     ...(Object.keys(okContent).length ? { content: okContent } : {}),
   };
   for (const [status, description] of Object.entries(spec.emptyResponses ?? {})) responses[status] = { description };
-  for (const [status, description] of Object.entries(problemResponses)) {
+  for (const [status, description] of Object.entries({ ...problemResponses, ...spec.problems })) {
     responses[status] = { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
   }
   if (!spec.handle) {

@@ -31,6 +31,11 @@ function proxy(id: string, method: HttpMethod) {
       'An event stream (text/event-stream answer) is admitted only while its address holds fewer than BIMS_STREAMS_PER_ADDRESS (429 otherwise) ' +
       'and the process fewer than BIMS_STREAMS_TOTAL (503 otherwise), both problem+json with Retry-After.',
     response: { description: "The dashboard component's answer (bytes)", content: { '*/*': binary } },
+    problems: {
+      429: 'An event stream refused: this address already holds as many as it may',
+      502: 'The dashboard component is down or did not start answering in time',
+      503: 'An event stream refused: the process holds as many as it may',
+    },
     ...(method === 'get' ? { open: openGet } : {}),
     handle: async ({ request, services, clientAddress }) => {
       const { config } = services.ctx;

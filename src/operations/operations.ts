@@ -11,6 +11,7 @@ import { ownerOf } from '../services/ownership.js';
 import { handleRemoteVerify } from './template-handlers.js';
 import { defineOperation } from './types.js';
 import { checkImage, createOperation } from '../services/operations/create.js';
+import { extractionProblems } from './extraction-problems.js';
 
 const area = 'Operations';
 const adminRoot = ['admin', 'root'] as const;
@@ -21,6 +22,7 @@ const missing = 'the face engine and operations service (issue 4)';
 export const operationOperations = [
   defineOperation({
     id: 'createOperation', method: 'post', path: '/operations/create', surfaces: adminRoot, area,
+    problems: extractionProblems,
     summary: 'Creates an operation and stores it',
     description: 'VERIFY (1:1 against a subject), IDENTIFY (1:N over the enrolled gallery) or CHECK (quality and liveness only; stores no template).',
     request: { body: CreateOperationRequest },
@@ -30,6 +32,7 @@ export const operationOperations = [
   }),
   defineOperation({
     id: 'checkImage', method: 'post', path: '/operations/checkimage', surfaces: adminRoot, area,
+    problems: extractionProblems,
     summary: 'Performs checks on an image',
     request: { body: CheckImageRequest },
     response: { description: 'The checks of the image', schema: ChecksFromImage },

@@ -11,6 +11,7 @@ import { forOwnedSubject, subjectHandlers } from './subject-handlers.js';
 import { defineOperation } from './types.js';
 import { enrolSubject } from '../services/enrolment/enrol.js';
 import { reextractSubject } from '../services/reextract/reextract-subject.js';
+import { extractionProblems } from './extraction-problems.js';
 
 const area = 'Subjects';
 const adminRoot = ['admin', 'root'] as const;
@@ -20,6 +21,7 @@ const all = ['admin', 'root', 'user'] as const;
 export const subjectOperations = [
   defineOperation({
     id: 'createSubject', method: 'post', path: '/subjects/create', surfaces: all, area,
+    problems: extractionProblems,
     summary: 'Creates a subject and stores it',
     description:
       'Extracts every sample (all or nothing), applies the quality gates, then deduplicates: a duplicate makes the subject REJECTED, a possible duplicate PENDING_ADJUDICATION with a pending case, otherwise ENROLLED. Records an ENROLL operation.',
@@ -126,6 +128,7 @@ export const subjectOperations = [
   }),
   defineOperation({
     id: 'reextractSubject', method: 'post', path: '/subjects/reextract-subject', surfaces: all, area,
+    problems: extractionProblems,
     summary: 'Re-extracts the template to the current template version',
     description:
       'With `subjectId`: recomputes every face template of the stored subject from its stored original images, and every voice template from its stored WAV originals (the subject\'s VOICE template becomes their average again), with the current models, in one transaction with a REEXTRACT operation (the gallery follows for an ENROLLED subject). A sample enrolled from a template has no image: it is kept when already of the current version, otherwise the request is refused with 422 naming it (`samplesWithoutImage`). With `template` and `faces`: the new samples must each match the old template (same template version only; another version is a 422, since models of different versions cannot be compared) and the new template is answered. Refusals are 422 with `operationUuid` and `operationStatus` (MATCH_NOT_FOUND, NO_FACE_DETECTED, FAILED...). New `voices` with a template: 422 naming `body.voices` (a template is proven with faces). The whole gallery is re-extracted by `npm run reextract`.',

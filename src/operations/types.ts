@@ -63,6 +63,11 @@ export interface OperationSpec {
   /** Other successful answers without a body, for the document, e.g. `{ 204: 'Nothing waits' }`. */
   emptyResponses?: Partial<Record<200 | 201 | 202 | 204, string>>;
   /**
+   * Problem answers beyond the ones every operation may give (400, 401, 403, 404, 500), for the document,
+   * e.g. `{ 429: 'Too many extractions waiting for this account' }`.
+   */
+  problems?: Partial<Record<402 | 409 | 413 | 422 | 429 | 502 | 503 | 504, string>>;
+  /**
    * The handler; absent while the issue that owns the capability is open, in which case the operation
    * answers 501 naming `missing`.
    */

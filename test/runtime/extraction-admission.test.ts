@@ -99,6 +99,14 @@ describe('extraction is admitted by cost, shared between accounts, and dropped w
     expect(problem.detail).toContain('6300x6300');
   });
 
+  it('declares the 429 of an account\'s full share of the queue in the OpenAPI document', async () => {
+    for (const [doc, path] of [['/admin/openapi.json', '/admin/subjects/create'], ['/user/openapi.json', '/user/subjects/create'], ['/admin/openapi.json', '/admin/operations/create']]) {
+      const res = await fetch(`${url}${doc}`, { headers: { authorization: doc.startsWith('/user') ? user : admin } });
+      const responses = (await res.json()).paths[path!].post.responses;
+      expect(Object.keys(responses), path).toEqual(expect.arrayContaining(['400', '429', '503']));
+    }
+  });
+
   it('six abandoned USER requests of ten costly lies hold no ADMIN IDENTIFY past 5 s, and the memory comes back', async () => {
     // The costliest lie still admitted: exactly 16 megapixels declared in 9 KB.
     const lie = b64(lyingJpeg(4000, 4000));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest } from '../support/databases.js';
+import { adminAuth, bootForTest } from '../support/databases.js';
 import { serveOnLoopback } from '../support/serve.js';
 import { startDashboardServer, type DashboardServer } from '../../src/dashboard/node-server.js';
 
@@ -79,6 +79,14 @@ describe('event streams through the dashboard proxy are capped per address and i
     for (const s of [...admitted, ...other]) s.close();
     await expect.poll(async () => (await echo()).openStreams, { timeout: 10_000 }).toBe(0);
     await expect.poll(async () => (await open('192.0.2.10').then((s) => (s.close(), s.status))), { timeout: 10_000 }).toBe(200);
+  });
+
+  it('the proxy operations declare the 429 and 503 in the OpenAPI document', async () => {
+    const doc = await (await booted.app.request('/admin/openapi.json', { headers: { authorization: adminAuth } })).json();
+    for (const method of ['get', 'post']) {
+      const responses = doc.paths['/admin/dashboard/{path}'][method].responses;
+      expect(Object.keys(responses)).toEqual(expect.arrayContaining(['429', '502', '503']));
+    }
   });
 
   it('the component itself refuses streams past its own bound with 503 problem+json', async () => {

@@ -49,10 +49,14 @@ export function base64Bytes(text: string): Uint8Array {
   return bytes;
 }
 
-/** The extraction pool cannot take the job now (full, slow, closed, or without its models): a 503 to retry. */
+/**
+ * The extraction pool cannot take the job now (full, slow, closed, or without its models: a 503 to retry; the
+ * caller's share of the queue full: a 429; the caller gone: nobody to answer), as opposed to bad input.
+ */
 export function isExtractorUnavailable(error: unknown): error is BiometricError {
   return BiometricError.is(error)
-    && (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'MODEL_UNAVAILABLE' || error.code === 'EXTRACTOR_CLOSED');
+    && (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'MODEL_UNAVAILABLE' || error.code === 'EXTRACTOR_CLOSED'
+      || isCallerQueueError(error));
 }
 
 /**

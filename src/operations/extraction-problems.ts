@@ -1,0 +1,11 @@
+import type { OperationSpec } from './types.js';
+
+/**
+ * The problems of every operation that runs face or voice extraction (src/services/biometrics): the caller's
+ * share of the extraction queue full, or the pool unable to take the job. An image over the pixel limit is a
+ * 400 naming its field, like any other bad image.
+ */
+export const extractionProblems: NonNullable<OperationSpec['problems']> = {
+  429: 'This account already has as many extractions waiting as it may; retry after Retry-After',
+  503: 'Extraction is unavailable for now (queue full, job too slow, models missing, shutting down); retry after Retry-After',
+};
