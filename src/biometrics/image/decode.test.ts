@@ -1,7 +1,7 @@
 import jpeg from 'jpeg-js';
 import { encode as encodePngRaw } from 'fast-png';
 import { describe, expect, it } from 'vitest';
-import { decodeImage, sniffFormat } from './decode.js';
+import { decodeImage, imageDimensions, sniffFormat } from './decode.js';
 import { exifOrientationSegment, jpegOrientation } from './exif.js';
 import { applyOrientation } from './image.js';
 
@@ -61,5 +61,30 @@ describe('image decoding', () => {
   it('refuses images above the pixel limit', async () => {
     const big = encodePngRaw({ width: 2000, height: 1000, data: new Uint8Array(2000 * 1000), channels: 1, depth: 8 });
     await expect(decodeImage(big, { maxMegapixels: 1 })).rejects.toMatchObject({ code: 'IMAGE_TOO_LARGE' });
+  });
+});
+
+describe('image dimensions from the header, before any decoding', () => {
+  const rgba = (w: number, h: number) => new Uint8Array(w * h * 4).fill(200);
+  const jpegOf = (w: number, h: number) => new Uint8Array(jpeg.encode({ data: rgba(w, h), width: w, height: h }, 80).data);
+
+  it('reads JPEG frame headers, also behind fill bytes, and PNG IHDR', () => {
+    expect(imageDimensions(jpegOf(40, 30))).toEqual({ width: 40, height: 30 });
+    // Any number of 0xFF fill bytes may stand before a marker: libjpeg skips them, so a lie could hide there.
+    const plain = jpegOf(40, 30);
+    const filled = Uint8Array.from([0xff, 0xd8, 0xff, 0xff, 0xff, ...plain.subarray(2)]);
+    expect(imageDimensions(filled)).toEqual({ width: 40, height: 30 });
+    expect(imageDimensions(new Uint8Array(encodePngRaw({ width: 7, height: 5, data: rgba(7, 5), channels: 4 })))).toEqual({ width: 7, height: 5 });
+  });
+
+  it('gives no size for other formats, or a PNG whose first chunk is not IHDR', () => {
+    expect(imageDimensions(new TextEncoder().encode('GIF89a............'))).toBeNull();
+    const png = new Uint8Array(encodePngRaw({ width: 7, height: 5, data: rgba(7, 5), channels: 4 }));
+    png.set([0x74, 0x45, 0x58, 0x74], 12); // 'tEXt' where IHDR belongs
+    expect(imageDimensions(png)).toBeNull();
+  });
+
+  it('refuses an image over the pixel limit before decoding it', async () => {
+    await expect(decodeImage(jpegOf(40, 30), { maxMegapixels: 0.001 })).rejects.toMatchObject({ code: 'IMAGE_TOO_LARGE' });
   });
 });
