@@ -14,6 +14,7 @@ import { solveCase } from '../services/adjudication/solve.js';
 import { caseImages } from '../services/adjudication/case-images.js';
 import { answerDownload, wantsZip } from './download-handlers.js';
 import { defineOperation } from './types.js';
+import { extractionProblems } from './extraction-problems.js';
 
 const area = 'Adjudication';
 const adminRoot = ['admin', 'root'] as const;
@@ -31,6 +32,7 @@ const rootPrefix = '/adjudicator' as const;
 export const adjudicationOperations = [
   defineOperation({
     id: 'getAdjudicationPending', method: 'get', path: '/adjudication/pending', surfaces: adminRoot, rootPrefix, area,
+    problems: extractionProblems,
     summary: 'Gets the oncoming adjudication',
     description: `One pending case by its identifier, with the operation and samples for side-by-side review. ${zipNote}`,
     request: { query: CaseIdQuery },
@@ -42,6 +44,7 @@ export const adjudicationOperations = [
   }),
   defineOperation({
     id: 'getOncomingAdjudicationPending', method: 'get', path: '/adjudication/pending/oncoming', surfaces: adminRoot, rootPrefix, area,
+    problems: extractionProblems,
     summary: 'Gets the oncoming adjudication',
     description:
       'Hands the caller the oldest unassigned case and leases it to them (adjudication.leaseSeconds); two adjudicators never get the same case. A caller that already holds an unexpired lease gets that case again (the lease is not extended). Answers 204 No Content when no case waits for the caller. CONFLICTED cases are not handed out: an ADMIN finds them with status=CONFLICTED and settles them.',
@@ -65,6 +68,7 @@ export const adjudicationOperations = [
   }),
   defineOperation({
     id: 'getAdjudicationSolved', method: 'get', path: '/adjudication/solved', surfaces: adminRoot, rootPrefix, area,
+    problems: extractionProblems,
     summary: 'Gets a solved adjudication',
     description: zipNote,
     request: { query: CaseIdQuery },

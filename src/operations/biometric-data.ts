@@ -7,6 +7,7 @@ import { getFaceDataByImageId, getFaceDataByUuid, getVoiceDataById, getVoiceData
 import { answerDownload } from './download-handlers.js';
 import { defineOperation } from './types.js';
 import { ownerOf } from '../services/ownership.js';
+import { extractionProblems } from './extraction-problems.js';
 
 const area = 'Biometric data';
 const admin = ['admin'] as const;
@@ -54,6 +55,7 @@ export const biometricDataOperations = [
   }),
   defineOperation({
     id: 'downloadBiometricDataBulkByOperation', method: 'get', path: '/biometric-data/operation/download', surfaces: admin, area,
+    problems: extractionProblems,
     summary: 'Downloads image data for several operation identifiers',
     request: { query: NumericIdsQuery },
     response: zipDownload('The images and face data of the operations'),
@@ -61,6 +63,7 @@ export const biometricDataOperations = [
   }),
   defineOperation({
     id: 'downloadBiometricDataBulkBySubjectIds', method: 'get', path: '/biometric-data/subjectids/download', surfaces: admin, area,
+    problems: extractionProblems,
     summary: 'Downloads face data for several subject identifiers',
     description: '`ids` are subject identifiers (subjectId).',
     request: { query: SubjectIdsQuery },
@@ -69,6 +72,7 @@ export const biometricDataOperations = [
   }),
   defineOperation({
     id: 'downloadBiometricDataBulkByUUID', method: 'get', path: '/biometric-data/uuid/download', surfaces: admin, area,
+    problems: extractionProblems,
     summary: 'Downloads face data for several operation identifiers',
     description: '`ids` are operation UUIDs.',
     request: { query: UuidsQuery },
@@ -77,6 +81,7 @@ export const biometricDataOperations = [
   }),
   defineOperation({
     id: 'downloadBiometricDataBySubjectId', method: 'get', path: '/biometric-data/subjectid/{subjectId}/download', surfaces: admin, area,
+    problems: extractionProblems,
     summary: 'Downloads face data of one subject',
     request: { params: SubjectIdParams },
     response: zipDownload('The face data of the subject'),
@@ -85,6 +90,7 @@ export const biometricDataOperations = [
   }),
   defineOperation({
     id: 'downloadBiometricDataByUUID', method: 'get', path: '/biometric-data/uuid/{uuid}/download', surfaces: admin, area,
+    problems: extractionProblems,
     summary: 'Downloads face data of one operation',
     request: { params: UuidParams },
     response: zipDownload('The face data of the operation'),
@@ -92,6 +98,7 @@ export const biometricDataOperations = [
   }),
   defineOperation({
     id: 'downloadSubjectsBiometricDataById', method: 'get', path: '/biometric-data/subject/{id}/download', surfaces: admin, area,
+    problems: extractionProblems,
     summary: 'Downloads biometric data of one subject',
     description: '`id` is the internal subject identifier; the ZIP holds face images and voice recordings.',
     request: { params: IdParams },
@@ -100,6 +107,7 @@ export const biometricDataOperations = [
   }),
   defineOperation({
     id: 'downloadSubjectsBiometricFaceDataBulkById', method: 'get', path: '/biometric-data/subjects/download', surfaces: admin, area,
+    problems: extractionProblems,
     summary: 'Downloads biometric data for several subject identifiers',
     description: '`ids` are internal subject identifiers.',
     request: { query: NumericIdsQuery },

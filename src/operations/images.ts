@@ -4,6 +4,7 @@ import { getImageById, getImagesByUuid } from '../services/biometric-data/info.j
 import { answerDownload } from './download-handlers.js';
 import { defineOperation } from './types.js';
 import { ownerOf } from '../services/ownership.js';
+import { extractionProblems } from './extraction-problems.js';
 
 const area = 'Images';
 const adminRoot = ['admin', 'root'] as const;
@@ -15,6 +16,7 @@ const content = 'images' as const;
 export const imageOperations = [
   defineOperation({
     id: 'getImageById', method: 'get', path: '/images/id/', surfaces: adminRoot, area,
+    problems: extractionProblems,
     summary: 'Image information by image identifier and operation identifier',
     description: '404 unless the image belongs to that operation.',
     request: { query: ImageByIdQuery },
@@ -23,6 +25,7 @@ export const imageOperations = [
   }),
   defineOperation({
     id: 'getImageByUUID', method: 'get', path: '/images/uuid/', surfaces: all, area,
+    problems: extractionProblems,
     summary: 'Image information by UUID',
     description:
       'The images an operation stored (originals, tokens, face crops). On the user surface, only what the calling account owns: the images of subjects it enrolled and of its own operations (404 for another account\'s operation).',
@@ -32,6 +35,7 @@ export const imageOperations = [
   }),
   defineOperation({
     id: 'downloadImageInfoBulkByOperation', method: 'get', path: '/images/operation/download', surfaces: adminRoot, area,
+    problems: extractionProblems,
     summary: 'Downloads image data for several operation identifiers',
     description: '`ids` are operation identifiers.',
     request: { query: NumericIdsQuery },
@@ -40,6 +44,7 @@ export const imageOperations = [
   }),
   defineOperation({
     id: 'downloadImageInfoBulkBySubject', method: 'get', path: '/images/subjects/download', surfaces: adminRoot, area,
+    problems: extractionProblems,
     summary: 'Downloads image data for several subject identifiers',
     description: '`ids` are internal subject identifiers.',
     request: { query: NumericIdsQuery },
@@ -48,6 +53,7 @@ export const imageOperations = [
   }),
   defineOperation({
     id: 'downloadImageInfoByOperationId', method: 'get', path: '/images/operation/{id}/download', surfaces: adminRoot, area,
+    problems: extractionProblems,
     summary: 'Downloads image data of one operation',
     request: { params: IdParams },
     response: zipDownload('The images of the operation'),
@@ -55,6 +61,7 @@ export const imageOperations = [
   }),
   defineOperation({
     id: 'downloadImageInfoBySubjectId', method: 'get', path: '/images/subject/{id}/download', surfaces: adminRoot, area,
+    problems: extractionProblems,
     summary: 'Downloads image data of one subject',
     description: '`id` is the internal subject identifier.',
     request: { params: IdParams },
