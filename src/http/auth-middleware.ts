@@ -16,7 +16,7 @@ export function authorise(role: Role, surface: Surface, operationId: string): Mi
     const principal = await c.get('services').auth.authenticate(c.req.header('authorization'), clientAddress(c));
     c.set('principal', principal);
     if (!roleCovers(principal.role, role)) {
-      throw new DomainError('forbidden', `This operation on the ${surface} surface needs scope ${role}; the credentials hold ${principal.role}`);
+      throw new DomainError('forbidden', `This operation on the ${surface} surface needs scope ${role}; the credentials hold ${principal.role}`, { requiredScope: role });
     }
     await next();
   };

@@ -55,12 +55,22 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
     tags: ['Login and tokens'],
     summary: 'Token endpoint',
     description:
-      'No surface prefix. RFC 6749, form-encoded (a JSON object of strings is accepted too). Grants: authorization_code (PKCE S256 required; codes live 60 s and are single-use), refresh_token (rotating; reuse of a replaced token revokes the family), client_credentials (a registered client id and secret, or an account user name and password, as Basic or form fields). `scope` (ADMIN, ADJUDICATOR or USER) may narrow the token, never widen it. Errors are RFC 6749 5.2 JSON.',
-    request: { body: { required: true, content: { 'application/x-www-form-urlencoded': { schema: TokenRequest } } } },
+      'No surface prefix. RFC 6749, form-encoded (a JSON object of strings is accepted too). Grants: authorization_code (PKCE S256 required; codes live 60 s and are single-use), refresh_token (rotating; reuse of a replaced token revokes the family), client_credentials (a registered client id and secret, or an account user name and password, as Basic or form fields). `scope` (ADMIN, ADJUDICATOR or USER) may narrow the token, never widen it. Client authentication: HTTP Basic (client_secret_basic), client_id and client_secret fields (client_secret_post), or client_id alone for the public clients (none). Any other body media type answers 415. Errors are RFC 6749 5.2 JSON. The endpoints are published at /.well-known/oauth-authorization-server (RFC 8414) and /.well-known/openid-configuration.',
+    security: [],
+    request: {
+      body: {
+        required: true,
+        content: { 'application/x-www-form-urlencoded': { schema: TokenRequest }, 'application/json': { schema: TokenRequest } },
+      },
+    },
     responses: {
       200: { description: 'Tokens', content: { 'application/json': { schema: AccessTokenResponse } } },
       400: { description: 'RFC 6749 error', content: { 'application/json': { schema: OAuthError } } },
       401: { description: 'Bad client credentials', content: { 'application/json': { schema: OAuthError } } },
+      413: { description: 'Request body too large', content: { 'application/problem+json': { schema: ProblemSchema } } },
+      415: { description: 'The body is neither form-encoded nor JSON (RFC 6749 error invalid_request)', content: { 'application/json': { schema: OAuthError } } },
+      429: { description: 'Too many failed client authentications (RFC 6749 error invalid_client; Retry-After)', content: { 'application/json': { schema: OAuthError } } },
+      500: { description: 'Internal error, recorded in the exception log', content: { 'application/problem+json': { schema: ProblemSchema } } },
     },
   });
 }

@@ -44,7 +44,8 @@ export async function readTokenParams(request: Request): Promise<Record<string, 
     }
     return params;
   }
-  throw invalidRequest('The body must be application/x-www-form-urlencoded (or application/json)');
+  // Declared media types only; anything else is named as such (415), not read as a malformed form.
+  throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded (or application/json)', { status: 415 });
 }
 
 /** Undo RFC 6749 2.3.1's form encoding of Basic client credentials; raw text if it is not valid encoding. */

@@ -2,10 +2,11 @@ import type { Hono } from 'hono';
 import { issueTokens } from '../services/auth/oauth.js';
 import type { AppEnv } from './env.js';
 import { mountAuthorizeRoutes } from './authorize-routes.js';
+import { mountOAuthDiscovery } from './oauth-discovery.js';
 import { clientAddress } from './client-address.js';
 import { NO_STORE, OAuthError, basicClientCredentials, oauthErrorResponse, readTokenParams } from './oauth-request.js';
 
-/** OAuth 2.0: `/oauth2/jwks`, `/oauth2/token`, `/oauth2/authorize`. */
+/** OAuth 2.0: `/oauth2/jwks`, `/oauth2/token`, `/oauth2/authorize` and the discovery documents under `/.well-known`. */
 export function mountOAuthRoutes(app: Hono<AppEnv>): void {
   app.get('/oauth2/jwks', async (c) => {
     const jwks = await c.get('services').auth.keys.jwks();
@@ -29,4 +30,5 @@ export function mountOAuthRoutes(app: Hono<AppEnv>): void {
   });
 
   mountAuthorizeRoutes(app);
+  mountOAuthDiscovery(app);
 }

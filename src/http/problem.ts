@@ -65,6 +65,10 @@ export function problemResponse(c: Context, error: DomainError): Response {
       error.extras.bearerError ? `, error="${String(error.extras.bearerError)}"` : ''
     }`;
   }
+  if (error.code === 'forbidden' && typeof error.extras.requiredScope === 'string') {
+    // RFC 6750 3.1: the challenge names the scope that would have sufficed, so a client can ask for it.
+    headers['WWW-Authenticate'] = `Bearer realm="bims", error="insufficient_scope", scope="${error.extras.requiredScope}"`;
+  }
   if ((error.code === 'too-many-requests' || error.code === 'service-unavailable') && typeof error.extras.retryAfterSeconds === 'number') {
     headers['Retry-After'] = String(Math.ceil(error.extras.retryAfterSeconds));
   }

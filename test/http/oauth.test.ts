@@ -337,7 +337,9 @@ for (const dialect of dialects) {
         method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&grant_type=refresh_token',
       });
       await expectOAuthError(duplicated, 400, 'invalid_request');
-      for (const [type, body] of [['text/plain', 'grant_type=client_credentials'], ['application/json', '{"grant_type": '], ['application/json', '{"grant_type": 7}'], ['application/json', '[]'], ['application/x-www-form-urlencoded', '%%%=%']]) {
+      const plain = await booted.app.request('/oauth2/token', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' });
+      await expectOAuthError(plain, 415, 'invalid_request');
+      for (const [type, body] of [['application/json', '{"grant_type": '], ['application/json', '{"grant_type": 7}'], ['application/json', '[]'], ['application/x-www-form-urlencoded', '%%%=%']]) {
         const res = await booted.app.request('/oauth2/token', { method: 'POST', headers: { 'content-type': type! }, body });
         expect(res.status, `${type} ${body}`).toBeLessThan(500);
         expect(res.status).toBe(400);

@@ -24,8 +24,8 @@ export class OAuthError extends Error {
     readonly error: OAuthErrorCode,
     readonly description: string,
     readonly options: {
-      /** HTTP status; 429 is used when the login throttle refuses an attempt. */
-      status?: 400 | 401 | 429;
+      /** HTTP status; 429 when the login throttle refuses an attempt, 415 for a body of an undeclared media type. */
+      status?: 400 | 401 | 415 | 429;
       /** The client tried HTTP Basic: RFC 6749 5.2 then requires a `WWW-Authenticate` challenge. */
       basicChallenge?: boolean;
       retryAfterSeconds?: number;
@@ -34,7 +34,7 @@ export class OAuthError extends Error {
     super(`${error}: ${description}`);
   }
 
-  get status(): 400 | 401 | 429 {
+  get status(): 400 | 401 | 415 | 429 {
     return this.options.status ?? statusOf(this.error);
   }
 
