@@ -8,12 +8,14 @@ import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
 import { startDashboardChild, type DashboardChild } from './node-dashboard.js';
 import { createLogger } from '../services/logger.js';
 import { createExtractor } from '../extraction/index.js';
+import { prepareGateway, reportStartup } from './startup-summary.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
   let config = loadConfigOrExit();
   // The sidecar (Janus's supervisor) first, so the API learns its token and address.
   let sidecar: SidecarChild | null = null;
+  const gateway = prepareGateway(config); // installs a missing Janus when allowed; says so when not
   if (config.BIMS_SIDECAR === 'on') {
     sidecar = await startSidecarChild(config, createLogger(config.BIMS_LOG_LEVEL));
     config = sidecar.config;
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
       docs: `${baseUrlOf({ ...config, PORT: info.port })}/docs`,
       dashboard: `${baseUrlOf({ ...config, PORT: info.port })}/dashboard/`,
     });
+    void reportStartup(booted.services, { ...config, PORT: info.port }, gateway);
   });
 
   let stopping = false;
