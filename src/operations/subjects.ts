@@ -113,7 +113,8 @@ export const subjectOperations = [
     summary: 'QR code of the subject template',
     description:
       "The subject's compact face template, signed by the service (Ed25519), as a QR code: PNG by default, SVG on Accept: image/svg+xml, SubjectQRCode on Accept: application/json (with a new encrypted template for remoteVerify). " +
-      'Anyone who reads the code reads the clear template; with the qrcode.clearTemplate setting off, the code carries the encrypted template (the JWE text, payloadType ENCRYPTED_TEMPLATE) instead, usable with remoteVerify only. 404 when the subject or its face template does not exist.',
+      'Anyone who reads the code reads the clear template; with the qrcode.clearTemplate setting off, the code carries the encrypted template (the JWE text, payloadType ENCRYPTED_TEMPLATE) instead, usable with remoteVerify only. 404 when the subject or its face template does not exist. Codes are issued for ENROLLED subjects only: a REJECTED or PENDING_ADJUDICATION subject is a 409 whose `subjectStatus` names its status.',
+    problems: { 409: 'The subject is not ENROLLED (REJECTED or PENDING_ADJUDICATION): `subjectStatus` names its status' },
     request: { params: SubjectIdLowerParams },
     response: { description: 'The QR code', schema: SubjectQRCode, content: { 'image/png': binary, 'image/svg+xml': binary } },
     handle: forOwnedSubject(handleSubjectQrCode, ({ params }) => params.subjectid),

@@ -1,4 +1,4 @@
-import { notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import type { Services } from '../index.js';
 import { encryptTemplateForDevice } from './encrypted.js';
 import { qrMatrix, type QrMatrix } from './qr.js';
@@ -26,7 +26,8 @@ export interface SubjectQr {
 /**
  * The QR code of a subject's compact face template (the `templates` row of modality FACE), signed now, and a
  * new encrypted template bound to the subject's current enrolment. 404 when the subject or its face template
- * does not exist.
+ * does not exist; a conflict (409) when the subject is not ENROLLED: a REJECTED subject duplicates someone
+ * and one PENDING_ADJUDICATION may, so neither gets a credential the service vouches for.
  */
 export async function subjectQrCode(services: Pick<Services, 'ctx' | 'settings'>, subjectId: string): Promise<SubjectQr> {
   const { ctx } = services;
@@ -34,11 +35,14 @@ export async function subjectQrCode(services: Pick<Services, 'ctx' | 'settings'>
   const row = await ctx.db
     .selectFrom('subjects as s')
     .leftJoin('templates as t', (j) => j.onRef('t.subject_ref', '=', 's.id').on('t.modality', '=', 'FACE'))
-    .select(['s.id', 's.subject_id', 's.enrollment_operation_uuid', 't.data', 't.template_version'])
+    .select(['s.id', 's.subject_id', 's.status', 's.enrollment_operation_uuid', 't.data', 't.template_version'])
     .where('s.subject_id', '=', subjectId)
     .orderBy('t.id', 'desc')
     .executeTakeFirst();
   if (!row) throw notFound(`Subject '${subjectId}'`);
+  if (row.status !== 'ENROLLED') {
+    throw new DomainError('conflict', `Subject '${row.subject_id}' is ${row.status}: QR codes are issued for ENROLLED subjects only`, { subjectStatus: row.status });
+  }
   if (!row.data || !row.template_version) throw notFound(`The face template of subject '${subjectId}'`);
   const data = new Uint8Array(row.data);
   const encryptedTemplate = await encryptTemplateForDevice(services, row, data);
