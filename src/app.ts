@@ -13,6 +13,7 @@ import { securityHeaders } from './http/security-headers.js';
 import { mountPlatformRoutes } from './http/platform-routes.js';
 import { mountDocs } from './http/docs.js';
 import { requestLog } from './http/request-log.js';
+import { unroutedAnswer } from './http/method-not-allowed.js';
 
 /** What the runtime entry hands the app. */
 export interface AppDeps {
@@ -49,9 +50,7 @@ export function createApp(deps: AppDeps) {
   const registries = mountOperations(app, operationTable);
   mountDocs(app, registries, deps.readAsset);
 
-  app.notFound((c) =>
-    problemResponse(c, new DomainError('route-not-found', `No operation answers ${c.req.method} ${new URL(c.req.url).pathname}`)),
-  );
+  app.notFound(unroutedAnswer(app));
 
   app.onError(async (error, c) => {
     if (error instanceof DomainError) return problemResponse(c, error);

@@ -84,12 +84,6 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
   const params = request.params ? validate(request.params, c.req.param(), 'path') : {};
   const query = request.query ? validate(request.query, queryObject(url), 'query') : {};
   const body = request.body ? validate(request.body, await readJsonBody(c.req.raw), 'body') : undefined;
-  if (!spec.handle) {
-    throw new DomainError('not-implemented', `${spec.id} needs ${spec.missing ?? 'a capability'} that is not built yet`, {
-      operationId: spec.id,
-      missingCapability: spec.missing,
-    });
-  }
   const result = await spec.handle({ query, params, body, principal, services: scopedToCaller(services, principal, c.req.raw), surface, request: c.req.raw, clientAddress: clientAddress(c) });
   if (result instanceof Response) return result;
   const status = spec.status ?? 200;
@@ -121,12 +115,6 @@ function describe(spec: OperationSpec, path: string, role: string) {
   for (const [status, description] of Object.entries({ ...problemResponses, ...spec.problems })) {
     responses[status] = { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
   }
-  if (!spec.handle) {
-    responses['501'] = {
-      description: `Not implemented yet: ${spec.missing}`,
-      content: { 'application/problem+json': { schema: ProblemSchema } },
-    };
-  }
   const scheme = role.toLowerCase();
   const security = spec.open ? [] : [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }];
   const docPath = openapiPath(path);
@@ -137,7 +125,7 @@ function describe(spec: OperationSpec, path: string, role: string) {
     operationId: spec.id,
     tags: [spec.area],
     summary: spec.summary,
-    description: [spec.description, spec.open ? `No credentials: ${spec.open}` : `Requires scope ${role}.`, spec.handle ? '' : `Answers 501 until ${spec.missing} is built.`]
+    description: [spec.description, spec.open ? `No credentials: ${spec.open}` : `Requires scope ${role}.`]
       .filter(Boolean)
       .join('\n\n'),
     security,

@@ -67,13 +67,8 @@ export interface OperationSpec {
    * e.g. `{ 429: 'Too many extractions waiting for this account' }`.
    */
   problems?: Partial<Record<402 | 409 | 413 | 422 | 429 | 502 | 503 | 504, string>>;
-  /**
-   * The handler; absent while the issue that owns the capability is open, in which case the operation
-   * answers 501 naming `missing`.
-   */
-  handle?: (input: HandlerInput) => Promise<HandlerResult>;
-  /** The capability still missing, named in the 501 answer. */
-  missing?: string;
+  /** The handler: validated input in, data for the response schema (or a ready Response) out. */
+  handle: (input: HandlerInput) => Promise<HandlerResult>;
   /**
    * Set (to the reason) when the operation takes no credentials on any of its surfaces. Only the dashboard
    * proxy's GET is open: it serves the dashboard's public shell, and every datum the page shows comes from

@@ -67,8 +67,14 @@ describe('every operation answers on exactly its surfaces', () => {
           const res = await call(op.method, path, { authorization: adminAuth });
           expect(res.headers.get('x-bims-operation'), `${op.method} ${path}`).not.toBe(op.id);
           if (!res.headers.get('x-bims-operation')) {
-            expect(res.status, `${op.method} ${path}`).toBe(404);
-            expect((await res.json()).type, `${op.method} ${path}`).toMatch(/\/route-not-found$/);
+            // Unknown path: 404. A path this surface answers under other methods only: 405 naming them.
+            expect([404, 405], `${op.method} ${path}`).toContain(res.status);
+            const type = (await res.json()).type;
+            if (res.status === 404) expect(type, `${op.method} ${path}`).toMatch(/\/route-not-found$/);
+            else {
+              expect(type, `${op.method} ${path}`).toMatch(/\/method-not-allowed$/);
+              expect(res.headers.get('allow')).not.toContain(op.method);
+            }
           }
         }
       }
@@ -106,6 +112,29 @@ describe('every operation answers on exactly its surfaces', () => {
     const without = await call('GET', '/admin/operations/id', { authorization: adminAuth });
     expect(without.status).toBe(404);
     expect((await without.json()).type).toMatch(/\/route-not-found$/);
+  });
+
+  it('a known path asked with another method answers 405 with Allow, as a problem', async () => {
+    for (const [method, path, allow] of [
+      ['DELETE', '/admin/accounts', 'GET, HEAD'],
+      ['GET', '/admin/accounts/create', 'POST'],
+      ['PUT', '/admin/operations/id/', 'GET, HEAD'],
+      ['GET', '/oauth2/token', 'POST'],
+      ['POST', '/health', 'GET, HEAD'],
+      ['PATCH', '/subjects/alice', 'GET, HEAD'],
+    ] as const) {
+      const res = await call(method, path, { authorization: adminAuth });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const problem = await res.json();
+      expect(problem).toMatchObject({ status: 405, type: expect.stringMatching(/\/method-not-allowed$/) });
+    }
+    // The trailing slash still belongs to the path: without it there is no route at all.
+    const without = await call('PUT', '/admin/operations/id', { authorization: adminAuth });
+    expect(without.status).toBe(404);
+    // An unknown docs asset is still a plain 404 for its GET route.
+    expect((await call('GET', '/docs/assets/nothing.js')).status).toBe(404);
   });
 
   it('unknown routes are 404 route-not-found problems, even with credentials', async () => {
