@@ -14,7 +14,7 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config/config.js';
 import { connectDatabase, migrate } from '../src/db/connect.js';
-import type { Role } from '../src/operations/types.js';
+import type { Role } from '../src/auth/roles.js';
 import { listClients, registerClient, removeClient } from '../src/services/auth/oauth-clients.js';
 import type { ServiceContext } from '../src/services/context.js';
 import { DomainError } from '../src/services/errors.js';

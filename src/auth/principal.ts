@@ -1,4 +1,4 @@
-import type { Role } from '../operations/types.js';
+import type { Role } from './roles.js';
 
 /** Who is calling: an account (Basic or a token on its behalf) or an OAuth client acting for itself. */
 export interface Principal {

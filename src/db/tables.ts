@@ -1,10 +1,10 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Role } from '../auth/roles.js';
 
 /** Columns the database fills on insert. */
 type Stamp = ColumnType<Date, Date | string | undefined, Date | string>;
 /** jsonb columns are written as JSON text (see `json()` in db/json.ts) and read back parsed. */
 type Json<T> = ColumnType<T, string, string>;
-type Role = 'ADMIN' | 'ADJUDICATOR' | 'USER';
 
 export interface AccountsTable {
   id: Generated<number>;

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { roleCovers } from '../auth/principal.js';
 import { DomainError } from '../services/errors.js';
-import type { Role, Surface } from '../operations/types.js';
+import type { Role, Surface } from '../auth/roles.js';
 import type { AppEnv } from './env.js';
 import { clientAddress } from './client-address.js';
 

@@ -1,4 +1,4 @@
-import type { Surface } from '../operations/types.js';
+import type { Surface } from '../auth/roles.js';
 
 /** The /docs page: Swagger UI from our own assets (no CDN), with a selector for the three surfaces. */
 export function docsPage(paths: Record<Surface, string>): string {

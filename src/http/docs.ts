@@ -3,7 +3,7 @@ import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-t
 import { AccessTokenResponse, LoginRequest, LoginResponse, OAuthError, TokenRequest } from '../schemas/auth.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { namedModels } from '../schemas/models.js';
-import type { Surface } from '../operations/types.js';
+import type { Surface } from '../auth/roles.js';
 import type { AppEnv } from './env.js';
 import { docsPage } from './docs-page.js';
 

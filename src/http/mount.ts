@@ -4,13 +4,14 @@ import { ProblemSchema, z } from '../schemas/common.js';
 import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
-import { prefixOf, requiredRole, type OperationSpec, type Surface } from '../operations/types.js';
+import { prefixOf, requiredRole, type OperationSpec } from '../operations/types.js';
+import { SURFACES, type Surface } from '../auth/roles.js';
 import { authorise, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
 import type { AppEnv } from './env.js';
 
-export const surfaces: readonly Surface[] = ['admin', 'root', 'user'];
+export const surfaces: readonly Surface[] = SURFACES;
 
 /** The full path of an operation on a surface, in OpenAPI form (`/admin/subjects/{subjectId}`). */
 export function fullPath(spec: OperationSpec, surface: Surface): string {

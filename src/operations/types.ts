@@ -2,11 +2,11 @@ import type { z } from 'zod';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 
-/** The three surfaces of the interface (seed section 1). */
-export type Surface = 'admin' | 'root' | 'user';
+import type { Role, Surface } from '../auth/roles.js';
+
+/** Declared in auth/roles.ts; re-exported for the operation files that speak of both. */
+export type { Role, Surface };
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
-/** Scopes, strongest first: ADMIN covers ADJUDICATOR covers USER. */
-export type Role = 'ADMIN' | 'ADJUDICATOR' | 'USER';
 
 /** What a handler receives: validated input, the caller, and the services. */
 export interface HandlerInput<Q = any, P = any, B = any> {

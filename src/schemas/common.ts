@@ -1,5 +1,6 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { ROLES } from '../auth/roles.js';
 
 // Lets every schema carry OpenAPI metadata (`.openapi('Name')` makes it a named component).
 extendZodWithOpenApi(z);
@@ -99,5 +100,5 @@ export const queryId = queryInt(1, MAX_DB_ID);
 export const CountSchema = z.object({ count: z.number().int() }).openapi('Count');
 export const IdsBodySchema = z.strictObject({ ids: z.array(dbId).min(1).max(1000) });
 
-export const Role = z.enum(['ADMIN', 'ADJUDICATOR', 'USER']);
+export const Role = z.enum(ROLES);
 export const binary = z.string().openapi({ format: 'binary' });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Surface } from '../operations/types.js';
+import type { Surface } from '../auth/roles.js';
 import { AccessTokenResponse, LoginResponse } from './auth.js';
 import { ExceptionModel } from './exceptions.js';
 import {

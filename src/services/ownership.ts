@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import type { Surface } from '../operations/types.js';
+import type { Surface } from '../auth/roles.js';
 
 /**
  * The one ownership rule of the user surface (domain.md, "Surfaces, credentials, scopes"). A /user caller may

@@ -1,5 +1,5 @@
 import { SignJWT, decodeProtectedHeader, generateKeyPair } from 'jose';
-import type { Role } from '../../src/operations/types.js';
+import type { Role } from '../../src/auth/roles.js';
 import { ADMIN_PASSWORD, adminAuth, basic, type bootForTest } from './databases.js';
 import { postForm } from './oauth-flow.js';
 

@@ -1,5 +1,6 @@
 import { operationTable } from '../../src/operations/index.js';
-import type { OperationSpec, Role, Surface } from '../../src/operations/types.js';
+import type { OperationSpec } from '../../src/operations/types.js';
+import type { Role, Surface } from '../../src/auth/roles.js';
 import { parseSeedOperations } from './seed.js';
 
 /** One mounted route: an operation of the table on one of its surfaces. */

@@ -4,7 +4,7 @@ import { sha256, verifyPassword } from '../../auth/password.js';
 import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle.js';
 import { SigningKeys } from '../../auth/signing-keys.js';
 import { familyRevoked } from './refresh-tokens.js';
-import type { Role } from '../../operations/types.js';
+import type { Role } from '../../auth/roles.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
 

@@ -1,4 +1,4 @@
-import type { Role } from '../../operations/types.js';
+import type { Role } from '../../auth/roles.js';
 import type { ServiceContext } from '../context.js';
 import { issueCode } from './authorization-codes.js';
 import { OAuthError, type OAuthErrorCode } from './oauth-error.js';

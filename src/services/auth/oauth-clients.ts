@@ -3,7 +3,7 @@ import { json } from '../../db/json.js';
 import type { OauthClientsTable } from '../../db/tables.js';
 import { randomSecret, sha256 } from '../../auth/password.js';
 import { safeEqual } from '../../auth/safe-equal.js';
-import type { Role } from '../../operations/types.js';
+import type { Role } from '../../auth/roles.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { issuerOf } from './auth-service.js';

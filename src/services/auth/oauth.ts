@@ -1,4 +1,4 @@
-import type { Role } from '../../operations/types.js';
+import type { Role } from '../../auth/roles.js';
 import type { ServiceContext } from '../context.js';
 import type { AuthService } from './auth-service.js';
 import { redeemCode } from './authorization-codes.js';

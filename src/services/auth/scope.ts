@@ -1,4 +1,4 @@
-import type { Role } from '../../operations/types.js';
+import type { Role } from '../../auth/roles.js';
 import { OAuthError } from './oauth-error.js';
 
 /**

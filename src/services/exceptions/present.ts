@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { ExceptionRow } from '../../db/tables.js';
+import { SURFACES, type Surface } from '../../auth/roles.js';
 import type { ExceptionModel, ExceptionRecord } from '../../schemas/exceptions.js';
 
-type Surface = 'admin' | 'root' | 'user';
-const surfaces: readonly string[] = ['admin', 'root', 'user'];
+const surfaces: readonly string[] = SURFACES;
 
 /**
  * The columns of an exception row as the presenters read them. The timestamp is clamped by the database into

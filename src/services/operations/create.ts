@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
 import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../operations/types.js';
+import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, notFound } from '../errors.js';
 import { analyseFaces, analyseImages, base64Bytes, faceGatesOf, gateImage, type AcceptedFace } from '../biometrics/face-samples.js';

@@ -2,7 +2,7 @@ import type { Selectable, Transaction } from 'kysely';
 import type { Database, OperationsTable } from '../../db/tables.js';
 import { json } from '../../db/json.js';
 import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../operations/types.js';
+import type { Surface } from '../../auth/roles.js';
 
 export type OperationType = 'ENROLL' | 'VERIFY' | 'IDENTIFY' | 'CHECK' | 'REMOTE_VERIFY' | 'REEXTRACT';
 export type OperationStatus =

@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../operations/types.js';
+import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { recordOperation, type OperationStatus } from '../operations/record.js';

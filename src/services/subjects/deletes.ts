@@ -4,7 +4,7 @@ import { escapeLike } from '../query-helpers.js';
 import { operationUuidsWithSubject, subjectRefsOfOperation } from './lookup.js';
 import { removeSubjects, type SubjectKey } from './remove.js';
 import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../operations/types.js';
+import type { Surface } from '../../auth/roles.js';
 import { actor, ownerOf, ownsSubject } from '../ownership.js';
 
 /** Who asks for a delete: named in its log line, and on the user surface the limit of what it may delete. */

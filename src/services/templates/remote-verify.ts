@@ -1,6 +1,6 @@
 import { cosineInt8, cosineToScore, faceRecord, parseTemplate, BiometricError, type Template } from '../../biometrics/index.js';
 import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../operations/types.js';
+import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, invalid } from '../errors.js';
 import { recordOperation } from '../operations/record.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import type { OperationSpec, Surface } from '../../../src/operations/types.js';
+import type { OperationSpec } from '../../../src/operations/types.js';
+import type { Surface } from '../../../src/auth/roles.js';
 import { jsonSchemaOf, jsonType, METACHARS, nodesOf, REMOVE, replaceAt, typesOf, validish, type Hints, type JsonSchema } from './schema-arb.js';
 
 /**
