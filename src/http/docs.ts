@@ -6,6 +6,8 @@ import { namedModels } from '../schemas/models.js';
 import type { Surface } from '../auth/roles.js';
 import type { AppEnv } from './env.js';
 import { docsPage } from './docs-page.js';
+import { PROBLEM_BASE } from './problem.js';
+import type { ErrorCode } from '../services/errors.js';
 
 const surfaceDocPath: Record<Surface, string> = { admin: '/admin/openapi.json', root: '/openapi.json', user: '/user/openapi.json' };
 const surfaceTitle: Record<Surface, string> = {
@@ -41,11 +43,16 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
     tags: ['Login and tokens'],
     summary: 'Authenticates with user name and password; returns authentication type and granted authorities',
     description: 'No surface prefix. Credentials as a JSON body, or as an HTTP Basic header with no body. Failed attempts are throttled (429).',
+    security: [],
     request: { body: { required: false, content: { 'application/json': { schema: LoginRequest } } } },
     responses: {
       200: { description: 'Authenticated', content: { 'application/json': { schema: LoginResponse } } },
-      401: { description: 'Bad credentials', content: { 'application/problem+json': { schema: ProblemSchema } } },
-      429: { description: 'Too many failed attempts', content: { 'application/problem+json': { schema: ProblemSchema } } },
+      400: problemAnswer('Invalid body (problem+json naming the fields)', 'validation'),
+      401: problemAnswer('Bad credentials', 'unauthorized'),
+      413: problemAnswer('Request body too large', 'payload-too-large'),
+      415: problemAnswer('The body is not application/json', 'unsupported-media-type'),
+      429: problemAnswer('Too many failed attempts; retry after Retry-After', 'too-many-requests'),
+      500: problemAnswer('Internal error, recorded in the exception log', 'internal'),
     },
   });
   registry.registerPath({
@@ -67,12 +74,17 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
       200: { description: 'Tokens', content: { 'application/json': { schema: AccessTokenResponse } } },
       400: { description: 'RFC 6749 error', content: { 'application/json': { schema: OAuthError } } },
       401: { description: 'Bad client credentials', content: { 'application/json': { schema: OAuthError } } },
-      413: { description: 'Request body too large', content: { 'application/problem+json': { schema: ProblemSchema } } },
+      413: problemAnswer('Request body too large', 'payload-too-large'),
       415: { description: 'The body is neither form-encoded nor JSON (RFC 6749 error invalid_request)', content: { 'application/json': { schema: OAuthError } } },
       429: { description: 'Too many failed client authentications (RFC 6749 error invalid_client; Retry-After)', content: { 'application/json': { schema: OAuthError } } },
-      500: { description: 'Internal error, recorded in the exception log', content: { 'application/problem+json': { schema: ProblemSchema } } },
+      500: problemAnswer('Internal error, recorded in the exception log', 'internal'),
     },
   });
+}
+
+/** A problem+json answer of the unprefixed routes, naming its problem type as the operations' answers do. */
+function problemAnswer(description: string, code: ErrorCode) {
+  return { description: `${description}. Problem type: ${PROBLEM_BASE}/${code}`, content: { 'application/problem+json': { schema: ProblemSchema } } };
 }
 
 /** Serve one OpenAPI 3.1 document per surface and the interactive docs page at /docs. */

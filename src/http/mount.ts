@@ -8,6 +8,7 @@ import { prefixOf, requiredRole, type OperationSpec } from '../operations/types.
 import { SURFACES, type Surface } from '../auth/roles.js';
 import { authorise, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
+import { problemAnswersOf } from './problem-responses.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
 import type { AppEnv } from './env.js';
 
@@ -47,14 +48,6 @@ export function routeOrder(a: string, b: string): number {
   };
   return firstParam(b) - firstParam(a) || b.length - a.length;
 }
-
-const problemResponses = {
-  400: 'Invalid request (problem+json naming the fields)',
-  401: 'Missing or bad credentials',
-  403: 'Credentials lack the scope',
-  404: 'Not found',
-  500: 'Internal error, recorded in the exception log',
-};
 
 /**
  * Mount every operation of the table on every surface it lists, and describe each surface in its own
@@ -113,8 +106,8 @@ function describe(spec: OperationSpec, path: string, role: string) {
     ...(Object.keys(okContent).length ? { content: okContent } : {}),
   };
   for (const [status, description] of Object.entries(spec.emptyResponses ?? {})) responses[status] = { description };
-  for (const [status, description] of Object.entries({ ...problemResponses, ...spec.problems })) {
-    responses[status] = { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+  for (const [status, { description, types }] of Object.entries(problemAnswersOf(spec))) {
+    responses[status] = { description: `${description}. Problem type: ${types.join(' or ')}`, content: { 'application/problem+json': { schema: ProblemSchema } } };
   }
   const scheme = role.toLowerCase();
   const security = spec.open ? [] : [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }];

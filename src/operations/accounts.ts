@@ -13,6 +13,7 @@ const admin = ['admin'] as const;
 export const accountOperations = [
   defineOperation({
     id: 'createAccount', method: 'post', path: '/accounts/create', surfaces: admin, area,
+    problems: { 409: 'An account of that user name exists' },
     summary: 'Creates an account',
     request: { body: CreateAccountRequest },
     status: 201,
@@ -21,6 +22,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'changeAccount', method: 'post', path: '/accounts/change', surfaces: admin, area,
+    problems: { 409: 'The new user name is taken, or the change would leave no enabled ADMIN account' },
     summary: 'Changes an account',
     description: 'Renames, re-roles, enables or disables an account, or resets its password. A new password or role, or disabling, ends every token the account holds at once (access tokens of every grant, refresh tokens, unredeemed codes); deleting does too.',
     request: { body: ChangeAccountRequest },
@@ -29,6 +31,7 @@ export const accountOperations = [
   }),
   defineOperation({
     id: 'deleteAccounts', method: 'delete', path: '/accounts/delete', surfaces: admin, area,
+    problems: { 409: 'The deletion would leave no enabled ADMIN account' },
     summary: 'Deletes accounts',
     description: 'All or nothing; refuses to delete the last enabled ADMIN.',
     request: { body: DeleteAccountsRequest },

@@ -138,6 +138,7 @@ export const adjudicationOperations = [
   }),
   defineOperation({
     id: 'solveAdjudicationCase', method: 'post', path: '/adjudication/solve', surfaces: adminRoot, rootPrefix, area,
+    problems: { 409: 'The case is already solved, or this adjudicator has already decided on it' },
     summary: 'Solves a pending adjudication',
     description:
       'Records the caller\'s decision. When adjudication.requiredDecisions decisions agree, the case moves to the solved store and the probe subject becomes ENROLLED (NOT_DUPLICATE) or REJECTED (DUPLICATE); disagreement marks the case CONFLICTED for an ADMIN to settle. Only the adjudicator holding an unexpired lease on the case, or an ADMIN, may decide (403 otherwise); an ADMIN\'s decision is final and settles the case at once. One decision per account per case (409 on a second, and on a solved case).',

@@ -32,6 +32,7 @@ function proxy(id: string, method: HttpMethod) {
       'and the process fewer than BIMS_STREAMS_TOTAL (503 otherwise), both problem+json with Retry-After.',
     response: { description: "The dashboard component's answer (bytes)", content: { '*/*': binary } },
     problems: {
+      405: "The component's own answer for a method its page does not take, passed through",
       429: 'An event stream refused: this address already holds as many as it may',
       502: 'The dashboard component is down or did not start answering in time',
       503: 'An event stream refused: the process holds as many as it may',

@@ -7,5 +7,11 @@ import type { OperationSpec } from './types.js';
  */
 export const extractionProblems: NonNullable<OperationSpec['problems']> = {
   429: 'This account already has as many extractions waiting as it may; retry after Retry-After',
-  503: 'Extraction is unavailable for now (queue full, job too slow, models missing, shutting down); retry after Retry-After',
+  503: 'Extraction (or, for a licensed operation, the licence check) is unavailable for now (queue full, job too slow, models missing, shutting down); retry after Retry-After',
+};
+
+/** The refusals of an operation that counts against the licence (src/services/licensing/usage.ts). */
+export const licenceProblems: NonNullable<OperationSpec['problems']> = {
+  402: 'The licence quota for this operation is spent (licence-exhausted)',
+  403: 'Credentials lack the scope, or the licence is expired or does not cover the operation (licence-expired, licence-invalid)',
 };

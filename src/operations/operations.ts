@@ -11,18 +11,18 @@ import { ownerOf } from '../services/ownership.js';
 import { handleRemoteVerify } from './template-handlers.js';
 import { defineOperation } from './types.js';
 import { checkImage, createOperation } from '../services/operations/create.js';
-import { extractionProblems } from './extraction-problems.js';
+import { extractionProblems, licenceProblems } from './extraction-problems.js';
 
 const area = 'Operations';
 const adminRoot = ['admin', 'root'] as const;
 const all = ['admin', 'root', 'user'] as const;
-const missing = 'the face engine and operations service (issue 4)';
 
 /** Seed section 4.10: biometric operations (verify, identify, check, remote verify) and their log. */
 export const operationOperations = [
   defineOperation({
     id: 'createOperation', method: 'post', path: '/operations/create', surfaces: adminRoot, area,
-    problems: extractionProblems,
+    licensed: true,
+    problems: { ...extractionProblems, ...licenceProblems },
     summary: 'Creates an operation and stores it',
     description: 'VERIFY (1:1 against a subject), IDENTIFY (1:N over the enrolled gallery) or CHECK (quality and liveness only; stores no template).',
     request: { body: CreateOperationRequest },
@@ -70,6 +70,7 @@ export const operationOperations = [
   }),
   defineOperation({
     id: 'deleteOperation', method: 'delete', path: '/operations/uuid/', surfaces: adminRoot, area,
+    problems: { 409: 'A stored subject depends on the operation' },
     summary: 'Deletes an operation by UUID',
     description: 'With the probe images and samples stored under its UUID that belong to no subject. An operation holding the enrolment or samples of a stored subject is refused with 409 naming the subject (delete the subject instead).',
     request: { query: UuidQuery },
@@ -78,6 +79,7 @@ export const operationOperations = [
   }),
   defineOperation({
     id: 'deleteOperations', method: 'delete', path: '/operations', surfaces: adminRoot, area,
+    problems: { 409: 'A stored subject depends on one of the operations' },
     summary: 'Deletes operations by a list of UUIDs',
     description: 'All or nothing: unknown UUIDs are one 404 naming them (`missing`); an operation a stored subject depends on is a 409, as for deleteOperation.',
     request: { body: DeleteOperationsRequest },
@@ -86,6 +88,7 @@ export const operationOperations = [
   }),
   defineOperation({
     id: 'remoteVerify', method: 'post', path: '/operations/remote-verify', surfaces: all, area,
+    problems: { 422: 'The template or encrypted template cannot be used (`reason` says why)' },
     summary:
       'Remotely verifies a face verification template together with an encrypted template created locally with the matcher SDK',
     description:

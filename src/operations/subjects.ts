@@ -11,7 +11,7 @@ import { forOwnedSubject, subjectHandlers } from './subject-handlers.js';
 import { defineOperation } from './types.js';
 import { enrolSubject } from '../services/enrolment/enrol.js';
 import { reextractSubject } from '../services/reextract/reextract-subject.js';
-import { extractionProblems } from './extraction-problems.js';
+import { extractionProblems, licenceProblems } from './extraction-problems.js';
 
 const area = 'Subjects';
 const adminRoot = ['admin', 'root'] as const;
@@ -21,7 +21,8 @@ const all = ['admin', 'root', 'user'] as const;
 export const subjectOperations = [
   defineOperation({
     id: 'createSubject', method: 'post', path: '/subjects/create', surfaces: all, area,
-    problems: extractionProblems,
+    licensed: true,
+    problems: { ...extractionProblems, ...licenceProblems, 409: 'A subject with that subjectId exists', 422: 'The samples or template cannot be enrolled (the detail says why)' },
     summary: 'Creates a subject and stores it',
     description:
       'Extracts every sample (all or nothing), applies the quality gates, then deduplicates: a duplicate makes the subject REJECTED, a possible duplicate PENDING_ADJUDICATION with a pending case, otherwise ENROLLED. Records an ENROLL operation.',
@@ -121,6 +122,7 @@ export const subjectOperations = [
   }),
   defineOperation({
     id: 'getTemplateModalities', method: 'post', path: '/subjects/qrcode/modalities', surfaces: all, area,
+    problems: { 422: 'The template cannot be read (`reason` says why)' },
     summary: 'Modality types contained in a template',
     description: 'Takes a bare template, a signed QR payload, or an encrypted QR payload (the JWE text): 400 naming the field for bytes that are none of them, 422 for an encrypted template the service cannot vouch for.',
     request: { body: GetTemplateModalitiesRequest },
@@ -129,7 +131,7 @@ export const subjectOperations = [
   }),
   defineOperation({
     id: 'reextractSubject', method: 'post', path: '/subjects/reextract-subject', surfaces: all, area,
-    problems: extractionProblems,
+    problems: { ...extractionProblems, 422: 'The subject cannot be re-extracted as asked (the detail says why)' },
     summary: 'Re-extracts the template to the current template version',
     description:
       'With `subjectId`: recomputes every face template of the stored subject from its stored original images, and every voice template from its stored WAV originals (the subject\'s VOICE template becomes their average again), with the current models, in one transaction with a REEXTRACT operation (the gallery follows for an ENROLLED subject). A sample enrolled from a template has no image: it is kept when already of the current version, otherwise the request is refused with 422 naming it (`samplesWithoutImage`). With `template` and `faces`: the new samples must each match the old template (same template version only; another version is a 422, since models of different versions cannot be compared) and the new template is answered. Refusals are 422 with `operationUuid` and `operationStatus` (MATCH_NOT_FOUND, NO_FACE_DETECTED, FAILED...). New `voices` with a template: 422 naming `body.voices` (a template is proven with faces). The whole gallery is re-extracted by `npm run reextract`.',

@@ -7,6 +7,8 @@ import type { Role, Surface } from '../auth/roles.js';
 /** Declared in auth/roles.ts; re-exported for the operation files that speak of both. */
 export type { Role, Surface };
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+/** The problem statuses an operation may answer (application/problem+json). */
+export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
 
 /** What a handler receives: validated input, the caller, and the services. */
 export interface HandlerInput<Q = any, P = any, B = any> {
@@ -63,10 +65,12 @@ export interface OperationSpec {
   /** Other successful answers without a body, for the document, e.g. `{ 204: 'Nothing waits' }`. */
   emptyResponses?: Partial<Record<200 | 201 | 202 | 204, string>>;
   /**
-   * Problem answers beyond the ones every operation may give (400, 401, 403, 404, 500), for the document,
-   * e.g. `{ 429: 'Too many extractions waiting for this account' }`.
+   * Problem answers beyond the ones derived from the entry (400, 404, 500; 401, 403, 429 unless open; 413, 415
+   * with a body: see http/problem-responses.ts), for the document, e.g. `{ 409: 'The subject id is taken' }`.
    */
-  problems?: Partial<Record<402 | 409 | 413 | 422 | 429 | 502 | 503 | 504, string>>;
+  problems?: Partial<Record<ProblemStatus, string>>;
+  /** The operation counts against the licence: refused 402 (quota spent) or 403 (expired or invalid licence). */
+  licensed?: true;
   /** The handler: validated input in, data for the response schema (or a ready Response) out. */
   handle: (input: HandlerInput) => Promise<HandlerResult>;
   /**

@@ -104,3 +104,43 @@ describe('OpenAPI documents', () => {
     });
   }
 });
+
+describe('statuses in the documents', () => {
+  const docPath = { admin: '/admin/openapi.json', root: '/openapi.json', user: '/user/openapi.json' } as const;
+  for (const surface of ['admin', 'root', 'user'] as const) {
+    it(`${docPath[surface]}: every operation documents what its entry implies and what its text mentions, each problem with its type`, async () => {
+      const doc = await (await booted.app.request(docPath[surface])).json();
+      const wrong: string[] = [];
+      for (const item of Object.values<Record<string, any>>(doc.paths)) {
+        for (const op of Object.values<any>(item)) {
+          const statuses = Object.keys(op.responses);
+          // The unprefixed login and token endpoints have no resource to miss.
+          const want = ['login', 'oauth2Token'].includes(op.operationId) ? ['400', '500'] : ['400', '404', '500'];
+          if (op.security?.length) want.push('401', '403', '429');
+          if (op.requestBody) want.push('413', '415');
+          for (const m of `${op.summary ?? ''} ${op.description ?? ''}`.matchAll(/\b([45]\d\d)\b/g)) want.push(m[1]!);
+          for (const status of want) if (!statuses.includes(status)) wrong.push(`${op.operationId}: ${status} not documented`);
+          for (const status of statuses.filter((s) => Number(s) >= 400)) {
+            const response = op.responses[status];
+            const typed = /problems\/[a-z-]+/.test(response.description) || response.content?.['application/json'];
+            if (!typed) wrong.push(`${op.operationId}: ${status} names no problem type`);
+          }
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  it('the observed undocumented answers are documented now', async () => {
+    const admin = await (await booted.app.request('/admin/openapi.json')).json();
+    const root = await (await booted.app.request('/openapi.json')).json();
+    expect(Object.keys(admin.paths['/admin/accounts/create'].post.responses)).toContain('409');
+    expect(Object.keys(admin.paths['/admin/subjects/create'].post.responses)).toEqual(expect.arrayContaining(['402', '409', '429', '503']));
+    expect(Object.keys(admin.paths['/admin/operations/create'].post.responses)).toEqual(expect.arrayContaining(['402', '429', '503']));
+    expect(Object.keys(root.paths['/licensing/update'].post.responses)).toContain('422');
+    expect(Object.keys(root.paths['/dashboard/{path}'].get.responses)).toContain('405');
+    expect(Object.keys(root.paths['/login'].post.responses)).toEqual(expect.arrayContaining(['400', '429']));
+    expect(root.paths['/login'].post.security).toEqual([]);
+    expect(root.paths['/oauth2/token'].post.security).toEqual([]);
+  });
+});
