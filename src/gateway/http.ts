@@ -13,7 +13,7 @@ export interface JsonAnswer {
 export async function exchangeJson(
   component: GatewayComponent,
   url: string,
-  init: { method: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string> },
+  init: { method: 'GET' | 'POST' | 'DELETE'; body?: unknown; headers?: Record<string, string> },
   timeoutMs: number,
   outerSignal?: AbortSignal,
 ): Promise<JsonAnswer> {

@@ -37,10 +37,10 @@ export const gatewayOperations = [
     id: 'connectToGateway', method: 'post', path: '/gateway/connect', surfaces: all, area,
     summary: 'Connects to a session',
     description:
-      'Sends the JSEP offer with the init params of the session (FVInitParams for face, MultimodalInitParams for face and voice, or their Advanced forms with per-session overrides) and answers with the plugin\'s event carrying the JSEP answer. The echo test plugin is also told to echo audio and video.',
+      'Sends the JSEP offer with the init params of the session (FVInitParams for face, MultimodalInitParams for face and voice, or their Advanced forms with per-session overrides) and answers with the plugin\'s event carrying the JSEP answer. On a handle of janus.plugin.videoroom this starts a biometric capture session: the camera is published, its frames analysed, and the operation the params name runs on the best frames; its events (guidance, then DONE with the status, score and operation UUID, or TIMEOUT) are read with getSession (docs/gateway-capture.md). Invalid params are a 400 before any media flows. The echo test plugin is told to echo audio and video.',
     request: { body: ConnectData },
-    response: { description: "The gateway's answer with the JSEP answer", schema: GatewayResponse },
-    handle: async ({ services, body }) => services.gateway.connect(body),
+    response: { description: "The gateway's answer with the JSEP answer (and, for a capture session, `capture` with its first events)", schema: GatewayResponse },
+    handle: async ({ services, body, principal, surface }) => services.gateway.connect(body, { services, caller: { principal, surface } }),
   }),
   defineOperation({
     id: 'trickleGateway', method: 'post', path: '/gateway/trickle', surfaces: all, area,
@@ -76,7 +76,7 @@ export const gatewayOperations = [
     id: 'getSession', method: 'get', path: '/gateway/session', surfaces: adminRoot, area,
     summary: 'Information about a session',
     request: { query: SessionQuery },
-    response: { description: 'The handles of the session (or the info of one handle), the events the service received for it (webrtcup, media, hangup ...) and the handles whose PeerConnection is up', schema: GatewayAdminSessionResponse },
+    response: { description: 'The handles of the session (or the info of one handle), the events the service received for it (webrtcup, media, hangup ...) and those of its capture session (plugindata.plugin "bims.capture"), and the handles whose PeerConnection is up', schema: GatewayAdminSessionResponse },
     handle: async ({ services, query }) => services.gateway.session(query.sessionId, query.handleId),
   }),
   defineOperation({

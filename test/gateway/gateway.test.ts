@@ -122,7 +122,7 @@ describe('server information and settings', () => {
     const res = await call('GET', '/admin/gateway/info');
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({ janus: 'server_info', version_string: expect.any(String), supervisor: { state: 'running', restarts: 0 } });
-    expect(Object.keys(res.json.plugins)).toEqual(['janus.plugin.echotest']);
+    expect(Object.keys(res.json.plugins).sort()).toEqual(['janus.plugin.echotest', 'janus.plugin.videoroom']);
     expect(Object.keys(res.json.transports)).toEqual(['janus.transport.http']);
     const { apiSecret, adminSecret } = sidecar.sidecar.janus.snapshot().janus;
     expect(res.text).not.toContain(apiSecret);

