@@ -76,7 +76,7 @@ export async function remoteVerify(baseUrl: string | URL, credentials: Credentia
   return json as RemoteVerifyResult;
 }
 
-function authorization(c: Credentials): string {
+export function authorization(c: Credentials): string {
   if ('authorization' in c) return c.authorization;
   if ('accessToken' in c) return `Bearer ${c.accessToken}`;
   return `Basic ${toBase64(new TextEncoder().encode(`${c.username}:${c.password}`))}`;

@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import jpeg from 'jpeg-js';
@@ -72,7 +74,17 @@ interface Capture {
   sessionId: number;
 }
 
-/** One browser with the clip as its camera; the page captures with the params until the outcome. */
+let bundled: Promise<string> | undefined;
+/** src/sdk/gateway-capture.ts as a script defining window.bimsCapture. */
+function sdkHelper(): Promise<string> {
+  bundled ??= build({
+    entryPoints: [fileURLToPath(new URL('../../src/sdk/gateway-capture.ts', import.meta.url))],
+    bundle: true, write: false, format: 'iife', globalName: 'bimsCapture', platform: 'browser', target: 'chrome110',
+  }).then((out) => out.outputFiles[0]!.text);
+  return bundled;
+}
+
+/** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
 async function captureWith(clipPath: string, params: Record<string, unknown>): Promise<Capture> {
   const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clipPath}`];
   const isolated = net.mode === 'isolated' ? net : null;
@@ -82,44 +94,23 @@ async function captureWith(clipPath: string, params: Record<string, unknown>): P
   try {
     const tab = await browser.newPage();
     await tab.goto(page.url);
+    // The browser SDK's capture helper, bundled from its source for this page.
+    await tab.addScriptTag({ content: await sdkHelper() });
     return await tab.evaluate(
       async ({ apiUrl, authorization, params }) => {
-        const call = async (method: string, path: string, body?: unknown) => {
-          const res = await fetch(`${apiUrl}${path}`, {
-            method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-          });
-          const json = await res.json();
-          if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-          return json;
-        };
+        const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') }).bimsCapture;
         const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio: false });
-        const pc = new RTCPeerConnection({ iceServers: [] });
-        const candidates: RTCIceCandidateInit[] = [];
-        const gathered = new Promise<void>((resolve) => {
-          pc.onicecandidate = (event) => (event.candidate ? candidates.push(event.candidate.toJSON()) : resolve());
-        });
-        for (const track of stream.getTracks()) pc.addTrack(track, stream);
-        const attached = await call('POST', '/user/gateway/create-and-attach?plugin=janus.plugin.videoroom');
-        const sessionId: number = attached.session_id;
-        const handleId: number = attached.data.id;
-        const offer = await pc.createOffer();
-        await pc.setLocalDescription(offer);
-        const connected = await call('POST', '/user/gateway/connect', { sessionId, handleId, jsep: { type: offer.type, sdp: offer.sdp }, params });
-        await pc.setRemoteDescription(connected.jsep);
-        await gathered;
-        await call('POST', '/user/gateway/trickle', { sessionId, handleId, candidates });
-        await call('POST', '/user/gateway/trickle', { sessionId, handleId, completed: true });
-        // The capture's events are the session's events from the plugin "bims.capture" (getSession).
-        for (;;) {
-          const session = await call('GET', `/gateway/session?sessionId=${sessionId}&handleId=${handleId}`);
-          const events = (session.events as { plugindata?: { plugin: string; data: { type: string } } }[])
-            .filter((e) => e.plugindata?.plugin === 'bims.capture').map((e) => e.plugindata!.data);
-          const last = events.at(-1) as { type: string; status: string; metrics: Record<string, number | null> } | undefined;
-          if (last && ['DONE', 'TIMEOUT', 'FAILED'].includes(last.type)) {
-            return { sessionId, state: last.type, events, result: last, metrics: last.metrics };
-          }
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
+        const events: { type: string }[] = [];
+        let sessionId = 0;
+        const realFetch = window.fetch.bind(window);
+        // Only to learn the session id for the assertions below; the helper itself does every call.
+        window.fetch = async (input, init) => {
+          const res = await realFetch(input, init);
+          if (String(input).includes('create-and-attach')) sessionId = (await res.clone().json()).session_id;
+          return res;
+        };
+        const outcome = await sdk.captureWithGateway(apiUrl, { authorization }, { stream, params, onEvent: (e) => events.push(e) });
+        return { sessionId, state: outcome.type, events, result: outcome, metrics: outcome.metrics as Record<string, number | null> };
       },
       { apiUrl: api.url, authorization: adminAuth, params },
     );

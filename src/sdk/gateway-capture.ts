@@ -1,0 +1,98 @@
+import { authorization, type Credentials } from './remote-verify.js';
+
+/** One event of a capture session (docs/gateway-capture.md): guidance while streaming, then the outcome. */
+export interface CaptureEvent {
+  at: string;
+  type: string;
+  [key: string]: unknown;
+}
+
+/** The outcome: DONE with the operation's status, score and UUID, or TIMEOUT, or FAILED. */
+export interface CaptureOutcome extends CaptureEvent {
+  type: 'DONE' | 'TIMEOUT' | 'FAILED';
+  status: string;
+  operationUuid?: string;
+  subjectId?: string;
+  score?: number;
+  reason?: string;
+}
+
+export interface CaptureOptions {
+  /** The camera (and microphone) stream, e.g. from navigator.mediaDevices.getUserMedia({ video: true }). */
+  stream: MediaStream;
+  /** The session's init params, e.g. { kind: 'FV', purpose: 'VERIFY', subjectId: 'alice' }. */
+  params: Record<string, unknown>;
+  /** Called with each event as it is read (face found, move closer, ...). */
+  onEvent?: (event: CaptureEvent) => void;
+  /** API prefix of the gateway operations for the calls that open the session: '/user' (default), '/admin' or ''. */
+  surface?: '/user' | '/admin' | '';
+  /** How often the session's events are read, in ms (default 300). */
+  pollMs?: number;
+}
+
+export class CaptureError extends Error {
+  override name = 'CaptureError';
+  constructor(message: string, readonly status?: number, readonly problem?: unknown) {
+    super(message);
+  }
+}
+
+/**
+ * Run a biometric capture over the media gateway: create a session with a VideoRoom handle, send the offer
+ * with the init params (connect), trickle the candidates, follow the capture's events with getSession (on the
+ * root surface, which needs an administrator's credentials today) and resolve with the outcome. The gateway
+ * ends the session by itself; the PeerConnection is closed here.
+ *
+ * @example
+ * const stream = await navigator.mediaDevices.getUserMedia({ video: true });
+ * const outcome = await captureWithGateway('https://bims.example', { accessToken }, {
+ *   stream, params: { kind: 'FV', purpose: 'VERIFY', subjectId: 'alice' }, onEvent: (e) => show(e.type),
+ * });
+ * if (outcome.type === 'DONE' && outcome.status === 'SUCCESS') welcome();
+ */
+export async function captureWithGateway(baseUrl: string, credentials: Credentials, options: CaptureOptions): Promise<CaptureOutcome> {
+  const base = baseUrl.replace(/\/$/, '');
+  const prefix = options.surface ?? '/user';
+  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: authorization(credentials), accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const json = await res.json().catch(() => null);
+    if (!res.ok) throw new CaptureError(`${path} answered ${res.status}${(json as { detail?: string } | null)?.detail ? `: ${(json as { detail: string }).detail}` : ''}`, res.status, json);
+    return json;
+  };
+  const pc = new RTCPeerConnection({ iceServers: [] });
+  try {
+    const candidates: RTCIceCandidateInit[] = [];
+    const gathered = new Promise<void>((resolve) => {
+      pc.onicecandidate = (event) => (event.candidate ? candidates.push(event.candidate.toJSON()) : resolve());
+    });
+    for (const track of options.stream.getTracks()) pc.addTrack(track, options.stream);
+    const attached = await call('POST', `${prefix}/gateway/create-and-attach?plugin=janus.plugin.videoroom`);
+    const sessionId: number = attached.session_id;
+    const handleId: number = attached.data.id;
+    const offer = await pc.createOffer();
+    await pc.setLocalDescription(offer);
+    const connected = await call('POST', `${prefix}/gateway/connect`, { sessionId, handleId, jsep: { type: offer.type, sdp: offer.sdp }, params: options.params });
+    await pc.setRemoteDescription(connected.jsep);
+    await gathered;
+    if (candidates.length) await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, candidates });
+    await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, completed: true });
+
+    let seen = 0;
+    for (;;) {
+      const session = await call('GET', `/gateway/session?sessionId=${sessionId}&handleId=${handleId}`);
+      const events = ((session.events ?? []) as { plugindata?: { plugin: string; data: CaptureEvent } }[])
+        .filter((e) => e.plugindata?.plugin === 'bims.capture').map((e) => e.plugindata!.data);
+      for (const event of events.slice(seen)) options.onEvent?.(event);
+      seen = Math.max(seen, events.length);
+      const last = events.at(-1);
+      if (last && (last.type === 'DONE' || last.type === 'TIMEOUT' || last.type === 'FAILED')) return last as CaptureOutcome;
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 300));
+    }
+  } finally {
+    pc.close();
+  }
+}
