@@ -214,6 +214,13 @@ export class SigningKeys {
     }
   }
 
+  /** Whether tokens signed by `kid` still verify (held and not retired), for tokens verified before. */
+  async usable(kid: string): Promise<boolean> {
+    await this.refresh();
+    const key = this.keys.get(kid);
+    return key !== undefined && !key.retired;
+  }
+
   /** Public keys of every unretired key, for `/oauth2/jwks`. */
   async jwks(): Promise<{ keys: JWK[] }> {
     await this.current();

@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
 import type { Database } from './tables.js';
 import { migrations } from './migrations/index.js';
 import { hexToBytea } from './bytea-hex.js';
+import { nameStatements } from './prepared.js';
 
 /** Which engine holds the data; reported by management info and cluster status. */
 export type DialectName = 'postgres' | 'pglite';
@@ -43,6 +44,8 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
     // An idle client that loses its server must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // Hot queries (src/db/prepared.ts) go as named statements, parsed and planned once per connection.
+    pool.on('connect', (client) => nameStatements(client));
     dialect = new PostgresDialect({ pool });
     name = 'postgres';
     listen = async (channel, onMessage, onLost, onRestored) => {

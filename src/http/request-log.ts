@@ -10,7 +10,7 @@ export function requestLog(): MiddlewareHandler<AppEnv> {
     c.get('services').ctx.log.info('request', {
       requestId: c.get('requestId'),
       method: c.req.method,
-      path: new URL(c.req.url).pathname,
+      path: c.req.path,
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       operationId: c.get('operationId'),

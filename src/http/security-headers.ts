@@ -1,6 +1,24 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.js';
 
+/** The headers every answer carries whatever it is, in the order they are set. */
+const FIXED: readonly [string, string][] = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-Frame-Options', 'DENY'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  // No other site may embed our answers (QR codes and images carry biometric data); CORS reads are not
+  // affected, CORP applies to no-cors loads such as <img> and <script>.
+  ['Cross-Origin-Resource-Policy', 'same-origin'],
+  // Sent over plain http too: browsers ignore it there (RFC 6797 8.1), and behind a TLS-terminating proxy
+  // the service cannot reliably tell whether the client saw https. No includeSubDomains: other hosts of
+  // the operator's domain are not ours to bind.
+  ['Strict-Transport-Security', 'max-age=31536000'],
+  ['Permissions-Policy', 'camera=(), microphone=(), geolocation=()'],
+];
+const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'";
+const ORIGIN_IN_VARY = /(^|,)\s*origin\s*(,|$)/i;
+
 /**
  * Security headers on every response (preflights, errors and 404s included), and CORS closed unless origins
  * are configured (comma-separated BIMS_CORS_ORIGINS, or `*`). Pages that need more than `default-src 'none'`
@@ -11,9 +29,11 @@ export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> 
   // Once CORS is open, answers depend on the Origin header (an allowed origin is echoed, with `*` too), so
   // shared caches must key on it, including for answers to origins that were not allowed.
   const variesByOrigin = allowed.length > 0;
+  const anyOrigin = allowed.includes('*');
   return async (c, next) => {
-    const origin = c.req.header('origin');
-    const corsOk = origin !== undefined && (allowed.includes('*') || allowed.includes(origin));
+    // Without configured origins no Origin header changes anything: it is not even read.
+    const origin = variesByOrigin ? c.req.header('origin') : undefined;
+    const corsOk = origin !== undefined && (anyOrigin || allowed.includes(origin));
     if (c.req.method === 'OPTIONS' && corsOk && c.req.header('access-control-request-method')) {
       c.res = new Response(null, {
         status: 204,
@@ -27,25 +47,14 @@ export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> 
       await next();
     }
     const h = c.res.headers;
-    h.set('X-Content-Type-Options', 'nosniff');
-    h.set('X-Frame-Options', 'DENY');
-    h.set('Referrer-Policy', 'no-referrer');
-    h.set('Cross-Origin-Opener-Policy', 'same-origin');
-    // No other site may embed our answers (QR codes and images carry biometric data); CORS reads are not
-    // affected, CORP applies to no-cors loads such as <img> and <script>.
-    h.set('Cross-Origin-Resource-Policy', 'same-origin');
-    // Sent over plain http too: browsers ignore it there (RFC 6797 8.1), and behind a TLS-terminating proxy
-    // the service cannot reliably tell whether the client saw https. No includeSubDomains: other hosts of
-    // the operator's domain are not ours to bind.
-    h.set('Strict-Transport-Security', 'max-age=31536000');
-    h.set('Permissions-Policy', 'camera=(), microphone=(), geolocation=()');
-    if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    for (const [name, value] of FIXED) h.set(name, value);
+    if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', DEFAULT_CSP);
     if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store');
     h.set('X-Request-Id', c.get('requestId'));
     // Names the seed operation that answered, so clients and tests can tell which route matched.
     const operationId = c.get('operationId');
     if (operationId) h.set('X-Bims-Operation', operationId);
-    if (variesByOrigin && !/(^|,)\s*origin\s*(,|$)/i.test(h.get('Vary') ?? '')) h.append('Vary', 'Origin');
+    if (variesByOrigin && !ORIGIN_IN_VARY.test(h.get('Vary') ?? '')) h.append('Vary', 'Origin');
     if (corsOk) {
       h.set('Access-Control-Allow-Origin', origin!);
       h.set('Access-Control-Expose-Headers', 'X-Request-Id, X-Bims-Operation, WWW-Authenticate, Retry-After');

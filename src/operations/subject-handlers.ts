@@ -5,7 +5,12 @@ import {
   countSubjects, enrolledModalities, getMultimodalSubject, getSubject, listMultimodalSubjects, listSubjectIds, listSubjects,
   subjectsForDownload,
 } from '../services/subjects/queries.js';
-import type { HandlerInput } from './types.js';
+import type { HandlerInput, RequestSpec } from './types.js';
+import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams } from '../schemas/biometric-data.js';
+import {
+  ClearDbQuery, DeleteSubjectQuery, DeleteSubjectsByUuidRequest, DeleteSubjectsRequest, SubjectIdListQuery, SubjectIdQuery, SubjectsCountQuery,
+  SubjectsQuery,
+} from '../schemas/subjects.js';
 import { ownerOf } from '../services/ownership.js';
 import { findSubject } from '../services/subjects/lookup.js';
 
@@ -14,25 +19,26 @@ import { findSubject } from '../services/subjects/lookup.js';
  * function of services/subjects. Only the download builds its own Response (an attachment).
  */
 
-type H = (input: HandlerInput) => Promise<unknown>;
+/** A handler's input, typed from the schemas its operation declares (src/operations/subjects.ts). */
+type In<R extends RequestSpec> = HandlerInput<R>;
 
 const SubjectsFile = z.array(Subject);
 
 export const subjectHandlers = {
-  getSubjects: ({ services, query }) => listSubjects(services.ctx, query),
-  getSubjectsCount: ({ services, query }) => countSubjects(services.ctx, query),
-  getSubjectsIdList: ({ services, query, surface, principal }) => listSubjectIds(services.ctx, query, ownerOf({ surface, principal })),
-  getSubjectById: ({ services, params }) => getSubject(services.ctx, { id: params.id }),
-  getSubjectBySubjectId: ({ services, params }) => getSubject(services.ctx, { subjectId: params.subjectId }),
-  getSubjectByOperationId: ({ services, params, surface, principal }) => getSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal })),
-  getMultimodalSubjects: ({ services, query }) => listMultimodalSubjects(services.ctx, query),
-  getMultimodalSubjectById: ({ services, params }) => getMultimodalSubject(services.ctx, { id: params.id }),
-  getMultimodalSubjectBySubjectId: ({ services, params }) => getMultimodalSubject(services.ctx, { subjectId: params.subjectId }),
-  getMultimodalSubjectByOperationId: ({ services, params, surface, principal }) =>
+  getSubjects: ({ services, query }: In<{ query: typeof SubjectsQuery }>) => listSubjects(services.ctx, query),
+  getSubjectsCount: ({ services, query }: In<{ query: typeof SubjectsCountQuery }>) => countSubjects(services.ctx, query),
+  getSubjectsIdList: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdListQuery }>) => listSubjectIds(services.ctx, query, ownerOf({ surface, principal })),
+  getSubjectById: ({ services, params }: In<{ params: typeof IdParams }>) => getSubject(services.ctx, { id: params.id }),
+  getSubjectBySubjectId: ({ services, params }: In<{ params: typeof SubjectIdParams }>) => getSubject(services.ctx, { subjectId: params.subjectId }),
+  getSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) => getSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal })),
+  getMultimodalSubjects: ({ services, query }: In<{ query: typeof SubjectsQuery }>) => listMultimodalSubjects(services.ctx, query),
+  getMultimodalSubjectById: ({ services, params }: In<{ params: typeof IdParams }>) => getMultimodalSubject(services.ctx, { id: params.id }),
+  getMultimodalSubjectBySubjectId: ({ services, params }: In<{ params: typeof SubjectIdParams }>) => getMultimodalSubject(services.ctx, { subjectId: params.subjectId }),
+  getMultimodalSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
     getMultimodalSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal })),
-  getSubjectsEnrolledModalities: ({ services, query, surface, principal }) => enrolledModalities(services.ctx, query.subjectId, ownerOf({ surface, principal })),
+  getSubjectsEnrolledModalities: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdQuery }>) => enrolledModalities(services.ctx, query.subjectId, ownerOf({ surface, principal })),
   /** The subjects as a `subjects.json` attachment, shaped by the `Subject` schema so no internal field leaks. */
-  downloadSubjectsInfoBulk: async ({ services, query }) => {
+  downloadSubjectsInfoBulk: async ({ services, query }: In<{ query: typeof NumericIdsQuery }>) => {
     const subjects = SubjectsFile.parse(await subjectsForDownload(services.ctx, query.ids));
     return new Response(JSON.stringify(subjects, null, 2), {
       headers: {
@@ -42,19 +48,19 @@ export const subjectHandlers = {
       },
     });
   },
-  deleteSubject: ({ services, query, surface, principal }) => deleteSubject(services, query, { surface, principal }),
-  deleteSubjects: ({ services, body, surface, principal }) => deleteSubjects(services, body.subjectIds, { surface, principal }),
-  deleteSubjectsByUUID: ({ services, body, surface, principal }) => deleteSubjectsByUuid(services, body.uuids, { surface, principal }),
-  clearDb: ({ services, query, surface, principal }) => clearDb(services, query.prefix, { surface, principal }),
-} satisfies Record<string, H>;
+  deleteSubject: ({ services, query, surface, principal }: In<{ query: typeof DeleteSubjectQuery }>) => deleteSubject(services, query, { surface, principal }),
+  deleteSubjects: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsRequest }>) => deleteSubjects(services, body.subjectIds, { surface, principal }),
+  deleteSubjectsByUUID: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsByUuidRequest }>) => deleteSubjectsByUuid(services, body.uuids, { surface, principal }),
+  clearDb: ({ services, query, surface, principal }: In<{ query: typeof ClearDbQuery }>) => clearDb(services, query.prefix, { surface, principal }),
+};
 
 /**
  * A handler about one stored subject (named by `subjectIdOf`) that, on the user surface, runs only for the
  * account that enrolled it; for any other caller there the subject answers 404 as if absent
  * (services/ownership.ts). Used where the handler itself belongs to another area (the QR code).
  */
-export function forOwnedSubject(handler: (input: HandlerInput) => Promise<unknown>, subjectIdOf: (input: HandlerInput) => string) {
-  return async (input: HandlerInput) => {
+export function forOwnedSubject<R extends RequestSpec>(handler: (input: HandlerInput<R>) => Promise<unknown>, subjectIdOf: (input: HandlerInput<R>) => string) {
+  return async (input: HandlerInput<R>) => {
     const owner = ownerOf(input);
     if (owner) await findSubject(input.services.ctx.db, { subjectId: subjectIdOf(input) }, owner);
     return handler(input);

@@ -4,6 +4,8 @@ import { qrPng, qrSvg } from '../services/templates/qr.js';
 import { remoteVerify } from '../services/templates/remote-verify.js';
 import { subjectQrCode } from '../services/templates/subject-qrcode.js';
 import type { HandlerInput } from './types.js';
+import type { GetTemplateModalitiesRequest, SubjectIdLowerParams } from '../schemas/subjects.js';
+import type { RemoteVerifyRequest } from '../schemas/operations.js';
 
 /**
  * Handlers of the template operations (QR code, template modalities, remote verification): they adapt HTTP
@@ -14,7 +16,7 @@ import type { HandlerInput } from './types.js';
 const NO_STORE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
 
 /** `getSubjectsQRCodeBySubjectId`: PNG by default, SVG or the SubjectQRCode JSON when the Accept header prefers them. */
-export async function handleSubjectQrCode({ services, params, request }: HandlerInput) {
+export async function handleSubjectQrCode({ services, params, request }: HandlerInput<{ params: typeof SubjectIdLowerParams }>) {
   const qr = await subjectQrCode(services, params.subjectid);
   const type = negotiate(request.headers.get('accept'), ['image/png', 'image/svg+xml', 'application/json']);
   if (type === 'image/svg+xml') {
@@ -39,13 +41,14 @@ export async function handleSubjectQrCode({ services, params, request }: Handler
 }
 
 /** `getTemplateModalities`: a base64 template (`template`) or QR payload (`payload`). */
-export function handleTemplateModalities({ services, body }: HandlerInput) {
+export function handleTemplateModalities({ services, body }: HandlerInput<{ body: typeof GetTemplateModalitiesRequest }>) {
   const field = body.payload !== undefined ? 'body.payload' : 'body.template';
-  return templateModalities(services.ctx, fromBase64(body.payload ?? body.template), field);
+  // The schema admits exactly one of the two, so one is present.
+  return templateModalities(services.ctx, fromBase64((body.payload ?? body.template)!), field);
 }
 
 /** `remoteVerify`. */
-export function handleRemoteVerify({ services, body, principal, surface }: HandlerInput) {
+export function handleRemoteVerify({ services, body, principal, surface }: HandlerInput<{ body: typeof RemoteVerifyRequest }>) {
   return remoteVerify(services, {
     template: fromBase64(body.template),
     encryptedTemplate: body.encryptedTemplate,

@@ -10,11 +10,27 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 /** The problem statuses an operation may answer (application/problem+json). */
 export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
 
-/** What a handler receives: validated input, the caller, and the services. */
-export interface HandlerInput<Q = any, P = any, B = any> {
-  query: Q;
-  params: P;
-  body: B;
+/** The parts of an operation's request, each a zod schema that validates it. */
+export interface RequestSpec {
+  query?: z.ZodObject<any>;
+  params?: z.ZodObject<any>;
+  body?: z.ZodType;
+  /** Body media type when it is not JSON (e.g. form-encoded). */
+  bodyContentType?: string;
+}
+
+/** A validated part: what its schema outputs, or `Absent` when the operation declares no such part. */
+type Parsed<S, Absent> = [S] extends [z.ZodType] ? z.output<S> : Absent;
+
+/**
+ * What a handler receives: validated input typed from the operation's own schemas (a field the schema does
+ * not have fails `tsc`), the caller, and the services. Without a type argument every part is `any`: only
+ * for helpers shared by operations of different shapes.
+ */
+export interface HandlerInput<R extends RequestSpec = any> {
+  query: Parsed<R['query'], Record<never, never>>;
+  params: Parsed<R['params'], Record<never, never>>;
+  body: Parsed<R['body'], undefined>;
   principal: Principal;
   services: Services;
   surface: Surface;
@@ -40,7 +56,7 @@ export interface ResponseSpec {
  * One operation of the interface, declared once and mounted on every surface it lists.
  * `path` is the part after the surface prefix, exactly as the seed writes it (trailing slash included).
  */
-export interface OperationSpec {
+export interface OperationSpec<R extends RequestSpec = any> {
   /** The seed's operation name; becomes the OpenAPI operationId on every surface. */
   id: string;
   method: HttpMethod;
@@ -52,13 +68,7 @@ export interface OperationSpec {
   area: string;
   summary: string;
   description?: string;
-  request?: {
-    query?: z.ZodObject<any>;
-    params?: z.ZodObject<any>;
-    body?: z.ZodType;
-    /** Body media type when it is not JSON (e.g. form-encoded). */
-    bodyContentType?: string;
-  };
+  request?: R;
   /** The success status; 200 unless said otherwise. */
   status?: 200 | 201 | 202 | 204;
   response?: ResponseSpec;
@@ -72,7 +82,8 @@ export interface OperationSpec {
   /** The operation counts against the licence: refused 402 (quota spent) or 403 (expired or invalid licence). */
   licensed?: true;
   /** The handler: validated input in, data for the response schema (or a ready Response) out. */
-  handle: (input: HandlerInput) => Promise<HandlerResult>;
+  // Method syntax on purpose: the table holds operations of every shape as OperationSpec<any>.
+  handle(input: HandlerInput<R>): Promise<HandlerResult>;
   /**
    * Set (to the reason) when the operation takes no credentials on any of its surfaces. Only the dashboard
    * proxy's GET is open: it serves the dashboard's public shell, and every datum the page shows comes from
@@ -81,8 +92,11 @@ export interface OperationSpec {
   open?: string;
 }
 
-/** Declare an operation; a typed identity, so the table reads as data. */
-export function defineOperation<T extends OperationSpec>(spec: T): T {
+/**
+ * Declare an operation: a typed identity, so the table reads as data while the handler's `query`, `params`
+ * and `body` are inferred from the schemas in `request`.
+ */
+export function defineOperation<R extends RequestSpec = Record<never, never>>(spec: OperationSpec<R>): OperationSpec<R> {
   return spec;
 }
 

@@ -6,6 +6,7 @@ import type { AccountsQuery, ChangeAccountRequest, CreateAccountRequest, DeleteA
 import type { ServiceContext } from '../context.js';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { escapeLike, sortColumn } from '../query-helpers.js';
+import { credentialsChanged } from '../auth/credential-cache.js';
 
 /** An account as clients see it: never the hash. */
 export function presentAccount(row: Selectable<AccountsTable>) {
@@ -39,7 +40,7 @@ export async function createAccount(ctx: ServiceContext, input: z.output<typeof 
  */
 export async function changeAccount(ctx: ServiceContext, input: z.output<typeof ChangeAccountRequest>) {
   const hash = input.password ? await hashPassword(input.password, ctx.config.BIMS_PASSWORD_ITERATIONS) : undefined;
-  return ctx.db.transaction().execute(async (trx) => {
+  const changed = await ctx.db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom('accounts').selectAll().where('id', '=', input.id).forUpdate().executeTakeFirst();
     if (!current) throw notFound(`Account ${input.id}`);
     if (input.username && input.username !== current.username) {
@@ -71,11 +72,14 @@ export async function changeAccount(ctx: ServiceContext, input: z.output<typeof 
     }
     return presentAccount(row);
   });
+  // What this process cached of the account goes (its name and role show in the principal too).
+  credentialsChanged();
+  return changed;
 }
 
 /** Delete accounts named by id or user name, all or none; never the last enabled ADMIN. */
 export async function deleteAccounts(ctx: ServiceContext, input: z.output<typeof DeleteAccountsRequest>) {
-  return ctx.db.transaction().execute(async (trx) => {
+  const deleted = await ctx.db.transaction().execute(async (trx) => {
     const rows: Selectable<AccountsTable>[] = [];
     for (const ref of input.accounts) {
       let query = trx.selectFrom('accounts').selectAll();
@@ -89,6 +93,8 @@ export async function deleteAccounts(ctx: ServiceContext, input: z.output<typeof
     ctx.log.info('accounts deleted', { accountIds: rows.map((r) => r.id) });
     return { deleted: rows.map(presentAccount) };
   });
+  credentialsChanged();
+  return deleted;
 }
 
 async function assertAnotherAdmin(trx: ServiceContext['db'], excluding: number[]) {

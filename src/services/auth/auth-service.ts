@@ -3,7 +3,9 @@ import type { Principal } from '../../auth/principal.js';
 import { sha256, verifyPassword } from '../../auth/password.js';
 import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle.js';
 import { SigningKeys } from '../../auth/signing-keys.js';
-import { familyRevoked } from './refresh-tokens.js';
+import { PreparedQuery } from '../../db/prepared.js';
+import { CredentialCache } from './credential-cache.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import type { Role } from '../../auth/roles.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -27,9 +29,15 @@ export class AuthService {
   readonly throttle: LoginThrottle;
   /** sha256(username, password) -> password hash it was checked against; valid while the hash is unchanged. */
   private verified = new Map<string, string>();
+  /** Access tokens whose signature has been checked, until they expire. */
+  private readonly tokens: VerifiedTokens;
+  /** Accounts, clients and revoked logins behind tokens, briefly (see credential-cache.ts for why that is exact). */
+  readonly credentials: CredentialCache;
 
   constructor(private readonly ctx: ServiceContext) {
     this.keys = new SigningKeys(ctx);
+    this.tokens = new VerifiedTokens(this.keys, () => ctx.now());
+    this.credentials = new CredentialCache(ctx);
     this.throttle = new LoginThrottle(ctx.db, () => ctx.now().getTime(), throttlePolicy(ctx.config));
   }
 
@@ -98,25 +106,25 @@ export class AuthService {
   }
 
   private async checkBearer(token: string): Promise<Principal> {
-    const payload = await this.keys.verify(token, this.issuer);
+    const payload = await this.tokens.verify(token, this.issuer);
     if (!payload || typeof payload.sub !== 'string') throw unauthorized('The access token is invalid or expired', 'invalid_token');
     const scope = payload.scope;
     if (scope !== 'ADMIN' && scope !== 'ADJUDICATOR' && scope !== 'USER') throw unauthorized('The access token has no scope', 'invalid_token');
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     if (payload.sub.startsWith('account:')) {
-      // Checked on every request, on the account row itself (no cache to fall out of step between nodes), so
-      // that a change of password, role or enabled flag (the credential version) or a deletion ends the token
-      // at once, and so that revoking the login (`sid`: its refresh-token family) ends its access tokens too,
-      // not only its refresh tokens.
-      const sid = typeof payload.sid === 'string' ? payload.sid : undefined;
-      const [account, revoked] = await Promise.all([
-        this.ctx.db
-          .selectFrom('accounts')
-          .select(['id', 'username', 'role', 'enabled', 'credential_version'])
-          .where('id', '=', Number(payload.sub.slice('account:'.length)))
-          .executeTakeFirst(),
-        sid === undefined ? false : familyRevoked(this.ctx.db, sid),
-      ]);
+      // Checked on every request against the account row, so that a change of password, role or enabled flag
+      // (the credential version) or a deletion ends the token at once, and so that revoking the login (`sid`:
+      // its refresh-token family) ends its access tokens too, not only its refresh tokens. The rows come from
+      // the credential cache, which every such change empties on every node before anyone can see it.
+      const sid = typeof payload.sid === 'string' ? payload.sid : null;
+      const accountId = Number(payload.sub.slice('account:'.length));
+      const account = await this.credentials.read(
+        'account',
+        `${accountId}\u0000${sid ?? ''}`,
+        async () => (await TOKEN_ACCOUNT.execute(this.ctx.db, [accountId, sid]))[0],
+        (row) => row !== undefined,
+      );
+      const revoked = account?.revoked === true;
       if (!account || !account.enabled) throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
       if (account.credential_version !== credentialVersionOf(payload)) {
         throw unauthorized("The account's password, role or status changed after this token was issued", 'invalid_token');
@@ -125,11 +133,13 @@ export class AuthService {
       return { accountId: account.id, username: account.username, role: weaker(scope, account.role), via: 'bearer', clientId };
     }
     if (payload.sub.startsWith('client:')) {
-      const client = await this.ctx.db
-        .selectFrom('oauth_clients')
-        .select(['client_id', 'role'])
-        .where('client_id', '=', payload.sub.slice('client:'.length))
-        .executeTakeFirst();
+      const subjectClient = payload.sub.slice('client:'.length);
+      const client = await this.credentials.read(
+        'client',
+        subjectClient,
+        async () => (await TOKEN_CLIENT.execute(this.ctx.db, [subjectClient]))[0],
+        (row) => row !== undefined,
+      );
       if (!client) throw unauthorized('The client behind this token is gone', 'invalid_token');
       return { accountId: null, username: client.client_id, role: weaker(scope, client.role), via: 'bearer', clientId: client.client_id };
     }
@@ -155,6 +165,18 @@ export class AuthService {
     );
   }
 }
+
+/**
+ * The account behind a token and whether its login (refresh-token family `$2`, null for none) is revoked, in
+ * one prepared statement: on PostgreSQL it runs on every request (see credential-cache.ts).
+ */
+const TOKEN_ACCOUNT = new PreparedQuery<{ id: number; username: string; role: Role; enabled: boolean; credential_version: number; revoked: boolean }>(
+  'token_account',
+  `select id, username, role, enabled, credential_version,
+     exists (select 1 from refresh_tokens where family_id = $2 and revoked_at is not null) as revoked
+   from accounts where id = $1`,
+);
+const TOKEN_CLIENT = new PreparedQuery<{ client_id: string; role: Role }>('token_client', 'select client_id, role from oauth_clients where client_id = $1');
 
 /** The claim carrying the account's credential version (private to BIMS: only BIMS reads its own tokens). */
 const CREDENTIAL_VERSION_CLAIM = 'cv';

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../context.js';
 import { DomainError, conflict, notFound } from '../errors.js';
 import { issuerOf } from './auth-service.js';
 import { LOOPBACK_PATTERNS, isRegistrableRedirectUri } from './redirect-uris.js';
+import { credentialsChanged } from './credential-cache.js';
 
 /**
  * The OAuth client registry (table `oauth_clients`). Confidential clients (service integrations) hold a
@@ -114,6 +115,7 @@ export async function removeClient(ctx: ServiceContext, clientId: string): Promi
     const gone = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
     if (Number(gone.numDeletedRows) === 0) throw notFound(`OAuth client '${clientId}'`);
   });
+  credentialsChanged();
   ctx.log.info('oauth client removed', { clientId });
 }
 

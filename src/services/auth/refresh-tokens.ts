@@ -3,6 +3,7 @@ import type { Database } from '../../db/tables.js';
 import { randomSecret, sha256 } from '../../auth/password.js';
 import type { ServiceContext } from '../context.js';
 import { invalidGrant } from './oauth-error.js';
+import { credentialsChanged } from './credential-cache.js';
 
 /**
  * Rotating refresh tokens (OAuth 2.0 Security BCP, section 4.14.2). Every use replaces the token with a new
@@ -74,6 +75,8 @@ export async function revokeFamily(ctx: ServiceContext, familyId: string, accoun
     .insertInto('refresh_tokens')
     .values({ token_hash: await sha256(randomSecret(32)), family_id: familyId, account_id: accountId, client_id: clientId, scope: 'USER', expires_at: outlives, revoked_at: now, created_at: now })
     .execute();
+  // The family's access tokens end too: this process forgets that it was not revoked.
+  credentialsChanged();
   ctx.log.warn('oauth token family revoked', { familyId: familyId.slice(0, 8), accountId, clientId, reason });
 }
 
