@@ -1,11 +1,12 @@
 import type { ServiceContext } from '../context.js';
-import { DomainError } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import type { SubjectFilter } from '../../schemas/subjects.js';
 import { sortColumn } from '../query-helpers.js';
 import { filteredSubjects, subjectSortColumns } from './filters.js';
-import { findSubject, type SubjectRef } from './lookup.js';
+import { findSubject, subjectRefsOfOperation, type SubjectRef } from './lookup.js';
 import { ownsSubject, type Owner } from '../ownership.js';
-import { loadSamples, modalitiesOf, presentMultimodalSubject, presentPage, presentSubject, templateVersionOf } from './present.js';
+import { loadSamples, modalitiesOf, presentMultimodalSubject, presentPage, presentSubject, templateVersionOf, type SubjectRow, type SubjectSamples } from './present.js';
+import { subjectsWithSamples } from './one-query.js';
 
 /**
  * The read side of subjects (seed 4.11): lists with filters, paging and sort, their counts, the identifier
@@ -15,26 +16,45 @@ import { loadSamples, modalitiesOf, presentMultimodalSubject, presentPage, prese
 type Paging<F extends string> = { page: number; size: number; sort?: { field: F; direction: 'asc' | 'desc' } };
 type SortField = keyof typeof subjectSortColumns;
 
-/** One page of subject rows; ties broken by id so pages never overlap. */
-function pageOf(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>) {
+/** One page of subjects with their samples, in one query; ties broken by id so pages never overlap. */
+async function pageOf(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>) {
   const [column, direction] = sortColumn(subjectSortColumns, query.sort, 'id');
-  return filteredSubjects(ctx.db, query)
-    .selectAll('s')
+  const page = filteredSubjects(ctx.db, query)
     .orderBy(column, direction)
     .orderBy('s.id', 'asc')
     .limit(query.size)
-    .offset(query.page * query.size)
-    .execute();
+    .offset(query.page * query.size);
+  return subjectsWithSamples(ctx.db, page);
 }
+
+const presentAll = <T>({ rows, samples }: { rows: SubjectRow[]; samples: SubjectSamples }, present: (row: SubjectRow, samples: SubjectSamples) => T) =>
+  rows.map((row) => present(row, samples));
 
 /** `getSubjects`: a page of subjects with their samples. */
 export async function listSubjects(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>) {
-  return presentPage(ctx.db, await pageOf(ctx, query), presentSubject);
+  return presentAll(await pageOf(ctx, query), presentSubject);
 }
 
 /** `getMultimodalSubjects`: the same page grouped by modality. */
 export async function listMultimodalSubjects(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>) {
-  return presentPage(ctx.db, await pageOf(ctx, query), presentMultimodalSubject);
+  return presentAll(await pageOf(ctx, query), presentMultimodalSubject);
+}
+
+/**
+ * The subject a client names with its samples, in one query; a 404 naming what was asked for when nothing
+ * matches (the same rules and words as {@link findSubject}).
+ */
+async function oneSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner) {
+  let query = ctx.db.selectFrom('subjects as s');
+  if (owner) query = query.where(ownsSubject('s.enrollment_operation_uuid', owner));
+  if ('id' in ref) query = query.where('s.id', '=', ref.id);
+  else if ('subjectId' in ref) query = query.where('s.subject_id', '=', ref.subjectId);
+  else query = query.where('s.id', 'in', subjectRefsOfOperation(ctx.db, [ref.operationUuid]).clearSelect().select('s.id')).orderBy('s.id');
+  const found = await subjectsWithSamples(ctx.db, query.limit(1));
+  if (!found.rows.length) {
+    throw notFound('id' in ref ? `Subject ${ref.id}` : 'subjectId' in ref ? `Subject '${ref.subjectId}'` : `A subject of operation ${ref.operationUuid}`);
+  }
+  return found;
 }
 
 /** `getSubjectsCount`: how many subjects the same filters match. */
@@ -62,14 +82,12 @@ export async function listSubjectIds(ctx: ServiceContext, query: Partial<Subject
 
 /** One subject with its samples; 404 when nothing matches (or, with an `owner`, when that account did not enrol it). */
 export async function getSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null) {
-  const [subject] = await presentPage(ctx.db, [await findSubject(ctx.db, ref, owner)], presentSubject);
-  return subject!;
+  return presentAll(await oneSubject(ctx, ref, owner), presentSubject)[0]!;
 }
 
 /** One subject grouped by modality; 404 when nothing matches. */
 export async function getMultimodalSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null) {
-  const [subject] = await presentPage(ctx.db, [await findSubject(ctx.db, ref, owner)], presentMultimodalSubject);
-  return subject!;
+  return presentAll(await oneSubject(ctx, ref, owner), presentMultimodalSubject)[0]!;
 }
 
 /** `getSubjectsEnrolledModalities`: the modalities a subject holds, its status and template version. */
