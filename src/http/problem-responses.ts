@@ -22,6 +22,10 @@ export function problemAnswersOf(spec: OperationSpec): Partial<Record<ProblemSta
     answers[413] = 'Request body over BIMS_MAX_BODY_BYTES';
     answers[415] = `The body is not ${spec.request.bodyContentType ?? 'application/json'}`;
   }
+  if (spec.component) {
+    answers[502] = `${spec.component} failed or answered out of turn`;
+    answers[503] = `${spec.component} cannot be reached now`;
+  }
   Object.assign(answers, spec.problems);
   const out: Partial<Record<ProblemStatus, { description: string; types: string[] }>> = {};
   for (const [status, description] of Object.entries(answers) as [string, string][]) {

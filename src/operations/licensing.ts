@@ -4,6 +4,7 @@ import { cloudInfo, dongleDump, dongles, internetInfo, licensingToken, updateDon
 import { negotiate } from './template-handlers.js';
 import { defineOperation } from './types.js';
 
+const component = 'The licensing sidecar';
 const area = 'Licensing';
 const adminRoot = ['admin', 'root'] as const;
 
@@ -25,13 +26,13 @@ export const licensingOperations = [
     handle: async ({ services }) => internetInfo(services),
   }),
   defineOperation({
-    id: 'getDongles', method: 'get', path: '/licensing/dongles', surfaces: adminRoot, area,
+    id: 'getDongles', method: 'get', path: '/licensing/dongles', surfaces: adminRoot, area, component,
     summary: 'Dongles attached to the licensing component',
     response: { description: 'The dongles, hardware or the software one', schema: Dongles },
     handle: async ({ services }) => dongles(services),
   }),
   defineOperation({
-    id: 'generateDongleDump', method: 'get', path: '/licensing/generate-dongle-dump', surfaces: adminRoot, area,
+    id: 'generateDongleDump', method: 'get', path: '/licensing/generate-dongle-dump', surfaces: adminRoot, area, component,
     summary: 'Generates a dongle dump',
     description: "The dongle's identity, licence and counters as a file for the vendor; as PacketBytes on Accept: application/json.",
     request: { query: DongleDumpQuery },
@@ -61,13 +62,13 @@ export const licensingOperations = [
     handle: async ({ services, query }) => usage(services, query),
   }),
   defineOperation({
-    id: 'getUpdateStatus', method: 'get', path: '/licensing/update-status', surfaces: adminRoot, area,
+    id: 'getUpdateStatus', method: 'get', path: '/licensing/update-status', surfaces: adminRoot, area, component,
     summary: 'Current status of the licensing update',
     response: { description: 'The state of the last update', schema: UpdateStatus },
     handle: async ({ services }) => updateStatus(services),
   }),
   defineOperation({
-    id: 'updateDongle', method: 'post', path: '/licensing/update', surfaces: adminRoot, area,
+    id: 'updateDongle', method: 'post', path: '/licensing/update', surfaces: adminRoot, area, component,
     problems: { 422: 'The dongle update was refused (`updateStatus` says why)', 503: 'The licensing component is unavailable' },
     summary: 'Applies an update to the licensing component',
     description: 'Applies a signed dongle update package (from `npm run license -- update`): 202 with its state (APPLIED) once the dongle took it; 422 naming the reason when refused (bad signature, another dongle, a replayed or older package). getUpdateStatus reports the last one.',

@@ -81,6 +81,8 @@ export interface OperationSpec<R extends RequestSpec = any> {
   problems?: Partial<Record<ProblemStatus, string>>;
   /** The operation counts against the licence: refused 402 (quota spent) or 403 (expired or invalid licence). */
   licensed?: true;
+  /** The component outside this process the operation relies on (e.g. 'the media gateway'): 502 when it fails, 503 when it cannot be reached. */
+  component?: string;
   /** The handler: validated input in, data for the response schema (or a ready Response) out. */
   // Method syntax on purpose: the table holds operations of every shape as OperationSpec<any>.
   handle(input: HandlerInput<R>): Promise<HandlerResult>;

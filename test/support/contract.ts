@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { validish, type JsonSchema } from './fuzz/schema-arb.js';
+
+/**
+ * Requests generated from a published OpenAPI document (not from our zod schemas), as an outside
+ * property-based tester does: every `$ref` resolved, path and query parameters and the JSON body drawn from
+ * their JSON Schemas.
+ */
+
+export interface DocOperation {
+  method: string;
+  path: string;
+  operationId: string;
+  operation: Record<string, any>;
+}
+
+export interface GeneratedRequest {
+  url: string;
+  method: string;
+  body?: unknown;
+}
+
+/** Every operation of a document. */
+export function operationsOf(doc: Record<string, any>): DocOperation[] {
+  const out: DocOperation[] = [];
+  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+    for (const [method, operation] of Object.entries<Record<string, any>>(item)) {
+      if (operation?.operationId) out.push({ method: method.toUpperCase(), path, operationId: operation.operationId, operation });
+    }
+  }
+  return out;
+}
+
+/** A schema with its `$ref`s inlined and `allOf` merged (a nesting limit guards recursive models). */
+export function resolved(schema: JsonSchema | undefined, doc: Record<string, any>, depth = 0): JsonSchema {
+  if (!schema || depth > 12) return {};
+  if (schema.$ref) {
+    const name = String(schema.$ref).replace('#/components/schemas/', '');
+    const { $ref: _ref, ...rest } = schema;
+    return resolved({ ...doc.components.schemas[name], ...rest }, doc, depth + 1);
+  }
+  if (schema.allOf) {
+    const parts = (schema.allOf as JsonSchema[]).map((s) => resolved(s, doc, depth + 1));
+    const { allOf: _all, ...rest } = schema;
+    return resolved(
+      parts.reduce(
+        (acc, p) => ({ ...acc, ...p, properties: { ...acc.properties, ...p.properties }, required: [...(acc.required ?? []), ...(p.required ?? [])] }),
+        rest,
+      ),
+      doc,
+      depth + 1,
+    );
+  }
+  const out: JsonSchema = { ...schema };
+  if (out.properties) out.properties = Object.fromEntries(Object.entries<JsonSchema>(out.properties).map(([k, v]) => [k, resolved(v, doc, depth + 1)]));
+  if (out.items) out.items = resolved(out.items, doc, depth + 1);
+  for (const key of ['anyOf', 'oneOf'] as const) if (out[key]) out[key] = (out[key] as JsonSchema[]).map((s) => resolved(s, doc, depth + 1));
+  if (typeof out.additionalProperties === 'object') out.additionalProperties = resolved(out.additionalProperties, doc, depth + 1);
+  return out;
+}
+
+/** A query or path value as text: arrays joined by commas (the documents' `explode: false` style for ids). */
+function asText(value: unknown): string {
+  if (Array.isArray(value)) return value.map(asText).join(',');
+  if (value !== null && typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** The arbitrary of one operation's requests: path parameters, query parameters, JSON body. */
+export function requestArbitrary(op: DocOperation, doc: Record<string, any>): fc.Arbitrary<GeneratedRequest> {
+  const params = (op.operation.parameters ?? []) as { name: string; in: string; required?: boolean; schema?: JsonSchema }[];
+  const pathModel: Record<string, fc.Arbitrary<unknown>> = {};
+  const queryModel: Record<string, fc.Arbitrary<unknown>> = {};
+  const required: string[] = [];
+  for (const p of params) {
+    const schema = resolved(p.schema, doc);
+    // Path segments must be non-empty to reach the route at all.
+    const arb = p.in === 'path' ? validish(schema, {}, p.name).filter((v) => asText(v).length > 0) : validish(schema, {}, p.name);
+    if (p.in === 'path') pathModel[p.name] = arb;
+    if (p.in === 'query') {
+      queryModel[p.name] = arb;
+      if (p.required) required.push(p.name);
+    }
+  }
+  const bodySchema = op.operation.requestBody?.content?.['application/json']?.schema;
+  const body: fc.Arbitrary<unknown> = bodySchema ? validish(resolved(bodySchema, doc), {}) : fc.constant(undefined);
+  return fc
+    .record({
+      path: fc.record(pathModel),
+      query: fc.record(queryModel, { requiredKeys: required }),
+      body,
+    })
+    .map(({ path, query, body }) => {
+      const concrete = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(asText(path[name])));
+      const search = new URLSearchParams();
+      for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, asText(value));
+      const qs = search.toString();
+      return { url: `${concrete}${qs ? `?${qs}` : ''}`, method: op.method, ...(bodySchema ? { body } : {}) };
+    });
+}
+
+/** What is wrong with an answer to a schema-valid request, or null when it keeps the document's word. */
+export async function contractBreach(op: DocOperation, res: Response): Promise<string | null> {
+  const documented = Object.keys(op.operation.responses ?? {});
+  const text = await res.text();
+  if (res.status === 500) return `500: ${text.slice(0, 300)}`;
+  if (!documented.includes(String(res.status)) && !documented.includes('default')) return `${res.status} is not documented (${documented.join(', ')}): ${text.slice(0, 200)}`;
+  if (res.status === 400 || res.status === 422) {
+    // A refusal of a schema-valid request must name the field it objects to.
+    let problem: Record<string, any>;
+    try {
+      problem = JSON.parse(text);
+    } catch {
+      return `${res.status} without a problem body`;
+    }
+    const fields = Array.isArray(problem.errors) ? problem.errors.map((e: { field?: string }) => e.field).filter(Boolean) : [];
+    if (fields.length === 0 && !/\b(body|query|path)(\.|\b)/.test(String(problem.detail))) return `${res.status} names no field: ${text.slice(0, 200)}`;
+  }
+  return null;
+}
