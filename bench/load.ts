@@ -7,7 +7,8 @@
 // phases either side of it, so a machine that gets busier or quieter during the run moves both alike.
 //
 // Without --url it starts the service itself (`src/runtime/node.ts`), once per dialect, one after the
-// other: on a fresh PGlite folder, then on PostgreSQL when DATABASE_URL is set (the JSON says so when it is
+// other: on a fresh PGlite folder, then on a fresh database of the PostgreSQL server at DATABASE_URL when it
+// is set (dropped afterwards; the JSON says so when it is
 // not). Per dialect: an authenticated read of one subject (Bearer token), a page of 20 subjects, `/health`
 // without credentials, each --rounds times for --seconds; then a mixed workload of enrolments, VERIFY,
 // IDENTIFY, lists and reads with real face photos as base64 bodies (--mixed-seconds; 0 skips it).
@@ -245,10 +246,17 @@ export async function run(args: string[]) {
           services.postgres = { skipped: 'DATABASE_URL is not set: PostgreSQL was not measured' };
           continue;
         }
-        services[dialect] = await withService(dialect === 'postgres' ? databaseUrl! : undefined, async (url, password) => {
-          const target = await prepare(url, 'admin', password, photos, gallerySize);
-          return { gallery: target.gallery, ...(await measure(target, hello.url, o)) };
-        });
+        const database = dialect === 'postgres' ? await freshDatabase(databaseUrl!) : undefined;
+        try {
+          services[dialect] = await withService(database?.url, async (url, password) => {
+            const target = await prepare(url, 'admin', password, photos, gallerySize);
+            return { gallery: target.gallery, ...(await measure(target, hello.url, o)) };
+          });
+        } finally {
+          await database?.drop();
+        }
+        // A later failure must not lose what was measured.
+        console.error(JSON.stringify({ [dialect]: services[dialect] }));
       }
       if (!dialects.includes('postgres')) services.postgres = { skipped: 'DATABASE_URL is not set: PostgreSQL was not measured' };
     }
@@ -275,6 +283,27 @@ export async function run(args: string[]) {
     ratioToHello: summary,
     services,
   };
+}
+
+/** An empty database of its own on the server of `base` (the service makes its admin with our password). */
+async function freshDatabase(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const pg = (await import('pg')).default;
+  const name = `bims_load_${Date.now().toString(36)}`;
+  const admin = new URL(base);
+  admin.pathname = '/postgres';
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
 }
 
 /** Start our own service (PGlite in a fresh folder, or PostgreSQL at `databaseUrl`), run `body`, stop it. */
