@@ -18,7 +18,9 @@ const surfaceTitle: Record<Surface, string> = {
 
 /** Add what every surface document shares: security schemes, login, the token endpoint, named models. */
 function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: string): void {
-  for (const role of ['admin', 'adjudicator', 'user'] as const) {
+  // Only the schemes this surface's operations name: /admin ADMIN, the root ADMIN and ADJUDICATOR, /user USER.
+  const roles = ({ admin: ['admin'], root: ['admin', 'adjudicator'], user: ['user'] } as const)[surface];
+  for (const role of roles) {
     const scope = role.toUpperCase();
     registry.registerComponent('securitySchemes', `${role}-basic`, { type: 'http', scheme: 'basic' });
     registry.registerComponent('securitySchemes', `${role}-oauth`, {
@@ -103,6 +105,8 @@ export function mountDocs(
         info: {
           title: surfaceTitle[surface],
           version: '0.1.0',
+          license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+          contact: { name: 'BIMS maintainers', url: 'https://bims.dev' },
           description:
             'Biometric Identity Management Service. Errors are application/problem+json (RFC 9457). Lists take page (from 0), size (1..1000, default 20) and sort=field,asc|desc.',
         },
