@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   api: () => import('./api.js'),
   load: () => import('./load.js'),
   voice: () => import('./voice.js'),
+  capture: () => import('./capture.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);

@@ -120,7 +120,8 @@ export class CaptureSession {
           this.emit({ type: 'MEDIA' });
         }
         const t0 = performance.now();
-        const [analysis] = await analyseImages(this.services, [frame], () => 'frame', { checks: true, attributes: false, liveness: gates.requireLiveness });
+        // A copy goes to the pool, which may transfer (detach) the bytes it is given; the frame stays ours to keep.
+        const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', { checks: true, attributes: false, liveness: gates.requireLiveness });
         this.metrics.analyseMs += performance.now() - t0;
         this.metrics.framesAnalysed += 1;
         const verdict = judge.judge(analysis!, frame);
