@@ -6,6 +6,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../operations/types.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
+import { gatewayDomainError } from '../gateway/errors.js';
 import { enrolSubject } from '../enrolment/enrol.js';
 import { createOperation } from '../operations/create.js';
 import { recordOperation } from '../operations/record.js';
@@ -79,9 +80,14 @@ export class CaptureSession {
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
   start(): void {
     this.emit({ type: 'STARTED', purpose: this.params.purpose, timeoutSeconds: this.params.timeoutSeconds });
-    this.done = this.run().catch((error: unknown) => {
-      // The extractor unavailable (a full queue, no models) is said as the JSON path says it; anything else is ours.
-      if (error instanceof DomainError) return this.finish('FAILED', { status: 'FAILED', reason: error.detail });
+    this.done = this.run().catch((raw: unknown) => {
+      // The extractor or the media gateway unavailable (a full queue, no models, no decoder) is said as the
+      // operations say it, the operator's detail logged; anything else is ours.
+      const error = gatewayDomainError(raw);
+      if (error instanceof DomainError) {
+        if (error.operatorDetail) this.services.ctx.log.warn('capture session failed', { detail: error.detail, operatorDetail: error.operatorDetail });
+        return this.finish('FAILED', { status: 'FAILED', reason: error.detail });
+      }
       this.services.ctx.log.error('capture session failed', { error: (error as Error)?.message });
       this.finish('FAILED', { status: 'FAILED', reason: 'the capture failed on our side' });
     }).finally(() => this.release());
