@@ -1,4 +1,4 @@
-import { binary, queryList, z } from './common.js';
+import { MAX_DB_ID, binary, queryList, z } from './common.js';
 import { SubjectIdString, TemplateVersion, dateTime, idParam, numericId, score, uuid } from './primitives.js';
 
 /**
@@ -107,15 +107,28 @@ export const UuidParams = z.strictObject({ uuid });
 export const SubjectIdParams = z.strictObject({ subjectId: SubjectIdString });
 
 /** Bulk downloads: `ids=1,2,3` or repeated `ids`. */
-const listOf = (what: string, example: string) => ({
+const listOf = (what: string, example: string, items: Record<string, unknown>) => ({
   description: `${what}, at most 1000: comma-separated (ids=a,b) or repeated (ids=a&ids=b)`,
-  example,
+  // The document states the list as what it is, an array serialised form-style without explode (a,b,c).
+  type: 'array' as const,
+  items,
+  minItems: 1,
+  maxItems: 1000,
+  example: example.split(',').map((v) => (items.type === 'integer' ? Number(v) : v)),
+  param: { style: 'form' as const, explode: false },
 });
-export const NumericIdsQuery = z.strictObject({ ids: queryList(idParam).openapi(listOf('Numeric identifiers', '1,2,3')) });
+export const NumericIdsQuery = z.strictObject({
+  ids: queryList(idParam).openapi(listOf('Numeric identifiers', '1,2,3', { type: 'integer', minimum: 1, maximum: MAX_DB_ID })),
+});
 export const UuidsQuery = z.strictObject({
-  ids: queryList(uuid).openapi(listOf('Operation UUIDs', '0f8fad5b-d9cb-469f-a165-70867728950e')),
+  ids: queryList(uuid).openapi(listOf('Operation UUIDs', '0f8fad5b-d9cb-469f-a165-70867728950e', { type: 'string', format: 'uuid' })),
 });
-export const SubjectIdsQuery = z.strictObject({ ids: queryList(SubjectIdString).openapi(listOf('Subject identifiers (subjectId)', 'alice,bob')) });
+export const SubjectIdsQuery = z.strictObject({
+  // A comma separates items, so a subjectId holding one cannot be named in this list.
+  ids: queryList(SubjectIdString).openapi(
+    listOf('Subject identifiers (subjectId)', 'alice,bob', { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^,\\u0000-\\u001f\\u007f]+$' }),
+  ),
+});
 
 /**
  * A ZIP download, or its manifest on `Accept: application/json`. The rules every download shares (file

@@ -1,4 +1,4 @@
-import { dbId, queryDate, queryId, z } from './common.js';
+import { MAX_DB_ID, dbId, queryDate, queryId, z } from './common.js';
 
 /**
  * Building blocks shared by the biometric areas (subjects, operations, biometric data, adjudication,
@@ -14,7 +14,7 @@ export const SubjectIdString = z
   .openapi({ example: 'citizen-000123' });
 
 /** A numeric identifier (a PostgreSQL integer row id) in a path or query string. */
-export const idParam = queryId.openapi({ type: 'integer', example: 42 });
+export const idParam = queryId.openapi({ type: 'integer', minimum: 1, maximum: MAX_DB_ID, example: 42 });
 
 /** A numeric identifier (a PostgreSQL integer row id) in a JSON body or response. */
 export const numericId = dbId;
@@ -39,7 +39,16 @@ export function base64(maxBytes: number, description: string) {
     .min(4, 'must not be empty')
     .max(maxChars, `must be at most ${maxBytes} bytes (${maxChars} base64 characters)`)
     .pipe(z.base64('must be base64 (RFC 4648, padded)'))
-    .openapi({ format: 'byte', description: `${description}; at most ${maxBytes} bytes` });
+    .openapi({
+      format: 'byte',
+      // JSON Schema 2020-12 keyword, not in the OpenAPI metadata's type.
+      ...({ contentEncoding: 'base64' } as object),
+      minLength: 4,
+      maxLength: maxChars,
+      // Padded RFC 4648 base64, as the server checks it; what the bytes must be is the description's to say.
+      pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+      description: `${description}; at most ${maxBytes} bytes`,
+    });
 }
 
 /** Size limits of samples and templates carried in request bodies. */

@@ -192,7 +192,10 @@ const metadataFilter = z
   .optional()
   .openapi({
     type: 'string',
-    description: 'JSON object; subjects whose metadata contains these keys with these values',
+    // JSON Schema 2020-12: the string is JSON text of an object (anything else is a 400 naming the field).
+    ...({ contentMediaType: 'application/json', contentSchema: { type: 'object' } } as object),
+    maxLength: 4096,
+    description: 'JSON object (as JSON text); subjects whose metadata contains these keys with these values',
     example: '{"country":"FR"}',
   });
 

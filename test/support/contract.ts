@@ -74,8 +74,13 @@ export function requestArbitrary(op: DocOperation, doc: Record<string, any>): fc
   const required: string[] = [];
   for (const p of params) {
     const schema = resolved(p.schema, doc);
+    // JSON text of a schema (JSON Schema's contentMediaType/contentSchema) is drawn as that JSON, then written out.
+    const base =
+      schema.contentMediaType === 'application/json' && schema.contentSchema
+        ? validish(schema.contentSchema, {}, p.name).map((v) => JSON.stringify(v)).filter((t) => t.length <= (schema.maxLength ?? Infinity))
+        : validish(schema, {}, p.name);
     // Path segments must be non-empty to reach the route at all.
-    const arb = p.in === 'path' ? validish(schema, {}, p.name).filter((v) => asText(v).length > 0) : validish(schema, {}, p.name);
+    const arb = p.in === 'path' ? base.filter((v) => asText(v).length > 0) : base;
     if (p.in === 'path') pathModel[p.name] = arb;
     if (p.in === 'query') {
       queryModel[p.name] = arb;
