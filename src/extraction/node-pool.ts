@@ -248,7 +248,9 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     }
     return new Promise((resolve, reject) => {
       // Copy: the caller keeps its buffer, and structured clone of a view would copy the whole backing store.
-      const job: Job = { id: nextId++, kind, bytes: bytes.slice(), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, crash, owner };
+      // Not `bytes.slice()`: on a Node Buffer that is a view of the same memory, which the transfer to the worker
+      // would detach from under the caller (a capture's kept frame reached the operation empty).
+      const job: Job = { id: nextId++, kind, bytes: new Uint8Array(bytes), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, crash, owner };
       const signal = o.signal;
       if (signal) {
         const onAbort = () => { if (withdraw(job)) { st.cancelled++; reject(cancelled()); } };

