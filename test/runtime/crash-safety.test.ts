@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
+import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
 import { photo } from '../biometrics/helpers.js';
 
 const PASSWORD = 'crash-test-admin-password';
@@ -54,14 +54,7 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
     await database?.drop();
   });
 
-  const call = async (url: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = serviceCaller(auth);
   const count = async (query: string) => Number((await sql.query(query)).rows[0].n);
 
   it('keeps every acknowledged enrolment whole and matchable, leaves no half-written rows, and every gallery equals the database', async () => {

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
+import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
 import { photo } from '../biometrics/helpers.js';
 import { databaseDigest } from '../../src/services/gallery/digest.js';
 import type { Database } from '../../src/db/tables.js';
@@ -57,14 +57,7 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
     await database?.drop();
   });
 
-  const call = async (url: string, method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  };
+  const call = serviceCaller(auth);
   const galleryOf = async (url: string) => (await call(url, 'GET', '/admin/management/info')).body.gallery as { templates: number; digest: string };
   /** Wait (bounded, no time assertion) until both nodes' galleries equal the database; the nodes that do not. */
   const unconverged = async () => {

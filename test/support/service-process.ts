@@ -43,3 +43,18 @@ export function startService(env: Record<string, string>, options: { startupMs?:
   listening.catch(() => {}); // observed by whoever awaits it; do not crash the runner meanwhile
   return { child, exited, output: () => output, listening };
 }
+
+/**
+ * JSON requests to a service process with one set of credentials: `call(url, method, path, body?)` answers
+ * the status and the parsed JSON body.
+ */
+export function serviceCaller(authorization: string) {
+  return async (url: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}

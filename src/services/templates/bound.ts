@@ -1,7 +1,7 @@
 import { BiometricError, parseTemplate, type Template } from '../../biometrics/index.js';
 import type { ServiceContext } from '../context.js';
 import { templateKeys } from './keys.js';
-import { ENVELOPE_MAGIC, EnvelopeError } from './signed.js';
+import { ENVELOPE_MAGIC, EnvelopeError, appendSignature } from './signed.js';
 
 /**
  * The bound envelope (signed envelope version 2): a subject's template signed by the service together with
@@ -66,11 +66,7 @@ export async function signBoundTemplate(ctx: ServiceContext, issue: TemplateIssu
   body.set(sid, HEADER_BYTES);
   dv.setUint16(HEADER_BYTES + sid.length, templateBytes.length, true);
   body.set(templateBytes, HEADER_BYTES + sid.length + 2);
-  const signature = new Uint8Array(await crypto.subtle.sign('Ed25519', key.privateKey, body));
-  const out = new Uint8Array(body.length + SIGNATURE_BYTES);
-  out.set(body);
-  out.set(signature, body.length);
-  return out;
+  return appendSignature(key.privateKey, body);
 }
 
 /** Whether bytes start like a bound envelope (magic and version; nothing is verified). */

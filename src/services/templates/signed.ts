@@ -58,7 +58,12 @@ export async function signTemplate(ctx: ServiceContext, templateBytes: Uint8Arra
   body.set(sid, HEADER_BYTES);
   dv.setUint16(HEADER_BYTES + sid.length, templateBytes.length, true);
   body.set(templateBytes, HEADER_BYTES + sid.length + 2);
-  const signature = new Uint8Array(await crypto.subtle.sign('Ed25519', key.privateKey, body));
+  return appendSignature(key.privateKey, body);
+}
+
+/** The body followed by its Ed25519 signature (64 bytes), as both envelope versions end. */
+export async function appendSignature(privateKey: CryptoKey, body: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  const signature = new Uint8Array(await crypto.subtle.sign('Ed25519', privateKey, body));
   const out = new Uint8Array(body.length + SIGNATURE_BYTES);
   out.set(body);
   out.set(signature, body.length);
