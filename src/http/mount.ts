@@ -65,7 +65,7 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
     const role = requiredRole(spec, surface);
     const guard = spec.open ? withoutCredentials(surface, spec.id) : authorise(role, surface, spec.id);
     app.on(spec.method.toUpperCase(), honoPath(path), guard, (c) => runOperation(c, spec, surface));
-    registries[surface].registerPath(describe(spec, path, role));
+    registries[surface].registerPath(describe(spec, path, role, surface));
   }
   return registries;
 }
@@ -76,7 +76,8 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
   const request = spec.request ?? {};
   const url = new URL(c.req.url);
   const params = request.params ? validate(request.params, c.req.param(), 'path') : {};
-  const query = request.query ? validate(request.query, queryObject(url), 'query') : {};
+  const querySchema = request.queryOn?.[surface] ?? request.query;
+  const query = querySchema ? validate(querySchema, queryObject(url), 'query') : {};
   const body = request.body ? validate(request.body, await readJsonBody(c.req.raw), 'body') : undefined;
   const result = await spec.handle({ query, params, body, principal, services: scopedToCaller(services, principal, c.req.raw), surface, request: c.req.raw, clientAddress: clientAddress(c) });
   if (result instanceof Response) return result;
@@ -95,8 +96,8 @@ function scopedToCaller(services: Services, principal: Principal, request: Reque
   return { ...services, extractors: services.extractors.forRequest({ owner, signal: request.signal }) };
 }
 
-function describe(spec: OperationSpec, path: string, role: string) {
-  const request = spec.request ?? {};
+function describe(spec: OperationSpec, path: string, role: string, surface: Surface) {
+  const request = { ...spec.request, query: spec.request?.queryOn?.[surface] ?? spec.request?.query };
   const responses: Record<string, any> = {};
   const okContent: Record<string, { schema: any }> = {};
   if (spec.response?.schema) okContent['application/json'] = { schema: spec.response.schema };

@@ -51,7 +51,7 @@ export const subjectHandlers = {
   deleteSubject: ({ services, query, surface, principal }: In<{ query: typeof DeleteSubjectQuery }>) => deleteSubject(services, query, { surface, principal }),
   deleteSubjects: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsRequest }>) => deleteSubjects(services, body.subjectIds, { surface, principal }),
   deleteSubjectsByUUID: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsByUuidRequest }>) => deleteSubjectsByUuid(services, body.uuids, { surface, principal }),
-  clearDb: ({ services, query, surface, principal }: In<{ query: typeof ClearDbQuery }>) => clearDb(services, query.prefix, { surface, principal }),
+  clearDb: ({ services, query, surface, principal }: In<{ query: typeof ClearDbQuery; queryOn: RequestSpec['queryOn'] }>) => clearDb(services, query.prefix, { surface, principal }),
 };
 
 /**

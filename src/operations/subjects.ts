@@ -4,7 +4,7 @@ import { DeletedCount } from '../schemas/primitives.js';
 import {
   ClearDbQuery, ClearDbResult, CreateSubjectRequest, DeleteSubjectQuery, DeleteSubjectsByUuidRequest, DeleteSubjectsRequest, EnrolledModalities,
   GetTemplateModalitiesRequest, MultimodalSubject, ReextractSubjectRequest, ReextractSubjectResult, Subject, SubjectId, SubjectIdListQuery,
-  SubjectIdLowerParams, SubjectIdQuery, SubjectQRCode, SubjectsCountQuery, SubjectsQuery, TemplateModalities,
+  SubjectIdLowerParams, SubjectIdQuery, SubjectQRCode, SubjectsCountQuery, SubjectsQuery, TemplateModalities, UserClearDbQuery,
 } from '../schemas/subjects.js';
 import { handleSubjectQrCode, handleTemplateModalities } from './template-handlers.js';
 import { forOwnedSubject, subjectHandlers } from './subject-handlers.js';
@@ -179,7 +179,7 @@ export const subjectOperations = [
     summary: 'Clears all of the store, or only entries matching a prefix, depending on use',
     description:
       'Removes the subjects whose subjectId starts with `prefix` (matched literally), each as deleteSubject describes (operations, samples, images, templates, open adjudication cases); without a prefix (or an empty one), every subject, which the user surface refuses with a 400 naming `query.prefix`. On the user surface only the subjects the calling account enrolled are removed (docs/user-surface.md). Answers the rows removed per table.',
-    request: { query: ClearDbQuery },
+    request: { query: ClearDbQuery, queryOn: { user: UserClearDbQuery } },
     response: { description: 'How many subjects were removed, and the rows removed per table', schema: ClearDbResult },
     handle: subjectHandlers.clearDb,
   }),

@@ -13,6 +13,8 @@ export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 
 /** The parts of an operation's request, each a zod schema that validates it. */
 export interface RequestSpec {
   query?: z.ZodObject<any>;
+  /** A stricter query for some surfaces (e.g. a parameter required on /user), validated and documented there. */
+  queryOn?: Partial<Record<Surface, z.ZodObject<any>>>;
   params?: z.ZodObject<any>;
   body?: z.ZodType;
   /** Body media type when it is not JSON (e.g. form-encoded). */

@@ -102,7 +102,9 @@ export const SolveAdjudicationRequest = z
   .refine((v) => v.decision === 'DUPLICATE' || v.duplicateOfSubjectId === undefined, {
     path: ['duplicateOfSubjectId'],
     message: 'only with decision DUPLICATE',
-  });
+  })
+  // The refinement above as JSON Schema states it for tools.
+  .openapi({ if: { not: { properties: { decision: { const: 'DUPLICATE' } } } }, then: { not: { required: ['duplicateOfSubjectId'] } } } as object);
 
 export const SolveAdjudicationResult = z.object({
   decision: AdjudicatorDecision,

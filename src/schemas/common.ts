@@ -26,7 +26,9 @@ export const queryInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
     .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be an integer' : undefined) })
     .int('must be an integer')
     .min(min, `must be at least ${min}`)
-    .max(max, `must be at most ${max}`);
+    .max(max, `must be at most ${max}`)
+    // Coercion's input side reads as "anything" (null included); what the query takes is an integer in range.
+    .openapi({ type: 'integer', minimum: min, maximum: max });
 
 export const queryBool = z
   .enum(['true', 'false'], { message: "must be 'true' or 'false'" })
@@ -74,8 +76,8 @@ export function queryList<T extends z.ZodType>(item: T, max = 1000) {
  */
 export function pagingQuery<const F extends readonly [string, ...string[]]>(sortFields: F) {
   return {
-    page: queryInt(0).default(0),
-    size: queryInt(1, 1000).default(20),
+    page: queryInt(0).default(0).openapi({ default: 0 }),
+    size: queryInt(1, 1000).default(20).openapi({ default: 20 }),
     sort: z
       .string()
       .regex(

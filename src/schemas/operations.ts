@@ -101,7 +101,14 @@ export const CreateOperationRequest = z
   .refine((v) => v.type !== 'VERIFY' || v.subjectId !== undefined, { path: ['subjectId'], message: 'is required for VERIFY' })
   .refine((v) => (v.faces?.length ?? 0) + (v.voices?.length ?? 0) > 0, { path: ['faces'], message: 'give at least one face or voice sample' })
   .refine((v) => v.type !== 'CHECK' || v.voices === undefined, { path: ['voices'], message: 'CHECK takes face images only' })
-  .openapi('CreateOperationRequest');
+  // The refinements above as JSON Schema states them for tools.
+  .openapi('CreateOperationRequest', {
+    anyOf: [{ required: ['faces'] }, { required: ['voices'] }],
+    allOf: [
+      { if: { properties: { type: { const: 'VERIFY' } } }, then: { required: ['subjectId'] } },
+      { if: { properties: { type: { const: 'CHECK' } } }, then: { not: { required: ['voices'] } } },
+    ],
+  } as object);
 
 export const CheckImageRequest = z.strictObject({
   image: FaceImage,

@@ -128,7 +128,8 @@ export const CreateSubjectRequest = z
     path: ['faces'],
     message: 'give faces, voices or a template',
   })
-  .openapi('CreateSubjectRequest');
+  // The refinement above, as JSON Schema states it for tools: at least one of the three.
+  .openapi('CreateSubjectRequest', { anyOf: [{ required: ['faces'] }, { required: ['voices'] }, { required: ['template'] }] });
 
 export const ReextractSubjectRequest = z
   .strictObject({
@@ -147,6 +148,11 @@ export const ReextractSubjectRequest = z
     message: 'an old template needs a new sample that matches it',
   })
   .openapi('ReextractSubjectRequest', {
+    // The refinements above for tools: a stored subject alone, or a template with new samples.
+    oneOf: [
+      { required: ['subjectId'], not: { anyOf: [{ required: ['template'] }, { required: ['faces'] }, { required: ['voices'] }] } },
+      { required: ['template'], not: { required: ['subjectId'] }, anyOf: [{ required: ['faces'] }, { required: ['voices'] }] },
+    ],
     description:
       'Either a stored subject (`subjectId`: re-extracted from its stored original images) or an old template plus new samples (`template` and `faces`), accepted only if every sample matches the template; templates of another version than the current one cannot be compared, so that mode needs a template of the current version',
   });
@@ -164,7 +170,10 @@ export const GetTemplateModalitiesRequest = z
     payload: TemplateBytes.optional().openapi({ description: 'A QR code payload (the same as `template`)' }),
   })
   .refine((v) => (v.template === undefined) !== (v.payload === undefined), { path: ['template'], message: 'give exactly one of template and payload' })
-  .openapi('GetTemplateModalitiesRequest', { description: 'An exported template or a QR code payload' });
+  .openapi('GetTemplateModalitiesRequest', {
+    description: 'An exported template or a QR code payload: exactly one of `template` and `payload`',
+    oneOf: [{ required: ['template'] }, { required: ['payload'] }],
+  });
 
 // ---- list parameters ----------------------------------------------------------------------------------
 
@@ -219,8 +228,8 @@ export const SubjectIdLowerParams = z.strictObject({ subjectid: SubjectIdString 
 
 export const DeleteSubjectQuery = z
   .strictObject({
-    subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier' }),
-    id: idParam.optional().openapi({ description: 'Internal identifier, instead of subjectId' }),
+    subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier; exactly one of subjectId and id' }),
+    id: idParam.optional().openapi({ description: 'Internal identifier, instead of subjectId; exactly one of subjectId and id' }),
   })
   .refine((v) => (v.subjectId === undefined) !== (v.id === undefined), { path: ['subjectId'], message: 'give exactly one of subjectId and id' });
 
@@ -233,6 +242,16 @@ export const ClearDbQuery = z.strictObject({
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
     .optional()
     .openapi({ description: 'Only subjects whose subjectId starts with this (literally); required (non-empty) on the user surface' }),
+});
+
+/** `clearDb` on the user surface: a non-empty prefix is required there (clearing every subject is for ADMIN surfaces). */
+export const UserClearDbQuery = z.strictObject({
+  prefix: z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required on the user surface (clearing every subject needs an ADMIN surface)' : undefined) })
+    .min(1, 'is required on the user surface (clearing every subject needs an ADMIN surface)')
+    .max(128, 'must be at most 128 characters')
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
+    .openapi({ description: 'Only subjects whose subjectId starts with this (literally), among those the calling account enrolled' }),
 });
 
 /** What `clearDb` removed, per table (adjudication decisions go with their cases). */

@@ -144,3 +144,89 @@ describe('statuses in the documents', () => {
     expect(root.paths['/oauth2/token'].post.security).toEqual([]);
   });
 });
+
+describe('the documents state the rules the server enforces', () => {
+  it('ids are 1..2147483647, paging integers are not nullable, /user clearDb requires its prefix, one-of rules are stated', async () => {
+    const admin = await (await booted.app.request('/admin/openapi.json')).json();
+    const user = await (await booted.app.request('/user/openapi.json')).json();
+    const param = (doc: any, path: string, method: string, name: string) => doc.paths[path][method].parameters.find((p: any) => p.name === name);
+    expect(param(admin, '/admin/operations/id/', 'get', 'id').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 2147483647 });
+    expect(param(admin, '/admin/subjects', 'get', 'page').schema.type).toBe('integer');
+    expect(param(admin, '/admin/subjects/download', 'get', 'ids')).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer', minimum: 1 } } });
+    expect(param(admin, '/admin/subjects', 'get', 'metadata').schema).toMatchObject({ contentMediaType: 'application/json', contentSchema: { type: 'object' } });
+    expect(param(user, '/user/subjects/clear-db', 'delete', 'prefix')).toMatchObject({ required: true, schema: { minLength: 1 } });
+    expect(param(admin, '/admin/subjects/clear-db', 'delete', 'prefix').required).toBe(false);
+    const schemas = admin.components.schemas;
+    expect(schemas.GetTemplateModalitiesRequest.oneOf).toHaveLength(2);
+    expect(schemas.CreateSubjectRequest.anyOf).toHaveLength(3);
+    expect(schemas.ReextractSubjectRequest.oneOf).toHaveLength(2);
+    expect(schemas.CreateOperationRequest.allOf).toHaveLength(2);
+  });
+
+  it('requests built from the documents\' own examples are not refused as invalid', async () => {
+    const refused: string[] = [];
+    let sent = 0;
+    for (const docPath of ['/admin/openapi.json', '/openapi.json', '/user/openapi.json']) {
+      const doc = await (await booted.app.request(docPath)).json();
+      const deref = (s: any): any => (s?.$ref ? deref(doc.components.schemas[s.$ref.split('/').pop()]) : s);
+      for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          if (['login', 'oauth2Token'].includes(op.operationId) || path.includes('{path}')) continue;
+          // Only operations every part of whose request has an example (or needs none) can be built from them.
+          const query = new URLSearchParams();
+          let concrete = path;
+          let complete = true;
+          const exampled: string[] = [];
+          let oneOfTaken = false;
+          for (const p of op.parameters ?? []) {
+            // Parameters of which exactly one may be given (said so in their descriptions): the first only.
+            if (/exactly one of/.test(p.description ?? p.schema?.description ?? '')) {
+              if (oneOfTaken) continue;
+              oneOfTaken = true;
+            }
+            const example = p.example ?? p.schema?.example;
+            if (example === undefined) {
+              if (p.required) complete = false;
+              continue;
+            }
+            const text = Array.isArray(example) ? example.join(',') : String(example);
+            if (p.in === 'path') concrete = concrete.replace(`{${p.name}}`, encodeURIComponent(text));
+            if (p.in === 'query') query.set(p.name, text);
+            exampled.push(`${p.in === 'path' ? 'path' : 'query'}.${p.name}`);
+          }
+          let body: unknown;
+          const bodySchema = deref(op.requestBody?.content?.['application/json']?.schema);
+          if (bodySchema) {
+            body = bodySchema.example;
+            if (body === undefined && bodySchema.type === 'object') {
+              const built: Record<string, unknown> = {};
+              for (const [name, prop] of Object.entries<any>(bodySchema.properties ?? {})) {
+                const example = deref(prop)?.example;
+                if (example !== undefined) built[name] = example;
+                else if ((bodySchema.required ?? []).includes(name)) complete = false;
+              }
+              body = built;
+            }
+            if (body === undefined) complete = false;
+            // A body must meet the schema's stated one-of / at-least-one rules to count as built from examples.
+            const has = (alt: any) => (alt.required ?? []).every((k: string) => Object.hasOwn(body as object, k));
+            for (const rule of [bodySchema.anyOf, bodySchema.oneOf]) if (rule && body && !rule.some(has)) complete = false;
+            if (body && typeof body === 'object' && Object.keys(body).length === 0) complete = false;
+          }
+          if (!complete || (exampled.length === 0 && !bodySchema)) continue;
+          const qs = query.toString();
+          sent++;
+          const res = await booted.app.request(`${concrete}${qs ? `?${qs}` : ''}`, {
+            method: method.toUpperCase(),
+            headers: { authorization: adminAuth, ...(bodySchema ? { 'content-type': 'application/json' } : {}) },
+            ...(bodySchema ? { body: JSON.stringify(body) } : {}),
+          });
+          if (res.status === 400) refused.push(`${method.toUpperCase()} ${concrete} ${JSON.stringify(body ?? '').slice(0, 120)}: ${(await res.text()).slice(0, 200)}`);
+          else await res.body?.cancel();
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(40);
+    expect(refused).toEqual([]);
+  });
+});
