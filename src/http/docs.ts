@@ -18,9 +18,9 @@ const surfaceTitle: Record<Surface, string> = {
 
 /** Add what every surface document shares: security schemes, login, the token endpoint, named models. */
 function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: string): void {
-  // Only the schemes this surface's operations name: /admin ADMIN, the root ADMIN and ADJUDICATOR, /user USER.
-  const roles = ({ admin: ['admin'], root: ['admin', 'adjudicator'], user: ['user'] } as const)[surface];
-  for (const role of roles) {
+  // Every document carries the seed's six schemes, including those of roles its own operations do not name
+  // (Redocly's no-unused-components warns about them; the seed's section 1 lists them for every surface).
+  for (const role of ['admin', 'adjudicator', 'user'] as const) {
     const scope = role.toUpperCase();
     registry.registerComponent('securitySchemes', `${role}-basic`, { type: 'http', scheme: 'basic' });
     registry.registerComponent('securitySchemes', `${role}-oauth`, {
