@@ -2,7 +2,7 @@ import { z } from '../../src/schemas/common.js';
 import { defineOperation } from '../../src/operations/types.js';
 
 /**
- * Checked by `tsc` only (nothing imports it): a handler's input is typed from its operation's schemas. Each
+ * Checked by `tsc` only (nothing imports it; handler-typing.test.ts compiles it): a handler's input is typed from its operation's schemas. Each
  * `@ts-expect-error` fails the typecheck if the error it marks stops being one, i.e. if the inference
  * decays to `any`.
  */
