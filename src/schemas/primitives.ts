@@ -1,4 +1,5 @@
 import { MAX_DB_ID, dbId, queryDate, queryId, z } from './common.js';
+import faceModels from '../../wasm/models/manifest.json' with { type: 'json' };
 
 /**
  * Building blocks shared by the biometric areas (subjects, operations, biometric data, adjudication,
@@ -72,7 +73,8 @@ export const faceSamples = z.array(FaceSample).min(1).max(limits.samplesPerModal
 export const voiceSamples = z.array(VoiceSample).min(1).max(limits.samplesPerModality);
 
 export const Modality = z.enum(['FACE', 'VOICE']);
-export const TemplateVersion = z.string().max(128).openapi({ description: 'Names the extractor models that made the template', example: 'face-arcface-r100-v1' });
+/** The example is the version the shipped face models produce, so an example template version is one the service accepts. */
+export const TemplateVersion = z.string().max(128).openapi({ description: 'Names the extractor models that made the template', example: faceModels.templateVersion });
 
 /** A number in [0, 100]: qualities, liveness and other per-sample measures. */
 export const score = z.number().min(0).max(100);

@@ -7,6 +7,7 @@ import { operationOperations } from '../../src/operations/operations.js';
 import { subjectOperations } from '../../src/operations/subjects.js';
 import { prefixOf, type OperationSpec } from '../../src/operations/types.js';
 import { namedModels } from '../../src/schemas/models.js';
+import faceModels from '../../wasm/models/manifest.json' with { type: 'json' };
 
 /**
  * Every operation checks its input before its service runs (a 400 naming the field), and each surface's
@@ -161,6 +162,10 @@ describe('the documents state the rules the server enforces', () => {
     expect(schemas.CreateSubjectRequest.anyOf).toHaveLength(3);
     expect(schemas.ReextractSubjectRequest.oneOf).toHaveLength(2);
     expect(schemas.CreateOperationRequest.allOf).toHaveLength(2);
+    // Example template versions are the one the shipped models produce, not an invented name.
+    const versions = [...JSON.stringify(admin).matchAll(/"templateVersion":\{[^}]*"example":"([^"]+)"/g)].map((m) => m[1]);
+    expect(versions.length).toBeGreaterThan(0);
+    expect(new Set(versions)).toEqual(new Set([faceModels.templateVersion]));
   });
 
   it('requests built from the documents\' own examples are not refused as invalid', async () => {
