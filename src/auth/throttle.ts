@@ -59,6 +59,12 @@ const tooMany = (waitMs: number) =>
 export class LoginThrottle {
   /** pair -> guess (a hash of the credentials) -> its check in progress. */
   private inFlight = new Map<string, Map<string, Promise<Verdict<unknown>>>>();
+  /**
+   * pair -> failures this process has seen since it started counting them. A check's standing is read before it
+   * may start; failures recorded by checks that ended while that read was on its way are not in it, so they are
+   * counted here too (the read may have seen some of them: counting them twice only refuses sooner).
+   */
+  private failedHere = new Map<string, number>();
   private lastPrune = 0;
 
   constructor(
@@ -79,19 +85,26 @@ export class LoginThrottle {
     const same = this.inFlight.get(pair)?.get(guess);
     if (same) return same as Promise<Verdict<T>>;
 
+    const failedBefore = this.failedHere.get(pair) ?? 0;
     const standing = await this.standing(subject, address);
+    const failedSince = (this.failedHere.get(pair) ?? 0) - failedBefore;
     const lockedFor = this.lockedFor(standing);
     if (lockedFor > 0) throw tooMany(lockedFor);
 
     const flights = this.inFlight.get(pair) ?? new Map<string, Promise<Verdict<unknown>>>();
     const joined = flights.get(guess);
     if (joined) return joined as Promise<Verdict<T>>;
-    const allowed = standing.overBudget ? 1 : Math.max(1, this.policy.freeFailures - standing.pairFailures);
+    // One try is allowed once a lock has run out, unless failures came in while the standing was read.
+    const allowed = standing.overBudget ? 1 : Math.max(failedSince > 0 ? 0 : 1, this.policy.freeFailures - standing.pairFailures - failedSince);
     if (flights.size >= allowed) throw tooMany(1000);
 
     const verdict = (async (): Promise<Verdict<T>> => {
       const result = await check();
-      if (!result.ok) await this.fail(subject, address);
+      if (!result.ok) {
+        if (this.failedHere.size > 10_000) this.failedHere.clear();
+        this.failedHere.set(pair, (this.failedHere.get(pair) ?? 0) + 1);
+        await this.fail(subject, address);
+      }
       else if (standing.pairRow) await this.db.deleteFrom('login_throttle').where('address', '=', address).where('subject', '=', subject).execute();
       return result;
     })();
