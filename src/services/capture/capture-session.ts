@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { toBase64 } from '../../sdk/base64.js';
 import type { InitParams } from '../../schemas/gateway.js';
 import { CreateSubjectRequest } from '../../schemas/subjects.js';
 import { CreateOperationRequest } from '../../schemas/operations.js';
@@ -163,7 +164,7 @@ export class CaptureSession {
 
   /** Run the operation on the selected frames, exactly as the JSON path does. */
   private async operate(frames: Uint8Array[], gates: FaceGates): Promise<CaptureResult> {
-    const faces = frames.map((bytes) => ({ image: Buffer.from(bytes).toString('base64') }));
+    const faces = frames.map((bytes) => ({ image: toBase64(bytes) }));
     const options = { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness };
     const caller = { principal: this.caller.principal, surface: this.caller.surface };
     try {
