@@ -77,9 +77,21 @@ export const configSchema = z.object({
    * FILE`). Accepted when it is the shipped file or reproduces its reference embedding (docs/voice.md).
    */
   BIMS_VOICE_MODEL: z.string().min(1).optional(),
+  /** Lowest level of log line written; `silent` writes none. */
   BIMS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /**
+   * `json`: one JSON object per line (for log collectors); `pretty`: one readable line per entry, fields as
+   * key=value; `auto`: pretty when standard output is a terminal, JSON otherwise (pipes, files, services).
+   */
+  BIMS_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /** Comma-separated origins allowed by CORS; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),
+  /**
+   * `on`: every JSON answer is checked against its operation's documented schema before it goes out (the test
+   * suite turns it on; it costs about as much as a read's query). `off`: answers go out as the presenters
+   * built them (http/answer-check.ts says why that is the same answer).
+   */
+  BIMS_CHECK_ANSWERS: z.enum(['on', 'off']).default('off'),
   /**
    * Where the dashboard component listens; the /dashboard proxy forwards there. Unset: `npm start` starts the
    * component itself on BIMS_DASHBOARD_HOST:BIMS_DASHBOARD_PORT and forwards there.

@@ -1,5 +1,5 @@
 import { loadConfigOrExit } from '../runtime/node-config.js';
-import { createLogger } from '../services/logger.js';
+import { configuredLogger } from '../services/logger.js';
 import { startDashboardServer } from './node-server.js';
 
 /**
@@ -8,7 +8,7 @@ import { startDashboardServer } from './node-server.js';
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const log = createLogger(config.BIMS_LOG_LEVEL);
+  const log = configuredLogger(config);
   const server = await startDashboardServer({ host: config.BIMS_DASHBOARD_HOST, port: config.BIMS_DASHBOARD_PORT, maxStreams: config.BIMS_STREAMS_TOTAL });
   log.info('dashboard listening', { url: server.url, through: 'the API at /dashboard/ and /admin/dashboard/' });
   let stopping = false;

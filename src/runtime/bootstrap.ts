@@ -3,7 +3,7 @@ import { connectDatabase, migrate } from '../db/connect.js';
 import { createApp, type AppDeps } from '../app.js';
 import { createServices, type Services } from '../services/index.js';
 import type { ServiceContext } from '../services/context.js';
-import { createLogger, type Logger } from '../services/logger.js';
+import { configuredLogger, type Logger } from '../services/logger.js';
 import { ensureInitialAdmin } from '../services/accounts/accounts.js';
 import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';
@@ -48,7 +48,7 @@ export interface Booted {
  */
 export async function boot(options: BootOptions): Promise<Booted> {
   const { config } = options;
-  const log = options.logger ?? createLogger(config.BIMS_LOG_LEVEL);
+  const log = options.logger ?? configuredLogger(config);
   const database = await connectDatabase({
     url: config.DATABASE_URL,
     dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR,

@@ -6,11 +6,11 @@ import { serve } from '@hono/node-server';
 import { createExtractor } from '../extraction/index.js';
 import { poolLimitsOf } from '../config/config.js';
 import { createExtractionService } from '../extraction/remote-service.js';
-import { createLogger } from '../services/logger.js';
+import { configuredLogger } from '../services/logger.js';
 import { loadConfigOrExit } from './node-config.js';
 
 const config = loadConfigOrExit();
-const log = createLogger(config.BIMS_LOG_LEVEL);
+const log = configuredLogger(config);
 if (!config.BIMS_EXTRACTION_TOKEN) {
   console.error('Invalid configuration:\n  BIMS_EXTRACTION_TOKEN: required by the extraction service (32+ characters, shared with its callers)');
   process.exit(2);

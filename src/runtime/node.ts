@@ -6,7 +6,7 @@ import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
 import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
 import { startDashboardChild, type DashboardChild } from './node-dashboard.js';
-import { createLogger } from '../services/logger.js';
+import { configuredLogger } from '../services/logger.js';
 import { createExtractor } from '../extraction/index.js';
 import { prepareGateway, reportStartup } from './startup-summary.js';
 
@@ -17,13 +17,13 @@ async function main(): Promise<void> {
   let sidecar: SidecarChild | null = null;
   const gateway = prepareGateway(config); // installs a missing Janus when allowed; says so when not
   if (config.BIMS_SIDECAR === 'on') {
-    sidecar = await startSidecarChild(config, createLogger(config.BIMS_LOG_LEVEL));
+    sidecar = await startSidecarChild(config, configuredLogger(config));
     config = sidecar.config;
   }
   // The dashboard component, unless DASHBOARD_URL says it runs elsewhere; the proxy forwards to it.
   let dashboard: DashboardChild | null = null;
   if (!config.DASHBOARD_URL) {
-    dashboard = await startDashboardChild(config, createLogger(config.BIMS_LOG_LEVEL));
+    dashboard = await startDashboardChild(config, configuredLogger(config));
     config = dashboard.config;
   }
   const booted = await boot({

@@ -1,4 +1,7 @@
-/** Structured JSON logs, one object per line. Callers pass facts, never bodies, passwords or tokens. */
+/**
+ * Structured logs: one JSON object per line for machines (files, pipes, log collectors), or one readable line
+ * per entry on a terminal (BIMS_LOG_FORMAT). Callers pass facts, never bodies, passwords or tokens.
+ */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
@@ -8,6 +11,8 @@ export interface Logger {
 
 const levels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof levels)[number];
+/** `auto`: readable when standard output is a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 /**
  * Lines written together, once per turn of the event loop, instead of one synchronous write per line (on Node,
@@ -37,14 +42,81 @@ function batchedConsoleWriter(): (line: string) => void {
   };
 }
 
-/** A logger writing JSON lines through `write` (batched console.log by default) at or above `level`. */
-export function createLogger(level: LogLevel, write: (line: string) => void = consoleWriter()): Logger {
+/**
+ * A logger writing through `write` (batched console.log by default) at or above `level`, as JSON lines, or as
+ * readable lines (`pretty`, or `auto` when the default writer's standard output is a terminal). A caller's own
+ * `write` gets JSON under `auto`: it is a program reading the lines, not a person.
+ */
+export function createLogger(level: LogLevel, write?: (line: string) => void, format: LogFormat = 'json'): Logger {
   const threshold = levels.indexOf(level);
+  const pretty = format === 'pretty' || (format === 'auto' && !write && stdoutIsTerminal());
+  const render = pretty ? prettyRenderer(!write && stdoutIsTerminal() && colourAllowed()) : (own: OwnFields, fields: Record<string, unknown>) =>
+    // The line's own keys come first and cannot be overwritten by a field of the same name.
+    JSON.stringify(Object.assign({ ...own }, fields, own));
+  const out = write ?? consoleWriter();
   const at = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
     if (levels.indexOf(name) < threshold) return;
-    // The line's own keys come first and cannot be overwritten by a field of the same name.
-    const own = { time: new Date().toISOString(), level: name, message };
-    write(JSON.stringify(Object.assign({ ...own }, fields, own)));
+    out(render({ time: new Date().toISOString(), level: name, message }, fields));
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** The process's logger as its configuration says (level and format). */
+export function configuredLogger(config: { BIMS_LOG_LEVEL: LogLevel; BIMS_LOG_FORMAT: LogFormat }): Logger {
+  return createLogger(config.BIMS_LOG_LEVEL, undefined, config.BIMS_LOG_FORMAT);
+}
+
+interface OwnFields {
+  time: string;
+  level: Exclude<LogLevel, 'silent'>;
+  message: string;
+}
+
+// Read through globalThis: the logger is part of the runtime-neutral core (Workers have neither).
+type TerminalRuntime = {
+  process?: { stdout?: { isTTY?: boolean }; env?: Record<string, string | undefined> };
+  Deno?: { stdout?: { isTerminal?: () => boolean }; noColor?: boolean };
+};
+
+function stdoutIsTerminal(): boolean {
+  const runtime = globalThis as TerminalRuntime;
+  if (typeof runtime.Deno?.stdout?.isTerminal === 'function') return runtime.Deno.stdout.isTerminal();
+  return runtime.process?.stdout?.isTTY === true;
+}
+
+/** Colours unless NO_COLOR is set (no-color.org) or the terminal is dumb. */
+function colourAllowed(): boolean {
+  const runtime = globalThis as TerminalRuntime;
+  if (runtime.Deno?.noColor) return false;
+  const env = runtime.process?.env ?? {};
+  return !env.NO_COLOR && env.TERM !== 'dumb';
+}
+
+const LEVEL_COLOUR: Record<OwnFields['level'], string> = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
+
+/**
+ * `12:04:05.123 INFO  listening url=http://127.0.0.1:8080 database=pglite`: local time, level, message, then the
+ * fields as key=value (strings bare unless they hold spaces or quotes, other values as JSON). A multi-line string
+ * (a stack, a startup summary) follows on its own indented lines, so it reads as it was written.
+ */
+function prettyRenderer(colour: boolean): (own: OwnFields, fields: Record<string, unknown>) => string {
+  const paint = (code: string, text: string) => (colour ? `${code}${text}\x1b[0m` : text);
+  return (own, fields) => {
+    const time = new Date(own.time);
+    const clock = [time.getHours(), time.getMinutes(), time.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':') +
+      `.${String(time.getMilliseconds()).padStart(3, '0')}`;
+    const pairs: string[] = [];
+    const blocks: string[] = [];
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === undefined || key === 'time' || key === 'level' || key === 'message') continue;
+      if (typeof value === 'string' && value.includes('\n')) {
+        blocks.push(`  ${paint('\x1b[2m', `${key}:`)}\n${value.replace(/^/gm, '    ')}`);
+        continue;
+      }
+      const text = typeof value === 'string' ? (/^[^\s"'=]+$/.test(value) ? value : JSON.stringify(value)) : JSON.stringify(value) ?? String(value);
+      pairs.push(`${paint('\x1b[2m', `${key}=`)}${text}`);
+    }
+    const head = `${paint('\x1b[2m', clock)} ${paint(LEVEL_COLOUR[own.level], own.level.toUpperCase().padEnd(5))} ${own.message}`;
+    return [pairs.length ? `${head} ${pairs.join(' ')}` : head, ...blocks].join('\n');
+  };
 }

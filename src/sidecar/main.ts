@@ -1,5 +1,5 @@
 import { loadConfigOrExit } from '../runtime/node-config.js';
-import { createLogger } from '../services/logger.js';
+import { configuredLogger } from '../services/logger.js';
 import { startSidecar } from './start.js';
 
 /**
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     console.error('BIMS_SIDECAR_TOKEN must be set (at least 32 characters): the API presents it to the sidecar');
     process.exit(2);
   }
-  const log = createLogger(config.BIMS_LOG_LEVEL);
+  const log = configuredLogger(config);
   const sidecar = await startSidecar(config, log);
   let stopping = false;
   const stop = async (why: string) => {
