@@ -6,16 +6,22 @@ import { z } from 'zod';
  * reads the environment, so the core stays portable and testable.
  */
 export const configSchema = z.object({
+  /** Port the API listens on. */
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Address the API listens on; `0.0.0.0` (or `::`) to be reached from other machines. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** `postgres://...` selects PostgreSQL (through `pg`); unset selects the embedded PGlite in BIMS_DATA_DIR. */
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (unset it to use the embedded PGlite)')
     .optional(),
+  /** Folder of the embedded PGlite database (and of the sidecar's data unless BIMS_SIDECAR_DATA_DIR says otherwise). */
   BIMS_DATA_DIR: z.string().min(1).default('./data'),
+  /** Password of the `admin` account, created on the first start only; unset: a random one is generated and printed once. */
   BIMS_ADMIN_PASSWORD: z.string().min(8, 'must be at least 8 characters').optional(),
   /** Public base URL of the service, used for OAuth redirects and the `auth_url`; defaults to http://HOST:PORT. */
   BIMS_BASE_URL: z.string().url().optional(),
+  /** Issuer of the tokens and base of the OAuth endpoints, when they differ from BIMS_BASE_URL. */
   BIMS_AUTH_URL: z.string().url().optional(),
   /** Largest request body accepted, in bytes (413 above). Enrolment carries base64 images, hence the size. */
   BIMS_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
@@ -26,8 +32,12 @@ export const configSchema = z.object({
   BIMS_MAX_DOWNLOAD_BYTES: z.coerce.number().int().min(1024).max(2 ** 31).default(256 * 1024 * 1024),
   /** PBKDF2-SHA256 iterations for new password hashes (OWASP 2023 recommends 600,000). */
   BIMS_PASSWORD_ITERATIONS: z.coerce.number().int().min(10_000).max(10_000_000).default(600_000),
+  /** Lifetime of an access token. */
   BIMS_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
+  /** Lifetime of a refresh token (they rotate at each use; reusing a spent one revokes its whole family). */
   BIMS_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
+  /** Signing keys older than this are replaced by a fresh one; older keys keep verifying until retired. */
+  BIMS_SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
   // ---- login throttling (docs/login-throttling.md) ---------------------------------------------------------
   /** Failed logins for one account (or client) from one address answered at once; each further one waits longer. */
   BIMS_LOGIN_FREE_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
@@ -39,8 +49,8 @@ export const configSchema = z.object({
   BIMS_LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(100),
   /** The window the per-address budget is counted in. */
   BIMS_LOGIN_ADDRESS_WINDOW_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
-  /** Signing keys older than this are replaced by a fresh one; older keys keep verifying until retired. */
-  BIMS_SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
+
+  // ---- extraction: faces and voice (docs/admission.md) -----------------------------------------------------
   /** Face extraction worker threads (Node); 0 means one per core. */
   BIMS_EXTRACTION_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
   /**
@@ -70,6 +80,7 @@ export const configSchema = z.object({
   BIMS_EXTRACTION_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Where `bims extraction-service` listens. */
   BIMS_EXTRACTION_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port `bims extraction-service` listens on. */
   BIMS_EXTRACTION_PORT: z.coerce.number().int().min(0).max(65535).default(7091),
   /**
    * The speaker encoder's ONNX file (or the folder holding resemblyzer_ge2e_fp16w.onnx), read instead of
@@ -77,6 +88,8 @@ export const configSchema = z.object({
    * FILE`). Accepted when it is the shipped file or reproduces its reference embedding (docs/voice.md).
    */
   BIMS_VOICE_MODEL: z.string().min(1).optional(),
+
+  // ---- logs, CORS and the dashboard ------------------------------------------------------------------------
   /** Lowest level of log line written; `silent` writes none. */
   BIMS_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /**
@@ -84,7 +97,7 @@ export const configSchema = z.object({
    * key=value; `auto`: pretty when standard output is a terminal, JSON otherwise (pipes, files, services).
    */
   BIMS_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
-  /** Comma-separated origins allowed by CORS; empty means CORS is closed. */
+  /** Comma-separated origins allowed by CORS, or `*` for any; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),
   /**
    * `on`: every JSON answer is checked against its operation's documented schema before it goes out (the test
@@ -176,15 +189,20 @@ export const configSchema = z.object({
   BIMS_LICENCE_FILE: z.string().min(1).optional(),
   /** The CLOUD licensing endpoint: GET with the token answers the licence (a compact JWS, or JSON {licence}). */
   BIMS_LICENCE_CLOUD_URL: z.string().url().optional(),
+  /** Bearer token the CLOUD licensing endpoint is fetched with. */
   BIMS_LICENCE_CLOUD_TOKEN: z.string().min(8).optional(),
   /** How long a fetched cloud licence (and a dongle's) is used before it is fetched again. */
   BIMS_LICENCE_REFRESH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+
+  // ---- gallery replication between nodes (docs/gallery-replication.md) ----------------------------------------
   /**
    * How often each node compares its in-memory gallery with the database (a digest of every gallery template)
    * and reloads it on a difference; 0: only after the LISTEN connection comes back. One aggregate query over
    * the gallery's rows, so minutes, not seconds, on large galleries.
    */
   BIMS_GALLERY_RECONCILE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+
+  // ---- licence keys (dongles) --------------------------------------------------------------------------------
   /** USB ids (vendor:product hex, `*` for any product) the sidecar counts as licence keys. */
   BIMS_DONGLE_USB_IDS: z.string().default('0529:*,064f:*'),
   /** Where the sidecar reads USB devices from (tests point it at a fake tree). */
@@ -193,6 +211,15 @@ export const configSchema = z.object({
   BIMS_SOFTWARE_DONGLE: z.enum(['auto', 'off']).default('auto'),
   /** The sidecar's own data (the software dongle); defaults to BIMS_DATA_DIR/sidecar. */
   BIMS_SIDECAR_DATA_DIR: z.string().min(1).optional(),
+
+  // ---- install and tools (read by npm scripts, not by the service) -------------------------------------------
+  /**
+   * `1`: `npm install` (postinstall) does not fetch the face and voice models; faces and voice stay off until
+   * `node scripts/fetch-models.mjs` and `node scripts/fetch-voice-model.mjs` have run.
+   */
+  BIMS_SKIP_MODELS: z.string().optional(),
+  /** Password of the account `npm run bench -- load` signs in with against a running service (or its --password option). */
+  BIMS_BENCH_PASSWORD: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
