@@ -10,6 +10,7 @@ import { authorise, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
+import { formDocument, isMultipart, readFormBody, renameFormFields } from './multipart.js';
 import type { AppEnv } from './env.js';
 
 export const surfaces: readonly Surface[] = SURFACES;
@@ -78,8 +79,16 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
   const params = request.params ? validate(request.params, c.req.param(), 'path') : {};
   const querySchema = request.queryOn?.[surface] ?? request.query;
   const query = querySchema ? validate(querySchema, queryObject(url), 'query') : {};
-  const body = request.body ? validate(request.body, await readJsonBody(c.req.raw), 'body') : undefined;
-  const result = await spec.handle({ query, params, body, principal, services: scopedToCaller(services, principal, c.req.raw), surface, request: c.req.raw, clientAddress: clientAddress(c) });
+  const form = request.form && isMultipart(c.req.raw) ? request.form : undefined;
+  let result;
+  try {
+    const raw = form ? await readFormBody(c.req.raw, form) : request.body ? await readJsonBody(c.req.raw, request.form ? 'multipart/form-data' : undefined) : undefined;
+    const body = request.body ? validate(request.body, raw, 'body') : undefined;
+    result = await spec.handle({ query, params, body, principal, services: scopedToCaller(services, principal, c.req.raw), surface, request: c.req.raw, clientAddress: clientAddress(c) });
+  } catch (error) {
+    // A form's failures name its parts (`body.image.1`), not the JSON fields the form became.
+    throw form && error instanceof DomainError ? renameFormFields(error, form) : error;
+  }
   if (result instanceof Response) return result;
   const status = spec.status ?? 200;
   if (status === 204) return c.body(null, 204);
@@ -128,7 +137,15 @@ function describe(spec: OperationSpec, path: string, role: string, surface: Surf
       ...(request.query ? { query: request.query } : {}),
       ...(params ? { params } : {}),
       ...(request.body
-        ? { body: { required: true, content: { [request.bodyContentType ?? 'application/json']: { schema: request.body } } } }
+        ? {
+            body: {
+              required: true,
+              content: {
+                [request.bodyContentType ?? 'application/json']: { schema: request.body },
+                ...(request.form ? { 'multipart/form-data': formDocument(request.form, request.body) } : {}),
+              },
+            },
+          }
         : {}),
     },
     responses,

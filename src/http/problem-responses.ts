@@ -20,7 +20,7 @@ export function problemAnswersOf(spec: OperationSpec): Partial<Record<ProblemSta
   }
   if (spec.request?.body) {
     answers[413] = 'Request body over BIMS_MAX_BODY_BYTES';
-    answers[415] = `The body is not ${spec.request.bodyContentType ?? 'application/json'}`;
+    answers[415] = `The body is not ${spec.request.bodyContentType ?? 'application/json'}${spec.request.form ? ' or multipart/form-data' : ''}`;
   }
   if (spec.component) {
     answers[502] = `${spec.component} failed or answered out of turn`;

@@ -77,7 +77,7 @@ export const MAX_JSON_DEPTH = 64;
  * nested a hundred thousand levels is refused before anything recursive (JSON.stringify in a schema
  * refinement, PostgreSQL's jsonb parser) walks it and runs out of stack.
  */
-function nestingDepth(text: string): number {
+export function nestingDepth(text: string): number {
   let depth = 0;
   let max = 0;
   let inString = false;
@@ -93,8 +93,11 @@ function nestingDepth(text: string): number {
   return max;
 }
 
-/** Read a JSON body, answering 415 for another media type and 400 for malformed UTF-8 or JSON. */
-export async function readJsonBody(request: Request): Promise<unknown> {
+/**
+ * Read a JSON body, answering 415 for another media type and 400 for malformed UTF-8 or JSON. `alsoTaken`
+ * names the other media type the operation takes (multipart/form-data), for the 415's message.
+ */
+export async function readJsonBody(request: Request, alsoTaken?: string): Promise<unknown> {
   const type = request.headers.get('content-type') ?? '';
   // Decoded strictly: `request.text()` would turn malformed UTF-8 into U+FFFD and store the damaged
   // identifiers and metadata without a word; JSON exchanged between systems must be UTF-8 (RFC 8259).
@@ -112,7 +115,7 @@ export async function readJsonBody(request: Request): Promise<unknown> {
     });
   }
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
-    throw new DomainError('unsupported-media-type', `body must be application/json, not ${type.split(';')[0]}`);
+    throw new DomainError('unsupported-media-type', `body must be application/json${alsoTaken ? ` or ${alsoTaken}` : ''}, not ${type.split(';')[0]}`);
   }
   if (text === null) {
     throw new DomainError('validation', 'body: not valid UTF-8', { errors: [{ field: 'body', message: 'is not valid UTF-8' }] });

@@ -10,6 +10,7 @@ import { countOperations, listOperations, operationById, operationByUuid } from 
 import { ownerOf } from '../services/ownership.js';
 import { handleRemoteVerify } from './template-handlers.js';
 import { defineOperation } from './types.js';
+import { checkImageForm, operationForm } from './sample-forms.js';
 import { checkImage, createOperation } from '../services/operations/create.js';
 import { extractionProblems, licenceProblems } from './extraction-problems.js';
 
@@ -25,7 +26,7 @@ export const operationOperations = [
     problems: { ...extractionProblems, ...licenceProblems },
     summary: 'Creates an operation and stores it',
     description: 'VERIFY (1:1 against a subject), IDENTIFY (1:N over the enrolled gallery) or CHECK (quality and liveness only; stores no template).',
-    request: { body: CreateOperationRequest },
+    request: { body: CreateOperationRequest, form: operationForm },
     status: 201,
     response: { description: 'The recorded operation', schema: Operation },
     handle: ({ services, body, principal, surface }) => createOperation(services, body, { principal, surface }),
@@ -34,7 +35,7 @@ export const operationOperations = [
     id: 'checkImage', method: 'post', path: '/operations/checkimage', surfaces: adminRoot, area,
     problems: extractionProblems,
     summary: 'Performs checks on an image',
-    request: { body: CheckImageRequest },
+    request: { body: CheckImageRequest, form: checkImageForm },
     response: { description: 'The checks of the image', schema: ChecksFromImage },
     handle: ({ services, body }) => checkImage(services, body),
   }),

@@ -9,6 +9,7 @@ import {
 import { handleSubjectQrCode, handleTemplateModalities } from './template-handlers.js';
 import { forOwnedSubject, subjectHandlers } from './subject-handlers.js';
 import { defineOperation } from './types.js';
+import { enrolmentForm } from './sample-forms.js';
 import { enrolSubject } from '../services/enrolment/enrol.js';
 import { reextractSubject } from '../services/reextract/reextract-subject.js';
 import { extractionProblems, licenceProblems } from './extraction-problems.js';
@@ -26,7 +27,7 @@ export const subjectOperations = [
     summary: 'Creates a subject and stores it',
     description:
       'Extracts every sample (all or nothing), applies the quality gates, then deduplicates: a duplicate makes the subject REJECTED, a possible duplicate PENDING_ADJUDICATION with a pending case, otherwise ENROLLED. Records an ENROLL operation.',
-    request: { body: CreateSubjectRequest },
+    request: { body: CreateSubjectRequest, form: enrolmentForm },
     status: 201,
     response: { description: 'The new subject', schema: Subject },
     handle: ({ services, body, principal, surface }) => enrolSubject(services, body, { principal, surface }),

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
+import type { FormSpec } from '../http/multipart.js';
 
 import type { Role, Surface } from '../auth/roles.js';
 
@@ -19,6 +20,8 @@ export interface RequestSpec {
   body?: z.ZodType;
   /** Body media type when it is not JSON (e.g. form-encoded). */
   bodyContentType?: string;
+  /** The body may also come as multipart/form-data: which parts are files (photos, recordings) and which JSON. */
+  form?: FormSpec;
 }
 
 /** A validated part: what its schema outputs, or `Absent` when the operation declares no such part. */
