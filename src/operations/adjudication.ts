@@ -110,7 +110,7 @@ export const adjudicationOperations = [
     id: 'clearAdjudicationsPendingDb', method: 'delete', path: '/adjudication/pending/clear-db', surfaces: admin, area,
     summary: 'Clears the pending-case store; also clears the adjudicator decisions belonging to those cases',
     description:
-      'Removes PENDING and CONFLICTED cases with their decisions. Their probe subjects, still PENDING_ADJUDICATION, become REJECTED in the same transaction (no human accepted them, and without a case they could never leave that status); the answer counts them. Their samples stay.',
+      'Removes PENDING and CONFLICTED cases with their decisions. Their probe subjects, still PENDING_ADJUDICATION, become REJECTED in the same transaction (no human accepted them, and without a case they could never leave that status), and their ENROLL operations DUPLICATE_FOUND; the answer counts the subjects. Their samples stay.',
     response: { description: 'What was removed', schema: ClearAdjudicationsResult },
     handle: ({ services }) => clearPending(services.ctx),
   }),
@@ -141,7 +141,7 @@ export const adjudicationOperations = [
     problems: { 409: 'The case is already solved, or this adjudicator has already decided on it' },
     summary: 'Solves a pending adjudication',
     description:
-      'Records the caller\'s decision. When adjudication.requiredDecisions decisions agree, the case moves to the solved store and the probe subject becomes ENROLLED (NOT_DUPLICATE) or REJECTED (DUPLICATE); disagreement marks the case CONFLICTED for an ADMIN to settle. Only the adjudicator holding an unexpired lease on the case, or an ADMIN, may decide (403 otherwise); an ADMIN\'s decision is final and settles the case at once. One decision per account per case (409 on a second, and on a solved case).',
+      'Records the caller\'s decision. When adjudication.requiredDecisions decisions agree, the case moves to the solved store and the probe subject becomes ENROLLED (NOT_DUPLICATE) or REJECTED (DUPLICATE), and the ENROLL operation that opened the case changes from PENDING_ADJUDICATION to SUCCESS or DUPLICATE_FOUND accordingly; disagreement marks the case CONFLICTED for an ADMIN to settle. Only the adjudicator holding an unexpired lease on the case, or an ADMIN, may decide (403 otherwise); an ADMIN\'s decision is final and settles the case at once. One decision per account per case (409 on a second, and on a solved case).',
     request: { body: SolveAdjudicationRequest },
     response: { description: 'The recorded decision and the state of the case', schema: SolveAdjudicationResult },
     handle: ({ services, principal, body }) => solveCase(services, principal, body),

@@ -59,6 +59,10 @@ export const AdjudicationSolved = z
 /** The samples of the probe and of each candidate, for side-by-side review. */
 const reviewParts = {
   operation: Operation.optional().openapi({ description: 'The ENROLL operation that opened the case; absent if deleted from the log since' }),
+  enrolledBy: z
+    .object({ accountId: numericId, username: z.string().optional().openapi({ description: 'Absent when the account was deleted since' }) })
+    .optional()
+    .openapi({ description: 'The account that made the ENROLL operation, by name, so that an adjudicator (who may not list accounts) sees who enrolled the probe' }),
   probe: z.object({
     subject: Subject.optional(),
     faces: z.array(BiometricFaceData),

@@ -97,6 +97,8 @@ for (const dialect of dialects) {
       expect(taken.adjudication).toMatchObject({ id: caseId, status: 'ASSIGNED', assignedTo: adj(0).id });
       expect(new Date(taken.adjudication.leaseExpiresAt).getTime() - new Date(taken.adjudication.assignedAt).getTime()).toBe(900_000);
       expect(taken.operation).toMatchObject({ uuid: probe.enrollmentOperationUuid, type: 'ENROLL', status: 'PENDING_ADJUDICATION' });
+      // Who enrolled the probe, by name: an adjudicator cannot list accounts to look the id up.
+      expect(taken.enrolledBy).toEqual({ accountId: taken.operation.accountId, username: 'admin' });
       expect(taken.probe.subject).toMatchObject({ subjectId: 'franck-2', status: 'PENDING_ADJUDICATION' });
       expect(taken.probe.faces).toHaveLength(1);
       expect(taken.probe.images.map((i: { kind: string }) => i.kind).sort()).toEqual(['ORIGINAL', 'TOKEN']);
@@ -123,6 +125,8 @@ for (const dialect of dialects) {
       const solved = await answer(await solve(adj(0).auth, { caseId, decision: 'NOT_DUPLICATE', comment: 'different day, same person? no: twins' }));
       expect(solved).toMatchObject({ state: 'SOLVED', outcome: 'NOT_DUPLICATE', decision: { caseId, accountId: adj(0).id, username: adj(0).username, decision: 'NOT_DUPLICATE' } });
       expect(await subjectStatus('franck-2')).toBe('ENROLLED');
+      // The ENROLL operation that opened the case no longer says it waits: it follows the outcome.
+      expect((await answer(await call('GET', `/admin/operations/uuid/?uuid=${probe.enrollmentOperationUuid}`))).status).toBe('SUCCESS');
       const after = (await db().selectFrom('subjects').select('updated_at').where('subject_id', '=', 'franck-2').executeTakeFirstOrThrow()).updated_at;
       expect(new Date(after).getTime()).toBeGreaterThan(new Date(before).getTime());
 
@@ -158,6 +162,7 @@ for (const dialect of dialects) {
       const rejected = await answer(await solve(adj(1).auth, { caseId: next.adjudication.id, decision: 'DUPLICATE', duplicateOfSubjectId: 'franck-2', comment: 'same man' }));
       expect(rejected).toMatchObject({ state: 'SOLVED', outcome: 'DUPLICATE', decision: { duplicateOfSubjectId: 'franck-2' } });
       expect(await subjectStatus('franck-3')).toBe('REJECTED');
+      expect((await answer(await call('GET', `/admin/operations/uuid/?uuid=${third.enrollmentOperationUuid}`))).status).toBe('DUPLICATE_FOUND');
       const solvedList = await answer(await call('GET', '/admin/adjudication/solved/list?sort=solvedAt,desc'));
       expect(solvedList.map((s: { subjectId: string }) => s.subjectId)).toEqual(['franck-3', 'franck-2']);
       expect(solvedList[0]).toMatchObject({ outcome: 'DUPLICATE', duplicateOfSubjectId: 'franck-2' });
@@ -297,9 +302,15 @@ for (const dialect of dialects) {
 
       // Clearing the pending store leaves no PENDING_ADJUDICATION subject without a case: they become REJECTED.
       await db().insertInto('adjudication_decisions').values({ case_id: pendingId, account_id: adj(0).id, decision: 'DUPLICATE', duplicate_of_subject_id: null, comment: 'x', created_at: new Date() }).execute();
+      // One of them from a real enrolment, whose ENROLL operation must stop saying PENDING_ADJUDICATION.
+      await setSetting('deduplication.duplicateThreshold', 200);
+      const late = await enrol('franck-4', franck('02045'));
+      expect(late.status).toBe('PENDING_ADJUDICATION');
+      await answer(await call('POST', '/admin/management/settings/reset', adminAuth, {}));
       const waiting = await pendingCount();
-      expect(waiting).toBe(10);
+      expect(waiting).toBe(11);
       expect(await answer(await call('DELETE', '/admin/adjudication/pending/clear-db'))).toEqual({ deleted: waiting, decisionsDeleted: 1, subjectsRejected: waiting });
+      expect((await answer(await call('GET', `/admin/operations/uuid/?uuid=${late.enrollmentOperationUuid}`))).status).toBe('DUPLICATE_FOUND');
       expect(await pendingCount()).toBe(0);
       const stuck = await db().selectFrom('subjects').select('subject_id').where('status', '=', 'PENDING_ADJUDICATION').execute();
       expect(stuck).toEqual([]);

@@ -1,5 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
+import { settleEnrolOperations } from './enrol-operation.js';
 
 /**
  * Housekeeping of the two stores. Decisions go with their cases (the FK cascades; they are counted first so
@@ -51,14 +52,14 @@ export async function clearSolved(ctx: ServiceContext) {
  * `clearAdjudicationsPendingDb`: empty the pending store (PENDING and CONFLICTED cases) with their decisions.
  * A PENDING_ADJUDICATION subject without a case could never leave that status, so in the same transaction
  * their probe subjects become REJECTED (no human accepted them; their samples stay, and a REJECTED subject
- * is never matched against). The answer counts them.
+ * is never matched against), and their ENROLL operations DUPLICATE_FOUND. The answer counts the subjects.
  */
 export async function clearPending(ctx: ServiceContext) {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const rows = await trx
       .selectFrom('adjudication_cases')
-      .select(['id', 'subject_id'])
+      .select(['id', 'subject_id', 'operation_uuid'])
       .where('status', 'in', ['PENDING', 'CONFLICTED'])
       .forUpdate()
       .execute();
@@ -76,6 +77,8 @@ export async function clearPending(ctx: ServiceContext) {
           .executeTakeFirstOrThrow(),
       );
     }
+    // Their ENROLL operations stop saying PENDING_ADJUDICATION too: the enrolment ended REJECTED.
+    await settleEnrolOperations(trx, rows.map((r) => r.operation_uuid), 'REJECTED');
     ctx.log.info('pending adjudication store cleared', { deleted, subjectsRejected });
     return { deleted, decisionsDeleted, subjectsRejected };
   });

@@ -10,9 +10,10 @@ import { decisionsOfCases, presentPending, presentSolved, type CaseRow } from '.
 
 /**
  * A case with everything an adjudicator needs to compare faces side by side: the ENROLL operation that
- * opened it, the probe subject with its face data and images, and each candidate with its images. Image
- * bytes are not inlined; the dashboard fetches them through the image download operations by id. Parts that
- * were deleted since the case was opened (a candidate subject, the operation row) are simply absent.
+ * opened it and the account (by name) that made it, the probe subject with its face data and images, and
+ * each candidate with its images. Image bytes are not inlined; the dashboard fetches them through the image
+ * download operations by id. Parts that were deleted since the case was opened (a candidate subject, the
+ * operation row, the account) are simply absent.
  */
 
 /** A subject as reads show it, or undefined when it no longer exists. */
@@ -35,6 +36,9 @@ async function imagesOf(services: Services, subjectRef: number | undefined) {
 async function reviewParts(services: Services, row: CaseRow) {
   const { ctx } = services;
   const operation = await ctx.db.selectFrom('operations').selectAll().where('uuid', '=', row.operation_uuid).executeTakeFirst();
+  const enroller = operation?.account_id == null
+    ? undefined
+    : await ctx.db.selectFrom('accounts').select('username').where('id', '=', operation.account_id).executeTakeFirst();
   const subject = await subjectOrNothing(ctx, row.subject_id);
   const ref = subject?.id;
   const faces = ref === undefined ? [] : (await faceData(ctx.db).where('f.subject_ref', '=', ref).orderBy('f.id').execute()).map(presentFaceData);
@@ -47,6 +51,7 @@ async function reviewParts(services: Services, row: CaseRow) {
   }
   return {
     ...(operation ? { operation: presentOperation(operation) } : {}),
+    ...(operation?.account_id != null ? { enrolledBy: { accountId: operation.account_id, ...(enroller ? { username: enroller.username } : {}) } } : {}),
     probe: { ...(subject ? { subject } : {}), faces, voices, images: await imagesOf(services, ref) },
     candidates,
   };

@@ -7,6 +7,7 @@ import type { Services } from '../index.js';
 import { DomainError, conflict, invalid, notFound } from '../errors.js';
 import { adjudicatorAccount } from './caller.js';
 import { decisionRows, presentDecision, type CaseRow } from './present.js';
+import { settleEnrolOperations } from './enrol-operation.js';
 
 type Request = z.output<typeof SolveAdjudicationRequest>;
 type Decision = Request['decision'];
@@ -25,8 +26,9 @@ type State = 'PENDING' | 'CONFLICTED' | 'SOLVED';
  *
  * Then, in ONE transaction with the case row locked: the decision is inserted; if the decisions disagree
  * the case becomes CONFLICTED; if `adjudication.requiredDecisions` agree (or an ADMIN decided) it is SOLVED
- * with its outcome and solved_at, and its probe subject becomes ENROLLED (NOT_DUPLICATE) or REJECTED
- * (DUPLICATE) with a new updated_at; otherwise it stays PENDING for the next adjudicator. Every path but
+ * with its outcome and solved_at, its probe subject becomes ENROLLED (NOT_DUPLICATE) or REJECTED
+ * (DUPLICATE) with a new updated_at, and the ENROLL operation that opened it says so (enrol-operation.ts);
+ * otherwise it stays PENDING for the next adjudicator. Every path but
  * SOLVED releases the lease, so the case goes back to the pool (and the caller, having decided, is not
  * handed it again). The other nodes are told of an ENROLLED probe inside that transaction; after the commit it
  * joins this node's gallery.
@@ -113,6 +115,7 @@ async function settle(trx: Transaction<Database>, row: CaseRow, outcome: Decisio
     .set({ status: 'SOLVED', outcome, solved_at: now, lease_expires_at: null })
     .where('id', '=', row.id)
     .execute();
+  await settleEnrolOperations(trx, [row.operation_uuid], outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED');
   return trx
     .updateTable('subjects')
     .set({ status: outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED', updated_at: now })
