@@ -148,15 +148,20 @@ function eyeCentres(lm: Float32Array): [Point, Point] {
   return [c([37, 38, 40, 41]), c([43, 44, 46, 47])];
 }
 
+/** The flat grey a token image is padded with where it reaches past the photo (a face near an edge, a small photo). */
+export const TOKEN_PADDING: readonly [number, number, number] = [128, 128, 128];
+
 /**
  * Token image per ISO/IEC 19794-5 (token frontal): width W, height 4W/3, eyes level, eye midpoint at
- * (W/2, 0.6W) from the top-left corner, inter-eye distance W/4. W = 240.
+ * (W/2, 0.6W) from the top-left corner, inter-eye distance W/4. W = 240. Where the frame reaches past the
+ * photo it is a neutral grey, not the photo's edge pixels repeated (which drew tall smeared streaks beside
+ * the face of a small or tightly cropped photo, the adjudicator's main image).
  */
 export function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
   const [l, r] = eyeCentres(lm);
   const dst: Point[] = [[W / 2 - W / 8, 0.6 * W], [W / 2 + W / 8, 0.6 * W]];
   const toToken = similarityTransform([l, r], dst);
-  return warpAffine(img, invertAffine(toToken), W, Math.round((W * 4) / 3));
+  return warpAffine(img, invertAffine(toToken), W, Math.round((W * 4) / 3), TOKEN_PADDING);
 }
 
 /**

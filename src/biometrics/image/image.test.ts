@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { cropResize, resizeArea, warpAffine, type Affine, type RgbImage } from './image.js';
 
 /** The sampling rule of `warpAffine` written plainly, one sample at a time: the reference the fast paths must equal. */
-function reference(img: RgbImage, m: Affine, ow: number, oh: number): Uint8Array {
+function reference(img: RgbImage, m: Affine, ow: number, oh: number, fill?: readonly [number, number, number]): Uint8Array {
   const { width: W, height: H, data: src } = img;
   const scale = Math.max(Math.hypot(m[0], m[3]), Math.hypot(m[1], m[4]));
   const k = scale > 1.5 ? Math.min(4, Math.ceil(scale)) : 1;
@@ -14,6 +14,11 @@ function reference(img: RgbImage, m: Affine, ow: number, oh: number): Uint8Array
         const vv = v + ((j + 0.5) / k - 0.5);
         for (let i = 0; i < k; i++) {
           const uu = u + ((i + 0.5) / k - 0.5);
+          const sx = m[0] * uu + m[1] * vv + m[2], sy = m[3] * uu + m[4] * vv + m[5];
+          if (fill && (sx < -0.5 || sy < -0.5 || sx > W - 0.5 || sy > H - 0.5)) {
+            for (let c = 0; c < 3; c++) acc[c]! += fill[c]!;
+            continue;
+          }
           const x = Math.min(W - 1, Math.max(0, m[0] * uu + m[1] * vv + m[2]));
           const y = Math.min(H - 1, Math.max(0, m[3] * uu + m[4] * vv + m[5]));
           const x0 = Math.floor(x), y0 = Math.floor(y), fx = x - x0, fy = y - y0;
@@ -83,6 +88,25 @@ it('rotated maps sample exactly as the plain rule', () => {
     const m: Affine = [c, -s, 40, s, c, 20];
     expect(Array.from(warpAffine(img, m, 30, 25).data), `angle ${angle} scale ${scale}`).toEqual(Array.from(reference(img, m, 30, 25)));
   }
+});
+
+it('a fill colour pads what falls past the image instead of repeating its edge, rotated or not, and changes nothing inside', () => {
+  const img = noise(60, 40, 5);
+  const grey = [128, 128, 128] as const;
+  const maps: Affine[] = [
+    [1, 0, -30, 0, 1, -20], // axis-aligned, past the top-left corner (the fast path is not taken with a fill)
+    [Math.cos(0.4) * 2.2, -Math.sin(0.4) * 2.2, 10, Math.sin(0.4) * 2.2, Math.cos(0.4) * 2.2, -30], // rotated, shrinking (k = 3)
+  ];
+  for (const m of maps) {
+    const got = warpAffine(img, m, 50, 60, grey);
+    expect(Array.from(got.data)).toEqual(Array.from(reference(img, m, 50, 60, grey)));
+    // The corner maps far outside: it is the fill, where the edge rule would have repeated a border pixel.
+    expect(Array.from(got.data.slice(0, 3))).toEqual([128, 128, 128]);
+    expect(Array.from(warpAffine(img, m, 50, 60).data.slice(0, 3))).not.toEqual([128, 128, 128]);
+  }
+  // Entirely inside, the fill changes nothing.
+  const inside: Affine = [0.5, 0.1, 20, -0.1, 0.5, 15];
+  expect(Array.from(warpAffine(img, inside, 20, 20, grey).data)).toEqual(Array.from(warpAffine(img, inside, 20, 20).data));
 });
 
 /** The area rule of `resizeArea` written plainly: each output pixel is the rounded mean of its source span. */

@@ -86,20 +86,25 @@ export function resizeArea(img: RgbImage, ow: number, oh: number): RgbImage {
 /**
  * Samples `img` through the affine map `m` into an `ow` x `oh` raster, bilinear, with k x k supersampling
  * when the map shrinks by more than 1.5x (so a 600-pixel face cropped to 64 pixels does not alias).
- * Pixels falling outside the source take the nearest edge pixel.
+ * Pixels falling outside the source take the nearest edge pixel, or the colour `fill` when given: a picture
+ * for people (the token image) is padded with a flat colour, since repeating the edge pixel smears it into
+ * streaks; the crops fed to the models keep the edge rule they were measured with.
  */
-export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number): RgbImage {
+export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number, fill?: readonly [number, number, number]): RgbImage {
   const scale = Math.max(Math.hypot(m[0], m[3]), Math.hypot(m[1], m[4]));
   const k = scale > 1.5 ? Math.min(4, Math.ceil(scale)) : 1;
   // Sub-sample offsets within a destination pixel (the same for every pixel).
   const offs = new Float64Array(k);
   for (let i = 0; i < k; i++) offs[i] = (i + 0.5) / k - 0.5;
-  if (m[1] === 0 && m[3] === 0 && m[0] > 0 && m[4] > 0) return warpAxisAligned(img, m, ow, oh, k, offs);
+  if (!fill && m[1] === 0 && m[3] === 0 && m[0] > 0 && m[4] > 0) return warpAxisAligned(img, m, ow, oh, k, offs);
   const { width: W, height: H, data: src } = img;
   const out = new Uint8Array(ow * oh * 3);
   const inv = 1 / (k * k);
   const maxX = W - 1, maxY = H - 1;
   const [m0, m1, m2, m3, m4, m5] = m;
+  // A sub-sample is outside when it falls beyond the outer half of the border pixels (pixel centres are integers).
+  const padded = fill !== undefined;
+  const [fr, fg, fb] = fill ?? [0, 0, 0];
   let d = 0;
   for (let v = 0; v < oh; v++) {
     for (let u = 0; u < ow; u++) {
@@ -111,6 +116,10 @@ export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number): Rg
           const uu = u + offs[i];
           let x = m0 * uu + bx + m2; // same association as m0*u + m1*v + m2
           let y = m3 * uu + by + m5;
+          if (padded && (x < -0.5 || y < -0.5 || x > maxX + 0.5 || y > maxY + 0.5)) {
+            r += fr; g += fg; b += fb;
+            continue;
+          }
           x = x < 0 ? 0 : x > maxX ? maxX : x;
           y = y < 0 ? 0 : y > maxY ? maxY : y;
           const x0 = x | 0, y0 = y | 0; // x, y >= 0: truncation is floor
