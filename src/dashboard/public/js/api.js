@@ -34,13 +34,18 @@ export function signOut() {
  * account's credentials and answers a token whose scope is the account's role.
  */
 export async function signIn(username, password) {
-  const res = await fetch('/oauth2/token', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: username, client_secret: password }),
-  });
+  let res;
+  try {
+    res = await fetch('/oauth2/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: username, client_secret: password }),
+    });
+  } catch {
+    throw new ApiError(0, 'The BIMS service could not be reached. Check your connection and try again.');
+  }
   const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(res.status, body.error_description ?? body.detail ?? `Sign-in failed (HTTP ${res.status})`, body);
+  if (!res.ok) throw new ApiError(res.status, signInFailure(res, body), body);
   const role = String(body.scope ?? '').split(' ')[0];
   if (role !== 'ADMIN' && role !== 'ADJUDICATOR') {
     throw new ApiError(403, `The account ${username} has the role ${role || 'unknown'}; the dashboard is for adjudicators and administrators.`);
@@ -48,6 +53,22 @@ export async function signIn(username, password) {
   const s = { token: body.access_token, role, username, expiresAt: Date.now() + (Number(body.expires_in) - 10) * 1000 };
   sessionStorage.setItem(KEY, JSON.stringify(s));
   return s;
+}
+
+/**
+ * Why a sign-in failed, in the reader's words. The token endpoint speaks OAuth ("Client authentication
+ * failed" means a wrong user name or password to a person at a sign-in form), so its errors are translated;
+ * anything unexpected keeps the service's own description.
+ */
+function signInFailure(res, body) {
+  if (res.status === 429) {
+    const seconds = Number(res.headers.get('retry-after'));
+    const wait = Number.isFinite(seconds) && seconds > 0 ? `in ${seconds < 90 ? `${Math.ceil(seconds)} seconds` : `${Math.ceil(seconds / 60)} minutes`}` : 'later';
+    return `Too many failed sign-ins for this account. Wait and try again ${wait}.`;
+  }
+  if (body.error === 'invalid_client' || res.status === 401) return 'The user name or password is not right, or the account is disabled. Check them and try again (passwords are case-sensitive).';
+  if (res.status >= 500) return 'The service could not sign you in because of a problem on its side. Try again in a moment; if it persists, tell the administrator.';
+  return `Sign-in failed: ${body.error_description ?? body.detail ?? `the service answered HTTP ${res.status}`}.`;
 }
 
 /**

@@ -7,6 +7,7 @@ import { renderSubjects, renderSubject } from './views/subjects.js';
 import { renderOperations, renderOperation } from './views/operations.js';
 import { renderSettings } from './views/settings.js';
 import { renderLicence } from './views/licence.js';
+import { renderCase, renderDecisions, renderSolved } from './views/history.js';
 
 /**
  * The dashboard's shell: hash routes (#/queue, #/subjects/alice ...) so the proxy serves one page whatever
@@ -15,6 +16,10 @@ import { renderLicence } from './views/licence.js';
 
 const routes = [
   { pattern: /^\/queue$/, render: renderQueue, nav: 'Adjudication', href: '#/queue', roles: ['ADMIN', 'ADJUDICATOR'] },
+  { pattern: /^\/queue\/(\d+)$/, render: renderQueue, roles: ['ADMIN'] },
+  { pattern: /^\/solved$/, render: renderSolved, nav: 'Solved cases', href: '#/solved', roles: ['ADMIN'] },
+  { pattern: /^\/decisions$/, render: renderDecisions, nav: 'Decisions', href: '#/decisions', roles: ['ADMIN', 'ADJUDICATOR'] },
+  { pattern: /^\/cases\/(\d+)$/, render: renderCase, roles: ['ADMIN', 'ADJUDICATOR'] },
   { pattern: /^\/subjects$/, render: renderSubjects, nav: 'Subjects', href: '#/subjects', roles: ['ADMIN'] },
   { pattern: /^\/subjects\/(.+)$/, render: renderSubject, roles: ['ADMIN'] },
   { pattern: /^\/operations$/, render: renderOperations, nav: 'Operations', href: '#/operations', roles: ['ADMIN'] },

@@ -2,10 +2,10 @@ import { call } from '../api.js';
 import { h, mount } from '../dom.js';
 
 /**
- * A filtered, paged list: a filter form, a table, Previous/Next and the total. Shared by the subjects and
- * operations pages, which differ only in their endpoint, filters and columns.
+ * A filtered, paged list: a filter form, a table, Previous/Next and the total. Shared by the subjects,
+ * operations, solved-cases and decisions pages, which differ only in their endpoint, filters, order and columns.
  */
-export async function pagedList(view, ui, { title, listPath, countPath, filters, columns, onRow, size = 20 }) {
+export async function pagedList(view, ui, { title, intro, listPath, countPath, filters, columns, onRow, sort, size = 20 }) {
   let page = 0;
   const inputs = filters.map((f) =>
     f.options
@@ -21,7 +21,7 @@ export async function pagedList(view, ui, { title, listPath, countPath, filters,
   async function load(to) {
     ui.clearError();
     try {
-      const [rows, total] = await Promise.all([call(listPath, { query: { ...query(), page: to, size } }), call(countPath, { query: query() })]);
+      const [rows, total] = await Promise.all([call(listPath, { query: { ...query(), page: to, size, sort } }), call(countPath, { query: query() })]);
       if (!ui.current()) return;
       page = to;
       mount(results, columns ? table(rows) : null);
@@ -45,6 +45,7 @@ export async function pagedList(view, ui, { title, listPath, countPath, filters,
   mount(
     view,
     h('h1', {}, title),
+    intro ? h('p', { class: 'muted' }, intro) : null,
     h(
       'form',
       { class: 'row card', onsubmit: (e) => { e.preventDefault(); void load(0); } },

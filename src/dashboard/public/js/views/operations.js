@@ -1,10 +1,12 @@
 import { call } from '../api.js';
+import { accountLabel, accountNames } from '../accounts.js';
 import { badge, facts, h, mount, score, table, when } from '../dom.js';
 import { loadImages } from '../images.js';
 import { gallery, pagedList } from './browse.js';
 
 /** The operation log: a filtered list, and one operation with its candidates, checks and images. */
-export function renderOperations(view, _params, ui) {
+export async function renderOperations(view, _params, ui) {
+  const names = await accountNames();
   return pagedList(view, ui, {
     title: 'Operations',
     listPath: '/admin/operations',
@@ -20,6 +22,7 @@ export function renderOperations(view, _params, ui) {
       { label: 'Status', value: (o) => badge(o.status) },
       { label: 'Subject', value: (o) => o.subjectId ?? '' },
       { label: 'Score', value: (o) => (o.score !== undefined ? score(o.score) : '') },
+      { label: 'By', value: (o) => accountLabel(names, o.accountId) },
       { label: 'ms', value: (o) => String(o.durationMs) },
     ],
     onRow: (o) => (location.hash = `#/operations/${o.id}`),
@@ -28,7 +31,7 @@ export function renderOperations(view, _params, ui) {
 
 export async function renderOperation(view, [id], ui) {
   const op = await call('/admin/operations/id/', { query: { id } });
-  const images = await loadImages(`/admin/images/operation/${op.id}/download`);
+  const [images, names] = await Promise.all([loadImages(`/admin/images/operation/${op.id}/download`), accountNames()]);
   if (!ui.current()) return;
   mount(
     view,
@@ -42,6 +45,7 @@ export async function renderOperation(view, [id], ui) {
         ['When', when(op.createdAt)],
         ['Subject', op.subjectId ? h('a', { href: `#/subjects/${encodeURIComponent(op.subjectId)}` }, op.subjectId) : undefined],
         ['Score', op.score !== undefined ? `${score(op.score)} (threshold ${score(op.threshold)})` : undefined],
+        ['By', h('span', { 'data-testid': 'operation-by' }, accountLabel(names, op.accountId))],
         ['Surface', op.surface],
         ['Duration', `${op.durationMs} ms`],
         ['Faces found', op.checks ? String(op.checks.faceCount) : undefined],
