@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootForTest } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
-import { photo } from '../biometrics/helpers.js';
+import { PHOTOS, photo } from '../biometrics/helpers.js';
 import { CaptureSession, type CaptureMedia } from '../../src/services/capture/capture-session.js';
 import { InitParams } from '../../src/schemas/gateway.js';
 
@@ -51,4 +52,62 @@ describe('capture session', () => {
     expect(session.state).toBe('FAILED');
     expect(session.result).toMatchObject({ status: 'FAILED', reason: 'the media stream ended before a result' });
   });
+});
+
+const admin = { principal: { accountId: null, username: 'admin', role: 'ADMIN' as const, via: 'basic' as const }, surface: 'admin' as const };
+
+/** Run one capture on `count` copies of a frame and give its result and events. */
+async function capture(params: Record<string, unknown>, bytes: Uint8Array, count = 4) {
+  const events: string[] = [];
+  const session = new CaptureSession(booted.services, InitParams.parse(params), admin, frames(bytes, count), (e) => events.push(e.type));
+  session.start();
+  await session.finished;
+  return { result: session.result!, events, state: session.state };
+}
+
+/** A photo as a small camera would give it: shrunk to a twelfth and blown up again, so its face is blurred. */
+function blurred(rel: string): Uint8Array {
+  return new Uint8Array(execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', PHOTOS + rel, '-vf', 'scale=iw/12:-2,scale=iw*12:-2', '-f', 'image2pipe', '-c:v', 'mjpeg', 'pipe:1']));
+}
+
+describe('per-session overrides of the Advanced init params', () => {
+  const franck = 'labelled/franck/franck_02159.jpg';
+  const franckAgain = 'labelled/franck/franck_02221.jpg';
+
+  it('matching.threshold: a VERIFY the settings accept fails at a stricter threshold of the session', async () => {
+    const enrolled = await capture({ kind: 'FV', purpose: 'ENROLL', subjectId: 'override-verify', livenessFrames: 1 }, photo(franck));
+    expect(enrolled.result, JSON.stringify(enrolled.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED' });
+    const plain = await capture({ kind: 'FV', purpose: 'VERIFY', subjectId: 'override-verify', livenessFrames: 1 }, photo(franckAgain));
+    expect(plain.result, JSON.stringify(plain.result)).toMatchObject({ status: 'SUCCESS', score: expect.any(Number) });
+    const strict = await capture({ kind: 'FV_ADVANCED', purpose: 'VERIFY', subjectId: 'override-verify', livenessFrames: 1, overrides: { 'matching.threshold': plain.result.score! + 1 } }, photo(franckAgain));
+    expect(strict.result, JSON.stringify(strict.result)).toMatchObject({ status: 'MATCH_NOT_FOUND' });
+    const row = await booted.services.ctx.db.selectFrom('operations').select(['status', 'threshold']).where('uuid', '=', strict.result.operationUuid!).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'MATCH_NOT_FOUND', threshold: plain.result.score! + 1 });
+  }, 120_000);
+
+  it('quality.face.minimum: a blurred face the settings refuse passes, frame gates and operation alike, at a lower minimum', async () => {
+    const frame = blurred(franck);
+    const [analysis] = await (await booted.services.extractors.get()).analyseFace(frame, { checks: true }).then((a) => [a]);
+    const quality = analysis!.faces[0]!.quality;
+    // The premise: one face, found, below the setting's minimum (50).
+    expect(analysis!.faces).toHaveLength(1);
+    expect(quality).toBeLessThan(50);
+    const plain = await capture({ kind: 'FV', purpose: 'CHECK', livenessFrames: 1, detectLiveness: false }, frame);
+    expect(plain.result).toMatchObject({ status: 'FAILED', reason: 'the media stream ended before a result' });
+    expect(plain.events).toContain('LOW_QUALITY');
+    const lenient = await capture({ kind: 'FV_ADVANCED', purpose: 'CHECK', livenessFrames: 1, detectLiveness: false, overrides: { 'quality.face.minimum': Math.floor(quality) - 1 } }, frame);
+    expect(lenient.result, JSON.stringify(lenient.result)).toMatchObject({ status: 'SUCCESS', operationUuid: expect.any(String) });
+    // ENROLL judges the selected frame again: it too is held to the session's minimum, not the setting's.
+    const enrol = await capture({ kind: 'FV_ADVANCED', purpose: 'ENROLL', subjectId: 'override-quality', livenessFrames: 1, detectLiveness: false, overrides: { 'quality.face.minimum': Math.floor(quality) - 1, 'deduplication.adjudicationThreshold': 200, 'deduplication.duplicateThreshold': 200 } }, frame);
+    expect(enrol.result, JSON.stringify(enrol.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED' });
+  }, 120_000);
+
+  it('deduplication thresholds: a second enrolment of one person is refused under the settings and enrolled under the session\'s', async () => {
+    await capture({ kind: 'FV', purpose: 'ENROLL', subjectId: 'override-dedup-a', livenessFrames: 1 }, photo(franck));
+    const plain = await capture({ kind: 'FV', purpose: 'ENROLL', subjectId: 'override-dedup-b', livenessFrames: 1 }, photo(franckAgain));
+    expect(plain.result.status, JSON.stringify(plain.result)).toMatch(/^(DUPLICATE_FOUND|PENDING_ADJUDICATION)$/);
+    const lenient = await capture({ kind: 'FV_ADVANCED', purpose: 'ENROLL', subjectId: 'override-dedup-c', livenessFrames: 1,
+      overrides: { 'deduplication.duplicateThreshold': 200, 'deduplication.adjudicationThreshold': 200 } }, photo(franckAgain));
+    expect(lenient.result, JSON.stringify(lenient.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED' });
+  }, 120_000);
 });

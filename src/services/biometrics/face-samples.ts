@@ -39,6 +39,8 @@ export interface FaceGateOptions {
   detectLiveness?: boolean;
   /** Where the images sit in the request, for error messages (e.g. `body.faces`). */
   field: string;
+  /** Gate values of one session (a capture's Advanced init params), over those of the settings. */
+  overrides?: Partial<FaceGates>;
 }
 
 /** Decode a base64 field already validated by the schema. */
@@ -98,7 +100,7 @@ export interface FaceGates {
 }
 
 /** Read the gates from the settings, with the request's options on top. */
-export async function faceGatesOf(services: Services, options: { checkIcao?: boolean; detectLiveness?: boolean }): Promise<FaceGates> {
+export async function faceGatesOf(services: Services, options: { checkIcao?: boolean; detectLiveness?: boolean; overrides?: Partial<FaceGates> }): Promise<FaceGates> {
   const [allowMultiple, minQuality, livenessMode, livenessThreshold] = await Promise.all([
     services.settings.get('faces.allowMultiple'),
     services.settings.get('quality.face.minimum'),
@@ -111,6 +113,7 @@ export async function faceGatesOf(services: Services, options: { checkIcao?: boo
     requireLiveness: livenessMode === 'PASSIVE' || options.detectLiveness === true,
     livenessThreshold,
     checkIcao: options.checkIcao === true,
+    ...options.overrides,
   };
 }
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { toBase64 } from '../../sdk/base64.js';
 import type { InitParams } from '../../schemas/gateway.js';
 import { CreateSubjectRequest } from '../../schemas/subjects.js';
-import { CreateOperationRequest } from '../../schemas/operations.js';
+import { CreateOperationRequest, type CandidateData } from '../../schemas/operations.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../operations/types.js';
 import type { Services } from '../index.js';
@@ -13,6 +13,7 @@ import { createOperation } from '../operations/create.js';
 import { recordOperation } from '../operations/record.js';
 import { analyseImages, faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
+import { sessionSettings, type SessionSettings } from './session-settings.js';
 
 export type CaptureParams = z.output<typeof InitParams>;
 export type CaptureState = 'WAITING_MEDIA' | 'CAPTURING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
@@ -31,7 +32,7 @@ export interface CaptureResult {
   subjectId?: string;
   subjectStatus?: string;
   score?: number;
-  candidates?: unknown;
+  candidates?: z.output<typeof CandidateData>[];
   reason?: string;
 }
 
@@ -68,6 +69,7 @@ export class CaptureSession {
   private lastGuidance: CaptureGuidance | null = null;
   private lastSent: string | null = null;
   private done: Promise<void> | null = null;
+  private readonly overrides: SessionSettings;
 
   constructor(
     private readonly services: Services,
@@ -76,7 +78,9 @@ export class CaptureSession {
     private readonly media: CaptureMedia,
     /** Told of every event as it happens (the gateway session's events, which getSession shows). */
     private readonly onEvent: (event: CaptureEvent) => void = () => {},
-  ) {}
+  ) {
+    this.overrides = sessionSettings(params);
+  }
 
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
   start(): void {
@@ -152,34 +156,31 @@ export class CaptureSession {
 
   /** The gates of the settings, with the session's options and overrides on top. */
   private async gates(): Promise<FaceGates> {
-    const gates = await faceGatesOf(this.services, { checkIcao: this.params.checkIcao, detectLiveness: this.params.detectLiveness });
-    const overrides = 'overrides' in this.params ? this.params.overrides : {};
-    return {
-      ...gates,
-      ...(overrides['quality.face.minimum'] !== undefined ? { minQuality: overrides['quality.face.minimum'] } : {}),
-      ...(overrides['liveness.threshold'] !== undefined ? { livenessThreshold: overrides['liveness.threshold'] } : {}),
-      ...(overrides['liveness.mode'] !== undefined ? { requireLiveness: overrides['liveness.mode'] === 'PASSIVE' || this.params.detectLiveness } : {}),
-    };
+    return faceGatesOf(this.services, { checkIcao: this.params.checkIcao, detectLiveness: this.params.detectLiveness, overrides: this.overrides.gates });
   }
 
-  /** Run the operation on the selected frames, exactly as the JSON path does. */
+  /**
+   * Run the operation on the selected frames, exactly as the JSON path does, held to the session's overrides:
+   * the same gates the frames passed, and its matching, identification and deduplication thresholds.
+   */
   private async operate(frames: Uint8Array[], gates: FaceGates): Promise<CaptureResult> {
     const faces = frames.map((bytes) => ({ image: toBase64(bytes) }));
-    const options = { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness };
+    const { matching, deduplication } = this.overrides;
     const caller = { principal: this.caller.principal, surface: this.caller.surface };
+    const session = { gates: this.overrides.gates, deduplication };
     try {
       if (this.params.purpose === 'ENROLL') {
-        const request = CreateSubjectRequest.parse({ subjectId: this.params.subjectId, faces, options });
-        const subject = await enrolSubject(this.services, request, caller);
-        const row = await this.services.ctx.db.selectFrom('operations').select(['uuid', 'status', 'score'])
-          .where('type', '=', 'ENROLL').where('subject_id', '=', this.params.subjectId!).orderBy('id', 'desc').executeTakeFirst();
+        const request = CreateSubjectRequest.parse({ subjectId: this.params.subjectId, faces, options: { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness } });
+        const subject = await enrolSubject(this.services, request, caller, session);
+        const row = await this.services.ctx.db.selectFrom('operations').select(['status', 'score']).where('uuid', '=', subject.enrollmentOperationUuid!).executeTakeFirst();
         return {
-          status: row?.status ?? 'SUCCESS', operationUuid: row?.uuid, subjectId: this.params.subjectId, subjectStatus: (subject as { status?: string }).status,
+          status: row?.status ?? 'SUCCESS', operationUuid: subject.enrollmentOperationUuid, subjectId: this.params.subjectId, subjectStatus: subject.status,
           ...(row?.score != null ? { score: row.score } : {}), ...(subject.candidates?.length ? { candidates: subject.candidates } : {}),
         };
       }
+      const options = { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness, ...matching };
       const request = CreateOperationRequest.parse({ type: this.params.purpose, subjectId: this.params.subjectId, faces, options });
-      const op = await createOperation(this.services, request, caller);
+      const op = await createOperation(this.services, request, caller, session);
       return {
         status: op.status, operationUuid: op.uuid, ...(op.subjectId ? { subjectId: op.subjectId } : {}),
         ...(op.score !== undefined ? { score: op.score } : {}), ...(op.candidates ? { candidates: op.candidates } : {}),

@@ -6,10 +6,10 @@ import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../operations/types.js';
 import type { Services } from '../index.js';
 import { DomainError, conflict } from '../errors.js';
-import { analyseFaces, base64Bytes, type AcceptedFace } from '../biometrics/face-samples.js';
+import { analyseFaces, base64Bytes, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { recordOperation, type OperationStatus, type StoredCandidate } from '../operations/record.js';
-import { deduplicate, deduplicationRules, type DedupOutcome } from './deduplicate.js';
+import { deduplicate, deduplicationRules, type DedupOutcome, type DedupRules } from './deduplicate.js';
 import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
 import { getSubject } from '../subjects/queries.js';
@@ -18,6 +18,12 @@ import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, voiceSample
 import { probeModalities } from '../biometrics/multimodal.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
+
+/** Settings one enrolment is held to instead of the service's: a capture session's Advanced init params. */
+export interface SessionOverrides {
+  gates?: Partial<FaceGates>;
+  deduplication?: Partial<DedupRules>;
+}
 
 interface Caller {
   principal: Principal;
@@ -40,7 +46,7 @@ const statusOfOutcome: Record<DedupOutcome['status'], OperationStatus> = {
  *
  * A refused enrolment stores nothing but its operation (status says why) and answers 422 naming the reason.
  */
-export async function enrolSubject(services: Services, request: Request, caller: Caller) {
+export async function enrolSubject(services: Services, request: Request, caller: Caller, session: SessionOverrides = {}) {
   const { ctx } = services;
   const started = performance.now();
   const uuid = crypto.randomUUID();
@@ -55,6 +61,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
       field: 'body.faces',
       checkIcao: request.options?.checkIcao,
       detectLiveness: request.options?.detectLiveness,
+      overrides: session.gates,
     }) : { accepted: [] as AcceptedFace[], failure: undefined },
     request.voices?.length ? analyseVoices(services, request.voices.map((v) => v.audio), 'body.voices') : { accepted: [] as AcceptedVoice[], failure: undefined },
   ]);
@@ -112,7 +119,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
   // process on the database (a lock held to the commit), so two near-identical enrolments arriving together,
   // on one node or two, cannot both miss each other.
   const dedup = request.options?.deduplicate !== false;
-  const rules = dedup ? await deduplicationRules(services) : null;
+  const rules = dedup ? { ...(await deduplicationRules(services)), ...session.deduplication } : null;
   return serialised(async () => {
     // Apply what committed before now (deletions, adjudications) while no transaction holds a connection:
     // PGlite has one, which the catch-up needs.

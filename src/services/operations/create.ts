@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, notFound } from '../errors.js';
-import { analyseFaces, analyseImages, base64Bytes, faceGatesOf, gateImage, type AcceptedFace } from '../biometrics/face-samples.js';
+import { analyseFaces, analyseImages, base64Bytes, faceGatesOf, gateImage, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord, type StoredCandidate } from './record.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
@@ -26,7 +26,7 @@ const round = (score: number) => Math.round(score * 100) / 100;
  * template kept). A sample the gates refuse is a recorded operation whose status says why, not an error.
  * VERIFY and IDENTIFY keep their probe images under the operation's UUID for review and audit.
  */
-export async function createOperation(services: Services, request: Request, caller: Caller) {
+export async function createOperation(services: Services, request: Request, caller: Caller, session: { gates?: Partial<FaceGates> } = {}) {
   const requested = [...(request.faces?.length ? ['FACE' as const] : []), ...(request.voices?.length ? ['VOICE' as const] : [])];
   // An expired or used-up licence (or one without a requested modality) refuses before any extraction work.
   await precheckLicence(services, request.type, requested);
@@ -43,7 +43,7 @@ export async function createOperation(services: Services, request: Request, call
     at: services.ctx.now(),
   };
   const images = (request.faces ?? []).map((f) => f.image);
-  if (request.type === 'CHECK') return check(services, base, images, request, started);
+  if (request.type === 'CHECK') return check(services, base, images, request, started, session.gates);
 
   // The subject of a VERIFY must exist before any extraction work is spent on it.
   const subject = request.type === 'VERIFY'
@@ -57,6 +57,7 @@ export async function createOperation(services: Services, request: Request, call
       checks: false,
       checkIcao: request.options?.checkIcao,
       detectLiveness: request.options?.detectLiveness,
+      overrides: session.gates,
     }) : { accepted: [] as AcceptedFace[], failure: undefined },
     request.voices?.length ? analyseVoices(services, request.voices.map((v) => v.audio), 'body.voices') : { accepted: [] as AcceptedVoice[], failure: undefined },
   ]);
@@ -96,8 +97,8 @@ export async function createOperation(services: Services, request: Request, call
   }, started, faces.accepted, voices.accepted);
 }
 
-async function check(services: Services, base: Omit<OperationRecord, 'status'>, images: string[], request: Request, started: number) {
-  const gates = await faceGatesOf(services, { checkIcao: request.options?.checkIcao, detectLiveness: request.options?.detectLiveness });
+async function check(services: Services, base: Omit<OperationRecord, 'status'>, images: string[], request: Request, started: number, overrides?: Partial<FaceGates>) {
+  const gates = await faceGatesOf(services, { checkIcao: request.options?.checkIcao, detectLiveness: request.options?.detectLiveness, overrides });
   const analyses = await analyseImages(services, images.map(base64Bytes), (i) => `body.faces.${i}.image`);
   const gated = analyses.map((a) => gateImage(a, gates));
   const firstFailure = gated.findIndex((g) => 'status' in g);
