@@ -13,6 +13,7 @@ import { securityHeaders } from './http/security-headers.js';
 import { mountPlatformRoutes } from './http/platform-routes.js';
 import { mountDocs } from './http/docs.js';
 import { requestLog } from './http/request-log.js';
+import { mountMetrics, requestMetrics } from './http/metrics-route.js';
 import { unroutedAnswer } from './http/method-not-allowed.js';
 
 /** What the runtime entry hands the app. */
@@ -42,11 +43,13 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.use('*', requestLog());
+  app.use('*', requestMetrics());
   app.use('*', securityHeaders(config.BIMS_CORS_ORIGINS));
   app.use('*', unreadBody());
   app.use('*', bodyLimit(config.BIMS_MAX_BODY_BYTES));
 
   mountPlatformRoutes(app);
+  mountMetrics(app);
   const registries = mountOperations(app, operationTable);
   mountDocs(app, registries, deps.readAsset);
 

@@ -97,6 +97,12 @@ export const configSchema = z.object({
    * key=value; `auto`: pretty when standard output is a terminal, JSON otherwise (pipes, files, services).
    */
   BIMS_LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /**
+   * A Bearer token that may read `GET /metrics` (Prometheus text format) without an account, for a scraper
+   * (`authorization: Bearer <token>` in its scrape config); 32+ characters. Unset: only ADMIN credentials read
+   * the metrics (docs/metrics.md).
+   */
+  BIMS_METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Comma-separated origins allowed by CORS, or `*` for any; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),
   /**

@@ -18,7 +18,17 @@ export interface DatabaseHandle {
    * (from then on notifications arrive again).
    */
   listen?(channel: string, onMessage: (payload: string) => void, onLost: () => void, onRestored?: () => void): Promise<() => Promise<void>>;
+  /** The connection pool now, for the metrics (PostgreSQL through a `pg` pool only). */
+  poolStats?(): DatabasePoolStats;
   close(): Promise<void>;
+}
+
+/** A `pg` pool's connections: open ones, idle ones among them, queries waiting for one, and the most it opens. */
+export interface DatabasePoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 /**
@@ -31,6 +41,7 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
   let dialect: Dialect;
   let name: DialectName;
   let listen: DatabaseHandle['listen'];
+  let poolStats: DatabaseHandle['poolStats'];
   if (options.url && options.transient) {
     const pg = (await import('pg')).default;
     pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -48,6 +59,7 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     pool.on('connect', (client) => nameStatements(client));
     dialect = new PostgresDialect({ pool });
     name = 'postgres';
+    poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 });
     listen = async (channel, onMessage, onLost, onRestored) => {
       let client: InstanceType<typeof pg.Client> | null = null;
       let stopped = false;
@@ -102,7 +114,7 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     name = 'pglite';
   }
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: name, listen, close: () => db.destroy() };
+  return { db, dialect: name, listen, poolStats, close: () => db.destroy() };
 }
 
 /**

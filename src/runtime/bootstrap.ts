@@ -75,7 +75,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
   });
   await ensureBuiltinClients(ctx);
   const freshness = options.galleryFreshness ?? (options.transientConnections ? 'poll' : 'listen');
-  const services = createServices(ctx, { createExtractor: options.createExtractor, galleryFreshness: freshness });
+  const services = createServices(ctx, { createExtractor: options.createExtractor, galleryFreshness: freshness, databasePool: database.poolStats });
   // Each node prunes the gallery change log when it reports in (at start, then with every heartbeat; on
   // Workers, where timers do not outlive the request, at each isolate's start). One indexed query when
   // there is nothing to prune.
@@ -96,6 +96,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     () => services.gallery.resynchronise(),
     () => void services.gallery.listenerRestored().catch((error) => log.warn('gallery catch-up or reconciliation failed', { reason: String(error) })),
   ) : undefined;
+  if (unlisten) services.gallery.listenerStarted();
   // Load the gallery now rather than on the first identification.
   void services.gallery.ready().catch((error) => log.error('gallery could not be loaded', { reason: String(error) }));
   // Each node checks now and then that its gallery still equals the database, and repairs it if not (a change

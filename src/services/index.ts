@@ -6,6 +6,8 @@ import { GalleryCache, type GalleryFreshness } from './gallery/gallery-cache.js'
 import { LicensingService } from './licensing/licensing-service.js';
 import { ExtractorProvider } from './biometrics/extractor-provider.js';
 import type { Extractor } from '../extraction/index.js';
+import { ServiceMetrics } from './metrics/service-metrics.js';
+import type { DatabasePoolStats } from '../db/connect.js';
 
 /** The services a request can reach; built once per process by {@link createServices}. */
 export interface Services {
@@ -21,16 +23,26 @@ export interface Services {
   gallery: GalleryCache;
   /** The licence in force (cached reads of its source); countUsage enforces it inside each operation's transaction. */
   licensing: LicensingService;
+  /** Requests, extraction, gallery and database pool figures for `GET /metrics`. */
+  metrics: ServiceMetrics;
 }
 
-export function createServices(ctx: ServiceContext, options: { createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness } = {}): Services {
+export function createServices(
+  ctx: ServiceContext,
+  options: { createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness; databasePool?: () => DatabasePoolStats } = {},
+): Services {
+  const metrics = new ServiceMetrics();
+  const extractors = new ExtractorProvider(options.createExtractor, metrics.recordExtraction);
+  const gallery = new GalleryCache(ctx, options.galleryFreshness);
+  metrics.collectFrom({ extractors, gallery, dialect: ctx.dialect, databasePool: options.databasePool, node: ctx.node, startedAt: ctx.startedAt });
   return {
     ctx,
     auth: new AuthService(ctx),
     settings: new SettingsService(ctx),
     gateway: new GatewayService(ctx),
-    extractors: new ExtractorProvider(options.createExtractor),
-    gallery: new GalleryCache(ctx, options.galleryFreshness),
+    extractors,
+    gallery,
     licensing: new LicensingService(ctx),
+    metrics,
   };
 }

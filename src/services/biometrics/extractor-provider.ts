@@ -28,6 +28,32 @@ function scopedExtractor(extractor: Extractor, scope: ExtractionScope): Extracto
   };
 }
 
+/** Told of every extraction job: its kind, whether it succeeded, and its seconds from submission to result. */
+export type ExtractionObserver = (kind: 'face' | 'voice' | 'token', ok: boolean, seconds: number) => void;
+
+/** The extractor with every job timed for the metrics (queue wait included: that is what a caller waits). */
+function timedExtractor(extractor: Extractor, observe: ExtractionObserver): Extractor {
+  const timed = <T>(kind: 'face' | 'voice' | 'token', job: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
+    return job().then(
+      (result) => (observe(kind, true, seconds()), result),
+      (error) => {
+        observe(kind, false, seconds());
+        throw error;
+      },
+    );
+  };
+  return {
+    ...extractor,
+    analyseFace: (bytes, o) => timed('face', () => extractor.analyseFace(bytes, o)),
+    analyseVoice: (bytes, o) => timed('voice', () => extractor.analyseVoice(bytes, o)),
+    renderTokenImage: (bytes, o) => timed('token', () => extractor.renderTokenImage(bytes, o)),
+    stats: () => extractor.stats(),
+    close: () => extractor.close(),
+  };
+}
+
 /**
  * Hands out the process's face extractor, creating (and warming) it on first use rather than at start, so
  * that processes which never extract (tests of other areas, CLI commands) pay nothing. The runtime entry
@@ -36,7 +62,10 @@ function scopedExtractor(extractor: Extractor, scope: ExtractionScope): Extracto
 export class ExtractorProvider {
   private extractor: Promise<Extractor> | null = null;
 
-  constructor(private readonly factory?: () => Promise<Extractor>) {}
+  constructor(
+    private readonly factory?: () => Promise<Extractor>,
+    private readonly observe?: ExtractionObserver,
+  ) {}
 
   /** The extractor; 503 when this deployment has none or its models are missing. */
   get(): Promise<Extractor> {
@@ -44,7 +73,8 @@ export class ExtractorProvider {
       return Promise.reject(new DomainError('service-unavailable', 'Face extraction is not configured in this deployment'));
     }
     if (!this.extractor) {
-      this.extractor = this.factory().catch((error) => {
+      const observe = this.observe;
+      this.extractor = this.factory().then((e) => (observe ? timedExtractor(e, observe) : e)).catch((error) => {
         this.extractor = null;
         // The cause (a model file's path, the script that fetches it) is for the operator's log.
         throw new DomainError('service-unavailable', 'The face extractor could not start: the models are not installed or cannot be loaded on this server', {

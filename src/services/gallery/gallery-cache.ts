@@ -96,6 +96,8 @@ export class GalleryCache {
   /** Listen mode with the listening connection lost: poll like Workers until it is back and caught up. */
   private listenerDown = false;
   private listenerLosses = 0;
+  /** A LISTEN subscription exists (PostgreSQL through `pg`); PGlite and Workers have none. */
+  private listenerAttached = false;
   /** Replays and reconciliations run one at a time, in this queue. */
   private tail: Promise<void> = Promise.resolve();
   /** A replay queued but not started yet: it will read the log after any caller's moment, so callers share it. */
@@ -388,6 +390,17 @@ export class GalleryCache {
       sum += member.digest;
     }
     return { templates, sum: sum.toString() };
+  }
+
+  /** The LISTEN subscription for gallery changes is in place (the runtime says so once it subscribed). */
+  listenerStarted(): void {
+    this.listenerAttached = true;
+  }
+
+  /** How this node stays fresh, for the metrics: its mode, the LISTEN connection's state, the reconciliations. */
+  freshnessState(): { mode: GalleryFreshness; listener: 'none' | 'up' | 'down'; losses: number; reconciliations: number; driftsRepaired: number } {
+    const listener = !this.listenerAttached ? 'none' : this.listenerDown ? 'down' : 'up';
+    return { mode: this.freshness, listener, losses: this.listenerLosses, reconciliations: this.checks, driftsRepaired: this.driftsRepaired };
   }
 
   /**
