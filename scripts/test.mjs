@@ -3,6 +3,7 @@
 // Everything here is idempotent, so a second run is quick.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { ensureTool } from './tool.mjs';
 
 const step = (what) => console.log(`\n[test] ${what}`);
 
@@ -20,6 +21,11 @@ execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
 execFileSync('bash', ['scripts/ensure-ffmpeg.sh'], { stdio: 'inherit' });
 step('iproute2 for the media test\'s host-local link');
 execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
+
+// The tools some suites run (Node 22 and wrangler for Workers, deno, onnxruntime-node), kept out of the root
+// install in tools/ (scripts/tool.mjs): installed here, before the suites, so that no test's time goes to npm.
+step('tools/: Node 22, wrangler, deno, onnxruntime-node');
+for (const tool of ['node22', 'workers', 'deno', 'bench']) ensureTool(tool);
 
 for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-voice-model.mjs', 'scripts/fetch-test-photos.mjs', 'scripts/fetch-test-speech.mjs']) {
   if (!existsSync(script)) continue;

@@ -1,8 +1,8 @@
 // The benchmark's hand-written ONNX model must be the convolution it claims to be, on both runtimes it times.
-import * as ortNode from 'onnxruntime-node';
 import * as ort from 'onnxruntime-web';
 import { expect, it } from 'vitest';
 import { conv1x1Model } from '../../bench/conv-model.js';
+import { loadOrtNode } from '../../bench/ort-node.js';
 
 it('conv1x1Model computes y = W x at every pixel in onnxruntime-web and onnxruntime-node', async () => {
   const inC = 3, outC = 2, size = 2;
@@ -17,6 +17,7 @@ it('conv1x1Model computes y = W x at every pixel in onnxruntime-web and onnxrunt
   const model = conv1x1Model(inC, outC, size, w);
   ort.env.wasm.numThreads = 1;
   const web = await ort.InferenceSession.create(model, { executionProviders: ['wasm'] });
+  const ortNode = loadOrtNode(); // tools/bench, installed on first use
   const native = await ortNode.InferenceSession.create(model);
   for (const session of [web, native] as const) {
     const Tensor = session === web ? ort.Tensor : ortNode.Tensor;

@@ -1,14 +1,15 @@
 // BIMS under Deno, from `npm test`: runs `deno task test` (test/runtime/deno/smoke.deno.ts), which starts the
 // Deno entry as `deno task start` does, on PGlite and on a fresh PostgreSQL database, and runs the runtime
 // smoke suite (auth, accounts, enrol, verify, identify, OpenAPI) against each, all inside Deno. The deno binary
-// is the pinned `deno` dev dependency; its cache lives in .cache/deno (deno.json's tasks set DENO_DIR).
-import { spawn } from 'node:child_process';
+// is the pinned `deno` package of tools/deno (installed on first use by scripts/tool.mjs, not by the root
+// install); its cache lives in .cache/deno (deno.json's tasks set DENO_DIR).
+import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const deno = join(root, 'node_modules', 'deno', 'deno');
+const deno = execFileSync(process.execPath, [join(root, 'scripts', 'tool.mjs'), 'deno', 'deno/deno'], { encoding: 'utf8' }).trim();
 
 function run(args: string[], env: Record<string, string>) {
   return new Promise<{ code: number | null; output: string }>((resolve) => {

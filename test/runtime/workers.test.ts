@@ -44,8 +44,10 @@ async function startWrangler(databaseUrl: string, vars: Record<string, string> =
 
 function startWranglerOnce(databaseUrl: string, vars: Record<string, string>, port: string): Promise<Wrangler> {
   const node22 = execFileSync(process.execPath, [join(root, 'scripts', 'node22.mjs')], { encoding: 'utf8' }).trim();
+  // wrangler is in tools/workers (scripts/tool.mjs installs it on first use), not in the root install.
+  const wrangler = execFileSync(process.execPath, [join(root, 'scripts', 'tool.mjs'), 'workers', 'wrangler/bin/wrangler.js'], { encoding: 'utf8' }).trim();
   const child = spawn(node22, [
-    join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), 'dev', 'dist/cloudflare/workers.js', '--no-bundle',
+    wrangler, 'dev', 'dist/cloudflare/workers.js', '--no-bundle',
     '--ip', '127.0.0.1', '--port', port, '--persist-to', '.cache/wrangler-state', '--show-interactive-dev-session=false',
     ...Object.entries({ BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_LOG_LEVEL: 'warn', ...vars }).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ], {
