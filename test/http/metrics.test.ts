@@ -75,6 +75,9 @@ for (const dialect of dialects) {
       expect(wrong.status).toBe(401);
       expect((await booted.app.request('/metrics', { headers: { authorization: adminAuth } })).status).toBe(200);
       expect((await booted.app.request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+      const post = await booted.app.request('/metrics', { method: 'POST', headers: { authorization: adminAuth } });
+      expect(post.status).toBe(405);
+      expect(post.headers.get('allow')).toMatch(/GET/);
     });
 
     it('counts requests and their durations per operation, surface and status', async () => {
