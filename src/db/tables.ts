@@ -1,5 +1,8 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { Role } from '../auth/roles.js';
+import type { z } from 'zod';
+import type { Role, Surface } from '../auth/roles.js';
+import type { CandidateData, ChecksFromImageShape, OperationStatus, OperationType } from '../schemas/operations.js';
+import type { Modality } from '../schemas/primitives.js';
 
 /** Columns the database fills on insert. */
 type Stamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -115,21 +118,22 @@ export interface SubjectsTable {
   updated_at: Stamp;
 }
 
+/** What an operation row holds is what the `Operation` model shows (services/operations/record.ts presents it). */
 export interface OperationsTable {
   id: Generated<number>;
   uuid: string;
-  type: string;
-  status: string;
+  type: z.output<typeof OperationType>;
+  status: z.output<typeof OperationStatus>;
   subject_id: string | null;
-  modalities: Json<string[]>;
+  modalities: Json<z.output<typeof Modality>[]>;
   score: number | null;
   threshold: number | null;
-  candidates: Json<unknown[] | null>;
-  checks: Json<unknown | null>;
+  candidates: Json<z.output<typeof CandidateData>[] | null>;
+  checks: Json<z.output<typeof ChecksFromImageShape> | null>;
   details: Json<unknown | null>;
   duration_ms: number;
   account_id: number | null;
-  surface: string | null;
+  surface: Surface | null;
   created_at: Stamp;
 }
 
@@ -195,12 +199,12 @@ export interface AdjudicationCasesTable {
   id: Generated<number>;
   operation_uuid: string;
   subject_id: string;
-  candidates: Json<unknown[]>;
+  candidates: Json<z.output<typeof CandidateData>[]>;
   status: ColumnType<'PENDING' | 'CONFLICTED' | 'SOLVED', 'PENDING' | 'CONFLICTED' | 'SOLVED' | undefined>;
   assigned_to: number | null;
   assigned_at: Date | null;
   lease_expires_at: Date | null;
-  outcome: string | null;
+  outcome: 'DUPLICATE' | 'NOT_DUPLICATE' | null;
   solved_at: Date | null;
   created_at: Stamp;
 }

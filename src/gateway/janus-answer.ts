@@ -6,7 +6,8 @@ export interface JanusAnswer {
   sender?: number;
   data?: { id?: number; [key: string]: unknown };
   plugindata?: { plugin: string; data: Record<string, unknown> };
-  jsep?: { type: string; sdp: string; [key: string]: unknown };
+  /** Janus answers an offer; its own offers (e.g. a VideoRoom subscriber) are offers: the WebRTC SDP types. */
+  jsep?: { type: 'offer' | 'answer' | 'pranswer' | 'rollback'; sdp: string; [key: string]: unknown };
   error?: { code: number; reason: string };
   [key: string]: unknown;
 }

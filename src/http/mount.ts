@@ -4,7 +4,7 @@ import { ProblemSchema, z } from '../schemas/common.js';
 import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
-import { prefixOf, requiredRole, type OperationSpec } from '../operations/types.js';
+import { JsonAnswer, prefixOf, requiredRole, StreamedJson, type OperationSpec } from '../operations/types.js';
 import { SURFACES, type Surface } from '../auth/roles.js';
 import { authorise, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
@@ -92,8 +92,11 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
   if (result instanceof Response) return result;
   const status = spec.status ?? 200;
   if (status === 204) return c.body(null, 204);
-  const shaped = spec.response?.schema ? spec.response.schema.parse(result) : result;
-  return c.json(shaped as object, status);
+  if (result instanceof StreamedJson) return c.body(result.body, status, { ...result.headers, 'Content-Type': 'application/json' });
+  const answer = result instanceof JsonAnswer ? result : undefined;
+  const data = answer ? answer.data : result;
+  const shaped = spec.response?.schema ? spec.response.schema.parse(data) : data;
+  return c.json(shaped as object, status, answer?.headers);
 }
 
 /**

@@ -12,8 +12,8 @@ import { clearPending, clearSolved, deleteSolved } from '../services/adjudicatio
 import { decisionsOfCase } from '../services/adjudication/decisions.js';
 import { solveCase } from '../services/adjudication/solve.js';
 import { caseImages } from '../services/adjudication/case-images.js';
-import { answerDownload, wantsZip } from './download-handlers.js';
-import { defineOperation } from './types.js';
+import { answerZip, wantsZip } from './download-handlers.js';
+import { defineOperation, emptyAnswer } from './types.js';
 import { extractionProblems } from './extraction-problems.js';
 
 const area = 'Adjudication';
@@ -39,7 +39,7 @@ export const adjudicationOperations = [
     response: { description: 'The pending case', schema: AdjudicationPendingOperation, content: { 'application/zip': binary } },
     handle: async (input) =>
       wantsZip(input.request.headers.get('accept'))
-        ? answerDownload(input, await caseImages(input.services.ctx, input.query.id, 'pending'))
+        ? answerZip(input, await caseImages(input.services.ctx, input.query.id, 'pending'))
         : getPendingCase(input.services, input.query.id),
   }),
   defineOperation({
@@ -50,7 +50,7 @@ export const adjudicationOperations = [
       'Hands the caller the oldest unassigned case and leases it to them (adjudication.leaseSeconds); two adjudicators never get the same case. A caller that already holds an unexpired lease gets that case again (the lease is not extended). Answers 204 No Content when no case waits for the caller. CONFLICTED cases are not handed out: an ADMIN finds them with status=CONFLICTED and settles them.',
     response: { description: 'The case now leased to the caller', schema: AdjudicationPendingOperation },
     emptyResponses: { 204: 'No case waits for the caller' },
-    handle: async ({ services, principal }) => (await takeOncoming(services, principal)) ?? new Response(null, { status: 204 }),
+    handle: async ({ services, principal }) => (await takeOncoming(services, principal)) ?? emptyAnswer(204),
   }),
   defineOperation({
     id: 'getAdjudicationsPending', method: 'get', path: '/adjudication/pending/list', surfaces: adminRoot, rootPrefix, area,
@@ -75,7 +75,7 @@ export const adjudicationOperations = [
     response: { description: 'The solved case', schema: AdjudicationSolvedOperation, content: { 'application/zip': binary } },
     handle: async (input) =>
       wantsZip(input.request.headers.get('accept'))
-        ? answerDownload(input, await caseImages(input.services.ctx, input.query.id, 'solved'))
+        ? answerZip(input, await caseImages(input.services.ctx, input.query.id, 'solved'))
         : getSolvedCase(input.services, input.query.id),
   }),
   defineOperation({

@@ -1,7 +1,7 @@
 import { binary } from '../schemas/common.js';
 import { forwardToDashboard } from '../http/dashboard-proxy.js';
 import { streamAdmissionOf } from '../http/stream-admission.js';
-import { defineOperation, type HttpMethod } from './types.js';
+import { defineOperation, passedThrough, type HttpMethod } from './types.js';
 
 const area = 'Dashboard proxy';
 const adminRoot = ['admin', 'root'] as const;
@@ -41,7 +41,7 @@ function proxy(id: string, method: HttpMethod) {
     handle: async ({ request, services, clientAddress }) => {
       const { config } = services.ctx;
       const streams = streamAdmissionOf(services.ctx, { perAddress: config.BIMS_STREAMS_PER_ADDRESS, total: config.BIMS_STREAMS_TOTAL });
-      return forwardToDashboard(request, { config, clientAddress, streams });
+      return passedThrough(await forwardToDashboard(request, { config, clientAddress, streams }));
     },
   });
 }

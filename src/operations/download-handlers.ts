@@ -1,6 +1,7 @@
-import { SessionDownload } from '../schemas/biometric-data.js';
+import type { z } from 'zod';
+import type { SessionDownload } from '../schemas/biometric-data.js';
 import { prepareDownload, type DownloadRequest } from '../services/biometric-data/download.js';
-import type { HandlerInput } from './types.js';
+import { jsonAnswer, mediaAnswer, type HandlerInput } from './types.js';
 
 /**
  * The HTTP side of the ZIP downloads (biometric data, images): content negotiation and headers. The
@@ -46,18 +47,19 @@ export function wantsZip(accept: string | null): boolean {
  * Answer a download: the streamed ZIP (`Content-Disposition: attachment` with a name made of safe
  * characters only), or the `SessionDownload` manifest on `Accept: application/json`.
  */
-export async function answerDownload({ services, request }: HandlerInput, what: DownloadRequest): Promise<Response> {
+export async function answerDownload({ services, request }: Pick<HandlerInput, 'services' | 'request'>, what: DownloadRequest) {
   const prepared = await prepareDownload(services, what);
-  if (wantsManifest(request.headers.get('accept'))) {
-    return new Response(JSON.stringify(SessionDownload.parse(prepared.manifest)), {
-      headers: { 'Content-Type': 'application/json', ...PRIVATE },
-    });
-  }
-  return new Response(prepared.open(), {
-    headers: {
-      'Content-Type': 'application/zip',
-      'Content-Disposition': `attachment; filename="${prepared.manifest.fileName}"`,
-      ...PRIVATE,
-    },
+  if (wantsManifest(request.headers.get('accept'))) return jsonAnswer<z.input<typeof SessionDownload>>(prepared.manifest, PRIVATE);
+  return zipOf(prepared);
+}
+
+/** The streamed ZIP alone, for reads whose JSON answer is something else than the manifest (adjudication cases). */
+export async function answerZip({ services }: Pick<HandlerInput, 'services'>, what: DownloadRequest) {
+  return zipOf(await prepareDownload(services, what));
+}
+
+function zipOf(prepared: Awaited<ReturnType<typeof prepareDownload>>) {
+  return mediaAnswer('application/zip', prepared.open(), {
+    headers: { 'Content-Disposition': `attachment; filename="${prepared.manifest.fileName}"`, ...PRIVATE },
   });
 }

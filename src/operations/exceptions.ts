@@ -5,7 +5,7 @@ import {
 } from '../schemas/exceptions.js';
 import { countExceptions, getException, getExceptionCallStack, listExceptions } from '../services/exceptions/query.js';
 import { clearExceptions, exportExceptions, importExceptions } from '../services/exceptions/transfer.js';
-import { defineOperation } from './types.js';
+import { defineOperation, streamedJson } from './types.js';
 
 const area = 'Exceptions';
 // The root surface has these without a prefix, and requiredRole() demands ADMIN there: call stacks and the
@@ -48,11 +48,9 @@ export const exceptionOperations = [
     summary: 'All exceptions',
     description: 'A download (exceptions.json): every record with its call stack, oldest first; importExceptionList takes it back.',
     response: { description: 'Every exception, as a JSON file', schema: z.array(ExceptionRecord) },
-    handle: async ({ services }) => {
-      return new Response(await exportExceptions(services.ctx), {
-        headers: { 'Content-Type': 'application/json', 'Content-Disposition': 'attachment; filename="exceptions.json"' },
-      });
-    },
+    handle: async ({ services }) =>
+      // exportException, which encodes each record, is typed as the schema's record.
+      streamedJson<z.input<typeof ExceptionRecord>[]>(await exportExceptions(services.ctx), { 'Content-Disposition': 'attachment; filename="exceptions.json"' }),
   }),
   defineOperation({
     id: 'importExceptionList', method: 'post', path: '/exceptions/import', surfaces: adminAndRoot, area,

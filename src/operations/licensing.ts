@@ -2,7 +2,7 @@ import { binary } from '../schemas/common.js';
 import { Cloud, Dongles, DongleDumpQuery, InternetLicense, LicensingToken, PacketBytes, UpdateStatus, Usage, UsageQuery } from '../schemas/licensing.js';
 import { cloudInfo, dongleDump, dongles, internetInfo, licensingToken, updateDongle, updateStatus, usage } from '../services/licensing/answers.js';
 import { negotiate } from './template-handlers.js';
-import { defineOperation } from './types.js';
+import { defineOperation, mediaAnswer } from './types.js';
 
 const component = 'The licensing sidecar';
 const area = 'Licensing';
@@ -42,8 +42,8 @@ export const licensingOperations = [
       if (negotiate(request.headers.get('accept'), ['application/octet-stream', 'application/json']) === 'application/json') {
         return { data: btoa(String.fromCharCode(...dump.bytes)), fileName: dump.fileName, contentType: 'application/jose' };
       }
-      return new Response(dump.bytes, {
-        headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${dump.fileName}"`, 'Cache-Control': 'no-store', Vary: 'Accept' },
+      return mediaAnswer('application/octet-stream', dump.bytes, {
+        headers: { 'Content-Disposition': `attachment; filename="${dump.fileName}"`, 'Cache-Control': 'no-store', Vary: 'Accept' },
       });
     },
   }),

@@ -1,11 +1,9 @@
-import { z } from '../schemas/common.js';
-import { Subject } from '../schemas/subjects.js';
 import { clearDb, deleteSubject, deleteSubjects, deleteSubjectsByUuid } from '../services/subjects/deletes.js';
 import {
   countSubjects, enrolledModalities, getMultimodalSubject, getSubject, listMultimodalSubjects, listSubjectIds, listSubjects,
   subjectsForDownload,
 } from '../services/subjects/queries.js';
-import type { HandlerInput, RequestSpec } from './types.js';
+import { jsonAnswer, type HandlerInput, type RequestSpec } from './types.js';
 import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams } from '../schemas/biometric-data.js';
 import {
   ClearDbQuery, DeleteSubjectQuery, DeleteSubjectsByUuidRequest, DeleteSubjectsRequest, SubjectIdListQuery, SubjectIdQuery, SubjectsCountQuery,
@@ -22,8 +20,6 @@ import { findSubject } from '../services/subjects/lookup.js';
 /** A handler's input, typed from the schemas its operation declares (src/operations/subjects.ts). */
 type In<R extends RequestSpec> = HandlerInput<R>;
 
-const SubjectsFile = z.array(Subject);
-
 export const subjectHandlers = {
   getSubjects: ({ services, query }: In<{ query: typeof SubjectsQuery }>) => listSubjects(services.ctx, query),
   getSubjectsCount: ({ services, query }: In<{ query: typeof SubjectsCountQuery }>) => countSubjects(services.ctx, query),
@@ -37,17 +33,9 @@ export const subjectHandlers = {
   getMultimodalSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
     getMultimodalSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal })),
   getSubjectsEnrolledModalities: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdQuery }>) => enrolledModalities(services.ctx, query.subjectId, ownerOf({ surface, principal })),
-  /** The subjects as a `subjects.json` attachment, shaped by the `Subject` schema so no internal field leaks. */
-  downloadSubjectsInfoBulk: async ({ services, query }: In<{ query: typeof NumericIdsQuery }>) => {
-    const subjects = SubjectsFile.parse(await subjectsForDownload(services.ctx, query.ids));
-    return new Response(JSON.stringify(subjects, null, 2), {
-      headers: {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Content-Disposition': 'attachment; filename="subjects.json"',
-        'Cache-Control': 'no-store',
-      },
-    });
-  },
+  /** The subjects as a `subjects.json` attachment, shaped by the response schema (`Subject`) so no internal field leaks. */
+  downloadSubjectsInfoBulk: async ({ services, query }: In<{ query: typeof NumericIdsQuery }>) =>
+    jsonAnswer(await subjectsForDownload(services.ctx, query.ids), { 'Content-Disposition': 'attachment; filename="subjects.json"', 'Cache-Control': 'no-store' }),
   deleteSubject: ({ services, query, surface, principal }: In<{ query: typeof DeleteSubjectQuery }>) => deleteSubject(services, query, { surface, principal }),
   deleteSubjects: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsRequest }>) => deleteSubjects(services, body.subjectIds, { surface, principal }),
   deleteSubjectsByUUID: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsByUuidRequest }>) => deleteSubjectsByUuid(services, body.uuids, { surface, principal }),
@@ -59,7 +47,7 @@ export const subjectHandlers = {
  * account that enrolled it; for any other caller there the subject answers 404 as if absent
  * (services/ownership.ts). Used where the handler itself belongs to another area (the QR code).
  */
-export function forOwnedSubject<R extends RequestSpec>(handler: (input: HandlerInput<R>) => Promise<unknown>, subjectIdOf: (input: HandlerInput<R>) => string) {
+export function forOwnedSubject<R extends RequestSpec, A>(handler: (input: HandlerInput<R>) => Promise<A>, subjectIdOf: (input: HandlerInput<R>) => string) {
   return async (input: HandlerInput<R>) => {
     const owner = ownerOf(input);
     if (owner) await findSubject(input.services.ctx.db, { subjectId: subjectIdOf(input) }, owner);

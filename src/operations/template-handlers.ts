@@ -3,8 +3,9 @@ import { templateModalities } from '../services/templates/modalities.js';
 import { qrPng, qrSvg } from '../services/templates/qr.js';
 import { remoteVerify } from '../services/templates/remote-verify.js';
 import { subjectQrCode } from '../services/templates/subject-qrcode.js';
-import type { HandlerInput } from './types.js';
-import type { GetTemplateModalitiesRequest, SubjectIdLowerParams } from '../schemas/subjects.js';
+import { jsonAnswer, mediaAnswer, type HandlerInput } from './types.js';
+import type { z } from 'zod';
+import type { GetTemplateModalitiesRequest, SubjectIdLowerParams, SubjectQRCode } from '../schemas/subjects.js';
 import type { RemoteVerifyRequest } from '../schemas/operations.js';
 
 /**
@@ -19,25 +20,21 @@ const NO_STORE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
 export async function handleSubjectQrCode({ services, params, request }: HandlerInput<{ params: typeof SubjectIdLowerParams }>) {
   const qr = await subjectQrCode(services, params.subjectid);
   const type = negotiate(request.headers.get('accept'), ['image/png', 'image/svg+xml', 'application/json']);
-  if (type === 'image/svg+xml') {
-    return new Response(qrSvg(qr.matrix), { headers: { 'Content-Type': 'image/svg+xml; charset=utf-8', ...NO_STORE } });
-  }
+  if (type === 'image/svg+xml') return mediaAnswer('image/svg+xml', qrSvg(qr.matrix), { charset: 'utf-8', headers: NO_STORE });
   const png = qrPng(qr.matrix);
   if (type === 'application/json') {
-    return new Response(
-      JSON.stringify({
-        subjectId: qr.subjectId,
-        templateVersion: qr.templateVersion,
-        payloadType: qr.payloadType,
-        payload: toBase64(qr.payload),
-        image: toBase64(png),
-        qrVersion: qr.matrix.version,
-        encryptedTemplate: qr.encryptedTemplate,
-      }),
-      { headers: { 'Content-Type': 'application/json', ...NO_STORE } },
-    );
+    const answer: z.input<typeof SubjectQRCode> = {
+      subjectId: qr.subjectId,
+      templateVersion: qr.templateVersion,
+      payloadType: qr.payloadType,
+      payload: toBase64(qr.payload),
+      image: toBase64(png),
+      qrVersion: qr.matrix.version,
+      encryptedTemplate: qr.encryptedTemplate,
+    };
+    return jsonAnswer(answer, NO_STORE);
   }
-  return new Response(png as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': 'image/png', ...NO_STORE } });
+  return mediaAnswer('image/png', png as Uint8Array<ArrayBuffer>, { headers: NO_STORE });
 }
 
 /** `getTemplateModalities`: a base64 template (`template`) or QR payload (`payload`). */

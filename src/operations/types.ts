@@ -45,8 +45,86 @@ export interface HandlerInput<R extends RequestSpec = any> {
   clientAddress: string;
 }
 
-/** A handler's answer: data to be shaped by the response schema, or a ready Response (files, redirects). */
-export type HandlerResult = unknown | Response;
+/**
+ * A JSON answer that also sets headers (an attachment's name, no-store): `data` is shaped by the operation's
+ * response schema like a plain answer. Made by `jsonAnswer`.
+ */
+export class JsonAnswer<T> {
+  // A private field makes the type nominal: only `jsonAnswer` makes one.
+  readonly #made = true;
+  constructor(readonly data: T, readonly headers: Readonly<Record<string, string>>) {}
+}
+
+/** A JSON answer with headers; `data` must fit the response schema (checked by `tsc`, shaped when sent). */
+export function jsonAnswer<T>(data: T, headers: Readonly<Record<string, string>>): JsonAnswer<T> {
+  return new JsonAnswer(data, headers);
+}
+
+/**
+ * A JSON answer streamed while it is produced (a large export), with headers. `T` is what the producer's
+ * typed encoder writes (e.g. `exportException`), checked against the response schema's input by `tsc`; the
+ * bytes are not re-validated.
+ */
+export class StreamedJson<T> {
+  readonly #made = true;
+  // `T` only types the answer: the stream's items were typed where they were encoded.
+  declare readonly items: T;
+  constructor(readonly body: ReadableStream<Uint8Array>, readonly headers: Readonly<Record<string, string>>) {}
+}
+
+/** A JSON answer streamed as its producer writes it; `T` states what the producer's typed encoder writes. */
+export function streamedJson<T>(body: ReadableStream<Uint8Array>, headers: Readonly<Record<string, string>>): StreamedJson<T> {
+  return new StreamedJson<T>(body, headers);
+}
+
+declare const mediaTypeBrand: unique symbol;
+declare const emptyStatusBrand: unique symbol;
+/** A finished answer in a media type the operation declares in `response.content` (files, images, streams). */
+export type MediaResponse<T extends string> = Response & { readonly [mediaTypeBrand]: T };
+/** A finished answer without a body, with a status the operation declares in `emptyResponses`. */
+export type EmptyResponse<S extends number> = Response & { readonly [emptyStatusBrand]: S };
+
+/**
+ * An answer whose body is in `mediaType`, one of the operation's `response.content` types (`tsc` refuses any
+ * other). `charset` is added to the Content-Type for text formats.
+ */
+export function mediaAnswer<T extends string>(
+  mediaType: T,
+  body: BodyInit | null,
+  options: { charset?: 'utf-8'; headers?: Readonly<Record<string, string>> } = {},
+): MediaResponse<T> {
+  const contentType = options.charset ? `${mediaType}; charset=${options.charset}` : mediaType;
+  return new Response(body, { headers: { 'Content-Type': contentType, ...options.headers } }) as MediaResponse<T>;
+}
+
+/** A response made elsewhere and passed on unchanged (the dashboard proxy): the operation declares `*\/*`. */
+export function passedThrough(response: Response): MediaResponse<'*/*'> {
+  return response as MediaResponse<'*/*'>;
+}
+
+/** An empty answer with one of the operation's `emptyResponses` statuses. */
+export function emptyAnswer<S extends number>(status: S): EmptyResponse<S> {
+  return new Response(null, { status }) as EmptyResponse<S>;
+}
+
+type SuccessStatus = 200 | 201 | 202 | 204;
+
+/**
+ * What a handler may answer, from its entry: data fitting the response schema's input (the schema shapes it
+ * when sent), or that data with headers; a media answer in a declared `response.content` type; an empty
+ * answer with a declared `emptyResponses` status; nothing when the entry declares no body at all.
+ */
+export type AnswerOf<P extends ResponseSpec | undefined, E extends EmptyStatuses | undefined> =
+  | (P extends { schema: infer S extends z.ZodType } ? z.input<S> | JsonAnswer<z.input<S>> | StreamedJson<z.input<S>> : never)
+  | (P extends { content: infer C } ? MediaResponse<Extract<keyof C, string>> : never)
+  | (E extends Partial<Record<infer K extends SuccessStatus, string>> ? EmptyResponse<K> : never)
+  | (P extends { schema: z.ZodType } ? never : P extends { content: object } ? never : void);
+
+/** Successful answers without a body, for the document, e.g. `{ 204: 'Nothing waits' }`. */
+export type EmptyStatuses = Partial<Record<SuccessStatus, string>>;
+
+/** Any handler's answer, as the mount sees it. */
+export type HandlerResult = unknown;
 
 /** One response an operation may give, for the OpenAPI document. */
 export interface ResponseSpec {
@@ -61,7 +139,7 @@ export interface ResponseSpec {
  * One operation of the interface, declared once and mounted on every surface it lists.
  * `path` is the part after the surface prefix, exactly as the seed writes it (trailing slash included).
  */
-export interface OperationSpec<R extends RequestSpec = any> {
+export interface OperationSpec<R extends RequestSpec = any, P extends ResponseSpec | undefined = any, E extends EmptyStatuses | undefined = any> {
   /** The seed's operation name; becomes the OpenAPI operationId on every surface. */
   id: string;
   method: HttpMethod;
@@ -76,9 +154,9 @@ export interface OperationSpec<R extends RequestSpec = any> {
   request?: R;
   /** The success status; 200 unless said otherwise. */
   status?: 200 | 201 | 202 | 204;
-  response?: ResponseSpec;
+  response?: P;
   /** Other successful answers without a body, for the document, e.g. `{ 204: 'Nothing waits' }`. */
-  emptyResponses?: Partial<Record<200 | 201 | 202 | 204, string>>;
+  emptyResponses?: E;
   /**
    * Problem answers beyond the ones derived from the entry (400, 404, 500; 401, 403, 429 unless open; 413, 415
    * with a body: see http/problem-responses.ts), for the document, e.g. `{ 409: 'The subject id is taken' }`.
@@ -88,9 +166,12 @@ export interface OperationSpec<R extends RequestSpec = any> {
   licensed?: true;
   /** The component outside this process the operation relies on (e.g. 'the media gateway'): 502 when it fails, 503 when it cannot be reached. */
   component?: string;
-  /** The handler: validated input in, data for the response schema (or a ready Response) out. */
+  /**
+   * The handler: validated input in, its answer out, typed from the entry (`AnswerOf`): a field the response
+   * schema does not have, or a media type the entry does not declare, fails `tsc`.
+   */
   // Method syntax on purpose: the table holds operations of every shape as OperationSpec<any>.
-  handle(input: HandlerInput<R>): Promise<HandlerResult>;
+  handle(input: HandlerInput<R>): Promise<NoInfer<AnswerOf<P, E>>>;
   /**
    * Set (to the reason) when the operation takes no credentials on any of its surfaces. Only the dashboard
    * proxy's GET is open: it serves the dashboard's public shell, and every datum the page shows comes from
@@ -103,7 +184,11 @@ export interface OperationSpec<R extends RequestSpec = any> {
  * Declare an operation: a typed identity, so the table reads as data while the handler's `query`, `params`
  * and `body` are inferred from the schemas in `request`.
  */
-export function defineOperation<R extends RequestSpec = Record<never, never>>(spec: OperationSpec<R>): OperationSpec<R> {
+export function defineOperation<
+  R extends RequestSpec = Record<never, never>,
+  P extends ResponseSpec | undefined = undefined,
+  E extends EmptyStatuses | undefined = undefined,
+>(spec: OperationSpec<R, P, E>): OperationSpec<R, P, E> {
   return spec;
 }
 

@@ -121,7 +121,11 @@ export const TrickleData = z
     path: ['candidate'],
     message: 'give exactly one of candidate, candidates and completed',
   })
-  .openapi('TrickleData', { description: 'SessionData with ICE candidates to forward' });
+  // The refinement above as JSON Schema states it for tools: exactly one of the three.
+  .openapi('TrickleData', {
+    description: 'SessionData with ICE candidates to forward: exactly one of `candidate`, `candidates` and `completed`',
+    oneOf: [{ required: ['candidate'] }, { required: ['candidates'] }, { required: ['completed'] }],
+  });
 
 // ---- Janus answers ------------------------------------------------------------------------------------
 

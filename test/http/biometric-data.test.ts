@@ -51,7 +51,7 @@ for (const dialect of dialects) {
       const viewerId = (await created.json()).id as number;
       const subject = async (subjectId: string, op: string) =>
         (await db.insertInto('subjects').values({ subject_id: subjectId, status: 'ENROLLED', metadata: json({}), template_version: 'face-test-v1', enrollment_operation_uuid: op, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
-      const operation = async (u: string, type: string, subjectId: string | null) =>
+      const operation = async (u: string, type: 'ENROLL' | 'VERIFY' | 'IDENTIFY' | 'CHECK', subjectId: string | null) =>
         (await db.insertInto('operations').values({ uuid: u, type, status: 'SUCCESS', subject_id: subjectId, modalities: json(['FACE']), candidates: json(null), checks: json(null), details: json(null), duration_ms: 5, account_id: viewerId, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
       const image = async (u: string, ref: number | null, kind: 'ORIGINAL' | 'TOKEN', format: 'JPEG' | 'PNG', w: number, h: number, b: Uint8Array) =>
         (await db.insertInto('images').values({ operation_uuid: u, subject_ref: ref, kind, format, width: w, height: h, bytes: b, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;

@@ -177,7 +177,7 @@ for (const dialect of dialects) {
         { subject_id: 's2', status: 'ENROLLED', metadata: jsonb({}) },
         { subject_id: 's3', status: 'PENDING_ADJUDICATION', metadata: jsonb({}) },
       ]).execute();
-      await db().insertInto('operations').values({ uuid: crypto.randomUUID(), type: 'ENROLL', status: 'OK', subject_id: 's1', modalities: jsonb(['FACE']), candidates: jsonb(null), checks: jsonb(null), details: jsonb(null), duration_ms: 5 }).execute();
+      await db().insertInto('operations').values({ uuid: crypto.randomUUID(), type: 'ENROLL', status: 'SUCCESS', subject_id: 's1', modalities: jsonb(['FACE']), candidates: jsonb(null), checks: jsonb(null), details: jsonb(null), duration_ms: 5 }).execute();
       await db().insertInto('adjudication_cases').values([
         { operation_uuid: crypto.randomUUID(), subject_id: 's3', candidates: jsonb([]) },
         { operation_uuid: crypto.randomUUID(), subject_id: 's2', candidates: jsonb([]), status: 'SOLVED', solved_at: new Date() },

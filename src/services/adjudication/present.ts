@@ -70,7 +70,8 @@ export function pendingStatus(row: CaseRow, now: Date): 'OPEN' | 'ASSIGNED' | 'C
   return leased ? 'ASSIGNED' : 'OPEN';
 }
 
-const candidatesOf = (row: CaseRow) => (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates) as unknown[];
+/** The case's candidates (a jsonb column, text on drivers that do not parse it). */
+export const candidatesOf = (row: CaseRow): CaseRow['candidates'] => (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates);
 
 /** A pending (or conflicted) case; the last assignment stays visible after its lease expired (status tells). */
 export function presentPending(row: CaseRow, decisions: PresentedDecision[], now: Date) {
@@ -90,7 +91,8 @@ export function presentPending(row: CaseRow, decisions: PresentedDecision[], now
 
 /** A solved case; `duplicateOfSubjectId` comes from the latest decision that agrees with the outcome and names one. */
 export function presentSolved(row: CaseRow, decisions: PresentedDecision[]) {
-  const outcome = row.outcome as 'DUPLICATE' | 'NOT_DUPLICATE';
+  // A SOLVED row always has its outcome (the solved store is read by status).
+  const outcome = row.outcome!;
   const named = [...decisions].reverse().find((d) => d.decision === outcome && d.duplicateOfSubjectId);
   return {
     id: row.id,

@@ -6,7 +6,7 @@ import { renderPendingTokenImages } from '../biometric-data/token-images.js';
 import type { Services } from '../index.js';
 import { presentOperation } from '../operations/record.js';
 import { getSubject } from '../subjects/queries.js';
-import { decisionsOfCases, presentPending, presentSolved, type CaseRow } from './present.js';
+import { candidatesOf, decisionsOfCases, presentPending, presentSolved, type CaseRow } from './present.js';
 
 /**
  * A case with everything an adjudicator needs to compare faces side by side: the ENROLL operation that
@@ -44,8 +44,7 @@ async function reviewParts(services: Services, row: CaseRow) {
   const faces = ref === undefined ? [] : (await faceData(ctx.db).where('f.subject_ref', '=', ref).orderBy('f.id').execute()).map(presentFaceData);
   const voices = ref === undefined ? [] : (await voiceData(ctx.db).where('v.subject_ref', '=', ref).orderBy('v.id').execute()).map(presentVoiceData);
   const candidates = [];
-  const stored = (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates) as { subjectId: string }[];
-  for (const candidate of stored) {
+  for (const candidate of candidatesOf(row)) {
     const other = await subjectOrNothing(ctx, candidate.subjectId);
     candidates.push({ candidate, ...(other ? { subject: other } : {}), images: await imagesOf(services, other?.id) });
   }

@@ -58,13 +58,23 @@ function measured<K extends string>(key: K, value: number | null): { [P in K]?: 
 /** Formats are stored upper-case ('JPEG' | 'PNG'); older rows or other writers may differ in case. */
 export const imageFormat = (format: string) => format.toUpperCase();
 
+/**
+ * The `ImageFormat` of a stored image: only decoded images are stored, and only JPEG and PNG decode, so any
+ * other value is a damaged row (an error on our side, logged), never shown as a format the model lacks.
+ */
+function knownImageFormat(format: string): 'JPEG' | 'PNG' {
+  const upper = imageFormat(format);
+  if (upper === 'JPEG' || upper === 'PNG') return upper;
+  throw new Error(`Stored image has format ${JSON.stringify(format)}, neither JPEG nor PNG`);
+}
+
 export function presentImage(row: ImageInfoRow) {
   return {
     id: row.id,
     uuid: row.operation_uuid,
     ...(row.subject_id !== null ? { subjectId: row.subject_id } : {}),
     kind: row.kind,
-    format: imageFormat(row.format),
+    format: knownImageFormat(row.format),
     width: row.width,
     height: row.height,
     sizeBytes: Number(row.size),

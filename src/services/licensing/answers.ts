@@ -89,7 +89,7 @@ export async function dongles(services: Services) {
   return {
     licensing: modeOf(view),
     dongles: await Promise.all(list.map(async (d) => ({
-      id: d.id, serial: d.serial ?? undefined, type: d.software ? 'SOFTWARE' : 'HARDWARE', software: d.software, present: d.present,
+      id: d.id, serial: d.serial ?? undefined, type: d.software ? ('SOFTWARE' as const) : ('HARDWARE' as const), software: d.software, present: d.present,
       firmwareVersion: d.firmwareVersion, usb: d.usb,
       counters: d.counters.map((c) => ({ operation: c.operation, period: c.period, used: c.count })),
       countersAt: d.countersAt ?? undefined, lastUpdateSequence: d.lastSequence,

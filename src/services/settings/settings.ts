@@ -3,7 +3,7 @@ import { json } from '../../db/json.js';
 import type { Database } from '../../db/tables.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
-import { definitionOf, isSettingKey, orderedSettings, settingKeys, type SettingKey, type SettingValue } from './registry.js';
+import { definitionOf, isSettingKey, orderedSettings, settingKeys, type SettingDefinition, type SettingKey, type SettingScope, type SettingValue } from './registry.js';
 
 /**
  * Key of the transaction-scoped advisory lock every settings write takes ("BIMS" and 0x53, 'S'), so that a
@@ -21,12 +21,12 @@ export interface SettingView {
   key: SettingKey;
   value: unknown;
   defaultValue: unknown;
-  type: string;
+  type: SettingDefinition['type'];
   minimum?: number;
   maximum?: number;
-  allowedValues?: readonly string[];
+  allowedValues?: string[];
   unit?: string;
-  scope: string;
+  scope: SettingScope;
   description: string;
   overridden: boolean;
   updatedAt?: string;
@@ -213,7 +213,7 @@ function view(key: SettingKey, override: Override | undefined): SettingView {
     defaultValue: d.default,
     type: d.type,
     ...(d.minimum !== undefined ? { minimum: d.minimum, maximum: d.maximum } : {}),
-    ...(d.allowedValues ? { allowedValues: d.allowedValues } : {}),
+    ...(d.allowedValues ? { allowedValues: [...d.allowedValues] } : {}),
     ...(d.unit ? { unit: d.unit } : {}),
     scope: d.scope,
     description: d.description,

@@ -59,11 +59,25 @@ export type Hints = Record<string, fc.Arbitrary<unknown>>;
 const DATE_MIN = new Date('1990-01-01T00:00:00Z');
 const DATE_MAX = new Date('2040-01-01T00:00:00Z');
 
+/**
+ * One alternative of an anyOf / oneOf as a whole schema. An alternative that only names required keys (how a
+ * document states "at least one of" / "exactly one of" on an object) is the object itself with those keys
+ * required; under oneOf, the keys the other alternatives require are left out, so exactly one is present.
+ */
+function branchOf(schema: JsonSchema, alt: JsonSchema): JsonSchema {
+  if (alt.type !== undefined || alt.properties !== undefined || alt.$ref !== undefined || schema.properties === undefined) return alt;
+  const { anyOf: _any, oneOf, ...parent } = schema;
+  const mine = (alt.required ?? []) as string[];
+  const others = oneOf ? (oneOf as JsonSchema[]).flatMap((o) => ((o.required ?? []) as string[]).filter((k) => !mine.includes(k))) : [];
+  const properties = Object.fromEntries(Object.entries(parent.properties as Record<string, JsonSchema>).filter(([k]) => !others.includes(k)));
+  return { ...parent, ...alt, properties, required: [...new Set([...((parent.required ?? []) as string[]), ...mine])] };
+}
+
 /** A plausible value for a JSON Schema node. `name` is the property it sits under, for hints. */
 export function validish(schema: JsonSchema, hints: Hints, name?: string, depth = 0): fc.Arbitrary<unknown> {
   if (name !== undefined && hints[name]) return hints[name]!;
   const alts = schema.anyOf ?? schema.oneOf;
-  if (alts) return fc.oneof(...(alts as JsonSchema[]).map((s) => validish(s, hints, name, depth)));
+  if (alts) return fc.oneof(...(alts as JsonSchema[]).map((s) => validish(branchOf(schema, s), hints, name, depth)));
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
