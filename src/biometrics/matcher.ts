@@ -1,6 +1,8 @@
 import { BiometricError } from './errors.js';
 import { FACE_CALIBRATION, calibrationOf, type Calibration } from './calibration.js';
-import { DOT_I8_WASM_BASE64 } from './matcher-kernel.js';
+import { DotKernel, kernelModules, type KernelChoice, type KernelName } from './matcher-dots.js';
+import { mergeHits, scanRows, type ScanHits, type ScanTask } from './matcher-scan.js';
+import { RowStore, type SharedRows } from './matcher-store.js';
 import { parseTemplate, type Template, type TemplateRecord } from './template.js';
 
 /**
@@ -34,107 +36,46 @@ export interface IdentifyOptions {
 /** Probe accepted by the matcher: template bytes, a parsed face record, or raw int8 components. */
 export type Probe = Uint8Array | TemplateRecord | Int8Array;
 
-// ---- dot-product kernels -----------------------------------------------------------------------------
-
-const PROBE_OFF = 0; // int16 probe, up to 32 KiB
-const OUT_OFF = 32768; // int32 scores, CHUNK rows
-const CHUNK = 16384;
-const ROWS_OFF = OUT_OFF + CHUNK * 4; // gallery rows start here (16-byte aligned)
-
-interface Kernel {
-  readonly simd: boolean;
-  /** Makes room for `bytes` of rows; returns the row store (its view changes when memory grows). */
-  reserve(bytes: number): Int8Array;
-  rows(): Int8Array;
-  /** out[i] = dot(probe, row[start + i]) for i < n. */
-  dots(probe: Int8Array, start: number, n: number, dims: number): Int32Array;
-}
-
-let simdModule: WebAssembly.Module | null | undefined;
-function getSimdModule(): WebAssembly.Module | null {
-  if (simdModule !== undefined) return simdModule;
-  try {
-    const bin = Uint8Array.from(atob(DOT_I8_WASM_BASE64), (c) => c.charCodeAt(0));
-    // Cloudflare Workers forbid compiling wasm from bytes at run time: the JS kernel is the fallback there.
-    simdModule = WebAssembly.validate(bin) ? new WebAssembly.Module(bin) : null;
-  } catch {
-    simdModule = null;
-  }
-  return simdModule;
-}
-
-class SimdKernel implements Kernel {
-  readonly simd = true;
-  private readonly mem: WebAssembly.Memory;
-  private readonly fn: (probe: number, rows: number, n: number, dims: number, out: number) => void;
-  private view: Int8Array;
-  constructor(mod: WebAssembly.Module) {
-    const inst = new WebAssembly.Instance(mod, {});
-    this.mem = inst.exports.mem as WebAssembly.Memory;
-    this.fn = inst.exports.dots as SimdKernel['fn'];
-    this.view = new Int8Array(this.mem.buffer, ROWS_OFF);
-  }
-  reserve(bytes: number): Int8Array {
-    const need = ROWS_OFF + bytes;
-    if (need > this.mem.buffer.byteLength) {
-      const pages = Math.ceil((need - this.mem.buffer.byteLength) / 65536);
-      // Grow by at least half again, to amortise copies.
-      const grow = Math.max(pages, Math.ceil(this.mem.buffer.byteLength / 65536 / 2));
-      try {
-        this.mem.grow(grow);
-      } catch {
-        this.mem.grow(pages);
-      }
-      this.view = new Int8Array(this.mem.buffer, ROWS_OFF);
-    }
-    return this.view;
-  }
-  rows(): Int8Array {
-    return this.view;
-  }
-  dots(probe: Int8Array, start: number, n: number, dims: number): Int32Array {
-    new Int16Array(this.mem.buffer, PROBE_OFF, dims).set(probe);
-    this.fn(PROBE_OFF, ROWS_OFF + start * dims, n, dims, OUT_OFF);
-    return new Int32Array(this.mem.buffer, OUT_OFF, n);
-  }
-}
-
-class JsKernel implements Kernel {
-  readonly simd = false;
-  private buf = new Int8Array(1 << 16);
-  private readonly out = new Int32Array(CHUNK);
-  reserve(bytes: number): Int8Array {
-    if (bytes > this.buf.length) {
-      const next = new Int8Array(Math.max(bytes, this.buf.length * 2));
-      next.set(this.buf);
-      this.buf = next;
-    }
-    return this.buf;
-  }
-  rows(): Int8Array {
-    return this.buf;
-  }
-  dots(probe: Int8Array, start: number, n: number, dims: number): Int32Array {
-    const g = this.buf;
-    for (let i = 0; i < n; i++) {
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      const o = (start + i) * dims;
-      for (let k = 0; k < dims; k += 4) {
-        s0 += probe[k] * g[o + k]; s1 += probe[k + 1] * g[o + k + 1];
-        s2 += probe[k + 2] * g[o + k + 2]; s3 += probe[k + 3] * g[o + k + 3];
-      }
-      this.out[i] = s0 + s1 + s2 + s3;
-    }
-    return this.out.subarray(0, n);
-  }
-}
-
 // ---- one partition --------------------------------------------------------------------------------
 
 /**
+ * Matcher threads that scan slices of a shared partition (matcher-pool.ts on Node). Runtime-neutral: the
+ * gallery only posts tasks and merges what comes back.
+ */
+export interface MatcherThreads {
+  /** Number of threads; a search is split into this many slices. */
+  readonly size: number;
+  /** Scans one slice of a partition on thread `thread` (0 <= thread < size), which uses scratch slot thread + 1. */
+  scan(thread: number, partition: SharedPartition, task: ScanTask): Promise<ScanHits>;
+}
+
+/** A partition as matcher threads see it: its shared memories, once per thread, named by `key`. */
+export interface SharedPartition extends SharedRows {
+  key: number;
+  kernel: KernelChoice;
+}
+
+let partitionKeys = 0;
+
+/** Options of a partition. */
+export interface FaceGalleryOptions {
+  /**
+   * 'auto' (relaxed SIMD where the runtime validates it, else SIMD, else JS), 'relaxed', 'simd' or 'js'. Every
+   * kernel gives the same exact integers.
+   */
+  kernel?: KernelChoice;
+  calibration?: Calibration;
+  /** Matcher threads for `identifyAsync`: the rows then live in a SharedArrayBuffer they read. */
+  threads?: MatcherThreads;
+}
+
+/**
  * An exact 1:1 / 1:N matcher over int8 templates of ONE template version. Each subject may hold several
- * templates; a search scores a subject by its best template. Rows live in one contiguous int8 store (in
- * WebAssembly memory when SIMD is available) and are compared exhaustively: no approximation.
+ * templates; a search scores a subject by its best template. Rows live in one contiguous int8 store (a
+ * WebAssembly memory, shared with matcher threads when there are some) and are compared exhaustively: no
+ * approximation. `identify` scans on the calling thread; `identifyAsync` splits the scan across the matcher
+ * threads and merges their top-K exactly. Changes made while a threaded search runs never disturb it: it
+ * answers for the gallery as it was when it started (removed rows keep their bytes until no search reads them).
  *
  * @example
  * const g = new FaceGallery(ex.templateVersion);
@@ -142,38 +83,59 @@ class JsKernel implements Kernel {
  * g.identify(probeBytes, { topK: 5, threshold: 48 }); // [{ subject, score, cosine }]
  */
 export class FaceGallery {
-  private readonly kernel: Kernel;
-  private readonly rowSubject: string[] = [];
-  private readonly rowNorm: number[] = [];
-  private rowInv = new Float64Array(1024);
-  private readonly subjectRows = new Map<string, number[]>();
-  private count = 0;
+  private readonly store: RowStore;
+  private readonly dotKernel: DotKernel;
+  private readonly threads: MatcherThreads | undefined;
+  private readonly shared: SharedPartition | undefined;
+  /** Subject -> number; numbers are never reused, so a search in flight can name a subject removed since. */
+  private readonly subjectNumber = new Map<string, number>();
+  private readonly subjectName = new Map<number, string>();
+  private readonly subjectRows = new Map<number, number[]>();
+  private readonly retired: number[] = [];
+  private nextSubject = 1;
+  private liveRows = 0;
+  /** Threaded searches in flight: while any is, rows are only appended or marked removed. */
+  private inFlight = 0;
+  private readonly calibration: Calibration;
 
   /**
    * @param templateVersion only templates of this version are accepted.
-   * @param dims embedding length (a multiple of 16 for the SIMD kernel; 512 for faces).
-   * @param options.kernel 'auto' (SIMD if available) or 'js'.
+   * @param dims embedding length (a multiple of 32 for the SIMD kernels; 512 for faces).
    */
   constructor(
     readonly templateVersion: string,
     readonly dims = 512,
-    options: { kernel?: 'auto' | 'js'; calibration?: Calibration } = {},
+    options: FaceGalleryOptions = {},
   ) {
-    const mod = options.kernel === 'js' || dims % 16 !== 0 ? null : getSimdModule();
-    this.kernel = mod ? new SimdKernel(mod) : new JsKernel();
+    const choice = options.kernel ?? 'auto';
+    this.threads = options.threads && options.threads.size > 0 ? options.threads : undefined;
+    this.store = new RowStore(dims, 1 + (this.threads?.size ?? 0), !!this.threads);
+    const modules = choice === 'js' ? null : kernelModules(this.store.shared);
+    const rows = this.store.rowsMemory;
+    this.dotKernel = new DotKernel(rows, () => this.store.rows(), this.store.rowsAt, dims, 0, choice, modules);
+    if (this.threads && this.store.shared) this.shared = { ...this.store.sharedRows(), key: ++partitionKeys, kernel: choice };
+    else this.threads = undefined;
     this.calibration = options.calibration ?? FACE_CALIBRATION;
   }
 
-  private readonly calibration: Calibration;
-
-  /** True when the WebAssembly SIMD kernel is in use. */
+  /** True when a WebAssembly SIMD kernel is in use. */
   get simd(): boolean {
-    return this.kernel.simd;
+    return this.dotKernel.name !== 'js';
+  }
+
+  /** The kernel a search with an ordinary probe runs ('wasm-relaxed-simd', 'wasm-simd' or 'js'). */
+  get kernel(): KernelName {
+    return this.dotKernel.name;
+  }
+
+  /** True when `identifyAsync` splits searches across matcher threads. */
+  get threaded(): boolean {
+    return !!this.threads;
   }
 
   /** Number of templates. */
   get size(): number {
-    return this.count;
+    return this.liveRows;
   }
 
   /** Number of subjects. */
@@ -182,7 +144,7 @@ export class FaceGallery {
   }
 
   has(subject: string): boolean {
-    return this.subjectRows.has(subject);
+    return this.subjectNumber.has(subject);
   }
 
   private toInt8(p: Probe): Int8Array {
@@ -204,18 +166,15 @@ export class FaceGallery {
   /** Adds one more template for `subject`. */
   add(subject: string, template: Probe): void {
     const q = this.toInt8(template);
-    const store = this.kernel.reserve((this.count + 1) * this.dims);
-    store.set(q, this.count * this.dims);
-    let n = 0;
-    for (let i = 0; i < q.length; i++) n += q[i] * q[i];
-    this.rowSubject.push(subject);
-    this.rowNorm.push(Math.sqrt(n));
-    if (this.count >= this.rowInv.length) { const next = new Float64Array(this.rowInv.length * 2); next.set(this.rowInv); this.rowInv = next; }
-    this.rowInv[this.count] = n ? 1 / Math.sqrt(n) : 0;
-    const rows = this.subjectRows.get(subject);
-    if (rows) rows.push(this.count);
-    else this.subjectRows.set(subject, [this.count]);
-    this.count++;
+    let s = this.subjectNumber.get(subject);
+    if (s === undefined) {
+      s = this.nextSubject++;
+      this.subjectNumber.set(subject, s);
+      this.subjectName.set(s, subject);
+      this.subjectRows.set(s, []);
+    }
+    this.subjectRows.get(s)!.push(this.store.append(q, s));
+    this.liveRows++;
   }
 
   /** Replaces every template of `subject` (an empty list removes it). */
@@ -227,98 +186,101 @@ export class FaceGallery {
 
   /** Removes `subject` and its templates; returns false if it was absent. */
   remove(subject: string): boolean {
-    const rows = this.subjectRows.get(subject);
-    if (!rows) return false;
-    this.subjectRows.delete(subject);
-    // Delete from the highest row down, moving the last row into each hole.
-    for (const r of [...rows].sort((a, b) => b - a)) {
-      const last = this.count - 1;
-      if (r !== last) {
-        const store = this.kernel.rows();
-        store.copyWithin(r * this.dims, last * this.dims, (last + 1) * this.dims);
-        const moved = this.rowSubject[last];
-        this.rowSubject[r] = moved;
-        this.rowNorm[r] = this.rowNorm[last];
-        this.rowInv[r] = this.rowInv[last];
-        const mrows = this.subjectRows.get(moved)!;
-        mrows[mrows.indexOf(last)] = r;
-      }
-      this.rowSubject.pop();
-      this.rowNorm.pop();
-      this.count--;
-    }
+    const s = this.subjectNumber.get(subject);
+    if (s === undefined) return false;
+    const rows = this.subjectRows.get(s)!;
+    this.subjectNumber.delete(subject);
+    this.subjectRows.delete(s);
+    this.retired.push(s);
+    this.store.kill(rows);
+    this.liveRows -= rows.length;
+    this.tidy();
     return true;
   }
 
   /** Removes everything. */
   clear(): void {
-    this.rowSubject.length = 0;
-    this.rowNorm.length = 0;
-    this.subjectRows.clear();
-    this.count = 0;
+    for (const subject of [...this.subjectNumber.keys()]) this.remove(subject);
+  }
+
+  /** Gives back removed rows and forgets removed subjects once no search can still name them. */
+  private tidy(): void {
+    if (this.inFlight > 0) return;
+    this.store.compact((from, to, s) => {
+      const rows = this.subjectRows.get(s)!;
+      rows[rows.indexOf(from)] = to;
+    });
+    for (const s of this.retired) this.subjectName.delete(s);
+    this.retired.length = 0;
   }
 
   /** 1:1: the probe against `subject`'s best template; null when the subject is not in the gallery. */
   verify(probe: Probe, subject: string): MatchCandidate | null {
-    const rows = this.subjectRows.get(subject);
-    if (!rows) return null;
+    const s = this.subjectNumber.get(subject);
+    if (s === undefined) return null;
     const q = this.toInt8(probe);
     const pn = norm(q);
-    const store = this.kernel.rows();
+    const store = this.store.rows();
+    const { inv } = this.store.meta();
     let best = -1;
-    for (const r of rows) {
+    for (const r of this.subjectRows.get(s)!) {
       let d = 0;
       const o = r * this.dims;
       for (let k = 0; k < this.dims; k++) d += q[k] * store[o + k];
-      best = Math.max(best, pn && this.rowNorm[r] ? d / (pn * this.rowNorm[r]) : 0);
+      best = Math.max(best, pn && inv[2 * r] ? (d * inv[2 * r]) / pn : 0);
     }
     return { subject, cosine: best, score: this.calibration.cosineToScore(best) };
   }
 
+  private task(q: Int8Array, opts: IdentifyOptions, from: number, to: number): ScanTask {
+    const minCosine = opts.threshold ? this.calibration.scoreToCosine(opts.threshold) : -Infinity;
+    const ex = opts.exclude;
+    const excluded: number[] = [];
+    if (ex && typeof ex !== 'function') for (const subject of ex) { const s = this.subjectNumber.get(subject); if (s !== undefined) excluded.push(s); }
+    return { probe: q, from, to, generation: this.store.generation, minCosine, topK: Math.max(1, opts.topK ?? 10), excluded: Int32Array.from(excluded).sort() };
+  }
+
+  private answer(hits: ScanHits): MatchCandidate[] {
+    return hits.subjects.map((s, i) => ({ subject: this.subjectName.get(s)!, cosine: hits.cosines[i], score: this.calibration.cosineToScore(hits.cosines[i]) }));
+  }
+
   /**
-   * 1:N exhaustive search: the `topK` subjects with the highest scores at or above `threshold`, best first.
+   * 1:N exhaustive search on this thread: the `topK` subjects with the highest scores at or above `threshold`,
+   * best first.
    */
   identify(probe: Probe, opts: IdentifyOptions = {}): MatchCandidate[] {
     const q = this.toInt8(probe);
-    const topK = Math.max(1, opts.topK ?? 10);
-    const minCos = opts.threshold ? this.calibration.scoreToCosine(opts.threshold) : -Infinity;
-    if (minCos === Infinity) return [];
+    const task = this.task(q, opts, 0, this.store.count);
     const ex = opts.exclude;
-    const excluded = !ex ? () => false : typeof ex === 'function' ? ex : (s: string) => ex.has(s);
-    const pn = norm(q);
-    if (pn === 0) return [];
-    // Top-k by subject: small sorted arrays (k is small), updated only when a row beats the current floor.
-    const bestSubj: string[] = [];
-    const bestCos: number[] = [];
-    let floor = minCos;
-    const inv = this.rowInv;
-    const ipn = 1 / pn;
-    for (let start = 0; start < this.count; start += CHUNK) {
-      const n = Math.min(CHUNK, this.count - start);
-      const dots = this.kernel.dots(q, start, n, this.dims);
-      const fl = floor * pn; // compare dot * invNorm(row) against floor * |probe| without dividing
-      for (let i = 0; i < n; i++) {
-        if (!(dots[i] * inv[start + i] >= fl)) continue;
-        const r = start + i;
-        const c = dots[i] * inv[r] * ipn;
-        if (!(c >= floor)) continue;
-        const s = this.rowSubject[r];
-        if (excluded(s)) continue;
-        const at = bestSubj.indexOf(s);
-        if (at >= 0) {
-          if (c <= bestCos[at]) continue;
-          bestSubj.splice(at, 1);
-          bestCos.splice(at, 1);
-        }
-        let pos = bestCos.length;
-        while (pos > 0 && bestCos[pos - 1] < c) pos--;
-        bestSubj.splice(pos, 0, s);
-        bestCos.splice(pos, 0, c);
-        if (bestCos.length > topK) { bestSubj.pop(); bestCos.pop(); }
-        if (bestCos.length === topK) floor = Math.max(minCos, bestCos[topK - 1]);
+    const dropped = typeof ex === 'function' ? (s: number) => ex(this.subjectName.get(s)!) : undefined;
+    return this.answer(scanRows(this.dotKernel, this.store.meta(), task, dropped));
+  }
+
+  /**
+   * 1:N exhaustive search split across the matcher threads (the same answer as `identify`, merged exactly);
+   * on this thread when there are none or `exclude` is a function.
+   */
+  async identifyAsync(probe: Probe, opts: IdentifyOptions = {}): Promise<MatchCandidate[]> {
+    const threads = this.threads;
+    if (!threads || typeof opts.exclude === 'function') return this.identify(probe, opts);
+    const q = this.toInt8(probe);
+    const count = this.store.count;
+    const parts = threads.size;
+    // slices of whole groups of four rows (the kernel's pass), as even as that allows
+    const step = Math.ceil(count / parts / 4) * 4;
+    this.inFlight++;
+    try {
+      const slices: Promise<ScanHits>[] = [];
+      for (let t = 0; t < parts; t++) {
+        const from = Math.min(count, t * step), to = Math.min(count, (t + 1) * step);
+        if (to > from) slices.push(threads.scan(t, this.shared!, this.task(q, opts, from, to)));
       }
+      const topK = Math.max(1, opts.topK ?? 10);
+      return this.answer(mergeHits(await Promise.all(slices), topK));
+    } finally {
+      this.inFlight--;
+      this.tidy();
     }
-    return bestSubj.map((subject, i) => ({ subject, cosine: bestCos[i], score: this.calibration.cosineToScore(bestCos[i]) }));
   }
 }
 
@@ -336,7 +298,7 @@ function norm(q: Int8Array): number {
  */
 export class Gallery {
   private readonly parts = new Map<string, FaceGallery>();
-  constructor(private readonly options: { dims?: number; kernel?: 'auto' | 'js' } = {}) {}
+  constructor(private readonly options: { dims?: number; kernel?: KernelChoice; threads?: MatcherThreads } = {}) {}
 
   /**
    * The partition of one template version (created on demand). A template version belongs to one model,
@@ -347,7 +309,7 @@ export class Gallery {
     if (!p) {
       const modality = record?.modality ?? 'face';
       const dims = record?.q.length ?? this.options.dims ?? 512;
-      p = new FaceGallery(templateVersion, dims, { kernel: this.options.kernel, calibration: calibrationOf(modality) });
+      p = new FaceGallery(templateVersion, dims, { kernel: this.options.kernel, threads: this.options.threads, calibration: calibrationOf(modality) });
       this.parts.set(templateVersion, p);
     }
     return p;
@@ -389,6 +351,14 @@ export class Gallery {
     const p = this.parts.get(t.templateVersion);
     const r = recordOf(t);
     return p && r ? p.identify(r, opts) : [];
+  }
+
+  /** 1:N search of template bytes split across the matcher threads (on this thread when there are none). */
+  async identifyAsync(probeBytes: Uint8Array, opts?: IdentifyOptions): Promise<MatchCandidate[]> {
+    const t = parseTemplate(probeBytes);
+    const p = this.parts.get(t.templateVersion);
+    const r = recordOf(t);
+    return p && r ? p.identifyAsync(r, opts) : [];
   }
 
   /** 1:1 of template bytes against a subject in the partition of their version. */

@@ -17,6 +17,8 @@ const NODE_ONLY = [
   // The dashboard's own server process (npm run dashboard; a child of npm start), never loaded by the app.
   /^src\/dashboard\/(main|node-server)\.ts$/,
   /^src\/extraction\/node-(pool|models|protocol)\.ts$/,
+  // The matcher's worker threads (FaceGallery takes them as an injected MatcherThreads).
+  /^src\/biometrics\/matcher-pool\.ts$/,
 ];
 
 function sourceFiles(dir: string): string[] {
