@@ -5,7 +5,7 @@
 export {};
 
 const COMMANDS: Record<string, { what: string; load: () => Promise<unknown> }> = {
-  serve: { what: 'run the service (configuration from the environment; see README)', load: () => import('./node.js') },
+  serve: { what: 'run the service (configuration from the environment: docs/configuration.md)', load: () => import('./node.js') },
   migrate: { what: 'apply pending database migrations and exit', load: () => import('../../scripts/migrate.js') },
   reextract: { what: 're-extract outdated templates after a model upgrade (--dry-run, --help)', load: () => import('../../scripts/reextract.js') },
   eval: { what: 'measure recognition accuracy on a dataset of identity/image files (--dataset DIR)', load: () => import('../../scripts/eval.js') },
@@ -24,7 +24,7 @@ function usage(): string {
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.what}`),
     '',
-    'Configuration comes from environment variables (DATABASE_URL, PORT, BIMS_*): see the README.',
+    'Configuration comes from environment variables (DATABASE_URL, PORT, BIMS_*): every one is in docs/configuration.md.',
   ].join('\n');
 }
 
