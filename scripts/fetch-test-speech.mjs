@@ -20,7 +20,7 @@
 //                                              their own leading and trailing room noise is the pause (gaps
 //                                              of digital zeros made the noise floor -120 dB, so the VAD's
 //                                              floor and the SNR gate measured nothing real).
-// Every speaker is one recording session: see README (voice figures) for what that means.
+// Every speaker is one recording session: see docs/biometrics.md (voice figures) and docs/voice.md for what that means.
 // Idempotent: a stamp file records what was laid out; a second run returns at once.
 //
 // Usage: node scripts/fetch-test-speech.mjs [--force]

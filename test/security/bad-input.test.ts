@@ -115,7 +115,7 @@ async function check(spec: OperationSpec, req: FuzzRequest): Promise<void> {
   if (req.mustReject && (res.status < 400 || res.status >= 500)) wrong.push(`the schema refuses this request, yet it answered ${res.status}`);
   if (res.status === 401 || res.status === 403) wrong.push(`answered ${res.status} to an ADMIN: ${text?.slice(0, 200)}`);
   const after = await snapshot(booted.services.ctx.db, tables);
-  // A refused biometric probe is still a recorded operation (README, "Faces"): its 422 names the operation.
+  // A refused biometric probe is still a recorded operation (docs/biometrics.md): its 422 names the operation.
   const changesAllowed = (res.status >= 200 && res.status < 300) || (res.status === 422 && /"operationUuid"/.test(text ?? ''));
   if (!changesAllowed) {
     const changed = changedTables(baseline, after);

@@ -18,7 +18,7 @@ export interface Route {
 /**
  * The role a full seed path demands, from the seed's section 5 rules and the prefix alone: `/admin` is an
  * admin endpoint, `/adjudicator` an adjudicator endpoint, `/user` a user endpoint. The seed leaves the
- * unprefixed root surface open ("not shown", rule 6); README decides it is ADMIN. Deliberately not
+ * unprefixed root surface open ("not shown", rule 6); docs/interface.md (once the README) decides it is ADMIN. Deliberately not
  * `requiredRole()` from src: the matrix must be able to catch that function being wrong.
  */
 export function expectedRole(fullPath: string): Role {

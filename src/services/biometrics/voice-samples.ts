@@ -100,7 +100,7 @@ export async function analyseVoices(
 /**
  * The subject's (or probe's) voice template: the recordings' embeddings averaged and L2-normalised, as the
  * encoder's authors enrol a speaker from several utterances (three clips measured 4.1% EER against 6% for
- * one, README). Quality is the recordings' mean. Null for no recordings.
+ * one: docs/voice.md). Quality is the recordings' mean. Null for no recordings.
  */
 export function averagedVoiceTemplate(
   templateVersion: string,
