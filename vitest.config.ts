@@ -1,8 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+/** Tests beside the code that need no external program (PGlite in process is fine): `npm run test:unit`. */
+const NEEDS_INSTALLED_PROGRAMS = ['src/sidecar/janus-config.test.ts', 'src/sidecar/decoders/rtp-decoder.test.ts'];
+
+/** Builds and runs the speaker encoder from checkpoints: minutes of CPU, so with the engine suites. */
+const CONVERTS_MODELS = ['test/scripts/voice-model.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'workers/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Suites share one PostgreSQL server; each suite makes its own database, so files may run in parallel.
@@ -11,5 +16,14 @@ export default defineConfig({
     // suites spend their time waiting on servers, PostgreSQL, Chromium and Janus, so two at a time keeps the
     // cores busy (suites with a bound in seconds run alone afterwards: scripts/test.mjs).
     maxWorkers: 2,
+    // Named projects, so a part of the suite can be run alone (`npx vitest run --project http`). `npm test`
+    // runs them all. The HTTP and runtime suites also run over PostgreSQL when DATABASE_URL is set.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'test/scripts/**/*.test.ts'], exclude: [...NEEDS_INSTALLED_PROGRAMS, ...CONVERTS_MODELS] } },
+      { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', 'test/db/**/*.test.ts', 'test/types/**/*.test.ts'] } },
+      { extends: true, test: { name: 'engine', include: ['test/biometrics/**/*.test.ts', 'test/voice/**/*.test.ts', 'test/bench/**/*.test.ts', ...CONVERTS_MODELS] } },
+      { extends: true, test: { name: 'runtime', include: ['test/runtime/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NEEDS_INSTALLED_PROGRAMS] } },
+      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
+    ],
   },
 });
