@@ -1,4 +1,4 @@
-// Deno entry (`npx deno task start`): the same application as on Node, served with Deno.serve. Deno runs the
+// Deno entry (`deno task start`, with the deno of tools/deno: docs/runtimes.md): the same application as on Node, served with Deno.serve. Deno runs the
 // TypeScript sources directly (deno.json turns on sloppy imports for our `.js` specifiers) and the npm
 // packages from node_modules. Face extraction uses the Node worker pool through Deno's node:worker_threads
 // (or a Node extraction service named by BIMS_EXTRACTION_URL);

@@ -1,4 +1,4 @@
-// `npx deno task test`: runs `deno task start` (src/runtime/deno.ts) on PGlite, and
+// `deno task test` (the deno of tools/deno: docs/runtimes.md): runs `deno task start` (src/runtime/deno.ts) on PGlite, and
 // on PostgreSQL when DATABASE_URL names a database, then runs the runtime smoke suite against it, the suite
 // itself running in Deno too. Run by test/runtime/deno.test.ts from `npm test`. Not named *.test.ts: vitest
 // (Node) collects those, and this file needs Deno.
