@@ -1,5 +1,6 @@
 import { z } from './common.js';
 import { Modality, SubjectIdString, matchScore, score } from './primitives.js';
+import { CandidateData } from './operations.js';
 
 /**
  * The media gateway (seed section 4.7): real-time sessions on a Janus WebRTC gateway. "Gateway" is the
@@ -142,6 +143,28 @@ export const GatewayResponseData = z
 /** Janus's Jsep may carry fields we do not send; answers are read loosely. */
 const JsepAnswer = z.looseObject({ type: z.enum(['offer', 'answer', 'pranswer', 'rollback']), sdp: z.string() });
 
+/** A capture session as its client reads it in the answer to trickleGateway (docs/gateway-capture.md). */
+const CaptureState = z
+  .object({
+    state: z.enum(['WAITING_MEDIA', 'CAPTURING', 'PROCESSING', 'DONE', 'TIMEOUT', 'FAILED']),
+    purpose: Purpose,
+    events: z.array(z.looseObject({ at: z.string(), type: z.string() }))
+      .openapi({ description: 'Its events so far, oldest first: STARTED, MEDIA, guidance (NO_FACE, MOVE_CLOSER, ...), FACE_FOUND, PROCESSING, then DONE, TIMEOUT or FAILED' }),
+    result: z
+      .object({
+        status: z.string().openapi({ description: "The operation's status (SUCCESS, MATCH_NOT_FOUND ...), or TIMEOUT / FAILED when none ran" }),
+        operationUuid: z.uuid().optional().openapi({ description: 'The operation in the log (getOperationByUUID)' }),
+        subjectId: SubjectIdString.optional(),
+        subjectStatus: z.string().optional().openapi({ description: 'ENROLL: the new subject\'s status' }),
+        score: matchScore.optional(),
+        candidates: z.array(CandidateData).optional(),
+        reason: z.string().optional().openapi({ description: 'Why the capture ended without an operation' }),
+      })
+      .optional()
+      .openapi({ description: 'The outcome once there is one' }),
+  })
+  .openapi({ description: 'On the handle of a capture session: its state, events and outcome' });
+
 export const GatewayResponse = z
   .looseObject({
     janus: z.string().openapi({ example: 'success', description: 'success, ack, event, error, ...' }),
@@ -152,6 +175,7 @@ export const GatewayResponse = z
     plugindata: z.object({ plugin: z.string(), data: z.record(z.string(), z.unknown()) }).optional(),
     jsep: JsepAnswer.optional().openapi({ description: 'A Jsep' }),
     error: GatewayResponseError.optional(),
+    capture: CaptureState.optional(),
   })
   .openapi('GatewayResponse', { description: "The gateway's answer" });
 

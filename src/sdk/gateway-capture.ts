@@ -39,9 +39,10 @@ export class CaptureError extends Error {
 
 /**
  * Run a biometric capture over the media gateway: create a session with a VideoRoom handle, send the offer
- * with the init params (connect), trickle the candidates, follow the capture's events with getSession (on the
- * root surface, which needs an administrator's credentials today) and resolve with the outcome. The gateway
- * ends the session by itself; the PeerConnection is closed here.
+ * with the init params (connect), trickle the candidates, follow the capture's events in the answers to
+ * further trickles (`capture` in trickleGateway's answer) and resolve with the outcome: DONE carries the
+ * operation's status, score and `operationUuid`, which getOperationByUUID reads. The gateway ends the session
+ * by itself; the PeerConnection is closed here.
  *
  * @example
  * const stream = await navigator.mediaDevices.getUserMedia({ video: true });
@@ -83,9 +84,10 @@ export async function captureWithGateway(baseUrl: string, credentials: Credentia
 
     let seen = 0;
     for (;;) {
-      const session = await call('GET', `/gateway/session?sessionId=${sessionId}&handleId=${handleId}`);
-      const events = ((session.events ?? []) as { plugindata?: { plugin: string; data: CaptureEvent } }[])
-        .filter((e) => e.plugindata?.plugin === 'bims.capture').map((e) => e.plugindata!.data);
+      // Each trickle on the capture's handle answers with the capture's events so far (on every surface, for
+      // the account that started it); a repeated `completed` changes nothing at the gateway.
+      const answer = await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, completed: true });
+      const events = ((answer.capture?.events ?? []) as CaptureEvent[]);
       for (const event of events.slice(seen)) options.onEvent?.(event);
       seen = Math.max(seen, events.length);
       const last = events.at(-1);

@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import jpeg from 'jpeg-js';
-import { adminAuth, bootForTest } from '../support/databases.js';
+import { adminAuth, basic, bootForTest } from '../support/databases.js';
 import { launchChromium } from '../support/browser.js';
 import { serveOnLoopback } from '../support/serve.js';
 import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
@@ -22,7 +22,7 @@ const run = promisify(execFile);
  * Biometric capture over the live media stream, as a user does it: Chromium's fake camera plays a Y4M clip
  * made here from a test photo, the page negotiates a PeerConnection only through /user/gateway/... on a
  * VideoRoom handle with the init params, Janus forwards the video to the sidecar's decoder, and the frames
- * go through the extraction pipeline to the operation. The page follows the capture with getGatewayCapture.
+ * go through the extraction pipeline to the operation. The page follows the capture in trickleGateway's answers.
  * The media runs over the isolated link of test/support/media-net.ts (see gateway-webrtc.test.ts).
  */
 let net: MediaNet;
@@ -53,6 +53,12 @@ beforeAll(async () => {
   page = await serveOnLoopback(pageApp.fetch, listenOn);
   booted = await bootForTest('pglite', { ...sidecar.env, BIMS_CORS_ORIGINS: page.url, BIMS_CAPTURE_LINGER_SECONDS: '2' }, { createExtractor: sharedExtractorFactory() });
   api = await serveOnLoopback(booted.app.fetch, listenOn);
+  for (const username of ['capture-user', 'capture-other']) {
+    const res = await fetch(`${api.url}/admin/accounts/create`, {
+      method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' }, body: JSON.stringify({ username, password: `${username}-password`, role: 'USER' }),
+    });
+    expect(res.status).toBe(201);
+  }
   // Load the models now, so the sessions' figures are those of a running service.
   await (await booted.services.extractors.get()).analyseFace(photo('labelled/franck/franck_02045.jpg'), { checks: true });
 });
@@ -72,7 +78,11 @@ interface Capture {
   result?: { type: string; status: string; operationUuid?: string; subjectId?: string; subjectStatus?: string; score?: number; reason?: string };
   metrics: Record<string, number | null>;
   sessionId: number;
+  handleId: number;
 }
+
+const userAuth = basic('capture-user', 'capture-user-password');
+const otherAuth = basic('capture-other', 'capture-other-password');
 
 let bundled: Promise<string> | undefined;
 /** src/sdk/gateway-capture.ts as a script defining window.bimsCapture. */
@@ -85,7 +95,7 @@ function sdkHelper(): Promise<string> {
 }
 
 /** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
-async function captureWith(clipPath: string, params: Record<string, unknown>): Promise<Capture> {
+async function captureWith(clipPath: string, params: Record<string, unknown>, authorization = adminAuth): Promise<Capture> {
   const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clipPath}`];
   const isolated = net.mode === 'isolated' ? net : null;
   const browser = isolated
@@ -102,17 +112,18 @@ async function captureWith(clipPath: string, params: Record<string, unknown>): P
         const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio: false });
         const events: { type: string }[] = [];
         let sessionId = 0;
+        let handleId = 0;
         const realFetch = window.fetch.bind(window);
         // Only to learn the session id for the assertions below; the helper itself does every call.
         window.fetch = async (input, init) => {
           const res = await realFetch(input, init);
-          if (String(input).includes('create-and-attach')) sessionId = (await res.clone().json()).session_id;
+          if (String(input).includes('create-and-attach')) ({ session_id: sessionId, data: { id: handleId } } = await res.clone().json());
           return res;
         };
         const outcome = await sdk.captureWithGateway(apiUrl, { authorization }, { stream, params, onEvent: (e) => events.push(e) });
-        return { sessionId, state: outcome.type, events, result: outcome, metrics: outcome.metrics as Record<string, number | null> };
+        return { sessionId, handleId, state: outcome.type, events, result: outcome, metrics: outcome.metrics as Record<string, number | null> };
       },
-      { apiUrl: api.url, authorization: adminAuth, params },
+      { apiUrl: api.url, authorization, params },
     );
   } finally {
     await browser.close();
@@ -123,8 +134,8 @@ const db = () => booted.services.ctx.db;
 const operation = (uuid: string) => db().selectFrom('operations').selectAll().where('uuid', '=', uuid).executeTakeFirstOrThrow();
 
 describe('biometric capture over the live stream', () => {
-  it('ENROLL from the camera gives an ENROLLED subject whose stored image is a decoded frame, and the session ends by itself', async () => {
-    const capture = await captureWith(await clip('franck-a', 'labelled/franck/franck_02159.jpg'), { kind: 'FV', purpose: 'ENROLL', subjectId: 'franck-live', timeoutSeconds: 40 });
+  it('ENROLL from the camera (a user account on /user) gives an ENROLLED subject whose stored image is a decoded frame, and the session ends by itself', async () => {
+    const capture = await captureWith(await clip('franck-a', 'labelled/franck/franck_02159.jpg'), { kind: 'FV', purpose: 'ENROLL', subjectId: 'franck-live', timeoutSeconds: 40 }, userAuth);
     console.info('[gateway-capture] enrol', JSON.stringify({ result: capture.result, metrics: capture.metrics, events: capture.events.map((e) => e.type) }));
     expect(capture.state).toBe('DONE');
     expect(capture.result).toMatchObject({ type: 'DONE', status: 'SUCCESS', subjectId: 'franck-live', subjectStatus: 'ENROLLED', operationUuid: expect.any(String) });
@@ -137,6 +148,24 @@ describe('biometric capture over the live stream', () => {
     expect(image.format).toBe('JPEG');
     const decoded = jpeg.decode(image.bytes!, { formatAsRGBA: false });
     expect([decoded.width, decoded.height]).toEqual([640, 480]);
+    // The outcome's UUID is the operation's: the account reads it with getOperationByUUID on /user; another does not.
+    const read = (auth: string) => fetch(`${api.url}/user/operations/uuid/?uuid=${capture.result!.operationUuid}`, { headers: { authorization: auth } });
+    const own = await read(userAuth);
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({ uuid: capture.result!.operationUuid, type: 'ENROLL', status: 'SUCCESS', subjectId: 'franck-live' });
+    expect((await read(otherAuth)).status).toBe(404);
+    // The capture's events were read on /user (in trickle answers); only the account that started it reads them.
+    const trickle = (auth: string) => fetch(`${api.url}/user/gateway/trickle`, {
+      method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ sessionId: capture.sessionId, handleId: capture.handleId, completed: true }),
+    });
+    const mine = await trickle(userAuth);
+    expect(mine.status).toBe(200);
+    expect((await mine.json()).capture).toMatchObject({ state: 'DONE', purpose: 'ENROLL', result: { status: 'SUCCESS', operationUuid: capture.result!.operationUuid } });
+    const theirs = await trickle(otherAuth);
+    expect(theirs.status).toBe(404);
+    expect(theirs.headers.get('content-type')).toContain('application/problem+json');
+    expect(JSON.stringify(await theirs.json())).not.toContain(capture.result!.operationUuid!);
     // Janus's resources are released: the capture ends the gateway session by itself (after BIMS_CAPTURE_LINGER_SECONDS).
     const deadline = Date.now() + 10_000;
     for (;;) {

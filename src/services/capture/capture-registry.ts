@@ -3,7 +3,8 @@ import type { Services } from '../index.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
-import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-session.js';
+import { ownerOf } from '../ownership.js';
+import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams, type CaptureResult } from './capture-session.js';
 import { createRoom, destroyRoom, forwardVideo, FORWARDED_VIDEO_PT, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
@@ -16,7 +17,16 @@ interface Entry {
   session: CaptureSession;
   sessionId: number;
   handleId: number;
-  owner: string;
+  /** The account that started it (null for the root surface's administrator, who has none). */
+  accountId: number | null;
+}
+
+/** What a client reads of its capture: where it is, every event so far (oldest first) and the outcome. */
+export interface CaptureView {
+  state: CaptureSession['state'];
+  purpose: CaptureParams['purpose'];
+  events: CaptureEvent[];
+  result?: CaptureResult;
 }
 
 /** Finished captures stay readable this long, so the client can read the outcome after the session ended. */
@@ -27,7 +37,8 @@ const MAX_KEPT = 1000;
  * The capture sessions of this node, by gateway session and handle. A connect on a VideoRoom handle makes a
  * private room, publishes the client's offer into it and starts a {@link CaptureSession} whose frames come
  * from the sidecar's decoder once the PeerConnection is up; at the end the forwarding, the decoder, the room
- * and the gateway session are released. Each capture is readable by the account that started it (and admins).
+ * and the gateway session are released. Each capture is readable by the account that started it (and admins),
+ * in the answer to trickleGateway on its handle (see {@link view}).
  */
 export class CaptureRegistry {
   private readonly entries = new Map<string, Entry>();
@@ -55,9 +66,26 @@ export class CaptureRegistry {
     const session = new CaptureSession(starter.services, params, starter.caller, media, (event) => tracker.note(captureEvent(sessionId, handleId, event)));
     this.prune();
     this.entries.get(keyOf(sessionId, handleId))?.session.cancel('replaced by a new connect');
-    this.entries.set(keyOf(sessionId, handleId), { session, sessionId, handleId, owner: starter.caller.principal.username });
+    this.entries.set(keyOf(sessionId, handleId), { session, sessionId, handleId, accountId: starter.caller.principal.accountId });
     session.start();
     return answer;
+  }
+
+  /**
+   * The capture on a handle as its client reads it, or undefined when the handle has none on this node. On
+   * the user surface only the account that started it reads it (as operations are owned): another account is
+   * told there is no such capture, so it can neither follow nor disturb it.
+   */
+  view(sessionId: number, handleId: number, caller: CaptureCaller): { view: CaptureView; over: boolean } | undefined {
+    const entry = this.entries.get(keyOf(sessionId, handleId));
+    if (!entry) return undefined;
+    const owner = ownerOf(caller);
+    if (owner && (owner.accountId === null || owner.accountId !== entry.accountId)) throw notFound(`A capture session on handle ${handleId} of gateway session ${sessionId}`);
+    const { session } = entry;
+    return {
+      over: session.isOver,
+      view: { state: session.state, purpose: session.params.purpose, events: [...session.events], ...(session.result ? { result: session.result } : {}) },
+    };
   }
 
   /** The client stopped the gateway session: its captures end without an operation. */

@@ -11,6 +11,7 @@ import { SessionTracker } from './session-tracker.js';
 import { applySettings, type GatewaySettings } from './settings.js';
 import { DecoderClient } from '../../gateway/decoder-client.js';
 import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
+import type { CaptureCaller } from '../capture/capture-session.js';
 import { VIDEOROOM } from '../capture/videoroom.js';
 
 const ECHOTEST = 'janus.plugin.echotest';
@@ -151,11 +152,19 @@ export class GatewayService {
     return (await this.sidecar.endpoints()).apiSecret;
   }
 
-  /** trickleGateway: forward ICE candidates (or the end of them) to the handle's PeerConnection. */
-  trickle(sessionId: number, handleId: number, payload: TricklePayload): Promise<JanusAnswer> {
-    return mapped(() => {
+  /**
+   * trickleGateway: forward ICE candidates (or the end of them) to the handle's PeerConnection. On the handle
+   * of a capture session the answer also carries `capture`, the capture's state, events and outcome: the one
+   * way a client on the user surface follows its capture (getSession is for administrators). Once the capture
+   * is over its media is gone, so nothing is forwarded: the answer is the capture's outcome alone.
+   */
+  trickle(sessionId: number, handleId: number, payload: TricklePayload, caller?: CaptureCaller): Promise<JanusAnswer> {
+    return mapped(async () => {
+      const capture = caller ? this.captures.view(sessionId, handleId, caller) : undefined;
+      if (capture?.over) return { janus: 'ack', session_id: sessionId, sender: handleId, capture: capture.view };
       this.track(sessionId).touch();
-      return this.janus.trickle(sessionId, handleId, payload);
+      const answer = await this.janus.trickle(sessionId, handleId, payload);
+      return capture ? { ...answer, capture: caller ? this.captures.view(sessionId, handleId, caller)?.view ?? capture.view : capture.view } : answer;
     });
   }
 
