@@ -6,8 +6,14 @@ import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import type { Extractor } from '../../src/extraction/index.js';
 import type { GalleryFreshness } from '../../src/services/gallery/gallery-cache.js';
 
-/** The dialects every repository and HTTP suite runs over: PGlite always, PostgreSQL when DATABASE_URL is set. */
-export const dialects: ('pglite' | 'postgres')[] = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+/**
+ * The dialects every repository and HTTP suite runs over: PGlite always, PostgreSQL when DATABASE_URL is set;
+ * BIMS_TEST_DIALECTS (e.g. `postgres`) narrows that to some of them (`npm run test:postgres`).
+ */
+const chosenDialects = process.env.BIMS_TEST_DIALECTS?.split(',').map((d) => d.trim()).filter(Boolean);
+export const dialects: ('pglite' | 'postgres')[] = (process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)).filter(
+  (d) => !chosenDialects?.length || chosenDialects.includes(d),
+);
 
 /** Make an empty PostgreSQL database of its own for one suite and return its URL plus a drop function. */
 export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
