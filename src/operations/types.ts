@@ -2,11 +2,8 @@ import type { z } from 'zod';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { FormSpec } from '../http/multipart.js';
-
 import type { Role, Surface } from '../auth/roles.js';
 
-/** Declared in auth/roles.ts; re-exported for the operation files that speak of both. */
-export type { Role, Surface };
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 /** The problem statuses an operation may answer (application/problem+json). */
 export type ProblemStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 502 | 503;

@@ -110,6 +110,18 @@ export async function contractBreach(op: DocOperation, res: Response): Promise<s
   const text = await res.text();
   if (res.status === 500) return `500: ${text.slice(0, 300)}`;
   if (!documented.includes(String(res.status)) && !documented.includes('default')) return `${res.status} is not documented (${documented.join(', ')}): ${text.slice(0, 200)}`;
+  const declared = Object.keys(op.operation.responses?.[String(res.status)]?.content ?? {});
+  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (declared.includes('application/json') && !declared.includes('application/problem+json') && res.status >= 400) {
+    // An error the document declares as plain JSON (the token endpoint's RFC 6749 errors): that JSON, with its code.
+    if (type !== 'application/json') return `${res.status} as ${type || 'no media type'}, documented as application/json`;
+    try {
+      if (typeof JSON.parse(text).error !== 'string') return `${res.status} without an error code: ${text.slice(0, 200)}`;
+    } catch {
+      return `${res.status} is not JSON: ${text.slice(0, 200)}`;
+    }
+    return null;
+  }
   if (res.status === 400 || res.status === 422) {
     // A refusal of a schema-valid request must name the field it objects to.
     let problem: Record<string, any>;

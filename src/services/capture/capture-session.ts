@@ -4,7 +4,7 @@ import type { InitParams } from '../../schemas/gateway.js';
 import { CreateSubjectRequest } from '../../schemas/subjects.js';
 import { CreateOperationRequest, type CandidateData } from '../../schemas/operations.js';
 import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../operations/types.js';
+import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { gatewayDomainError } from '../gateway/errors.js';

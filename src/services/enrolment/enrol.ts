@@ -3,7 +3,7 @@ import { parseTemplate, faceRecord, BiometricError } from '../../biometrics/inde
 import { json } from '../../db/json.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
 import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../operations/types.js';
+import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, conflict } from '../errors.js';
 import { analyseFaces, base64Bytes, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
