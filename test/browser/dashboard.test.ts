@@ -55,6 +55,21 @@ async function tightCrop(bytes: Uint8Array): Promise<Uint8Array> {
   return encodePng(cropResize(await decodeImage(bytes), cx, cy, w, h, w, h));
 }
 
+/** A page whose waits allow for a loaded machine (the suite shares 2 cores with others; load 20+ seen). */
+async function openPage(viewport: { viewport: { width: number; height: number } }) {
+  const page = await browser.newPage(viewport);
+  page.setDefaultTimeout(120_000);
+  return page;
+}
+
+/** One client_credentials request to the token endpoint, as the sign-in form makes it. */
+const tokenAttempt = (username: string, password: string) =>
+  booted.app.request('/oauth2/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: username, client_secret: password }).toString(),
+  });
+
 async function signIn(page: Page, username: string, password: string) {
   await page.fill('#username', username);
   await page.fill('#password', password);
@@ -131,7 +146,7 @@ describe('the dashboard in a real browser', () => {
     expect(rejected.status).toBe('REJECTED');
     rejectedUuid = rejected.enrollmentOperationUuid;
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await openPage({ viewport: { width: 1280, height: 900 } });
     const problems = watch(page);
     await page.goto(`${api.url}/admin/dashboard/`);
     await page.waitForSelector('#username');
@@ -144,6 +159,15 @@ describe('the dashboard in a real browser', () => {
     expect(said).toMatch(/^The user name or password is not right/);
     expect(said).not.toMatch(/client/i);
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-sign-in-error.png` });
+    // An account whose password was guessed at too often: the page says to wait, and how long.
+    await answer(await call('POST', '/admin/accounts/create', { username: 'guessed-at', password: 'guessed-at-password-1', role: 'ADJUDICATOR' }), 201);
+    for (let i = 0; i < 5; i++) expect((await tokenAttempt('guessed-at', `guess-${i}`)).status).toBe(401);
+    await page.fill('#username', 'guessed-at');
+    await page.fill('#password', 'guess-5');
+    await page.click('#sign-in');
+    await page.waitForFunction(() => /^Too many/.test(document.querySelector('#login-error')?.textContent ?? ''));
+    expect(await page.textContent('#login-error')).toMatch(/^Too many failed sign-ins for this account\. Wait and try again in (1 second|([2-9]|\d\d+) seconds|1 minute|([2-9]|\d\d+) minutes)\.$/);
+    await page.screenshot({ path: `${ARTIFACTS}/dashboard-sign-in-throttled.png` });
     await signIn(page, 'admin', ADMIN_PASSWORD);
 
     // Real duplicates score 80-114 on this scale: above 200 nothing is rejected outright, and everything at or
@@ -167,12 +191,12 @@ describe('the dashboard in a real browser', () => {
       cases[key] = (await answer(await call('GET', `/admin/adjudication/pending/list?subjectId=${subjectId}`)))[0].id;
     }
     expect((await operation(near.enrollmentOperationUuid)).status).toBe('PENDING_ADJUDICATION');
-  });
+  }, 300_000);
 
   it('an adjudicator signs in through the proxy, compares the faces, decides; decisions are counted and the enrolments follow', async () => {
     const [pending] = await answer(await call('GET', '/admin/adjudication/pending/list?subjectId=franck-2'));
     const caseId = cases.near;
-    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const page = await openPage({ viewport: { width: 1280, height: 1000 } });
     const problems = watch(page);
     await page.goto(`${api.url}/dashboard/`);
     await page.waitForSelector('#username');
@@ -275,7 +299,7 @@ describe('the dashboard in a real browser', () => {
     const tightCase = await answer(await call('GET', `/admin/adjudication/solved?id=${cases.tight}`));
     expect((await operation(tightCase.adjudication.operationUuid)).status).toBe('DUPLICATE_FOUND');
     expect(await answer(await call('GET', '/admin/adjudication/pending/list/count'))).toEqual({ count: 0 });
-  });
+  }, 300_000);
 
   it('an administrator reads whom each subject duplicates, who enrolled it, its history, and the solved cases', async () => {
     // One more photo of him stays pending while the administrator looks.
@@ -285,7 +309,7 @@ describe('the dashboard in a real browser', () => {
     const rejectedOp = await operation(rejectedUuid);
     const waitingOp = await operation(waiting.enrollmentOperationUuid);
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const page = await openPage({ viewport: { width: 1280, height: 900 } });
     const problems = watch(page);
     await page.goto(`${api.url}/admin/dashboard/`);
     await signIn(page, 'admin', ADMIN_PASSWORD);
@@ -389,5 +413,5 @@ describe('the dashboard in a real browser', () => {
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-licence.png`, fullPage: true });
     expect(problems).toEqual([]);
     await page.close();
-  });
+  }, 300_000);
 });

@@ -63,7 +63,8 @@ export async function signIn(username, password) {
 function signInFailure(res, body) {
   if (res.status === 429) {
     const seconds = Number(res.headers.get('retry-after'));
-    const wait = Number.isFinite(seconds) && seconds > 0 ? `in ${seconds < 90 ? `${Math.ceil(seconds)} seconds` : `${Math.ceil(seconds / 60)} minutes`}` : 'later';
+    const plural = (n, unit) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+    const wait = Number.isFinite(seconds) && seconds > 0 ? `in ${seconds < 90 ? plural(Math.ceil(seconds), 'second') : plural(Math.ceil(seconds / 60), 'minute')}` : 'later';
     return `Too many failed sign-ins for this account. Wait and try again ${wait}.`;
   }
   if (body.error === 'invalid_client' || res.status === 401) return 'The user name or password is not right, or the account is disabled. Check them and try again (passwords are case-sensitive).';
