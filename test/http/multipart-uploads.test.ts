@@ -11,6 +11,7 @@ import { closeSharedExtractor, sharedExtractorFactory } from '../support/extract
 import { serveOnLoopback } from '../support/serve.js';
 import { photo } from '../biometrics/helpers.js';
 import { decodeImage, encodePng } from '../../src/biometrics/index.js';
+import { ALLISON, ALLISON_PROBE, wav } from '../support/speech.js';
 
 const run = promisify(execFile);
 const franck = ['labelled/franck/franck_01829.jpg', 'labelled/franck/franck_04000.jpg', 'labelled/franck/franck_02683.jpg'];
@@ -111,6 +112,35 @@ describe('multipart/form-data uploads on a started server', () => {
     identify.append('image', blob(photo(franck[2]!), 'image/jpeg'), 'c.jpg');
     const found = await (await send('/admin/operations/create', identify)).json();
     expect(found.candidates[0]).toMatchObject({ subjectId: 'franck-form', rank: 1 });
+  }, 120_000);
+
+  it('enrols a face and three voice parts (WAV): one VOICE template, the recordings stored as sent', async () => {
+    const form = new FormData();
+    form.append('subjectId', 'allison-form');
+    form.append('image', blob(photo('labelled/obama/obama4_crop.jpg'), 'image/jpeg'), 'face.jpg');
+    for (const path of ALLISON) form.append('voice', blob(wav(path), 'audio/wav'), path.split('/').pop());
+    const res = await send('/admin/subjects/create', form);
+    expect(res.status).toBe(201);
+    const subject = await res.json();
+    expect(subject).toMatchObject({ subjectId: 'allison-form', modalities: ['FACE', 'VOICE'] });
+    expect(subject.voices).toHaveLength(3);
+    const rows = await booted.services.ctx.db.selectFrom('voice_samples').select(['audio']).where('subject_ref', '=', subject.id).orderBy('id').execute();
+    expect(rows.map((r, i) => Buffer.from(r.audio).equals(Buffer.from(wav(ALLISON[i]!))))).toEqual([true, true, true]);
+    // The held-apart recording verifies her by voice alone, sent as a form too.
+    const verify = new FormData();
+    verify.append('type', 'VERIFY');
+    verify.append('subjectId', 'allison-form');
+    verify.append('voice', blob(wav(ALLISON_PROBE), 'audio/wav'), 'probe.wav');
+    const verified = await (await send('/admin/operations/create', verify)).json();
+    expect(verified).toMatchObject({ status: 'SUCCESS', modalities: ['VOICE'] });
+    // A voice part that is not a WAV is refused naming the part.
+    const bad = new FormData();
+    bad.append('type', 'IDENTIFY');
+    bad.append('voice', blob(photo(franck[1]!), 'audio/wav'), 'not.wav');
+    const refused = await send('/admin/operations/create', bad);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(JSON.stringify(await refused.json())).toMatch(/body\.voice\.0/);
   }, 120_000);
 
   it('checks one image part (the big PNG) with options', async () => {
