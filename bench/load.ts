@@ -1,5 +1,5 @@
 // npm run bench -- load [--seconds N] [--rounds R] [--mixed-seconds M] [--connections C] [--gallery N]
-//                       [--dialects pglite,postgres] [--url URL --user U --password P]
+//                       [--dialects pglite,postgres] [--url URL --user U --password P] [--baseline DIR]
 //
 // Drives BIMS over loopback HTTP with autocannon and reports its throughput as a ratio to a bare Hono
 // hello-world (bench/hello-server.ts: the same server stack with nothing of BIMS) measured in the same run
@@ -13,6 +13,11 @@
 // without credentials, each --rounds times for --seconds; then a mixed workload of enrolments, VERIFY,
 // IDENTIFY, lists and reads with real face photos as base64 bodies (--mixed-seconds; 0 skips it).
 // Prints JSON: `ratioToHello` per dialect and phase, and under `services` every round's figures.
+//
+// --baseline DIR also starts the service of another checkout (e.g. `git archive <commit> | tar -x -C DIR`,
+// with node_modules, wasm/models and test/fixtures linked in) beside this one, on a database of its own, and
+// alternates the two phase by phase (hello, this, hello, baseline, hello, ...): a before/after comparison
+// measured under the same load. Its ratios appear as `<dialect>-baseline`.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -173,22 +178,23 @@ const ratio = (n: number, d: number) => Number((n / d).toFixed(4));
  * Every phase of one service, each between two hello-world phases. Answers each phase's rounds and its ratio
  * (the sum of its requests over the sum of the adjacent hello phases' rates, round by round).
  */
-async function measure(target: Target, helloUrl: string, o: { seconds: number; rounds: number; mixedSeconds: number; connections: number }) {
+async function measure(targets: Target[], helloUrl: string, o: { seconds: number; rounds: number; mixedSeconds: number; connections: number }) {
   const hello = () => phase(`${helloUrl}/`, o.seconds, o.connections, null, () => ({ method: 'GET', path: '/' }), {});
-  const runPhase = (p: (typeof READ_PHASES)[number]) =>
+  const runPhase = (p: (typeof READ_PHASES)[number], target: Target) =>
     p.kind
       ? phase(target.url, o.seconds, o.connections, [[p.kind, 1]], target.build, target.headers)
       : phase(`${target.url}${p.path}`, o.seconds, o.connections, null, () => ({ method: 'GET', path: p.path! }), {});
-  const results: Record<string, { rounds: { requestsPerSecond: number; helloPerSecond: number; ratio: number; latencyMs: Percentiles['latencyMs']; statuses?: unknown; errors: number; non2xx: number }[]; ratio: number }> = {};
+  type Results = Record<string, { rounds: { requestsPerSecond: number; helloPerSecond: number; ratio: number; latencyMs: Percentiles['latencyMs']; statuses?: unknown; errors: number; non2xx: number }[]; ratio: number }>;
+  const results: Results[] = targets.map(() => ({}));
   let before = (await hello()).overall.requestsPerSecond;
   const helloRates = [before];
   for (let round = 0; round < o.rounds; round++) {
-    for (const p of READ_PHASES) {
-      const measured = await runPhase(p);
+    for (const p of READ_PHASES) for (const [t, target] of targets.entries()) {
+      const measured = await runPhase(p, target);
       const after = (await hello()).overall.requestsPerSecond;
       helloRates.push(after);
       const helloPerSecond = (before + after) / 2;
-      const entry = (results[p.name] ??= { rounds: [], ratio: 0 });
+      const entry = (results[t]![p.name] ??= { rounds: [], ratio: 0 });
       entry.rounds.push({
         requestsPerSecond: measured.overall.requestsPerSecond,
         helloPerSecond: Number(helloPerSecond.toFixed(1)),
@@ -201,21 +207,24 @@ async function measure(target: Target, helloUrl: string, o: { seconds: number; r
       before = after;
     }
   }
-  for (const entry of Object.values(results)) {
+  for (const entry of results.flatMap((r) => Object.values(r))) {
     entry.ratio = ratio(
       entry.rounds.reduce((a, r) => a + r.requestsPerSecond, 0),
       entry.rounds.reduce((a, r) => a + r.helloPerSecond, 0),
     );
   }
-  let mixed: unknown;
+  const mixed: unknown[] = [];
   if (o.mixedSeconds > 0) {
-    const m = await phase(target.url, o.mixedSeconds, o.connections, MIX, target.build, target.headers);
-    const after = (await hello()).overall.requestsPerSecond;
-    helloRates.push(after);
-    const helloPerSecond = (before + after) / 2;
-    mixed = { ...m, helloPerSecond: Number(helloPerSecond.toFixed(1)), ratio: ratio(m.overall.requestsPerSecond, helloPerSecond) };
+    for (const target of targets) {
+      const m = await phase(target.url, o.mixedSeconds, o.connections, MIX, target.build, target.headers);
+      const after = (await hello()).overall.requestsPerSecond;
+      helloRates.push(after);
+      const helloPerSecond = (before + after) / 2;
+      mixed.push({ ...m, helloPerSecond: Number(helloPerSecond.toFixed(1)), ratio: ratio(m.overall.requestsPerSecond, helloPerSecond) });
+      before = after;
+    }
   }
-  return { phases: results, ...(mixed ? { mixed } : {}), helloPerSecond: helloRates };
+  return targets.map((_, t) => ({ phases: results[t]!, ...(mixed[t] ? { mixed: mixed[t] } : {}), helloPerSecond: helloRates }));
 }
 
 export async function run(args: string[]) {
@@ -229,6 +238,7 @@ export async function run(args: string[]) {
   const databaseUrl = process.env.DATABASE_URL;
   const asked = option(args, 'dialects')?.split(',') as Dialect[] | undefined;
   const dialects: Dialect[] = asked ?? (databaseUrl ? ['pglite', 'postgres'] : ['pglite']);
+  const baseline = option(args, 'baseline');
 
   const loadBefore = loadavg()[0]!;
   const hello = await startHello();
@@ -239,7 +249,7 @@ export async function run(args: string[]) {
       const user = option(args, 'user') ?? 'admin';
       const password = option(args, 'password') ?? process.env.BIMS_BENCH_PASSWORD ?? '';
       const target = await prepare(externalUrl, user, password, photos, gallerySize);
-      services.external = { url: externalUrl, gallery: target.gallery, ...(await measure(target, hello.url, o)) };
+      services.external = { url: externalUrl, gallery: target.gallery, ...(await measure([target], hello.url, o))[0]! };
     } else {
       for (const dialect of dialects) {
         if (dialect === 'postgres' && !databaseUrl) {
@@ -247,16 +257,25 @@ export async function run(args: string[]) {
           continue;
         }
         const database = dialect === 'postgres' ? await freshDatabase(databaseUrl!) : undefined;
+        const baselineDatabase = baseline && dialect === 'postgres' ? await freshDatabase(databaseUrl!) : undefined;
         try {
-          services[dialect] = await withService(database?.url, async (url, password) => {
+          const figures = await withService(database?.url, async (url, password) => {
             const target = await prepare(url, 'admin', password, photos, gallerySize);
-            return { gallery: target.gallery, ...(await measure(target, hello.url, o)) };
+            if (!baseline) return [{ gallery: target.gallery, ...(await measure([target], hello.url, o))[0]! }];
+            return withService(baselineDatabase?.url, async (baseUrl, basePassword) => {
+              const base = await prepare(baseUrl, 'admin', basePassword, photos, gallerySize);
+              const [mine, theirs] = await measure([target, base], hello.url, o);
+              return [{ gallery: target.gallery, ...mine! }, { gallery: base.gallery, root: baseline, ...theirs! }];
+            }, baseline);
           });
+          services[dialect] = { database: figures.database, ...figures[0] };
+          if (baseline) services[`${dialect}-baseline`] = { database: figures.database, ...figures[1] };
         } finally {
           await database?.drop();
+          await baselineDatabase?.drop();
         }
         // A later failure must not lose what was measured.
-        console.error(JSON.stringify({ [dialect]: services[dialect] }));
+        console.error(JSON.stringify({ [dialect]: services[dialect], ...(baseline ? { [`${dialect}-baseline`]: services[`${dialect}-baseline`] } : {}) }));
       }
       if (!dialects.includes('postgres')) services.postgres = { skipped: 'DATABASE_URL is not set: PostgreSQL was not measured' };
     }
@@ -307,11 +326,11 @@ async function freshDatabase(base: string): Promise<{ url: string; drop: () => P
 }
 
 /** Start our own service (PGlite in a fresh folder, or PostgreSQL at `databaseUrl`), run `body`, stop it. */
-async function withService<T>(databaseUrl: string | undefined, body: (url: string, password: string) => Promise<T>): Promise<T & { database: string }> {
+async function withService<T extends object>(databaseUrl: string | undefined, body: (url: string, password: string) => Promise<T>, root?: string): Promise<T & { database: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-load-'));
   const password = `load-bench-${crypto.randomUUID()}`;
   // The default log level (info: one JSON line per request), as deployed.
-  const service: ServiceProcess = startService({ BIMS_DATA_DIR: dataDir, BIMS_ADMIN_PASSWORD: password, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, { startupMs: 120_000 });
+  const service: ServiceProcess = startService({ BIMS_DATA_DIR: dataDir, BIMS_ADMIN_PASSWORD: password, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, { startupMs: 300_000, root });
   try {
     const url = await service.listening;
     // From here on its output is only drained, not kept: the request lines would pile up in this process.
@@ -319,7 +338,7 @@ async function withService<T>(databaseUrl: string | undefined, body: (url: strin
       stream.removeAllListeners('data');
       stream.resume();
     }
-    return { database: databaseUrl ? 'postgres' : 'pglite', ...(await body(url, password)) };
+    return Object.assign(await body(url, password), { database: databaseUrl ? 'postgres' : 'pglite' });
   } finally {
     service.child.kill('SIGTERM');
     await service.exited;

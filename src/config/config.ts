@@ -106,9 +106,8 @@ export const configSchema = z.object({
   /** Comma-separated origins allowed by CORS, or `*` for any; empty means CORS is closed. */
   BIMS_CORS_ORIGINS: z.string().default(''),
   /**
-   * `on`: every JSON answer is checked against its operation's documented schema before it goes out (the test
-   * suite turns it on; it costs about as much as a read's query). `off`: answers go out as the presenters
-   * built them (http/answer-check.ts says why that is the same answer).
+   * `on` (the test suite): the answers that go out without passing through their schema (the subject reads,
+   * http/answer-check.ts) are checked to be exactly what the schema would make of them. Costs what it saves.
    */
   BIMS_CHECK_ANSWERS: z.enum(['on', 'off']).default('off'),
   /**

@@ -10,6 +10,7 @@ import { authorise, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
+import { documentedAnswer } from './answer-check.js';
 import { formDocument, isMultipart, readFormBody, renameFormFields } from './multipart.js';
 import type { AppEnv } from './env.js';
 
@@ -95,7 +96,7 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
   if (result instanceof StreamedJson) return c.body(result.body, status, { ...result.headers, 'Content-Type': 'application/json' });
   const answer = result instanceof JsonAnswer ? result : undefined;
   const data = answer ? answer.data : result;
-  const shaped = spec.response?.schema ? spec.response.schema.parse(data) : data;
+  const shaped = spec.response?.schema ? documentedAnswer(spec.response.schema, data, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on') : data;
   return c.json(shaped as object, status, answer?.headers);
 }
 
@@ -105,7 +106,8 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
  */
 function scopedToCaller(services: Services, principal: Principal, request: Request): Services {
   const owner = principal.accountId !== null ? `account:${principal.accountId}` : principal.clientId ? `client:${principal.clientId}` : `name:${principal.username}`;
-  return { ...services, extractors: services.extractors.forRequest({ owner, signal: request.signal }) };
+  // The signal is read only when an extraction starts: on Node, reading it builds the whole `Request`.
+  return { ...services, extractors: services.extractors.forRequest({ owner, get signal() { return request.signal; } }) };
 }
 
 function describe(spec: OperationSpec, path: string, role: string, surface: Surface) {

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.js';
+import { withoutBody } from './body-limit.js';
 
 /** At most this much of a body nobody read is drained after an early answer, so the connection stays usable. */
 export const DRAIN_MAX_BYTES = 1024 * 1024;
@@ -25,6 +26,8 @@ export const DRAIN_MAX_MS = 5_000;
 export function unreadBody(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
+    // No body was handed to anyone (see bodyLimit); on Node the adapter drains what a GET carried itself.
+    if (withoutBody(c.req.method)) return;
     const request = c.req.raw;
     const body = request.body;
     if (!body) return;

@@ -57,7 +57,7 @@ export async function bootForTest(
   } = {},
 ): Promise<Booted & { config: Config }> {
   let dropDb: (() => Promise<void>) | undefined;
-  const vars: Record<string, string> = { BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent', ...env };
+  const vars: Record<string, string> = { BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent', BIMS_CHECK_ANSWERS: 'on', ...env };
   if (dialect === 'postgres') {
     const fresh = await freshPostgres();
     vars.DATABASE_URL = fresh.url;

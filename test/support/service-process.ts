@@ -20,9 +20,9 @@ export interface ServiceProcess {
  * tsx runs as a loader inside this one process rather than through its CLI, which would run the server in
  * a child of its own: a SIGKILL of the CLI cannot be relayed and would leave that server running.
  */
-export function startService(env: Record<string, string>, options: { startupMs?: number } = {}): ServiceProcess {
+export function startService(env: Record<string, string>, options: { startupMs?: number; /** another checkout to run (a bench's baseline) */ root?: string } = {}): ServiceProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
-    cwd: root,
+    cwd: options.root ?? root,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_SIDECAR: 'off', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

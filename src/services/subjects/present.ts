@@ -117,10 +117,15 @@ function base(row: SubjectRow) {
 /** One subject as the `Subject` model. */
 export function presentSubject(row: SubjectRow, samples: SubjectSamples) {
   const templateVersion = templateVersionOf(row, samples);
+  const { id, subjectId, status, ...rest } = base(row);
+  // In the schema's order, so the answer's text is the same whether or not it is checked against the schema.
   return {
-    ...base(row),
+    id,
+    subjectId,
+    status,
     modalities: modalitiesOf(row, samples),
     ...(templateVersion !== undefined ? { templateVersion } : {}),
+    ...rest,
     faces: (samples.faces.get(row.id) ?? []).map((f) => presentFace(f, row.subject_id)),
     voices: (samples.voices.get(row.id) ?? []).map((v) => presentVoice(v, row.subject_id)),
   };
