@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN_PASSWORD, bootForTest } from '../support/databases.js';
+import { ADMIN_PASSWORD, basic, bootForTest } from '../support/databases.js';
 import { launchChromium } from '../support/browser.js';
 import { serveOnLoopback } from '../support/serve.js';
 import { send } from '../support/http.js';
@@ -306,6 +306,8 @@ describe('the dashboard in a real browser', () => {
     const waiting = await enrol('franck-3', photo(franck('02888')));
     expect(waiting.status).toBe('PENDING_ADJUDICATION');
     const waitingCase = (await answer(await call('GET', '/admin/adjudication/pending/list?subjectId=franck-3')))[0].id;
+    // The adjudicator has taken it and is looking at it.
+    expect((await answer(await send(booted.app, 'GET', '/adjudicator/adjudication/pending/oncoming', undefined, basic(USERNAME, PASSWORD)))).adjudication.id).toBe(waitingCase);
     const rejectedOp = await operation(rejectedUuid);
     const waitingOp = await operation(waiting.enrollmentOperationUuid);
 
@@ -345,6 +347,12 @@ describe('the dashboard in a real browser', () => {
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-subject-pending.png`, fullPage: true });
     await page.click(`#verdict a[href="#/queue/${waitingCase}"]`);
     await page.waitForSelector(`[data-case-id="${waitingCase}"]`);
+    // The queue names who is reviewing the case, not an account id.
+    const queued = `#pending-list tbody tr:has-text("franck-3")`;
+    await page.waitForSelector(queued);
+    expect(await page.$$eval(`${queued} td`, (tds) => tds.map((td) => td.textContent))).toEqual([
+      `#${waitingCase}`, 'franck-3', 'ASSIGNED', expect.stringMatching(/^franck-[12] \(\d+\.\d\)$/), expect.any(String), USERNAME, 'none',
+    ]);
 
     // REJECTED by an adjudicator: whom he named, the case with the decision and its comment; the ENROLL
     // operation in the history says DUPLICATE_FOUND, not PENDING_ADJUDICATION.

@@ -1,4 +1,5 @@
 import { call, session, surfaces } from '../api.js';
+import { accountLabel, accountNames } from '../accounts.js';
 import { badge, h, mount, score, table, when } from '../dom.js';
 import { showCase } from './case.js';
 
@@ -16,6 +17,8 @@ export async function renderQueue(view, [openId], ui) {
   const caseArea = h('section', { id: 'case' });
   const listArea = h('div', { id: 'pending-list' });
   const take = h('button', { id: 'take-next', onclick: () => void takeNext() }, 'Take the next case');
+  // Who holds each leased case, by name (an ADMIN's view; adjudicators cannot list accounts).
+  const names = await accountNames();
 
   const refresh = async () => {
     const [all, open, conflicted, decisions] = await Promise.all([
@@ -36,7 +39,8 @@ export async function renderQueue(view, [openId], ui) {
           { label: 'Status', value: (r) => badge(r.status) },
           { label: 'Best candidate', value: (r) => (r.candidates[0] ? `${r.candidates[0].subjectId} (${score(r.candidates[0].score)})` : '') },
           { label: 'Opened', value: (r) => when(r.createdAt) },
-          { label: 'Decisions', value: (r) => String(r.decisions.length) },
+          { label: 'Reviewed by', value: (r) => (r.status === 'ASSIGNED' ? (isAdmin ? accountLabel(names, r.assignedTo) : 'an adjudicator') : '') },
+          { label: 'Decisions', value: (r) => (r.decisions.length ? r.decisions.map((d) => `${d.username ?? `account #${d.accountId}`}: ${d.decision}`).join('; ') : 'none') },
         ],
         rows,
         isAdmin ? (r) => void openCase(r.id) : undefined,
