@@ -98,10 +98,12 @@ async function databaseLoad(rows: number): Promise<Record<string, unknown>> {
   const { Gallery } = await import('../src/biometrics/matcher.js');
   const url = process.env.DATABASE_URL
     ? process.env.DATABASE_URL
-    : execFileSync('bash', [join(import.meta.dirname, '..', 'scripts', 'ensure-postgres.sh'), 'bims_matcher_bench'], { encoding: 'utf8' }).trim();
+    : execFileSync('bash', [join(import.meta.dirname, '..', 'scripts', 'ensure-postgres.sh'), 'postgres'], { encoding: 'utf8' }).trim();
   // a fresh database of that server, dropped afterwards
   const name = `bims_matcher_${process.pid}`;
-  const admin = await connectDatabase({ url });
+  const adminUrl = new URL(url);
+  adminUrl.pathname = '/postgres';
+  const admin = await connectDatabase({ url: adminUrl.toString() });
   await sql.raw(`CREATE DATABASE ${name}`).execute(admin.db);
   const u = new URL(url);
   u.pathname = `/${name}`;
@@ -264,13 +266,15 @@ export async function run(args: string[]) {
     rows,
     dims: DIMS,
     rounds,
-    native: { ...nativeInfo, msPerScan: native ? round2(median(t.native)) : null, comparisonsPerSecond: native ? Math.round(rows / median(t.native) * 1000) : null },
+    native: { ...nativeInfo, msPerScan: native ? round2(median(t.native)) : null, fastestMsPerScan: native ? round2(Math.min(...t.native)) : null, comparisonsPerSecond: native ? Math.round(rows / median(t.native) * 1000) : null },
     relaxedSimd: {
       status: relaxedStatus(true),
       meaning: { exact: 'validated and passed the known-answer check: measured below', inexact: 'validated, but its sums failed the known-answer check (Node 20 V8 with --experimental-wasm-relaxed-simd): not used, plain SIMD instead', unsupported: 'this runtime does not validate relaxed SIMD: plain SIMD' }[relaxedStatus(true)],
     },
     wasmKernels: Object.fromEntries(kernels.map((k) => [k.name, {
       msPerScan: round2(median(t[k.name])),
+      fastestMsPerScan: round2(Math.min(...t[k.name])),
+      ratioOfFastestScans: native ? round2(Math.min(...t.native) / Math.min(...t[k.name])) : null,
       comparisonsPerSecond: Math.round(rows / median(t[k.name]) * 1000),
       ratioToNativePerCore: native ? round2(median(ratios[k.name])) : null,
       ratiosPerRound: ratios[k.name].map(round2),
@@ -280,6 +284,7 @@ export async function run(args: string[]) {
       singleThreadMs: round2(median(t.identify)),
       threads,
       threadedMs: round2(median(t.identifyThreads)),
+      fastest: { singleThreadMs: round2(Math.min(...t.identify)), threadedMs: round2(Math.min(...t.identifyThreads)) },
       kernel: gallery.kernel,
       singleThreadMsPerRound: t.identify.map(round2),
       threadedMsPerRound: t.identifyThreads.map(round2),
