@@ -9,7 +9,7 @@ export interface DecoderHandle {
 }
 
 export interface DecoderSpec {
-  codec: 'VP8' | 'H264';
+  codec: 'VP8' | 'H264' | 'OPUS';
   payloadType: number;
   framesPerSecond: number;
   maxSeconds: number;

@@ -111,3 +111,87 @@ describe('per-session overrides of the Advanced init params', () => {
     expect(lenient.result, JSON.stringify(lenient.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED' });
   }, 120_000);
 });
+
+/** A recording as the sidecar's Opus decoder hands it over: 16 kHz mono s16le, in 100 ms chunks. */
+function pcmChunks(speechPath: string): Uint8Array[] {
+  const pcm = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', new URL(`../fixtures/speech/${speechPath}`, import.meta.url).pathname, '-t', '12', '-ac', '1', '-ar', '16000', '-f', 's16le', 'pipe:1']);
+  const chunks: Uint8Array[] = [];
+  for (let at = 0; at + 3200 <= pcm.length; at += 3200) chunks.push(new Uint8Array(pcm.subarray(at, at + 3200)));
+  return chunks;
+}
+
+describe('multimodal capture', () => {
+  it('waits for minSpeechMs of speech, then enrols the face and the voice together', async () => {
+    const face = photo('labelled/franck/franck_02045.jpg');
+    const audio = pcmChunks('asterisk-en_US_f_Allison/demo-instruct.wav');
+    const media: CaptureMedia = {
+      // The camera runs on (a frame every 50 ms) while the voice is heard in real time.
+      async *frames(signal) {
+        for (let i = 0; i < 400 && !signal.aborted; i++) {
+          yield face;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      },
+      async *audio(signal) {
+        for (const chunk of audio) {
+          if (signal.aborted) return;
+          yield chunk;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      },
+      release: async () => {},
+    };
+    const events: { type: string; speechMs?: number }[] = [];
+    const params = InitParams.parse({ kind: 'MULTIMODAL', purpose: 'ENROLL', subjectId: 'multimodal-stream', livenessFrames: 1, minSpeechMs: 3000, timeoutSeconds: 60 });
+    const session = new CaptureSession(booted.services, params, admin, media, (e) => events.push(e));
+    session.start();
+    await session.finished;
+    expect(session.result, JSON.stringify(session.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED', operationUuid: expect.any(String) });
+    const types = events.map((e) => e.type);
+    // The client heard how much speech there is (KEEP_SPEAKING too when the face was ready first: timing).
+    expect(types).toContain('SPEECH');
+    const processing = events.find((e) => e.type === 'PROCESSING')!;
+    expect(processing.speechMs).toBeGreaterThanOrEqual(3000);
+    const db = booted.services.ctx.db;
+    const op = await db.selectFrom('operations').selectAll().where('uuid', '=', session.result!.operationUuid!).executeTakeFirstOrThrow();
+    expect([...op.modalities as string[]].sort()).toEqual(['FACE', 'VOICE']);
+    const subject = await db.selectFrom('subjects').select('id').where('subject_id', '=', 'multimodal-stream').executeTakeFirstOrThrow();
+    const templates = await db.selectFrom('templates').select('modality').where('subject_ref', '=', subject.id).execute();
+    expect(templates.map((t) => t.modality).sort()).toEqual(['FACE', 'VOICE']);
+    const voice = await db.selectFrom('voice_samples').selectAll().where('subject_ref', '=', subject.id).executeTakeFirstOrThrow();
+    expect(voice.speech_ratio).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('silence never makes enough speech: the session times out with the voice in its modalities', async () => {
+    const face = photo('labelled/franck/franck_02045.jpg');
+    const silence = new Uint8Array(3200);
+    const media: CaptureMedia = {
+      async *frames(signal) {
+        while (!signal.aborted) {
+          yield face;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      },
+      async *audio(signal) {
+        while (!signal.aborted) {
+          yield silence;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      },
+      release: async () => {},
+    };
+    const params = InitParams.parse({ kind: 'MULTIMODAL', purpose: 'CHECK', modalities: ['FACE'], livenessFrames: 1, timeoutSeconds: 5 });
+    // CHECK takes faces only: the voice is not waited for, the face alone decides.
+    const check = new CaptureSession(booted.services, params, admin, media);
+    check.start();
+    await check.finished;
+    expect(check.result).toMatchObject({ status: 'SUCCESS' });
+    const verify = new CaptureSession(booted.services, InitParams.parse({ kind: 'MULTIMODAL', purpose: 'IDENTIFY', livenessFrames: 1, timeoutSeconds: 5 }), admin, media);
+    verify.start();
+    await verify.finished;
+    expect(verify.result, JSON.stringify(verify.result)).toMatchObject({ status: 'TIMEOUT', operationUuid: expect.any(String) });
+    const op = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', verify.result!.operationUuid!).executeTakeFirstOrThrow();
+    expect([...op.modalities as string[]].sort()).toEqual(['FACE', 'VOICE']);
+  }, 60_000);
+});
+

@@ -5,7 +5,7 @@ import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerOf } from '../ownership.js';
 import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams, type CaptureResult } from './capture-session.js';
-import { createRoom, destroyRoom, forwardVideo, FORWARDED_VIDEO_PT, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
+import { audioMidOf, createRoom, destroyRoom, forwardMedia, FORWARDED_AUDIO_PT, FORWARDED_VIDEO_PT, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
 export interface CaptureStarter {
@@ -50,6 +50,9 @@ export class CaptureRegistry {
     const params = input.params as CaptureParams; // validated by ConnectData
     const mid = videoMidOf(String(input.jsep.sdp ?? ''));
     if (!mid) throw invalid('body.jsep.sdp', 'the offer carries no video track to capture from');
+    const wantsVoice = 'modalities' in params && params.modalities.includes('VOICE');
+    const audioMid = wantsVoice ? audioMidOf(String(input.jsep.sdp ?? '')) : undefined;
+    if (wantsVoice && !audioMid) throw invalid('body.jsep.sdp', 'the offer carries no audio track, and the session captures the voice');
     await this.checkSubject(starter.services, params);
     const adminKey = await this.gateway.adminKey();
     const room = newRoomNumber();
@@ -62,7 +65,7 @@ export class CaptureRegistry {
       throw error;
     }
     const publisherId = Number(answer.plugindata?.data?.id);
-    const media = this.media({ sessionId, handleId, room, publisherId, mid, adminKey, params, tracker });
+    const media = this.media({ sessionId, handleId, room, publisherId, mid, audioMid, adminKey, params, tracker });
     const session = new CaptureSession(starter.services, params, starter.caller, media, (event) => tracker.note(captureEvent(sessionId, handleId, event)));
     this.prune();
     this.entries.get(keyOf(sessionId, handleId))?.session.cancel('replaced by a new connect');
@@ -97,29 +100,52 @@ export class CaptureRegistry {
     for (const entry of this.entries.values()) entry.session.cancel('service closing');
   }
 
-  /** The frames of one publisher: after webrtcup, a decoder on the sidecar and Janus forwarding the video to it. */
-  private media(m: { sessionId: number; handleId: number; room: number; publisherId: number; mid: string; adminKey: string; params: CaptureParams; tracker: SessionTracker }): CaptureMedia {
+  /**
+   * The media of one publisher: after webrtcup, a decoder on the sidecar for the video (and one for the audio
+   * of a multimodal session) and Janus forwarding the streams to them, opened once for both readers.
+   */
+  private media(m: { sessionId: number; handleId: number; room: number; publisherId: number; mid: string; audioMid?: string; adminKey: string; params: CaptureParams; tracker: SessionTracker }): CaptureMedia {
     const gateway = this.gateway;
-    let decoderId: string | null = null;
+    const decoderIds: string[] = [];
+    let opening: Promise<{ video: string; audio?: string } | null> | null = null;
+    const open = (signal: AbortSignal) => (opening ??= (async () => {
+      const up = m.tracker.waitFor((e) => e.janus === 'webrtcup' && e.sender === m.handleId, m.params.timeoutSeconds * 1000);
+      const aborted = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
+      const event = await Promise.race([up.promise, aborted]);
+      up.cancel();
+      if (!event || signal.aborted) return null;
+      const maxSeconds = m.params.timeoutSeconds + 30;
+      const video = await gateway.decoders.open({ codec: 'VP8', payloadType: FORWARDED_VIDEO_PT, framesPerSecond: m.params.framesPerSecond, maxSeconds });
+      decoderIds.push(video.id);
+      const streams = [{ mid: m.mid, port: video.port, pt: FORWARDED_VIDEO_PT }];
+      let audio: string | undefined;
+      if (m.audioMid) {
+        const decoder = await gateway.decoders.open({ codec: 'OPUS', payloadType: FORWARDED_AUDIO_PT, framesPerSecond: 5, maxSeconds });
+        decoderIds.push(decoder.id);
+        audio = decoder.id;
+        streams.push({ mid: m.audioMid, port: decoder.port, pt: FORWARDED_AUDIO_PT });
+      }
+      await gateway.pluginRequest(m.sessionId, m.handleId, forwardMedia(m.room, m.publisherId, m.adminKey, video.host, streams));
+      return { video: video.id, ...(audio ? { audio } : {}) };
+    })());
     return {
       async *frames(signal) {
-        const up = m.tracker.waitFor((e) => e.janus === 'webrtcup' && e.sender === m.handleId, m.params.timeoutSeconds * 1000);
-        const aborted = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
-        const event = await Promise.race([up.promise, aborted]);
-        up.cancel();
-        if (!event || signal.aborted) return;
-        const decoder = await gateway.decoders.open({ codec: 'VP8', payloadType: FORWARDED_VIDEO_PT, framesPerSecond: m.params.framesPerSecond, maxSeconds: m.params.timeoutSeconds + 30 });
-        decoderId = decoder.id;
-        await gateway.pluginRequest(m.sessionId, m.handleId, forwardVideo(m.room, m.publisherId, m.adminKey, m.mid, decoder.host, decoder.port));
-        yield* gateway.decoders.frames(decoder.id, signal);
+        const opened = await open(signal);
+        if (opened) yield* gateway.decoders.frames(opened.video, signal);
       },
+      ...(m.audioMid ? {
+        async *audio(signal: AbortSignal) {
+          const opened = await open(signal);
+          if (opened?.audio) yield* gateway.decoders.frames(opened.audio, signal);
+        },
+      } : {}),
       async release() {
-        if (decoderId) await gateway.decoders.close(decoderId);
+        for (const id of decoderIds) await gateway.decoders.close(id);
         // The media ends at once: the room (and with it the publisher) and the PeerConnection go.
         await gateway.pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey)).catch(() => {});
         await gateway.hangup(m.sessionId, m.handleId).catch(() => {});
-        // The session itself lingers a little, so its client can read the outcome with getSession, then ends
-        // by itself: detached and destroyed, as stopGatewayConnection does (unless the client did it first).
+        // The session itself lingers a little, so its client can read the outcome, then ends by itself:
+        // detached and destroyed, as stopGatewayConnection does (unless the client did it first).
         const timer = setTimeout(() => void gateway.stop(m.sessionId, m.handleId).catch(() => {}), gateway.captureLingerMs);
         timer.unref?.();
       },

@@ -14,6 +14,7 @@ import { recordOperation } from '../operations/record.js';
 import { analyseImages, faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
 import { sessionSettings, type SessionSettings } from './session-settings.js';
+import { VoiceCollector } from './voice-collector.js';
 
 export type CaptureParams = z.output<typeof InitParams>;
 export type CaptureState = 'WAITING_MEDIA' | 'CAPTURING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
@@ -21,7 +22,7 @@ export type CaptureState = 'WAITING_MEDIA' | 'CAPTURING' | 'PROCESSING' | 'DONE'
 /** One event of the session, as the client reads it: guidance while capturing, then the outcome. */
 export interface CaptureEvent {
   at: string;
-  type: 'STARTED' | 'MEDIA' | CaptureGuidance | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
+  type: 'STARTED' | 'MEDIA' | CaptureGuidance | 'SPEECH' | 'KEEP_SPEAKING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
   [key: string]: unknown;
 }
 
@@ -39,6 +40,8 @@ export interface CaptureResult {
 /** Where the frames come from (the sidecar's decoder of the forwarded RTP) and how to let the media go. */
 export interface CaptureMedia {
   frames(signal: AbortSignal): AsyncIterable<Uint8Array>;
+  /** Multimodal sessions with VOICE: the decoded audio, 16 kHz mono s16le PCM in chunks. */
+  audio?(signal: AbortSignal): AsyncIterable<Uint8Array>;
   /** Stop the forwarding and the decoder and end the gateway session: called once, whatever the outcome. */
   release(): Promise<void>;
 }
@@ -116,6 +119,8 @@ export class CaptureSession {
   private async run(): Promise<void> {
     const gates = await this.gates();
     const judge = new FrameJudge(gates, { selectFrames: this.params.selectFrames, livenessFrames: this.params.livenessFrames });
+    const voice = this.wants('VOICE') ? new VoiceCollector(this.params.kind.startsWith('MULTIMODAL') && 'minSpeechMs' in this.params ? this.params.minSpeechMs : 3000) : null;
+    if (voice) void this.listen(voice);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -130,6 +135,11 @@ export class CaptureSession {
           this.metrics.firstFrameMs = performance.now() - this.started;
           this.emit({ type: 'MEDIA' });
         }
+        if (!this.wants('FACE')) {
+          // A voice-only session: the camera only says the client is there; the voice decides.
+          if (voice?.ready) return this.finish('DONE', await this.processing([], gates, voice, timer));
+          continue;
+        }
         const t0 = performance.now();
         // A copy goes to the pool, which may transfer (detach) the bytes it is given; the frame stays ours to keep.
         const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', { checks: true, attributes: false, liveness: gates.requireLiveness });
@@ -138,13 +148,9 @@ export class CaptureSession {
         const verdict = judge.judge(analysis!, frame);
         this.lastGuidance = verdict.guidance;
         this.guide(verdict.guidance, { accepted: verdict.accepted, needed: verdict.needed, ...(verdict.detail ? { detail: verdict.detail } : {}) });
-        if (judge.ready()) {
-          clearTimeout(timer);
-          this.state = 'PROCESSING';
-          this.emit({ type: 'PROCESSING', frames: judge.selected().map((s) => ({ quality: Math.round(s.face.quality) })) });
-          const result = await this.operate(judge.selected().map((s) => s.bytes), gates);
-          return this.finish('DONE', result);
-        }
+        if (judge.ready() && (!voice || voice.ready)) return this.finish('DONE', await this.processing(judge.selected(), gates, voice, timer));
+        // The face is done; the voice is not: the client is told to keep talking (once, then SPEECH progress).
+        if (judge.ready() && voice) this.guide('KEEP_SPEAKING', { speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
       }
     } finally {
       clearTimeout(timer);
@@ -152,6 +158,33 @@ export class CaptureSession {
     if (this.isOver) return;
     if (timedOut) return this.timedOut();
     this.finish('FAILED', { status: 'FAILED', reason: 'the media stream ended before a result' });
+  }
+
+  /** The selected frames (and the heard voice) go to the operation. */
+  private async processing(selected: { bytes: Uint8Array; face: { quality: number } }[], gates: FaceGates, voice: VoiceCollector | null, timer: ReturnType<typeof setTimeout>): Promise<CaptureResult> {
+    clearTimeout(timer);
+    this.state = 'PROCESSING';
+    this.emit({ type: 'PROCESSING', frames: selected.map((s) => ({ quality: Math.round(s.face.quality) })), ...(voice ? { speechMs: voice.speechMs, audioMs: voice.durationMs } : {}) });
+    return this.operate(selected.map((s) => s.bytes), gates, voice?.wav());
+  }
+
+  /** Whether the session captures this modality: face sessions the face; multimodal ones what `modalities` says. */
+  private wants(modality: 'FACE' | 'VOICE'): boolean {
+    return 'modalities' in this.params ? this.params.modalities.includes(modality) : modality === 'FACE';
+  }
+
+  /** Hear the session's audio until it ends, telling the client how much speech there is so far. */
+  private async listen(voice: VoiceCollector): Promise<void> {
+    if (!this.media.audio) return;
+    try {
+      for await (const chunk of this.media.audio(this.stop.signal)) {
+        if (this.stop.signal.aborted || this.isOver) break;
+        if (voice.push(chunk) && this.state === 'CAPTURING') this.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
+      }
+    } catch (error) {
+      // The session asked for the voice: without it, the timeout says so.
+      if (!this.stop.signal.aborted) this.services.ctx.log.warn('capture audio failed', { error: (error as Error)?.message });
+    }
   }
 
   /** The gates of the settings, with the session's options and overrides on top. */
@@ -163,14 +196,15 @@ export class CaptureSession {
    * Run the operation on the selected frames, exactly as the JSON path does, held to the session's overrides:
    * the same gates the frames passed, and its matching, identification and deduplication thresholds.
    */
-  private async operate(frames: Uint8Array[], gates: FaceGates): Promise<CaptureResult> {
-    const faces = frames.map((bytes) => ({ image: toBase64(bytes) }));
+  private async operate(frames: Uint8Array[], gates: FaceGates, wav?: Uint8Array): Promise<CaptureResult> {
+    const faces = frames.length ? frames.map((bytes) => ({ image: toBase64(bytes) })) : undefined;
+    const voices = wav ? [{ audio: toBase64(wav) }] : undefined;
     const { matching, deduplication } = this.overrides;
     const caller = { principal: this.caller.principal, surface: this.caller.surface };
     const session = { gates: this.overrides.gates, deduplication };
     try {
       if (this.params.purpose === 'ENROLL') {
-        const request = CreateSubjectRequest.parse({ subjectId: this.params.subjectId, faces, options: { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness } });
+        const request = CreateSubjectRequest.parse({ subjectId: this.params.subjectId, faces, voices, options: { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness } });
         const subject = await enrolSubject(this.services, request, caller, session);
         const row = await this.services.ctx.db.selectFrom('operations').select(['status', 'score']).where('uuid', '=', subject.enrollmentOperationUuid!).executeTakeFirst();
         return {
@@ -179,7 +213,7 @@ export class CaptureSession {
         };
       }
       const options = { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness, ...matching };
-      const request = CreateOperationRequest.parse({ type: this.params.purpose, subjectId: this.params.subjectId, faces, options });
+      const request = CreateOperationRequest.parse({ type: this.params.purpose, subjectId: this.params.subjectId, faces, voices, options });
       const op = await createOperation(this.services, request, caller, session);
       return {
         status: op.status, operationUuid: op.uuid, ...(op.subjectId ? { subjectId: op.subjectId } : {}),
@@ -197,7 +231,7 @@ export class CaptureSession {
     const uuid = crypto.randomUUID();
     const { principal, surface } = this.caller;
     await recordOperation(this.services.ctx.db, {
-      uuid, type: this.params.purpose, status: 'FAILED', subjectId: this.params.subjectId ?? null, modalities: ['FACE'],
+      uuid, type: this.params.purpose, status: 'FAILED', subjectId: this.params.subjectId ?? null, modalities: (['FACE', 'VOICE'] as const).filter((m) => this.wants(m)),
       details: { reason: 'TIMEOUT', capture: { framesAnalysed: this.metrics.framesAnalysed, lastGuidance: this.lastGuidance } },
       durationMs: performance.now() - this.started, principal, surface, at: this.services.ctx.now(),
     });
@@ -224,7 +258,7 @@ export class CaptureSession {
   }
 
   /** Guidance is sent when it changes (and progress when the count of accepted frames does). */
-  private guide(type: CaptureGuidance, fields: Record<string, unknown>): void {
+  private guide(type: CaptureGuidance | 'KEEP_SPEAKING', fields: Record<string, unknown>): void {
     const key = `${type}:${type === 'FACE_FOUND' ? fields.accepted : ''}`;
     if (key === this.lastSent) return;
     this.lastSent = key;

@@ -1,13 +1,15 @@
 /**
  * The VideoRoom requests of a capture session (Janus's janus_videoroom.c documents each): a private room of
- * one publisher per session, the client's offer published with `joinandconfigure`, the published video
- * forwarded as plain RTP to the sidecar's decoder on loopback, and the room destroyed at the end. Room
+ * one publisher per session, the client's offer published with `joinandconfigure`, the published video (and
+ * audio) forwarded as plain RTP to the sidecar's decoder on loopback, and the room destroyed at the end. Room
  * creation and forwarding carry the admin key (the API secret), so a client can do neither by itself.
  */
 export const VIDEOROOM = 'janus.plugin.videoroom';
 
 /** The payload type the forwarded video carries, whatever the browser negotiated: the decoder's SDP names it. */
 export const FORWARDED_VIDEO_PT = 96;
+/** The same for the forwarded audio (Opus) of multimodal sessions. */
+export const FORWARDED_AUDIO_PT = 111;
 
 /** A room number of our own: random, within 2^53 for JavaScript, out of the way of configured rooms. */
 export function newRoomNumber(): number {
@@ -28,11 +30,9 @@ export function joinAndPublish(room: number): Record<string, unknown> {
   return { request: 'joinandconfigure', ptype: 'publisher', room, display: 'bims-capture' };
 }
 
-export function forwardVideo(room: number, publisherId: number, adminKey: string, mid: string, host: string, port: number): Record<string, unknown> {
-  return {
-    request: 'rtp_forward', room, publisher_id: publisherId, admin_key: adminKey, host, host_family: 'ipv4',
-    streams: [{ mid, port, pt: FORWARDED_VIDEO_PT }],
-  };
+/** One forwarding request for the publisher's streams: the video (and, in multimodal sessions, the audio) each to its decoder. */
+export function forwardMedia(room: number, publisherId: number, adminKey: string, host: string, streams: { mid: string; port: number; pt: number }[]): Record<string, unknown> {
+  return { request: 'rtp_forward', room, publisher_id: publisherId, admin_key: adminKey, host, host_family: 'ipv4', streams };
 }
 
 export function destroyRoom(room: number, adminKey: string): Record<string, unknown> {
@@ -45,9 +45,18 @@ export function requestKeyframe(): Record<string, unknown> {
 
 /** The mid of the first video m-line of an SDP (the one the browser's camera is published on), if any. */
 export function videoMidOf(sdp: string): string | undefined {
+  return midOf(sdp, 'video');
+}
+
+/** The mid of the first audio m-line (the microphone), if any. */
+export function audioMidOf(sdp: string): string | undefined {
+  return midOf(sdp, 'audio');
+}
+
+function midOf(sdp: string, kind: 'audio' | 'video'): string | undefined {
   const sections = sdp.split(/\r?\nm=/);
   for (const section of sections.slice(1)) {
-    if (!section.startsWith('video ')) continue;
+    if (!section.startsWith(`${kind} `) || /\r?\na=inactive/.test(section) || /^[a-z]+ 0 /.test(section)) continue;
     const mid = /\r?\na=mid:([^\r\n]+)/.exec(section)?.[1];
     if (mid) return mid.trim();
   }

@@ -6,9 +6,10 @@ import { RtpVideoDecoder } from './rtp-decoder.js';
 const MAX_DECODERS = 32;
 
 const DecoderRequest = z.strictObject({
-  codec: z.enum(['VP8', 'H264']),
+  codec: z.enum(['VP8', 'H264', 'OPUS']),
   payloadType: z.number().int().min(96).max(127),
-  framesPerSecond: z.number().int().min(1).max(30),
+  /** Video only; audio comes out as 16 kHz PCM in 100 ms chunks. */
+  framesPerSecond: z.number().int().min(1).max(30).default(5),
   maxSeconds: z.number().int().min(1).max(3600),
 });
 
@@ -22,7 +23,8 @@ export interface DecoderLog {
  * publisher's RTP to its loopback port, and reads the sampled frames from a streamed answer:
  *
  * - `POST /v1/decoders` {codec, payloadType, framesPerSecond, maxSeconds} -> 201 {id, host, port}
- * - `GET /v1/decoders/:id/frames` -> each frame as a 4-byte big-endian length and a JPEG, until the decoder ends
+ * - `GET /v1/decoders/:id/frames` -> each frame as a 4-byte big-endian length and a JPEG (for OPUS: 100 ms of
+ *   16 kHz mono s16le PCM), until the decoder ends
  * - `DELETE /v1/decoders/:id` -> 204, the ffmpeg process killed
  *
  * A decoder ends when its reader goes away, when deleted, or after maxSeconds.

@@ -5,9 +5,13 @@ import { join } from 'node:path';
 import { JpegSplitter } from './jpeg-splitter.js';
 import { freeRtpPort } from './rtp-ports.js';
 
-/** What a decoder receives: one RTP video stream, as Janus forwards it, and how often to sample it. */
+/**
+ * What a decoder receives: one RTP stream, as Janus forwards it. Video (VP8, H264) comes out as JPEG frames
+ * sampled `framesPerSecond` times a second; audio (OPUS) as 16 kHz mono signed 16-bit PCM, in chunks of
+ * {@link PCM_CHUNK_MS}, the voice pipeline's own rate.
+ */
 export interface VideoDecoderSpec {
-  codec: 'VP8' | 'H264';
+  codec: 'VP8' | 'H264' | 'OPUS';
   /** The payload type the forwarded packets carry (Janus keeps the publisher's). */
   payloadType: number;
   framesPerSecond: number;
@@ -17,14 +21,16 @@ export interface VideoDecoderSpec {
 
 /** The session description ffmpeg reads: where the RTP arrives and how to depacketise it. */
 export function sdpFor(spec: VideoDecoderSpec, port: number): string {
+  const media = spec.codec === 'OPUS'
+    ? [`m=audio ${port} RTP/AVP ${spec.payloadType}`, `a=rtpmap:${spec.payloadType} opus/48000/2`]
+    : [`m=video ${port} RTP/AVP ${spec.payloadType}`, `a=rtpmap:${spec.payloadType} ${spec.codec}/90000`];
   return [
     'v=0',
     'o=- 0 0 IN IP4 127.0.0.1',
     's=BIMS capture',
     'c=IN IP4 127.0.0.1',
     't=0 0',
-    `m=video ${port} RTP/AVP ${spec.payloadType}`,
-    `a=rtpmap:${spec.payloadType} ${spec.codec}/90000`,
+    ...media,
     ...(spec.codec === 'H264' ? [`a=fmtp:${spec.payloadType} packetization-mode=1`] : []),
     'a=recvonly',
     '',
@@ -33,10 +39,30 @@ export function sdpFor(spec: VideoDecoderSpec, port: number): string {
 
 type Listener = (frame: Buffer | null) => void;
 
+/** Decoded audio: 16 kHz mono, as the voice pipeline analyses it, handed over 100 ms at a time. */
+export const PCM_RATE = 16_000;
+export const PCM_CHUNK_MS = 100;
+
+/** Cuts a byte stream into chunks of one size (PCM: whole samples, so never half of one). */
+class PcmChunker {
+  private pending: Buffer = Buffer.alloc(0);
+  constructor(private readonly size: number) {}
+  push(chunk: Buffer): Buffer[] {
+    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
+    const out: Buffer[] = [];
+    while (this.pending.length >= this.size) {
+      out.push(this.pending.subarray(0, this.size));
+      this.pending = this.pending.subarray(this.size);
+    }
+    return out;
+  }
+}
+
 /**
  * One ffmpeg process receiving forwarded RTP on a loopback UDP port, decoding the video and writing JPEG
- * frames sampled at `framesPerSecond` to its stdout, which is cut into frames for the one reader. Frames
- * that arrive while nobody reads are kept (a few only: the newest win), so the reader sees the live picture.
+ * frames sampled at `framesPerSecond` to its stdout (or the audio as PCM), which is cut into frames for the
+ * one reader. Video frames that arrive while nobody reads are kept (a few only: the newest win), so the
+ * reader sees the live picture; audio chunks are all kept (up to a minute).
  */
 export class RtpVideoDecoder {
   readonly id = crypto.randomUUID();
@@ -57,17 +83,20 @@ export class RtpVideoDecoder {
     this.dir = await mkdtemp(join(tmpdir(), 'bims-decoder-'));
     const sdp = join(this.dir, 'stream.sdp');
     await writeFile(sdp, sdpFor(this.spec, this.port), { mode: 0o600 });
+    const audio = this.spec.codec === 'OPUS';
+    const output = audio
+      ? ['-vn', '-ac', '1', '-ar', String(PCM_RATE), '-f', 's16le', 'pipe:1']
+      : ['-an', '-vf', `fps=${this.spec.framesPerSecond}`, '-f', 'image2pipe', '-c:v', 'mjpeg', '-pix_fmt', 'yuvj420p', '-q:v', '2', 'pipe:1'];
     const args = [
       '-hide_banner', '-loglevel', 'error', '-nostdin',
       '-protocol_whitelist', 'file,udp,rtp',
       '-analyzeduration', '1000000',
       '-i', sdp,
-      '-an', '-vf', `fps=${this.spec.framesPerSecond}`,
-      '-f', 'image2pipe', '-c:v', 'mjpeg', '-pix_fmt', 'yuvj420p', '-q:v', '2', 'pipe:1',
+      ...output,
     ];
     const child = spawn(this.ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
-    const splitter = new JpegSplitter();
+    const splitter = audio ? new PcmChunker(PCM_RATE * 2 * PCM_CHUNK_MS / 1000) : new JpegSplitter();
     child.stdout!.on('data', (chunk: Buffer) => {
       for (const frame of splitter.push(chunk)) this.deliver(frame);
     });
@@ -111,7 +140,8 @@ export class RtpVideoDecoder {
     this.framesOut += 1;
     if (this.listener) return this.listener(frame);
     this.queue.push(frame);
-    if (this.queue.length > 4) this.queue.shift();
+    // Video: the newest pictures win. Audio: every chunk is speech the session needs, up to a minute behind.
+    if (this.queue.length > (this.spec.codec === 'OPUS' ? 600 : 4)) this.queue.shift();
   }
 
   private finish(): void {
