@@ -2,17 +2,17 @@
 // PENDING_ADJUDICATION after their case ended, and token images rendered with smeared edges.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
-import { bootForTest } from '../support/databases.js';
+import { bootForTest, dialects } from '../support/databases.js';
 import { json } from '../../src/db/json.js';
 import type { Database } from '../../src/db/tables.js';
 import * as enrolOperations from '../../src/db/migrations/2026_11_26_0007_enrol_operations_follow_cases.js';
 import * as tokenImages from '../../src/db/migrations/2026_11_26_0008_grey_padded_token_images.js';
 
-describe('data migrations on rows left by the earlier rules (PGlite)', () => {
+for (const dialect of dialects) describe(`data migrations on rows left by the earlier rules, on ${dialect}`, () => {
   let booted: Awaited<ReturnType<typeof bootForTest>>;
   let db: Kysely<Database>;
   beforeAll(async () => {
-    booted = await bootForTest('pglite');
+    booted = await bootForTest(dialect);
     db = booted.services.ctx.db;
   });
   afterAll(async () => {
