@@ -1,5 +1,6 @@
-// Worker thread entry of the Node extraction pool: one set of onnxruntime-web sessions per worker (face models
-// and the speaker encoder), warmed before it reports ready. Holds no state between jobs and touches no database.
+// Worker thread entry of the Node extraction pool: one set of sessions per worker (face models on onnxruntime-web,
+// or on onnxruntime-node with the native backend; the speaker encoder on onnxruntime-web), warmed before it
+// reports ready. Holds no state between jobs and touches no database.
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
 import { analyseImage, renderTokenImage } from '../src/biometrics/face/pipeline.js';
@@ -8,9 +9,10 @@ import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-mode
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
 import { OrtVoiceRunner } from '../src/extraction/ort-voice-runner.js';
 import type { WorkerJob, WorkerReply } from '../src/extraction/node-protocol.js';
+import type { ModelRunner } from '../src/biometrics/face/runner.js';
 
 const port = parentPort!;
-const { modelsDir } = (workerData ?? {}) as { modelsDir?: string };
+const { modelsDir, backend } = (workerData ?? {}) as { modelsDir?: string; backend?: 'wasm' | 'native' };
 
 /**
  * This worker's own memory after a job (in a worker thread, heapTotal and external are the isolate's, not the
@@ -25,10 +27,13 @@ const errorOf = (e: unknown, code: 'EXTRACTION_FAILED' | 'MODEL_UNAVAILABLE') =>
   BiometricError.is(e) ? e.toJSON() : { code, message: String((e as Error).message ?? e) };
 
 async function main() {
-  let runner: OrtWebRunner;
+  let runner: ModelRunner;
   try {
     await enableFastJpegNode();
-    runner = await OrtWebRunner.create({ loadModel: nodeModelLoader(modelsDir) });
+    // The native runner is imported only when chosen: a wasm worker never loads onnxruntime-node.
+    runner = backend === 'native'
+      ? await (await import('../src/extraction/node-native-runner.js')).OrtNodeRunner.create({ loadModel: nodeModelLoader(modelsDir) })
+      : await OrtWebRunner.create({ loadModel: nodeModelLoader(modelsDir) });
   } catch (e) {
     port.postMessage({ type: 'init-error', error: errorOf(e, 'MODEL_UNAVAILABLE') } satisfies WorkerReply);
     return;

@@ -54,6 +54,13 @@ export const configSchema = z.object({
   /** Face extraction worker threads (Node); 0 means one per core. */
   BIMS_EXTRACTION_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
   /**
+   * What runs the face models in Node's extraction workers. `wasm`: onnxruntime-web, the portable path the
+   * browser SDK, Deno and Cloudflare Workers share. `native`: onnxruntime-node, the same models and processing
+   * compiled for this CPU (several times faster per face; templates interchangeable with wasm ones), installed
+   * apart with `npm run native-backend`; start-up fails with that command when it is missing (docs/extraction.md).
+   */
+  BIMS_EXTRACTION_BACKEND: z.enum(['wasm', 'native']).default('wasm'),
+  /**
    * Largest face image accepted, in decoded megapixels (width x height from the file's header, checked before
    * any decoding: 400 naming the field above it). A face needs far fewer: the detector sees 320x240 and the
    * token image 240x320; 16 covers a 12-megapixel phone camera (4032x3024) and a 4K frame with room to spare.

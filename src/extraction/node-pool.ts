@@ -33,6 +33,12 @@ export interface NodePoolOptions extends ExtractorOptions {
    * largest image seen and never shrink, so without this one large image keeps its memory for good.
    */
   maxWorkerMemoryBytes?: number;
+  /**
+   * What runs the face models in each worker: `wasm` (default) is onnxruntime-web, the portable path the browser
+   * SDK, Deno and Workers share; `native` is onnxruntime-node (src/extraction/node-native-runner.ts) with the same
+   * models, pre- and post-processing, so its templates match the wasm ones. The voice model stays on wasm.
+   */
+  backend?: 'wasm' | 'native';
 }
 
 interface Job {
@@ -117,7 +123,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
   const spawn = (): Promise<Slot> =>
     new Promise((resolve, reject) => {
       const worker = new Worker(opts.workerUrl ?? WORKER_URL, {
-        workerData: { modelsDir },
+        workerData: { modelsDir, backend: opts.backend ?? 'wasm' },
       });
       const slot: Slot = { worker, ready: false };
       const startTimer = setTimeout(() => {

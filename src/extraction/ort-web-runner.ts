@@ -50,6 +50,29 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /**
+ * The bytes of one face model, checked against the manifest's SHA-256 unless `verify` is false. Both backends
+ * (this runner and the native one, src/extraction/node-native-runner.ts) load models through it, so they run
+ * the very same files. @throws BiometricError MODEL_UNAVAILABLE naming the file and the fetch command.
+ */
+export async function readFaceModel(id: FaceModelId, opts: Pick<OrtWebOptions, 'loadModel' | 'verify'>): Promise<{ file: string; bytes: Uint8Array }> {
+  const file = FILE_OF.get(id);
+  if (!file) throw new BiometricError('MODEL_UNAVAILABLE', `model ${id} is not in the manifest`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await opts.loadModel(file);
+  } catch (e) {
+    throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} could not be read (${(e as Error).message}); run \`node scripts/fetch-models.mjs\``);
+  }
+  if (opts.verify !== false) {
+    const got = await sha256Hex(bytes);
+    if (got !== SHA_OF.get(file)) {
+      throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} is corrupt (sha256 ${got}, manifest ${SHA_OF.get(file)}); run \`node scripts/fetch-models.mjs\``);
+    }
+  }
+  return { file, bytes };
+}
+
+/**
  * ModelRunner on onnxruntime-web (wasm backend, SIMD, one thread). Sessions are created once and reused.
  * Calls are serialised: one session runs one inference at a time.
  */
@@ -61,20 +84,7 @@ export class OrtWebRunner implements ModelRunner {
     configureEnv(opts);
     const sessions = new Map<FaceModelId, ort.InferenceSession>();
     for (const id of opts.models ?? FACE_MODELS) {
-      const file = FILE_OF.get(id);
-      if (!file) throw new BiometricError('MODEL_UNAVAILABLE', `model ${id} is not in the manifest`);
-      let bytes: Uint8Array;
-      try {
-        bytes = await opts.loadModel(file);
-      } catch (e) {
-        throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} could not be read (${(e as Error).message}); run \`node scripts/fetch-models.mjs\``);
-      }
-      if (opts.verify !== false) {
-        const got = await sha256Hex(bytes);
-        if (got !== SHA_OF.get(file)) {
-          throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} is corrupt (sha256 ${got}, manifest ${SHA_OF.get(file)}); run \`node scripts/fetch-models.mjs\``);
-        }
-      }
+      const { file, bytes } = await readFaceModel(id, opts);
       try {
         sessions.set(id, await ort.InferenceSession.create(bytes, {
           executionProviders: ['wasm'],

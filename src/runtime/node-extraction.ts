@@ -1,13 +1,15 @@
 // `bims extraction-service` / `npm run extraction-service`: the face and voice models on a warmed worker pool,
 // offered over HTTP (src/extraction/remote-service.ts) to BIMS instances that delegate extraction to it with
 // BIMS_EXTRACTION_URL and BIMS_EXTRACTION_TOKEN (Cloudflare Workers, or small API nodes). Configuration from
-// the environment: BIMS_EXTRACTION_HOST/PORT, BIMS_EXTRACTION_TOKEN (required), BIMS_EXTRACTION_WORKERS.
+// the environment: BIMS_EXTRACTION_HOST/PORT, BIMS_EXTRACTION_TOKEN (required), BIMS_EXTRACTION_WORKERS,
+// BIMS_EXTRACTION_BACKEND.
 import { serve } from '@hono/node-server';
 import { createExtractor } from '../extraction/index.js';
 import { poolLimitsOf } from '../config/config.js';
 import { createExtractionService } from '../extraction/remote-service.js';
 import { configuredLogger } from '../services/logger.js';
 import { loadConfigOrExit } from './node-config.js';
+import { nativeBackendMissing } from '../extraction/node-native-runner.js';
 
 const config = loadConfigOrExit();
 const log = configuredLogger(config);
@@ -15,8 +17,14 @@ if (!config.BIMS_EXTRACTION_TOKEN) {
   console.error('Invalid configuration:\n  BIMS_EXTRACTION_TOKEN: required by the extraction service (32+ characters, shared with its callers)');
   process.exit(2);
 }
+const nativeMissing = config.BIMS_EXTRACTION_BACKEND === 'native' ? nativeBackendMissing() : undefined;
+if (nativeMissing) {
+  console.error(`the extraction service cannot start: ${nativeMissing}`);
+  process.exit(1);
+}
 const extractor = await createExtractor({
   mode: 'worker-threads',
+  backend: config.BIMS_EXTRACTION_BACKEND,
   ...poolLimitsOf(config),
   ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
 }).catch((error) => {

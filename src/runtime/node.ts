@@ -8,11 +8,15 @@ import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
 import { startDashboardChild, type DashboardChild } from './node-dashboard.js';
 import { configuredLogger } from '../services/logger.js';
 import { createExtractor } from '../extraction/index.js';
+import { nativeBackendMissing } from '../extraction/node-native-runner.js';
 import { prepareGateway, reportStartup } from './startup-summary.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
   let config = loadConfigOrExit();
+  // The native extraction backend is installed apart (npm run native-backend): say so before starting anything.
+  const nativeMissing = config.BIMS_EXTRACTION_BACKEND === 'native' && !config.BIMS_EXTRACTION_URL ? nativeBackendMissing() : undefined;
+  if (nativeMissing) throw new Error(nativeMissing);
   // The sidecar (Janus's supervisor) first, so the API learns its token and address.
   let sidecar: SidecarChild | null = null;
   const gateway = prepareGateway(config); // installs a missing Janus when allowed; says so when not
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
     createExtractor: () =>
       config.BIMS_EXTRACTION_URL
         ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
-        : createExtractor({ mode: 'worker-threads', ...poolLimitsOf(config), ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
+        : createExtractor({ mode: 'worker-threads', backend: config.BIMS_EXTRACTION_BACKEND, ...poolLimitsOf(config), ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
   });
   // Warm the extraction pool now, so the first enrolment does not wait for it (a failure is reported by the first request that needs it).
   void booted.services.extractors.get().catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));

@@ -16,7 +16,8 @@ const NODE_ONLY = [
   /^src\/sidecar\//,
   // The dashboard's own server process (npm run dashboard; a child of npm start), never loaded by the app.
   /^src\/dashboard\/(main|node-server)\.ts$/,
-  /^src\/extraction\/node-(pool|models|protocol)\.ts$/,
+  // node-native-runner: onnxruntime-node, the native extraction backend, loaded by the pool's workers only.
+  /^src\/extraction\/node-(pool|models|protocol|native-runner)\.ts$/,
   // The matcher's worker threads (FaceGallery takes them as an injected MatcherThreads).
   /^src\/biometrics\/matcher-pool\.ts$/,
 ];
@@ -33,6 +34,14 @@ describe('runtime-neutral core', () => {
     expect(files.length).toBeGreaterThan(100);
     const offenders = files.flatMap((f) => scanSource(f, readFileSync(join(root, f), 'utf8')).map((x) => `${f}:${x.line} ${x.what}`));
     expect(offenders).toEqual([]);
+  });
+
+  it('onnxruntime-node (a native addon) is named only by Node-only files', () => {
+    const files = sourceFiles(join(root, 'src')).filter((f) => !NODE_ONLY.some((re) => re.test(f)));
+    const naming = files.filter((f) => /['"`]onnxruntime-node['"`]/.test(readFileSync(join(root, f), 'utf8')));
+    expect(naming).toEqual([]);
+    // ... and the native runner is one of them, so the check above has something to keep out.
+    expect(/['"`]onnxruntime-node['"`]/.test(readFileSync(join(root, 'src/extraction/node-native-runner.ts'), 'utf8'))).toBe(true);
   });
 
   it('what the runtime-neutral start-up loads (bootstrap, the library entry) reaches no Node-only file', () => {
