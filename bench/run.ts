@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   load: () => import('./load.js'),
   voice: () => import('./voice.js'),
   capture: () => import('./capture.js'),
+  upload: () => import('./upload.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);
