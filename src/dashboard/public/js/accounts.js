@@ -20,6 +20,6 @@ export async function accountNames() {
 /** An account as a reader knows it: its user name, else "account #id (deleted)" when it no longer exists. */
 export function accountLabel(names, id, username) {
   if (username) return username;
-  if (id === undefined || id === null) return 'unknown';
+  if (id === undefined || id === null) return 'no account recorded';
   return names.get(id) ?? `account #${id}${names.size ? ' (deleted)' : ''}`;
 }

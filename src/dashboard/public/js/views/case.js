@@ -77,7 +77,7 @@ export async function showCase(area, review, { base, store, ui, decidable = stor
   const operation = review.operation;
   const enrolledBy = review.enrolledBy
     ? review.enrolledBy.username ?? `account #${review.enrolledBy.accountId} (deleted)`
-    : operation ? 'an unauthenticated caller' : undefined;
+    : operation ? 'no account recorded' : undefined;
   const probe = faceColumn({
     title: `Probe: ${c.subjectId}`,
     subtitle: h('p', {}, probeBadge, ' the subject being enrolled'),
