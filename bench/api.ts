@@ -1,9 +1,12 @@
-// npm run bench -- api [--faces N] [--warmup N] [--gallery N] [--concurrency N] [--identify N]
+// npm run bench -- api [--faces N] [--warmup N] [--gallery N] [--concurrency N] [--identify N] [--rounds N]
+//                      [--backend wasm|native]
 // Measures the service end to end through app.fetch (no socket): enrolment throughput with 512x512 JPEG
-// photos of different people (extraction in the worker pool, gates, deduplication, storage), then
-// IDENTIFY latency over a gallery grown with synthetic templates to --gallery subjects.
+// photos of different people (extraction in the worker pool, gates, deduplication, storage) with each
+// extraction backend (BIMS_EXTRACTION_BACKEND: a service per backend, rounds alternated in this run; native
+// installs tools/bench on first use), then IDENTIFY latency over a gallery grown with synthetic templates to
+// --gallery subjects.
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import jpeg from 'jpeg-js';
 import { loadConfig } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
@@ -13,6 +16,7 @@ import { decodeImage, encodeFaceTemplate } from '../src/biometrics/index.js';
 import { resizeArea } from '../src/biometrics/image/image.js';
 import { cpuByThread, threadCpu } from './thread-cpu.js';
 import { clearDb } from '../src/services/subjects/deletes.js';
+import { ensureTool } from '../scripts/tool.mjs';
 
 const PHOTOS = new URL('../test/fixtures/photos/', import.meta.url).pathname;
 
@@ -59,6 +63,54 @@ function randomTemplate(version: string): Uint8Array {
   return encodeFaceTemplate(version, { embedding: v, quality: 80 });
 }
 
+type Backend = 'wasm' | 'native';
+
+/** One service booted with its own extraction pool on `backend` (in-memory PGlite, so the services share nothing). */
+async function bootService(backend: Backend, workers: number) {
+  const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent', BIMS_ADMIN_PASSWORD: 'bench-password', BIMS_PASSWORD_ITERATIONS: '10000', BIMS_EXTRACTION_BACKEND: backend });
+  const booted = await boot({
+    config,
+    runtime: 'bench',
+    hostname: 'bench',
+    pgliteDir: 'memory://',
+    logger: createLogger('silent'),
+    createExtractor: () => createExtractor({ mode: 'worker-threads', size: workers, backend: config.BIMS_EXTRACTION_BACKEND }),
+  });
+  const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
+  const post = (path: string, body: unknown) =>
+    booted.app.fetch(new Request(`http://bench${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  const enrol = (subjectId: string, photo: Uint8Array) => post('/admin/subjects/create', { subjectId, faces: [{ image: Buffer.from(photo).toString('base64') }] });
+  return { backend, booted, post, enrol };
+}
+type Service = Awaited<ReturnType<typeof bootService>>;
+
+/** Enrols `photos` with `concurrency` callers at once; wall time, process CPU and per-thread CPU of the round. */
+async function enrolRound(service: Service, photos: Uint8Array[], prefix: string, concurrency: number, statuses: Record<string, number>) {
+  let next = 0;
+  // CPU time of the whole process (main thread, extraction workers, PGlite) per face: unlike wall time it
+  // hardly changes when other jobs share the machine, and 2 cores / cpu-per-face bounds the throughput. The
+  // other backend's service idles meanwhile, so what the process spends is this round's.
+  const cpuBefore = process.cpuUsage();
+  const threadsBefore = threadCpu();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < photos.length) {
+        const i = next++;
+        const res = await service.enrol(`${prefix}${i}`, photos[i]!);
+        const body = (await res.json()) as { status?: string | number };
+        const key = res.status === 201 ? String(body.status) : `HTTP ${res.status}`;
+        statuses[key] = (statuses[key] ?? 0) + 1;
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpuBefore);
+  return { seconds: (performance.now() - started) / 1000, cpuMs: (cpu.user + cpu.system) / 1000, byThread: cpuByThread(threadsBefore, threadCpu(), photos.length) };
+}
+
+const r2 = (x: number) => Number(x.toFixed(2));
+const load = () => loadavg().map((x) => Number(x.toFixed(1)));
+
 export async function run(args: string[]) {
   const faces = option(args, 'faces', 120);
   const warmup = option(args, 'warmup', 30);
@@ -66,55 +118,69 @@ export async function run(args: string[]) {
   const concurrency = option(args, 'concurrency', 4);
   const identifications = option(args, 'identify', 20);
   const workers = option(args, 'workers', availableParallelism());
-  const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent', BIMS_ADMIN_PASSWORD: 'bench-password', BIMS_PASSWORD_ITERATIONS: '10000' });
-  const booted = await boot({
-    config,
-    runtime: 'bench',
-    hostname: 'bench',
-    pgliteDir: 'memory://',
-    logger: createLogger('silent'),
-    createExtractor: () => createExtractor({ mode: 'worker-threads', size: workers }),
-  });
-  const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
-  const post = (path: string, body: unknown) =>
-    booted.app.fetch(new Request(`http://bench${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  const rounds = Math.max(1, option(args, 'rounds', 4));
+  // --backend wasm|native measures one; by default both, alternated round by round in this run.
+  const only = args.includes('--backend') ? (args[args.indexOf('--backend') + 1] as Backend) : undefined;
+  if (only && only !== 'wasm' && only !== 'native') throw new Error('--backend takes wasm or native');
+  const backends: Backend[] = only ? [only] : ['wasm', 'native'];
+  if (backends.includes('native')) ensureTool('bench'); // onnxruntime-node, as `npm run native-backend` installs it
+  const loadBefore = load();
+  // One service per backend, booted one after the other so their warm-ups do not share the cores.
+  const services: Service[] = [];
   try {
+    for (const b of backends) services.push(await bootService(b, workers));
     const all = await portraits(faces + warmup);
     const photos = all.slice(0, faces);
-    await booted.services.extractors.get();
-    // A running service's throughput, not its first minute's: V8 compiles the hot wasm and JS functions with
-    // its optimising tier while the first requests run (in each worker), which costs a third more CPU per face
-    // at first. Warm-up enrolments use other people's photos and are cleared before timing.
-    const enrol = (subjectId: string, photo: Uint8Array) => post('/admin/subjects/create', { subjectId, faces: [{ image: Buffer.from(photo).toString('base64') }] });
     const warmPhotos = all.slice(faces);
-    await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-      for (let i = w; i < warmPhotos.length; i += concurrency) await (await enrol(`warmup-${i}`, warmPhotos[i]!)).arrayBuffer();
-    }));
-    await clearDb(booted.services, 'warmup-', { surface: 'admin', principal: { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' } });
-    const statuses: Record<string, number> = {};
-    let next = 0;
-    // CPU time of the whole process (main thread, extraction workers, PGlite) per face: unlike wall time it
-    // hardly changes when other jobs share the machine, and 2 cores / cpu-per-face bounds the throughput.
-    const cpuBefore = process.cpuUsage();
-    const threadsBefore = threadCpu();
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < photos.length) {
-          const i = next++;
-          const res = await enrol(`bench-${i}`, photos[i]!);
-          const body = (await res.json()) as { status?: string | number };
-          const key = res.status === 201 ? String(body.status) : `HTTP ${res.status}`;
-          statuses[key] = (statuses[key] ?? 0) + 1;
-        }
-      }),
-    );
-    const enrolSeconds = (performance.now() - started) / 1000;
-    const cpu = process.cpuUsage(cpuBefore);
-    const cpuMsPerFaceByThread = cpuByThread(threadsBefore, threadCpu(), photos.length);
-    const cpuMsPerFace = (cpu.user + cpu.system) / 1000 / photos.length;
+    for (const service of services) {
+      await service.booted.services.extractors.get();
+      // A running service's throughput, not its first minute's: V8 compiles the hot wasm and JS functions with
+      // its optimising tier while the first requests run (in each worker), which costs a third more CPU per face
+      // at first. Warm-up enrolments use other people's photos and are cleared before timing.
+      await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
+        for (let i = w; i < warmPhotos.length; i += concurrency) await (await service.enrol(`warmup-${i}`, warmPhotos[i]!)).arrayBuffer();
+      }));
+      await clearDb(service.booted.services, 'warmup-', { surface: 'admin', principal: { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' } });
+    }
 
-    // Grow the gallery with synthetic subjects (matching speed does not depend on who they are).
+    // Each backend enrols every photo once (in its own database: no duplicates), in `rounds` slices; the order
+    // of the backends flips every round, so a change in the machine's load falls on both alike.
+    const totals = new Map(backends.map((b) => [b, { seconds: 0, cpuMs: 0, photos: 0, statuses: {} as Record<string, number>, roundFacesPerSecond: [] as number[], byThread: [] as Record<string, number>[] }]));
+    const slice = Math.ceil(photos.length / rounds);
+    for (let r = 0; r < rounds; r++) {
+      const part = photos.slice(r * slice, (r + 1) * slice);
+      if (!part.length) break;
+      const order = r % 2 === 0 ? services : [...services].reverse();
+      for (const service of order) {
+        const t = totals.get(service.backend)!;
+        const round = await enrolRound(service, part, `bench-${r}-`, concurrency, t.statuses);
+        t.seconds += round.seconds;
+        t.cpuMs += round.cpuMs;
+        t.photos += part.length;
+        t.roundFacesPerSecond.push(r2(part.length / round.seconds));
+        t.byThread.push(round.byThread);
+      }
+    }
+    const enrolment = Object.fromEntries([...totals].map(([b, t]) => [b, {
+      photos: t.photos,
+      seconds: r2(t.seconds),
+      facesPerSecond: r2(t.photos / t.seconds),
+      roundFacesPerSecond: t.roundFacesPerSecond,
+      cpuMsPerFace: Number((t.cpuMs / t.photos).toFixed(1)),
+      cpuMsPerFaceByThread: t.byThread.at(-1),
+      statuses: t.statuses,
+    }]));
+    const wasmRun = totals.get('wasm'), nativeRun = totals.get('native');
+    const ratios = wasmRun && nativeRun ? {
+      /** Throughput of native over wasm (above 1: native enrols faster). */
+      facesPerSecondNativeOverWasm: r2((nativeRun.photos / nativeRun.seconds) / (wasmRun.photos / wasmRun.seconds)),
+      /** CPU per face of wasm over native (hardly moved by the machine's other load). */
+      cpuPerFaceWasmOverNative: r2((wasmRun.cpuMs / wasmRun.photos) / (nativeRun.cpuMs / nativeRun.photos)),
+    } : undefined;
+
+    // IDENTIFY on the first service (default wasm): grow its gallery with synthetic subjects (matching speed
+    // does not depend on who they are).
+    const { booted, post } = services[0]!;
     const version = (await booted.services.extractors.get()).templateVersion;
     const have = (await booted.services.gallery.stats()).subjects;
     for (let i = have; i < galleryTarget; i++) booted.services.gallery.putUnrecorded(10_000_000 + i, `synthetic-${i}`, [randomTemplate(version)]);
@@ -141,8 +207,10 @@ export async function run(args: string[]) {
       benchmark: 'api',
       database: booted.services.ctx.dialect,
       workers,
-      enrolment: { photos: photos.length, warmupPhotos: warmPhotos.length, size: '512x512 JPEG', concurrency, seconds: Number(enrolSeconds.toFixed(2)), facesPerSecond: Number((photos.length / enrolSeconds).toFixed(2)), cpuMsPerFace: Number(cpuMsPerFace.toFixed(1)), cpuMsPerFaceByThread, statuses },
+      machine: { cores: availableParallelism(), loadAverageBefore: loadBefore, loadAverageAfter: load() },
+      enrolment: { size: '512x512 JPEG', warmupPhotos: warmPhotos.length, concurrency, rounds, ...enrolment, ...(ratios ? { ratios } : {}) },
       identify: {
+        backend: services[0]!.backend,
         gallerySubjects: gallery.subjects,
         requests: identifications,
         medianMs: Number(percentile(latencies, 50).toFixed(1)),
@@ -151,6 +219,6 @@ export async function run(args: string[]) {
       },
     };
   } finally {
-    await booted.close();
+    for (const service of services) await service.booted.close();
   }
 }
