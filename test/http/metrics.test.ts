@@ -75,6 +75,17 @@ for (const dialect of dialects) {
       expect(wrong.status).toBe(401);
       expect((await booted.app.request('/metrics', { headers: { authorization: adminAuth } })).status).toBe(200);
       expect((await booted.app.request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+      // OAuth access tokens: an ADMIN one reads, a USER one is 403.
+      const token = async (auth: string) => {
+        const res = await booted.app.request('/oauth2/token', {
+          method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
+        });
+        expect(res.status).toBe(200);
+        return (await res.json()).access_token as string;
+      };
+      expect((await booted.app.request('/metrics', { headers: { authorization: `Bearer ${await token(adminAuth)}` } })).status).toBe(200);
+      const userBearer = await booted.app.request('/metrics', { headers: { authorization: `Bearer ${await token(basic('metrics-user', 'metrics-user-password'))}` } });
+      expect(userBearer.status).toBe(403);
       const post = await booted.app.request('/metrics', { method: 'POST', headers: { authorization: adminAuth } });
       expect(post.status).toBe(405);
       expect(post.headers.get('allow')).toMatch(/GET/);
