@@ -34,6 +34,14 @@ let clips: string;
 
 const pageApp = new Hono().get('/', (c) => c.html('<!doctype html><html><head><title>capture test</title></head><body>capture test</body></html>'));
 
+/** The fake microphone: the first 12 s of a test recording (scripts/fetch-test-speech.mjs) as a 48 kHz WAV. */
+async function speechWav(name: string, speechPath: string): Promise<string> {
+  const out = join(clips, `${name}.wav`);
+  const input = fileURLToPath(new URL(`../fixtures/speech/${speechPath}`, import.meta.url));
+  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', input, '-t', '12', '-ac', '1', '-ar', '48000', '-c:a', 'pcm_s16le', out]);
+  return out;
+}
+
 /** A Y4M clip of one second at 10 fps, 640x480: the photo letterboxed, or a test pattern with no face. */
 async function clip(name: string, photoPath?: string): Promise<string> {
   const out = join(clips, `${name}.y4m`);
@@ -95,8 +103,9 @@ function sdkHelper(): Promise<string> {
 }
 
 /** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
-async function captureWith(clipPath: string, params: Record<string, unknown>, authorization = adminAuth): Promise<Capture> {
-  const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clipPath}`];
+async function captureWith(clipPath: string, params: Record<string, unknown>, authorization = adminAuth, wavPath?: string): Promise<Capture> {
+  const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clipPath}`,
+    ...(wavPath ? [`--use-file-for-fake-audio-capture=${wavPath}`] : [])];
   const isolated = net.mode === 'isolated' ? net : null;
   const browser = isolated
     ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${page.url}`], { netns: isolated.netns })
@@ -107,9 +116,9 @@ async function captureWith(clipPath: string, params: Record<string, unknown>, au
     // The browser SDK's capture helper, bundled from its source for this page.
     await tab.addScriptTag({ content: await sdkHelper() });
     return await tab.evaluate(
-      async ({ apiUrl, authorization, params }) => {
+      async ({ apiUrl, authorization, params, audio }) => {
         const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') }).bimsCapture;
-        const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio: false });
+        const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio });
         const events: { type: string }[] = [];
         let sessionId = 0;
         let handleId = 0;
@@ -123,7 +132,7 @@ async function captureWith(clipPath: string, params: Record<string, unknown>, au
         const outcome = await sdk.captureWithGateway(apiUrl, { authorization }, { stream, params, onEvent: (e) => events.push(e) });
         return { sessionId, handleId, state: outcome.type, events, result: outcome, metrics: outcome.metrics as Record<string, number | null> };
       },
-      { apiUrl: api.url, authorization, params },
+      { apiUrl: api.url, authorization, params, audio: Boolean(wavPath) },
     );
   } finally {
     await browser.close();
@@ -198,4 +207,22 @@ describe('biometric capture over the live stream', () => {
     expect(row).toMatchObject({ type: 'CHECK', status: 'FAILED' });
     expect(row.details).toMatchObject({ reason: 'TIMEOUT' });
   }, 60_000);
+
+  it('a multimodal session enrols face and voice: the fake microphone plays a test recording, decoded from Opus', async () => {
+    const capture = await captureWith(await clip('cage', 'labelled/cage/cage.jpg'),
+      // This portrait scores low on passive liveness as a still clip (HOLD_STILL), which is not what is tested here.
+      { kind: 'MULTIMODAL', purpose: 'ENROLL', subjectId: 'cage-live', minSpeechMs: 3000, timeoutSeconds: 60, detectLiveness: false }, userAuth,
+      await speechWav('allison', 'asterisk-en_US_f_Allison/demo-instruct.wav'));
+    console.info('[gateway-capture] multimodal', JSON.stringify({ result: capture.result, metrics: capture.metrics, events: capture.events.map((e) => e.type) }));
+    expect(capture.result).toMatchObject({ type: 'DONE', status: 'SUCCESS', subjectStatus: 'ENROLLED', operationUuid: expect.any(String) });
+    expect(capture.events.map((e) => e.type)).toContain('SPEECH');
+    const op = await operation(capture.result!.operationUuid!);
+    expect([...(op.modalities as string[])].sort()).toEqual(['FACE', 'VOICE']);
+    const subject = await db().selectFrom('subjects').select('id').where('subject_id', '=', 'cage-live').executeTakeFirstOrThrow();
+    const templates = await db().selectFrom('templates').select('modality').where('subject_ref', '=', subject.id).execute();
+    expect(templates.map((t) => t.modality).sort()).toEqual(['FACE', 'VOICE']);
+    // The stored recording is what the microphone said, decoded: 16 kHz, with speech in it.
+    const voice = await db().selectFrom('voice_samples').selectAll().where('subject_ref', '=', subject.id).executeTakeFirstOrThrow();
+    expect(voice.speech_ratio).toBeGreaterThan(0.2);
+  }, 120_000);
 });

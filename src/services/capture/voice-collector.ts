@@ -23,7 +23,7 @@ export class VoiceCollector {
 
   constructor(readonly minSpeechMs: number) {}
 
-  /** One chunk of s16le PCM; true when the speech measure changed. */
+  /** One chunk of s16le PCM; true when the speech heard passed another half second (worth telling the client). */
   push(chunk: Uint8Array): boolean {
     const view = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const count = chunk.byteLength >> 1;
@@ -36,7 +36,7 @@ export class VoiceCollector {
     const before = this.speechMs;
     const vad = detectVoice(this.samples.subarray(0, this.length), CAPTURE_PCM_RATE);
     this.speechMs = Math.round((vad.mask.reduce((n, f) => n + f, 0) * vad.window * 1000) / CAPTURE_PCM_RATE);
-    return this.speechMs !== before;
+    return Math.floor(this.speechMs / 500) !== Math.floor(before / 500);
   }
 
   get ready(): boolean {
