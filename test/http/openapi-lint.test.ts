@@ -37,5 +37,6 @@ describe('Redocly lint', () => {
       await booted.close();
       await rm(dir, { recursive: true, force: true });
     }
-  });
+    // Three Redocly runs of a few seconds each alone; on a loaded 2-core machine, a minute or more.
+  }, 180_000);
 });
