@@ -330,7 +330,10 @@ async function withService<T extends object>(databaseUrl: string | undefined, bo
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-load-'));
   const password = `load-bench-${crypto.randomUUID()}`;
   // The default log level (info: one JSON line per request), as deployed.
-  const service: ServiceProcess = startService({ BIMS_DATA_DIR: dataDir, BIMS_ADMIN_PASSWORD: password, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }, { startupMs: 300_000, root });
+  // The dashboard component on a port of its own choosing: on the default port a second service's (a baseline's,
+  // another run's) would fail to listen and be restarted again and again, each start blocking that event loop.
+  const env = { BIMS_DATA_DIR: dataDir, BIMS_ADMIN_PASSWORD: password, BIMS_DASHBOARD_PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  const service: ServiceProcess = startService(env, { startupMs: 300_000, root });
   try {
     const url = await service.listening;
     // From here on its output is only drained, not kept: the request lines would pile up in this process.
