@@ -26,10 +26,11 @@ export function loadDataset(dir: string, modality: Modality = 'face'): Sample[] 
 }
 
 /** Extracts one int8 template per image (the most confident face); failures are recorded, not thrown. */
-export async function extractAll(samples: Sample[], workers: number, log = (s: string) => process.stderr.write(s), cache = false, modality: Modality = 'face'): Promise<void> {
+export async function extractAll(samples: Sample[], workers: number, log = (s: string) => process.stderr.write(s), cache = false, modality: Modality = 'face', backend: 'wasm' | 'native' = 'wasm'): Promise<void> {
   // Optional cache (.cache/eval/) keyed by image bytes and template version, for repeated runs on one dataset.
   const manifest = JSON.parse(readFileSync(new URL(modality === 'voice' ? '../wasm/models/voice-manifest.json' : '../wasm/models/manifest.json', import.meta.url), 'utf8'));
-  const key = (s: Sample) => createHash('sha256').update(manifest.templateVersion).update(readFileSync(s.file)).digest('hex');
+  // The native backend's templates are cached apart (same version, not the same bytes); wasm keys stay as they were.
+  const key = (s: Sample) => createHash('sha256').update(manifest.templateVersion).update(backend === 'native' ? 'native' : '').update(readFileSync(s.file)).digest('hex');
   const cacheDir = new URL('../.cache/eval/', import.meta.url);
   if (cache) {
     mkdirSync(cacheDir, { recursive: true });
@@ -43,7 +44,7 @@ export async function extractAll(samples: Sample[], workers: number, log = (s: s
     }
   }
   const todo = samples.filter((s) => !s.q && !s.error);
-  if (todo.length) await extractFresh(todo, workers, log, modality);
+  if (todo.length) await extractFresh(todo, workers, log, modality, backend);
   if (cache) {
     for (const s of todo) {
       writeFileSync(new URL(key(s), cacheDir), JSON.stringify({ q: s.q ? Array.from(s.q) : null, e: s.embedding ? Array.from(s.embedding) : undefined, error: s.error }));
@@ -51,8 +52,8 @@ export async function extractAll(samples: Sample[], workers: number, log = (s: s
   }
 }
 
-async function extractFresh(samples: Sample[], workers: number, log: (s: string) => void, modality: Modality): Promise<void> {
-  const ex = await createNodePoolExtractor({ size: workers, maxQueue: 100000, jobTimeoutMs: 120_000 });
+async function extractFresh(samples: Sample[], workers: number, log: (s: string) => void, modality: Modality, backend: 'wasm' | 'native'): Promise<void> {
+  const ex = await createNodePoolExtractor({ size: workers, maxQueue: 100000, jobTimeoutMs: 120_000, backend });
   let done = 0;
   try {
     await Promise.all(samples.map(async (s) => {

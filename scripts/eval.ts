@@ -1,10 +1,12 @@
 // npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache]
+//                  [--backend wasm|native]   (the face models' extraction backend, docs/extraction.md)
 // Accuracy of the face engine over any folder laid out as identity/image.{jpg,png} (the LFW convention), or
 // of the voice engine over speaker/clip.wav folders. Voice adds the figures of enrolments of three clips
 // averaged (`enrol3`), which is how the service enrols several voice samples.
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { calibrationOf } from '../src/biometrics/calibration.js';
+import { ensureTool } from './tool.mjs';
 import { eer, enrolledPairCosines, extractAll, loadDataset, pairCosines, plotSvg, rank1, tarAtFar, type Modality } from './eval-lib.js';
 
 function arg(name: string): string | undefined {
@@ -21,10 +23,14 @@ if (!dataset || (modality !== 'face' && modality !== 'voice')) {
 const calibration = calibrationOf(modality);
 const samples = loadDataset(dataset, modality);
 if (samples.length === 0) { console.error(`no ${modality === 'voice' ? 'speaker/clip.wav' : 'identity/image.{jpg,png}'} under ${dataset}`); process.exit(2); }
-await extractAll(samples, Number(arg('workers') ?? availableParallelism()), undefined, process.argv.includes('--cache'), modality);
+const backend = (arg('backend') ?? 'wasm') as 'wasm' | 'native';
+if (backend !== 'wasm' && backend !== 'native') { console.error('--backend takes wasm or native'); process.exit(2); }
+if (backend === 'native') ensureTool('bench'); // onnxruntime-node, as `npm run native-backend` installs it
+await extractAll(samples, Number(arg('workers') ?? availableParallelism()), undefined, process.argv.includes('--cache'), modality, backend);
 const { genuine, impostor } = pairCosines(samples);
 // Error rates are computed on cosines (scores are a monotone map of them, but clamp at 0 and 200).
 const result: Record<string, unknown> = {
+  ...(modality === 'face' ? { backend } : {}),
   images: samples.length,
   failedToEnrol: samples.filter((s) => !s.q).length,
   // Voice: which gate refused how many clips (the figures below are over the accepted clips only).
