@@ -233,6 +233,7 @@ export async function run(args: string[]) {
   gallery.identify(probe);
   await gallery.identifyAsync(probe);
   const nativeChecksum = native ? (await native.run()).checksum : null;
+  const slices: number[][] = [];
   let single: ReturnType<FaceGallery['identify']> = [];
   let multi: ReturnType<FaceGallery['identify']> = [];
   for (let r = 0; r < rounds; r++) {
@@ -250,6 +251,7 @@ export async function run(args: string[]) {
     t0 = performance.now();
     multi = await gallery.identifyAsync(probe, { topK: 10 });
     t.identifyThreads.push(performance.now() - t0);
+    slices.push([...pool.lastSliceMs]);
   }
   if (kernels.length > 1) {
     const a = scanAll(dk['wasm-simd'], probeRelaxed, rows), b = scanAll(dk['wasm-relaxed-simd'], probeRelaxed, rows);
@@ -286,6 +288,7 @@ export async function run(args: string[]) {
       threadedMs: round2(median(t.identifyThreads)),
       fastest: { singleThreadMs: round2(Math.min(...t.identify)), threadedMs: round2(Math.min(...t.identifyThreads)) },
       kernel: gallery.kernel,
+      threadSliceMsPerRound: slices.map((x) => x.map(round2)),
       singleThreadMsPerRound: t.identify.map(round2),
       threadedMsPerRound: t.identifyThreads.map(round2),
     },

@@ -24,7 +24,9 @@ port.on('message', (job: MatcherJob) => {
       partitions.set(job.key, p);
     }
     if (!p) throw new Error(`unknown partition ${job.key}`);
-    reply = { id: job.id, hits: scanRows(p.kernel, metaViews(p.shared.meta), job.task) };
+    const t0 = performance.now();
+    const hits = scanRows(p.kernel, metaViews(p.shared.meta), job.task);
+    reply = { id: job.id, hits, ms: performance.now() - t0 };
   } catch (e) {
     reply = { id: job.id, error: String((e as Error).message ?? e) };
   }

@@ -13,7 +13,7 @@ export type MatcherJob =
   | { type: 'forget'; key: number };
 
 /** Messages from a matcher thread. */
-export type MatcherReply = { id: number; hits?: ScanHits; error?: string };
+export type MatcherReply = { id: number; hits?: ScanHits; error?: string; /** the slice's scan time in the thread */ ms?: number };
 
 const isTs = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(isTs ? '../../workers/matcher.worker.dev.mjs' : '../../workers/matcher.worker.js', import.meta.url);
@@ -32,6 +32,8 @@ interface Thread {
 export class MatcherPool implements MatcherThreads {
   private readonly threads: Thread[] = [];
   private nextId = 1;
+  /** Each thread's time for its last slice, ms (what a search cost the threads, beside its wall time). */
+  readonly lastSliceMs: number[] = [];
   private closed = false;
   private readonly registered = new Set<number>();
   private readonly collected = new FinalizationRegistry<number>((key) => {
@@ -53,6 +55,7 @@ export class MatcherPool implements MatcherThreads {
       const p = t.pending.get(m.id);
       if (!p) return;
       t.pending.delete(m.id);
+      if (m.ms !== undefined) this.lastSliceMs[this.threads.indexOf(t)] = m.ms;
       if (m.hits) p.resolve(m.hits);
       else p.reject(new Error(`matcher thread: ${m.error}`));
     });
