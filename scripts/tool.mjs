@@ -1,6 +1,7 @@
 // Tools that only some tests, builds or benchmarks need live in their own npm packages under tools/, outside
 // the root install: wrangler and workerd (Cloudflare Workers: they require Node 22), deno (the Deno runtime
-// test), onnxruntime-node (the face benchmark's native baseline) and Node 22 itself. `npm install` then neither
+// test), onnxruntime-node (the native extraction backend, `npm run native-backend`, and the face benchmark's
+// baseline) and Node 22 itself. `npm install` then neither
 // downloads their few hundred MB nor warns about their engines and install scripts. Each is installed here, with
 // `npm ci` from its pinned package-lock.json, the first time something asks for it, and again when its lock
 // changes.

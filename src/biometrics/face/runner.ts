@@ -9,8 +9,8 @@ export const TEMPLATE_MODELS: readonly FaceModelId[] = ['fr_detect', 'fr_landmar
 
 /**
  * Runs one ONNX model on one float32 tensor named `input`. The face pipeline depends only on this, so the
- * same pre- and post-processing runs on onnxruntime-web (production, every runtime) and on
- * onnxruntime-node (the benchmark's native baseline).
+ * same pre- and post-processing runs on onnxruntime-web (the default, every runtime) and on
+ * onnxruntime-node (BIMS_EXTRACTION_BACKEND=native on Node hosts, and the benchmark's native baseline).
  */
 export interface ModelRunner {
   run(model: FaceModelId, input: Float32Array, dims: readonly number[]): Promise<Record<string, Float32Array>>;
