@@ -173,7 +173,10 @@ export const configSchema = z.object({
   BIMS_GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   /** Longest wait for the plugin's asynchronous answer to a connect (the JSEP answer). */
   BIMS_GATEWAY_EVENT_TIMEOUT_MS: z.coerce.number().int().min(500).max(120_000).default(15_000),
-  /** How long the gateway session of a finished capture stays readable (getSession) before it is destroyed. */
+  /**
+   * How long the gateway session of a finished capture stays readable (getSession) before it is destroyed; its
+   * outcome stays readable in trickleGateway answers for 10 minutes.
+   */
   BIMS_CAPTURE_LINGER_SECONDS: z.coerce.number().int().min(0).max(600).default(30),
   /** Plugin attached when the request names none. */
   BIMS_GATEWAY_PLUGIN: z.string().regex(/^[a-z0-9_.-]+$/, 'must be a plugin package name such as janus.plugin.echotest').default('janus.plugin.echotest'),
