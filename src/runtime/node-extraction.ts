@@ -33,7 +33,7 @@ const extractor = await createExtractor({
 });
 const app = createExtractionService(extractor, { token: config.BIMS_EXTRACTION_TOKEN, maxBodyBytes: config.BIMS_MAX_BODY_BYTES });
 const server = serve({ fetch: app.fetch, port: config.BIMS_EXTRACTION_PORT, hostname: config.BIMS_EXTRACTION_HOST }, (info) => {
-  log.info('extraction service listening', { url: `http://${config.BIMS_EXTRACTION_HOST}:${info.port}`, ...extractor.stats() });
+  log.info('extraction service listening', { url: `http://${config.BIMS_EXTRACTION_HOST}:${info.port}`, backend: config.BIMS_EXTRACTION_BACKEND, ...extractor.stats() });
 });
 
 const stop = () => {
