@@ -201,7 +201,7 @@ export async function run(args: string[]) {
   // The rows once in a partition store (kernel timings), once in a threaded FaceGallery (1:N timings).
   const next = byteStream(SEED);
   const store = new RowStore(DIMS, 1, true);
-  const pool = new MatcherPool(threads);
+  const pool = new MatcherPool(threads, { minRows: 0 });
   const rssBefore = process.memoryUsage().rss;
   const gallery = new FaceGallery('bench', DIMS, { threads: pool });
   const q = new Int8Array(DIMS);

@@ -16,7 +16,8 @@ const randomRow = (r: () => number) => Int8Array.from({ length: DIMS }, () => (r
 /** A row close to `base` (same signs, perturbed): it matches base far better than random rows do. */
 const near = (base: Int8Array, r: () => number) => base.map((v) => Math.max(-127, Math.min(127, v + (r() % 21) - 10)));
 
-const pool = new MatcherPool(2);
+// minRows 0: every search goes to the threads, whatever the size of the gallery under test.
+const pool = new MatcherPool(2, { minRows: 0 });
 afterAll(() => pool.close());
 
 function filled(n: number, seed: number, opts: { threads?: MatcherPool } = {}) {

@@ -45,6 +45,8 @@ export type Probe = Uint8Array | TemplateRecord | Int8Array;
 export interface MatcherThreads {
   /** Number of threads; a search is split into this many slices. */
   readonly size: number;
+  /** Partitions with fewer rows are searched on the caller's thread (posting the slices would cost more). */
+  readonly minRows?: number;
   /** Scans one slice of a partition on thread `thread` (0 <= thread < size), which uses scratch slot thread + 1. */
   scan(thread: number, partition: SharedPartition, task: ScanTask): Promise<ScanHits>;
 }
@@ -262,9 +264,9 @@ export class FaceGallery {
    */
   async identifyAsync(probe: Probe, opts: IdentifyOptions = {}): Promise<MatchCandidate[]> {
     const threads = this.threads;
-    if (!threads || typeof opts.exclude === 'function') return this.identify(probe, opts);
-    const q = this.toInt8(probe);
     const count = this.store.count;
+    if (!threads || typeof opts.exclude === 'function' || count < (threads.minRows ?? 0)) return this.identify(probe, opts);
+    const q = this.toInt8(probe);
     const parts = threads.size;
     // slices of whole groups of four rows (the kernel's pass), as even as that allows
     const step = Math.ceil(count / parts / 4) * 4;

@@ -61,6 +61,13 @@ export const configSchema = z.object({
    */
   BIMS_EXTRACTION_BACKEND: z.enum(['wasm', 'native']).default('wasm'),
   /**
+   * Threads that share a 1:N search on Node (docs/matcher.md): the gallery lives in shared memory and each
+   * thread scans a slice. 0 = as many as the machine has cores; 1 = search on the event loop's thread only.
+   * Threads start on the first search of a gallery partition of 32,768 templates or more (below that one thread
+   * is faster than posting the work); Deno and Workers always search on one thread.
+   */
+  BIMS_MATCHER_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /**
    * Largest face image accepted, in decoded megapixels (width x height from the file's header, checked before
    * any decoding: 400 naming the field above it). A face needs far fewer: the detector sees 320x240 and the
    * token image 240x320; 16 covers a 12-megapixel phone camera (4032x3024) and a 4K frame with room to spare.

@@ -9,6 +9,7 @@ import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';
 import { VERSION } from '../version.js';
 import type { Extractor } from '../extraction/index.js';
+import type { MatcherThreads } from '../biometrics/index.js';
 import { GALLERY_CHANNEL, type GalleryFreshness } from '../services/gallery/gallery-cache.js';
 import { pruneChanges } from '../services/gallery/change-log.js';
 
@@ -34,6 +35,8 @@ export interface BootOptions {
   readAsset?: AppDeps['readAsset'];
   /** Makes the face extractor on first use (a worker pool on Node, inline elsewhere); absent: biometric operations answer 503. */
   createExtractor?: () => Promise<Extractor>;
+  /** Threads that share 1:N searches (Node's MatcherPool); closed with the service. Absent: one thread. */
+  matcherThreads?: MatcherThreads & { close(): Promise<void> };
 }
 
 export interface Booted {
@@ -75,7 +78,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
   });
   await ensureBuiltinClients(ctx);
   const freshness = options.galleryFreshness ?? (options.transientConnections ? 'poll' : 'listen');
-  const services = createServices(ctx, { createExtractor: options.createExtractor, galleryFreshness: freshness, databasePool: database.poolStats });
+  const services = createServices(ctx, { createExtractor: options.createExtractor, galleryFreshness: freshness, databasePool: database.poolStats, matcherThreads: options.matcherThreads });
   // Each node prunes the gallery change log when it reports in (at start, then with every heartbeat; on
   // Workers, where timers do not outlive the request, at each isolate's start). One indexed query when
   // there is nothing to prune.
@@ -116,6 +119,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
       await unlisten?.();
       services.gateway.close();
       await services.extractors.close();
+      await options.matcherThreads?.close();
       // PGlite's close() never returns while a query is in flight, and the gallery may still be loading
       // (boot starts it without waiting): a CLI that finished quickly hung on exit.
       await Promise.all([services.gallery.ready().catch(() => {}), beat, reconciling]);

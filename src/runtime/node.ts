@@ -8,6 +8,7 @@ import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
 import { startDashboardChild, type DashboardChild } from './node-dashboard.js';
 import { configuredLogger } from '../services/logger.js';
 import { createExtractor } from '../extraction/index.js';
+import { MatcherPool } from '../biometrics/matcher-pool.js';
 import { nativeBackendMissing } from '../extraction/node-native-runner.js';
 import { prepareGateway, reportStartup } from './startup-summary.js';
 
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
       config.BIMS_EXTRACTION_URL
         ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
         : createExtractor({ mode: 'worker-threads', backend: config.BIMS_EXTRACTION_BACKEND, ...poolLimitsOf(config), ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
+    // 1:N searches of large galleries shared across threads (none start until a partition is large enough).
+    ...(config.BIMS_MATCHER_THREADS === 1 ? {} : { matcherThreads: new MatcherPool(config.BIMS_MATCHER_THREADS || undefined) }),
   });
   // Warm the extraction pool now, so the first enrolment does not wait for it (a failure is reported by the first request that needs it).
   void booted.services.extractors.get().catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));

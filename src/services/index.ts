@@ -4,6 +4,7 @@ import { SettingsService } from './settings/settings.js';
 import { GatewayService } from './gateway/gateway-service.js';
 import { GalleryCache, type GalleryFreshness } from './gallery/gallery-cache.js';
 import { LicensingService } from './licensing/licensing-service.js';
+import type { MatcherThreads } from '../biometrics/index.js';
 import { ExtractorProvider } from './biometrics/extractor-provider.js';
 import type { Extractor } from '../extraction/index.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
@@ -29,11 +30,11 @@ export interface Services {
 
 export function createServices(
   ctx: ServiceContext,
-  options: { createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness; databasePool?: () => DatabasePoolStats } = {},
+  options: { createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness; databasePool?: () => DatabasePoolStats; matcherThreads?: MatcherThreads } = {},
 ): Services {
   const metrics = new ServiceMetrics();
   const extractors = new ExtractorProvider(options.createExtractor, metrics.recordExtraction);
-  const gallery = new GalleryCache(ctx, options.galleryFreshness);
+  const gallery = new GalleryCache(ctx, options.galleryFreshness, options.matcherThreads);
   metrics.collectFrom({ extractors, gallery, dialect: ctx.dialect, databasePool: options.databasePool, node: ctx.node, startedAt: ctx.startedAt });
   return {
     ctx,

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import { boot, type Booted } from '../../src/runtime/bootstrap.js';
+import { boot, type BootOptions, type Booted } from '../../src/runtime/bootstrap.js';
 import { createLogger, type Logger } from '../../src/services/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import type { Extractor } from '../../src/extraction/index.js';
@@ -54,6 +54,8 @@ export async function bootForTest(
     galleryFreshness?: GalleryFreshness;
     /** The caller's address as a runtime entry would report it (default: 'unknown' for every request). */
     clientAddress?: (request: Request) => string;
+    /** Threads that share 1:N searches (the Node runtime's MatcherPool). */
+    matcherThreads?: BootOptions['matcherThreads'];
   } = {},
 ): Promise<Booted & { config: Config }> {
   let dropDb: (() => Promise<void>) | undefined;
@@ -71,6 +73,7 @@ export async function bootForTest(
     createExtractor: options.createExtractor,
     galleryFreshness: options.galleryFreshness,
     clientAddress: options.clientAddress,
+    matcherThreads: options.matcherThreads,
   });
   return {
     ...booted,

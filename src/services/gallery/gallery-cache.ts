@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/tables.js';
-import { Gallery, type MatchCandidate } from '../../biometrics/index.js';
+import { Gallery, type MatchCandidate, type MatcherThreads } from '../../biometrics/index.js';
 import type { ServiceContext } from '../context.js';
 import { changesAfter, latestChangeId, recordChange, type LoggedChange } from './change-log.js';
 import { databaseDigest, digestTerm, type GalleryDigest, type TemplateSource } from './digest.js';
@@ -86,7 +86,7 @@ export interface GalleryState {
  * database (a digest) and reloads it when they differ. Matching is exact, partitioned by template version.
  */
 export class GalleryCache {
-  private gallery = new Gallery();
+  private gallery: Gallery;
   private members = new Map<number, Member>();
   private loading: Promise<void> | null = null;
   /** Bumped by every reset, so a load that raced a reset is discarded instead of resurrecting rows. */
@@ -107,10 +107,21 @@ export class GalleryCache {
   private lastReport: ReconcileReport | null = null;
   private lastDrift: ReconcileReport | null = null;
 
+  /**
+   * @param threads matcher threads that share 1:N searches (Node's MatcherPool); without them a search runs on
+   * this thread.
+   */
   constructor(
     private readonly ctx: ServiceContext,
     private readonly freshness: GalleryFreshness = 'listen',
-  ) {}
+    private readonly threads?: MatcherThreads,
+  ) {
+    this.gallery = this.emptyGallery();
+  }
+
+  private emptyGallery(): Gallery {
+    return new Gallery({ threads: this.threads });
+  }
 
   /** Resolves once the gallery holds the database's ENROLLED templates. */
   ready(): Promise<void> {
@@ -132,7 +143,7 @@ export class GalleryCache {
     // next replay, including one that committed halfway through the load and was read only in part.
     // Replaying a change the load already saw is harmless: a replay reads the subject as it is then.
     const seen = await latestChangeId(this.ctx.db);
-    const gallery = new Gallery();
+    const gallery = this.emptyGallery();
     const members = new Map<number, Member>();
     const add = (row: TemplateRow) => {
       gallery.add(String(row.subjectRef), row.template);
@@ -252,7 +263,7 @@ export class GalleryCache {
   forget(): void {
     this.generation += 1;
     this.loading = null;
-    this.gallery = new Gallery();
+    this.gallery = this.emptyGallery();
     this.members = new Map();
   }
 
@@ -428,8 +439,9 @@ export class GalleryCache {
   async identify(probe: Uint8Array, options: { topK: number; threshold: number; excludeRefs?: number[] }): Promise<GalleryMatch[]> {
     await this.ready();
     const exclude = new Set((options.excludeRefs ?? []).map(String));
-    return this.gallery
-      .identify(probe, { topK: options.topK, threshold: options.threshold, exclude })
+    // Split across the matcher threads when there are some and the partition is large; a subject removed while
+    // the threads scanned is no longer a member, and `named` drops it.
+    return (await this.gallery.identifyAsync(probe, { topK: options.topK, threshold: options.threshold, exclude }))
       .map((m) => this.named(m))
       .filter((m): m is GalleryMatch => m !== null);
   }
