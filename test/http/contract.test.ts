@@ -38,6 +38,7 @@ async function exercise(pass: Pass) {
     });
     expect(created.status).toBe(201);
     const breaches: string[] = [];
+    const mediaTypesSent = new Set<string>();
     let sent = 0;
     for (const [surface, docPath] of Object.entries(documents)) {
       const doc = await (await booted.app.request(docPath)).json();
@@ -46,23 +47,26 @@ async function exercise(pass: Pass) {
       for (const op of ops) {
         for (const request of fc.sample(requestArbitrary(op, doc), { numRuns: RUNS, seed: 17 })) {
           const headers: Record<string, string> = { authorization: auth };
-          if (request.body !== undefined) headers['content-type'] = 'application/json';
+          // A FormData body sets its own Content-Type, with the boundary.
+          if (request.encoded !== undefined && !(request.encoded instanceof FormData)) headers['content-type'] = request.mediaType!;
           const res = await booted.app.request(request.url, {
             method: request.method,
             headers,
-            ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+            ...(request.encoded !== undefined ? { body: request.encoded } : {}),
           });
+          // A media type counts as sent when the server took it (not a 415 for its form).
+          if (request.mediaType && res.status !== 415) mediaTypesSent.add(request.mediaType);
           sent++;
           if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
             await res.body?.cancel();
             continue;
           }
           const breach = await contractBreach(op, res);
-          if (breach) breaches.push(`${surface} ${op.operationId} ${request.method} ${request.url.slice(0, 120)} ${request.body === undefined ? '' : JSON.stringify(request.body).slice(0, 200)}: ${breach}`);
+          if (breach) breaches.push(`${surface} ${op.operationId} ${request.method} ${request.url.slice(0, 120)} ${request.mediaType ?? ''} ${request.body === undefined ? '' : JSON.stringify(request.body).slice(0, 200)}: ${breach}`);
         }
       }
     }
-    return { breaches, sent };
+    return { breaches, sent, mediaTypesSent };
   } finally {
     await booted.close();
     await dashboard?.stop();
@@ -71,8 +75,10 @@ async function exercise(pass: Pass) {
 
 describe('requests generated from the published documents', () => {
   it('non-destructive operations on every surface keep the documents\' word', async () => {
-    const { breaches, sent } = await exercise('safe');
+    const { breaches, sent, mediaTypesSent } = await exercise('safe');
     expect(sent).toBeGreaterThan(150);
+    // The photo operations' forms were drawn as well as their JSON.
+    expect([...mediaTypesSent].sort()).toEqual(['application/json', 'multipart/form-data']);
     expect(breaches).toEqual([]);
   }, BUDGET_MS);
 
@@ -83,7 +89,9 @@ describe('requests generated from the published documents', () => {
   }, BUDGET_MS);
 
   it('login, the token endpoint and the dashboard proxy (to the real dashboard component) keep it too', async () => {
-    const { breaches, sent } = await exercise('edge');
+    const { breaches, sent, mediaTypesSent } = await exercise('edge');
+    // The token endpoint is sent the URL-encoded form it declares.
+    expect(mediaTypesSent.has('application/x-www-form-urlencoded')).toBe(true);
     // login and oauth2Token on three documents, the proxy's five methods on two.
     expect(sent).toBeGreaterThanOrEqual(RUNS * (2 * 3 + 5 * 2));
     expect(breaches).toEqual([]);

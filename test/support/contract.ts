@@ -3,8 +3,8 @@ import { validish, type JsonSchema } from './fuzz/schema-arb.js';
 
 /**
  * Requests generated from a published OpenAPI document (not from our zod schemas), as an outside
- * property-based tester does: every `$ref` resolved, path and query parameters and the JSON body drawn from
- * their JSON Schemas.
+ * property-based tester does: every `$ref` resolved, path and query parameters and the body drawn from their
+ * JSON Schemas, in each media type the operation declares (JSON, an URL-encoded form, a multipart form).
  */
 
 export interface DocOperation {
@@ -17,7 +17,45 @@ export interface DocOperation {
 export interface GeneratedRequest {
   url: string;
   method: string;
+  /** The drawn body as a value (for messages); `encoded` is what goes on the wire. */
   body?: unknown;
+  mediaType?: string;
+  /** The body in its media type; a FormData's Content-Type (with its boundary) is set by the request itself. */
+  encoded?: BodyInit;
+}
+
+/** The request media types the generator can write. */
+const WRITABLE = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'];
+
+/** A form field's text: objects as JSON text (the documents' `contentType: application/json` parts). */
+const fieldText = (value: unknown) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : String(value));
+
+/**
+ * A drawn body written in its media type. In a multipart form, a property of `format: binary` (or an array of
+ * them) becomes file parts of the encoding's first content type, an object a part of type application/json,
+ * anything else a text field; arrays repeat their part.
+ */
+export function encodeBody(mediaType: string, body: unknown, schema: JsonSchema, encoding: Record<string, { contentType?: string }> = {}): BodyInit {
+  if (mediaType === 'application/json') return JSON.stringify(body);
+  const fields = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.entries(body as Record<string, unknown>) : [];
+  if (mediaType === 'application/x-www-form-urlencoded') {
+    const form = new URLSearchParams();
+    for (const [key, value] of fields) for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) form.append(key, fieldText(v));
+    return form.toString();
+  }
+  const form = new FormData();
+  for (const [key, value] of fields) {
+    const property: JsonSchema = schema.properties?.[key] ?? {};
+    const binary = property.format === 'binary' || property.items?.format === 'binary';
+    const partType = encoding[key]?.contentType?.split(',')[0]?.trim();
+    for (const v of Array.isArray(value) && (binary || property.type === 'array') ? value : [value]) {
+      if (v === undefined) continue;
+      if (binary) form.append(key, new Blob([fieldText(v)], { type: partType ?? 'application/octet-stream' }), `${key}.bin`);
+      else if (v !== null && typeof v === 'object') form.append(key, new Blob([JSON.stringify(v)], { type: 'application/json' }), `${key}.json`);
+      else form.append(key, String(v));
+    }
+  }
+  return form;
 }
 
 /** Every operation of a document. */
@@ -87,20 +125,29 @@ export function requestArbitrary(op: DocOperation, doc: Record<string, any>): fc
       if (p.required) required.push(p.name);
     }
   }
-  const bodySchema = op.operation.requestBody?.content?.['application/json']?.schema;
-  const body: fc.Arbitrary<unknown> = bodySchema ? validish(resolved(bodySchema, doc), {}) : fc.constant(undefined);
+  const content: Record<string, { schema?: JsonSchema; encoding?: Record<string, { contentType?: string }> }> = op.operation.requestBody?.content ?? {};
+  const mediaTypes = Object.keys(content).filter((t) => WRITABLE.includes(t));
+  type DrawnBody = { mediaType?: string; body?: unknown; encoded?: BodyInit };
+  const body: fc.Arbitrary<DrawnBody> = mediaTypes.length
+    ? fc.oneof(
+        ...mediaTypes.map((mediaType) => {
+          const schema = resolved(content[mediaType]!.schema, doc);
+          return validish(schema, {}).map((value): DrawnBody => ({ mediaType, body: value, encoded: encodeBody(mediaType, value, schema, content[mediaType]!.encoding) }));
+        }),
+      )
+    : fc.constant({});
   return fc
     .record({
       path: fc.record(pathModel),
       query: fc.record(queryModel, { requiredKeys: required }),
-      body,
+      drawn: body,
     })
-    .map(({ path, query, body }) => {
+    .map(({ path, query, drawn }) => {
       const concrete = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(asText(path[name])));
       const search = new URLSearchParams();
       for (const [key, value] of Object.entries(query)) if (value !== undefined) search.set(key, asText(value));
       const qs = search.toString();
-      return { url: `${concrete}${qs ? `?${qs}` : ''}`, method: op.method, ...(bodySchema ? { body } : {}) };
+      return { url: `${concrete}${qs ? `?${qs}` : ''}`, method: op.method, ...drawn };
     });
 }
 
