@@ -20,6 +20,8 @@ export interface DatabaseHandle {
   listen?(channel: string, onMessage: (payload: string) => void, onLost: () => void, onRestored?: () => void): Promise<() => Promise<void>>;
   /** The connection pool now, for the metrics (PostgreSQL through a `pg` pool only). */
   poolStats?(): DatabasePoolStats;
+  /** PGlite only: its whole data directory as a tarball (what `loadDataDir` starts a new one from). */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -37,11 +39,19 @@ export interface DatabasePoolStats {
  * them (Workers has no PGlite) never loads the other. `transient`: no connection outlives its query or
  * transaction, and no LISTEN (Cloudflare Workers; see transient-pool.ts).
  */
-export async function connectDatabase(options: { url?: string; dataDir?: string; poolSize?: number; transient?: boolean }): Promise<DatabaseHandle> {
+export async function connectDatabase(options: {
+  url?: string;
+  dataDir?: string;
+  poolSize?: number;
+  transient?: boolean;
+  /** PGlite in memory only: start from this data directory (a `dumpDataDir` tarball) instead of an empty one. */
+  loadDataDir?: Blob;
+}): Promise<DatabaseHandle> {
   let dialect: Dialect;
   let name: DialectName;
   let listen: DatabaseHandle['listen'];
   let poolStats: DatabaseHandle['poolStats'];
+  let dumpDataDir: DatabaseHandle['dumpDataDir'];
   if (options.url && options.transient) {
     const pg = (await import('pg')).default;
     pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -104,6 +114,7 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     // One options object: PGlite.create(undefined, options) silently drops the options.
     const client = await PGlite.create({
       dataDir: dataDir === 'memory://' ? undefined : dataDir,
+      ...(dataDir === 'memory://' && options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
       parsers: { 20: (value: string) => Number(value), 17: hexToBytea },
       // bytea parameters go as they are: PGlite then binds them in PostgreSQL's binary format (the raw bytes),
       // where hex text would double their size and cost an encode here and a decode inside PGlite's wasm.
@@ -111,10 +122,11 @@ export async function connectDatabase(options: { url?: string; dataDir?: string;
     });
     keepOwnParsersOnly(client as unknown as { parsers: Record<number, unknown> }, [20, 17]);
     dialect = new PGliteDialect(client);
+    dumpDataDir = async () => (await client.dumpDataDir('none')) as Blob;
     name = 'pglite';
   }
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: name, listen, poolStats, close: () => db.destroy() };
+  return { db, dialect: name, listen, poolStats, dumpDataDir, close: () => db.destroy() };
 }
 
 /**

@@ -19,6 +19,8 @@ export interface BootOptions {
   hostname: string;
   /** 'memory://' for an in-memory PGlite (tests); otherwise config decides. */
   pgliteDir?: string;
+  /** With pgliteDir 'memory://': start from this PGlite data directory (tests start from a migrated one). */
+  pgliteImage?: Blob;
   /** One PostgreSQL connection per query or transaction, no LISTEN (Cloudflare Workers). */
   transientConnections?: boolean;
   /**
@@ -56,6 +58,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     url: config.DATABASE_URL,
     dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR,
     transient: options.transientConnections,
+    loadDataDir: options.pgliteImage,
   });
   try {
     const applied = await migrate(database.db);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { boot, type BootOptions, type Booted } from '../../src/runtime/bootstrap.js';
+import { migratedPgliteImage } from './pglite-image.js';
 import { createLogger, type Logger } from '../../src/services/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import type { Extractor } from '../../src/extraction/index.js';
@@ -67,6 +68,7 @@ export async function bootForTest(
   }
   const config = loadConfig(vars);
   const booted = await boot({ config, runtime: 'test', hostname: 'test-host', pgliteDir: 'memory://',
+    pgliteImage: dialect === 'pglite' ? await migratedPgliteImage() : undefined,
     logger: options.logger ?? createLogger('silent'),
     now: options.now,
     readAsset: nodeAssetReader(),
