@@ -1,5 +1,4 @@
 import type { Hono } from 'hono';
-import { compress } from 'hono/compress';
 import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { AccessTokenResponse, LoginRequest, LoginResponse, OAuthError, TokenRequest } from '../schemas/auth.js';
 import { ProblemSchema } from '../schemas/common.js';
@@ -117,10 +116,6 @@ export function mountDocs(
     }
     return doc;
   };
-
-  // The docs page fetches about 2.5 MB (Swagger UI and the three documents): gzip makes that ~0.5 MB for a
-  // browser that is not on this machine. Only these paths: the API's own answers are small.
-  for (const path of [...Object.values(surfaceDocPath), '/docs/assets/*']) app.use(path, compress());
 
   for (const [surface, path] of Object.entries(surfaceDocPath) as [Surface, string][]) {
     app.get(path, (c) => {

@@ -1,4 +1,3 @@
-import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, adminAuth, bootForTest } from '../support/databases.js';
 import { createLogger } from '../../src/services/logger.js';
@@ -23,20 +22,6 @@ describe('probes', () => {
 });
 
 describe('the docs page', () => {
-  it('sends Swagger UI and the documents gzipped to a browser that accepts it, and plain otherwise', async () => {
-    for (const path of ['/docs/assets/swagger-ui-bundle.js', '/admin/openapi.json']) {
-      const plain = await booted.app.request(path);
-      expect(plain.headers.get('content-encoding')).toBeNull();
-      const plainBytes = new Uint8Array(await plain.arrayBuffer());
-      const zipped = await booted.app.request(path, { headers: { 'accept-encoding': 'gzip, deflate' } });
-      expect(zipped.status).toBe(200);
-      expect(zipped.headers.get('content-encoding')).toBe('gzip');
-      const wire = new Uint8Array(await zipped.arrayBuffer());
-      expect(wire.length).toBeLessThan(plainBytes.length / 3);
-      expect(new Uint8Array(gunzipSync(wire))).toEqual(plainBytes);
-    }
-  });
-
   it('serves Swagger UI from our own origin, with the three surfaces to switch between', async () => {
     const page = await booted.app.request('/docs');
     expect(page.status).toBe(200);
