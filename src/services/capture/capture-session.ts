@@ -179,7 +179,8 @@ export class CaptureSession {
     try {
       for await (const chunk of this.media.audio(this.stop.signal)) {
         if (this.stop.signal.aborted || this.isOver) break;
-        if (voice.push(chunk) && this.state === 'CAPTURING') this.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
+        // Speech heard before the first video frame is progress too (a loaded decoder may deliver the audio first).
+        if (voice.push(chunk) && (this.state === 'WAITING_MEDIA' || this.state === 'CAPTURING')) this.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
       }
     } catch (error) {
       // The session asked for the voice: without it, the timeout says so.
