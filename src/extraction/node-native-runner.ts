@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type * as OrtCommon from 'onnxruntime-common';
 import { BiometricError } from '../biometrics/errors.js';
 import { FACE_MODELS, type FaceModelId, type ModelRunner } from '../biometrics/face/runner.js';
-import { readFaceModel, type OrtWebOptions } from './ort-web-runner.js';
+import { readFaceModel, warmSessions, type OrtWebOptions } from './ort-web-runner.js';
 
 /** What installs onnxruntime-node (scripts/tool.mjs installs tools/bench with `npm ci` from its lock). */
 export const NATIVE_BACKEND_COMMAND = 'npm run native-backend';
@@ -91,12 +91,8 @@ export class OrtNodeRunner implements ModelRunner {
   }
 
   /** One inference per model on a mid-grey input, so the first request does not pay for the kernels' set-up. */
-  private async warm(): Promise<void> {
-    for (const [id, s] of this.sessions) {
-      const meta = s.inputMetadata[0] as { shape?: readonly (number | string)[] } | undefined;
-      const dims = (meta?.shape ?? []).map((d) => (typeof d === 'number' ? d : 1));
-      await this.run(id, new Float32Array(dims.reduce((a, b) => a * b, 1)).fill(0.5), dims);
-    }
+  private warm(): Promise<void> {
+    return warmSessions(this.sessions, (id, input, dims) => this.run(id, input, dims));
   }
 
   async run(model: FaceModelId, input: Float32Array, dims: readonly number[]): Promise<Record<string, Float32Array>> {

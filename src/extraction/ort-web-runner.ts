@@ -100,13 +100,8 @@ export class OrtWebRunner implements ModelRunner {
     return runner;
   }
 
-  private async warm(): Promise<void> {
-    for (const [id, s] of this.sessions) {
-      const meta = s.inputMetadata[0] as { shape?: readonly (number | string)[] } | undefined;
-      const dims = (meta?.shape ?? []).map((d) => (typeof d === 'number' ? d : 1));
-      const n = dims.reduce((a, b) => a * b, 1);
-      await this.run(id, new Float32Array(n).fill(0.5), dims);
-    }
+  private warm(): Promise<void> {
+    return warmSessions(this.sessions, (id, input, dims) => this.run(id, input, dims));
   }
 
   async run(model: FaceModelId, input: Float32Array, dims: readonly number[]): Promise<Record<string, Float32Array>> {
@@ -127,5 +122,20 @@ export class OrtWebRunner implements ModelRunner {
   async release(): Promise<void> {
     for (const s of this.sessions.values()) await s.release();
     this.sessions.clear();
+  }
+}
+
+/**
+ * One inference per model on a mid-grey input (dynamic dimensions as 1), so the first request does not pay for
+ * the kernels' set-up. Shared by the wasm and the native runner.
+ */
+export async function warmSessions<Id>(
+  sessions: Map<Id, { inputMetadata: readonly unknown[] }>,
+  run: (id: Id, input: Float32Array, dims: number[]) => Promise<unknown>,
+): Promise<void> {
+  for (const [id, s] of sessions) {
+    const meta = s.inputMetadata[0] as { shape?: readonly (number | string)[] } | undefined;
+    const dims = (meta?.shape ?? []).map((d) => (typeof d === 'number' ? d : 1));
+    await run(id, new Float32Array(dims.reduce((a, b) => a * b, 1)).fill(0.5), dims);
   }
 }
