@@ -94,12 +94,6 @@ export const managementOperations = [
     summary: 'Clears the whole database except the schema version record and the settings',
     description: 'Accounts, OAuth clients and tokens, signing keys, licences and usage stay, so nobody is locked out. One transaction.',
     response: { description: 'Rows removed per table', schema: TruncateResult },
-    handle: async ({ services }) => {
-      // The gallery mirrors rows that are now gone. Other nodes are told inside the clearing transaction (the
-      // NOTIFY goes with the commit, so a crash right after it cannot leave a peer matching deleted subjects).
-      const removed = await truncateDatabase(services.ctx, { inTransaction: (trx) => services.gallery.announceReset(trx) });
-      await services.gallery.applyCommitted();
-      return removed;
-    },
+    handle: ({ services }) => truncateDatabase(services),
   }),
 ];

@@ -285,7 +285,7 @@ for (const dialect of dialects) {
       const other = new TemplateKeys(booted.services.ctx);
       expect((await other.current('template-signing')).id).toBe(rows.find((r) => r.purpose === 'template-signing')!.id);
       const { payload, encryptedTemplate } = await qrJson('franck');
-      await truncateDatabase(booted.services.ctx);
+      await truncateDatabase(booted.services);
       expect(await booted.services.ctx.db.selectFrom('service_keys').select('id').execute()).toHaveLength(2);
       expect(await modalities({ payload })).toMatchObject({ signatureValid: true });
       // The subject is gone with the truncate: its encrypted template no longer verifies.

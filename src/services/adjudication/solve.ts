@@ -39,7 +39,7 @@ export async function solveCase(services: Services, principal: Principal, reques
   const isAdmin = principal.role === 'ADMIN';
   const required = await services.settings.get('adjudication.requiredDecisions');
 
-  const result = await ctx.db.transaction().execute(async (trx) => {
+  const result = await services.gallery.transaction(async (trx, changes) => {
     const now = ctx.now();
     const row = await trx.selectFrom('adjudication_cases').selectAll().where('id', '=', request.caseId).forUpdate().executeTakeFirst();
     if (!row) throw notFound(`Adjudication case ${request.caseId}`);
@@ -59,9 +59,8 @@ export async function solveCase(services: Services, principal: Principal, reques
     let probe: { id: number; subject_id: string } | undefined;
     if (state === 'SOLVED') {
       probe = await settle(trx, row, request.decision, now);
-      // Told inside the transaction: the NOTIFY is delivered with the commit, so a node killed between the
-      // commit and its catch-up cannot leave its peers without the newly ENROLLED probe.
-      if (probe && request.decision === 'NOT_DUPLICATE') await services.gallery.announcePut(trx, probe.id);
+      // The newly ENROLLED probe joins every node's gallery.
+      if (probe && request.decision === 'NOT_DUPLICATE') changes.put(probe.id);
     } else {
       await trx
         .updateTable('adjudication_cases')
@@ -74,8 +73,6 @@ export async function solveCase(services: Services, principal: Principal, reques
   });
 
   ctx.log.info('adjudication decision recorded', { caseId: request.caseId, accountId: me, state: result.state });
-  // The newly ENROLLED probe joins this node's gallery (peers were told in the transaction).
-  if (result.probe && result.outcome === 'NOT_DUPLICATE') await services.gallery.applyCommitted();
   const { probe: _probe, ...answer } = result;
   return answer;
 }

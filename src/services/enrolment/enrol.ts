@@ -124,7 +124,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
     // Apply what committed before now (deletions, adjudications) while no transaction holds a connection:
     // PGlite has one, which the catch-up needs.
     if (dedup) await services.gallery.catchUp();
-    const stored = await ctx.db.transaction().execute(async (trx) => {
+    const stored = await services.gallery.transaction(async (trx, changes) => {
       if (rules) await services.gallery.lockForDeduplication(trx);
       const outcome: DedupOutcome = rules ? await deduplicate(services, { faces: templates, voice: voiceTemplate?.template ?? null }, rules) : { status: 'ENROLLED', candidates: [] };
       const candidates: StoredCandidate[] = outcome.candidates;
@@ -205,14 +205,13 @@ export async function enrolSubject(services: Services, request: Request, caller:
       if (outcome.status === 'PENDING_ADJUDICATION') {
         await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
       }
-      if (outcome.status === 'ENROLLED') await services.gallery.announcePut(trx, subject.id);
+      if (outcome.status === 'ENROLLED') changes.put(subject.id);
       // Answered exactly as the subject reads show it, read in the transaction: what this request committed,
       // whatever a concurrent request (a delete) does once it has.
       const presented = await getSubject({ ...ctx, db: trx }, { id: subject.id });
       return { subject, presented, outcome, compact: compact?.template ?? extraTemplates[0] ?? null };
     });
     const { outcome } = stored;
-    if (outcome.status === 'ENROLLED') await services.gallery.applyCommitted();
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
     // (Face only: the browser SDK verifies faces; a voice-only subject has no such template.)
     const encryptedTemplate = outcome.status === 'REJECTED' || !stored.compact ? undefined : await encryptTemplateForDevice(services, stored.subject, stored.compact);

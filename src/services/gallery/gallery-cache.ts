@@ -1,23 +1,19 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../db/tables.js';
 import { Gallery, type MatchCandidate, type MatcherThreads } from '../../biometrics/index.js';
 import type { ServiceContext } from '../context.js';
-import { changesAfter, latestChangeId, recordChange, type LoggedChange } from './change-log.js';
+import { changesAfter, latestChangeId, type LoggedChange } from './change-log.js';
 import { databaseDigest, digestTerm, type GalleryDigest, type TemplateSource } from './digest.js';
+import { GalleryChanges, type GalleryNotice } from './gallery-changes.js';
 
-/** The PostgreSQL channel on which nodes tell each other that the gallery changed. */
-export const GALLERY_CHANNEL = 'bims_gallery';
+export { GALLERY_CHANNEL } from './gallery-changes.js';
+export type { GalleryChanges } from './gallery-changes.js';
 
 /**
  * The key of the transaction-scoped advisory lock that serialises deduplication across every process on one
  * PostgreSQL database ("BIMS" and 1). Only enrolments that deduplicate take it.
  */
 const DEDUPLICATION_LOCK = 0x42494d53_0001;
-
-/** What a NOTIFY says: who changed the gallery. The change itself is read from the change log. */
-interface GalleryNotice {
-  node: string;
-}
 
 /**
  * How this node learns of gallery changes made by other nodes. `listen`: PostgreSQL NOTIFY wakes it (or nobody
@@ -79,7 +75,7 @@ export interface GalleryState {
  *
  * Loaded once on first use, then changed only by replaying the gallery change log (change-log.ts) in commit
  * order, one replay at a time: every transaction that changes the gallery writes a log row before it commits,
- * and after the commit its own node replays the log ({@link applyCommitted}) while other nodes replay it when a
+ * and after the commit its own node replays the log ({@link transaction}) while other nodes replay it when a
  * NOTIFY wakes them (listen) or before each search (poll). Each replay reads the log rows and the subjects they
  * name in one snapshot, so a "put" of a subject deleted meanwhile finds nothing and removes it, and no change
  * can be applied out of order or twice concurrently. {@link reconcile} compares the whole gallery with the
@@ -192,34 +188,27 @@ export class GalleryCache {
   }
 
   /**
-   * Tell every node, inside the transaction that writes the subject, that it joins the gallery (or that its
-   * templates changed). The log row commits with the transaction, so a process killed right after its commit
-   * cannot leave the other nodes without a subject it stored; the NOTIFY, delivered only at the commit, wakes
-   * the listening nodes. After the commit, call {@link applyCommitted}.
+   * Run `work` in one transaction that may change the gallery: the changes it notes on `changes` are announced
+   * to every node as the transaction's last statements (change-log rows and, on PostgreSQL, a NOTIFY delivered
+   * with the commit) and applied to this node's gallery after the commit. This is the only way to change the
+   * gallery, so no service can announce a change without applying it here, or apply one its peers never hear of.
+   *
+   * @example
+   * const stored = await services.gallery.transaction(async (trx, changes) => {
+   *   await trx.updateTable('subjects').set({ status: 'ENROLLED' }).where('id', '=', ref).execute();
+   *   changes.put(ref);
+   *   return ref;
+   * });
    */
-  async announcePut(trx: Kysely<Database>, subjectRef: number): Promise<void> {
-    await recordChange(trx, 'put', [subjectRef]);
-    await this.notify(trx);
-  }
-
-  /** Tell every node, inside the deleting transaction, that these subjects leave the gallery (see announcePut). */
-  async announceRemove(trx: Kysely<Database>, subjectRefs: number[]): Promise<void> {
-    if (subjectRefs.length === 0) return;
-    await recordChange(trx, 'remove', subjectRefs);
-    await this.notify(trx);
-  }
-
-  /** Tell every node, inside the clearing transaction, to reload its gallery (see announcePut). */
-  async announceReset(trx: Kysely<Database>): Promise<void> {
-    await recordChange(trx, 'reset');
-    await this.notify(trx);
-  }
-
-  /** No NOTIFY on PGlite: it is one process, which applies its own changes after each commit. */
-  private async notify(trx: Kysely<Database>): Promise<void> {
-    if (this.ctx.dialect !== 'postgres') return;
-    const notice: GalleryNotice = { node: this.ctx.node.id };
-    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(notice)})`.execute(trx);
+  async transaction<T>(work: (trx: Transaction<Database>, changes: GalleryChanges) => Promise<T>): Promise<T> {
+    const changes = new GalleryChanges();
+    const result = await this.ctx.db.transaction().execute(async (trx) => {
+      const value = await work(trx, changes);
+      await changes.announce(trx, { dialect: this.ctx.dialect, nodeId: this.ctx.node.id });
+      return value;
+    });
+    if (!changes.empty) await this.applyCommitted();
+    return result;
   }
 
   /**
@@ -227,7 +216,7 @@ export class GalleryCache {
    * this node's next search sees it. Never throws: the commit stands, and a gallery that cannot catch up is
    * dropped and reloads from the database on its next use.
    */
-  async applyCommitted(): Promise<void> {
+  private async applyCommitted(): Promise<void> {
     try {
       await this.catchUp();
     } catch (error) {

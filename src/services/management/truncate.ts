@@ -1,6 +1,5 @@
-import { sql, type Transaction } from 'kysely';
-import type { Database } from '../../db/tables.js';
-import type { ServiceContext } from '../context.js';
+import { sql } from 'kysely';
+import type { Services } from '../index.js';
 
 /**
  * Tables `truncateDatabase` never touches: the schema version record, the settings, and everything that lets
@@ -25,11 +24,13 @@ const NOT_CLEARED_HERE: readonly string[] = ['service_nodes', 'gallery_changes']
  * table. The tables are found in the catalogue rather than listed, so a table a later migration adds is
  * cleared too unless it is added to the kept list on purpose. `service_nodes` keeps this node's row so the
  * cluster status still shows the node that did it. `gallery_changes` is not cleared either: it is bookkeeping,
- * not data, and the caller's reset announcement appends the row that tells every node to reload (emptying
+ * not data, and the gallery's reset announcement appends the row that tells every node to reload (emptying
  * the log would only make a clear of an empty database report a removed row).
  */
-export async function truncateDatabase(ctx: ServiceContext, options: { inTransaction?: (trx: Transaction<Database>) => Promise<void> } = {}) {
-  const result = await ctx.db.transaction().execute(async (trx) => {
+export async function truncateDatabase(services: Services) {
+  const { ctx } = services;
+  // The gallery mirrors rows that are about to go: every node is told to reload, with the commit.
+  const result = await services.gallery.transaction(async (trx, changes) => {
     const { rows } = await sql<{ name: string }>`
       select table_name as name from information_schema.tables
       where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(trx);
@@ -48,10 +49,9 @@ export async function truncateDatabase(ctx: ServiceContext, options: { inTransac
     }
     const nodes = await trx.deleteFrom('service_nodes').where('node_id', '!=', ctx.node.id).executeTakeFirst();
     removed.service_nodes = Number(nodes.numDeletedRows);
-    // The caller's last statement in the same transaction: the gallery's reset announcement, a NOTIFY for
-    // listening nodes and a `reset` row in the change log, so that nodes reading the log (Workers) reload
-    // instead of keeping subjects that no longer exist.
-    await options.inTransaction?.(trx);
+    // Announced as the transaction's last statements: a NOTIFY for listening nodes and a `reset` row in the
+    // change log, so that nodes reading the log (Workers) reload instead of keeping subjects that no longer exist.
+    changes.reset();
     return removed;
   });
   const total = Object.values(result).reduce((a, b) => a + b, 0);

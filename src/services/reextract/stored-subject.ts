@@ -111,7 +111,7 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   }
 
   const previousVersions = [...new Set(samples.map((s) => s.template_version))];
-  const stored = await ctx.db.transaction().execute(async (trx) => {
+  const stored = await services.gallery.transaction(async (trx, changes) => {
     const now = ctx.now();
     // The subject may have been deleted while its images were analysed; the lock keeps it until the commit.
     const row = await trx.selectFrom('subjects').select(['id', 'status']).where('id', '=', subject.id).forUpdate().executeTakeFirst();
@@ -140,12 +140,11 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
         ...(voices.averaged ? { voiceTemplateVersion: voices.version, reextractedVoices: voices.redone.map((r) => r.sampleId) } : {}),
       },
     });
-    if (row.status === 'ENROLLED') await services.gallery.announcePut(trx, subject.id);
+    if (row.status === 'ENROLLED') changes.put(subject.id);
     // Read in the transaction: the answer is what this request committed, whatever a concurrent delete does next.
     return { status: row.status, operation, presented: await getSubject({ ...ctx, db: trx }, { id: subject.id }) };
   });
 
-  if (stored.status === 'ENROLLED') await services.gallery.applyCommitted();
   return { operation: presentOperation(stored.operation), subject: stored.presented, templateVersion: current };
 }
 

@@ -26,14 +26,12 @@ const keyColumns = ['id', 'subject_id', 'enrollment_operation_uuid'] as const;
 /** Delete the subjects, then take them out of the gallery; answers `DeletedCount`. */
 async function deleteAndForget(services: Services, caller: DeleteCaller, select: (trx: Services['ctx']['db']) => Promise<SubjectKey[]>) {
   const { ctx } = services;
-  const { subjects, removed } = await ctx.db.transaction().execute(async (trx) => {
+  const { subjects, removed } = await services.gallery.transaction(async (trx, changes) => {
     const subjects = await select(trx);
     const removed = await removeSubjects(trx, subjects);
-    // Delivered to the other nodes with the commit, so not lost if this process dies right after it.
-    await services.gallery.announceRemove(trx, subjects.map((s) => s.id));
+    changes.remove(subjects.map((s) => s.id));
     return { subjects, removed };
   });
-  await services.gallery.applyCommitted();
   ctx.log.info('subjects deleted', { subjects: subjects.length, removed, by: actor(caller) });
   return { deleted: removed.subjects };
 }
@@ -91,16 +89,15 @@ export async function clearDb(services: Services, prefix: string | undefined, ca
     throw invalid('query.prefix', 'is required on the user surface (clearing every subject needs an ADMIN surface)');
   }
   const { ctx } = services;
-  const removed = await ctx.db.transaction().execute(async (trx) => {
+  const removed = await services.gallery.transaction(async (trx, changes) => {
     let query = trx.selectFrom('subjects').select(keyColumns);
     if (given !== undefined) query = query.where('subject_id', 'like', `${escapeLike(given)}%`);
     if (owner) query = query.where(ownsSubject('subjects.enrollment_operation_uuid', owner));
     const subjects = await query.orderBy('id').forUpdate().execute();
     const removed = await removeSubjects(trx, subjects);
-    await services.gallery.announceReset(trx);
+    changes.reset();
     return removed;
   });
-  await services.gallery.applyCommitted();
   ctx.log.warn('subjects cleared', { prefix: given ?? null, removed, by: actor(caller) });
   return { deleted: removed.subjects, removed };
 }
