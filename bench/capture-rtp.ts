@@ -1,4 +1,4 @@
-// npm run bench -- capture [--sessions 1,2,4,8] [--seconds 15] [--fps 5] [--workers N]
+// npm run bench -- capture-rtp [--sessions 1,2,4,8] [--seconds 15] [--fps 5] [--workers N]
 // Biometric capture over a live stream, from RTP on: for each session a real ffmpeg sends a VP8 camera clip
 // (a face photo, 640x480, 15 fps) as RTP to the sidecar's decoder (the same RtpVideoDecoder Janus forwards to),
 // and a CaptureSession analyses the sampled frames in the extraction pool. WebRTC and Janus are left out: they

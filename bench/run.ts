@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   load: () => import('./load.js'),
   voice: () => import('./voice.js'),
   capture: () => import('./capture.js'),
+  'capture-rtp': () => import('./capture-rtp.js'),
   upload: () => import('./upload.js'),
 };
 

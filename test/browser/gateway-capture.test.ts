@@ -1,66 +1,26 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hono } from 'hono';
 import jpeg from 'jpeg-js';
-import { adminAuth, basic, bootForTest } from '../support/databases.js';
-import { launchChromium } from '../support/browser.js';
-import { serveOnLoopback } from '../support/serve.js';
-import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
-import { setUpMediaNet, type MediaNet } from '../support/media-net.js';
-import { PHOTOS, photo } from '../biometrics/helpers.js';
+import { adminAuth, basic } from '../support/databases.js';
+import { captureInBrowser, clip as rigClip, speechWav as rigSpeechWav, startCaptureRig, type BrowserCapture, type CaptureRig } from '../support/capture-rig.js';
+import { photo } from '../biometrics/helpers.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
-
-const run = promisify(execFile);
 
 /**
  * Biometric capture over the live media stream, as a user does it: Chromium's fake camera plays a Y4M clip
  * made here from a test photo, the page negotiates a PeerConnection only through /user/gateway/... on a
  * VideoRoom handle with the init params, Janus forwards the video to the sidecar's decoder, and the frames
  * go through the extraction pipeline to the operation. The page follows the capture in trickleGateway's answers.
- * The media runs over the isolated link of test/support/media-net.ts (see gateway-webrtc.test.ts).
+ * The media runs over the isolated link of test/support/media-net.ts (see gateway-webrtc.test.ts); the setup is
+ * test/support/capture-rig.ts, which bench/capture.ts shares.
  */
-let net: MediaNet;
-let sidecar: TestSidecar;
-let booted: Awaited<ReturnType<typeof bootForTest>>;
-let api: Awaited<ReturnType<typeof serveOnLoopback>>;
-let page: Awaited<ReturnType<typeof serveOnLoopback>>;
-let clips: string;
-
-const pageApp = new Hono().get('/', (c) => c.html('<!doctype html><html><head><title>capture test</title></head><body>capture test</body></html>'));
-
-/** The fake microphone: the first 12 s of a test recording (scripts/fetch-test-speech.mjs) as a 48 kHz WAV. */
-async function speechWav(name: string, speechPath: string): Promise<string> {
-  const out = join(clips, `${name}.wav`);
-  const input = fileURLToPath(new URL(`../fixtures/speech/${speechPath}`, import.meta.url));
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', input, '-t', '12', '-ac', '1', '-ar', '48000', '-c:a', 'pcm_s16le', out]);
-  return out;
-}
-
-/** A Y4M clip of one second at 10 fps, 640x480: the photo letterboxed, or a test pattern with no face. */
-async function clip(name: string, photoPath?: string): Promise<string> {
-  const out = join(clips, `${name}.y4m`);
-  const input = photoPath ? ['-loop', '1', '-i', join(PHOTOS, photoPath)] : ['-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=10'];
-  const fit = 'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2,format=yuv420p';
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...input, '-vf', fit, '-r', '10', '-t', '1', '-f', 'yuv4mpegpipe', out]);
-  return out;
-}
+let rig: CaptureRig;
+let booted: CaptureRig['booted'];
+let api: CaptureRig['api'];
 
 beforeAll(async () => {
-  clips = await mkdtemp(join(tmpdir(), 'bims-capture-clips-'));
-  net = await setUpMediaNet();
-  console.info(`[gateway-capture] media path: ${net.describe}`);
-  const isolated = net.mode === 'isolated' ? net : null;
-  sidecar = await startTestSidecar(isolated ? { BIMS_JANUS_ICE_ENFORCE_LIST: isolated.hostIf } : {});
-  const listenOn = isolated?.hostAddr ?? '127.0.0.1';
-  page = await serveOnLoopback(pageApp.fetch, listenOn);
-  booted = await bootForTest('pglite', { ...sidecar.env, BIMS_CORS_ORIGINS: page.url, BIMS_CAPTURE_LINGER_SECONDS: '2' }, { createExtractor: sharedExtractorFactory() });
-  api = await serveOnLoopback(booted.app.fetch, listenOn);
+  rig = await startCaptureRig({ env: { BIMS_CAPTURE_LINGER_SECONDS: '2' }, createExtractor: sharedExtractorFactory() });
+  console.info(`[gateway-capture] media path: ${rig.net.describe}`);
+  ({ booted, api } = rig);
   for (const username of ['capture-user', 'capture-other']) {
     const res = await fetch(`${api.url}/admin/accounts/create`, {
       method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' }, body: JSON.stringify({ username, password: `${username}-password`, role: 'USER' }),
@@ -71,73 +31,19 @@ beforeAll(async () => {
   await (await booted.services.extractors.get()).analyseFace(photo('labelled/franck/franck_02045.jpg'), { checks: true });
 });
 afterAll(async () => {
-  await api?.stop();
-  await page?.stop();
-  await booted?.close();
+  await rig?.close();
   await closeSharedExtractor();
-  await sidecar?.stop();
-  await net?.down();
-  if (clips) await rm(clips, { recursive: true, force: true });
 });
 
-interface Capture {
-  state: string;
-  events: { type: string }[];
-  result?: { type: string; status: string; operationUuid?: string; subjectId?: string; subjectStatus?: string; score?: number; reason?: string };
-  metrics: Record<string, number | null>;
-  sessionId: number;
-  handleId: number;
-}
+type Capture = BrowserCapture;
 
 const userAuth = basic('capture-user', 'capture-user-password');
 const otherAuth = basic('capture-other', 'capture-other-password');
 
-let bundled: Promise<string> | undefined;
-/** src/sdk/gateway-capture.ts as a script defining window.bimsCapture. */
-function sdkHelper(): Promise<string> {
-  bundled ??= build({
-    entryPoints: [fileURLToPath(new URL('../../src/sdk/gateway-capture.ts', import.meta.url))],
-    bundle: true, write: false, format: 'iife', globalName: 'bimsCapture', platform: 'browser', target: 'chrome110',
-  }).then((out) => out.outputFiles[0]!.text);
-  return bundled;
-}
-
-/** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
-async function captureWith(clipPath: string, params: Record<string, unknown>, authorization = adminAuth, wavPath?: string): Promise<Capture> {
-  const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clipPath}`,
-    ...(wavPath ? [`--use-file-for-fake-audio-capture=${wavPath}`] : [])];
-  const isolated = net.mode === 'isolated' ? net : null;
-  const browser = isolated
-    ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${page.url}`], { netns: isolated.netns })
-    : await launchChromium(media);
-  try {
-    const tab = await browser.newPage();
-    await tab.goto(page.url);
-    // The browser SDK's capture helper, bundled from its source for this page.
-    await tab.addScriptTag({ content: await sdkHelper() });
-    return await tab.evaluate(
-      async ({ apiUrl, authorization, params, audio }) => {
-        const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') }).bimsCapture;
-        const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio });
-        const events: { type: string }[] = [];
-        let sessionId = 0;
-        let handleId = 0;
-        const realFetch = window.fetch.bind(window);
-        // Only to learn the session id for the assertions below; the helper itself does every call.
-        window.fetch = async (input, init) => {
-          const res = await realFetch(input, init);
-          if (String(input).includes('create-and-attach')) ({ session_id: sessionId, data: { id: handleId } } = await res.clone().json());
-          return res;
-        };
-        const outcome = await sdk.captureWithGateway(apiUrl, { authorization }, { stream, params, onEvent: (e) => events.push(e) });
-        return { sessionId, handleId, state: outcome.type, events, result: outcome, metrics: outcome.metrics as Record<string, number | null> };
-      },
-      { apiUrl: api.url, authorization, params, audio: Boolean(wavPath) },
-    );
-  } finally {
-    await browser.close();
-  }
-}
+const clip = (name: string, photoPath?: string) => rigClip(rig, name, photoPath);
+const speechWav = (name: string, speechPath: string) => rigSpeechWav(rig, name, speechPath);
+const captureWith = (clipPath: string, params: Record<string, unknown>, authorization = adminAuth, wavPath?: string): Promise<Capture> =>
+  captureInBrowser(rig, clipPath, params, authorization, wavPath);
 
 const db = () => booted.services.ctx.db;
 const operation = (uuid: string) => db().selectFrom('operations').selectAll().where('uuid', '=', uuid).executeTakeFirstOrThrow();
