@@ -22,6 +22,14 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * Browser features the pages may use: none, except the camera page, which asks for the camera (and the
+ * microphone for face and voice) on this origin only. The API keeps a page's own policy (security-headers.ts).
+ */
+const NO_DEVICES = 'camera=(), microphone=(), geolocation=()';
+const CAMERA_PAGE = 'capture.html';
+const CAMERA = 'camera=(self), microphone=(self), geolocation=()';
+
 const MOUNTS = ['/dashboard', '/admin/dashboard'] as const;
 
 function problem(c: Context, status: 404 | 405, title: string, detail: string, headers: Record<string, string> = {}) {
@@ -51,6 +59,7 @@ export function createDashboardApp(files: StaticFiles, options: { maxStreams?: n
         // Revalidated on every load (cheap: 304), so a new version shows up without stale scripts.
         'Cache-Control': 'no-cache',
         'Content-Security-Policy': CSP,
+        'Permissions-Policy': rest === CAMERA_PAGE ? CAMERA : NO_DEVICES,
         'X-Content-Type-Options': 'nosniff',
         'Referrer-Policy': 'no-referrer',
       };

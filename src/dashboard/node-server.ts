@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { join, relative, sep } from 'node:path';
 import { createDashboardApp } from './app.js';
 import { indexFiles, servable, type StaticFiles } from './static-files.js';
+import { bundleCaptureHelper } from './capture-bundle.js';
 
 /** The hand-written pages, scripts and styles, served as they are (no build step). */
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
-/** Every servable file under the public folder, by its path relative to it with forward slashes. */
-export async function readPublicFiles(dir = PUBLIC_DIR): Promise<StaticFiles> {
+/** Every servable file under the public folder, by its path relative to it with forward slashes, and `extra` files. */
+export async function readPublicFiles(dir = PUBLIC_DIR, extra: { name: string; bytes: Uint8Array }[] = []): Promise<StaticFiles> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const files = [];
   for (const entry of entries) {
@@ -19,7 +20,7 @@ export async function readPublicFiles(dir = PUBLIC_DIR): Promise<StaticFiles> {
     const name = relative(dir, path).split(sep).join('/');
     if (servable(name)) files.push({ name, bytes: new Uint8Array(await readFile(path)) });
   }
-  return indexFiles(files);
+  return indexFiles([...files, ...extra]);
 }
 
 export interface DashboardServer {
@@ -28,8 +29,14 @@ export interface DashboardServer {
 }
 
 /** Serve the dashboard on host:port (0 picks a free port); resolves once listening, rejects if it cannot. */
-export async function startDashboardServer(options: { host: string; port: number; maxStreams?: number }): Promise<DashboardServer> {
-  const app = createDashboardApp(await readPublicFiles(), { maxStreams: options.maxStreams });
+export async function startDashboardServer(options: { host: string; port: number; maxStreams?: number; warn?: (message: string, fields: Record<string, unknown>) => void }): Promise<DashboardServer> {
+  // The camera page's script is built from the SDK's source; without it the rest of the dashboard still works
+  // and the camera page says the helper is missing.
+  const capture = await bundleCaptureHelper().catch((error: unknown) => {
+    options.warn?.('dashboard: the camera page has no capture helper (esbuild could not bundle src/sdk/gateway-capture)', { error: String(error) });
+    return null;
+  });
+  const app = createDashboardApp(await readPublicFiles(PUBLIC_DIR, capture ? [capture] : []), { maxStreams: options.maxStreams });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info: AddressInfo) => {
       const host = info.address.includes(':') ? `[${info.address}]` : info.address;

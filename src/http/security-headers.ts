@@ -14,15 +14,17 @@ const FIXED: readonly [string, string][] = [
   // the service cannot reliably tell whether the client saw https. No includeSubDomains: other hosts of
   // the operator's domain are not ours to bind.
   ['Strict-Transport-Security', 'max-age=31536000'],
-  ['Permissions-Policy', 'camera=(), microphone=(), geolocation=()'],
 ];
 const DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'";
+/** No camera, microphone or location for any answer, unless a page says it needs one (the dashboard's camera page). */
+const DEFAULT_PERMISSIONS = 'camera=(), microphone=(), geolocation=()';
 const ORIGIN_IN_VARY = /(^|,)\s*origin\s*(,|$)/i;
 
 /**
  * Security headers on every response (preflights, errors and 404s included), and CORS closed unless origins
  * are configured (comma-separated BIMS_CORS_ORIGINS, or `*`). Pages that need more than `default-src 'none'`
- * (the docs page, the sign-in form) set their own Content-Security-Policy, which is kept.
+ * (the docs page, the sign-in form) set their own Content-Security-Policy, which is kept; likewise a page that
+ * needs the camera (the dashboard's capture.html, through the proxy) sets its own Permissions-Policy.
  */
 export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> {
   const allowed = corsOrigins.split(',').map((o) => o.trim()).filter(Boolean);
@@ -49,6 +51,7 @@ export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> 
     const h = c.res.headers;
     for (const [name, value] of FIXED) h.set(name, value);
     if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', DEFAULT_CSP);
+    if (!h.has('Permissions-Policy')) h.set('Permissions-Policy', DEFAULT_PERMISSIONS);
     if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store');
     h.set('X-Request-Id', c.get('requestId'));
     // Names the seed operation that answered, so clients and tests can tell which route matched.

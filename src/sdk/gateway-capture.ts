@@ -17,6 +17,22 @@ export interface CaptureOutcome extends CaptureEvent {
   reason?: string;
 }
 
+/**
+ * With `activeLiveness` in the params: an instruction to show the subject at once, in their own terms (turn to
+ * YOUR left; a mirrored preview shows that as a turn to the screen's left). CHALLENGE_PASSED or CHALLENGE_FAILED
+ * (`reason`, `retriesLeft`) follows it.
+ */
+export interface CaptureInstruction extends CaptureEvent {
+  type: 'INSTRUCTION';
+  instruction: 'TURN_LEFT' | 'TURN_RIGHT' | 'BLINK';
+  step: number;
+  steps: number;
+  /** Time to follow it, from when the service gave it. */
+  withinMs: number;
+}
+
+export const isCaptureInstruction = (event: CaptureEvent): event is CaptureInstruction => event.type === 'INSTRUCTION';
+
 export interface CaptureOptions {
   /** The camera (and microphone) stream, e.g. from navigator.mediaDevices.getUserMedia({ video: true }). */
   stream: MediaStream;
@@ -28,6 +44,8 @@ export interface CaptureOptions {
   surface?: '/user' | '/admin' | '';
   /** How often the session's events are read, in ms (default 300). */
   pollMs?: number;
+  /** Aborting it stops the gateway session (its capture ends without an operation); the call rejects with a CaptureError. */
+  signal?: AbortSignal;
 }
 
 export class CaptureError extends Error {
@@ -83,7 +101,12 @@ export async function captureWithGateway(baseUrl: string, credentials: Credentia
     await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, completed: true });
 
     let seen = 0;
+    const signal = options.signal;
     for (;;) {
+      if (signal?.aborted) {
+        await call('POST', `${prefix}/gateway/stop`, { sessionId, handleId }).catch(() => {});
+        throw new CaptureError('The capture was stopped');
+      }
       // Each trickle on the capture's handle answers with the capture's events so far (on every surface, for
       // the account that started it); a repeated `completed` changes nothing at the gateway.
       const answer = await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, completed: true });
@@ -92,7 +115,16 @@ export async function captureWithGateway(baseUrl: string, credentials: Credentia
       seen = Math.max(seen, events.length);
       const last = events.at(-1);
       if (last && (last.type === 'DONE' || last.type === 'TIMEOUT' || last.type === 'FAILED')) return last as CaptureOutcome;
-      await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 300));
+      // The wait ends early when the caller aborts, so a stop is sent at once.
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, options.pollMs ?? 300);
+        signal?.addEventListener('abort', done);
+      });
     }
   } finally {
     pc.close();

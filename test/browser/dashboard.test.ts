@@ -213,7 +213,7 @@ describe('the dashboard in a real browser', () => {
     await page.waitForSelector('#take-next');
     expect(await page.textContent('#who')).toContain(`${USERNAME} (ADJUDICATOR)`);
     // Adjudicators see the queue and the decisions.
-    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual(['Adjudication', 'Decisions']);
+    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual(['Adjudication', 'Decisions', 'Camera']);
     await page.waitForFunction(() => /2 pending/.test(document.querySelector('#queue-counts')?.textContent ?? ''));
     expect(await page.textContent('#decision-count')).toBe('0 decisions recorded');
 
@@ -315,7 +315,7 @@ describe('the dashboard in a real browser', () => {
     const problems = watch(page);
     await page.goto(`${api.url}/admin/dashboard/`);
     await signIn(page, 'admin', ADMIN_PASSWORD);
-    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual(['Adjudication', 'Solved cases', 'Decisions', 'Subjects', 'Operations', 'Settings', 'Licence']);
+    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual(['Adjudication', 'Solved cases', 'Decisions', 'Subjects', 'Operations', 'Settings', 'Licence', 'Camera']);
 
     await page.click('#nav a[href="#/subjects"]');
     await page.fill('#filter-subjectId', 'franck');

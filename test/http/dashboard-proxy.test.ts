@@ -82,6 +82,27 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
     expect(again.body.length).toBe(0);
   });
 
+  it('the camera page alone may ask for the camera and microphone; its script is the SDK capture helper, built at start', async () => {
+    const camera = await raw(`${api.url}/dashboard/capture.html`, 'GET');
+    expect(camera.status).toBe(200);
+    expect(camera.body.equals(await readFile(`${PUBLIC_DIR}capture.html`))).toBe(true);
+    // The API keeps the page's own policy, as it keeps its CSP; every other answer allows no device.
+    expect(camera.headers['permissions-policy']).toBe('camera=(self), microphone=(self), geolocation=()');
+    expect(camera.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    for (const path of ['/dashboard/', '/dashboard/js/main.js', '/admin/management/info']) {
+      const other = await raw(`${api.url}${path}`, 'GET', { authorization: adminAuth });
+      expect(other.headers['permissions-policy'], path).toBe('camera=(), microphone=(), geolocation=()');
+    }
+    const helper = await raw(`${api.url}/dashboard/js/bims-capture.js`, 'GET');
+    expect(helper.status).toBe(200);
+    expect(helper.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    // Only the capture helper, not the face SDK (no onnxruntime): a few KiB.
+    expect(helper.body.length).toBeLessThan(16 * 1024);
+    const module = await import(`data:text/javascript;base64,${helper.body.toString('base64')}`);
+    expect(typeof module.captureWithGateway).toBe('function');
+    expect(typeof module.CaptureError).toBe('function');
+  });
+
   it('passes redirects and the component errors through unchanged', async () => {
     const bare = await raw(`${api.url}/dashboard?x=1`, 'GET');
     expect(bare.status).toBe(301);

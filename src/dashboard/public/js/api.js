@@ -29,11 +29,15 @@ export function signOut() {
   sessionStorage.removeItem(KEY);
 }
 
+/** The roles the dashboard's own pages are for; the camera page takes every role (USER included). */
+export const DASHBOARD_ROLES = ['ADMIN', 'ADJUDICATOR'];
+
 /**
  * Sign in with an account's user name and password: the token endpoint's client_credentials grant accepts an
- * account's credentials and answers a token whose scope is the account's role.
+ * account's credentials and answers a token whose scope is the account's role. An account whose role is not in
+ * `roles` is refused here, before any page shows.
  */
-export async function signIn(username, password) {
+export async function signIn(username, password, roles = DASHBOARD_ROLES) {
   let res;
   try {
     res = await fetch('/oauth2/token', {
@@ -47,8 +51,8 @@ export async function signIn(username, password) {
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw new ApiError(res.status, signInFailure(res, body), body);
   const role = String(body.scope ?? '').split(' ')[0];
-  if (role !== 'ADMIN' && role !== 'ADJUDICATOR') {
-    throw new ApiError(403, `The account ${username} has the role ${role || 'unknown'}; the dashboard is for adjudicators and administrators.`);
+  if (!roles.includes(role)) {
+    throw new ApiError(403, `The account ${username} has the role ${role || 'unknown'}; the dashboard is for adjudicators and administrators (the camera page, capture.html, is for every account).`);
   }
   const s = { token: body.access_token, role, username, expiresAt: Date.now() + (Number(body.expires_in) - 10) * 1000 };
   sessionStorage.setItem(KEY, JSON.stringify(s));

@@ -51,7 +51,10 @@ function renderChrome(s, current) {
     mount(who);
     return;
   }
-  mount(nav, routes.filter((r) => r.nav && r.roles.includes(s.role)).map((r) => h('a', { href: r.href, class: current === r ? 'current' : null }, r.nav)));
+  mount(nav,
+    routes.filter((r) => r.nav && r.roles.includes(s.role)).map((r) => h('a', { href: r.href, class: current === r ? 'current' : null }, r.nav)),
+    // A page of its own (the only one allowed the camera), not a view of this one.
+    h('a', { href: 'capture.html', id: 'nav-camera' }, 'Camera'));
   mount(who, h('span', {}, `${s.username} (${s.role})`), h('button', { class: 'secondary', id: 'sign-out', onclick: () => { signOut(); location.hash = '#/login'; } }, 'Sign out'));
 }
 
@@ -78,7 +81,8 @@ async function route() {
     return;
   }
   if (!match.r.roles.includes(s.role)) {
-    mount(view, h('p', {}, `This page is for administrators; you are signed in as ${s.role}.`));
+    mount(view, h('p', {}, `This page is for ${match.r.roles.includes('ADJUDICATOR') ? 'adjudicators and administrators' : 'administrators'}; you are signed in as ${s.role}. `),
+      h('a', { href: 'capture.html' }, 'Enrol or verify with your camera'));
     return;
   }
   mount(view, h('p', { class: 'muted' }, 'Loading…'));

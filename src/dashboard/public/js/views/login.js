@@ -1,8 +1,11 @@
 import { signIn } from '../api.js';
 import { h, mount } from '../dom.js';
 
-/** Sign-in: an account's user name and password, exchanged for a Bearer token (api.js). */
-export function renderLogin(view, { onSignedIn }) {
+/**
+ * Sign-in: an account's user name and password, exchanged for a Bearer token (api.js). `roles`: the roles this
+ * page is for (the dashboard's by default); `intro`: who the page is for, in a sentence.
+ */
+export function renderLogin(view, { onSignedIn, roles, intro = 'For adjudicators and administrators of this BIMS service.' }) {
   const error = h('div', { class: 'error', role: 'alert', hidden: true, id: 'login-error' });
   const username = h('input', { id: 'username', name: 'username', autocomplete: 'username', required: true });
   const password = h('input', { id: 'password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
@@ -16,7 +19,7 @@ export function renderLogin(view, { onSignedIn }) {
         error.hidden = true;
         submit.disabled = true;
         try {
-          await signIn(username.value.trim(), password.value);
+          await signIn(username.value.trim(), password.value, roles);
           onSignedIn();
         } catch (e) {
           error.textContent = e.message;
@@ -28,7 +31,7 @@ export function renderLogin(view, { onSignedIn }) {
       },
     },
     h('h1', {}, 'Sign in'),
-    h('p', { class: 'muted' }, 'For adjudicators and administrators of this BIMS service.'),
+    h('p', { class: 'muted' }, intro),
     h('label', { htmlFor: 'username' }, 'User name'),
     username,
     h('label', { htmlFor: 'password' }, 'Password'),
