@@ -21,10 +21,13 @@ describe('the camera page describes the capture events', () => {
   });
 
   it('says the active liveness instructions, and an unknown one by its name', () => {
-    expect(describeEvent({ type: 'INSTRUCTION', instruction: 'TURN_LEFT' }, 'VERIFY')).toBe('Turn your head slowly to the left.');
-    expect(describeEvent({ type: 'INSTRUCTION', instruction: 'TURN_RIGHT' }, 'VERIFY')).toBe('Turn your head slowly to the right.');
-    expect(describeEvent({ type: 'INSTRUCTION', instruction: 'BLINK' }, 'VERIFY')).toBe('Blink your eyes.');
+    expect(describeEvent({ type: 'INSTRUCTION', instruction: 'TURN_LEFT', step: 1, steps: 2, withinMs: 8000 }, 'VERIFY')).toBe('Turn your head slowly to your left, then back. (step 1 of 2)');
+    expect(describeEvent({ type: 'INSTRUCTION', instruction: 'TURN_RIGHT' }, 'VERIFY')).toBe('Turn your head slowly to your right, then back.');
+    expect(describeEvent({ type: 'INSTRUCTION', instruction: 'BLINK' }, 'VERIFY')).toBe('Blink slowly.');
     expect(describeEvent({ type: 'INSTRUCTION', instruction: 'OPEN_MOUTH' }, 'VERIFY')).toBe('Follow the instruction: open mouth.');
+    expect(describeEvent({ type: 'CHALLENGE_PASSED', instruction: 'BLINK', step: 2, steps: 2 }, 'VERIFY')).toBe('Well done. (step 2 of 2)');
+    expect(describeEvent({ type: 'CHALLENGE_FAILED', instruction: 'TURN_LEFT', reason: 'WRONG_MOVE', retriesLeft: 0 }, 'VERIFY')).toBe('Not accepted: that was not the move asked for.');
+    expect(outcomeText({ type: 'DONE', status: 'LIVENESS_CHECK_FAILED', reason: 'ACTIVE_LIVENESS_FAILED' }, 'VERIFY')).toMatch(/^Not accepted: the service could not tell/);
   });
 
   it('shows an event type it does not know by its name and simple fields', () => {

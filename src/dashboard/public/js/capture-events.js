@@ -4,10 +4,19 @@
  * page does not know yet is still shown, by its name and fields, rather than hidden.
  */
 
+// Active liveness: the subject's own left and right (the preview is mirrored, so the turn shows on that side of
+// the screen too); a slow blink, as a quick one can fall between two sampled frames.
 const INSTRUCTIONS = {
-  TURN_LEFT: 'Turn your head slowly to the left.',
-  TURN_RIGHT: 'Turn your head slowly to the right.',
-  BLINK: 'Blink your eyes.',
+  TURN_LEFT: 'Turn your head slowly to your left, then back.',
+  TURN_RIGHT: 'Turn your head slowly to your right, then back.',
+  BLINK: 'Blink slowly.',
+};
+const instruction = (e) => INSTRUCTIONS[e.instruction] ?? `Follow the instruction: ${String(e.instruction ?? '').toLowerCase().replace(/_/g, ' ')}.`;
+const step = (e) => (typeof e.step === 'number' && typeof e.steps === 'number' ? ` (step ${e.step} of ${e.steps})` : '');
+const CHALLENGE_FAILURES = {
+  TIMEOUT: 'that took too long',
+  WRONG_MOVE: 'that was not the move asked for',
+  FACE_LOST: 'your face was lost',
 };
 
 const progress = (e) => (typeof e.accepted === 'number' && typeof e.needed === 'number' ? ` (${e.accepted} of ${e.needed} pictures taken)` : '');
@@ -25,7 +34,10 @@ const GUIDANCE = {
   FACE_FOUND: (e) => `Face found. Stay like this.${progress(e)}`,
   SPEECH: (e) => `Keep reading aloud: ${seconds(e.speechMs)} of ${seconds(e.neededMs)} s of speech heard.`,
   KEEP_SPEAKING: (e) => `Your face is done; keep reading aloud (${seconds(e.speechMs)} of ${seconds(e.neededMs)} s).`,
-  INSTRUCTION: (e) => INSTRUCTIONS[e.instruction] ?? `Follow the instruction: ${String(e.instruction ?? '').toLowerCase().replace(/_/g, ' ')}.`,
+  INSTRUCTION: (e) => `${instruction(e)}${step(e)}`,
+  CHALLENGE_PASSED: (e) => `Well done.${step(e)}`,
+  // Whether another instruction follows is said by the next event (retriesLeft is 0 both before the last try and after it).
+  CHALLENGE_FAILED: (e) => `Not accepted: ${CHALLENGE_FAILURES[e.reason] ?? String(e.reason ?? 'the move was not seen').toLowerCase().replace(/_/g, ' ')}.`,
   PROCESSING: () => 'Checking…',
 };
 
@@ -47,6 +59,8 @@ export function outcomeText(outcome, purpose) {
       return purpose === 'VERIFY' ? `Not verified: this does not look like ${outcome.subjectId}.` : 'No enrolled person matches.';
     case 'PENDING_ADJUDICATION':
       return 'The enrolment looks like someone already enrolled; an adjudicator will decide.';
+    case 'LIVENESS_CHECK_FAILED':
+      return 'Not accepted: the service could not tell that a live person was in front of the camera. Try again, following the instructions.';
     case 'DUPLICATE_FOUND':
       return 'Refused: this person is already enrolled.';
     default:
