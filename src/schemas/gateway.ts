@@ -32,6 +32,23 @@ export const SessionData = z
 
 const Purpose = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK']).openapi({ description: 'What the session does with the captured samples' });
 
+/** The instructions of active liveness (docs/gateway-capture.md): the subject's own left and right, not the picture's. */
+export const ActiveChallenge = z.enum(['TURN_LEFT', 'TURN_RIGHT', 'BLINK']);
+
+const ActiveLivenessParams = z
+  .strictObject({
+    challenges: z.number().int().min(1).max(3).default(2)
+      .openapi({ description: 'How many instructions the subject must follow, each picked at random by the service once a face is tracked' }),
+    kinds: z.array(ActiveChallenge).min(1).max(3).default(['TURN_LEFT', 'TURN_RIGHT', 'BLINK'])
+      .refine((kinds) => new Set(kinds).size === kinds.length, 'must not repeat a kind')
+      .openapi({ description: 'The instructions to pick from: TURN_LEFT and TURN_RIGHT (the subject\'s own left and right), BLINK' }),
+    challengeSeconds: z.number().int().min(3).max(30).default(8)
+      .openapi({ description: 'Time to follow one instruction, from the moment it is given' }),
+    retries: z.number().int().min(0).max(3).default(1)
+      .openapi({ description: 'Instructions that may be failed (not followed in time, the other way, or the face lost) before the session ends with LIVENESS_CHECK_FAILED' }),
+  })
+  .openapi({ description: 'Active liveness: after the passive checks, the subject follows random instructions (turn the head, blink), checked on the following frames of the same tracked face. Absent: none' });
+
 const commonInit = {
   purpose: Purpose,
   subjectId: SubjectIdString.optional().openapi({ description: 'ENROLL: the new subject; VERIFY: the claimed subject' }),
@@ -45,6 +62,7 @@ const commonInit = {
     .openapi({ description: 'How many of the best frames that pass the gates are used for the operation (and stored, for ENROLL, VERIFY and IDENTIFY)' }),
   livenessFrames: z.number().int().min(1).max(10).default(3)
     .openapi({ description: 'How many tracked frames passive liveness is averaged over before the operation runs (when a liveness gate applies)' }),
+  activeLiveness: ActiveLivenessParams.optional(),
 };
 
 /** Per-session overrides of the biometric settings (the keys of the settings registry that a session may change). */
@@ -95,6 +113,9 @@ function checkPurpose(params: z.output<typeof InitParams>, ctx: z.RefinementCtx)
   }
   if (params.purpose === 'CHECK' && 'modalities' in params && params.modalities.includes('VOICE')) {
     ctx.addIssue({ code: 'custom', path: ['params', 'modalities'], message: 'CHECK takes faces only' });
+  }
+  if (params.activeLiveness && 'modalities' in params && !params.modalities.includes('FACE')) {
+    ctx.addIssue({ code: 'custom', path: ['params', 'activeLiveness'], message: 'needs the FACE modality' });
   }
 }
 

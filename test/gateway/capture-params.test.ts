@@ -37,6 +37,12 @@ describe('capture session init params', () => {
       [{ kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'quality.face.minimum': 101 } }, 'body.params.overrides.quality.face.minimum', /./],
       [{ kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'faces.allowMultiple': true } }, 'body.params.overrides', /faces\.allowMultiple/],
       [{ kind: 'FV', purpose: 'DELETE' }, 'body.params.purpose', /./],
+      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { challenges: 4 } }, 'body.params.activeLiveness.challenges', /./],
+      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { kinds: ['NOD'] } }, 'body.params.activeLiveness.kinds.0', /./],
+      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { kinds: ['BLINK', 'BLINK'] } }, 'body.params.activeLiveness.kinds', /must not repeat/],
+      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { challengeSeconds: 2 } }, 'body.params.activeLiveness.challengeSeconds', /./],
+      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { smile: true } }, 'body.params.activeLiveness.smile', /not a known field/],
+      [{ kind: 'MULTIMODAL', purpose: 'ENROLL', subjectId: 'bob', modalities: ['VOICE'], activeLiveness: {} }, 'body.params.activeLiveness', /needs the FACE modality/],
     ];
     for (const [params, field, message] of cases) {
       const res = await connect(params);
@@ -54,6 +60,8 @@ describe('capture session init params', () => {
       { kind: 'FV', purpose: 'CHECK' },
       { kind: 'FV_ADVANCED', purpose: 'VERIFY', subjectId: 'alice', framesPerSecond: 3, overrides: { 'liveness.mode': 'PASSIVE', 'liveness.threshold': 40 } },
       { kind: 'MULTIMODAL', purpose: 'IDENTIFY', modalities: ['FACE'] },
+      { kind: 'FV', purpose: 'CHECK', activeLiveness: {} },
+      { kind: 'MULTIMODAL', purpose: 'VERIFY', subjectId: 'alice', activeLiveness: { challenges: 3, kinds: ['TURN_LEFT', 'BLINK'], challengeSeconds: 10, retries: 0 } },
     ]) {
       const res = await connect(params);
       expect(res.status, JSON.stringify(res.json)).toBe(503);

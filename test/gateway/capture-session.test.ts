@@ -196,3 +196,75 @@ describe('multimodal capture', () => {
   }, 60_000);
 });
 
+
+describe('active liveness (init param activeLiveness)', () => {
+  // Frames of one person from the Franck sequence: frontal, turned to his own left (its mirror: to his right),
+  // eyes closed. See test/biometrics/active-liveness-photos.test.ts for what the pipeline measures on them.
+  const frontal = photo('labelled/franck/franck_01829.jpg');
+  const turnedLeft = photo('labelled/franck/franck_03909.jpg');
+  const turnedRight = new Uint8Array(execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', `${PHOTOS}labelled/franck/franck_03909.jpg`, '-vf', 'hflip', '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '2', 'pipe:1']));
+  const blinking = photo('labelled/franck/franck_03979.jpg');
+
+  /**
+   * A camera that does as it is told: frontal frames, and after each INSTRUCTION event frontal, the asked
+   * movement, frontal. The events reach the media through the session's listener before the next frame is asked.
+   */
+  function obedientCamera() {
+    const queue: Uint8Array[] = [];
+    const events: Record<string, unknown>[] = [];
+    const action = { TURN_LEFT: turnedLeft, TURN_RIGHT: turnedRight, BLINK: blinking } as Record<string, Uint8Array>;
+    const onEvent = (e: Record<string, unknown>) => {
+      events.push(e);
+      if (e.type === 'INSTRUCTION') queue.push(frontal, action[e.instruction as string]!, frontal);
+    };
+    const media: CaptureMedia = {
+      async *frames(signal) {
+        while (!signal.aborted) yield queue.shift() ?? frontal;
+      },
+      release: async () => {},
+    };
+    return { media, events, onEvent };
+  }
+
+  it('a subject who follows every random instruction passes; the operation runs on frontal frames of the track', async () => {
+    const camera = obedientCamera();
+    const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK', livenessFrames: 1, activeLiveness: { challenges: 3 } });
+    const session = new CaptureSession(booted.services, params, admin, camera.media, camera.onEvent);
+    session.start();
+    await session.finished;
+    const types = camera.events.map((e) => e.type);
+    console.info('[capture-session] active liveness', JSON.stringify(camera.events.filter((e) => e.type === 'INSTRUCTION').map((e) => e.instruction)));
+    expect(session.result, JSON.stringify(camera.events)).toMatchObject({ status: 'SUCCESS', operationUuid: expect.any(String) });
+    expect(types.filter((t) => t === 'INSTRUCTION')).toHaveLength(3);
+    expect(types.filter((t) => t === 'CHALLENGE_PASSED')).toHaveLength(3);
+    // The instructions come after the face was found, the operation after the last one was followed.
+    expect(types.indexOf('FACE_FOUND')).toBeLessThan(types.indexOf('INSTRUCTION'));
+    expect(types.lastIndexOf('CHALLENGE_PASSED')).toBeLessThan(types.indexOf('PROCESSING'));
+    expect(camera.events.find((e) => e.type === 'INSTRUCTION')).toMatchObject({ step: 1, steps: 3, withinMs: 8000, instruction: expect.stringMatching(/^(TURN_LEFT|TURN_RIGHT|BLINK)$/) });
+    // The stored operation's image is a frontal frame, not a turned one: CHECK records the frame it ran on.
+    const row = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', session.result!.operationUuid!).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ type: 'CHECK', status: 'SUCCESS' });
+  }, 120_000);
+
+  it('a photo held still fails the instructions: DONE with LIVENESS_CHECK_FAILED, recorded with the instructions given', async () => {
+    const still: CaptureMedia = {
+      async *frames(signal) {
+        while (!signal.aborted) yield frontal;
+      },
+      release: async () => {},
+    };
+    const events: Record<string, unknown>[] = [];
+    const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK', livenessFrames: 1, activeLiveness: { challenges: 1, challengeSeconds: 3, retries: 0 } });
+    const session = new CaptureSession(booted.services, params, admin, still, (e) => events.push(e));
+    session.start();
+    await session.finished;
+    expect(session.state).toBe('DONE');
+    expect(session.result).toMatchObject({ status: 'LIVENESS_CHECK_FAILED', reason: 'ACTIVE_LIVENESS_FAILED', operationUuid: expect.any(String) });
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['FACE_FOUND', 'INSTRUCTION', 'CHALLENGE_FAILED', 'DONE']));
+    expect(events.find((e) => e.type === 'CHALLENGE_FAILED')).toMatchObject({ reason: 'TIMEOUT', retriesLeft: 0 });
+    expect(events.map((e) => e.type)).not.toContain('PROCESSING');
+    const row = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', session.result!.operationUuid!).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ type: 'CHECK', status: 'LIVENESS_CHECK_FAILED' });
+    expect(row.details).toMatchObject({ reason: 'ACTIVE_LIVENESS_FAILED', activeLiveness: [{ instruction: expect.any(String), outcome: 'TIMEOUT' }] });
+  }, 60_000);
+});

@@ -13,6 +13,7 @@ import { createOperation } from '../operations/create.js';
 import { recordOperation } from '../operations/record.js';
 import { analyseImages, faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
+import { ActiveLiveness, type ActiveEvent, type ActiveState } from './active-liveness.js';
 import { sessionSettings, type SessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
 
@@ -22,7 +23,7 @@ export type CaptureState = 'WAITING_MEDIA' | 'CAPTURING' | 'PROCESSING' | 'DONE'
 /** One event of the session, as the client reads it: guidance while capturing, then the outcome. */
 export interface CaptureEvent {
   at: string;
-  type: 'STARTED' | 'MEDIA' | CaptureGuidance | 'SPEECH' | 'KEEP_SPEAKING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
+  type: 'STARTED' | 'MEDIA' | CaptureGuidance | ActiveEvent['type'] | 'SPEECH' | 'KEEP_SPEAKING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
   [key: string]: unknown;
 }
 
@@ -52,6 +53,8 @@ export interface CaptureCaller {
 }
 
 const MAX_EVENTS = 200;
+/** The reason of a capture whose active liveness instructions were not followed (docs/gateway-capture.md). */
+export const ACTIVE_LIVENESS_FAILED = 'ACTIVE_LIVENESS_FAILED';
 
 /**
  * A biometric capture over a live video stream (issue 22): frames are analysed by the same extraction
@@ -119,6 +122,7 @@ export class CaptureSession {
   private async run(): Promise<void> {
     const gates = await this.gates();
     const judge = new FrameJudge(gates, { selectFrames: this.params.selectFrames, livenessFrames: this.params.livenessFrames });
+    const active = this.activeLiveness();
     const voice = this.wants('VOICE') ? new VoiceCollector(this.params.kind.startsWith('MULTIMODAL') && 'minSpeechMs' in this.params ? this.params.minSpeechMs : 3000) : null;
     if (voice) void this.listen(voice);
     let timedOut = false;
@@ -141,13 +145,32 @@ export class CaptureSession {
           continue;
         }
         const t0 = performance.now();
+        // Frozen once active liveness passed: the frames the challenges were followed on stay the operation's.
+        if (active?.state === 'PASSED') {
+          if (voice?.ready) return this.finish('DONE', await this.processing(judge.selected(), gates, voice, timer));
+          continue;
+        }
         // A copy goes to the pool, which may transfer (detach) the bytes it is given; the frame stays ours to keep.
         const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', { checks: true, attributes: false, liveness: gates.requireLiveness });
         this.metrics.analyseMs += performance.now() - t0;
         this.metrics.framesAnalysed += 1;
-        const verdict = judge.judge(analysis!, frame);
-        this.lastGuidance = verdict.guidance;
-        this.guide(verdict.guidance, { accepted: verdict.accepted, needed: verdict.needed, ...(verdict.detail ? { detail: verdict.detail } : {}) });
+        if (active?.state === 'CHALLENGING') {
+          // The judge's frontal frames wait while the instructions are checked on the frames that follow.
+          for (const event of active.observe(analysis!, t0)) this.emit(event);
+          const now = active.state as ActiveState; // changed by observe()
+          if (now === 'IDLE') judge.restart(); // the face was lost: the passive part starts over
+          if (now === 'FAILED') return this.finish('DONE', await this.activeLivenessFailed(active, timer));
+          if (now !== 'PASSED') continue;
+        } else {
+          const verdict = judge.judge(analysis!, frame);
+          this.lastGuidance = verdict.guidance;
+          this.guide(verdict.guidance, { accepted: verdict.accepted, needed: verdict.needed, ...(verdict.detail ? { detail: verdict.detail } : {}) });
+          if (active && judge.ready()) {
+            for (const event of active.begin(judge.lastFace!, performance.now())) this.emit(event);
+            this.lastSent = null; // guidance after the instructions is news again
+            continue;
+          }
+        }
         if (judge.ready() && (!voice || voice.ready)) return this.finish('DONE', await this.processing(judge.selected(), gates, voice, timer));
         // The face is done; the voice is not: the client is told to keep talking (once, then SPEECH progress).
         if (judge.ready() && voice) this.guide('KEEP_SPEAKING', { speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
@@ -226,6 +249,29 @@ export class CaptureSession {
       const { operationUuid, operationStatus } = error.extras as { operationUuid?: string; operationStatus?: string };
       return { status: operationStatus ?? 'FAILED', ...(operationUuid ? { operationUuid } : {}), reason: error.detail };
     }
+  }
+
+  /** The session's active liveness (`activeLiveness` of the init params), or null without one. */
+  private activeLiveness(): ActiveLiveness | null {
+    const a = this.params.activeLiveness;
+    return a ? new ActiveLiveness({ challenges: a.challenges, kinds: a.kinds, challengeMs: a.challengeSeconds * 1000, retries: a.retries }) : null;
+  }
+
+  /**
+   * The instructions were not followed: no operation runs on the frames, and the refusal is recorded as the
+   * JSON path records a failed liveness check (LIVENESS_CHECK_FAILED), its details saying which instructions
+   * were given and how each ended.
+   */
+  private async activeLivenessFailed(active: ActiveLiveness, timer: ReturnType<typeof setTimeout>): Promise<CaptureResult> {
+    clearTimeout(timer);
+    const uuid = crypto.randomUUID();
+    const { principal, surface } = this.caller;
+    await recordOperation(this.services.ctx.db, {
+      uuid, type: this.params.purpose, status: 'LIVENESS_CHECK_FAILED', subjectId: this.params.subjectId ?? null, modalities: (['FACE', 'VOICE'] as const).filter((m) => this.wants(m)),
+      details: { reason: ACTIVE_LIVENESS_FAILED, activeLiveness: active.history, capture: { framesAnalysed: this.metrics.framesAnalysed } },
+      durationMs: performance.now() - this.started, principal, surface, at: this.services.ctx.now(),
+    });
+    return { status: 'LIVENESS_CHECK_FAILED', operationUuid: uuid, ...(this.params.subjectId ? { subjectId: this.params.subjectId } : {}), reason: ACTIVE_LIVENESS_FAILED };
   }
 
   private async timedOut(): Promise<void> {

@@ -22,9 +22,10 @@ const MIN_EYE_DISTANCE = 40;
 /** Beyond this yaw or pitch (degrees) the subject is asked to look straight at the camera. */
 const MAX_POSE_DEGREES = 20;
 /** A face whose box overlaps the tracked one by less than this (IoU) is another face: the track starts again. */
-const MIN_TRACK_OVERLAP = 0.3;
+export const MIN_TRACK_OVERLAP = 0.3;
 
-const iou = (a: FaceAnalysis['rectangle'], b: FaceAnalysis['rectangle']) => {
+/** Overlap of two face boxes: intersection over union. */
+export const iou = (a: FaceAnalysis['rectangle'], b: FaceAnalysis['rectangle']) => {
   const x = Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x));
   const y = Math.max(0, Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y));
   const inter = x * y;
@@ -101,7 +102,13 @@ export class FrameJudge {
       .slice(0, this.counts.selectFrames);
   }
 
-  private restart(): void {
+  /** The face of the newest accepted frame of the track (active liveness follows it from there). */
+  get lastFace(): FaceAnalysis | null {
+    return this.last;
+  }
+
+  /** Forget the track: its frames no longer make the operation (another face, or the face lost). */
+  restart(): void {
     this.track = [];
     this.last = null;
   }
