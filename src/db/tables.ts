@@ -251,6 +251,23 @@ export interface GalleryChangesTable {
   created_at: Stamp;
 }
 
+/** What a client reads of one capture session, written by the node running it (see src/services/capture/capture-store.ts). */
+export interface CaptureSessionsTable {
+  session_id: number;
+  handle_id: number;
+  capture_id: string;
+  node_id: string;
+  account_id: number | null;
+  purpose: string;
+  state: string;
+  events: Json<Record<string, unknown>[]>;
+  result: Json<Record<string, unknown> | null>;
+  started_at: Stamp;
+  updated_at: Stamp;
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  deadline_at: Stamp;
+}
+
 /** The whole schema as Kysely sees it. */
 export interface Database {
   accounts: AccountsTable;
@@ -274,6 +291,7 @@ export interface Database {
   usage_counters: UsageCountersTable;
   service_nodes: ServiceNodesTable;
   gallery_changes: GalleryChangesTable;
+  capture_sessions: CaptureSessionsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

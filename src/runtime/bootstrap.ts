@@ -11,6 +11,7 @@ import { VERSION } from '../version.js';
 import type { Extractor } from '../extraction/index.js';
 import type { MatcherThreads } from '../biometrics/index.js';
 import { GALLERY_CHANNEL, type GalleryFreshness } from '../services/gallery/gallery-cache.js';
+import { CAPTURE_CHANNEL } from '../services/capture/capture-store.js';
 import { pruneChanges } from '../services/gallery/change-log.js';
 
 export interface BootOptions {
@@ -82,12 +83,13 @@ export async function boot(options: BootOptions): Promise<Booted> {
   await ensureBuiltinClients(ctx);
   const freshness = options.galleryFreshness ?? (options.transientConnections ? 'poll' : 'listen');
   const services = createServices(ctx, { createExtractor: options.createExtractor, galleryFreshness: freshness, databasePool: database.poolStats, matcherThreads: options.matcherThreads });
-  // Each node prunes the gallery change log when it reports in (at start, then with every heartbeat; on
-  // Workers, where timers do not outlive the request, at each isolate's start). One indexed query when
-  // there is nothing to prune.
+  // Each node prunes the gallery change log and the finished capture sessions when it reports in (at start,
+  // then with every heartbeat; on Workers, where timers do not outlive the request, at each isolate's start).
+  // One indexed query each when there is nothing to prune.
   const reportAndPrune = async () => {
     await reportNode(ctx);
     await pruneChanges(ctx.db);
+    await services.gateway.captures.store.prune();
   };
   await reportAndPrune();
   let beat: Promise<void> = Promise.resolve();
@@ -103,6 +105,13 @@ export async function boot(options: BootOptions): Promise<Booted> {
     () => void services.gallery.listenerRestored().catch((error) => log.warn('gallery catch-up or reconciliation failed', { reason: String(error) })),
   ) : undefined;
   if (unlisten) services.gallery.listenerStarted();
+  // A stop sent to another node for a capture this node runs ends it at once (else at the next keepalive,
+  // which finds the gateway session gone).
+  const unlistenCaptures = freshness === 'listen' ? await database.listen?.(
+    CAPTURE_CHANNEL,
+    (payload) => services.gateway.captures.cancel(Number(payload), 'stopped by the client'),
+    () => {},
+  ) : undefined;
   // Load the gallery now rather than on the first identification.
   void services.gallery.ready().catch((error) => log.error('gallery could not be loaded', { reason: String(error) }));
   // Each node checks now and then that its gallery still equals the database, and repairs it if not (a change
@@ -120,7 +129,8 @@ export async function boot(options: BootOptions): Promise<Booted> {
       clearInterval(heartbeat);
       clearInterval(reconcileTimer);
       await unlisten?.();
-      services.gateway.close();
+      await unlistenCaptures?.();
+      await services.gateway.close();
       await services.extractors.close();
       await options.matcherThreads?.close();
       // PGlite's close() never returns while a query is in flight, and the gallery may still be loading

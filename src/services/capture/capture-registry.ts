@@ -4,7 +4,9 @@ import { conflict, invalid, notFound } from '../errors.js';
 import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerOf } from '../ownership.js';
-import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams, type CaptureResult } from './capture-session.js';
+import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-session.js';
+import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
+import { CaptureWriter } from './capture-writer.js';
 import { audioMidOf, createRoom, destroyRoom, forwardMedia, FORWARDED_AUDIO_PT, FORWARDED_VIDEO_PT, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
@@ -17,33 +19,23 @@ interface Entry {
   session: CaptureSession;
   sessionId: number;
   handleId: number;
-  /** The account that started it (null for the root surface's administrator, who has none). */
-  accountId: number | null;
+  writer: CaptureWriter;
 }
 
-/** What a client reads of its capture: where it is, every event so far (oldest first) and the outcome. */
-export interface CaptureView {
-  state: CaptureSession['state'];
-  purpose: CaptureParams['purpose'];
-  events: CaptureEvent[];
-  result?: CaptureResult;
-}
-
-/** Finished captures stay readable this long, so the client can read the outcome after the session ended. */
-const KEEP_FINISHED_MS = 10 * 60_000;
-const MAX_KEPT = 1000;
+export type { CaptureView } from './capture-store.js';
 
 /**
- * The capture sessions of this node, by gateway session and handle. A connect on a VideoRoom handle makes a
+ * The capture sessions this node runs, by gateway session and handle. A connect on a VideoRoom handle makes a
  * private room, publishes the client's offer into it and starts a {@link CaptureSession} whose frames come
  * from the sidecar's decoder once the PeerConnection is up; at the end the forwarding, the decoder, the room
- * and the gateway session are released. Each capture is readable by the account that started it (and admins),
- * in the answer to trickleGateway on its handle (see {@link view}).
+ * and the gateway session are released. What a client reads of each capture is written to the database as
+ * it changes ({@link CaptureStore}), so every node answers it alike: by the account that started it (and
+ * admins), in the answer to trickleGateway on its handle (see {@link view}) and in getSession.
  */
 export class CaptureRegistry {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly gateway: GatewayService) {}
+  constructor(private readonly gateway: GatewayService, readonly store: CaptureStore) {}
 
   async connect(input: ConnectInput, tracker: SessionTracker, starter: CaptureStarter): Promise<JanusAnswer> {
     const { sessionId, handleId } = input;
@@ -66,38 +58,86 @@ export class CaptureRegistry {
     }
     const publisherId = Number(answer.plugindata?.data?.id);
     const media = this.media({ sessionId, handleId, room, publisherId, mid, audioMid, adminKey, params, tracker });
-    const session = new CaptureSession(starter.services, params, starter.caller, media, (event) => tracker.note(captureEvent(sessionId, handleId, event)));
-    this.prune();
-    this.entries.get(keyOf(sessionId, handleId))?.session.cancel('replaced by a new connect');
-    this.entries.set(keyOf(sessionId, handleId), { session, sessionId, handleId, accountId: starter.caller.principal.accountId });
-    session.start();
+    await this.start({ sessionId, handleId, params, starter, media });
     return answer;
   }
 
   /**
-   * The capture on a handle as its client reads it, or undefined when the handle has none on this node. On
-   * the user surface only the account that started it reads it (as operations are owned): another account is
-   * told there is no such capture, so it can neither follow nor disturb it.
+   * Run a capture on a handle with its media, its row written before this returns (so any node reads it
+   * from the connect's answer on). Connect calls it with the forwarded stream; tests with frames of their own.
    */
-  view(sessionId: number, handleId: number, caller: CaptureCaller): { view: CaptureView; over: boolean } | undefined {
-    const entry = this.entries.get(keyOf(sessionId, handleId));
-    if (!entry) return undefined;
-    const owner = ownerOf(caller);
-    if (owner && (owner.accountId === null || owner.accountId !== entry.accountId)) throw notFound(`A capture session on handle ${handleId} of gateway session ${sessionId}`);
-    const { session } = entry;
-    return {
-      over: session.isOver,
-      view: { state: session.state, purpose: session.params.purpose, events: [...session.events], ...(session.result ? { result: session.result } : {}) },
+  async start(m: { sessionId: number; handleId: number; params: CaptureParams; starter: CaptureStarter; media: CaptureMedia }): Promise<CaptureSession> {
+    const { sessionId, handleId, params, starter } = m;
+    const key = keyOf(sessionId, handleId);
+    const timesOutAt = this.gateway.now().getTime() + params.timeoutSeconds * 1000;
+    let processingAt = 0;
+    let session!: CaptureSession;
+    const snapshot = (): CaptureSnapshot => {
+      // The operation after the frames (PROCESSING) may outlast the timeout: the deadline moves past its start.
+      if (session.state === 'PROCESSING' && !processingAt) processingAt = this.gateway.now().getTime();
+      return {
+        state: session.state, events: [...session.events], result: session.result, over: session.isOver,
+        deadlineAt: new Date(Math.max(timesOutAt, processingAt) + LOST_MARGIN_MS),
+      };
     };
+    const captureId = crypto.randomUUID();
+    const writer = new CaptureWriter({
+      write: (first) => first
+        ? this.store.begin({ sessionId, handleId, captureId, accountId: starter.caller.principal.accountId, purpose: params.purpose, snapshot: snapshot() }).then(() => true)
+        : this.store.write(sessionId, handleId, captureId, snapshot()),
+      // Another node settled the row (the client stopped the session there) or a new connect replaced it:
+      // this capture ends too, and its row keeps what it says.
+      settledElsewhere: () => session.cancel('ended on another node'),
+      log: starter.services.ctx.log,
+    });
+    session = new CaptureSession(starter.services, params, starter.caller, m.media, (event) => writer.changed(writtenAtOnce(event.type)));
+    this.forgetFinished();
+    this.entries.get(key)?.session.cancel('replaced by a new connect');
+    this.entries.set(key, { session, sessionId, handleId, writer });
+    session.start();
+    await writer.flushed();
+    return session;
   }
 
-  /** The client stopped the gateway session: its captures end without an operation. */
+  /**
+   * The capture on a handle as its client reads it, on any node, or undefined when the handle has none. On
+   * the user surface only the account that started it reads it (as operations are owned): another account is
+   * told there is no such capture, so it can neither follow nor disturb it. `here`: this node runs it.
+   */
+  async view(sessionId: number, handleId: number, caller: CaptureCaller): Promise<{ view: CaptureView; over: boolean; here: boolean } | undefined> {
+    const stored = await this.store.read(sessionId, handleId);
+    if (!stored) return undefined;
+    const owner = ownerOf(caller);
+    if (owner && (owner.accountId === null || owner.accountId !== stored.accountId)) throw notFound(`A capture session on handle ${handleId} of gateway session ${sessionId}`);
+    const entry = this.entries.get(keyOf(sessionId, handleId));
+    return { view: stored.view, over: stored.over, here: entry !== undefined && !entry.session.isOver };
+  }
+
+  /**
+   * The capture events of a gateway session (or of one handle) as getSession shows them beside Janus's own,
+   * read from the database so that every node shows the same.
+   */
+  async events(sessionId: number, handleId?: number): Promise<JanusAnswer[]> {
+    const captures = await this.store.ofSession(sessionId, handleId);
+    return captures.flatMap(({ handleId: handle, capture }) => capture.view.events.map((event) => captureEvent(sessionId, handle, event)));
+  }
+
+  /** The client stopped the gateway session: its captures end without an operation, on whichever node they run. */
+  async stop(sessionId: number, reason: string): Promise<void> {
+    this.cancel(sessionId, reason);
+    await Promise.all([...this.entries.values()].filter((e) => e.sessionId === sessionId).map((e) => e.writer.flushed()));
+    await this.store.stopSession(sessionId, reason).catch((error: unknown) => this.gateway.log.warn('capture stop not recorded', { error: (error as Error)?.message }));
+  }
+
+  /** This node's captures of a gateway session end (the session is gone from the gateway, or was stopped). */
   cancel(sessionId: number, reason: string): void {
     for (const entry of this.entries.values()) if (entry.sessionId === sessionId) entry.session.cancel(reason);
   }
 
-  close(): void {
+  /** At shutdown: every capture ends, and its last write is awaited. */
+  async close(): Promise<void> {
     for (const entry of this.entries.values()) entry.session.cancel('service closing');
+    await Promise.all([...this.entries.values()].map((e) => e.writer.flushed()));
   }
 
   /**
@@ -160,18 +200,14 @@ export class CaptureRegistry {
     if (params.purpose === 'ENROLL' && row) throw conflict(`A subject with subjectId '${params.subjectId}' already exists`);
   }
 
-  private prune(): void {
-    const now = Date.now();
-    for (const [key, entry] of this.entries) {
-      const over = entry.session.isOver;
-      if (over && now - (entry.session.endedAt ?? now) > KEEP_FINISHED_MS) this.entries.delete(key);
-    }
-    while (this.entries.size >= MAX_KEPT) {
-      const oldest = [...this.entries].find(([, e]) => e.session.isOver)?.[0] ?? this.entries.keys().next().value!;
-      this.entries.delete(oldest);
-    }
+  /** Finished captures are the database's to keep; this node forgets them once their last write is done. */
+  private forgetFinished(): void {
+    for (const [key, entry] of this.entries) if (entry.session.isOver && entry.writer.idle) this.entries.delete(key);
   }
 }
+
+/** Events a reader should not wait for: the start, the operation starting, the outcome. */
+const writtenAtOnce = (type: string) => type === 'DONE' || type === 'TIMEOUT' || type === 'FAILED' || type === 'STARTED' || type === 'PROCESSING';
 
 const keyOf = (sessionId: number, handleId: number) => `${sessionId}/${handleId}`;
 

@@ -11,6 +11,7 @@ import { SessionTracker } from './session-tracker.js';
 import { applySettings, type GatewaySettings } from './settings.js';
 import { DecoderClient } from '../../gateway/decoder-client.js';
 import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
+import { CaptureStore } from '../capture/capture-store.js';
 import type { CaptureCaller } from '../capture/capture-session.js';
 import { VIDEOROOM } from '../capture/videoroom.js';
 
@@ -34,7 +35,8 @@ export class GatewayService {
   private readonly trackers = new Map<number, SessionTracker>();
   /** The sidecar's media decoders, which capture sessions read their frames from. */
   readonly decoders: DecoderClient;
-  private readonly captures: CaptureRegistry;
+  /** The capture sessions this node runs, and (through its store) every node's. */
+  readonly captures: CaptureRegistry;
   /** Janus's session timeout as last set through us; keepalives are sent well within it. */
   private sessionTimeoutSeconds: number;
 
@@ -46,7 +48,16 @@ export class GatewayService {
     this.janus = new JanusClient(common);
     this.admin = new JanusAdminClient(common);
     this.decoders = new DecoderClient({ url: sidecarUrlOf(config), token: config.BIMS_SIDECAR_TOKEN, timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS });
-    this.captures = new CaptureRegistry(this);
+    this.captures = new CaptureRegistry(this, new CaptureStore(ctx));
+  }
+
+  /** The service's clock (tests may set it), for the captures' deadlines. */
+  now(): Date {
+    return this.ctx.now();
+  }
+
+  get log() {
+    return this.ctx.log;
   }
 
   /** createGatewayConnection: a new Janus session, kept alive while in use. */
@@ -156,15 +167,19 @@ export class GatewayService {
    * trickleGateway: forward ICE candidates (or the end of them) to the handle's PeerConnection. On the handle
    * of a capture session the answer also carries `capture`, the capture's state, events and outcome: the one
    * way a client on the user surface follows its capture (getSession is for administrators). Once the capture
-   * is over its media is gone, so nothing is forwarded: the answer is the capture's outcome alone.
+   * is over its media is gone, so nothing is forwarded: the answer is the capture's outcome alone. The
+   * capture is read from the database, so a trickle to any node of a cluster answers it alike.
    */
   trickle(sessionId: number, handleId: number, payload: TricklePayload, caller?: CaptureCaller): Promise<JanusAnswer> {
     return mapped(async () => {
-      const capture = caller ? this.captures.view(sessionId, handleId, caller) : undefined;
+      const capture = caller ? await this.captures.view(sessionId, handleId, caller) : undefined;
       if (capture?.over) return { janus: 'ack', session_id: sessionId, sender: handleId, capture: capture.view };
-      this.track(sessionId).touch();
+      // A capture another node runs is that node's session to keep alive and to poll: polling it here too
+      // would take Janus's events (its webrtcup) away from the node that waits for them.
+      if (!capture || capture.here) this.track(sessionId).touch();
       const answer = await this.janus.trickle(sessionId, handleId, payload);
-      return capture ? { ...answer, capture: caller ? this.captures.view(sessionId, handleId, caller)?.view ?? capture.view : capture.view } : answer;
+      if (!capture || !caller) return answer;
+      return { ...answer, capture: (await this.captures.view(sessionId, handleId, caller))?.view ?? capture.view };
     });
   }
 
@@ -184,7 +199,8 @@ export class GatewayService {
         }
       }
       const tracker = this.trackers.get(sessionId);
-      this.captures.cancel(sessionId, 'stopped by the client');
+      // Its captures end, on this node or any other (which learns it when the gateway session goes).
+      await this.captures.stop(sessionId, 'stopped by the client');
       const answer = await this.janus.destroy(sessionId);
       tracker?.end('stopped by the client');
       return answer;
@@ -208,13 +224,15 @@ export class GatewayService {
 
   /**
    * getSession: Admin API `list_handles` (or `handle_info` for one handle), with the events this service saw
-   * on the session (`webrtcup`, `media`, `hangup` ...) and the handles whose PeerConnection is up.
+   * on the session (`webrtcup`, `media`, `hangup` ...), those of its capture sessions (read from the database,
+   * so every node shows them) and the handles whose PeerConnection is up.
    */
   session(sessionId: number, handleId?: number): Promise<JanusAnswer> {
     return mapped(async () => {
       const answer = await this.sessionRaw(sessionId, handleId);
       const tracker = this.trackers.get(sessionId);
-      return { ...answer, events: tracker?.events(handleId) ?? [], liveHandles: tracker?.liveHandles() ?? [] };
+      const captureEvents = await this.captures.events(sessionId, handleId);
+      return { ...answer, events: [...(tracker?.events(handleId) ?? []), ...captureEvents], liveHandles: tracker?.liveHandles() ?? [] };
     });
   }
 
@@ -237,9 +255,9 @@ export class GatewayService {
     });
   }
 
-  /** Stop every tracker (at shutdown); the sessions themselves then time out in Janus. */
-  close(): void {
-    this.captures.close();
+  /** Stop every tracker (at shutdown; the sessions themselves then time out in Janus), once the captures' last states are written. */
+  async close(): Promise<void> {
+    await this.captures.close();
     for (const tracker of [...this.trackers.values()]) tracker.end('service closing');
   }
 
@@ -270,8 +288,10 @@ export class GatewayService {
           const configured = this.ctx.config.BIMS_GATEWAY_KEEPALIVE_SECONDS * 1000;
           return this.sessionTimeoutSeconds > 0 ? Math.min(configured, (this.sessionTimeoutSeconds * 1000) / 3) : configured;
         },
-        onEnd: (id) => {
+        onEnd: (id, reason) => {
           if (this.trackers.get(id) === tracker) this.trackers.delete(id);
+          // Without its gateway session a capture has no media: it ends (a stop sent to another node ends so here).
+          this.captures.cancel(id, `the gateway session ended (${reason})`);
         },
       });
       this.trackers.set(sessionId, tracker);
