@@ -121,6 +121,8 @@ export function summaryLines(s: { url: string; database: string; capabilities: R
     row('URL', s.url),
     row('API docs', `${s.url}/docs`),
     row('dashboard', `${s.url}/dashboard/`),
+    // The page to try a capture with a webcam works only with the media gateway, so it is named only then.
+    ...(s.capabilities.gateway.on ? [row('camera', `${s.url}/dashboard/capture.html (enrol and verify with a webcam)`)] : []),
     row('database', s.database),
     ...Object.entries(s.capabilities).map(([name, c]) =>
       row(name, c.on ? `on${c.detail ? `: ${c.detail}` : ''}` : `off: ${c.detail}${c.turnOn ? `. Turn on: ${c.turnOn}` : ''}`)),

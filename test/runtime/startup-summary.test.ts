@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { findProgram, janusPlan, prepareGateway } from '../../src/runtime/startup-summary.js';
+import { findProgram, janusPlan, prepareGateway, summaryLines } from '../../src/runtime/startup-summary.js';
 import { freePorts } from '../support/ports.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
@@ -69,6 +69,15 @@ describe('startup summary', () => {
     expect(output).toContain('BIMS: gateway off: Janus is not installed (/nonexistent/janus not found); turn it on with: install Janus or point BIMS_JANUS_BIN at it\n');
     expect(output.match(/BIMS: gateway off/g)).toHaveLength(1);
   }, 300_000);
+});
+
+describe('the camera page in the summary', () => {
+  it('is named when the media gateway is on, and not when it is off (the page could not capture)', () => {
+    const capabilities = (gateway: boolean) => ({ faces: { on: true, detail: '' }, voice: { on: true, detail: '' }, gateway: { on: gateway, detail: gateway ? '' : 'off' }, licence: { on: true, detail: '' } });
+    const camera = '  camera     http://127.0.0.1:8080/dashboard/capture.html (enrol and verify with a webcam)';
+    expect(summaryLines({ url: 'http://127.0.0.1:8080', database: 'PGlite', capabilities: capabilities(true) })).toContain(camera);
+    expect(summaryLines({ url: 'http://127.0.0.1:8080', database: 'PGlite', capabilities: capabilities(false) }).some((l) => l.startsWith('  camera'))).toBe(false);
+  });
 });
 
 describe('Janus before the sidecar', () => {
