@@ -47,7 +47,7 @@ export const gatewayOperations = [
     id: 'trickleGateway', method: 'post', path: '/gateway/trickle', surfaces: all, area, component,
     summary: 'Sends trickle data to the gateway',
     description:
-      'Forwards ICE candidates (or their end) to the handle\'s PeerConnection. On the handle of a biometric capture session the answer also carries `capture`: its state, its events so far and its outcome, so that a client on any surface follows its capture by trickling (`completed: true` again is harmless); once the capture is over nothing is forwarded. On the user surface only the account that started the capture reads it or trickles to it; another account gets 404 (docs/gateway-capture.md).',
+      'Forwards ICE candidates (or their end) to the handle\'s PeerConnection. On the handle of a biometric capture session the answer also carries `capture`: its state, its events so far and its outcome, so that a client on any surface follows its capture by trickling (`completed: true` again is harmless); once the capture is over nothing is forwarded. Every node of a cluster answers it alike (it is read from the database). On the user surface only the account that started the capture reads it or trickles to it; another account gets 404 (docs/gateway-capture.md).',
     request: { body: TrickleData },
     response: { description: "The gateway's acknowledgement (with `capture` on a capture session's handle)", schema: GatewayResponse },
     handle: async ({ services, body, principal, surface }) => {

@@ -109,14 +109,6 @@ export class SessionTracker {
     return { promise, cancel: () => { clearTimeout(timer); this.waiters.delete(waiter); } };
   }
 
-  /**
-   * Keep an event this service made itself about the session (a capture session's progress), so getSession
-   * shows it beside Janus's own events and waiters see it.
-   */
-  note(event: JanusAnswer): void {
-    if (!this.ended) this.record(event);
-  }
-
   /** Stop polling and keeping alive; `destroy` also ends the session in Janus (best effort). */
   end(reason: string, destroy = false): void {
     if (this.ended) return;
