@@ -1,5 +1,5 @@
 // npm run bench -- capture [--sessions 1,2,4,8] [--fps 5] [--timeout 60] [--liveness-frames 10] [--select-frames 1]
-//                          [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24]
+//                          [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
 // Biometric capture over the live stream, the whole way a user takes it (the setup of
 // test/browser/gateway-capture.test.ts, test/support/capture-rig.ts): each session is a Chromium whose fake camera
 // plays a clip made from a test photo, the page runs the SDK's captureWithGateway over the gateway operations,
@@ -184,6 +184,9 @@ function figures(c: BrowserCapture, fps: number) {
     connectToFirstFrameMs: firstFrameMs, firstFrameToResultMs: resultMs - firstFrameMs, connectToResultMs: resultMs,
     framesDecoded: m.framesDecoded ?? 0, framesAnalysed: m.framesAnalysed ?? 0, analyseMsPerFrame: m.analyseMsPerFrame ?? NaN,
     analysedPerSecond, fractionOfRequested: analysedPerSecond / fps, clientMs: c.clientMs,
+    // What the client was told, for a session that did not finish: the last guidance and how often each came.
+    lastGuidance: [...c.events].reverse().find((e) => !['DONE', 'TIMEOUT', 'FAILED', 'PROCESSING', 'MEDIA', 'STARTED'].includes(e.type)),
+    eventTypes: c.events.map((e) => e.type),
   };
 }
 
@@ -215,6 +218,9 @@ export async function run(args: string[]) {
   const sustainFraction = Number(option(args, 'sustain-fraction', '0.5'));
   const workers = Number(option(args, 'workers', String(availableParallelism())));
   const baselineFrames = Number(option(args, 'baseline-frames', '24'));
+  // A sensor-like noise makes every frame differ, as a camera's do; it also lowers passive liveness (at 6 a
+  // still photo scored 45-50 against the threshold of 50 and timed out), so none unless asked.
+  const noise = Number(option(args, 'noise', '0'));
   if (Math.max(...levels) > VERIFY_PHOTOS.length) throw new Error(`at most ${VERIFY_PHOTOS.length} sessions at once (one photo each)`);
 
   await ensureTools();
@@ -231,8 +237,7 @@ export async function run(args: string[]) {
     });
     const r = rig;
     const params = { framesPerSecond: fps, timeoutSeconds, livenessFrames, selectFrames };
-    // Sensor-like noise: every frame differs (as a camera's do), so the decoders' frames can be told apart.
-    const clipOf = (name: string, photo: string) => clip(r, name, photo, { seconds: 3, noise: 6 });
+    const clipOf = (name: string, photo: string) => clip(r, name, photo, { seconds: 3, noise });
     const clips = await Promise.all(VERIFY_PHOTOS.slice(0, Math.max(...levels)).map((p, i) => clipOf(`verify-${i}`, p)));
     // Models loaded and compiled before anything is timed; then the subject every level verifies, enrolled by a capture.
     await (await r.booted.services.extractors.get()).analyseFace(new Uint8Array(readFileSync(fileURLToPath(new URL(`../test/fixtures/photos/${ENROL_PHOTO}`, import.meta.url)))), { checks: true });
@@ -251,6 +256,7 @@ export async function run(args: string[]) {
       const captures = await Promise.all(clips.slice(0, n).map((c) =>
         captureInBrowser(r, c, { kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', ...params }).catch((error: Error) => error)));
       const wallSeconds = (performance.now() - t0) / 1000;
+      const distinct = new Set(decoded.at.keys());
       const cpu = stop();
       const ok = captures.filter((c): c is BrowserCapture => !(c instanceof Error)).map((c) => figures(c, fps));
       const errors = captures.filter((c): c is Error => c instanceof Error).map((e) => e.message.slice(0, 200));
@@ -266,6 +272,8 @@ export async function run(args: string[]) {
         statuses,
         ...(errors.length ? { errors } : {}),
         sustained: completed.length === n && minFraction >= sustainFraction,
+        events: ok.flatMap((f) => f.eventTypes).reduce<Record<string, number>>((counts, t) => ({ ...counts, [t]: (counts[t] ?? 0) + 1 }), {}),
+        ...(ok.some((f) => f.state !== 'DONE') ? { unfinishedLastGuidance: ok.filter((f) => f.state !== 'DONE').map((f) => f.lastGuidance ?? null) } : {}),
         connectToFirstFrameMs: summary(ok.map((f) => f.connectToFirstFrameMs)),
         firstFrameToResultMs: summary(completed.map((f) => f.firstFrameToResultMs)),
         connectToResultMs: summary(completed.map((f) => f.connectToResultMs)),
@@ -280,6 +288,7 @@ export async function run(args: string[]) {
           framesNeverAnalysed: decoded.frames - frames0 - ok.reduce((s, f) => s + f.framesDecoded, 0),
         },
         frameAgeAtAnalysisMs: summary(analysed.map((a) => a.ageMs)),
+        distinctFrameShare: round(distinct.size / Math.max(1, decoded.frames - frames0), 2),
         analysisMsPerFrame: summary(analysed.map((a) => a.ms)),
         wallSeconds: round(wallSeconds, 1),
         cpu,
@@ -304,21 +313,21 @@ export async function run(args: string[]) {
     const best = Math.max(...results.map((l) => l.framesAnalysedPerSecondTotal ?? 0));
     return {
       host: { cpus: availableParallelism(), workers, backend, mediaPath: r.net.describe, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg().map((l) => round(l, 2)) },
-      params: { kind: 'FV', purpose: 'VERIFY (levels), ENROLL (first)', ...params, clip: '640x480 Y4M at 10 fps, 3 s looped, noise 6; one photo per session' },
+      params: { kind: 'FV', purpose: 'VERIFY (levels), ENROLL (first)', ...params, clip: `640x480 Y4M at 10 fps, 3 s looped, noise ${noise}; one photo per session` },
       definitions: {
         sustained: `every session of the level DONE within timeoutSeconds, and each analysed at least sustainFraction (${sustainFraction}) x framesPerSecond (${fps}) frames a second between its first frame (MEDIA) and the operation (PROCESSING)`,
         firstFrameToResultMs: 'server: the outcome less the first decoded frame (metrics.resultMs - metrics.firstFrameMs), operation included',
         connectToResultMs: 'server: from connect (the capture session made) to the outcome (metrics.resultMs)',
         clientMs: 'in the page: from captureWithGateway (after getUserMedia) to the outcome read by its trickle polling',
         framesNeverAnalysed: 'frames the decoders wrote that no session took (dropped by the decoder queue, or in flight when the session ended)',
-        frameAgeAtAnalysisMs: 'from ffmpeg writing a frame to its analysis starting (the sidecar -> API stream and the wait behind other frames)',
+        frameAgeAtAnalysisMs: 'from ffmpeg writing a frame to its analysis starting (the sidecar -> API stream and the wait behind other frames); frames are matched by content, oldest first, so where frames repeat (distinctFrameShare below 1) a dropped frame may be matched to an older copy and the age is a lower bound',
         cpu: 'cores used during the level: service = this process (API, sidecar, extraction pool threads), janus, decoders (ffmpeg), browsers (Chromium: the clients), machine = everything on the host',
         serviceCpuMsPerAnalysedFrame: "the service's CPU during the level over the frames its sessions analysed (the operations, API and sidecar included): the cost, which the machine's load hardly changes",
         projection: 'from CPU accounting, not measured: sessions two idle cores would hold at sustainFraction x framesPerSecond with the browsers on other machines',
       },
       sustainedSessions: Math.max(0, ...results.filter((l) => l.sustained).map((l) => l.sessions)),
       projection,
-      enrol: { ...Object.fromEntries(Object.entries(enrol).map(([k, v]) => [k, typeof v === 'number' ? round(v, 2) : v])) },
+      enrol: { ...Object.fromEntries(Object.entries(enrol).filter(([k]) => k !== 'eventTypes' && k !== 'lastGuidance').map(([k, v]) => [k, typeof v === 'number' ? round(v, 2) : v])) },
       levels: results,
       baseline: { frames: Math.min(baselineFrames, seen.frames.length), what: 'the same extraction pool on decoded frames of these sessions, with the options the capture used', ...baseline },
       ratios: {
