@@ -6,6 +6,8 @@
 //   dist/sdk/ort-wasm-simd-threaded.wasm onnxruntime-web's CPU backend, the very binary the Node pool runs
 //   dist/sdk/mozjpeg_dec.wasm            the JPEG decoder the service uses (jpeg-js would round differently)
 //   dist/sdk/fr_detect.onnx, fr_landmark.onnx, fr_feature.onnx   the template models (wasm/models/)
+//   dist/sdk/bims-capture.js             the capture helper alone (captureWithGateway, src/sdk/gateway-capture.ts):
+//                                        a few KiB for pages that stream a camera and extract nothing themselves
 //
 // Why `onnxruntime-web/wasm`: the package's browser default is the WebGPU/JSEP build with a different wasm
 // binary; the plain wasm build is the one Node loads, so device and service run the same machine code. Its
@@ -22,6 +24,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'sdk');
 const require = createRequire(import.meta.url);
 const BUNDLE = 'bims-face-sdk.js';
+const CAPTURE_BUNDLE = 'bims-capture.js';
 const MODELS = ['fr_detect.onnx', 'fr_landmark.onnx', 'fr_feature.onnx'];
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
@@ -55,9 +58,23 @@ const result = await build({
   plugins: [refuseNode],
 }).catch(() => fail('esbuild failed (errors above)'));
 
+const capture = await build({
+  entryPoints: [join(root, 'src', 'sdk', 'gateway-capture.ts')],
+  outfile: join(out, CAPTURE_BUNDLE),
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [refuseNode],
+}).catch(() => fail('esbuild failed on the capture helper (errors above)'));
+
 // Second line of defence: nothing external, and no node: specifier left in the text (e.g. a dynamic import
 // built from a string esbuild could not see through).
-for (const [file, output] of Object.entries(result.metafile.outputs)) {
+for (const [file, output] of [...Object.entries(result.metafile.outputs), ...Object.entries(capture.metafile.outputs)]) {
   const bad = output.imports.filter((i) => i.external || isNodeBuiltin(i.path));
   if (bad.length) fail(`${file} imports ${bad.map((i) => i.path).join(', ')} at run time`);
 }
@@ -76,7 +93,7 @@ for (const model of MODELS) {
 }
 
 const kb = (f) => Math.round(statSync(join(out, f)).size / 1024);
-console.log(`[build:sdk] dist/sdk/${BUNDLE} ${kb(BUNDLE)} KiB; ort wasm ${kb('ort-wasm-simd-threaded.wasm')} KiB, mozjpeg ${kb('mozjpeg_dec.wasm')} KiB, ` +
+console.log(`[build:sdk] dist/sdk/${BUNDLE} ${kb(BUNDLE)} KiB, ${CAPTURE_BUNDLE} ${kb(CAPTURE_BUNDLE)} KiB; ort wasm ${kb('ort-wasm-simd-threaded.wasm')} KiB, mozjpeg ${kb('mozjpeg_dec.wasm')} KiB, ` +
   `models ${MODELS.reduce((a, m) => a + kb(m), 0)} KiB; ${Math.round(performance.now() - started)} ms`);
 
 function fail(message) {

@@ -50,7 +50,7 @@ const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH!, HOME:
 describe('the npm package', () => {
   it('holds compiled code with declarations, the bims command, the worker entry and the browser SDK, and no sources or tests', () => {
     for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/runtime/cli.js', 'dist/workers/face.worker.js',
-      'dist/sdk/bims-face-sdk.js', 'dist/sdk/ort-wasm-simd-threaded.wasm', 'dist/wasm/models/manifest.json', 'scripts/postinstall.mjs',
+      'dist/sdk/bims-face-sdk.js', 'dist/sdk/bims-capture.js', 'dist/sdk/ort-wasm-simd-threaded.wasm', 'dist/wasm/models/manifest.json', 'scripts/postinstall.mjs',
       'scripts/fetch-models.mjs', 'wasm/models/manifest.json']) {
       expect(files).toContain(f);
     }
@@ -72,14 +72,14 @@ describe('the npm package', () => {
     expect(refused.stderr).toMatch(/unknown command 'frobnicate'/);
   });
 
-  it('bims migrate prepares a PGlite database, and bims serve then enrols a face on the compiled worker pool', async () => {
+  it('bims migrate prepares a PGlite database, and bims serve then enrols a face on the compiled worker pool and serves the camera page', async () => {
     const dataDir = join(work, 'data');
     const migrated = execFileSync(process.execPath, [bin, 'migrate'], { encoding: 'utf8', env: env({ BIMS_DATA_DIR: dataDir }) });
     expect(migrated).toMatch(/^applied: 2026_11_25_0001_initial/);
 
     const port = await serverPort();
     const child = spawn(process.execPath, [bin, 'serve'], {
-      env: env({ PORT: port, BIMS_DATA_DIR: dataDir, BIMS_SIDECAR: 'off', BIMS_EXTRACTION_WORKERS: '1', BIMS_ADMIN_PASSWORD: 'package-admin-password', BIMS_PASSWORD_ITERATIONS: '10000' }),
+      env: env({ PORT: port, BIMS_DATA_DIR: dataDir, BIMS_SIDECAR: 'off', BIMS_DASHBOARD_PORT: '0', BIMS_EXTRACTION_WORKERS: '1', BIMS_ADMIN_PASSWORD: 'package-admin-password', BIMS_PASSWORD_ITERATIONS: '10000' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -103,6 +103,14 @@ describe('the npm package', () => {
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).toBe(201);
       expect(body.status).toBe('ENROLLED');
+      // The dashboard child runs from the package too, with the camera page's helper bundled from the compiled SDK.
+      const camera = await fetch(`${base}/dashboard/capture.html`);
+      expect(camera.status).toBe(200);
+      expect(camera.headers.get('permissions-policy')).toBe('camera=(self), microphone=(self), geolocation=()');
+      const helper = await fetch(`${base}/dashboard/js/bims-capture.js`);
+      expect(helper.status).toBe(200);
+      const module = await import(`data:text/javascript;base64,${Buffer.from(await helper.arrayBuffer()).toString('base64')}`);
+      expect(typeof module.captureWithGateway).toBe('function');
     } finally {
       child.kill('SIGTERM');
     }

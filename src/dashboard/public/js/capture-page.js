@@ -96,6 +96,9 @@ function renderCapture(s) {
   sync();
 
   async function run() {
+    // Until the camera is open (the browser may be asking the person), a second click starts nothing.
+    if (submit.disabled) return;
+    submit.disabled = true;
     showError('');
     result.hidden = true;
     mount(log);
@@ -114,6 +117,7 @@ function renderCapture(s) {
       helper = await import('./bims-capture.js');
     } catch {
       showError('The camera helper is missing from this dashboard (js/bims-capture.js); the service log says why.');
+      submit.disabled = false;
       return;
     }
     let stream;
@@ -121,6 +125,7 @@ function renderCapture(s) {
       stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 640 }, height: { ideal: 480 } }, audio: voice });
     } catch (error) {
       showError(cameraFailure(error));
+      submit.disabled = false;
       return;
     }
     for (const el of form.elements) el.disabled = true;
