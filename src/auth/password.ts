@@ -3,20 +3,9 @@
  * Workers). Stored as `pbkdf2-sha256$<iterations>$<salt b64>$<hash b64>` so the cost can rise later
  * without invalidating old hashes.
  */
+import { fromBase64, toBase64, toBase64Url } from '../encoding/base64.js';
+
 const encoder = new TextEncoder();
-
-function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-function fromBase64(text: string): Uint8Array {
-  const s = atob(text);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(password), 'PBKDF2', false, ['deriveBits']);
@@ -46,12 +35,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
 /** SHA-256 of a string as base64url: how opaque secrets (refresh tokens, codes) are stored. */
 export async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
-  return toBase64(digest).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toBase64Url(digest);
 }
 
 /** A random URL-safe secret of `bytes` bytes of entropy. */
 export function randomSecret(bytes = 32): string {
-  return toBase64(crypto.getRandomValues(new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
-export { toBase64, fromBase64 };

@@ -1,5 +1,6 @@
 // The matcher's dot-product kernels: which one this runtime can run, and one thread's use of it over a gallery
 // memory. Every kernel returns the same exact int32 dot products; they differ only in speed.
+import { fromBase64 } from '../encoding/base64.js';
 import {
   DOT_I8_RELAXED_SHARED_WASM_BASE64,
   DOT_I8_RELAXED_WASM_BASE64,
@@ -32,7 +33,7 @@ const cache = new Map<boolean, KernelModules>();
 
 function compile(b64: string): WebAssembly.Module | null {
   try {
-    const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const bin = fromBase64(b64);
     // Cloudflare Workers forbid compiling wasm from bytes at run time, runtimes without relaxed SIMD refuse that
     // module: validate() says so without throwing, and the next kernel down is used.
     return WebAssembly.validate(bin) ? new WebAssembly.Module(bin) : null;

@@ -2,7 +2,7 @@
 // service (remote-service.ts): analyses as JSON, with typed arrays as base64 of their bytes and non-finite
 // numbers spelled out, so that embeddings arrive bit-identical (JSON would turn NaN into null, and decimal
 // text of a Float32Array into a different array only by luck).
-import { fromBase64, toBase64 } from '../sdk/base64.js';
+import { fromBase64, toBase64 } from '../encoding/base64.js';
 
 type Encoded = null | boolean | number | string | Encoded[] | { [key: string]: Encoded };
 

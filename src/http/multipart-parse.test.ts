@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PARTS, MultipartError, parseMultipart } from './multipart-parse.js';
-import { base64Of } from './multipart.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -53,14 +52,5 @@ describe('parseMultipart', () => {
     expect(bad('--Bxx\r\n\r\n--B--')).toThrow(MultipartError);
     const many = Array.from({ length: MAX_PARTS + 1 }, (_, i) => `--B\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + '--B--';
     expect(bad(many)).toThrow(/more than 64 parts/);
-  });
-});
-
-describe('base64Of', () => {
-  it('is standard padded base64 for every length remainder', () => {
-    for (const n of [0, 1, 2, 3, 4, 5, 6, 1000, 1001, 1002]) {
-      const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 7919) & 255);
-      expect(base64Of(bytes)).toBe(Buffer.from(bytes).toString('base64'));
-    }
   });
 });

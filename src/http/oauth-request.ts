@@ -1,3 +1,4 @@
+import { fromBase64 } from '../encoding/base64.js';
 import type { BasicCredentials } from '../services/auth/client-auth.js';
 import { OAuthError, invalidRequest } from '../services/auth/oauth-error.js';
 
@@ -67,7 +68,7 @@ export function basicClientCredentials(header: string | undefined): BasicCredent
   if (!header || !/^basic /i.test(header)) return undefined;
   let decoded: string;
   try {
-    const bytes = Uint8Array.from(atob(header.slice(6).trim()), (ch) => ch.charCodeAt(0));
+    const bytes = fromBase64(header.slice(6).trim());
     decoded = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return 'malformed';

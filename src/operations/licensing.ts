@@ -1,3 +1,4 @@
+import { fromBase64, toBase64 } from '../encoding/base64.js';
 import { binary } from '../schemas/common.js';
 import { Cloud, Dongles, DongleDumpQuery, InternetLicense, LicensingToken, PacketBytes, UpdateStatus, Usage, UsageQuery } from '../schemas/licensing.js';
 import { cloudInfo, dongleDump, dongles, internetInfo, licensingToken, updateDongle, updateStatus, usage } from '../services/licensing/answers.js';
@@ -40,7 +41,7 @@ export const licensingOperations = [
     handle: async ({ services, query, request }) => {
       const dump = await dongleDump(services, query.dongleId);
       if (negotiate(request.headers.get('accept'), ['application/octet-stream', 'application/json']) === 'application/json') {
-        return { data: btoa(String.fromCharCode(...dump.bytes)), fileName: dump.fileName, contentType: 'application/jose' };
+        return { data: toBase64(dump.bytes), fileName: dump.fileName, contentType: 'application/jose' };
       }
       return mediaAnswer('application/octet-stream', dump.bytes, {
         headers: { 'Content-Disposition': `attachment; filename="${dump.fileName}"`, 'Cache-Control': 'no-store', Vary: 'Accept' },
@@ -75,6 +76,6 @@ export const licensingOperations = [
     request: { body: PacketBytes },
     status: 202,
     response: { description: 'The update was accepted; its state so far', schema: UpdateStatus },
-    handle: async ({ services, body }) => updateDongle(services, Uint8Array.from(atob(body.data), (ch) => ch.charCodeAt(0))),
+    handle: async ({ services, body }) => updateDongle(services, fromBase64(body.data)),
   }),
 ];

@@ -1,4 +1,4 @@
-import { fromBase64, toBase64 } from '../auth/password.js';
+import { fromBase64, toBase64 } from '../encoding/base64.js';
 import { templateModalities } from '../services/templates/modalities.js';
 import { qrPng, qrSvg } from '../services/templates/qr.js';
 import { remoteVerify } from '../services/templates/remote-verify.js';

@@ -3,7 +3,7 @@ import { TEMPLATE_MODELS } from '../biometrics/face/runner.js';
 import { encodeFaceTemplate } from '../biometrics/template.js';
 import { createInlineExtractor } from '../extraction/inline.js';
 import { compileMozjpeg, fetchBytes, folderUrl, ORT_WASM } from './assets.js';
-import { toBase64 } from './base64.js';
+import { toBase64 } from '../encoding/base64.js';
 import { FaceSdkError } from './errors.js';
 import { toEncodedImage, type ImageInput } from './image-input.js';
 

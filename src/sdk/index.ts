@@ -16,6 +16,6 @@ export { createFaceSdk, type DeviceTemplate, type ExtractTemplateOptions, type F
 export { remoteVerify, RemoteVerifyError, type Credentials, type RemoteVerifyOptions, type RemoteVerifyRequest, type RemoteVerifyResult } from './remote-verify.js';
 export { FaceSdkError, type FaceSdkErrorCode } from './errors.js';
 export { captureWithGateway, CaptureError, type CaptureEvent, type CaptureOptions, type CaptureOutcome } from './gateway-capture.js';
-export { toBase64, fromBase64 } from './base64.js';
+export { toBase64, fromBase64 } from '../encoding/base64.js';
 export type { ImageInput } from './image-input.js';
 export { BiometricError } from '../biometrics/errors.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromBase64, toBase64 } from './base64.js';
+import { fromBase64, toBase64 } from '../encoding/base64.js';
 import { remoteVerify, RemoteVerifyError } from './remote-verify.js';
 
 /** A fetch that records the call and answers `status` with `body`. */

@@ -1,4 +1,4 @@
-import { toBase64 } from './base64.js';
+import { toBase64 } from '../encoding/base64.js';
 
 /** How the device authenticates to BIMS: HTTP Basic, an OAuth access token, or a ready Authorization value. */
 export type Credentials = { username: string; password: string } | { accessToken: string } | { authorization: string };

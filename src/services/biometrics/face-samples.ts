@@ -1,3 +1,4 @@
+import { fromBase64 } from '../../encoding/base64.js';
 import { BiometricError, encodeFaceTemplate, isClientError, type FaceAnalysis, type ImageAnalysis } from '../../biometrics/index.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
@@ -41,14 +42,6 @@ export interface FaceGateOptions {
   field: string;
   /** Gate values of one session (a capture's Advanced init params), over those of the settings. */
   overrides?: Partial<FaceGates>;
-}
-
-/** Decode a base64 field already validated by the schema. */
-export function base64Bytes(text: string): Uint8Array {
-  const raw = atob(text);
-  const bytes = new Uint8Array(raw.length);
-  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-  return bytes;
 }
 
 /**
@@ -185,7 +178,7 @@ export async function analyseFaces(
 ): Promise<{ accepted: AcceptedFace[]; failure?: undefined } | { accepted?: undefined; failure: GateFailure }> {
   const extractor = await services.extractors.get();
   const gates = await faceGatesOf(services, options);
-  const decoded = images.map(base64Bytes);
+  const decoded = images.map((image) => fromBase64(image));
   const livenessGated = gates.requireLiveness || gates.checkIcao; // checkIcao refuses a LIVENESS warning too
   const checks = options.checks !== false || livenessGated;
   const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, liveness: livenessGated });

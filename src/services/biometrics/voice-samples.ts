@@ -1,9 +1,10 @@
+import { fromBase64 } from '../../encoding/base64.js';
 import { BiometricError, encodeVoiceTemplate, isClientError } from '../../biometrics/index.js';
 import { gateVoice, type VoiceGateFailure, type VoiceGates } from '../../biometrics/voice/settings.js';
 import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
-import { base64Bytes, unavailableReason } from './face-samples.js';
+import { unavailableReason } from './face-samples.js';
 import { callerQueueError, isCallerQueueError } from './image-admission.js';
 
 /** One voice recording that passed every gate. */
@@ -78,7 +79,7 @@ export async function analyseVoices(
   field: string,
 ): Promise<{ accepted: AcceptedVoice[]; failure?: undefined } | { accepted?: undefined; failure: VoiceGateRefusal }> {
   const [extractor, gates] = await Promise.all([services.extractors.get(), voiceGatesOf(services)]);
-  const decoded = audios.map(base64Bytes);
+  const decoded = audios.map((text) => fromBase64(text));
   const analyses = await Promise.all(
     decoded.map((bytes, i) => extractor.analyseVoice(bytes).catch((error: unknown) => { throw voiceExtractionError(error, `${field}.${i}.audio`); })),
   );

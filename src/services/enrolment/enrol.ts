@@ -1,3 +1,4 @@
+import { fromBase64 } from '../../encoding/base64.js';
 import type { z } from 'zod';
 import { parseTemplate, faceRecord, BiometricError } from '../../biometrics/index.js';
 import { json } from '../../db/json.js';
@@ -6,7 +7,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, conflict } from '../errors.js';
-import { analyseFaces, base64Bytes, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
+import { analyseFaces, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { recordOperation, type OperationStatus, type StoredCandidate } from '../operations/record.js';
 import { deduplicate, deduplicationRules, type DedupOutcome, type DedupRules } from './deduplicate.js';
@@ -90,7 +91,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
   // An exported template may stand in for (or add to) the face images; it must be of the current version.
   const extraTemplates: Uint8Array[] = [];
   if (request.template) {
-    const bytes = base64Bytes(request.template);
+    const bytes = fromBase64(request.template);
     let version: string;
     try {
       const parsed = parseTemplate(bytes);

@@ -1,10 +1,11 @@
+import { fromBase64 } from '../../encoding/base64.js';
 import type { z } from 'zod';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, notFound } from '../errors.js';
-import { analyseFaces, analyseImages, base64Bytes, faceGatesOf, gateImage, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
+import { analyseFaces, analyseImages, faceGatesOf, gateImage, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord, type StoredCandidate } from './record.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
@@ -99,7 +100,7 @@ export async function createOperation(services: Services, request: Request, call
 
 async function check(services: Services, base: Omit<OperationRecord, 'status'>, images: string[], request: Request, started: number, overrides?: Partial<FaceGates>) {
   const gates = await faceGatesOf(services, { checkIcao: request.options?.checkIcao, detectLiveness: request.options?.detectLiveness, overrides });
-  const analyses = await analyseImages(services, images.map(base64Bytes), (i) => `body.faces.${i}.image`);
+  const analyses = await analyseImages(services, images.map((text) => fromBase64(text)), (i) => `body.faces.${i}.image`);
   const gated = analyses.map((a) => gateImage(a, gates));
   const firstFailure = gated.findIndex((g) => 'status' in g);
   const failure = firstFailure >= 0 ? (gated[firstFailure] as { status: OperationRecord['status']; reason: string }) : null;
@@ -138,7 +139,7 @@ async function finish(services: Services, record: OperationRecord, started: numb
 /** `checkImage`: the checks of one image under the current settings; nothing is stored. */
 export async function checkImage(services: Services, request: z.output<typeof CheckImageRequest>) {
   const gates = await faceGatesOf(services, { checkIcao: request.options?.checkIcao, detectLiveness: request.options?.detectLiveness });
-  const [analysis] = await analyseImages(services, [base64Bytes(request.image)], () => 'body.image');
+  const [analysis] = await analyseImages(services, [fromBase64(request.image)], () => 'body.image');
   const gate = gateImage(analysis!, gates);
   return { ...presentChecks(analysis!, !('status' in gate)), ...('status' in gate ? { reason: gate.reason } : {}) };
 }

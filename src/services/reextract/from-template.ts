@@ -1,8 +1,8 @@
 import { FACE_CALIBRATION, cosineInt8, faceRecord, parseTemplate, type TemplateRecord } from '../../biometrics/index.js';
-import { toBase64 } from '../../auth/password.js';
+import { fromBase64, toBase64 } from '../../encoding/base64.js';
 import type { Services } from '../index.js';
 import { invalid } from '../errors.js';
-import { analyseFaces, base64Bytes } from '../biometrics/face-samples.js';
+import { analyseFaces } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation } from '../operations/record.js';
 import { refuse, type Caller } from './refuse.js';
@@ -80,7 +80,7 @@ export async function reextractFromTemplate(services: Services, request: { templ
 function oldFaceRecord(text: string): { templateVersion: string; record: TemplateRecord } {
   let parsed;
   try {
-    parsed = parseTemplate(base64Bytes(text));
+    parsed = parseTemplate(fromBase64(text));
   } catch (error) {
     throw invalid('body.template', error instanceof Error ? error.message : 'unreadable template');
   }
