@@ -14,8 +14,9 @@ const root = join(import.meta.dirname, '..', '..');
 const NODE_ONLY = [
   /^src\/runtime\//,
   /^src\/sidecar\//,
-  // The dashboard's own server process (npm run dashboard; a child of npm start), never loaded by the app.
-  /^src\/dashboard\/(main|node-server)\.ts$/,
+  // The dashboard's own server process (npm run dashboard; a child of npm start) and the esbuild step that bundles
+  // the camera page's helper when it starts: never loaded by the app.
+  /^src\/dashboard\/(main|node-server|capture-bundle)\.ts$/,
   // node-native-runner: onnxruntime-node, the native extraction backend, loaded by the pool's workers only.
   /^src\/extraction\/node-(pool|models|protocol|native-runner)\.ts$/,
   // The matcher's worker threads (FaceGallery takes them as an injected MatcherThreads).
