@@ -31,7 +31,7 @@ const BLINKING = 'labelled/franck/franck_03979.jpg';
 async function follow(asked: Challenge, action: string): Promise<{ state: string; events: string[] }> {
   const frontal = await analysed(FRONTAL);
   const active = new ActiveLiveness({ challenges: 1, kinds: [asked], challengeMs: 8000, retries: 0 }, () => asked);
-  active.begin(frontal.faces[0]!, 0);
+  active.begin([frontal.faces[0]!], 0);
   const events = [frontal, await analysed(action), frontal].flatMap((f, i) => active.observe(f, 200 * (i + 1)))
     .map((e) => ('reason' in e ? `${e.type}:${e.reason}` : e.type));
   return { state: active.state, events };

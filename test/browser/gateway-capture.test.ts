@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import jpeg from 'jpeg-js';
 import { adminAuth, basic } from '../support/databases.js';
 import { captureInBrowser, clip as rigClip, speechWav as rigSpeechWav, startCaptureRig, type BrowserCapture, type CaptureRig } from '../support/capture-rig.js';
-import { photo } from '../biometrics/helpers.js';
+import { PHOTOS, photo } from '../biometrics/helpers.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { launchChromium } from '../support/browser.js';
 import { startDashboardServer, type DashboardServer } from '../../src/dashboard/node-server.js';
@@ -42,6 +45,7 @@ afterAll(async () => {
 });
 
 type Capture = BrowserCapture;
+const run = promisify(execFile);
 
 const userAuth = basic('capture-user', 'capture-user-password');
 const otherAuth = basic('capture-other', 'capture-other-password');
@@ -210,4 +214,49 @@ describe('the dashboard camera page', () => {
       await browser.close();
     }
   }, 180_000);
+});
+
+describe('active liveness over the live stream', () => {
+  /**
+   * A Y4M clip at 10 fps, 640x480, of photos one after another (each letterboxed, optionally mirrored, shown for
+   * its seconds); Chromium plays it in a loop.
+   */
+  async function sequence(name: string, parts: { photo: string; mirror?: boolean; seconds: number }[]): Promise<string> {
+    const out = join(rig.clips, `${name}.y4m`);
+    const fit = 'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2,fps=10,format=yuv420p';
+    const inputs = parts.flatMap((p) => ['-loop', '1', '-t', String(p.seconds), '-i', join(PHOTOS, p.photo)]);
+    const filters = parts.map((p, i) => `[${i}:v]${p.mirror ? 'hflip,' : ''}${fit}[v${i}]`).join(';');
+    const concat = `${parts.map((_, i) => `[v${i}]`).join('')}concat=n=${parts.length}:v=1:a=0[out]`;
+    await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...inputs, '-filter_complex', `${filters};${concat}`, '-map', '[out]', '-r', '10', '-f', 'yuv4mpegpipe', out]);
+    return out;
+  }
+
+  it('a photo held before the camera cannot follow the instruction: DONE with LIVENESS_CHECK_FAILED (ACTIVE_LIVENESS_FAILED)', async () => {
+    const capture = await captureWith(await clip('franck-still', 'labelled/franck/franck_02159.jpg'),
+      { kind: 'FV', purpose: 'CHECK', timeoutSeconds: 30, activeLiveness: { challenges: 1, challengeSeconds: 3, retries: 0 } }, userAuth);
+    console.info('[gateway-capture] active liveness, still photo', JSON.stringify({ result: capture.result, events: capture.events.map((e) => e.type) }));
+    expect(capture.result).toMatchObject({ type: 'DONE', status: 'LIVENESS_CHECK_FAILED', reason: 'ACTIVE_LIVENESS_FAILED', operationUuid: expect.any(String) });
+    const types = capture.events.map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(['FACE_FOUND', 'INSTRUCTION', 'CHALLENGE_FAILED']));
+    expect(types).not.toContain('PROCESSING');
+    expect(await operation(capture.result!.operationUuid!)).toMatchObject({ type: 'CHECK', status: 'LIVENESS_CHECK_FAILED' });
+  }, 60_000);
+
+  it('a head that turns to its left on the stream passes TURN_LEFT twice, then the operation runs', async () => {
+    // One person (the Franck sequence): frontal (a mirrored frame, landmark yaw about +2) and turned to his own
+    // left (about -20; see test/biometrics/active-liveness-photos.test.ts), over and over. Only TURN_LEFT is
+    // asked: a clip cannot know which way a random instruction goes, and turning the other way fails.
+    const frontal = { photo: 'labelled/franck/franck_01829.jpg', mirror: true };
+    // Two seconds each, and the most time an instruction may take: on a loaded machine a frame may take seconds
+    // to analyse, and the session sees only the newest frame each time.
+    const turning = await sequence('franck-turning', [{ ...frontal, seconds: 2 }, { photo: 'labelled/franck/franck_03909.jpg', seconds: 2 }]);
+    const capture = await captureWith(turning,
+      { kind: 'FV', purpose: 'CHECK', timeoutSeconds: 120, activeLiveness: { challenges: 2, kinds: ['TURN_LEFT'], challengeSeconds: 30 } }, userAuth);
+    console.info('[gateway-capture] active liveness, turning', JSON.stringify({ result: capture.result, metrics: capture.metrics, events: capture.events.map((e) => e.reason ? `${e.type}:${e.reason}` : e.type) }));
+    expect(capture.result).toMatchObject({ type: 'DONE', status: 'SUCCESS', operationUuid: expect.any(String) });
+    const types = capture.events.map((e) => e.type);
+    expect(types.filter((t) => t === 'CHALLENGE_PASSED')).toHaveLength(2);
+    expect(capture.events.filter((e) => e.type === 'INSTRUCTION').every((e) => e.instruction === 'TURN_LEFT')).toBe(true);
+    expect(types.lastIndexOf('CHALLENGE_PASSED')).toBeLessThan(types.indexOf('PROCESSING'));
+  }, 150_000);
 });

@@ -41,7 +41,7 @@ describe('landmark yaw', () => {
 describe('active liveness', () => {
   it('TURN_LEFT passes on frontal, then turned to the subject\'s left, then frontal again, all after the instruction', () => {
     const active = new ActiveLiveness(options, scripted('TURN_LEFT'));
-    expect(active.begin(face(0), 0)).toEqual([{ type: 'INSTRUCTION', instruction: 'TURN_LEFT', step: 1, steps: 1, withinMs: 8000 }]);
+    expect(active.begin([face(0)], 0)).toEqual([{ type: 'INSTRUCTION', instruction: 'TURN_LEFT', step: 1, steps: 1, withinMs: 8000 }]);
     expect(feed(active, [frame(face(1)), frame(face(-10)), frame(face(-24)), frame(face(-12))])).toEqual([]);
     expect(active.state).toBe('CHALLENGING');
     expect(feed(active, [frame(face(2))], 1000)).toEqual(['CHALLENGE_PASSED']);
@@ -51,7 +51,7 @@ describe('active liveness', () => {
 
   it('turning the other way is a wrong move; the retry is a new instruction', () => {
     const active = new ActiveLiveness({ ...options, retries: 1 }, scripted('TURN_RIGHT', 'TURN_LEFT'));
-    active.begin(face(0), 0);
+    active.begin([face(0)], 0);
     const events = active.observe(frame(face(0)), 100).concat(active.observe(frame(face(-25)), 200));
     expect(events).toMatchObject([
       { type: 'CHALLENGE_FAILED', instruction: 'TURN_RIGHT', reason: 'WRONG_MOVE', retriesLeft: 0 },
@@ -65,16 +65,23 @@ describe('active liveness', () => {
   it('the turns are measured from the subject\'s own frontal pose, not from zero', () => {
     // A camera off to one side: the subject looks at it with a landmark yaw of -14.
     const active = new ActiveLiveness(options, scripted('TURN_RIGHT'));
-    active.begin(face(-14), 0);
+    active.begin([face(-14)], 0);
     // +1 is 15 degrees to their right of where they look from: enough; -14 again is frontal.
     expect(feed(active, [frame(face(-13)), frame(face(2)), frame(face(-15))])).toEqual(['CHALLENGE_PASSED']);
+  });
+
+  it('the frontal pose is the most frontal face of the passive part\'s track; the face is followed from its newest', () => {
+    const active = new ActiveLiveness(options, scripted('TURN_LEFT'));
+    // The passive gates let a face turned by 18 degrees through: measured from it, a turn left would need 33.
+    active.begin([face(1), face(-18, 95, 20)], 0);
+    expect(feed(active, [frame(face(-17, 95, 20)), frame(face(0, 95, 20)), frame(face(-20, 95, 20)), frame(face(1, 95, 20))])).toEqual(['CHALLENGE_PASSED']);
   });
 
   it('a turn made before the instruction (a guess, a replayed clip) does not count: the subject must be seen frontal first', () => {
     const active = new ActiveLiveness(options, scripted('TURN_LEFT'));
     // Turned left before the instruction; frames that came before it are not given (or not counted).
     expect(active.observe(frame(face(-30)), 0)).toEqual([]);
-    active.begin(face(0), 1000);
+    active.begin([face(0)], 1000);
     expect(active.observe(frame(face(-30)), 1000)).toEqual([]); // not after the instruction
     // Still turned when the instruction comes, then back: turned-then-frontal is not frontal-turned-frontal.
     expect(feed(active, [frame(face(-30)), frame(face(-28)), frame(face(0)), frame(face(0))], 1000)).toEqual([]);
@@ -86,7 +93,7 @@ describe('active liveness', () => {
 
   it('a photo held still never passes: every instruction times out, then the check fails', () => {
     const active = new ActiveLiveness({ ...options, challenges: 2, retries: 1 }, randomChallenge);
-    active.begin(face(0), 0);
+    active.begin([face(0)], 0);
     const still = Array.from({ length: 90 }, () => frame(face(0)));
     const events = feed(active, still);
     expect(events.filter((e) => e.startsWith('CHALLENGE_FAILED'))).toEqual(['CHALLENGE_FAILED:TIMEOUT', 'CHALLENGE_FAILED:TIMEOUT']);
@@ -97,11 +104,11 @@ describe('active liveness', () => {
 
   it('another face (the track changed) fails the instruction and sends the subject back to the passive part', () => {
     const active = new ActiveLiveness({ ...options, retries: 1 }, scripted('TURN_LEFT', 'BLINK'));
-    active.begin(face(0), 0);
+    active.begin([face(0)], 0);
     expect(feed(active, [frame(face(0)), frame(face(-25, 95, 300))])).toEqual(['CHALLENGE_FAILED:FACE_LOST']);
     expect(active.state).toBe('IDLE');
     // The turn shown by the other face did not count; when the passive part holds a face again, it starts over.
-    expect(active.begin(face(0, 95, 300), 2000)).toMatchObject([{ type: 'INSTRUCTION', instruction: 'BLINK', step: 1 }]);
+    expect(active.begin([face(0, 95, 300)], 2000)).toMatchObject([{ type: 'INSTRUCTION', instruction: 'BLINK', step: 1 }]);
     // A second loss is one failure more than the retries allow.
     expect(feed(active, [frame(face(0, 95, 0))], 2000)).toEqual(['CHALLENGE_FAILED:FACE_LOST']);
     expect(active.state).toBe('FAILED');
@@ -109,16 +116,16 @@ describe('active liveness', () => {
 
   it('a face missed for a few frames keeps its track; missed longer, it is lost', () => {
     const active = new ActiveLiveness({ ...options, challenges: 1 }, scripted('TURN_LEFT'));
-    active.begin(face(0), 0);
+    active.begin([face(0)], 0);
     expect(feed(active, [frame(face(0)), frame(), frame(), frame(), frame(face(-25)), frame(face(0))])).toEqual(['CHALLENGE_PASSED']);
     const other = new ActiveLiveness(options, scripted('TURN_LEFT'));
-    other.begin(face(0), 0);
+    other.begin([face(0)], 0);
     expect(feed(other, [frame(), frame(), frame(), frame()])).toEqual(['CHALLENGE_FAILED:FACE_LOST']);
   });
 
   it('BLINK needs both eyes closed on a frame, then open again; a wink or a turn does not do', () => {
     const active = new ActiveLiveness({ ...options, challenges: 2 }, scripted('BLINK', 'BLINK'));
-    active.begin(face(0), 0);
+    active.begin([face(0)], 0);
     const wink = { ...face(0), eyesOpen: { left: 5, right: 90 } } as FaceAnalysis;
     expect(feed(active, [frame(face(0)), frame(wink), frame(face(0))])).toEqual([]);
     expect(feed(active, [frame(face(0, 10)), frame(face(0, 95))], 600)).toEqual(['CHALLENGE_PASSED', 'INSTRUCTION']);

@@ -110,11 +110,15 @@ export class ActiveLiveness {
     return this.stateNow;
   }
 
-  /** The passive part is satisfied on `reference` (its tracked face, frontal): the first instruction, at `now`. */
-  begin(reference: FaceAnalysis, now: number): ActiveEvent[] {
-    if (this.stateNow !== 'IDLE') return [];
-    this.baseline = landmarkYaw(reference);
-    this.last = reference.rectangle;
+  /**
+   * The passive part is satisfied on `track` (the faces of its tracked frames, oldest first): the first
+   * instruction, at `now`. The subject's frontal pose is the most frontal of them: the passive gates let a
+   * slightly turned face through, and a turn measured from it would have to go that much further.
+   */
+  begin(track: readonly FaceAnalysis[], now: number): ActiveEvent[] {
+    if (this.stateNow !== 'IDLE' || !track.length) return [];
+    this.baseline = track.map(landmarkYaw).reduce((best, yaw) => (Math.abs(yaw) < Math.abs(best) ? yaw : best));
+    this.last = track.at(-1)!.rectangle;
     this.missed = 0;
     this.passedSteps = 0;
     this.stateNow = 'CHALLENGING';

@@ -166,7 +166,7 @@ export class CaptureSession {
           this.lastGuidance = verdict.guidance;
           this.guide(verdict.guidance, { accepted: verdict.accepted, needed: verdict.needed, ...(verdict.detail ? { detail: verdict.detail } : {}) });
           if (active && judge.ready()) {
-            for (const event of active.begin(judge.lastFace!, performance.now())) this.emit(event);
+            for (const event of active.begin(judge.trackFaces, performance.now())) this.emit(event);
             this.lastSent = null; // guidance after the instructions is news again
             continue;
           }

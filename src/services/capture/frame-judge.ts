@@ -102,9 +102,9 @@ export class FrameJudge {
       .slice(0, this.counts.selectFrames);
   }
 
-  /** The face of the newest accepted frame of the track (active liveness follows it from there). */
-  get lastFace(): FaceAnalysis | null {
-    return this.last;
+  /** The faces of the track's accepted frames, oldest first (active liveness follows the face from there). */
+  get trackFaces(): FaceAnalysis[] {
+    return this.track.map((a) => a.face);
   }
 
   /** Forget the track: its frames no longer make the operation (another face, or the face lost). */
