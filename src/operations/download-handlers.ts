@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { SessionDownload } from '../schemas/biometric-data.js';
 import { prepareDownload, type DownloadRequest } from '../services/biometric-data/download.js';
+import { preferredType } from './content-negotiation.js';
 import { jsonAnswer, mediaAnswer, type HandlerInput } from './types.js';
 
 /**
@@ -11,36 +12,17 @@ import { jsonAnswer, mediaAnswer, type HandlerInput } from './types.js';
 /** Biometric samples are personal data: never kept by browsers or proxies. */
 const PRIVATE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
 
-/** How an Accept header ranks a media type: [q, specificity], specificity 2 exact, 1 type/*, 0 any, -1 absent. */
-function rankOf(accept: string, offer: string): [number, number] {
-  let best: [number, number] = [-1, -1];
-  for (const part of accept.split(',')) {
-    const [range = '', ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
-    const q = Number(params.find((p) => p.startsWith('q='))?.slice(2) ?? 1);
-    const specific = range === offer ? 2 : range === `${offer.split('/')[0]}/*` ? 1 : range === '*/*' ? 0 : -1;
-    if (specific >= 0 && q > 0 && (specific > best[1])) best = [q, specific];
-  }
-  return best;
-}
-
-/** Whether `a` ranks above `b` in the Accept header (q-values, then exact types over wildcards). */
-function prefers(accept: string, a: string, b: string): boolean {
-  const [aQ, aSpecific] = rankOf(accept, a);
-  const [bQ, bSpecific] = rankOf(accept, b);
-  return aQ > bQ || (aQ === bQ && aQ >= 0 && aSpecific > bSpecific);
-}
-
 /**
  * Whether the Accept header ranks `application/json` above `application/zip` (q-values, then exact types
  * over wildcards). Absent, `*\/*` or anything else means the ZIP.
  */
 export function wantsManifest(accept: string | null): boolean {
-  return accept ? prefers(accept, 'application/json', 'application/zip') : false;
+  return preferredType(accept, ['application/zip', 'application/json']) === 'application/json';
 }
 
 /** The reverse default, for JSON reads that also offer a ZIP: only an Accept ranking the ZIP first gets it. */
 export function wantsZip(accept: string | null): boolean {
-  return accept ? prefers(accept, 'application/zip', 'application/json') : false;
+  return preferredType(accept, ['application/json', 'application/zip']) === 'application/zip';
 }
 
 /**

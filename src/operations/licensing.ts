@@ -2,7 +2,7 @@ import { fromBase64, toBase64 } from '../encoding/base64.js';
 import { binary } from '../schemas/common.js';
 import { Cloud, Dongles, DongleDumpQuery, InternetLicense, LicensingToken, PacketBytes, UpdateStatus, Usage, UsageQuery } from '../schemas/licensing.js';
 import { cloudInfo, dongleDump, dongles, internetInfo, licensingToken, updateDongle, updateStatus, usage } from '../services/licensing/answers.js';
-import { negotiate } from './template-handlers.js';
+import { preferredType } from './content-negotiation.js';
 import { defineOperation, mediaAnswer } from './types.js';
 
 const component = 'The licensing sidecar';
@@ -40,7 +40,7 @@ export const licensingOperations = [
     response: { description: 'The dongle dump', schema: PacketBytes, content: { 'application/octet-stream': binary } },
     handle: async ({ services, query, request }) => {
       const dump = await dongleDump(services, query.dongleId);
-      if (negotiate(request.headers.get('accept'), ['application/octet-stream', 'application/json']) === 'application/json') {
+      if (preferredType(request.headers.get('accept'), ['application/octet-stream', 'application/json']) === 'application/json') {
         return { data: toBase64(dump.bytes), fileName: dump.fileName, contentType: 'application/jose' };
       }
       return mediaAnswer('application/octet-stream', dump.bytes, {

@@ -3,6 +3,7 @@ import { templateModalities } from '../services/templates/modalities.js';
 import { qrPng, qrSvg } from '../services/templates/qr.js';
 import { remoteVerify } from '../services/templates/remote-verify.js';
 import { subjectQrCode } from '../services/templates/subject-qrcode.js';
+import { preferredType } from './content-negotiation.js';
 import { jsonAnswer, mediaAnswer, type HandlerInput } from './types.js';
 import type { z } from 'zod';
 import type { GetTemplateModalitiesRequest, SubjectIdLowerParams, SubjectQRCode } from '../schemas/subjects.js';
@@ -19,7 +20,7 @@ const NO_STORE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
 /** `getSubjectsQRCodeBySubjectId`: PNG by default, SVG or the SubjectQRCode JSON when the Accept header prefers them. */
 export async function handleSubjectQrCode({ services, params, request }: HandlerInput<{ params: typeof SubjectIdLowerParams }>) {
   const qr = await subjectQrCode(services, params.subjectid);
-  const type = negotiate(request.headers.get('accept'), ['image/png', 'image/svg+xml', 'application/json']);
+  const type = preferredType(request.headers.get('accept'), ['image/png', 'image/svg+xml', 'application/json']);
   if (type === 'image/svg+xml') return mediaAnswer('image/svg+xml', qrSvg(qr.matrix), { charset: 'utf-8', headers: NO_STORE });
   const png = qrPng(qr.matrix);
   if (type === 'application/json') {
@@ -53,28 +54,4 @@ export function handleRemoteVerify({ services, body, principal, surface }: Handl
     principal,
     surface,
   });
-}
-
-/**
- * The offered media type the Accept header ranks highest (q-values, exact types over wildcards); the first
- * offer when the header is absent, `*\/*`, or names none of them.
- */
-export function negotiate(accept: string | null, offers: readonly string[]): string {
-  if (!accept) return offers[0];
-  let best = offers[0], bestQ = -1, bestSpecific = -1;
-  for (const part of accept.split(',')) {
-    const [range, ...params] = part.trim().toLowerCase().split(';').map((s) => s.trim());
-    const qParam = params.find((p) => p.startsWith('q='));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    if (!(q > 0)) continue;
-    for (const offer of offers) {
-      const [type] = offer.split('/');
-      const specific = range === offer ? 2 : range === `${type}/*` ? 1 : range === '*/*' ? 0 : -1;
-      if (specific < 0) continue;
-      if (q > bestQ || (q === bestQ && specific > bestSpecific)) {
-        best = offer; bestQ = q; bestSpecific = specific;
-      }
-    }
-  }
-  return best;
 }
