@@ -41,7 +41,6 @@ async function main() {
   // The voice model is optional: without it, voice jobs fail with MODEL_UNAVAILABLE and faces keep working.
   const voice = await OrtVoiceRunner.create({ loadModel: nodeModelLoader(modelsDir) }).catch((e: unknown) => e as Error);
   port.on('message', async (job: WorkerJob) => {
-    if (job.type === 'crash') process.exit(70); // test hook: simulates a worker dying mid-job
     try {
       if (job.type === 'voice') {
         if (voice instanceof Error) throw voice;

@@ -50,7 +50,6 @@ interface Job {
   resolve: (r: ImageAnalysis | VoiceAnalysis | Uint8Array) => void;
   reject: (e: unknown) => void;
   timeoutMs: number;
-  crash?: boolean;
   /** The owner's queue the job waits in. */
   owner: string;
   /** Removes the abort listener once the job has left the queue. */
@@ -72,7 +71,7 @@ const isTs = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(isTs ? '../../workers/face.worker.dev.mjs' : '../../workers/face.worker.js', import.meta.url);
 
 /** Extractor backed by Node worker threads. Resolves once every worker is warm. @throws MODEL_UNAVAILABLE */
-export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promise<Extractor & { debugCrashNext(): Promise<unknown> }> {
+export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promise<Extractor> {
   const size = Math.max(1, opts.size ?? availableParallelism());
   const maxQueue = opts.maxQueue ?? 64;
   const maxQueuePerOwner = Math.min(maxQueue, opts.maxQueuePerOwner ?? maxQueue);
@@ -235,16 +234,15 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       slot.timer = setTimeout(() => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'), job.timeoutMs);
       // The owner and the signal are the queue's business; an AbortSignal cannot even be posted.
       const analyseOpts = pipelineOptions(job.opts);
-      const msg: WorkerJob = job.crash ? { type: 'crash', id: job.id }
-        : job.kind === 'voice' ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
+      const msg: WorkerJob = job.kind === 'voice' ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
         : job.kind === 'token' ? { type: 'token', id: job.id, bytes: job.bytes, landmarks: (job.opts as TokenImageOptions).landmarks }
         : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
       // The bytes are our own copy (see submit): transfer them instead of cloning again.
-      slot.worker.postMessage(msg, job.crash ? [] : [job.bytes.buffer as ArrayBuffer]);
+      slot.worker.postMessage(msg, [job.bytes.buffer as ArrayBuffer]);
     }
   };
 
-  const submit = <R extends ImageAnalysis | VoiceAnalysis | Uint8Array>(bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions | TokenImageOptions, crash = false, kind: Job['kind'] = 'face'): Promise<R> => {
+  const submit = <R extends ImageAnalysis | VoiceAnalysis | Uint8Array>(bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions | TokenImageOptions, kind: Job['kind'] = 'face'): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
     if (o.signal?.aborted) { st.cancelled++; return Promise.reject(cancelled()); }
     const owner = o.owner ?? '';
@@ -256,7 +254,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       // Copy: the caller keeps its buffer, and structured clone of a view would copy the whole backing store.
       // Not `bytes.slice()`: on a Node Buffer that is a view of the same memory, which the transfer to the worker
       // would detach from under the caller (a capture's kept frame reached the operation empty).
-      const job: Job = { id: nextId++, kind, bytes: new Uint8Array(bytes), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, crash, owner };
+      const job: Job = { id: nextId++, kind, bytes: new Uint8Array(bytes), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, owner };
       const signal = o.signal;
       if (signal) {
         const onAbort = () => { if (withdraw(job)) { st.cancelled++; reject(cancelled()); } };
@@ -285,10 +283,8 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     templateVersion: FACE_TEMPLATE_VERSION,
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseFace: (bytes, o = {}) => submit<ImageAnalysis>(bytes, o),
-    analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>(bytes, o, false, 'voice'),
-    renderTokenImage: (bytes, o) => submit<Uint8Array>(bytes, o, false, 'token'),
-    /** Test hook: the next job makes its worker exit abruptly. */
-    debugCrashNext: () => submit(new Uint8Array(0), {}, true),
+    analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>(bytes, o, 'voice'),
+    renderTokenImage: (bytes, o) => submit<Uint8Array>(bytes, o, 'token'),
     stats: (): ExtractorStats => ({
       kind: 'worker-threads', workers: slots.length, busy: slots.filter((s) => s.job).length, queued, ...st,
     }),

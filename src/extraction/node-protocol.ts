@@ -6,8 +6,7 @@ import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pip
 export type WorkerJob =
   | { type: 'analyse'; id: number; bytes: Uint8Array; opts: AnalyseOptions }
   | { type: 'voice'; id: number; bytes: Uint8Array; opts: VoiceAnalyseOptions }
-  | { type: 'token'; id: number; bytes: Uint8Array; landmarks: [number, number][] }
-  | { type: 'crash'; id: number };
+  | { type: 'token'; id: number; bytes: Uint8Array; landmarks: [number, number][] };
 
 export type WorkerReply =
   | { type: 'ready' }

