@@ -118,7 +118,7 @@ export interface SubjectsTable {
   updated_at: Stamp;
 }
 
-/** What an operation row holds is what the `Operation` model shows (services/operations/record.ts presents it). */
+/** What an operation row holds is what the `Operation` model shows (services/operation-log/record.ts presents it). */
 export interface OperationsTable {
   id: Generated<number>;
   uuid: string;

@@ -5,13 +5,13 @@ import {
   RemoteVerifyRequest, RemoteVerifyResult,
 } from '../schemas/operations.js';
 import { DeletedCount } from '../schemas/primitives.js';
-import { deleteOperation, deleteOperations } from '../services/operations/delete.js';
-import { countOperations, listOperations, operationById, operationByUuid } from '../services/operations/query.js';
+import { deleteOperation, deleteOperations } from '../services/operation-log/delete.js';
+import { countOperations, listOperations, operationById, operationByUuid } from '../services/operation-log/query.js';
 import { ownerOf } from '../services/ownership.js';
 import { handleRemoteVerify } from './template-handlers.js';
 import { defineOperation } from './types.js';
 import { checkImageForm, operationForm } from './sample-forms.js';
-import { checkImage, createOperation } from '../services/operations/create.js';
+import { checkImage, createOperation } from '../services/operation-log/create.js';
 import { extractionProblems, licenceProblems } from './extraction-problems.js';
 
 const area = 'Operations';

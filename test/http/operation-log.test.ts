@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodePng } from '../../src/biometrics/index.js';
 import { json } from '../../src/db/json.js';
 import { ChecksFromImageShape } from '../../src/schemas/operations.js';
-import { recordOperation, type OperationRecord } from '../../src/services/operations/record.js';
+import { recordOperation, type OperationRecord } from '../../src/services/operation-log/record.js';
 import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
 import { send as request } from '../support/http.js';
 import { parseSeedOperations } from '../support/seed.js';

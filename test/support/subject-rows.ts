@@ -3,7 +3,7 @@ import { encodePng } from '../../src/biometrics/index.js';
 import { encodeFaceTemplate } from '../../src/biometrics/template.js';
 import { json } from '../../src/db/json.js';
 import type { Database } from '../../src/db/tables.js';
-import { recordOperation, type OperationType } from '../../src/services/operations/record.js';
+import { recordOperation, type OperationType } from '../../src/services/operation-log/record.js';
 
 /**
  * Subjects written straight into the database with Kysely, as enrolment would leave them, so the subject

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/tables.js';
-import type { OperationStatus } from '../operations/record.js';
+import type { OperationStatus } from '../operation-log/record.js';
 
 /**
  * The ENROLL operation that opened a case says PENDING_ADJUDICATION only while the case is pending: once the

@@ -4,7 +4,7 @@ import { presentFaceData, presentImage, presentVoiceData } from '../biometric-da
 import { faceData, imageInfo, voiceData } from '../biometric-data/queries.js';
 import { renderPendingTokenImages } from '../biometric-data/token-images.js';
 import type { Services } from '../index.js';
-import { presentOperation } from '../operations/record.js';
+import { presentOperation } from '../operation-log/record.js';
 import { getSubject } from '../subjects/queries.js';
 import { candidatesOf, decisionsOfCases, presentPending, presentSolved, type CaseRow } from './present.js';
 

@@ -4,7 +4,7 @@ import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';
 import { admitImages, callerQueueError, isCallerQueueError } from './image-admission.js';
-import type { OperationStatus } from '../operations/record.js';
+import type { OperationStatus } from '../operation-log/record.js';
 
 /** One face image that passed every gate, with what it yielded. */
 export interface AcceptedFace {

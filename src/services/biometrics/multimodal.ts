@@ -1,6 +1,6 @@
 import { cosineInt8, fuseScores, parseTemplate, calibrationOf, type ModalityScores } from '../../biometrics/index.js';
 import type { Services } from '../index.js';
-import type { StoredCandidate } from '../operations/record.js';
+import type { StoredCandidate } from '../operation-log/record.js';
 
 /** What a probe brings: face templates (one per image) and at most one voice template (its recordings averaged). */
 export interface MultimodalProbe {

@@ -1,5 +1,5 @@
 import type { Services } from '../index.js';
-import type { StoredCandidate } from '../operations/record.js';
+import type { StoredCandidate } from '../operation-log/record.js';
 import { searchGallery, type MultimodalProbe } from '../biometrics/multimodal.js';
 
 export interface DedupOutcome {

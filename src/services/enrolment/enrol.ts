@@ -9,7 +9,7 @@ import type { Services } from '../index.js';
 import { DomainError, conflict } from '../errors.js';
 import { analyseFaces, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
-import { recordOperation, type OperationStatus, type StoredCandidate } from '../operations/record.js';
+import { recordOperation, type OperationStatus, type StoredCandidate } from '../operation-log/record.js';
 import { deduplicate, deduplicationRules, type DedupOutcome, type DedupRules } from './deduplicate.js';
 import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';

@@ -4,7 +4,7 @@ import type { Services } from '../index.js';
 import { invalid } from '../errors.js';
 import { analyseFaces } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
-import { presentOperation, recordOperation } from '../operations/record.js';
+import { presentOperation, recordOperation } from '../operation-log/record.js';
 import { refuse, type Caller } from './refuse.js';
 
 const round = (score: number) => Math.round(score * 100) / 100;

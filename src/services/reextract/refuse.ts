@@ -2,7 +2,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
-import { recordOperation, type OperationStatus } from '../operations/record.js';
+import { recordOperation, type OperationStatus } from '../operation-log/record.js';
 
 /** Who asked for a re-extraction: a request's caller, or the gallery-wide job acting as an administrator. */
 export interface Caller {

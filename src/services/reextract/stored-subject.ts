@@ -5,7 +5,7 @@ import type { Database } from '../../db/tables.js';
 import type { Services } from '../index.js';
 import { DomainError, notFound } from '../errors.js';
 import { analyseImages, faceGatesOf } from '../biometrics/face-samples.js';
-import { presentOperation, recordOperation } from '../operations/record.js';
+import { presentOperation, recordOperation } from '../operation-log/record.js';
 import { getSubject } from '../subjects/queries.js';
 import { pickStoredFace } from './pick-face.js';
 import { refuse, type Caller } from './refuse.js';

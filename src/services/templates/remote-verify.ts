@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, invalid } from '../errors.js';
-import { recordOperation } from '../operations/record.js';
+import { recordOperation } from '../operation-log/record.js';
 import type { BoundTemplate } from './bound.js';
 import { decryptDeviceTemplate } from './encrypted.js';
 import { closestHeldTemplate, REPLAY_COSINE_BOUND } from './replay.js';
