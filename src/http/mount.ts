@@ -11,6 +11,7 @@ import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
 import { documentedAnswer } from './answer-check.js';
+import { jsonAnswer } from './security-headers.js';
 import { formDocument, isMultipart, readFormBody, renameFormFields } from './multipart.js';
 import type { AppEnv } from './env.js';
 
@@ -97,7 +98,7 @@ async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Su
   const answer = result instanceof JsonAnswer ? result : undefined;
   const data = answer ? answer.data : result;
   const shaped = spec.response?.schema ? documentedAnswer(spec.response.schema, data, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on') : data;
-  return c.json(shaped as object, status, answer?.headers);
+  return answer?.headers ? c.json(shaped as object, status, answer.headers) : jsonAnswer(c, shaped, status);
 }
 
 /**

@@ -4,6 +4,7 @@ import { migrationsApplied } from '../db/connect.js';
 import { LoginRequest } from '../schemas/auth.js';
 import type { AppEnv } from './env.js';
 import { clientAddress } from './client-address.js';
+import { jsonAnswer } from './security-headers.js';
 import { readJsonBody, validate } from './validation.js';
 import { mountOAuthRoutes } from './oauth-routes.js';
 
@@ -12,7 +13,7 @@ import { mountOAuthRoutes } from './oauth-routes.js';
  * OAuth 2.0 endpoints.
  */
 export function mountPlatformRoutes(app: Hono<AppEnv>): void {
-  app.get('/health', (c) => c.json({ status: 'UP' }));
+  app.get('/health', (c) => jsonAnswer(c, { status: 'UP' }));
 
   app.get('/ready', async (c) => {
     const { ctx } = c.get('services');

@@ -29,16 +29,21 @@ function consoleWriter(): (line: string) => void {
 function batchedConsoleWriter(): (line: string) => void {
   const runtime = globalThis as { process?: { on?: (event: string, listener: () => void) => void }; navigator?: { userAgent?: string } };
   if (typeof runtime.process?.on !== 'function' || runtime.navigator?.userAgent === 'Cloudflare-Workers') return (line) => console.log(line);
-  let pending: string[] = [];
+  // Node's own stream where there is one: console.log formats its argument and takes a slower path to the
+  // same stream (about a third of a request line's cost under load).
+  const stdout = (runtime as { process?: { stdout?: { write?: (text: string) => unknown } } }).process?.stdout;
+  const write = typeof stdout?.write === 'function' ? (text: string) => stdout.write!(text) : (text: string) => console.log(text.slice(0, -1));
+  let pending = '';
   const flush = () => {
-    if (!pending.length) return;
+    if (!pending) return;
     const lines = pending;
-    pending = [];
-    console.log(lines.join('\n'));
+    pending = '';
+    write(lines);
   };
   runtime.process.on('exit', flush);
   return (line) => {
-    if (pending.push(line) === 1) setTimeout(flush, 0);
+    if (!pending) setTimeout(flush, 0);
+    pending += `${line}\n`;
   };
 }
 
@@ -50,9 +55,7 @@ function batchedConsoleWriter(): (line: string) => void {
 export function createLogger(level: LogLevel, write?: (line: string) => void, format: LogFormat = 'json'): Logger {
   const threshold = levels.indexOf(level);
   const pretty = format === 'pretty' || (format === 'auto' && !write && stdoutIsTerminal());
-  const render = pretty ? prettyRenderer(!write && stdoutIsTerminal() && colourAllowed()) : (own: OwnFields, fields: Record<string, unknown>) =>
-    // The line's own keys come first and cannot be overwritten by a field of the same name.
-    JSON.stringify(Object.assign({ ...own }, fields, own));
+  const render = pretty ? prettyRenderer(!write && stdoutIsTerminal() && colourAllowed()) : jsonLine;
   const out = write ?? consoleWriter();
   const at = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
     if (levels.indexOf(name) < threshold) return;
@@ -64,6 +67,18 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, fo
 /** The process's logger as its configuration says (level and format). */
 export function configuredLogger(config: { BIMS_LOG_LEVEL: LogLevel; BIMS_LOG_FORMAT: LogFormat }): Logger {
   return createLogger(config.BIMS_LOG_LEVEL, undefined, config.BIMS_LOG_FORMAT);
+}
+
+/**
+ * The JSON line: the line's own keys come first and cannot be overwritten by a field of the same name. Written
+ * as text around one stringify of the fields (one line per request: copying the fields into a new object
+ * first cost as much as the rest of the line).
+ */
+function jsonLine(own: OwnFields, fields: Record<string, unknown>): string {
+  if ('time' in fields || 'level' in fields || 'message' in fields) return JSON.stringify(Object.assign({ ...own }, fields, own));
+  const head = `{"time":"${own.time}","level":"${own.level}","message":${JSON.stringify(own.message)}`;
+  const rest = JSON.stringify(fields);
+  return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
 }
 
 interface OwnFields {
