@@ -7,7 +7,9 @@ import { ownerOf } from '../ownership.js';
 import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-session.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
-import { audioMidOf, createRoom, destroyRoom, forwardMedia, FORWARDED_AUDIO_PT, FORWARDED_VIDEO_PT, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
+import { newestOnly } from './newest-frame.js';
+import { JanusApiError } from '../../gateway/errors.js';
+import { audioMidOf, createRoom, destroyRoom, forwardMedia, FORWARDED_AUDIO_PT, FORWARDED_VIDEO_PT, joinAndPublish, newRoomNumber, ROOM_NOT_FOUND, videoMidOf, VIDEOROOM } from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
 export interface CaptureStarter {
@@ -171,7 +173,8 @@ export class CaptureRegistry {
     return {
       async *frames(signal) {
         const opened = await open(signal);
-        if (opened) yield* gateway.decoders.frames(opened.video, signal);
+        // The newest decoded frame each time the capture is ready for one (newest-frame.ts says why).
+        if (opened) yield* newestOnly(gateway.decoders.frames(opened.video, signal));
       },
       ...(m.audioMid ? {
         async *audio(signal: AbortSignal) {
@@ -182,7 +185,13 @@ export class CaptureRegistry {
       async release() {
         for (const id of decoderIds) await gateway.decoders.close(id);
         // The media ends at once: the room (and with it the publisher) and the PeerConnection go.
-        await gateway.pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey)).catch(() => {});
+        await gateway.pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey)).catch(async (error: unknown) => {
+          // The client's handle is gone (it stopped its session, here or on another node): the room would stay
+          // in Janus for good, so it is destroyed through a handle of our own.
+          if (error instanceof JanusApiError && error.code === ROOM_NOT_FOUND) return;
+          await gateway.withOwnHandle(VIDEOROOM, (s, h) => gateway.pluginRequest(s, h, destroyRoom(m.room, m.adminKey)))
+            .catch((again: unknown) => gateway.log.warn('capture room not destroyed', { room: m.room, error: (again as Error)?.message }));
+        });
         await gateway.hangup(m.sessionId, m.handleId).catch(() => {});
         // The session itself lingers a little, so its client can read the outcome, then ends by itself:
         // detached and destroyed, as stopGatewayConnection does (unless the client did it first).

@@ -35,6 +35,9 @@ export function forwardMedia(room: number, publisherId: number, adminKey: string
   return { request: 'rtp_forward', room, publisher_id: publisherId, admin_key: adminKey, host, host_family: 'ipv4', streams };
 }
 
+/** The VideoRoom plugin's error code for a room it does not have (JANUS_VIDEOROOM_ERROR_NO_SUCH_ROOM). */
+export const ROOM_NOT_FOUND = 426;
+
 export function destroyRoom(room: number, adminKey: string): Record<string, unknown> {
   return { request: 'destroy', room, admin_key: adminKey, permanent: false };
 }

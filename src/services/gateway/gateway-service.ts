@@ -148,6 +148,21 @@ export class GatewayService {
     return data;
   }
 
+  /**
+   * Runs `work` on a handle of BIMS's own on `plugin`, in a session made for it and destroyed after: for plugin
+   * requests that must not depend on a client's handle, which may already be detached (a room's destruction
+   * after the client stopped its session).
+   */
+  async withOwnHandle<T>(plugin: string, work: (sessionId: number, handleId: number) => Promise<T>): Promise<T> {
+    const sessionId = Number((await this.janus.create()).data?.id);
+    try {
+      const handleId = Number((await this.janus.attach(sessionId, plugin)).data?.id);
+      return await work(sessionId, handleId);
+    } finally {
+      await this.janus.destroy(sessionId).catch(() => {});
+    }
+  }
+
   /** How long a finished capture's gateway session stays readable before it is destroyed. */
   get captureLingerMs(): number {
     return this.ctx.config.BIMS_CAPTURE_LINGER_SECONDS * 1000;
