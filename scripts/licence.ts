@@ -1,5 +1,5 @@
 /**
- * `npm run license -- <command>`: the vendor's tool for development and tests. It makes an Ed25519 key
+ * `npm run licence -- <command>`: the vendor's tool for development and tests. It makes an Ed25519 key
  * pair, issues licences and dongle updates signed with the private key. The service only ever gets the
  * public key (BIMS_LICENCE_PUBLIC_KEY); keep the private one out of its configuration.
  *
@@ -18,10 +18,10 @@ import { parseArgs } from 'node:util';
 import { LICENSED_OPERATIONS, QUOTA_PERIODS, type LicenceDocument } from '../src/licensing/document.js';
 import { generateLicenceKeys, importSigningKey, issueLicence, issueUpdate } from '../src/licensing/issue.js';
 
-const usage = `usage: npm run license -- keygen --out DIR
-       npm run license -- issue --key PRIVATE.pem --licensee NAME [--id ID] [--source CLOUD|INTERNET|DONGLE] [--modalities FACE,VOICE]
+const usage = `usage: npm run licence -- keygen --out DIR
+       npm run licence -- issue --key PRIVATE.pem --licensee NAME [--id ID] [--source CLOUD|INTERNET|DONGLE] [--modalities FACE,VOICE]
                                 [--quota TYPE:PERIOD:LIMIT]... [--not-before ISO] [--expires ISO | --days N] [--dongle ID] [--out FILE]
-       npm run license -- update --key PRIVATE.pem --dongle ID --sequence N --licence FILE [--out FILE]`;
+       npm run licence -- update --key PRIVATE.pem --dongle ID --sequence N --licence FILE [--out FILE]`;
 
 class UsageError extends Error {}
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The signed documents of licensing, as their payloads read once the Ed25519 signature has been checked.
- * They live apart from the HTTP schemas because the sidecar, the API and the `npm run license` tool all
+ * They live apart from the HTTP schemas because the sidecar, the API and the `npm run licence` tool all
  * read and write them, and a change here is a change of the file format vendors and customers exchange.
  */
 

@@ -3,7 +3,7 @@ import { LICENCE_TYP, LicenceDocument, UPDATE_TYP, UpdatePackage } from './docum
 
 /**
  * The vendor's side of licensing: make a key pair, sign licences and dongle updates. Used by
- * `npm run license` and by the tests; the service itself only ever holds the public key.
+ * `npm run licence` and by the tests; the service itself only ever holds the public key.
  */
 
 /** A fresh Ed25519 key pair, as PEM and JWK (either form of the public key works in BIMS_LICENCE_PUBLIC_KEY). */

@@ -13,7 +13,7 @@ export class LicenceDocumentError extends Error {
 
 /**
  * The licensing public key from configuration: a JWK (JSON, OKP/Ed25519) or an SPKI PEM. Accepting both
- * lets operators paste whatever `npm run license -- keygen` printed.
+ * lets operators paste whatever `npm run licence -- keygen` printed.
  */
 export async function importLicenceKey(text: string): Promise<CryptoKey> {
   const trimmed = text.trim();

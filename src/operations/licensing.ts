@@ -72,7 +72,7 @@ export const licensingOperations = [
     id: 'updateDongle', method: 'post', path: '/licensing/update', surfaces: adminRoot, area, component,
     problems: { 422: 'The dongle update was refused (`updateStatus` says why)', 503: 'The licensing component is unavailable' },
     summary: 'Applies an update to the licensing component',
-    description: 'Applies a signed dongle update package (from `npm run license -- update`): 202 with its state (APPLIED) once the dongle took it; 422 naming the reason when refused (bad signature, another dongle, a replayed or older package). getUpdateStatus reports the last one.',
+    description: 'Applies a signed dongle update package (from `npm run licence -- update`): 202 with its state (APPLIED) once the dongle took it; 422 naming the reason when refused (bad signature, another dongle, a replayed or older package). getUpdateStatus reports the last one.',
     request: { body: PacketBytes },
     status: 202,
     response: { description: 'The update was accepted; its state so far', schema: UpdateStatus },

@@ -13,7 +13,7 @@ const COMMANDS: Record<string, { what: string; load: () => Promise<unknown> }> =
     what: 'offer face and voice extraction over HTTP to instances with BIMS_EXTRACTION_URL (e.g. Workers)',
     load: () => import('./node-extraction.js'),
   },
-  license: { what: 'vendor tools: keygen, issue (a licence), update (a dongle update); no options for usage', load: () => import('../../scripts/license.js') },
+  licence: { what: 'vendor tools: keygen, issue (a licence), update (a dongle update); no options for usage', load: () => import('../../scripts/licence.js') },
 };
 
 function usage(): string {

@@ -98,7 +98,7 @@ async function extraction(services: Services): Promise<{ faces: Capability; voic
 async function licence(services: Services): Promise<Capability> {
   const view = await within(5000, services.licensing.current(), null);
   if (!view) return { on: false, detail: 'the licence source did not answer within 5 s' };
-  if (view.mode === 'UNLICENSED') return { on: false, detail: 'UNLICENSED: no licence is checked and every operation is unlimited', turnOn: 'set BIMS_LICENCE_PUBLIC_KEY (npm run license -- keygen --out DIR makes a key pair)' };
+  if (view.mode === 'UNLICENSED') return { on: false, detail: 'UNLICENSED: no licence is checked and every operation is unlimited', turnOn: 'set BIMS_LICENCE_PUBLIC_KEY (npm run licence -- keygen --out DIR makes a key pair)' };
   return view.state === 'VALID' ? { on: true, detail: view.message } : { on: false, detail: view.message };
 }
 

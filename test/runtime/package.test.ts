@@ -61,7 +61,7 @@ describe('the npm package', () => {
 
   it('bims --help lists the commands; an unknown command is refused', () => {
     const help = execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: env({}) });
-    for (const command of ['serve', 'migrate', 'eval', 'reextract', 'license', 'extraction-service']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['serve', 'migrate', 'eval', 'reextract', 'licence', 'extraction-service']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
     let refused: { status?: number; stderr?: string } = {};
     try {
       execFileSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8', env: env({}), stdio: 'pipe' });

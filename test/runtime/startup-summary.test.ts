@@ -50,7 +50,7 @@ describe('startup summary', () => {
     expect(lines).toContain('  faces      on');
     expect(lines).toContain('  voice      on');
     expect(lines).toContain('  gateway    off: the sidecar is off (BIMS_SIDECAR=off). Turn on: unset BIMS_SIDECAR and start again');
-    expect(lines).toContain('  licence    off: UNLICENSED: no licence is checked and every operation is unlimited. Turn on: set BIMS_LICENCE_PUBLIC_KEY (npm run license -- keygen --out DIR makes a key pair)');
+    expect(lines).toContain('  licence    off: UNLICENSED: no licence is checked and every operation is unlimited. Turn on: set BIMS_LICENCE_PUBLIC_KEY (npm run licence -- keygen --out DIR makes a key pair)');
     expect(lines).toHaveLength(9);
     // The same, for machines, as one log line.
     expect(output).toMatch(/"message":"startup summary".*"faces":"on","voice":"on","gateway":"off: the sidecar is off \(BIMS_SIDECAR=off\)"/);
