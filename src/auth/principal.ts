@@ -1,4 +1,5 @@
 import type { Role } from './roles.js';
+import type { PendingAccountCheck } from '../services/auth/account-check.js';
 
 /** Who is calling: an account (Basic or a token on its behalf) or an OAuth client acting for itself. */
 export interface Principal {
@@ -7,6 +8,11 @@ export interface Principal {
   role: Role;
   via: 'basic' | 'bearer';
   clientId?: string;
+  /**
+   * A Bearer token's account check still to be made, by the read's own statement or before the answer goes out
+   * (services/auth/account-check.ts); until then `username` and `role` are the token's.
+   */
+  accountCheck?: PendingAccountCheck;
 }
 
 const rank: Record<Role, number> = { USER: 1, ADJUDICATOR: 2, ADMIN: 3 };

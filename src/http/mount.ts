@@ -74,6 +74,22 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
 }
 
 async function runOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Surface): Promise<Response> {
+  // A Bearer check left for the read's statement (auth-middleware.ts) is made before anything goes out: its 401
+  // or 403 comes first, whatever the read answered or failed with (a read that carried it made it already).
+  const check = c.get('principal').accountCheck;
+  if (!check) return answerOperation(c, spec, surface);
+  let answer: Response;
+  try {
+    answer = await answerOperation(c, spec, surface);
+  } catch (error) {
+    await check.run();
+    throw error;
+  }
+  await check.run();
+  return answer;
+}
+
+async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface: Surface): Promise<Response> {
   const services: Services = c.get('services');
   const principal = c.get('principal');
   const request = spec.request ?? {};

@@ -21,17 +21,17 @@ import { findSubject } from '../services/subjects/lookup.js';
 type In<R extends RequestSpec> = HandlerInput<R>;
 
 export const subjectHandlers = {
-  getSubjects: ({ services, query }: In<{ query: typeof SubjectsQuery }>) => listSubjects(services.ctx, query),
+  getSubjects: ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) => listSubjects(services.ctx, query, principal.accountCheck),
   getSubjectsCount: ({ services, query }: In<{ query: typeof SubjectsCountQuery }>) => countSubjects(services.ctx, query),
   getSubjectsIdList: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdListQuery }>) => listSubjectIds(services.ctx, query, ownerOf({ surface, principal })),
-  getSubjectById: ({ services, params }: In<{ params: typeof IdParams }>) => getSubject(services.ctx, { id: params.id }),
-  getSubjectBySubjectId: ({ services, params }: In<{ params: typeof SubjectIdParams }>) => getSubject(services.ctx, { subjectId: params.subjectId }),
-  getSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) => getSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal })),
-  getMultimodalSubjects: ({ services, query }: In<{ query: typeof SubjectsQuery }>) => listMultimodalSubjects(services.ctx, query),
-  getMultimodalSubjectById: ({ services, params }: In<{ params: typeof IdParams }>) => getMultimodalSubject(services.ctx, { id: params.id }),
-  getMultimodalSubjectBySubjectId: ({ services, params }: In<{ params: typeof SubjectIdParams }>) => getMultimodalSubject(services.ctx, { subjectId: params.subjectId }),
+  getSubjectById: ({ services, params, principal }: In<{ params: typeof IdParams }>) => getSubject(services.ctx, { id: params.id }, null, principal.accountCheck),
+  getSubjectBySubjectId: ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) => getSubject(services.ctx, { subjectId: params.subjectId }, null, principal.accountCheck),
+  getSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) => getSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal }), principal.accountCheck),
+  getMultimodalSubjects: ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) => listMultimodalSubjects(services.ctx, query, principal.accountCheck),
+  getMultimodalSubjectById: ({ services, params, principal }: In<{ params: typeof IdParams }>) => getMultimodalSubject(services.ctx, { id: params.id }, null, principal.accountCheck),
+  getMultimodalSubjectBySubjectId: ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) => getMultimodalSubject(services.ctx, { subjectId: params.subjectId }, null, principal.accountCheck),
   getMultimodalSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
-    getMultimodalSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal })),
+    getMultimodalSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal }), principal.accountCheck),
   getSubjectsEnrolledModalities: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdQuery }>) => enrolledModalities(services.ctx, query.subjectId, ownerOf({ surface, principal })),
   /** The subjects as a `subjects.json` attachment, shaped by the response schema (`Subject`) so no internal field leaks. */
   downloadSubjectsInfoBulk: async ({ services, query }: In<{ query: typeof NumericIdsQuery }>) =>

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
+import { connectDatabase } from '../../src/db/connect.js';
+import { seedSubject } from '../support/subject-rows.js';
 
 /**
  * Each node keeps the accounts behind Bearer tokens in memory for a while (src/services/auth/credential-cache.ts).
@@ -85,6 +87,51 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
     }
     expect(failures, `${failures.length} of ${2 * trial} requests after a change were not refused`).toEqual([]);
   }, 240_000);
+
+  it('subject reads, which carry the account check in their own statement: refused by the other node on its next request', async () => {
+    // A subject to read (rows as enrolment leaves them), a page that holds it, and a name that finds nothing:
+    // the read's statement makes the check when it returns rows, the check is made on its own when it does not.
+    const handle = await connectDatabase({ url: database.url });
+    const subject = await seedSubject(handle.db, { subjectId: `cc-read-${Date.now()}` }).finally(() => handle.close());
+    const reads = [
+      `/admin/subjects/${subject.subjectId}`,
+      `/admin/subjects/multimodal/id/${subject.id}`,
+      '/admin/subjects?page=0&size=5',
+      '/admin/subjects?page=99&size=5',
+      '/admin/subjects/no-such-subject',
+      `/user/subjects/operation/${subject.enrollUuid}`,
+    ];
+    const statuses = async (url: string, token: string) => {
+      const out: number[] = [];
+      for (const path of reads) {
+        const res = await call(url, 'GET', path, `Bearer ${token}`);
+        await res.arrayBuffer();
+        out.push(res.status);
+      }
+      return out;
+    };
+    // Before the change: read (or not found, or not the caller's), as the account may.
+    const allowed = [200, 200, 200, 200, 404, 404];
+    const failures: string[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const kind of CHANGES) {
+        const username = `cc-read-${kind}-${round}`;
+        const created = await call(urlA, 'POST', '/admin/accounts/create', admin, { username, password: `${username}-password`, role: 'ADMIN' });
+        expect(created.status).toBe(201);
+        const id = (await created.json()).id;
+        const token = await tokenFor(urlA, username, `${username}-password`);
+        expect(await statuses(urlB, token)).toEqual(allowed);
+        const changed =
+          kind === 'delete'
+            ? await call(urlA, 'DELETE', '/admin/accounts/delete', admin, { accounts: [{ id }] })
+            : await call(urlA, 'POST', '/admin/accounts/change', admin, kind === 'disable' ? { id, enabled: false } : kind === 'password' ? { id, password: `${username}-new` } : { id, role: 'USER' });
+        expect(changed.status).toBe(200);
+        const onB = await statuses(urlB, token);
+        if (onB.some((status) => status !== 401)) failures.push(`${kind} round ${round}: node B answered ${onB.join(', ')}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
 
   it('the change made on the other node: B changes, A refuses at once', async () => {
     const failures: string[] = [];

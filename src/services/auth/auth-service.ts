@@ -4,6 +4,8 @@ import { sha256, verifyPassword } from '../../auth/password.js';
 import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle.js';
 import { SigningKeys } from '../../auth/signing-keys.js';
 import { PreparedQuery } from '../../db/prepared.js';
+import { PendingAccountCheck, TOKEN_ACCOUNT, type TokenAccountRow } from './account-check.js';
+import { roleCovers } from '../../auth/principal.js';
 import { CredentialCache } from './credential-cache.js';
 import { VerifiedTokens } from './verified-tokens.js';
 import type { Role } from '../../auth/roles.js';
@@ -106,44 +108,82 @@ export class AuthService {
   }
 
   private async checkBearer(token: string): Promise<Principal> {
+    const claims = await this.bearerClaims(token);
+    if (claims.kind === 'account') {
+      // Checked on every request against the account row, so that a change of password, role or enabled flag
+      // (the credential version) or a deletion ends the token at once, and so that revoking the login (`sid`:
+      // its refresh-token family) ends its access tokens too, not only its refresh tokens. The rows come from
+      // the credential cache, which every such change empties on every node before anyone can see it.
+      const account = await this.credentials.read(
+        'account',
+        `${claims.accountId}\u0000${claims.sid ?? ''}`,
+        () => this.tokenAccount(claims),
+        (row) => row !== undefined,
+      );
+      return accountPrincipal(claims, account);
+    }
+    const client = await this.credentials.read(
+      'client',
+      claims.clientId,
+      async () => (await TOKEN_CLIENT.execute(this.ctx.db, [claims.clientId]))[0],
+      (row) => row !== undefined,
+    );
+    if (!client) throw unauthorized('The client behind this token is gone', 'invalid_token');
+    return { accountId: null, username: client.client_id, role: weaker(claims.scope, client.role), via: 'bearer', clientId: client.client_id };
+  }
+
+  /** A verified token's claims: whose it is and what it may do; throws 401 for a token that does not verify. */
+  private async bearerClaims(token: string): Promise<AccountClaims | { kind: 'client'; clientId: string; scope: Role }> {
     const payload = await this.tokens.verify(token, this.issuer);
     if (!payload || typeof payload.sub !== 'string') throw unauthorized('The access token is invalid or expired', 'invalid_token');
     const scope = payload.scope;
     if (scope !== 'ADMIN' && scope !== 'ADJUDICATOR' && scope !== 'USER') throw unauthorized('The access token has no scope', 'invalid_token');
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     if (payload.sub.startsWith('account:')) {
-      // Checked on every request against the account row, so that a change of password, role or enabled flag
-      // (the credential version) or a deletion ends the token at once, and so that revoking the login (`sid`:
-      // its refresh-token family) ends its access tokens too, not only its refresh tokens. The rows come from
-      // the credential cache, which every such change empties on every node before anyone can see it.
-      const sid = typeof payload.sid === 'string' ? payload.sid : null;
-      const accountId = Number(payload.sub.slice('account:'.length));
-      const account = await this.credentials.read(
-        'account',
-        `${accountId}\u0000${sid ?? ''}`,
-        async () => (await TOKEN_ACCOUNT.execute(this.ctx.db, [accountId, sid]))[0],
-        (row) => row !== undefined,
-      );
-      const revoked = account?.revoked === true;
-      if (!account || !account.enabled) throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
-      if (account.credential_version !== credentialVersionOf(payload)) {
-        throw unauthorized("The account's password, role or status changed after this token was issued", 'invalid_token');
-      }
-      if (revoked) throw unauthorized('The login behind this token has been revoked', 'invalid_token');
-      return { accountId: account.id, username: account.username, role: weaker(scope, account.role), via: 'bearer', clientId };
+      return {
+        kind: 'account',
+        accountId: Number(payload.sub.slice('account:'.length)),
+        sid: typeof payload.sid === 'string' ? payload.sid : null,
+        credentialVersion: credentialVersionOf(payload),
+        scope,
+        clientId,
+        username: typeof payload.preferred_username === 'string' ? payload.preferred_username : payload.sub,
+      };
     }
-    if (payload.sub.startsWith('client:')) {
-      const subjectClient = payload.sub.slice('client:'.length);
-      const client = await this.credentials.read(
-        'client',
-        subjectClient,
-        async () => (await TOKEN_CLIENT.execute(this.ctx.db, [subjectClient]))[0],
-        (row) => row !== undefined,
-      );
-      if (!client) throw unauthorized('The client behind this token is gone', 'invalid_token');
-      return { accountId: null, username: client.client_id, role: weaker(scope, client.role), via: 'bearer', clientId: client.client_id };
-    }
+    if (payload.sub.startsWith('client:')) return { kind: 'client', clientId: payload.sub.slice('client:'.length), scope };
     throw unauthorized('The access token has an unknown subject', 'invalid_token');
+  }
+
+  private async tokenAccount(claims: AccountClaims): Promise<TokenAccountRow | undefined> {
+    return (await TOKEN_ACCOUNT.execute(this.ctx.db, [claims.accountId, claims.sid]))[0];
+  }
+
+  /**
+   * For a read that can carry the account check in its own statement (PostgreSQL, where that check is a query
+   * on every request): a Bearer token of an account whose scope covers `needed` is verified now, and its
+   * account check is answered as a {@link PendingAccountCheck} beside the principal it would make (its
+   * username and role are the account's once the check has passed). Undefined for every other case (Basic,
+   * client tokens, a scope below `needed`, PGlite whose checks come from memory): the caller authenticates as
+   * usual. `forbidden` makes the 403 for an account whose role falls below `needed`.
+   */
+  async deferAccountCheck(header: string | undefined, needed: Role, forbidden: (held: Role) => Error): Promise<{ principal: Principal; check: PendingAccountCheck } | undefined> {
+    if (this.credentials.enabled || !header) return undefined;
+    const space = header.indexOf(' ');
+    if (space === -1 || header.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+    const claims = await this.bearerClaims(header.slice(space + 1).trim());
+    if (claims.kind !== 'account' || !roleCovers(claims.scope, needed)) return undefined;
+    const principal: Principal = { accountId: claims.accountId, username: claims.username, role: claims.scope, via: 'bearer', clientId: claims.clientId };
+    const check = new PendingAccountCheck(
+      claims.accountId,
+      claims.sid,
+      (row) => {
+        Object.assign(principal, accountPrincipal(claims, row));
+        if (!roleCovers(principal.role, needed)) throw forbidden(principal.role);
+      },
+      () => this.tokenAccount(claims),
+    );
+    principal.accountCheck = check;
+    return { principal, check };
   }
 
   /**
@@ -166,16 +206,27 @@ export class AuthService {
   }
 }
 
-/**
- * The account behind a token and whether its login (refresh-token family `$2`, null for none) is revoked, in
- * one prepared statement: on PostgreSQL it runs on every request (see credential-cache.ts).
- */
-const TOKEN_ACCOUNT = new PreparedQuery<{ id: number; username: string; role: Role; enabled: boolean; credential_version: number; revoked: boolean }>(
-  'token_account',
-  `select id, username, role, enabled, credential_version,
-     exists (select 1 from refresh_tokens where family_id = $2 and revoked_at is not null) as revoked
-   from accounts where id = $1`,
-);
+/** What a verified access token of an account claims; its account is still to be checked. */
+interface AccountClaims {
+  kind: 'account';
+  accountId: number;
+  sid: string | null;
+  credentialVersion: number | undefined;
+  scope: Role;
+  clientId: string | undefined;
+  username: string;
+}
+
+/** The principal of an account token whose account row is `account`; throws 401 when the row ends the token. */
+function accountPrincipal(claims: AccountClaims, account: TokenAccountRow | undefined): Principal {
+  if (!account || !account.enabled) throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
+  if (account.credential_version !== claims.credentialVersion) {
+    throw unauthorized("The account's password, role or status changed after this token was issued", 'invalid_token');
+  }
+  if (account.revoked === true) throw unauthorized('The login behind this token has been revoked', 'invalid_token');
+  return { accountId: account.id, username: account.username, role: weaker(claims.scope, account.role), via: 'bearer', clientId: claims.clientId };
+}
+
 const TOKEN_CLIENT = new PreparedQuery<{ client_id: string; role: Role }>('token_client', 'select client_id, role from oauth_clients where client_id = $1');
 
 /** The claim carrying the account's credential version (private to BIMS: only BIMS reads its own tokens). */

@@ -1,7 +1,8 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { nameStatement } from '../../db/prepared.js';
 import type { Database } from '../../db/tables.js';
 import type { SubjectRow, SubjectSamples } from './present.js';
+import { accountColumn, type PendingAccountCheck } from '../auth/account-check.js';
 
 /**
  * A subject read in one query: the subject rows a select names, each with its face samples, voice samples and
@@ -53,15 +54,68 @@ const parsed = <T>(value: T[] | string): T[] => (typeof value === 'string' ? (JS
 
 /**
  * Run `query` (a select on `subjects as s` with its filters, order and paging, nothing selected yet) as one
- * statement and answer its rows, in order, with their samples.
+ * statement and answer its rows, in order, with their samples. A caller's pending account `check` is made by
+ * the same statement when it returns rows (401/403 thrown before the rows are used).
  */
-export async function subjectsWithSamples(db: Db, query: SubjectsSelect): Promise<{ rows: SubjectRow[]; samples: SubjectSamples }> {
-  const compiled = withSamples(query).compile();
+export async function subjectsWithSamples(db: Db, query: SubjectsSelect, check?: PendingAccountCheck): Promise<{ rows: SubjectRow[]; samples: SubjectSamples }> {
+  // The caller's account check, when it is still to be made, rides along as one more column (account-check.ts).
+  const carried = check?.pending ? check : undefined;
+  const compiled = compileRead(query, carried && accountColumn(carried.accountId, carried.sid));
   nameStatement(compiled.sql, 'subjects');
-  const result = await db.executeQuery<SubjectRow & { faces_json: FaceJson[] | string; voices_json: VoiceJson[] | string; templates_json: TemplateJson[] | string }>(compiled);
+  return runRead(db, compiled, carried);
+}
+
+/** A value bound when a read compiled once runs ({@link subjectsWithSamplesOfShape}). */
+class Slot {
+  constructor(readonly name: string) {}
+}
+const slot = <T>(name: string) => new Slot(name) as unknown as T;
+/** Reads compiled once, by shape. */
+const compiledShapes = new Map<string, CompiledQuery>();
+
+/**
+ * {@link subjectsWithSamples} for a read whose SQL depends on its shape only (a subject by id, say): Kysely
+ * builds and compiles it once per shape and process, and each call binds its values. `build` makes the select
+ * with `slot(name)` wherever a value goes; `values` holds them by name. Building and compiling cost about as
+ * much as the rest of a single subject's read on our side.
+ */
+export async function subjectsWithSamplesOfShape(
+  db: Db,
+  shape: string,
+  build: (slot: <T>(name: string) => T) => SubjectsSelect,
+  values: Record<string, unknown>,
+  check?: PendingAccountCheck,
+): Promise<{ rows: SubjectRow[]; samples: SubjectSamples }> {
+  const carried = check?.pending ? check : undefined;
+  const key = carried ? `${shape} checked` : shape;
+  let compiled = compiledShapes.get(key);
+  if (!compiled) {
+    compiled = compileRead(build(slot), carried && accountColumn(slot('caller.accountId'), slot('caller.sid')));
+    nameStatement(compiled.sql, 'subjects');
+    compiledShapes.set(key, compiled);
+  }
+  const parameters = compiled.parameters.map((p) => {
+    if (!(p instanceof Slot)) return p;
+    if (p.name === 'caller.accountId') return carried!.accountId;
+    if (p.name === 'caller.sid') return carried!.sid;
+    if (!(p.name in values)) throw new Error(`no value for ${p.name} in the read ${shape}`);
+    return values[p.name];
+  });
+  return runRead(db, CompiledQuery.raw(compiled.sql, parameters), carried);
+}
+
+function compileRead(query: SubjectsSelect, callerAccount: ReturnType<typeof accountColumn> | undefined): CompiledQuery {
+  const select = withSamples(query);
+  return (callerAccount ? select.select(callerAccount.as('caller_account')) : select).compile();
+}
+
+async function runRead(db: Db, compiled: CompiledQuery, carried: PendingAccountCheck | undefined): Promise<{ rows: SubjectRow[]; samples: SubjectSamples }> {
+  const result = await db.executeQuery<SubjectRow & { faces_json: FaceJson[] | string; voices_json: VoiceJson[] | string; templates_json: TemplateJson[] | string; caller_account?: unknown }>(compiled);
+  // Judged before anything of the rows is used; without rows it is made on its own (PendingAccountCheck.run).
+  if (carried && result.rows.length) carried.settle(result.rows[0]!.caller_account as Parameters<PendingAccountCheck['settle']>[0]);
   const samples: SubjectSamples = { faces: new Map(), voices: new Map(), templates: new Map() };
   const rows: SubjectRow[] = [];
-  for (const { faces_json, voices_json, templates_json, ...row } of result.rows) {
+  for (const { faces_json, voices_json, templates_json, caller_account: _, ...row } of result.rows) {
     rows.push(row);
     const faces = parsed(faces_json);
     const voices = parsed(voices_json);
