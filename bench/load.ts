@@ -45,8 +45,25 @@ function portraits(): Uint8Array[] {
   return files.map((f) => new Uint8Array(readFileSync(f)));
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in ms, from /proc (Linux; undefined elsewhere). Requests
+ * per second swing with whatever else the machine runs; the CPU a request costs the server moves much less,
+ * so the bench reports it beside the rates (`cpuMsPerRequest`, `cpuRatioToHello`).
+ */
+function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+/** The kernel's clock ticks per second (USER_HZ): 100 on Linux. */
+const CLOCK_TICKS = 100;
+
 /** A child process that prints `listening <url>`: the hello-world baseline. */
-async function startHello(): Promise<{ url: string; stop: () => void }> {
+async function startHello(): Promise<{ url: string; pid?: number; stop: () => void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'hello-server.ts')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -57,7 +74,7 @@ async function startHello(): Promise<{ url: string; stop: () => void }> {
     });
     child.on('exit', (code) => reject(new Error(`hello-world server exited (${code})`)));
   });
-  return { url, stop: () => child.kill('SIGTERM') };
+  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
 }
 
 async function json(res: Response): Promise<any> {
@@ -74,6 +91,8 @@ async function phase(
   mix: [Kind, number][] | null,
   build: (kind: Kind) => { method: string; path: string; body?: string },
   headers: Record<string, string>,
+  /** The server's process, whose CPU per request is measured. */
+  pid?: number,
 ) {
   const wheel = mix ? mix.flatMap(([kind, weight]) => Array<Kind>(weight).fill(kind)) : [];
   let turn = 0;
@@ -102,19 +121,23 @@ async function phase(
     const s = statuses.get(kind) ?? statuses.set(kind, {}).get(kind)!;
     s[statusCode] = (s[statusCode] ?? 0) + 1;
   });
+  const cpuBefore = cpuMsOf(pid);
   const result = await instance;
+  const cpuAfter = cpuMsOf(pid);
+  const cpuMsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? Number(((cpuAfter - cpuBefore) / result.requests.total).toFixed(4)) : undefined;
   const perKind: Record<string, Percentiles & { statuses: Record<string, number> }> = {};
   for (const [kind, list] of times) perKind[kind] = { ...percentiles(list, result.duration), statuses: statuses.get(kind)! };
   return {
     seconds: result.duration,
     connections,
     overall: { ...percentiles([...times.values()].flat(), result.duration), errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx },
+    cpuMsPerRequest,
     ...(mix ? { perKind } : {}),
   };
 }
 
 type Dialect = 'pglite' | 'postgres';
-type Target = { url: string; headers: Record<string, string>; build: (kind: Kind) => { method: string; path: string; body?: string } };
+type Target = { url: string; pid?: number; headers: Record<string, string>; build: (kind: Kind) => { method: string; path: string; body?: string } };
 
 /** The read phases whose ratios the issue's targets name, and `/health` (no credentials, no database). */
 const READ_PHASES: { name: string; kind: Kind | null; path?: string }[] = [
@@ -178,13 +201,18 @@ const ratio = (n: number, d: number) => Number((n / d).toFixed(4));
  * Every phase of one service, each between two hello-world phases. Answers each phase's rounds and its ratio
  * (the sum of its requests over the sum of the adjacent hello phases' rates, round by round).
  */
-async function measure(targets: Target[], helloUrl: string, o: { seconds: number; rounds: number; mixedSeconds: number; connections: number }) {
-  const hello = () => phase(`${helloUrl}/`, o.seconds, o.connections, null, () => ({ method: 'GET', path: '/' }), {});
+async function measure(targets: Target[], helloUrl: string, helloPid: number | undefined, o: { seconds: number; rounds: number; mixedSeconds: number; connections: number }) {
+  const helloCpu: number[] = [];
+  const hello = async () => {
+    const h = await phase(`${helloUrl}/`, o.seconds, o.connections, null, () => ({ method: 'GET', path: '/' }), {}, helloPid);
+    if (h.cpuMsPerRequest !== undefined) helloCpu.push(h.cpuMsPerRequest);
+    return h;
+  };
   const runPhase = (p: (typeof READ_PHASES)[number], target: Target) =>
     p.kind
-      ? phase(target.url, o.seconds, o.connections, [[p.kind, 1]], target.build, target.headers)
-      : phase(`${target.url}${p.path}`, o.seconds, o.connections, null, () => ({ method: 'GET', path: p.path! }), {});
-  type Results = Record<string, { rounds: { requestsPerSecond: number; helloPerSecond: number; ratio: number; latencyMs: Percentiles['latencyMs']; statuses?: unknown; errors: number; non2xx: number }[]; ratio: number }>;
+      ? phase(target.url, o.seconds, o.connections, [[p.kind, 1]], target.build, target.headers, target.pid)
+      : phase(`${target.url}${p.path}`, o.seconds, o.connections, null, () => ({ method: 'GET', path: p.path! }), {}, target.pid);
+  type Results = Record<string, { rounds: { requestsPerSecond: number; helloPerSecond: number; ratio: number; cpuMsPerRequest?: number; helloCpuMsPerRequest?: number; latencyMs: Percentiles['latencyMs']; statuses?: unknown; errors: number; non2xx: number }[]; ratio: number; cpuRatio?: number }>;
   const results: Results[] = targets.map(() => ({}));
   let before = (await hello()).overall.requestsPerSecond;
   const helloRates = [before];
@@ -194,11 +222,13 @@ async function measure(targets: Target[], helloUrl: string, o: { seconds: number
       const after = (await hello()).overall.requestsPerSecond;
       helloRates.push(after);
       const helloPerSecond = (before + after) / 2;
+      const helloCpuMs = helloCpu.length >= 2 ? (helloCpu.at(-1)! + helloCpu.at(-2)!) / 2 : undefined;
       const entry = (results[t]![p.name] ??= { rounds: [], ratio: 0 });
       entry.rounds.push({
         requestsPerSecond: measured.overall.requestsPerSecond,
         helloPerSecond: Number(helloPerSecond.toFixed(1)),
         ratio: ratio(measured.overall.requestsPerSecond, helloPerSecond),
+        ...(measured.cpuMsPerRequest !== undefined && helloCpuMs !== undefined ? { cpuMsPerRequest: measured.cpuMsPerRequest, helloCpuMsPerRequest: Number(helloCpuMs.toFixed(4)) } : {}),
         latencyMs: measured.overall.latencyMs,
         ...(measured.perKind ? { statuses: Object.values(measured.perKind)[0]?.statuses } : {}),
         errors: measured.overall.errors,
@@ -212,6 +242,10 @@ async function measure(targets: Target[], helloUrl: string, o: { seconds: number
       entry.rounds.reduce((a, r) => a + r.requestsPerSecond, 0),
       entry.rounds.reduce((a, r) => a + r.helloPerSecond, 0),
     );
+    // Hello-world's CPU per request over the service's, round by round summed: the ratio the CPU would allow
+    // with nothing else on the machine (the service's process only: PostgreSQL's own CPU is not in it).
+    const cpuRounds = entry.rounds.filter((r) => r.cpuMsPerRequest !== undefined && r.helloCpuMsPerRequest !== undefined);
+    if (cpuRounds.length) entry.cpuRatio = ratio(cpuRounds.reduce((a, r) => a + r.helloCpuMsPerRequest!, 0), cpuRounds.reduce((a, r) => a + r.cpuMsPerRequest!, 0));
   }
   const mixed: unknown[] = [];
   if (o.mixedSeconds > 0) {
@@ -249,7 +283,7 @@ export async function run(args: string[]) {
       const user = option(args, 'user') ?? 'admin';
       const password = option(args, 'password') ?? process.env.BIMS_BENCH_PASSWORD ?? '';
       const target = await prepare(externalUrl, user, password, photos, gallerySize);
-      services.external = { url: externalUrl, gallery: target.gallery, ...(await measure([target], hello.url, o))[0]! };
+      services.external = { url: externalUrl, gallery: target.gallery, ...(await measure([target], hello.url, hello.pid, o))[0]! };
     } else {
       for (const dialect of dialects) {
         if (dialect === 'postgres' && !databaseUrl) {
@@ -259,12 +293,12 @@ export async function run(args: string[]) {
         const database = dialect === 'postgres' ? await freshDatabase(databaseUrl!) : undefined;
         const baselineDatabase = baseline && dialect === 'postgres' ? await freshDatabase(databaseUrl!) : undefined;
         try {
-          const figures = await withService(database?.url, async (url, password) => {
-            const target = await prepare(url, 'admin', password, photos, gallerySize);
-            if (!baseline) return [{ gallery: target.gallery, ...(await measure([target], hello.url, o))[0]! }];
-            return withService(baselineDatabase?.url, async (baseUrl, basePassword) => {
-              const base = await prepare(baseUrl, 'admin', basePassword, photos, gallerySize);
-              const [mine, theirs] = await measure([target, base], hello.url, o);
+          const figures = await withService(database?.url, async (url, password, pid) => {
+            const target = { ...(await prepare(url, 'admin', password, photos, gallerySize)), pid };
+            if (!baseline) return [{ gallery: target.gallery, ...(await measure([target], hello.url, hello.pid, o))[0]! }];
+            return withService(baselineDatabase?.url, async (baseUrl, basePassword, basePid) => {
+              const base = { ...(await prepare(baseUrl, 'admin', basePassword, photos, gallerySize)), pid: basePid };
+              const [mine, theirs] = await measure([target, base], hello.url, hello.pid, o);
               return [{ gallery: target.gallery, ...mine! }, { gallery: base.gallery, root: baseline, ...theirs! }];
             }, baseline);
           });
@@ -284,10 +318,12 @@ export async function run(args: string[]) {
   }
   // The figures the issue's targets name, side by side.
   const summary: Record<string, Record<string, number>> = {};
+  const cpuSummary: Record<string, Record<string, number>> = {};
   for (const [name, s] of Object.entries(services)) {
-    const phases = (s as { phases?: Record<string, { ratio: number }> }).phases;
+    const phases = (s as { phases?: Record<string, { ratio: number; cpuRatio?: number }> }).phases;
     if (!phases) continue;
     summary[name] = Object.fromEntries(Object.entries(phases).map(([p, v]) => [p, v.ratio]));
+    cpuSummary[name] = Object.fromEntries(Object.entries(phases).filter(([, v]) => v.cpuRatio !== undefined).map(([p, v]) => [p, v.cpuRatio!]));
     const mixed = (s as { mixed?: { ratio: number } }).mixed;
     if (mixed) summary[name]!.mixed = mixed.ratio;
   }
@@ -300,6 +336,9 @@ export async function run(args: string[]) {
     },
     settings: { ...o, mix: Object.fromEntries(MIX) },
     ratioToHello: summary,
+    // The same ratio from CPU time per request (hello-world's over the service's process's): steadier than the
+    // rates on a machine that other work shares.
+    cpuRatioToHello: cpuSummary,
     services,
   };
 }
@@ -326,7 +365,7 @@ async function freshDatabase(base: string): Promise<{ url: string; drop: () => P
 }
 
 /** Start our own service (PGlite in a fresh folder, or PostgreSQL at `databaseUrl`), run `body`, stop it. */
-async function withService<T extends object>(databaseUrl: string | undefined, body: (url: string, password: string) => Promise<T>, root?: string): Promise<T & { database: string }> {
+async function withService<T extends object>(databaseUrl: string | undefined, body: (url: string, password: string, pid: number | undefined) => Promise<T>, root?: string): Promise<T & { database: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-load-'));
   const password = `load-bench-${crypto.randomUUID()}`;
   // The default log level (info: one JSON line per request), as deployed.
@@ -341,7 +380,7 @@ async function withService<T extends object>(databaseUrl: string | undefined, bo
       stream.removeAllListeners('data');
       stream.resume();
     }
-    return Object.assign(await body(url, password), { database: databaseUrl ? 'postgres' : 'pglite' });
+    return Object.assign(await body(url, password, service.child.pid), { database: databaseUrl ? 'postgres' : 'pglite' });
   } finally {
     service.child.kill('SIGTERM');
     await service.exited;
