@@ -45,7 +45,7 @@ const ActiveLivenessParams = z
     challengeSeconds: z.number().int().min(3).max(30).default(8)
       .openapi({ description: 'Time to follow one instruction, from the moment it is given' }),
     retries: z.number().int().min(0).max(3).default(1)
-      .openapi({ description: 'Instructions that may be failed (not followed in time, the other way, or the face lost) before the session ends with LIVENESS_CHECK_FAILED' }),
+      .openapi({ description: 'Instructions that may be failed (not followed in time, the other way, or the face lost or changed) before the session ends with LIVENESS_CHECK_FAILED' }),
   })
   .openapi({ description: 'Active liveness: after the passive checks, the subject follows random instructions (turn the head, blink), checked on the following frames of the same tracked face. Absent: none' });
 

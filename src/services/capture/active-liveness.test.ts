@@ -4,9 +4,12 @@ import { ActiveLiveness, landmarkYaw, randomChallenge, type ActiveLivenessOption
 
 /**
  * Synthetic faces: 68 landmarks whose nose tip (30) sits between the jaw ends (0, 16) so that landmarkYaw
- * gives `yaw` degrees. `dx` moves the whole face (its box too): another face elsewhere in the picture.
+ * gives `yaw` degrees. `dx` moves the whole face (its box too): another face elsewhere in the picture; `person`
+ * picks its embedding (one unit vector per person).
  */
-function face(yaw = 0, eyes = 95, dx = 0): FaceAnalysis {
+function face(yaw = 0, eyes = 95, dx = 0, person = 0): FaceAnalysis {
+  const embedding = new Float32Array(512);
+  embedding[person] = 1;
   const landmarks = Array.from({ length: 68 }, () => [300 + dx, 250] as [number, number]);
   const asymmetry = -Math.sin((yaw * Math.PI) / 180);
   landmarks[0] = [200 + dx, 250];
@@ -14,7 +17,7 @@ function face(yaw = 0, eyes = 95, dx = 0): FaceAnalysis {
   landmarks[30] = [200 + dx + 100 * (1 + asymmetry), 260];
   return {
     rectangle: { x: 200 + dx, y: 120, width: 200, height: 240 }, detectionScore: 0.99, landmarks, interEyeDistance: 80,
-    yaw: 0, pitch: 0, roll: 0, eyesOpen: { left: eyes, right: eyes }, livenessScore: 90, quality: 80,
+    yaw: 0, pitch: 0, roll: 0, eyesOpen: { left: eyes, right: eyes }, livenessScore: 90, quality: 80, embedding,
   } as unknown as FaceAnalysis;
 }
 const frame = (...faces: FaceAnalysis[]) => ({ width: 640, height: 480, faces }) as unknown as ImageAnalysis;
@@ -112,6 +115,17 @@ describe('active liveness', () => {
     // A second loss is one failure more than the retries allow.
     expect(feed(active, [frame(face(0, 95, 0))], 2000)).toEqual(['CHALLENGE_FAILED:FACE_LOST']);
     expect(active.state).toBe('FAILED');
+  });
+
+  it('another person in the same place (a photo dropped before a live face) is FACE_CHANGED, checked on frontal frames', () => {
+    const active = new ActiveLiveness({ ...options, retries: 1 }, scripted('TURN_LEFT', 'TURN_LEFT'));
+    active.begin([face(0)], 0);
+    // Someone else follows the instruction: the turned frame is not compared, the frontal one after it is.
+    expect(feed(active, [frame(face(0)), frame(face(-25, 95, 0, 1))])).toEqual([]);
+    expect(feed(active, [frame(face(0, 95, 0, 1))], 400)).toEqual(['CHALLENGE_FAILED:FACE_CHANGED']);
+    expect(active.state).toBe('IDLE');
+    active.begin([face(0, 95, 0, 1)], 1000);
+    expect(feed(active, [frame(face(0, 95, 0, 1)), frame(face(-25, 95, 0, 1)), frame(face(0, 95, 0, 1))], 1000)).toEqual(['CHALLENGE_PASSED']);
   });
 
   it('a face missed for a few frames keeps its track; missed longer, it is lost', () => {

@@ -16,7 +16,7 @@ export interface ActiveLivenessOptions {
 }
 
 /** Why an instruction was not followed. */
-export type ChallengeFailure = 'TIMEOUT' | 'WRONG_MOVE' | 'FACE_LOST';
+export type ChallengeFailure = 'TIMEOUT' | 'WRONG_MOVE' | 'FACE_LOST' | 'FACE_CHANGED';
 
 /** What the client is told: an instruction to follow, then whether it was. */
 export type ActiveEvent =
@@ -38,6 +38,14 @@ export const FRONTAL_DEGREES = 8;
 export const EYES_CLOSED = 35;
 /** ... and both above this, open eyes. (Open eyes score 90-100 on the test photos, closed ones 0-25.) */
 export const EYES_OPEN = 65;
+/**
+ * A frontal face during the instructions must be the person of the passive part's frames: the cosine of their
+ * embeddings (L2-normalised) at least this. On the test photos one person's frames, turned or with closed eyes,
+ * scored 0.70-0.98 against each other and other people -0.08-0.11. Without it, a photo held for the passive
+ * part and dropped before a live face in the same place would have the live face follow the instructions and
+ * the photo's frames make the operation.
+ */
+export const SAME_FACE_COSINE = 0.4;
 /** A face missed by the detector for up to this many frames in a row (a turn, motion blur) keeps its track. */
 const MAX_MISSED_FRAMES = 3;
 
@@ -61,6 +69,11 @@ export function landmarkYaw(face: Pick<FaceAnalysis, 'landmarks'>): number {
   return (-Math.asin(Math.max(-1, Math.min(1, asymmetry))) * 180) / Math.PI;
 }
 
+const dot = (a: Float32Array, b: Float32Array) => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+};
 const eyesClosed = (f: FaceAnalysis) => Math.max(f.eyesOpen.left, f.eyesOpen.right) < EYES_CLOSED;
 const eyesOpen = (f: FaceAnalysis) => Math.min(f.eyesOpen.left, f.eyesOpen.right) >= EYES_OPEN;
 
@@ -85,7 +98,8 @@ type Phase = 'NEUTRAL' | 'ACTION' | 'RETURN';
  * - TURN_LEFT / TURN_RIGHT: the landmark yaw moves {@link TURN_DEGREES} from the subject's frontal yaw (taken
  *   from the passive part's frame) in the asked direction, then returns within {@link FRONTAL_DEGREES};
  * - BLINK: both eyes closed on at least one frame, then open again.
- * Starting neutral means a turn made before the instruction (a guess, a replayed clip) does not count. A turn
+ * Starting neutral means a turn made before the instruction (a guess, a replayed clip) does not count. Every
+ * frontal frame must show the person of the passive part's frames ({@link SAME_FACE_COSINE}). A turn
  * the other way, or any turn during BLINK, is a wrong move; a wrong move, a timeout or the face lost fails the
  * instruction. A failed one is replaced by a new random one while `retries` last (a lost face first needs the
  * passive part again: the state goes back to IDLE), then the check has FAILED.
@@ -93,6 +107,7 @@ type Phase = 'NEUTRAL' | 'ACTION' | 'RETURN';
 export class ActiveLiveness {
   private current: { instruction: Challenge; step: number; issuedAt: number; phase: Phase } | null = null;
   private baseline = 0;
+  private reference: Float32Array | null = null;
   private last: FaceAnalysis['rectangle'] | null = null;
   private missed = 0;
   private passedSteps = 0;
@@ -117,7 +132,9 @@ export class ActiveLiveness {
    */
   begin(track: readonly FaceAnalysis[], now: number): ActiveEvent[] {
     if (this.stateNow !== 'IDLE' || !track.length) return [];
-    this.baseline = track.map(landmarkYaw).reduce((best, yaw) => (Math.abs(yaw) < Math.abs(best) ? yaw : best));
+    const frontal = track.reduce((best, f) => (Math.abs(landmarkYaw(f)) < Math.abs(landmarkYaw(best)) ? f : best));
+    this.baseline = landmarkYaw(frontal);
+    this.reference = frontal.embedding;
     this.last = track.at(-1)!.rectangle;
     this.missed = 0;
     this.passedSteps = 0;
@@ -135,6 +152,8 @@ export class ActiveLiveness {
     if (!face) return [];
     const turn = landmarkYaw(face) - this.baseline;
     const frontal = Math.abs(turn) <= FRONTAL_DEGREES;
+    // Turned faces embed less reliably; each instruction starts and ends frontal, where the person is compared.
+    if (frontal && !(dot(face.embedding, this.reference!) >= SAME_FACE_COSINE)) return this.fail('FACE_CHANGED', now);
     const blink = current.instruction === 'BLINK';
     // The asked direction as the sign of the yaw: the subject's left is negative (see landmarkYaw).
     const asked = current.instruction === 'TURN_LEFT' ? -1 : 1;
@@ -194,8 +213,8 @@ export class ActiveLiveness {
     const events: ActiveEvent[] = [{ type: 'CHALLENGE_FAILED', instruction, step, steps: this.options.challenges, reason, retriesLeft }];
     this.current = null;
     if (this.failures > this.options.retries) this.stateNow = 'FAILED';
-    // The face is gone: whoever comes back passes the passive part again, and starts the instructions over.
-    else if (reason === 'FACE_LOST') this.stateNow = 'IDLE';
+    // The face is gone (or another): whoever is there passes the passive part again, and starts the instructions over.
+    else if (reason === 'FACE_LOST' || reason === 'FACE_CHANGED') this.stateNow = 'IDLE';
     else events.push(this.issue(now, instruction));
     return events;
   }
