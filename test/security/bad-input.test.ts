@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationTable } from '../../src/operations/index.js';
 import type { OperationSpec } from '../../src/operations/types.js';
@@ -6,7 +7,7 @@ import { defaultProperties } from '../../src/services/settings/defaults.js';
 import { basic, bootForTest } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
-import { changedTables, snapshot, tablesOf, type Snapshot } from '../support/fuzz/db-snapshot.js';
+import { changedTables, installWriteCounters, rowVersions, tablesOf, writeCounts, type Snapshot } from '../support/fuzz/db-snapshot.js';
 import { hostileAudio, hostileImages } from '../support/fuzz/images.js';
 import { requestsFor, type FuzzRequest, type PartHints } from '../support/fuzz/mutations.js';
 import { judgeAnswer, textOf } from '../support/fuzz/oracle.js';
@@ -17,7 +18,8 @@ import { seedCase, seedOperation, seedSubject } from '../support/subject-rows.js
  * Generated bad input: for every operation of the table, requests derived from its zod schemas and then
  * broken (mutations.ts), sent as an ADMIN so they reach validation and the handlers. Every answer must be
  * free of 5xx, a problem+json when it is an error, and free of internals (oracle.ts); requests the schema
- * must refuse are refused; and a refused request leaves every table exactly as it was (db-snapshot.ts).
+ * must refuse are refused; and a refused request leaves every table exactly as it was (db-snapshot.ts: a write
+ * counter per table, read after each request, and checked against the rows' versions around each operation).
  * PGlite only: the point is the HTTP and service layers, which are the same on both dialects.
  *
  * Reproduce a failure with the seed it prints: BIMS_FUZZ_SEED=<seed> npx vitest run test/security/bad-input.test.ts
@@ -114,7 +116,7 @@ async function check(spec: OperationSpec, req: FuzzRequest): Promise<void> {
   const wrong = judgeAnswer(spec.id, res, text);
   if (req.mustReject && (res.status < 400 || res.status >= 500)) wrong.push(`the schema refuses this request, yet it answered ${res.status}`);
   if (res.status === 401 || res.status === 403) wrong.push(`answered ${res.status} to an ADMIN: ${text?.slice(0, 200)}`);
-  const after = await snapshot(booted.services.ctx.db, tables);
+  const after = await writeCounts(booted.services.ctx.db);
   // A refused biometric probe is still a recorded operation (docs/biometrics.md): its 422 names the operation.
   const changesAllowed = (res.status >= 200 && res.status < 300) || (res.status === 422 && /"operationUuid"/.test(text ?? ''));
   if (!changesAllowed) {
@@ -146,7 +148,8 @@ describe('generated bad input', () => {
     // Warm the extractor now, so the first image-bearing request is not the one that waits for it.
     await (await booted.services.extractors.get()).analyseFace(Buffer.from(images['tiny png without a face']!, 'base64'), { checks: false }).catch(() => {});
     tables = await tablesOf(booted.services.ctx.db);
-    baseline = await snapshot(booted.services.ctx.db, tables);
+    expect(await installWriteCounters(booted.services.ctx.db, tables)).toBe(tables.length);
+    baseline = await writeCounts(booted.services.ctx.db);
   });
   afterAll(async () => {
     await booted?.close();
@@ -158,8 +161,9 @@ describe('generated bad input', () => {
       if (destructive(spec)) {
         // Whatever an earlier destructive operation removed comes back, so this one has rows to act on.
         await seedData();
-        baseline = await snapshot(booted.services.ctx.db, tables);
+        baseline = await writeCounts(booted.services.ctx.db);
       }
+      const [countsBefore, versionsBefore] = [baseline, await rowVersions(booted.services.ctx.db, tables)];
       const requests = requestsFor(spec, hintsFor(spec, known, images, audio), images, audio).map((r) =>
         Object.assign(r, { [fc.toStringMethod]: () => `${r.method} ${r.url.slice(0, 200)} [${r.label}] body: ${String(r.body ?? '').slice(0, 200)}` }),
       );
@@ -169,6 +173,10 @@ describe('generated bad input', () => {
         (error as Error).message = `Reproduce with BIMS_FUZZ_SEED=${SEED}\n${(error as Error).message}`;
         throw error;
       }
+      // The counters, which judged each request, saw every table whose rows changed during this operation's run.
+      const rewritten = changedTables(versionsBefore, await rowVersions(booted.services.ctx.db, tables));
+      const counted = changedTables(countsBefore, await writeCounts(booted.services.ctx.db));
+      expect(rewritten.filter((t) => !counted.includes(t)), 'tables written without their write counter moving').toEqual([]);
     });
   });
 
@@ -181,16 +189,30 @@ describe('generated bad input', () => {
     }
   });
 
-  it('uses a fingerprint that sees a committed write and not a rolled-back one', async () => {
+  it('uses fingerprints that see a committed write and not a rolled-back one', async () => {
     const db = booted.services.ctx.db;
-    const before = await snapshot(db, tables);
-    await db.transaction().execute(async (trx) => {
-      await trx.updateTable('accounts').set({ enabled: true }).where('username', '=', 'victim-1').execute();
-      throw new Error('roll back');
-    }).catch(() => {});
-    expect(changedTables(before, await snapshot(db, tables))).toEqual([]);
-    // The same values written again still count: a refused request must not write at all.
-    await db.updateTable('accounts').set({ username: 'fuzzer' }).where('username', '=', 'fuzzer').execute();
-    expect(changedTables(before, await snapshot(db, tables))).toEqual(['accounts']);
+    for (const fingerprint of [() => writeCounts(db), () => rowVersions(db, tables)]) {
+      const before = await fingerprint();
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('accounts').set({ enabled: true }).where('username', '=', 'victim-1').execute();
+        throw new Error('roll back');
+      }).catch(() => {});
+      expect(changedTables(before, await fingerprint())).toEqual([]);
+      // The same values written again still count: a refused request must not write at all.
+      await db.updateTable('accounts').set({ username: 'fuzzer' }).where('username', '=', 'fuzzer').execute();
+      expect(changedTables(before, await fingerprint())).toEqual(['accounts']);
+    }
+    // The counters see an insert, a delete and a TRUNCATE too (the last even of an empty table).
+    const at = new Date();
+    const writes = [
+      () => db.insertInto('login_throttle').values({ address: '192.0.2.1', subject: 'fz', failures: 1, first_failure_at: at, last_failure_at: at, expires_at: at }).execute(),
+      () => db.deleteFrom('login_throttle').where('address', '=', '192.0.2.1').execute(),
+      () => sql`truncate table login_throttle`.execute(db),
+    ];
+    for (const write of writes) {
+      const before = await writeCounts(db);
+      await write();
+      expect(changedTables(before, await writeCounts(db))).toEqual(['login_throttle']);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, bootForTest } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
-import { changedTables, snapshot, tablesOf } from '../support/fuzz/db-snapshot.js';
+import { changedTables, rowVersions, tablesOf } from '../support/fuzz/db-snapshot.js';
 import { hasRealPhoto, hostileAudio, hostileImages } from '../support/fuzz/images.js';
 import { judgeAnswer, textOf } from '../support/fuzz/oracle.js';
 import { seedSubject } from '../support/subject-rows.js';
@@ -51,7 +51,7 @@ describe('hostile images reach the decoder and are refused cleanly', () => {
     it(name, async () => {
       const wrong: string[] = [];
       for (const [imageName, bytes] of hostile) {
-        const before = await snapshot(booted.services.ctx.db, tables);
+        const before = await rowVersions(booted.services.ctx.db, tables);
         const res = await post(path, bodyOf(b64(bytes), n++));
         const text = await textOf(res);
         const problems = judgeAnswer(name.split(' ')[0]!, res, text);
@@ -62,7 +62,7 @@ describe('hostile images reach the decoder and are refused cleanly', () => {
         const checkedWithoutFace = res.status === 200 && name === 'checkImage';
         if (!refusedForTheImage && !recorded && !answeredWithoutFace && !checkedWithoutFace) problems.push(`answered ${res.status}: ${text?.slice(0, 300)}`);
         if (res.status >= 400 && !recorded) {
-          const changed = changedTables(before, await snapshot(booted.services.ctx.db, tables));
+          const changed = changedTables(before, await rowVersions(booted.services.ctx.db, tables));
           if (changed.length) problems.push(`a refusal changed ${changed.join(', ')}`);
         }
         if (problems.length) wrong.push(`'${imageName}': ${problems.join('; ')}`);
