@@ -13,7 +13,8 @@ import { connectDatabase, migrate } from '../../src/db/connect.js';
 const MIGRATIONS = join(import.meta.dirname, '../../src/db/migrations');
 const CACHE = join(import.meta.dirname, '../../.cache/test-pglite');
 
-function migrationsHash(): string {
+/** Names what the migrations make: a changed migration gives a new name (also the PostgreSQL template's, databases.ts). */
+export function migrationsHash(): string {
   const hash = createHash('sha256');
   for (const name of readdirSync(MIGRATIONS).sort()) hash.update(name).update(readFileSync(join(MIGRATIONS, name)));
   return hash.digest('hex').slice(0, 16);
