@@ -4,6 +4,7 @@
 // alternating signs, zeros) and every row count around the kernel's four streams. Node 20's V8 fails that check
 // (wrong sums from its experimental relaxed dot), so here the relaxed choice must fall back to SIMD; the check
 // itself is held to what the raw relaxed module computes.
+import { fromBase64 } from '../encoding/base64.js';
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { DotKernel, kernelModules, relaxedStatus, resetKernelCache, type KernelChoice } from './matcher-dots.js';
@@ -47,7 +48,7 @@ const reference = (p: Int8Array, row: Int8Array) => { let s = 0; for (let k = 0;
 
 describe('matcher kernels', () => {
   it('this runtime validates both wasm kernels; the relaxed one is used exactly when its sums are right', () => {
-    const bin = Uint8Array.from(atob(DOT_I8_RELAXED_WASM_BASE64), (c) => c.charCodeAt(0));
+    const bin = fromBase64(DOT_I8_RELAXED_WASM_BASE64);
     expect(WebAssembly.validate(bin)).toBe(true);
     // the raw relaxed module on rows of extremes and random bytes, 8 rows (two four-stream passes)
     const dims = 64, n = 8, mem = new WebAssembly.Memory({ initial: 2 });

@@ -1,3 +1,4 @@
+import { fromBase64 } from '../../encoding/base64.js';
 import { baseUrlOf, type Config } from '../../config/config.js';
 import type { Principal } from '../../auth/principal.js';
 import { sha256, verifyPassword } from '../../auth/password.js';
@@ -57,7 +58,7 @@ export class AuthService {
     if (scheme === 'basic') {
       let decoded: string;
       try {
-        decoded = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(value), (ch) => ch.charCodeAt(0)));
+        decoded = new TextDecoder('utf-8', { fatal: true }).decode(fromBase64(value));
       } catch {
         throw unauthorized('Malformed Basic credentials');
       }

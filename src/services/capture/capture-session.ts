@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { toBase64 } from '../../sdk/base64.js';
+import { toBase64 } from '../../encoding/base64.js';
 import type { InitParams } from '../../schemas/gateway.js';
 import { CreateSubjectRequest } from '../../schemas/subjects.js';
 import { CreateOperationRequest, type CandidateData } from '../../schemas/operations.js';
