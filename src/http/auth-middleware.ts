@@ -9,7 +9,7 @@ import { clientAddress } from './client-address.js';
  * Authenticate the caller (Basic or Bearer) and demand a role: 401 with `WWW-Authenticate` for missing or
  * bad credentials, 403 when the credentials are good but the role too low.
  */
-export function authorise(role: Role, surface: Surface, operationId: string): MiddlewareHandler<AppEnv> {
+export function requireRole(role: Role, surface: Surface, operationId: string): MiddlewareHandler<AppEnv> {
   const forbidden = (held: Role) =>
     new DomainError('forbidden', `This operation on the ${surface} surface needs scope ${role}; the credentials hold ${held}`, { requiredScope: role });
   const defers = CHECKED_IN_STATEMENT.has(operationId);

@@ -6,7 +6,7 @@ import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import { JsonAnswer, prefixOf, requiredRole, StreamedJson, type OperationSpec } from '../operations/types.js';
 import { SURFACES, type Surface } from '../auth/roles.js';
-import { authorise, withoutCredentials } from './auth-middleware.js';
+import { requireRole, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
@@ -66,7 +66,7 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
 
   for (const { spec, surface, path } of routes) {
     const role = requiredRole(spec, surface);
-    const guard = spec.open ? withoutCredentials(surface, spec.id) : authorise(role, surface, spec.id);
+    const guard = spec.open ? withoutCredentials(surface, spec.id) : requireRole(role, surface, spec.id);
     app.on(spec.method.toUpperCase(), honoPath(path), guard, (c) => runOperation(c, spec, surface));
     registries[surface].registerPath(describe(spec, path, role, surface));
   }
