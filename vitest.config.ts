@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
 
 /** Tests beside the code that need no external program (PGlite in process is fine): `npm run test:unit`. */
 const NEEDS_INSTALLED_PROGRAMS = ['src/sidecar/janus-config.test.ts', 'src/sidecar/decoders/rtp-decoder.test.ts'];
@@ -16,6 +17,8 @@ export default defineConfig({
     // suites spend their time waiting on servers, PostgreSQL, Chromium and Janus, so two at a time keeps the
     // cores busy (suites with a bound in seconds run alone afterwards: scripts/test.mjs).
     maxWorkers: 2,
+    // The longest suites start first, whatever their project (test/support/longest-first-sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // Named projects, so a part of the suite can be run alone (`npx vitest run --project http`). `npm test`
     // runs them all. The HTTP and runtime suites also run over PostgreSQL when DATABASE_URL is set.
     projects: [

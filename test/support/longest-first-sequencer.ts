@@ -1,0 +1,49 @@
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Seconds the longest suites take in `npm test` on the 2-core machine (two files at a time), measured; the
+ * other files take less than about 20 s. A suite that gets much longer belongs here, else it may start last
+ * and run alone at the end while the other worker idles.
+ */
+const MEASURED_SECONDS: Readonly<Record<string, number>> = {
+  'test/security/bad-input.test.ts': 80,
+  'test/browser/gateway-capture.test.ts': 90,
+  'test/runtime/identity-races.test.ts': 80,
+  'test/http/licensing.test.ts': 75,
+  'test/http/reextract.test.ts': 60,
+  'test/browser/dashboard.test.ts': 55,
+  'test/runtime/crash-safety.test.ts': 50,
+  'test/runtime/package.test.ts': 50,
+  'test/runtime/workers.test.ts': 48,
+  'test/http/voice-data.test.ts': 45,
+  'test/security/token-family.test.ts': 45,
+  'test/http/dashboard-proxy.test.ts': 45,
+  'test/runtime/startup-summary.test.ts': 43,
+  'test/http/contract.test.ts': 40,
+};
+
+/**
+ * Longest suite first, whatever its project: with two workers taking files in this order, the run ends
+ * when the sum of the work is done (about), not when the last long suite that started late is. Vitest's own
+ * order runs the projects one after the other (browser, engine, http, runtime, unit), so a long runtime
+ * suite could start near the end. Expected lengths: the table above, else this checkout's timings of the
+ * last run that ran the file (vitest's cache), else none (the larger file first, as vitest does).
+ */
+export class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const expected = new Map<TestSpecification, [number, number]>();
+    for (const spec of files) {
+      const path = relative(root, spec.moduleId);
+      const key = `${spec.project.name}:${path}`;
+      const seconds = MEASURED_SECONDS[path] ?? (this.ctx.cache.getFileTestResults(key)?.duration ?? 0) / 1000;
+      expected.set(spec, [seconds, this.ctx.cache.getFileStats(key)?.size ?? 0]);
+    }
+    return [...files].sort((a, b) => {
+      const [secondsA, sizeA] = expected.get(a)!;
+      const [secondsB, sizeB] = expected.get(b)!;
+      return secondsB - secondsA || sizeB - sizeA;
+    });
+  }
+}
