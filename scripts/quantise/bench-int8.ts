@@ -20,6 +20,7 @@ import { toolRequire } from '../tool.mjs';
 import { CAPTURE_DIR, INT8_MODELS, int8File } from '../quantise-models.js';
 import { loadInputs, photosIn } from './calibration.js';
 import { int8Loader } from './int8-loader.js';
+import { flushSubnormalWeights } from './onnx-int8.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -39,10 +40,12 @@ async function perModelBench(): Promise<Record<string, unknown>> {
   const nodeOpts = { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', logSeverityLevel: 3 } as const;
   const webOpts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 } as const;
   const out: Record<string, unknown> = {};
-  for (const id of INT8_MODELS) {
+  for (const id of (arg('models')?.split(',') as FaceModelId[] | undefined) ?? INT8_MODELS) {
     const inputs = (loadInputs(CAPTURE_DIR, id) ?? []).slice(0, perModel);
     if (!inputs.length) throw new Error(`no captured inputs for ${id}: run npm run quantise-models first`);
-    const float = readFileSync(join(MODELS_DIR, `${id}.onnx`)), int8 = readFileSync(join(MODELS_DIR, int8File(id)));
+    // --flush: subnormal weights set to zero in every model first (float and int8 builds alike).
+    const fl = (b: Uint8Array) => (process.argv.includes('--flush') ? flushSubnormalWeights(b).model : b);
+    const float = fl(new Uint8Array(readFileSync(join(MODELS_DIR, `${id}.onnx`)))), int8 = fl(new Uint8Array(readFileSync(join(MODELS_DIR, int8File(id)))));
     const variants: [string, Session, typeof ort.Tensor | typeof ortNode.Tensor][] = [
       ['wasmFloat', await ort.InferenceSession.create(float, webOpts) as unknown as Session, ort.Tensor],
       ['wasmInt8', await ort.InferenceSession.create(int8, webOpts) as unknown as Session, ort.Tensor],
@@ -51,7 +54,7 @@ async function perModelBench(): Promise<Record<string, unknown>> {
     ];
     // Other int8 builds to compare (quantise-models --suffix S writes <id>.int8S.onnx).
     for (const suffix of arg('suffixes')?.split(',') ?? []) {
-      const other = readFileSync(join(MODELS_DIR, int8File(id).replace('.int8.', `.int8${suffix}.`)));
+      const other = fl(new Uint8Array(readFileSync(join(MODELS_DIR, int8File(id).replace('.int8.', `.int8${suffix}.`)))));
       variants.push([`wasmInt8${suffix}`, await ort.InferenceSession.create(other, webOpts) as unknown as Session, ort.Tensor]);
     }
     const times = new Map<string, number[]>(variants.map(([n]) => [n, []]));
@@ -112,12 +115,16 @@ async function pipelineBench(): Promise<Record<string, unknown>> {
   const root = 'test/fixtures/photos/labelled';
   const photos = photosIn(readdirSync(root).map((d) => join(root, d))).slice(0, Number(arg('photos') ?? 12));
   const bytes = await Promise.all(photos.map(async (p) => new Uint8Array(await readFile(p))));
+  // --flush: every model (float and int8, every runner) with its subnormal weights set to zero first.
+  const flush = process.argv.includes('--flush');
+  const f = (l: ModelLoader): ModelLoader => (flush ? async (file) => flushSubnormalWeights(await l(file)).model : l);
+  const verify = !flush;
   const runners: [string, ModelRunner][] = [
-    ['wasmFloat', await OrtWebRunner.create({ loadModel: nodeModelLoader(), models: FACE_MODELS })],
-    ['wasmInt8', await OrtWebRunner.create({ loadModel: int8Loader(), models: FACE_MODELS, verify: false })],
+    ['wasmFloat', await OrtWebRunner.create({ loadModel: f(nodeModelLoader()), models: FACE_MODELS, verify })],
+    ['wasmInt8', await OrtWebRunner.create({ loadModel: f(int8Loader()), models: FACE_MODELS, verify: false })],
     // --mixed fr_feature:pw,...: a runner with only those models int8 (each from the build with that suffix).
-    ...(arg('mixed') ? [['wasmMixed', await OrtWebRunner.create({ loadModel: mixedLoader(arg('mixed')!), models: FACE_MODELS, verify: false })] as [string, ModelRunner]] : []),
-    ['nativeFloat', await OrtNodeRunner.create({ loadModel: nodeModelLoader(), models: FACE_MODELS })],
+    ...(arg('mixed') ? [['wasmMixed', await OrtWebRunner.create({ loadModel: f(mixedLoader(arg('mixed')!)), models: FACE_MODELS, verify: false })] as [string, ModelRunner]] : []),
+    ['nativeFloat', await OrtNodeRunner.create({ loadModel: f(nodeModelLoader()), models: FACE_MODELS, verify })],
   ];
   const times = new Map<string, number[]>(runners.map(([n]) => [n, []]));
   const cpu = new Map<string, number>(runners.map(([n]) => [n, 0]));
@@ -142,7 +149,7 @@ async function pipelineBench(): Promise<Record<string, unknown>> {
   const ms = Object.fromEntries([...times].map(([n, t]) => [n, Number(median(t).toFixed(1))]));
   const cpuMs = Object.fromEntries([...cpu].map(([n, c]) => [n, Number((c / rounds / bytes.length).toFixed(1))]));
   const over = (a: string) => Number((cpuMs[a]! / cpuMs.nativeFloat!).toFixed(3));
-  const res = { wallMs: ms, cpuMs, ...(arg('mixed') ? { mixed: arg('mixed'), cpuWasmMixedOverNativeFloat: over('wasmMixed') } : {}), cpuWasmInt8OverNativeFloat: over('wasmInt8'), cpuWasmFloatOverNativeFloat: over('wasmFloat'), photos: bytes.length, rounds, load1: loads };
+  const res = { flushedSubnormals: flush, wallMs: ms, cpuMs, ...(arg('mixed') ? { mixed: arg('mixed'), cpuWasmMixedOverNativeFloat: over('wasmMixed') } : {}), cpuWasmInt8OverNativeFloat: over('wasmInt8'), cpuWasmFloatOverNativeFloat: over('wasmFloat'), photos: bytes.length, rounds, load1: loads };
   console.log('pipeline', JSON.stringify(res));
   return res;
 }

@@ -45,7 +45,8 @@ function encode(model: Model): Uint8Array {
 
 function floatsOf(t: Tensor): Float32Array {
   if (t.dataType !== FLOAT) throw new Error(`initializer ${t.name} is not float32`);
-  if (t.rawData && t.rawData.length) return new Float32Array(t.rawData.slice().buffer);
+  // A copy with its own buffer (a Node Buffer's slice() is a view on the whole file).
+  if (t.rawData && t.rawData.length) return new Float32Array(Uint8Array.from(t.rawData).buffer);
   return Float32Array.from(t.floatData ?? []);
 }
 function int64sOf(t: Tensor): number[] {
@@ -285,3 +286,28 @@ export function quantiseModel(bytes: Uint8Array, opts: QuantiseOptions): Uint8Ar
 }
 
 
+
+/** Smallest normal float32: below it (in magnitude) a float is subnormal. */
+const FLT_MIN = 1.1754943508222875e-38;
+
+/**
+ * The model with its subnormal float weights set to zero, and how many there were. Subnormal operands make
+ * x86 and wasm floating-point arithmetic take a slow path (a microcode assist per operation), and a weight
+ * below 1.2e-38 changes no sum of activations of ordinary size: measured on real faces, the outputs keep every
+ * bit, except outputs that were subnormal themselves (fr_gender's SSR-Net offsets, 2e-40 -> 0); see
+ * docs/extraction.md "int8".
+ */
+export function flushSubnormalWeights(bytes: Uint8Array): { model: Uint8Array; flushed: number } {
+  const m = decode(bytes);
+  let flushed = 0;
+  m.graph.initializer = m.graph.initializer.map((t) => {
+    if (t.dataType !== FLOAT) return t;
+    const f = floatsOf(t);
+    let n = 0;
+    for (let i = 0; i < f.length; i++) if (f[i] !== 0 && Math.abs(f[i]!) < FLT_MIN) { f[i] = 0; n++; }
+    if (!n) return t;
+    flushed += n;
+    return { ...t, floatData: undefined, rawData: new Uint8Array(f.buffer) };
+  });
+  return { model: flushed ? encode(m) : bytes, flushed };
+}

@@ -1,6 +1,7 @@
 // The int8 quantiser (scripts/quantise/onnx-int8.ts, `npm run quantise-models`): calibrated on one photo the
 // project fetches (a dlib group photo), its models load in onnxruntime-web and, on faces of another photo
-// (a labelled one), give outputs close to the float model's: the embedding and the detections.
+// (a labelled one), give outputs close to the float model's: the embedding and the detections. And setting
+// subnormal weights to zero changes no output bit (but outputs that were subnormal themselves).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
@@ -8,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MODELS_DIR } from '../../src/extraction/node-models.js';
 import { configureEnv } from '../../src/extraction/ort-web-runner.js';
 import { activationRanges, captureInputs, type CapturedInput } from '../../scripts/quantise/calibration.js';
-import { quantiseModel, tensorsToCalibrate, withIntermediateOutputs, type ConvFilter } from '../../scripts/quantise/onnx-int8.js';
+import { flushSubnormalWeights, quantiseModel, tensorsToCalibrate, withIntermediateOutputs, type ConvFilter } from '../../scripts/quantise/onnx-int8.js';
 import { PHOTOS } from '../biometrics/helpers.js';
 import protobuf from 'protobufjs';
 
@@ -80,5 +81,21 @@ describe('int8 quantiser', () => {
     const inter = Math.max(0, Math.min(a[2]!, b[2]!) - Math.max(a[0]!, b[0]!)) * Math.max(0, Math.min(a[3]!, b[3]!) - Math.max(a[1]!, b[1]!));
     const area = (r: number[]) => (r[2]! - r[0]!) * (r[3]! - r[1]!);
     expect(inter / (area(a) + area(b) - inter)).toBeGreaterThan(0.8); // IoU of the best box of each
+  });
+
+  it('sets the subnormal weights of the embedding and gender models to zero, changing no output but subnormal ones', async () => {
+    for (const id of ['fr_feature', 'fr_gender'] as const) {
+      const float = floatModel(id);
+      const { model, flushed } = flushSubnormalWeights(float);
+      expect(flushed).toBeGreaterThan(1000); // 8938 and 13331 in the fetched files
+      expect(flushSubnormalWeights(model).flushed).toBe(0);
+      const x = probe.get(id)![0]!;
+      const [a, b] = [await run(float, x), await run(model, x)];
+      // The same bits, except an output that was itself subnormal (fr_gender's SSR-Net offsets: 2e-40 -> 0).
+      const tiny = (v: number) => Math.abs(v) < 1.1754943508222875e-38;
+      for (const k of Object.keys(a)) for (let i = 0; i < a[k]!.length; i++) {
+        if (b[k]![i] !== a[k]![i] && !(tiny(a[k]![i]!) && tiny(b[k]![i]!))) expect(`${id} ${k}[${i}]: ${b[k]![i]}`).toBe(`${id} ${k}[${i}]: ${a[k]![i]}`);
+      }
+    }
   });
 });
