@@ -15,63 +15,11 @@
  * leaves that Cast, or the whole model, as it was: the result is always a model that computes the same thing.
  */
 
+import { concat, fields, header, text, type Field } from './onnx-protobuf.js';
+
 const FLOAT = 1;
 const FLOAT16 = 10;
 
-interface Field { no: number; wire: number; start: number; body: number; end: number; value: number }
-
-function* fields(b: Uint8Array, from: number, to: number): Generator<Field> {
-  let p = from;
-  while (p < to) {
-    const start = p;
-    let tag: number;
-    [tag, p] = varint(b, p);
-    const no = Math.floor(tag / 8), wire = tag & 7;
-    let value = 0, body = p;
-    if (wire === 0) [value, p] = varint(b, p);
-    else if (wire === 1) p += 8;
-    else if (wire === 5) p += 4;
-    else if (wire === 2) { [value, body] = varint(b, p); p = body + value; }
-    else throw new Error(`protobuf wire type ${wire}`);
-    if (p > to) throw new Error('truncated protobuf');
-    yield { no, wire, start, body, end: p, value };
-  }
-}
-
-/** Varints up to 2^53 (lengths, enums, small ints); larger values never matter here. */
-function varint(b: Uint8Array, p: number): [number, number] {
-  let v = 0, scale = 1;
-  for (;;) {
-    if (p >= b.length) throw new Error('truncated varint');
-    const c = b[p++]!;
-    v += (c & 0x7f) * scale;
-    if (!(c & 0x80)) return [v, p];
-    scale *= 128;
-  }
-}
-
-function putVarint(out: number[], v: number): void {
-  while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); }
-  out.push(v);
-}
-
-/** Tag and length prefix of a length-delimited field. */
-function header(no: number, length: number): Uint8Array {
-  const h: number[] = [];
-  putVarint(h, no * 8 + 2);
-  putVarint(h, length);
-  return Uint8Array.from(h);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
-  return out;
-}
-
-const utf8 = new TextDecoder();
-const text = (b: Uint8Array, f: Field) => utf8.decode(b.subarray(f.body, f.end));
 
 /**
  * IEEE half -> single bits, exactly (every float16 is a float32): normal numbers by moving the fields and

@@ -2,6 +2,7 @@ import * as ort from 'onnxruntime-web';
 import { BiometricError } from '../biometrics/errors.js';
 import { FACE_MODELS, type FaceModelId, type ModelRunner } from '../biometrics/face/runner.js';
 import manifest from '../../wasm/models/manifest.json' with { type: 'json' };
+import { flushSubnormalWeights } from './onnx-flush-subnormals.js';
 
 /** Loads the bytes of one model file named in wasm/models/manifest.json (e.g. 'fr_detect.onnx'). */
 export type ModelLoader = (file: string) => Promise<Uint8Array>;
@@ -69,7 +70,9 @@ export async function readFaceModel(id: FaceModelId, opts: Pick<OrtWebOptions, '
       throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} is corrupt (sha256 ${got}, manifest ${SHA_OF.get(file)}); run \`node scripts/fetch-models.mjs\``);
     }
   }
-  return { file, bytes };
+  // Checked as fetched, run with subnormal weights set to zero: same outputs, up to 4x faster on x86
+  // (onnx-flush-subnormals.ts).
+  return { file, bytes: flushSubnormalWeights(bytes) };
 }
 
 /**

@@ -1,0 +1,60 @@
+/**
+ * The few protobuf primitives the ONNX rewrites of this folder need (onnx-fold-casts.ts,
+ * onnx-flush-subnormals.ts): walking the fields of a message without decoding the rest, so that everything a
+ * rewrite does not touch is copied byte for byte.
+ */
+
+export interface Field { no: number; wire: number; start: number; body: number; end: number; value: number }
+
+export function* fields(b: Uint8Array, from: number, to: number): Generator<Field> {
+  let p = from;
+  while (p < to) {
+    const start = p;
+    let tag: number;
+    [tag, p] = varint(b, p);
+    const no = Math.floor(tag / 8), wire = tag & 7;
+    let value = 0, body = p;
+    if (wire === 0) [value, p] = varint(b, p);
+    else if (wire === 1) p += 8;
+    else if (wire === 5) p += 4;
+    else if (wire === 2) { [value, body] = varint(b, p); p = body + value; }
+    else throw new Error(`protobuf wire type ${wire}`);
+    if (p > to) throw new Error('truncated protobuf');
+    yield { no, wire, start, body, end: p, value };
+  }
+}
+
+/** Varints up to 2^53 (lengths, enums, small ints); larger values never matter here. */
+function varint(b: Uint8Array, p: number): [number, number] {
+  let v = 0, scale = 1;
+  for (;;) {
+    if (p >= b.length) throw new Error('truncated varint');
+    const c = b[p++]!;
+    v += (c & 0x7f) * scale;
+    if (!(c & 0x80)) return [v, p];
+    scale *= 128;
+  }
+}
+
+function putVarint(out: number[], v: number): void {
+  while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); }
+  out.push(v);
+}
+
+/** Tag and length prefix of a length-delimited field. */
+export function header(no: number, length: number): Uint8Array {
+  const h: number[] = [];
+  putVarint(h, no * 8 + 2);
+  putVarint(h, length);
+  return Uint8Array.from(h);
+}
+
+export function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { out.set(p, o); o += p.length; }
+  return out;
+}
+
+const utf8 = new TextDecoder();
+export const text = (b: Uint8Array, f: Field) => utf8.decode(b.subarray(f.body, f.end));
