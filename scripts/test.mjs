@@ -19,6 +19,8 @@ step('Janus for the media gateway tests');
 execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
 // Capture sessions decode the forwarded RTP with ffmpeg in the sidecar.
 execFileSync('bash', ['scripts/ensure-ffmpeg.sh'], { stdio: 'inherit' });
+step('zbarimg for the QR code test');
+execFileSync('bash', ['scripts/ensure-zbar.sh'], { stdio: 'inherit' });
 step('iproute2 for the media test\'s host-local link');
 execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 

@@ -20,9 +20,11 @@ describe('the QR payload layout (docs/qr-code.md)', () => {
   let booted: Awaited<ReturnType<typeof bootForTest>>;
   let dir: string;
   beforeAll(async () => {
+    // npm test installs it before the suites (scripts/test.mjs); a file run on its own installs it here.
+    await run('bash', [join(import.meta.dirname, '../../scripts/ensure-zbar.sh')]);
     booted = await bootForTest('pglite', {}, { createExtractor: sharedExtractorFactory() });
     dir = mkdtempSync(join(tmpdir(), 'bims-qr-'));
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await booted?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
