@@ -43,9 +43,10 @@ const started = performance.now();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-const result = await build({
-  entryPoints: [join(root, 'src', 'sdk', 'index.ts')],
-  outfile: join(out, BUNDLE),
+/** One browser ESM bundle: minified, source map beside it, no Node built-in (refuseNode). */
+const bundle = (entry, outfile, what, extra = {}) => build({
+  entryPoints: [join(root, 'src', 'sdk', entry)],
+  outfile: join(out, outfile),
   bundle: true,
   format: 'esm',
   platform: 'browser',
@@ -54,23 +55,12 @@ const result = await build({
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
-  alias: { 'onnxruntime-web': 'onnxruntime-web/wasm' },
   plugins: [refuseNode],
-}).catch(() => fail('esbuild failed (errors above)'));
+  ...extra,
+}).catch(() => fail(`esbuild failed on ${what} (errors above)`));
 
-const capture = await build({
-  entryPoints: [join(root, 'src', 'sdk', 'gateway-capture.ts')],
-  outfile: join(out, CAPTURE_BUNDLE),
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  minify: true,
-  sourcemap: 'linked',
-  metafile: true,
-  logLevel: 'warning',
-  plugins: [refuseNode],
-}).catch(() => fail('esbuild failed on the capture helper (errors above)'));
+const result = await bundle('index.ts', BUNDLE, 'the SDK', { alias: { 'onnxruntime-web': 'onnxruntime-web/wasm' } });
+const capture = await bundle('gateway-capture.ts', CAPTURE_BUNDLE, 'the capture helper');
 
 // Second line of defence: nothing external, and no node: specifier left in the text (e.g. a dynamic import
 // built from a string esbuild could not see through).

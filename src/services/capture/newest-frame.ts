@@ -19,7 +19,7 @@ export async function* newestOnly<T>(source: AsyncIterable<T>, onDropped?: (coun
     resolve?.();
   };
   let stopped = false;
-  const pump = (async () => {
+  void (async () => {
     try {
       for (;;) {
         const next = await iterator.next();
@@ -49,8 +49,7 @@ export async function* newestOnly<T>(source: AsyncIterable<T>, onDropped?: (coun
     }
   } finally {
     // The reader is done: the source's own end (its signal, for the decoder's stream) stops the pump; the
-    // flag keeps a last item from being taken after that.
+    // flag stops it at its next item if the source goes on.
     stopped = true;
-    void pump;
   }
 }
