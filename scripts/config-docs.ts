@@ -11,10 +11,13 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { z } from 'zod';
 import { configSchema } from '../src/config/config.js';
+import { testSettingsSchema } from '../test/support/test-settings.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CONFIG_SOURCE = join(root, 'src', 'config', 'config.ts');
 export const CONFIG_DOC = join(root, 'docs', 'configuration.md');
+/** The test suite's switches: a schema of their own, not read by the service, listed after the service's. */
+export const TEST_SETTINGS_SOURCE = join(root, 'test', 'support', 'test-settings.ts');
 
 export interface VariableDoc {
   name: string;
@@ -22,19 +25,22 @@ export interface VariableDoc {
   description: string;
 }
 
-/** Each variable of `configSchema` in source order, with its section and its doc comment as one paragraph. */
-export function documentedVariables(source = readFileSync(CONFIG_SOURCE, 'utf8')): VariableDoc[] {
+/**
+ * Each variable of the schema `schemaName` (a `z.object({...})` declared in `source`) in source order, with its
+ * section and its doc comment as one paragraph.
+ */
+export function documentedVariables(source = readFileSync(CONFIG_SOURCE, 'utf8'), schemaName = 'configSchema'): VariableDoc[] {
   const file = ts.createSourceFile('config.ts', source, ts.ScriptTarget.Latest, true);
   let literal: ts.ObjectLiteralExpression | undefined;
   const find = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && node.name.getText(file) === 'configSchema' && node.initializer && ts.isCallExpression(node.initializer)) {
+    if (ts.isVariableDeclaration(node) && node.name.getText(file) === schemaName && node.initializer && ts.isCallExpression(node.initializer)) {
       const [argument] = node.initializer.arguments;
       if (argument && ts.isObjectLiteralExpression(argument)) literal = argument;
     }
     if (!literal) ts.forEachChild(node, find);
   };
   find(file);
-  if (!literal) throw new Error('configSchema = z.object({...}) not found in src/config/config.ts');
+  if (!literal) throw new Error(`${schemaName} = z.object({...}) not found`);
   let section = 'The service';
   return literal.properties.map((property) => {
     let description = '';
@@ -70,8 +76,10 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 /** docs/configuration.md as the schema describes it today. */
 export function renderConfigurationDoc(): string {
-  const json = z.toJSONSchema(configSchema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonSchema> };
+  const toJson = (schema: z.ZodObject) => (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties: Record<string, JsonSchema> }).properties;
+  const json = { properties: { ...toJson(configSchema), ...toJson(testSettingsSchema) } };
   const variables = documentedVariables();
+  const testVariables = documentedVariables(readFileSync(TEST_SETTINGS_SOURCE, 'utf8'), 'testSettingsSchema');
   const lines = [
     '# Configuration',
     '',
@@ -83,7 +91,7 @@ export function renderConfigurationDoc(): string {
     '',
   ];
   let section = '';
-  for (const variable of variables) {
+  for (const variable of [...variables, ...testVariables]) {
     if (variable.section !== section) {
       section = variable.section;
       // A section's `(docs/x.md)` becomes a link under its heading.

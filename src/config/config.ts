@@ -242,23 +242,6 @@ export const configSchema = z.object({
   BIMS_SKIP_MODELS: z.string().optional(),
   /** Password of the account `npm run bench -- load` signs in with against a running service (or its --password option). */
   BIMS_BENCH_PASSWORD: z.string().optional(),
-
-  // ---- the test suite (read by npm test and the tests, not by the service) -----------------------------------
-  /**
-   * Comma-separated dialects the repository and HTTP suites run on (`pglite`, `postgres`); unset: PGlite, and
-   * PostgreSQL too when DATABASE_URL is set (`npm run test:postgres` sets `postgres`).
-   */
-  BIMS_TEST_DIALECTS: z.string().optional(),
-  /**
-   * How the real WebRTC test reaches Janus (docs/media-gateway.md): `isolated` (a veth pair into a network
-   * namespace; needs root), `host` (the host's own addresses), `auto` (isolated when it can be made). Unset:
-   * isolated as root, auto otherwise.
-   */
-  BIMS_TEST_MEDIA_NET: z.string().optional(),
-  /** Seed of the generated bad-input suite (test/security/bad-input.test.ts); a failure prints the one to reproduce it with. */
-  BIMS_FUZZ_SEED: z.string().optional(),
-  /** Log level of the sidecars the tests start (default `silent`), to see what Janus and the sidecar did. */
-  BIMS_TEST_SIDECAR_LOG: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -13,6 +13,7 @@ import { requestsFor, type FuzzRequest, type PartHints } from '../support/fuzz/m
 import { judgeAnswer, textOf } from '../support/fuzz/oracle.js';
 import { METACHARS } from '../support/fuzz/schema-arb.js';
 import { seedCase, seedOperation, seedSubject } from '../support/subject-rows.js';
+import { testSettings } from '../support/test-settings.js';
 
 /**
  * Generated bad input: for every operation of the table, requests derived from its zod schemas and then
@@ -25,7 +26,7 @@ import { seedCase, seedOperation, seedSubject } from '../support/subject-rows.js
  * Reproduce a failure with the seed it prints: BIMS_FUZZ_SEED=<seed> npx vitest run test/security/bad-input.test.ts
  */
 
-const SEED = Number(process.env.BIMS_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const SEED = testSettings().BIMS_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31);
 const RUNS_PER_OPERATION = 95;
 const MIN_REQUESTS = 10_000;
 

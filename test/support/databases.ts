@@ -7,12 +7,13 @@ import { createLogger, type Logger } from '../../src/services/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import type { Extractor } from '../../src/extraction/index.js';
 import type { GalleryFreshness } from '../../src/services/gallery/gallery-cache.js';
+import { testSettings } from './test-settings.js';
 
 /**
  * The dialects every repository and HTTP suite runs over: PGlite always, PostgreSQL when DATABASE_URL is set;
  * BIMS_TEST_DIALECTS (e.g. `postgres`) narrows that to some of them (`npm run test:postgres`).
  */
-const chosenDialects = process.env.BIMS_TEST_DIALECTS?.split(',').map((d) => d.trim()).filter(Boolean);
+const chosenDialects = testSettings().BIMS_TEST_DIALECTS?.split(',').map((d) => d.trim()).filter(Boolean);
 export const dialects: ('pglite' | 'postgres')[] = (process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)).filter(
   (d) => !chosenDialects?.length || chosenDialects.includes(d),
 );

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { testSettings } from './test-settings.js';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('../../scripts/media-net.sh', import.meta.url));
@@ -23,8 +24,8 @@ export type MediaNet =
  * path) and anyone else falls back to `host`.
  */
 export async function setUpMediaNet(): Promise<MediaNet> {
-  const wanted = process.env.BIMS_TEST_MEDIA_NET ?? (process.getuid?.() === 0 ? 'isolated' : 'auto');
-  if (!['isolated', 'host', 'auto'].includes(wanted)) throw new Error(`BIMS_TEST_MEDIA_NET must be isolated, host or auto, not ${wanted}`);
+  // testSettings() refuses any other value than isolated, host or auto, naming the variable.
+  const wanted = testSettings().BIMS_TEST_MEDIA_NET ?? (process.getuid?.() === 0 ? 'isolated' : 'auto');
   const hostAddrs = Object.values(networkInterfaces()).flat()
     .filter((a) => a && a.family === 'IPv4' && !a.internal).map((a) => a!.address);
   const host = (reason: string): MediaNet => ({

@@ -3,6 +3,7 @@ import { freePorts } from './ports.js';
 import { loadConfig } from '../../src/config/config.js';
 import { createLogger } from '../../src/services/logger.js';
 import { startSidecar, type RunningSidecar } from '../../src/sidecar/start.js';
+import { testSettings } from './test-settings.js';
 
 export interface TestSidecar {
   sidecar: RunningSidecar;
@@ -24,7 +25,7 @@ export async function startTestSidecar(env: Record<string, string> = {}): Promis
     BIMS_SIDECAR_TOKEN: token,
     BIMS_JANUS_HTTP_PORT: String(httpPort),
     BIMS_JANUS_ADMIN_PORT: String(adminPort),
-    BIMS_LOG_LEVEL: process.env.BIMS_TEST_SIDECAR_LOG ?? 'silent',
+    BIMS_LOG_LEVEL: testSettings().BIMS_TEST_SIDECAR_LOG ?? 'silent',
     ...env,
   });
   const sidecar = await startSidecar(config, createLogger(config.BIMS_LOG_LEVEL));
