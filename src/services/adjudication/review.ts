@@ -1,7 +1,7 @@
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { presentFaceData, presentImage, presentVoiceData } from '../biometric-data/present.js';
-import { faceData, imageInfo, voiceData } from '../biometric-data/queries.js';
+import { listFaceDataOfSubject, listImagesOfSubject, listVoiceDataOfSubject } from '../../db/repositories/biometric-data/samples.js';
 import { renderPendingTokenImages } from '../biometric-data/token-images.js';
 import type { Services } from '../index.js';
 import { presentOperation } from '../operation-log/record.js';
@@ -30,7 +30,7 @@ async function imagesOf(services: Services, subjectRef: number | undefined) {
   if (subjectRef === undefined) return [];
   const { ctx } = services;
   await renderPendingTokenImages(services, { subjectRefs: [subjectRef] });
-  return (await imageInfo(ctx.db).where('i.subject_ref', '=', subjectRef).orderBy('i.id').execute()).map(presentImage);
+  return (await listImagesOfSubject(ctx.db, subjectRef)).map(presentImage);
 }
 
 async function reviewParts(services: Services, row: CaseRow) {
@@ -41,8 +41,8 @@ async function reviewParts(services: Services, row: CaseRow) {
     : await ctx.db.selectFrom('accounts').select('username').where('id', '=', operation.account_id).executeTakeFirst();
   const subject = await subjectOrNothing(ctx, row.subject_id);
   const ref = subject?.id;
-  const faces = ref === undefined ? [] : (await faceData(ctx.db).where('f.subject_ref', '=', ref).orderBy('f.id').execute()).map(presentFaceData);
-  const voices = ref === undefined ? [] : (await voiceData(ctx.db).where('v.subject_ref', '=', ref).orderBy('v.id').execute()).map(presentVoiceData);
+  const faces = ref === undefined ? [] : (await listFaceDataOfSubject(ctx.db, ref)).map(presentFaceData);
+  const voices = ref === undefined ? [] : (await listVoiceDataOfSubject(ctx.db, ref)).map(presentVoiceData);
   const candidates = [];
   for (const candidate of candidatesOf(row)) {
     const other = await subjectOrNothing(ctx, candidate.subjectId);

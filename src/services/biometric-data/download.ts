@@ -4,8 +4,10 @@ import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Services } from '../index.js';
 import { archiveName, operationFolder, subjectFolder } from './file-names.js';
-import { imageFormat, type ImageInfoRow, type VoiceDataRow } from './present.js';
-import { imageInfo, voiceData } from './queries.js';
+import { imageFormat } from './present.js';
+import {
+  listImagesInScope, listVoiceDataInScope, loadImageBytes, loadVoiceAudio, type ImageInfoRow, type VoiceDataRow,
+} from '../../db/repositories/biometric-data/samples.js';
 import { resolveSelection, type Selection, type Selector } from './selection.js';
 import { renderPendingTokenImages } from './token-images.js';
 import { zipStream, type ZipFileInput } from './zip-stream.js';
@@ -62,16 +64,16 @@ function planImage(row: ImageInfoRow): Planned {
   return {
     table: 'images',
     rowId: row.id,
-    modifiedAt: new Date(row.created_at),
+    modifiedAt: row.created_at,
     entry: {
       path: `${folderOf(row)}/${kind}-${row.id}.${format.extension}`,
       contentType: format.contentType,
-      size: Number(row.size),
+      size: row.size,
       kind: row.kind,
       ...(row.subject_id !== null ? { subjectId: row.subject_id } : {}),
       uuid: row.operation_uuid,
       imageId: row.id,
-      createdAt: new Date(row.created_at).toISOString(),
+      createdAt: row.created_at.toISOString(),
     },
   };
 }
@@ -80,35 +82,25 @@ function planVoice(row: VoiceDataRow): Planned {
   return {
     table: 'voice_samples',
     rowId: row.id,
-    modifiedAt: new Date(row.created_at),
+    modifiedAt: row.created_at,
     entry: {
       path: `${folderOf(row)}/voice-${row.id}.wav`,
       contentType: 'audio/wav',
-      size: Number(row.size),
+      size: row.size,
       kind: 'VOICE',
       ...(row.subject_id !== null ? { subjectId: row.subject_id } : {}),
       uuid: row.operation_uuid,
       voiceId: row.id,
-      createdAt: new Date(row.created_at).toISOString(),
+      createdAt: row.created_at.toISOString(),
     },
   };
 }
 
 /** Every sample of the selection, without bytes, in a stable order (subject folders, then by id). */
 async function plan(ctx: ServiceContext, selection: Selection, content: DownloadContent): Promise<Planned[]> {
-  const { operationUuids: uuids, subjectRefs: refs } = selection;
-  if (uuids.length === 0 && refs.length === 0) return [];
-  const images = await imageInfo(ctx.db)
-    .where((eb) => eb.or([...(uuids.length ? [eb('i.operation_uuid', 'in', uuids)] : []), ...(refs.length ? [eb('i.subject_ref', 'in', refs)] : [])]))
-    .orderBy('i.id')
-    .execute();
-  const voices =
-    content === 'images-and-voice'
-      ? await voiceData(ctx.db)
-          .where((eb) => eb.or([...(uuids.length ? [eb('v.operation_uuid', 'in', uuids)] : []), ...(refs.length ? [eb('v.subject_ref', 'in', refs)] : [])]))
-          .orderBy('v.id')
-          .execute()
-      : [];
+  if (selection.operationUuids.length === 0 && selection.subjectRefs.length === 0) return [];
+  const images = await listImagesInScope(ctx.db, selection);
+  const voices = content === 'images-and-voice' ? await listVoiceDataInScope(ctx.db, selection) : [];
   const planned = [...images.map(planImage), ...voices.map(planVoice)];
   const folder = (p: Planned) => p.entry.path.slice(0, p.entry.path.lastIndexOf('/'));
   return planned.sort((a, b) => {
@@ -124,13 +116,9 @@ async function plan(ctx: ServiceContext, selection: Selection, content: Download
 async function loadBytes(ctx: ServiceContext, batch: Planned[]): Promise<Uint8Array[]> {
   const imageIds = batch.filter((p) => p.table === 'images').map((p) => p.rowId);
   const voiceIds = batch.filter((p) => p.table === 'voice_samples').map((p) => p.rowId);
-  const images = imageIds.length ? await ctx.db.selectFrom('images').select(['id', 'bytes']).where('id', 'in', imageIds).execute() : [];
-  const voices = voiceIds.length ? await ctx.db.selectFrom('voice_samples').select(['id', 'audio as bytes']).where('id', 'in', voiceIds).execute() : [];
-  const byKey = new Map<string, Uint8Array>();
-  for (const row of images) if (row.bytes) byKey.set(`images:${row.id}`, row.bytes);
-  for (const row of voices) byKey.set(`voice_samples:${row.id}`, row.bytes);
+  const [images, voices] = [await loadImageBytes(ctx.db, imageIds), await loadVoiceAudio(ctx.db, voiceIds)];
   return batch.map((p) => {
-    const bytes = byKey.get(`${p.table}:${p.rowId}`);
+    const bytes = (p.table === 'images' ? images : voices).get(p.rowId);
     if (!bytes) throw new Error(`${p.entry.path} was deleted while the download was being written`);
     return bytes;
   });

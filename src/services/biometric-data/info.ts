@@ -1,8 +1,12 @@
+import {
+  findFaceDataOfImage, findImageOfOperationId, findVoiceData, hasImageOfOperation, listFaceDataOfOperation, listImagesOfOperation,
+  listVoiceDataOfOperation, type SampleCondition,
+} from '../../db/repositories/biometric-data/samples.js';
+import { knownOperationUuids, operationRowMeets } from '../../db/repositories/biometric-data/identifiers.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Services } from '../index.js';
 import { presentFaceData, presentImage, presentVoiceData } from './present.js';
-import { faceData, imageInfo, knownOperationUuids, voiceData } from './queries.js';
 import { renderPendingTokenImages } from './token-images.js';
 import { ownsOperation, ownsSample, type Owner } from '../ownership.js';
 
@@ -17,9 +21,12 @@ import { ownsOperation, ownsSample, type Owner } from '../ownership.js';
 /** UUIDs are stored lower-case; clients may send either case. */
 const lower = (uuid: string) => uuid.toLowerCase();
 
+/** The owner's samples only (none without an owner: every sample). */
+const ownedSamples = (owner: Owner): SampleCondition | undefined => (owner ? (alias) => ownsSample(alias, owner) : undefined);
+
 async function assertOperationKnown(ctx: ServiceContext, uuid: string, owner: Owner) {
   const known = owner
-    ? await ctx.db.selectFrom('operations').select('uuid').where('uuid', '=', uuid).where(ownsOperation('operations.account_id', owner)).executeTakeFirst()
+    ? await operationRowMeets(ctx.db, uuid, (accountColumn) => ownsOperation(accountColumn, owner))
     : (await knownOperationUuids(ctx.db, [uuid])).has(uuid);
   if (!known) throw notFound(`Operation ${uuid}`);
 }
@@ -29,29 +36,27 @@ async function assertOperationKnown(ctx: ServiceContext, uuid: string, owner: Ow
  * holds several faces, the first one stored.
  */
 export async function getFaceDataByImageId(ctx: ServiceContext, imageId: number) {
-  const row = await faceData(ctx.db).where('f.image_id', '=', imageId).orderBy('f.id').limit(1).executeTakeFirst();
+  const row = await findFaceDataOfImage(ctx.db, imageId);
   if (!row) throw notFound(`Face data of image ${imageId}`);
   return presentFaceData(row);
 }
 
 export async function getFaceDataByUuid(ctx: ServiceContext, operationUuid: string, owner: Owner = null) {
   const uuid = lower(operationUuid);
-  const query = faceData(ctx.db).where('f.operation_uuid', '=', uuid);
-  const rows = await (owner ? query.where(ownsSample('f', owner)) : query).orderBy('f.image_id').orderBy('f.id').execute();
+  const rows = await listFaceDataOfOperation(ctx.db, uuid, ownedSamples(owner));
   if (rows.length === 0) await assertOperationKnown(ctx, uuid, owner);
   return rows.map(presentFaceData);
 }
 
 export async function getVoiceDataById(ctx: ServiceContext, id: number) {
-  const row = await voiceData(ctx.db).where('v.id', '=', id).executeTakeFirst();
+  const row = await findVoiceData(ctx.db, id);
   if (!row) throw notFound(`Voice data ${id}`);
   return presentVoiceData(row);
 }
 
 export async function getVoiceDataByUuid(ctx: ServiceContext, operationUuid: string, owner: Owner = null) {
   const uuid = lower(operationUuid);
-  const query = voiceData(ctx.db).where('v.operation_uuid', '=', uuid);
-  const rows = await (owner ? query.where(ownsSample('v', owner)) : query).orderBy('v.id').execute();
+  const rows = await listVoiceDataOfOperation(ctx.db, uuid, ownedSamples(owner));
   if (rows.length === 0) await assertOperationKnown(ctx, uuid, owner);
   return rows.map(presentVoiceData);
 }
@@ -60,11 +65,7 @@ export async function getVoiceDataByUuid(ctx: ServiceContext, operationUuid: str
 export async function getImageById(services: Services, imageId: number, operationId: number) {
   const { ctx } = services;
   await renderPendingTokenImages(services, { imageIds: [imageId] });
-  const row = await imageInfo(ctx.db)
-    .innerJoin('operations as o', 'o.uuid', 'i.operation_uuid')
-    .where('i.id', '=', imageId)
-    .where('o.id', '=', operationId)
-    .executeTakeFirst();
+  const row = await findImageOfOperationId(ctx.db, imageId, operationId);
   if (!row) throw notFound(`Image ${imageId} of operation ${operationId}`);
   return presentImage(row);
 }
@@ -72,11 +73,10 @@ export async function getImageById(services: Services, imageId: number, operatio
 export async function getImagesByUuid(services: Services, operationUuid: string, owner: Owner = null) {
   const { ctx } = services;
   const uuid = lower(operationUuid);
-  const query = imageInfo(ctx.db).where('i.operation_uuid', '=', uuid);
-  const owned = owner ? query.where(ownsSample('i', owner)) : query;
+  const condition = ownedSamples(owner);
   // Token images are rendered (extraction work) only for a caller who may see them.
-  if (!owner || (await owned.select('i.id').executeTakeFirst())) await renderPendingTokenImages(services, { operationUuids: [uuid] });
-  const rows = await owned.orderBy('i.id').execute();
+  if (!condition || (await hasImageOfOperation(ctx.db, uuid, condition))) await renderPendingTokenImages(services, { operationUuids: [uuid] });
+  const rows = await listImagesOfOperation(ctx.db, uuid, condition);
   if (rows.length === 0) await assertOperationKnown(ctx, uuid, owner);
   return rows.map(presentImage);
 }

@@ -1,52 +1,20 @@
+import type { FaceDataRow as FaceData, ImageInfoRow as ImageInfo, VoiceDataRow as VoiceData } from '../../db/repositories/biometric-data/samples.js';
+
 /**
  * Rows of the sample tables as the `Image`, `BiometricFaceData` and `BiometricVoiceData` models show them.
- * The selects in queries.ts never read template or sample bytes, and these functions copy named fields
+ * The repository's selects never read template or sample bytes, and these functions copy named fields
  * only, so neither can reach a response even if a row type grows.
  */
 
-/** An image row without its bytes, with its size and the client's subjectId. */
-export interface ImageInfoRow {
-  id: number;
-  operation_uuid: string;
-  subject_ref: number | null;
-  subject_id: string | null;
-  kind: 'ORIGINAL' | 'TOKEN' | 'FACE_CROP';
-  format: string;
-  width: number;
-  height: number;
-  size: number | string;
-  created_at: Date | string;
-}
-
-export interface FaceDataRow {
-  id: number;
-  operation_uuid: string;
-  subject_id: string | null;
-  image_id: number | null;
-  rectangle: { x: number; y: number; width: number; height: number } | string;
-  yaw: number | null;
-  pitch: number | null;
-  roll: number | null;
-  quality: number | null;
-  liveness_score: number | null;
-  template_version: string;
-  created_at: Date | string;
-}
-
-export interface VoiceDataRow {
-  id: number;
-  operation_uuid: string;
-  subject_ref: number | null;
-  subject_id: string | null;
-  duration_ms: number;
-  sample_rate: number;
-  quality: number | null;
-  speech_ratio: number | null;
-  template_version: string;
-  /** Bytes of the recording, where the query measured it (not used by the presentation). */
-  size?: number | string;
-  created_at: Date | string;
-}
+/**
+ * What the presenters take: the rows of db/repositories/biometric-data/samples.ts. The face and voice rows'
+ * `created_at` may also be text: the one-statement subject reads (services/subjects/one-query.ts) hand theirs
+ * over from JSON.
+ */
+type ShownAt = { created_at: Date | string };
+export type ImageInfoRow = ImageInfo;
+export type FaceDataRow = Omit<FaceData, 'created_at'> & ShownAt;
+export type VoiceDataRow = Omit<VoiceData, 'created_at' | 'size'> & ShownAt & { size?: number };
 
 const iso = (at: Date | string) => new Date(at).toISOString();
 
@@ -77,14 +45,13 @@ export function presentImage(row: ImageInfoRow) {
     format: knownImageFormat(row.format),
     width: row.width,
     height: row.height,
-    sizeBytes: Number(row.size),
+    sizeBytes: row.size,
     createdAt: iso(row.created_at),
   };
 }
 
 /** Detectors give sub-pixel boxes; the `Rectangle` model is whole pixels. */
-function presentRectangle(value: FaceDataRow['rectangle']) {
-  const r = typeof value === 'string' ? (JSON.parse(value) as Exclude<FaceDataRow['rectangle'], string>) : value;
+function presentRectangle(r: FaceDataRow['rectangle']) {
   return { x: Math.round(r.x), y: Math.round(r.y), width: Math.max(0, Math.round(r.width)), height: Math.max(0, Math.round(r.height)) };
 }
 

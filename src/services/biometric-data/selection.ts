@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { knownOperationUuids } from './queries.js';
+import { existingSubjectRefs, findOperationUuidsByIds, findSubjectRefsBySubjectIds, knownOperationUuids } from '../../db/repositories/biometric-data/identifiers.js';
 
 /**
  * What a download asks for, in the four ways the seed names things: operations by numeric id or by UUID,
@@ -35,7 +35,7 @@ const unique = <T>(items: readonly T[]) => [...new Set(items)];
 export async function resolveSelection(ctx: ServiceContext, selector: Selector): Promise<Selection> {
   if ('operationIds' in selector) {
     const ids = unique(selector.operationIds);
-    const rows = await ctx.db.selectFrom('operations').select(['id', 'uuid']).where('id', 'in', ids).execute();
+    const rows = await findOperationUuidsByIds(ctx.db, ids);
     const found = new Set(rows.map((r) => r.id));
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length) throw missingError('Operations', missing);
@@ -50,15 +50,14 @@ export async function resolveSelection(ctx: ServiceContext, selector: Selector):
   }
   if ('subjectIds' in selector) {
     const ids = unique(selector.subjectIds);
-    const rows = await ctx.db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', 'in', ids).execute();
+    const rows = await findSubjectRefsBySubjectIds(ctx.db, ids);
     const found = new Set(rows.map((r) => r.subject_id));
     const missing = ids.filter((id) => !found.has(id));
     if (missing.length) throw missingError('Subjects', missing);
     return { operationUuids: [], subjectRefs: rows.map((r) => r.id) };
   }
   const refs = unique(selector.subjectRefs);
-  const rows = await ctx.db.selectFrom('subjects').select('id').where('id', 'in', refs).execute();
-  const found = new Set(rows.map((r) => r.id));
+  const found = await existingSubjectRefs(ctx.db, refs);
   const missing = refs.filter((id) => !found.has(id));
   if (missing.length) throw missingError('Subjects', missing);
   return { operationUuids: [], subjectRefs: refs };

@@ -1,3 +1,4 @@
+import { listPendingTokenImageIds, listTokenImageSources, storeTokenImage, type ImageScope } from '../../db/repositories/biometric-data/token-images.js';
 import { recordException } from '../exceptions/record.js';
 import type { Services } from '../index.js';
 import { extractionError, isExtractorUnavailable } from '../biometrics/face-samples.js';
@@ -14,12 +15,7 @@ import { extractionError, isExtractorUnavailable } from '../biometrics/face-samp
  * the same bytes; the first write wins and the second changes nothing.
  */
 
-/** Which images a read is about to show: any image of these ids, operations or subjects. */
-export interface ImageScope {
-  imageIds?: readonly number[];
-  operationUuids?: readonly string[];
-  subjectRefs?: readonly number[];
-}
+export type { ImageScope };
 
 /** Token images rendered at a time: each holds its original photo in memory while it is made. */
 const BATCH = 8;
@@ -27,8 +23,7 @@ const BATCH = 8;
 type Landmarks = [number, number][];
 
 function landmarksOf(value: unknown): Landmarks | undefined {
-  const parsed = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
-  return Array.isArray(parsed) && parsed.length >= 68 ? (parsed as Landmarks) : undefined;
+  return Array.isArray(value) && value.length >= 68 ? (value as Landmarks) : undefined;
 }
 
 /**
@@ -38,35 +33,12 @@ function landmarksOf(value: unknown): Landmarks | undefined {
  */
 export async function renderPendingTokenImages(services: Services, scope: ImageScope): Promise<number> {
   const { db } = services.ctx;
-  const { imageIds = [], operationUuids = [], subjectRefs = [] } = scope;
-  if (imageIds.length === 0 && operationUuids.length === 0 && subjectRefs.length === 0) return 0;
-  const pending = await db
-    .selectFrom('images')
-    .select('id')
-    .where('bytes', 'is', null)
-    .where((eb) => eb.or([
-      ...(imageIds.length ? [eb('id', 'in', [...imageIds])] : []),
-      ...(operationUuids.length ? [eb('operation_uuid', 'in', [...operationUuids])] : []),
-      ...(subjectRefs.length ? [eb('subject_ref', 'in', [...subjectRefs])] : []),
-    ]))
-    .orderBy('id')
-    .execute();
+  const pending = await listPendingTokenImageIds(db, scope);
   if (pending.length === 0) return 0;
   const extractor = await services.extractors.get();
   let stored = 0;
   for (let start = 0; start < pending.length; start += BATCH) {
-    const ids = pending.slice(start, start + BATCH).map((r) => r.id);
-    const rows = await db
-      .selectFrom('images as t')
-      .innerJoin('images as o', 'o.id', 't.source_image_id')
-      .select((eb) => [
-        't.id',
-        'o.bytes as original',
-        eb.selectFrom('face_samples as f').select('f.landmarks').whereRef('f.image_id', '=', 't.source_image_id').orderBy('f.id').limit(1).as('landmarks'),
-      ])
-      .where('t.id', 'in', ids)
-      .where('t.bytes', 'is', null)
-      .execute();
+    const rows = await listTokenImageSources(db, pending.slice(start, start + BATCH));
     const made = await Promise.all(rows.map(async (row) => {
       const landmarks = landmarksOf(row.landmarks);
       let png: Uint8Array;
@@ -78,7 +50,7 @@ export async function renderPendingTokenImages(services: Services, scope: ImageS
         await recordException(services.ctx, error, { operationId: 'renderTokenImage' });
         return 0;
       }
-      await db.updateTable('images').set({ bytes: png }).where('id', '=', row.id).where('bytes', 'is', null).execute();
+      await storeTokenImage(db, row.id, png);
       return 1;
     }));
     stored += made.reduce((a: number, b: number) => a + b, 0);
