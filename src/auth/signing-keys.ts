@@ -1,6 +1,6 @@
 import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
 import type { ServiceContext } from '../services/context.js';
-import { json } from '../db/json.js';
+import { insertSigningKey, listSigningKeys, retireSigningKey } from '../db/repositories/auth/signing-keys.js';
 import { randomSecret } from './password.js';
 
 const ALG = 'ES256';
@@ -107,7 +107,7 @@ export class SigningKeys {
   /** Read every key from the database. */
   private async load(): Promise<void> {
     const now = this.ctx.now().getTime();
-    const rows = await this.ctx.db.selectFrom('signing_keys').selectAll().orderBy('created_at', 'asc').execute();
+    const rows = await listSigningKeys(this.ctx.db);
     const next = new Map<string, LoadedKey>();
     for (const row of rows) {
       const known = this.keys.get(row.kid);
@@ -118,7 +118,7 @@ export class SigningKeys {
       }
       next.set(row.kid, {
         kid: row.kid,
-        createdAt: new Date(row.created_at),
+        createdAt: row.created_at,
         retired,
         privateKey: await importJWK(row.private_jwk as JWK, row.alg),
         publicKey: await importJWK(row.public_jwk as JWK, row.alg),
@@ -145,23 +145,20 @@ export class SigningKeys {
   async rotate(): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
     const kid = randomSecret(12);
-    await this.ctx.db
-      .insertInto('signing_keys')
-      .values({
-        kid,
-        alg: ALG,
-        private_jwk: json(await exportJWK(privateKey)),
-        public_jwk: json(await exportJWK(publicKey)),
-        created_at: this.ctx.now(),
-      })
-      .execute();
+    await insertSigningKey(this.ctx.db, {
+      kid,
+      alg: ALG,
+      private_jwk: await exportJWK(privateKey),
+      public_jwk: await exportJWK(publicKey),
+      created_at: this.ctx.now(),
+    });
     await this.load();
     return kid;
   }
 
   /** Retire a key: tokens it signed stop verifying at once on this node, within 30 s on others. */
   async retire(kid: string): Promise<void> {
-    await this.ctx.db.updateTable('signing_keys').set({ retired_at: this.ctx.now() }).where('kid', '=', kid).execute();
+    await retireSigningKey(this.ctx.db, kid, this.ctx.now());
     await this.load();
   }
 

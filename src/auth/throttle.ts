@@ -1,6 +1,12 @@
-import { sql, type Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
-import type { Database } from '../db/tables.js';
+import {
+  countThrottleFailures,
+  deleteThrottleRow,
+  deleteThrottleRowsExpiredBefore,
+  deleteThrottleRowsOfAddress,
+  findThrottleRows,
+} from '../db/repositories/auth/login-throttle.js';
+import type { Queryable } from '../db/repositories/queryable.js';
 import { DomainError } from '../services/errors.js';
 
 /** The numbers of the throttling policy (docs/login-throttling.md), in milliseconds where they are times. */
@@ -68,7 +74,7 @@ export class LoginThrottle {
   private lastPrune = 0;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly db: Queryable,
     private readonly now: () => number,
     private readonly policy: ThrottlePolicy,
   ) {}
@@ -105,7 +111,7 @@ export class LoginThrottle {
         this.failedHere.set(pair, (this.failedHere.get(pair) ?? 0) + 1);
         await this.fail(subject, address);
       }
-      else if (standing.pairRow) await this.db.deleteFrom('login_throttle').where('address', '=', address).where('subject', '=', subject).execute();
+      else if (standing.pairRow) await deleteThrottleRow(this.db, address, subject);
       return result;
     })();
     flights.set(guess, verdict);
@@ -120,24 +126,19 @@ export class LoginThrottle {
 
   /** Forget what was counted from an address (every subject, and its total): for tests and operators. */
   async forget(address: string): Promise<void> {
-    await this.db.deleteFrom('login_throttle').where('address', '=', address.slice(0, 100)).execute();
+    await deleteThrottleRowsOfAddress(this.db, address.slice(0, 100));
   }
 
   private async standing(subject: string, address: string): Promise<Standing> {
-    const rows = await this.db
-      .selectFrom('login_throttle')
-      .select(['subject', 'failures', 'last_failure_at', 'expires_at'])
-      .where('address', '=', address)
-      .where('subject', 'in', [subject, ADDRESS_TOTAL])
-      .execute();
+    const rows = await findThrottleRows(this.db, address, [subject, ADDRESS_TOTAL]);
     const now = this.now();
-    const live = (row: (typeof rows)[number] | undefined) => (row && new Date(row.expires_at).getTime() > now ? row : undefined);
+    const live = (row: (typeof rows)[number] | undefined) => (row && row.expires_at.getTime() > now ? row : undefined);
     const pairRow = rows.find((r) => r.subject === subject);
     const pair = live(pairRow);
     const total = live(rows.find((r) => r.subject === ADDRESS_TOTAL));
     return {
       pairFailures: pair?.failures ?? 0,
-      pairLastFailure: pair ? new Date(pair.last_failure_at).getTime() : 0,
+      pairLastFailure: pair ? pair.last_failure_at.getTime() : 0,
       pairRow: pairRow !== undefined,
       overBudget: (total?.failures ?? 0) >= this.policy.addressFailures,
     };
@@ -159,25 +160,14 @@ export class LoginThrottle {
   private async fail(subject: string, address: string): Promise<void> {
     const now = this.now();
     const at = new Date(now);
-    const row = (s: string, lifetimeMs: number) => ({
-      address, subject: s, failures: 1, first_failure_at: at, last_failure_at: at, expires_at: new Date(now + lifetimeMs),
-    });
-    const expired = sql<boolean>`login_throttle.expires_at <= ${at}`;
-    await this.db
-      .insertInto('login_throttle')
-      .values([row(subject, this.policy.forgetMs), row(ADDRESS_TOTAL, this.policy.addressWindowMs)])
-      .onConflict((oc) =>
-        oc.columns(['address', 'subject']).doUpdateSet({
-          failures: sql<number>`case when ${expired} then 1 else login_throttle.failures + 1 end`,
-          first_failure_at: sql<Date>`case when ${expired} then excluded.first_failure_at else login_throttle.first_failure_at end`,
-          last_failure_at: sql<Date>`excluded.last_failure_at`,
-          expires_at: sql<Date>`case when ${expired} or login_throttle.subject <> ${ADDRESS_TOTAL} then excluded.expires_at else login_throttle.expires_at end`,
-        }),
-      )
-      .execute();
+    const rows = [
+      { subject, expiresAt: new Date(now + this.policy.forgetMs) },
+      { subject: ADDRESS_TOTAL, expiresAt: new Date(now + this.policy.addressWindowMs) },
+    ];
+    await countThrottleFailures(this.db, address, at, rows, ADDRESS_TOTAL);
     if (now - this.lastPrune >= PRUNE_EVERY_MS) {
       this.lastPrune = now;
-      await this.db.deleteFrom('login_throttle').where('expires_at', '<', at).execute();
+      await deleteThrottleRowsExpiredBefore(this.db, at);
     }
   }
 }

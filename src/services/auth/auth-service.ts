@@ -4,7 +4,8 @@ import type { Principal } from '../../auth/principal.js';
 import { sha256, verifyPassword } from '../../auth/password.js';
 import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle.js';
 import { SigningKeys } from '../../auth/signing-keys.js';
-import { PreparedQuery } from '../../db/prepared.js';
+import { findAccountForLogin } from '../../db/repositories/accounts.js';
+import { findTokenClient } from '../../db/repositories/auth/oauth-clients.js';
 import { PendingAccountCheck, TOKEN_ACCOUNT, type TokenAccountRow } from './account-check.js';
 import { roleCovers } from '../../auth/principal.js';
 import { CredentialCache } from './credential-cache.js';
@@ -77,11 +78,7 @@ export class AuthService {
    */
   async checkPassword(username: string, password: string, address: string): Promise<Principal & { credentialVersion: number }> {
     // Read while the throttle reads its own row; a refused attempt just drops it.
-    const loading = this.ctx.db
-      .selectFrom('accounts')
-      .select(['id', 'username', 'role', 'enabled', 'password_hash', 'credential_version'])
-      .where('username', '=', username)
-      .executeTakeFirst();
+    const loading = findAccountForLogin(this.ctx.db, username);
     loading.catch(() => undefined);
     const cacheKey = await sha256(`${username}\u0000${password}`);
     const verdict: Verdict<Principal & { credentialVersion: number }> = await this.throttle.attempt(
@@ -126,7 +123,7 @@ export class AuthService {
     const client = await this.credentials.read(
       'client',
       claims.clientId,
-      async () => (await TOKEN_CLIENT.execute(this.ctx.db, [claims.clientId]))[0],
+      () => findTokenClient(this.ctx.db, claims.clientId),
       (row) => row !== undefined,
     );
     if (!client) throw unauthorized('The client behind this token is gone', 'invalid_token');
@@ -227,8 +224,6 @@ function accountPrincipal(claims: AccountClaims, account: TokenAccountRow | unde
   if (account.revoked === true) throw unauthorized('The login behind this token has been revoked', 'invalid_token');
   return { accountId: account.id, username: account.username, role: weaker(claims.scope, account.role), via: 'bearer', clientId: claims.clientId };
 }
-
-const TOKEN_CLIENT = new PreparedQuery<{ client_id: string; role: Role }>('token_client', 'select client_id, role from oauth_clients where client_id = $1');
 
 /** The claim carrying the account's credential version (private to BIMS: only BIMS reads its own tokens). */
 const CREDENTIAL_VERSION_CLAIM = 'cv';

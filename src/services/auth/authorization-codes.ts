@@ -1,4 +1,10 @@
 import { randomSecret, sha256 } from '../../auth/password.js';
+import {
+  deleteAuthorizationCodesExpiredBefore,
+  findAuthorizationCode,
+  insertAuthorizationCode,
+  markAuthorizationCodeUsed,
+} from '../../db/repositories/auth/authorization-codes.js';
 import type { ServiceContext } from '../context.js';
 import { invalidGrant } from './oauth-error.js';
 import { verifierMatches } from './pkce.js';
@@ -29,21 +35,18 @@ export async function issueCode(ctx: ServiceContext, grant: CodeGrant): Promise<
   const code = randomSecret(32);
   const now = ctx.now();
   // Housekeeping rides on logins, which are rare enough to make it cheap and frequent enough to bound the tables.
-  await ctx.db.deleteFrom('oauth_codes').where('expires_at', '<', new Date(now.getTime() - CODE_RETENTION_MS)).execute();
+  await deleteAuthorizationCodesExpiredBefore(ctx.db, new Date(now.getTime() - CODE_RETENTION_MS));
   await purgeExpiredRefreshTokens(ctx);
-  await ctx.db
-    .insertInto('oauth_codes')
-    .values({
-      code_hash: await sha256(code),
-      client_id: grant.clientId,
-      account_id: grant.accountId,
-      redirect_uri: grant.redirectUri,
-      code_challenge: grant.codeChallenge,
-      scope: grant.scope,
-      credential_version: grant.credentialVersion,
-      expires_at: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
-    })
-    .execute();
+  await insertAuthorizationCode(ctx.db, {
+    code_hash: await sha256(code),
+    client_id: grant.clientId,
+    account_id: grant.accountId,
+    redirect_uri: grant.redirectUri,
+    code_challenge: grant.codeChallenge,
+    scope: grant.scope,
+    credential_version: grant.credentialVersion,
+    expires_at: new Date(now.getTime() + CODE_LIFETIME_SECONDS * 1000),
+  });
   return code;
 }
 
@@ -61,7 +64,7 @@ export async function redeemCode<T>(
   check: (grant: { accountId: number; scope: string; familyId: string; credentialVersion: number }) => Promise<T>,
 ): Promise<T> {
   const hash = await sha256(input.code);
-  const row = await ctx.db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', hash).executeTakeFirst();
+  const row = await findAuthorizationCode(ctx.db, hash);
   if (!row) throw invalidGrant('The authorization code is unknown');
   if (row.client_id !== input.clientId) throw invalidGrant('The authorization code was issued to another client');
   const replayed = async () => {
@@ -69,16 +72,10 @@ export async function redeemCode<T>(
     return invalidGrant('The authorization code was already used; the tokens issued from it are now revoked');
   };
   if (row.used_at !== null) throw await replayed();
-  if (new Date(row.expires_at).getTime() <= ctx.now().getTime()) throw invalidGrant('The authorization code has expired');
+  if (row.expires_at.getTime() <= ctx.now().getTime()) throw invalidGrant('The authorization code has expired');
   if (row.redirect_uri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request');
   if (!(await verifierMatches(input.codeVerifier, row.code_challenge))) throw invalidGrant('code_verifier does not match the code_challenge');
   const result = await check({ accountId: row.account_id, scope: row.scope, familyId: hash, credentialVersion: row.credential_version });
-  const won = await ctx.db
-    .updateTable('oauth_codes')
-    .set({ used_at: ctx.now() })
-    .where('code_hash', '=', hash)
-    .where('used_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(won.numUpdatedRows) === 0) throw await replayed();
+  if (!(await markAuthorizationCodeUsed(ctx.db, hash, ctx.now()))) throw await replayed();
   return result;
 }

@@ -1,6 +1,12 @@
-import type { Selectable } from 'kysely';
-import { json } from '../../db/json.js';
-import type { OauthClientsTable } from '../../db/tables.js';
+import {
+  deleteOauthClient,
+  findOauthClient,
+  insertOauthClient,
+  listOauthClients,
+  upsertOauthClient,
+  type OauthClientRow,
+} from '../../db/repositories/auth/oauth-clients.js';
+import { revokeClientRefreshTokens } from '../../db/repositories/auth/refresh-tokens.js';
 import { randomSecret, sha256 } from '../../auth/password.js';
 import { safeEqual } from '../../auth/safe-equal.js';
 import type { Role } from '../../auth/roles.js';
@@ -33,7 +39,7 @@ export interface OAuthClient {
 /** Clients the service seeds itself and owns: re-created on start, not removable. */
 export const BUILTIN_CLIENT_IDS = ['bims-docs', 'bims-cli'] as const;
 
-function present(row: Selectable<OauthClientsTable>): OAuthClient {
+function present(row: OauthClientRow): OAuthClient {
   return {
     clientId: row.client_id,
     name: row.name,
@@ -41,7 +47,7 @@ function present(row: Selectable<OauthClientsTable>): OAuthClient {
     redirectUris: row.redirect_uris,
     grantTypes: row.grant_types as GrantType[],
     role: row.role,
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: row.created_at.toISOString(),
     builtin: (BUILTIN_CLIENT_IDS as readonly string[]).includes(row.client_id),
   };
 }
@@ -49,7 +55,7 @@ function present(row: Selectable<OauthClientsTable>): OAuthClient {
 /** A client with the hash of its secret, for authentication only; never handed to HTTP responses. */
 export async function findClient(ctx: ServiceContext, clientId: string): Promise<(OAuthClient & { secretHash: string | null }) | undefined> {
   if (clientId.length === 0 || clientId.length > 200) return undefined;
-  const row = await ctx.db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+  const row = await findOauthClient(ctx.db, clientId);
   return row ? { ...present(row), secretHash: row.secret_hash } : undefined;
 }
 
@@ -78,28 +84,23 @@ export async function registerClient(
   }
   const grantTypes: GrantType[] = redirectUris.length ? ['client_credentials', 'authorization_code', 'refresh_token'] : ['client_credentials'];
   const clientSecret = randomSecret(32);
-  const row = await ctx.db
-    .insertInto('oauth_clients')
-    .values({
-      // A prefix that no built-in client uses, so a registered id can never collide with one.
-      client_id: `svc-${randomSecret(12)}`,
-      name,
-      secret_hash: await sha256(clientSecret),
-      redirect_uris: json(redirectUris),
-      grant_types: json(grantTypes),
-      role: input.role,
-      created_at: ctx.now(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertOauthClient(ctx.db, {
+    // A prefix that no built-in client uses, so a registered id can never collide with one.
+    client_id: `svc-${randomSecret(12)}`,
+    name,
+    secret_hash: await sha256(clientSecret),
+    redirect_uris: redirectUris,
+    grant_types: grantTypes,
+    role: input.role,
+    created_at: ctx.now(),
+  });
   ctx.log.info('oauth client registered', { clientId: row.client_id, role: row.role });
   return { client: present(row), clientSecret };
 }
 
 /** Every registered client, oldest first. */
 export async function listClients(ctx: ServiceContext): Promise<OAuthClient[]> {
-  const rows = await ctx.db.selectFrom('oauth_clients').selectAll().orderBy('created_at', 'asc').orderBy('client_id', 'asc').execute();
-  return rows.map(present);
+  return (await listOauthClients(ctx.db)).map(present);
 }
 
 /**
@@ -111,9 +112,8 @@ export async function listClients(ctx: ServiceContext): Promise<OAuthClient[]> {
 export async function removeClient(ctx: ServiceContext, clientId: string): Promise<void> {
   if ((BUILTIN_CLIENT_IDS as readonly string[]).includes(clientId)) throw conflict(`'${clientId}' is a built-in client and cannot be removed`);
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('refresh_tokens').set({ revoked_at: ctx.now() }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
-    const gone = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
-    if (Number(gone.numDeletedRows) === 0) throw notFound(`OAuth client '${clientId}'`);
+    await revokeClientRefreshTokens(trx, clientId, ctx.now());
+    if (!(await deleteOauthClient(trx, clientId))) throw notFound(`OAuth client '${clientId}'`);
   });
   credentialsChanged();
   ctx.log.info('oauth client removed', { clientId });
@@ -141,11 +141,8 @@ export async function ensureBuiltinClients(ctx: ServiceContext, baseUrl: string 
     { client_id: 'bims-cli', name: 'BIMS command-line tools', redirect: [...LOOPBACK_PATTERNS] },
   ];
   for (const b of builtins) {
-    const values = { name: b.name, secret_hash: null, redirect_uris: json(b.redirect), grant_types: json(grants), role: 'ADMIN' as const };
-    await ctx.db
-      .insertInto('oauth_clients')
-      .values({ client_id: b.client_id, ...values, created_at: ctx.now() })
-      .onConflict((oc) => oc.column('client_id').doUpdateSet(values))
-      .execute();
+    await upsertOauthClient(ctx.db, {
+      client_id: b.client_id, name: b.name, secret_hash: null, redirect_uris: b.redirect, grant_types: grants, role: 'ADMIN', created_at: ctx.now(),
+    });
   }
 }

@@ -1,4 +1,5 @@
 import type { Role } from '../../auth/roles.js';
+import { findAccountForGrant } from '../../db/repositories/accounts.js';
 import type { ServiceContext } from '../context.js';
 import type { AuthService } from './auth-service.js';
 import { redeemCode } from './authorization-codes.js';
@@ -59,11 +60,7 @@ function required(params: Record<string, string>, name: string): string {
 
 /** The account a user grant acts for; a deleted or disabled account ends the grant. */
 async function activeAccount(ctx: ServiceContext, accountId: number) {
-  const account = await ctx.db
-    .selectFrom('accounts')
-    .select(['id', 'username', 'role', 'enabled', 'credential_version'])
-    .where('id', '=', accountId)
-    .executeTakeFirst();
+  const account = await findAccountForGrant(ctx.db, accountId);
   if (!account || !account.enabled) throw invalidGrant('The account of this grant is gone or disabled');
   return account;
 }

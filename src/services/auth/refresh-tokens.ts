@@ -1,6 +1,14 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
 import { randomSecret, sha256 } from '../../auth/password.js';
+import {
+  deleteRefreshTokensExpiredBefore,
+  familyHasRevokedToken,
+  findRefreshToken,
+  findRefreshTokenClient,
+  insertRefreshToken,
+  markRefreshTokenReplaced,
+  revokeFamilyRefreshTokens,
+} from '../../db/repositories/auth/refresh-tokens.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 import type { ServiceContext } from '../context.js';
 import { invalidGrant } from './oauth-error.js';
 import { credentialsChanged } from './credential-cache.js';
@@ -14,7 +22,7 @@ import { credentialsChanged } from './credential-cache.js';
  *
  * A family counts as revoked as soon as any of its rows is: that lets a revocation that races with the
  * issue of a new token (a code replayed while its first exchange is still running) still catch it, and it
- * is what the Bearer check asks ({@link familyRevoked}) so that access tokens of the family die too.
+ * is what the Bearer check asks (account-check.ts) so that access tokens of the family die too.
  */
 
 export interface RefreshGrant {
@@ -28,34 +36,19 @@ export interface RefreshGrant {
 }
 
 /** Issue a new refresh token in a family. */
-export async function issueRefreshToken(ctx: ServiceContext, grant: RefreshGrant, db: Kysely<Database> = ctx.db): Promise<string> {
+export async function issueRefreshToken(ctx: ServiceContext, grant: RefreshGrant, db: Queryable = ctx.db): Promise<string> {
   const token = randomSecret(32);
-  await db
-    .insertInto('refresh_tokens')
-    .values({
-      token_hash: await sha256(token),
-      family_id: grant.familyId,
-      account_id: grant.accountId,
-      client_id: grant.clientId,
-      scope: grant.scope,
-      credential_version: grant.credentialVersion,
-      expires_at: new Date(ctx.now().getTime() + ctx.config.BIMS_REFRESH_TOKEN_SECONDS * 1000),
-      created_at: ctx.now(),
-    })
-    .execute();
+  await insertRefreshToken(db, {
+    token_hash: await sha256(token),
+    family_id: grant.familyId,
+    account_id: grant.accountId,
+    client_id: grant.clientId,
+    scope: grant.scope,
+    credential_version: grant.credentialVersion,
+    expires_at: new Date(ctx.now().getTime() + ctx.config.BIMS_REFRESH_TOKEN_SECONDS * 1000),
+    created_at: ctx.now(),
+  });
   return token;
-}
-
-/** True when any token of the family has been revoked. */
-export async function familyRevoked(db: Kysely<Database>, familyId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('refresh_tokens')
-    .select('token_hash')
-    .where('family_id', '=', familyId)
-    .where('revoked_at', 'is not', null)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Expired rows are kept this long after expiry, then purged. */
@@ -69,12 +62,11 @@ const RETENTION_MS = 24 * 3600_000;
  */
 export async function revokeFamily(ctx: ServiceContext, familyId: string, accountId: number, clientId: string, reason: string): Promise<void> {
   const now = ctx.now();
-  await ctx.db.updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+  await revokeFamilyRefreshTokens(ctx.db, familyId, now);
   const outlives = new Date(now.getTime() + ctx.config.BIMS_REFRESH_TOKEN_SECONDS * 1000 + RETENTION_MS);
-  await ctx.db
-    .insertInto('refresh_tokens')
-    .values({ token_hash: await sha256(randomSecret(32)), family_id: familyId, account_id: accountId, client_id: clientId, scope: 'USER', expires_at: outlives, revoked_at: now, created_at: now })
-    .execute();
+  await insertRefreshToken(ctx.db, {
+    token_hash: await sha256(randomSecret(32)), family_id: familyId, account_id: accountId, client_id: clientId, scope: 'USER', expires_at: outlives, revoked_at: now, created_at: now,
+  });
   // The family's access tokens end too: this process forgets that it was not revoked.
   credentialsChanged();
   ctx.log.warn('oauth token family revoked', { familyId: familyId.slice(0, 8), accountId, clientId, reason });
@@ -82,13 +74,12 @@ export async function revokeFamily(ctx: ServiceContext, familyId: string, accoun
 
 /** Delete rows long expired; a revoked family keeps its marker until every token it could hold has expired. */
 export async function purgeExpiredRefreshTokens(ctx: ServiceContext): Promise<void> {
-  await ctx.db.deleteFrom('refresh_tokens').where('expires_at', '<', new Date(ctx.now().getTime() - RETENTION_MS)).execute();
+  await deleteRefreshTokensExpiredBefore(ctx.db, new Date(ctx.now().getTime() - RETENTION_MS));
 }
 
 /** The client a refresh token was issued to, so a public client may refresh without naming itself. */
 export async function refreshTokenClient(ctx: ServiceContext, token: string): Promise<string | undefined> {
-  const row = await ctx.db.selectFrom('refresh_tokens').select('client_id').where('token_hash', '=', await sha256(token)).executeTakeFirst();
-  return row?.client_id;
+  return findRefreshTokenClient(ctx.db, await sha256(token));
 }
 
 /**
@@ -103,10 +94,10 @@ export async function rotateRefreshToken<T>(
   check: (grant: RefreshGrant) => Promise<T>,
 ): Promise<{ result: T; refreshToken: string }> {
   const hash = await sha256(token);
-  const row = await ctx.db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  const row = await findRefreshToken(ctx.db, hash);
   if (!row) throw invalidGrant('The refresh token is unknown');
   if (row.client_id !== clientId) throw invalidGrant('The refresh token was issued to another client');
-  if (row.revoked_at !== null || (await familyRevoked(ctx.db, row.family_id))) throw invalidGrant('The refresh token has been revoked');
+  if (row.revoked_at !== null || (await familyHasRevokedToken(ctx.db, row.family_id))) throw invalidGrant('The refresh token has been revoked');
   const grant: RefreshGrant = {
     accountId: row.account_id, clientId: row.client_id, scope: row.scope, familyId: row.family_id, credentialVersion: row.credential_version,
   };
@@ -115,20 +106,13 @@ export async function rotateRefreshToken<T>(
     await reused();
     throw invalidGrant('The refresh token was already used; every token of its family is now revoked');
   }
-  if (new Date(row.expires_at).getTime() <= ctx.now().getTime()) throw invalidGrant('The refresh token has expired');
+  if (row.expires_at.getTime() <= ctx.now().getTime()) throw invalidGrant('The refresh token has expired');
   // A refused request (say, a scope too wide) must not cost the client its token, hence checks first.
   const result = await check(grant);
 
   const refreshToken = await ctx.db.transaction().execute(async (trx) => {
     // The condition makes the replacement atomic: of two concurrent uses, exactly one wins.
-    const won = await trx
-      .updateTable('refresh_tokens')
-      .set({ replaced_at: ctx.now() })
-      .where('token_hash', '=', hash)
-      .where('replaced_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(won.numUpdatedRows) === 0) return null;
+    if (!(await markRefreshTokenReplaced(trx, hash, ctx.now()))) return null;
     return issueRefreshToken(ctx, grant, trx);
   });
   if (refreshToken === null) {
