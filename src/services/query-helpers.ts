@@ -1,7 +1,4 @@
-/** Escape `%`, `_` and `\` so a user's prefix is matched literally by LIKE. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
-}
+export { escapeLike } from '../db/repositories/like.js';
 
 /** Map a validated `sort` ({field, direction}) to a column through an allow-list. */
 export function sortColumn<M extends Record<string, string>>(

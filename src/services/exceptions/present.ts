@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { z } from 'zod';
 import type { ExceptionRow } from '../../db/tables.js';
 import { SURFACES, type Surface } from '../../auth/roles.js';
@@ -7,17 +6,9 @@ import type { ExceptionModel, ExceptionRecord } from '../../schemas/exceptions.j
 const surfaces: readonly string[] = SURFACES;
 
 /**
- * The columns of an exception row as the presenters read them. The timestamp is clamped by the database into
- * the range the API accepts (1970-01-01 to 9999-12-31, see DATE_RANGE in schemas/common.ts) before any driver
- * parses it: a row written before that rule (year 1 BC, `infinity`, year 50) would otherwise parse as an
- * invalid or century-shifted date, fail the list with a 500 and cut an export that had already answered 200.
+ * An exception as the log shows it: no call stack, optional fields left out when empty. The repository has
+ * already clamped the timestamp into the range the API accepts (src/db/repositories/exceptions.ts).
  */
-export const exceptionColumns = [
-  'id', 'type', 'message', 'operation_id', 'method', 'path', 'account_id', 'surface', 'call_stack',
-  sql<Date>`greatest(least("timestamp", timestamptz '9999-12-31 23:59:59.999+00'), timestamptz '1970-01-01 00:00:00+00')`.as('timestamp'),
-] as const;
-
-/** An exception as the log shows it: no call stack, optional fields left out when empty. */
 export function presentException(row: ExceptionRow): z.output<typeof ExceptionModel> {
   return {
     id: row.id,

@@ -2,21 +2,16 @@ import type { z } from 'zod';
 import type { ExceptionsQuery } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
-import { escapeLike, sortColumn } from '../query-helpers.js';
-import { exceptionColumns, presentException } from './present.js';
+import { sortColumn } from '../query-helpers.js';
+import { countExceptions as countMatching, findExceptionById, findExceptionPage, type ExceptionFilter } from '../../db/repositories/exceptions.js';
+import { presentException } from './present.js';
 
-type ExceptionFilter = Pick<z.output<typeof ExceptionsQuery>, 'type' | 'operationId' | 'path' | 'surface' | 'from' | 'to'>;
+type ExceptionQueryFilter = Pick<z.output<typeof ExceptionsQuery>, 'type' | 'operationId' | 'path' | 'surface' | 'from' | 'to'>;
 
-function filtered(ctx: ServiceContext, filter: ExceptionFilter) {
+/** The filters as the repository takes them, once the range is known to be the right way round. */
+function checkedFilter(filter: ExceptionQueryFilter): ExceptionFilter {
   if (filter.from && filter.to && filter.from > filter.to) throw invalid('query.from', 'must not be later than to');
-  let query = ctx.db.selectFrom('exceptions');
-  if (filter.type) query = query.where('type', '=', filter.type);
-  if (filter.operationId) query = query.where('operation_id', '=', filter.operationId);
-  if (filter.path) query = query.where('path', 'like', `${escapeLike(filter.path)}%`);
-  if (filter.surface) query = query.where('surface', '=', filter.surface);
-  if (filter.from) query = query.where('timestamp', '>=', filter.from);
-  if (filter.to) query = query.where('timestamp', '<', filter.to);
-  return query;
+  return filter;
 }
 
 const exceptionSort = { timestamp: 'timestamp', type: 'type', operationId: 'operation_id', path: 'path', surface: 'surface' } as const;
@@ -24,24 +19,17 @@ const exceptionSort = { timestamp: 'timestamp', type: 'type', operationId: 'oper
 /** A page of the exception log by filter; newest first unless a sort is given. */
 export async function listExceptions(ctx: ServiceContext, query: z.output<typeof ExceptionsQuery>) {
   const [column, direction] = query.sort ? sortColumn(exceptionSort, query.sort, 'timestamp') : (['timestamp', 'desc'] as const);
-  const rows = await filtered(ctx, query)
-    .select(exceptionColumns)
-    .orderBy(column, direction)
-    .orderBy('id', 'asc') // ties (same millisecond) keep a stable order across pages
-    .limit(query.size)
-    .offset(query.page * query.size)
-    .execute();
+  const rows = await findExceptionPage(ctx.db, checkedFilter(query), { column, direction }, query);
   return rows.map(presentException);
 }
 
 /** How many exceptions match the same filters as the list. */
-export async function countExceptions(ctx: ServiceContext, filter: ExceptionFilter) {
-  const row = await filtered(ctx, filter).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  return { count: Number(row.count) };
+export async function countExceptions(ctx: ServiceContext, filter: ExceptionQueryFilter) {
+  return { count: await countMatching(ctx.db, checkedFilter(filter)) };
 }
 
 async function findException(ctx: ServiceContext, id: string) {
-  const row = await ctx.db.selectFrom('exceptions').select(exceptionColumns).where('id', '=', id).executeTakeFirst();
+  const row = await findExceptionById(ctx.db, id);
   if (!row) throw notFound(`Exception '${id}'`);
   return row;
 }

@@ -1,3 +1,4 @@
+import { insertException } from '../../db/repositories/exceptions.js';
 import type { ServiceContext } from '../context.js';
 
 export interface ExceptionScene {
@@ -29,7 +30,7 @@ export async function recordException(ctx: ServiceContext, error: unknown, scene
     call_stack: (err.stack ?? '').slice(0, 20_000),
   };
   try {
-    await ctx.db.insertInto('exceptions').values(row).execute();
+    await insertException(ctx.db, row);
   } catch (storeError) {
     ctx.log.error('exception log unavailable', { exceptionId: id, reason: String(storeError) });
   }

@@ -1,7 +1,13 @@
 import type { z } from 'zod';
 import type { ExceptionImportRequest } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
-import { exceptionColumns, exportException } from './present.js';
+import {
+  deleteAllExceptions,
+  findExceptionsByIds,
+  insertExceptionsSkippingKnown,
+  listExceptionIdsOldestFirst,
+} from '../../db/repositories/exceptions.js';
+import { exportException } from './present.js';
 
 /** Rows per INSERT: ten columns each stays far below PostgreSQL's 65535 bind parameters. */
 const BATCH = 500;
@@ -13,7 +19,7 @@ const BATCH = 500;
  * The result is exactly what `importExceptionList` reads back.
  */
 export async function exportExceptions(ctx: ServiceContext): Promise<ReadableStream<Uint8Array>> {
-  const ids = (await ctx.db.selectFrom('exceptions').select('id').orderBy('timestamp', 'asc').orderBy('id', 'asc').execute()).map((r) => r.id);
+  const ids = await listExceptionIdsOldestFirst(ctx.db);
   const encoder = new TextEncoder();
   let next = 0;
   let written = 0;
@@ -30,7 +36,7 @@ export async function exportExceptions(ctx: ServiceContext): Promise<ReadableStr
         }
         const slice = ids.slice(next, next + BATCH);
         next += BATCH;
-        const rows = new Map((await ctx.db.selectFrom('exceptions').select(exceptionColumns).where('id', 'in', slice).execute()).map((r) => [r.id, r]));
+        const rows = new Map((await findExceptionsByIds(ctx.db, slice)).map((r) => [r.id, r]));
         const parts: string[] = [];
         for (const id of slice) {
           const row = rows.get(id);
@@ -66,8 +72,7 @@ export async function importExceptions(ctx: ServiceContext, records: z.output<ty
         surface: r.surface,
         call_stack: r.callStack,
       }));
-      const written = await trx.insertInto('exceptions').values(values).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
-      imported += written.length;
+      imported += (await insertExceptionsSkippingKnown(trx, values)).length;
     }
   });
   ctx.log.info('exceptions imported', { imported, skipped: records.length - imported });
@@ -76,8 +81,7 @@ export async function importExceptions(ctx: ServiceContext, records: z.output<ty
 
 /** Empty the exception log; answers how many records went. */
 export async function clearExceptions(ctx: ServiceContext) {
-  const result = await ctx.db.deleteFrom('exceptions').executeTakeFirst();
-  const removed = Number(result.numDeletedRows);
+  const removed = await deleteAllExceptions(ctx.db);
   ctx.log.info('exception log cleared', { removed });
   return { removed };
 }

@@ -1,4 +1,5 @@
 import { serverVersion } from '../../db/connect.js';
+import { countPendingAdjudicationCases, countSubjectsByStatus, countTableRows } from '../../db/repositories/management.js';
 import type { ServiceContext } from '../context.js';
 import type { Services } from '../index.js';
 import { CURRENT_FACE_TEMPLATE_VERSION } from './template-version.js';
@@ -6,36 +7,15 @@ import { modeOf } from '../licensing/answers.js';
 
 const subjectStatuses = ['ENROLLED', 'PENDING_ADJUDICATION', 'REJECTED'] as const;
 
-/** Rows of a table, as a number (count(*) is int8, which the drivers are set to parse as numbers). */
-async function countOf(ctx: ServiceContext, table: 'operations' | 'accounts' | 'exceptions') {
-  const row = await ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 async function subjectCounts(ctx: ServiceContext) {
-  const rows = await ctx.db
-    .selectFrom('subjects')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
-    .groupBy('status')
-    .execute();
+  const rows = await countSubjectsByStatus(ctx.db);
   const counts = { total: 0, ENROLLED: 0, PENDING_ADJUDICATION: 0, REJECTED: 0 };
   for (const row of rows) {
-    if ((subjectStatuses as readonly string[]).includes(row.status)) counts[row.status] = Number(row.count);
-    counts.total += Number(row.count);
+    if ((subjectStatuses as readonly string[]).includes(row.status)) counts[row.status] = row.count;
+    counts.total += row.count;
   }
   return counts;
 }
-
-async function pendingCases(ctx: ServiceContext) {
-  // CONFLICTED cases (adjudicators disagreed) still wait for a decision, so they count as pending.
-  const row = await ctx.db
-    .selectFrom('adjudication_cases')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('status', 'in', ['PENDING', 'CONFLICTED'])
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 
 /**
  * Information and vital parameters of this node: version, template version, uptime, database, live counts,
@@ -47,10 +27,11 @@ export async function managementInfo(services: Services) {
   const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool, licence, gallery] = await Promise.all([
     serverVersion(ctx.db),
     subjectCounts(ctx),
-    countOf(ctx, 'operations'),
-    countOf(ctx, 'accounts'),
-    pendingCases(ctx),
-    countOf(ctx, 'exceptions'),
+    countTableRows(ctx.db, 'operations'),
+    countTableRows(ctx.db, 'accounts'),
+    // CONFLICTED cases (adjudicators disagreed) still wait for a decision, so they count as pending.
+    countPendingAdjudicationCases(ctx.db),
+    countTableRows(ctx.db, 'exceptions'),
     services.extractors.stats(),
     services.licensing.current(),
     // What this node's in-memory gallery holds, with the digest and the reconciliation record, so operators

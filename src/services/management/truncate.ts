@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { deleteServiceNodesExcept, listBaseTables, truncateTablesCounting } from '../../db/repositories/management.js';
 import type { Services } from '../index.js';
 
 /**
@@ -31,24 +31,10 @@ export async function truncateDatabase(services: Services) {
   const { ctx } = services;
   // The gallery mirrors rows that are about to go: every node is told to reload, with the commit.
   const result = await services.gallery.transaction(async (trx, changes) => {
-    const { rows } = await sql<{ name: string }>`
-      select table_name as name from information_schema.tables
-      where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`.execute(trx);
-    const cleared = rows.map((r) => r.name).filter((name) => !KEPT_TABLES.includes(name) && !NOT_CLEARED_HERE.includes(name));
-    const removed: Record<string, number> = {};
-    if (cleared.length) {
-      const list = sql.join(cleared.map((name) => sql.table(name)));
-      // Lock first so the counts are exactly what TRUNCATE removes; TRUNCATE of all of them in one statement
-      // satisfies the foreign keys between them (subjects <- templates, cases <- decisions).
-      await sql`lock table ${list} in access exclusive mode`.execute(trx);
-      for (const name of cleared) {
-        const { rows: count } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(name)}`.execute(trx);
-        removed[name] = Number(count[0]?.n ?? 0);
-      }
-      await sql`truncate table ${list}`.execute(trx);
-    }
-    const nodes = await trx.deleteFrom('service_nodes').where('node_id', '!=', ctx.node.id).executeTakeFirst();
-    removed.service_nodes = Number(nodes.numDeletedRows);
+    const cleared = (await listBaseTables(trx)).filter((name) => !KEPT_TABLES.includes(name) && !NOT_CLEARED_HERE.includes(name));
+    // Counted under a lock, then truncated in one statement (see truncateTablesCounting).
+    const removed = await truncateTablesCounting(trx, cleared);
+    removed.service_nodes = await deleteServiceNodesExcept(trx, ctx.node.id);
     // Announced as the transaction's last statements: a NOTIFY for listening nodes and a `reset` row in the
     // change log, so that nodes reading the log (Workers) reload instead of keeping subjects that no longer exist.
     changes.reset();
