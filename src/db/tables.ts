@@ -116,6 +116,8 @@ export interface SubjectsTable {
   enrollment_operation_uuid: string | null;
   created_at: Stamp;
   updated_at: Stamp;
+  /** Names one state of the subject with its samples and templates; set by triggers (migration 0010), never written. */
+  revision: Generated<number>;
 }
 
 /** What an operation row holds is what the `Operation` model shows (services/operation-log/record.ts presents it). */

@@ -23,6 +23,23 @@ export function documentedAnswer(schema: ZodType, data: unknown, operationId: st
 }
 
 /**
+ * The JSON text of operation `operationId` as it goes out, when its handler made the text itself (a
+ * `PresentedJson`, the subject reads): only an operation presented in its schema's shape may skip the schema;
+ * any other's text is parsed and shaped like an object answer. `check` (tests) verifies the text is exactly
+ * what the schema makes of it.
+ */
+export function documentedText(schema: ZodType | undefined, text: string, operationId: string, check: boolean): string {
+  if (!schema) return text;
+  if (!PRESENTED_IN_SHAPE.has(operationId)) return JSON.stringify(schema.parse(JSON.parse(text)));
+  if (check) {
+    const data: unknown = JSON.parse(text);
+    if (JSON.stringify(data) !== text) throw new Error(`The answer of ${operationId} is not plain JSON text: ${text.slice(0, 500)}`);
+    checkedAnswer(schema, data, operationId);
+  }
+  return text;
+}
+
+/**
  * Refuse an answer the schema refuses (an error of ours: recorded, answered 500) or would change (a key it
  * strips, a default it fills, a value it transforms, a different key order): without the parse that answer
  * would go out as it is and differ from what the documents promise and what was sent before.

@@ -10,7 +10,8 @@ import { requireRole, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
-import { documentedAnswer } from './answer-check.js';
+import { documentedAnswer, documentedText } from './answer-check.js';
+import { PresentedJson } from '../operations/presented-json.js';
 import { jsonAnswer } from './security-headers.js';
 import { formDocument, isMultipart, readFormBody, renameFormFields } from './multipart.js';
 import type { AppEnv } from './env.js';
@@ -111,6 +112,9 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   const status = spec.status ?? 200;
   if (status === 204) return c.body(null, 204);
   if (result instanceof StreamedJson) return c.body(result.body, status, { ...result.headers, 'Content-Type': 'application/json' });
+  if (result instanceof PresentedJson) {
+    return c.body(documentedText(spec.response?.schema, result.text, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on'), status, { 'Content-Type': 'application/json' });
+  }
   const answer = result instanceof JsonAnswer ? result : undefined;
   const data = answer ? answer.data : result;
   const shaped = spec.response?.schema ? documentedAnswer(spec.response.schema, data, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on') : data;

@@ -1,8 +1,9 @@
 import { clearDb, deleteSubject, deleteSubjects, deleteSubjectsByUuid } from '../services/subjects/deletes.js';
 import {
-  countSubjects, enrolledModalities, getMultimodalSubject, getSubject, listMultimodalSubjects, listSubjectIds, listSubjects,
-  subjectsForDownload,
+  countSubjects, enrolledModalities, type getMultimodalSubject, type getSubject, type listMultimodalSubjects, listSubjectIds, type listSubjects,
+  subjectsForDownload, subjectsPageText, subjectText,
 } from '../services/subjects/queries.js';
+import { presentedJson } from './presented-json.js';
 import { jsonAnswer, type HandlerInput, type RequestSpec } from './types.js';
 import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams } from '../schemas/biometric-data.js';
 import {
@@ -17,21 +18,32 @@ import { findSubject } from '../services/subjects/lookup.js';
  * function of services/subjects. Only the download builds its own Response (an attachment).
  */
 
+/** What the subject reads' texts hold: what their presenters make (`tsc` checks it against the schemas). */
+type SubjectPage = Awaited<ReturnType<typeof listSubjects>>;
+type MultimodalPage = Awaited<ReturnType<typeof listMultimodalSubjects>>;
+type OneSubject = Awaited<ReturnType<typeof getSubject>>;
+type OneMultimodal = Awaited<ReturnType<typeof getMultimodalSubject>>;
+
 /** A handler's input, typed from the schemas its operation declares (src/operations/subjects.ts). */
 type In<R extends RequestSpec> = HandlerInput<R>;
 
 export const subjectHandlers = {
-  getSubjects: ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) => listSubjects(services.ctx, query, principal.accountCheck),
+  getSubjects: async ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) => presentedJson<SubjectPage>(await subjectsPageText(services.ctx, query, 'subject', principal.accountCheck)),
   getSubjectsCount: ({ services, query }: In<{ query: typeof SubjectsCountQuery }>) => countSubjects(services.ctx, query),
   getSubjectsIdList: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdListQuery }>) => listSubjectIds(services.ctx, query, ownerOf({ surface, principal })),
-  getSubjectById: ({ services, params, principal }: In<{ params: typeof IdParams }>) => getSubject(services.ctx, { id: params.id }, null, principal.accountCheck),
-  getSubjectBySubjectId: ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) => getSubject(services.ctx, { subjectId: params.subjectId }, null, principal.accountCheck),
-  getSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) => getSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal }), principal.accountCheck),
-  getMultimodalSubjects: ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) => listMultimodalSubjects(services.ctx, query, principal.accountCheck),
-  getMultimodalSubjectById: ({ services, params, principal }: In<{ params: typeof IdParams }>) => getMultimodalSubject(services.ctx, { id: params.id }, null, principal.accountCheck),
-  getMultimodalSubjectBySubjectId: ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) => getMultimodalSubject(services.ctx, { subjectId: params.subjectId }, null, principal.accountCheck),
-  getMultimodalSubjectByOperationId: ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
-    getMultimodalSubject(services.ctx, { operationUuid: params.uuid }, ownerOf({ surface, principal }), principal.accountCheck),
+  getSubjectById: async ({ services, params, principal }: In<{ params: typeof IdParams }>) => presentedJson<OneSubject>(await subjectText(services.ctx, { id: params.id }, 'subject', null, principal.accountCheck)),
+  getSubjectBySubjectId: async ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) =>
+    presentedJson<OneSubject>(await subjectText(services.ctx, { subjectId: params.subjectId }, 'subject', null, principal.accountCheck)),
+  getSubjectByOperationId: async ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
+    presentedJson<OneSubject>(await subjectText(services.ctx, { operationUuid: params.uuid }, 'subject', ownerOf({ surface, principal }), principal.accountCheck)),
+  getMultimodalSubjects: async ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) =>
+    presentedJson<MultimodalPage>(await subjectsPageText(services.ctx, query, 'multimodal', principal.accountCheck)),
+  getMultimodalSubjectById: async ({ services, params, principal }: In<{ params: typeof IdParams }>) =>
+    presentedJson<OneMultimodal>(await subjectText(services.ctx, { id: params.id }, 'multimodal', null, principal.accountCheck)),
+  getMultimodalSubjectBySubjectId: async ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) =>
+    presentedJson<OneMultimodal>(await subjectText(services.ctx, { subjectId: params.subjectId }, 'multimodal', null, principal.accountCheck)),
+  getMultimodalSubjectByOperationId: async ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
+    presentedJson<OneMultimodal>(await subjectText(services.ctx, { operationUuid: params.uuid }, 'multimodal', ownerOf({ surface, principal }), principal.accountCheck)),
   getSubjectsEnrolledModalities: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdQuery }>) => enrolledModalities(services.ctx, query.subjectId, ownerOf({ surface, principal })),
   /** The subjects as a `subjects.json` attachment, shaped by the response schema (`Subject`) so no internal field leaks. */
   downloadSubjectsInfoBulk: async ({ services, query }: In<{ query: typeof NumericIdsQuery }>) =>

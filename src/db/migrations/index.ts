@@ -8,6 +8,7 @@ import * as loginThrottle from './2026_11_26_0006_login_throttle_and_credential_
 import * as enrolOperationsFollowCases from './2026_11_26_0007_enrol_operations_follow_cases.js';
 import * as greyPaddedTokenImages from './2026_11_26_0008_grey_padded_token_images.js';
 import * as captureSessions from './2026_11_26_0009_capture_sessions.js';
+import * as subjectRevisions from './2026_11_26_0010_subject_revisions.js';
 
 /**
  * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0007_enrol_operations_follow_cases': enrolOperationsFollowCases,
   '2026_11_26_0008_grey_padded_token_images': greyPaddedTokenImages,
   '2026_11_26_0009_capture_sessions': captureSessions,
+  '2026_11_26_0010_subject_revisions': subjectRevisions,
 };

@@ -2,67 +2,119 @@ import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import type { SubjectFilter } from '../../schemas/subjects.js';
 import { sortColumn } from '../query-helpers.js';
-import { filteredSubjects, subjectSortColumns } from './filters.js';
+import { filteredSubjects, filteredSubjectsOfShape, filterShape, filterValues, subjectSortColumns } from '../../db/repositories/subjects/filters.js';
+import { compileSubjectStates, knownRevisions, readSubjectStates, type SubjectsSelect } from '../../db/repositories/subjects/with-samples.js';
+import { bound, compiledOnce, type SlotOf } from '../../db/repositories/subjects/shapes.js';
 import { findSubject, subjectRefsOfOperation, type SubjectRef } from './lookup.js';
 import { ownsSubject, type Owner } from '../ownership.js';
-import { loadSamples, modalitiesOf, presentMultimodalSubject, presentPage, presentSubject, templateVersionOf, type SubjectRow, type SubjectSamples } from './present.js';
-import { subjectsWithSamples, subjectsWithSamplesOfShape } from './one-query.js';
-import type { PendingAccountCheck } from '../auth/account-check.js';
+import { loadSamples, modalitiesOf, presentPage, presentSubject, templateVersionOf } from './present.js';
+import { readModelOf, SubjectEntry, type Presentation } from './read-model.js';
+import { accountColumn, type PendingAccountCheck, type TokenAccountRow } from '../auth/account-check.js';
 
 /**
  * The read side of subjects (seed 4.11): lists with filters, paging and sort, their counts, the identifier
  * list, single subjects by each of their names, enrolled modalities and the JSON download.
+ *
+ * A subject and a page of subjects are one statement each (db/repositories/subjects/with-samples.ts), compiled
+ * once per shape, that carries the caller's pending account check and leaves out the state of every subject
+ * this node already holds at the revision the database has (read-model.ts); the answers of those come from
+ * memory, as JSON text made once.
  */
 
 type Paging<F extends string> = { page: number; size: number; sort?: { field: F; direction: 'asc' | 'desc' } };
 type SortField = keyof typeof subjectSortColumns;
 
-/** One page of subjects with their samples, in one query; ties broken by id so pages never overlap. */
-async function pageOf(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>, check?: PendingAccountCheck) {
-  const [column, direction] = sortColumn(subjectSortColumns, query.sort, 'id');
-  const page = filteredSubjects(ctx.db, query)
-    .orderBy(column, direction)
-    .orderBy('s.id', 'asc')
-    .limit(query.size)
-    .offset(query.page * query.size);
-  return subjectsWithSamples(ctx.db, page, check);
+/** A read of subjects: the shape of its SQL, how to build it, the values it binds, and what names it for the read model. */
+interface SubjectsRead {
+  shape: string;
+  build: (slot: SlotOf) => SubjectsSelect;
+  values: Record<string, unknown>;
+  /** Names the read with its values (a page's filters, paging and sort; a subject's name and owner). */
+  key: string;
+  /** Subjects the read is known to be about (a subject by id). */
+  ids?: number[];
 }
 
-const presentAll = <T>({ rows, samples }: { rows: SubjectRow[]; samples: SubjectSamples }, present: (row: SubjectRow, samples: SubjectSamples) => T) =>
-  rows.map((row) => present(row, samples));
+/**
+ * Run a read as one statement and answer its subjects, in order. A caller's pending account `check` is made by
+ * the same statement when it returns rows (401/403 thrown before the rows are used). Inside a transaction the
+ * read model is neither asked nor told (what a transaction sees may never commit).
+ */
+async function readSubjects(ctx: ServiceContext, read: SubjectsRead, check?: PendingAccountCheck): Promise<SubjectEntry[]> {
+  const carried = check?.pending ? check : undefined;
+  const model = ctx.db.isTransaction ? undefined : readModelOf(ctx.db);
+  const held = model ? model.held(read.key, read.ids) : new Map<number, SubjectEntry>();
+  const statement = compiledOnce(carried ? `${read.shape} checked` : read.shape, (slot) =>
+    compileSubjectStates(read.build(slot), slot<string>('known'), carried && accountColumn(slot('caller.accountId'), slot('caller.sid'))),
+  );
+  const values = { ...read.values, known: knownRevisions(held.keys()), ...(carried ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid } : {}) };
+  const rows = await readSubjectStates(ctx.db, bound(statement, values));
+  // Judged before anything of the rows is used; without rows it is made on its own (PendingAccountCheck.run).
+  if (carried && rows.length) carried.settle(rows[0]!.extra as TokenAccountRow | string | null);
+  return model ? model.settle(read.key, rows, held) : rows.map((r) => new SubjectEntry(r.state!));
+}
+
+/** One page of subjects with their samples, in one statement; ties broken by id so pages never overlap. */
+function pageRead(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>): SubjectsRead {
+  const [column, direction] = sortColumn(subjectSortColumns, query.sort, 'id');
+  const filters = filterValues(query);
+  return {
+    shape: `subjects page [${filterShape(query)}] by ${column} ${direction}`,
+    build: (slot) =>
+      filteredSubjectsOfShape(ctx.db, query, slot)
+        .orderBy(column, direction)
+        .orderBy('s.id', 'asc')
+        .limit(slot<number>('limit'))
+        .offset(slot<number>('offset')),
+    values: { ...filters, limit: query.size, offset: query.page * query.size },
+    key: JSON.stringify(['page', query.modality ?? null, filters, column, direction, query.size, query.page]),
+  };
+}
+
+const asText = (entries: SubjectEntry[], as: Presentation) => `[${entries.map((e) => e.text(as)).join(',')}]`;
 
 /** `getSubjects`: a page of subjects with their samples. */
 export async function listSubjects(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>, check?: PendingAccountCheck) {
-  return presentAll(await pageOf(ctx, query, check), presentSubject);
+  return (await readSubjects(ctx, pageRead(ctx, query), check)).map((e) => e.present('subject'));
 }
 
 /** `getMultimodalSubjects`: the same page grouped by modality. */
 export async function listMultimodalSubjects(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>, check?: PendingAccountCheck) {
-  return presentAll(await pageOf(ctx, query, check), presentMultimodalSubject);
+  return (await readSubjects(ctx, pageRead(ctx, query), check)).map((e) => e.present('multimodal'));
+}
+
+/** {@link listSubjects} or {@link listMultimodalSubjects} as the answer's JSON text, the subjects' texts made once. */
+export async function subjectsPageText(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>, as: Presentation, check?: PendingAccountCheck): Promise<string> {
+  return asText(await readSubjects(ctx, pageRead(ctx, query), check), as);
 }
 
 /**
- * The subject a client names with its samples, in one query; a 404 naming what was asked for when nothing
+ * The subject a client names with its samples, in one statement; a 404 naming what was asked for when nothing
  * matches (the same rules and words as {@link findSubject}). The reads take the caller's pending account check
- * into that query (`check`, services/auth/account-check.ts).
+ * into that statement (`check`, services/auth/account-check.ts).
  */
-async function oneSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner, check?: PendingAccountCheck) {
+async function oneSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner, check?: PendingAccountCheck): Promise<SubjectEntry> {
   // Its SQL depends on which name and whether an owner limits it, so it is compiled once per such shape.
   const by = 'id' in ref ? 'id' : 'subjectId' in ref ? 'subjectId' : 'operationUuid';
-  const shape = `subject by ${by}${owner ? ' owned' : ''}`;
-  const values = { ref: 'id' in ref ? ref.id : 'subjectId' in ref ? ref.subjectId : ref.operationUuid, owner: owner?.accountId ?? null };
-  const found = await subjectsWithSamplesOfShape(ctx.db, shape, (slot) => {
-    let query = ctx.db.selectFrom('subjects as s');
-    if (owner) query = query.where(ownsSubject('s.enrollment_operation_uuid', { accountId: slot<number | null>('owner') }));
-    if (by === 'id') query = query.where('s.id', '=', slot<number>('ref'));
-    else if (by === 'subjectId') query = query.where('s.subject_id', '=', slot<string>('ref'));
-    else query = query.where('s.id', 'in', subjectRefsOfOperation(ctx.db, [slot<string>('ref')]).clearSelect().select('s.id')).orderBy('s.id');
-    return query.limit(1);
-  }, values, check);
-  if (!found.rows.length) {
+  const name = 'id' in ref ? ref.id : 'subjectId' in ref ? ref.subjectId : ref.operationUuid;
+  const found = await readSubjects(ctx, {
+    shape: `subject by ${by}${owner ? ' owned' : ''}`,
+    build: (slot) => {
+      let query = ctx.db.selectFrom('subjects as s');
+      if (owner) query = query.where(ownsSubject('s.enrollment_operation_uuid', { accountId: slot<number | null>('owner') }));
+      if (by === 'id') query = query.where('s.id', '=', slot<number>('ref'));
+      else if (by === 'subjectId') query = query.where('s.subject_id', '=', slot<string>('ref'));
+      else query = query.where('s.id', 'in', subjectRefsOfOperation(ctx.db, [slot<string>('ref')]).clearSelect().select('s.id')).orderBy('s.id');
+      return query.limit(1);
+    },
+    values: { ref: name, owner: owner?.accountId ?? null },
+    key: JSON.stringify([by, name, owner?.accountId ?? null]),
+    ...('id' in ref ? { ids: [ref.id] } : {}),
+  }, check);
+  if (!found.length) {
     throw notFound('id' in ref ? `Subject ${ref.id}` : 'subjectId' in ref ? `Subject '${ref.subjectId}'` : `A subject of operation ${ref.operationUuid}`);
   }
-  return found;
+  return found[0]!;
 }
 
 /** `getSubjectsCount`: how many subjects the same filters match. */
@@ -90,12 +142,17 @@ export async function listSubjectIds(ctx: ServiceContext, query: Partial<Subject
 
 /** One subject with its samples; 404 when nothing matches (or, with an `owner`, when that account did not enrol it). */
 export async function getSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null, check?: PendingAccountCheck) {
-  return presentAll(await oneSubject(ctx, ref, owner, check), presentSubject)[0]!;
+  return (await oneSubject(ctx, ref, owner, check)).present('subject');
 }
 
 /** One subject grouped by modality; 404 when nothing matches. */
 export async function getMultimodalSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null, check?: PendingAccountCheck) {
-  return presentAll(await oneSubject(ctx, ref, owner, check), presentMultimodalSubject)[0]!;
+  return (await oneSubject(ctx, ref, owner, check)).present('multimodal');
+}
+
+/** {@link getSubject} or {@link getMultimodalSubject} as the answer's JSON text, made once per state of the subject. */
+export async function subjectText(ctx: ServiceContext, ref: SubjectRef, as: Presentation, owner: Owner = null, check?: PendingAccountCheck): Promise<string> {
+  return (await oneSubject(ctx, ref, owner, check)).text(as);
 }
 
 /** `getSubjectsEnrolledModalities`: the modalities a subject holds, its status and template version. */

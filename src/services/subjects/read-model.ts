@@ -1,0 +1,141 @@
+import type { SubjectState, SubjectStateRow } from '../../db/repositories/subjects/with-samples.js';
+import { presentMultimodalSubject, presentSubject, type SubjectSamples } from './present.js';
+
+/**
+ * The subject read model: per process and database, the states of the subjects this node answered lately (at
+ * most {@link DEFAULT_CAPACITY}, least recently used first out), each with its answers' JSON text made once.
+ *
+ * Exact on every node without any message between them: a read's statement is told which revisions this node
+ * holds for the rows it expects (`known`), and leaves out the state of exactly the rows whose revision is one of
+ * them; every other row comes with its state. A revision names one committed state of one subject (migration
+ * 0010: one global sequence, never reused, moved in the same transaction as any change of the subject row, its
+ * samples or its templates), so a row left out is one whose state this node holds, as of the read's own snapshot.
+ * A revision seen only inside a transaction that later rolled back is never seen again, so holding it is harmless.
+ */
+
+export type Presentation = 'subject' | 'multimodal';
+
+/** Subjects held per process and database. 20,000 subjects with a few samples each are some tens of MB. */
+export const DEFAULT_CAPACITY = 20_000;
+/** Reads (a page with its filters, a subject by a name) whose answered subjects are remembered. */
+const DEFAULT_READS = 4_096;
+
+/** One subject's state and its answers, made when first asked for. Never changed once made. */
+export class SubjectEntry {
+  private texts: Partial<Record<Presentation, string>> = {};
+
+  constructor(readonly state: SubjectState) {}
+
+  get id(): number {
+    return this.state.row.id;
+  }
+
+  get revision(): number {
+    return this.state.row.revision;
+  }
+
+  /** The samples in the presenters' form: a subject without samples of a kind has no entry for it. */
+  private samples(): SubjectSamples {
+    const { row, faces, voices, templates } = this.state;
+    const samples: SubjectSamples = { faces: new Map(), voices: new Map(), templates: new Map() };
+    if (faces.length) samples.faces.set(row.id, faces);
+    if (voices.length) samples.voices.set(row.id, voices);
+    if (templates.length) samples.templates.set(row.id, templates);
+    return samples;
+  }
+
+  /** The answer as an object of its own (a caller may keep or change it). */
+  present(as: 'subject'): ReturnType<typeof presentSubject>;
+  present(as: 'multimodal'): ReturnType<typeof presentMultimodalSubject>;
+  present(as: Presentation): ReturnType<typeof presentSubject> | ReturnType<typeof presentMultimodalSubject>;
+  present(as: Presentation) {
+    return as === 'subject' ? presentSubject(this.state.row, this.samples()) : presentMultimodalSubject(this.state.row, this.samples());
+  }
+
+  /** The answer's JSON text, exactly what `JSON.stringify` makes of {@link present}, made once. */
+  text(as: Presentation): string {
+    return (this.texts[as] ??= JSON.stringify(this.present(as)));
+  }
+}
+
+/** The held states a read may leave out, by revision (taken before the read, so an eviction meanwhile loses nothing). */
+export type Held = ReadonlyMap<number, SubjectEntry>;
+
+export class SubjectReadModel {
+  private readonly entries = new Map<number, SubjectEntry>();
+  /** Per read, the subjects it answered last time: what the next same read most likely answers again. */
+  private readonly answered = new Map<string, readonly number[]>();
+
+  constructor(
+    readonly capacity = DEFAULT_CAPACITY,
+    readonly reads = DEFAULT_READS,
+  ) {}
+
+  /** How many subjects are held. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The held state of subject `id`, if any (tests, diagnostics). */
+  peek(id: number): SubjectEntry | undefined {
+    return this.entries.get(id);
+  }
+
+  /**
+   * What the read `key` may leave out: the held states of the subjects it answered last time, and of `ids`
+   * (a read by id knows its subject). At most a page's worth, so the statement's parameter stays small.
+   */
+  held(key: string, ids: readonly number[] = []): Held {
+    const held = new Map<number, SubjectEntry>();
+    const add = (id: number) => {
+      const entry = this.entries.get(id);
+      if (entry) held.set(entry.revision, entry);
+    };
+    for (const id of this.answered.get(key) ?? []) add(id);
+    for (const id of ids) add(id);
+    return held;
+  }
+
+  /**
+   * The entries of a read's rows, in its order: a row that came without its state is the held entry of its
+   * revision; a row with its state becomes a new entry, held from now on. Remembers which subjects `key` answered.
+   */
+  settle(key: string, rows: readonly SubjectStateRow[], held: Held): SubjectEntry[] {
+    const out = rows.map((r) => {
+      if (r.state) return this.hold(new SubjectEntry(r.state));
+      const entry = held.get(r.revision);
+      // The statement leaves a state out only for a revision it was given, and revisions name one subject each.
+      if (!entry || entry.id !== r.id) throw new Error(`subject ${r.id} came without its state but revision ${r.revision} is not held`);
+      if (this.entries.get(entry.id) === entry) this.touch(entry);
+      return entry;
+    });
+    this.answered.delete(key);
+    this.answered.set(key, out.map((e) => e.id));
+    if (this.answered.size > this.reads) this.answered.delete(this.answered.keys().next().value!);
+    return out;
+  }
+
+  /** Hold `entry`, unless a newer state of its subject is held already (a slower read of an older snapshot). */
+  private hold(entry: SubjectEntry): SubjectEntry {
+    const current = this.entries.get(entry.id);
+    if (current && current.revision > entry.revision) return entry;
+    this.touch(entry);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    return entry;
+  }
+
+  /** Most recently used last. */
+  private touch(entry: SubjectEntry): void {
+    this.entries.delete(entry.id);
+    this.entries.set(entry.id, entry);
+  }
+}
+
+/** One read model per database handle (tests run many databases in one process; revisions are per database). */
+const models = new WeakMap<object, SubjectReadModel>();
+
+export function readModelOf(db: object): SubjectReadModel {
+  let model = models.get(db);
+  if (!model) models.set(db, (model = new SubjectReadModel()));
+  return model;
+}
