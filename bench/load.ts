@@ -40,7 +40,7 @@ const MIX: [Kind, number][] = [['enrol', 1], ['verify', 3], ['identify', 3], ['l
 
 /** Every 512x512 studio portrait; the gallery is enrolled from the first ones, enrolments cycle over all. */
 function portraits(): Uint8Array[] {
-  const files = ['men', 'women'].flatMap((g) => readdirSync(join(PHOTOS, g)).sort((a, b) => parseInt(a) - parseInt(b)).map((f) => join(PHOTOS, g, f)));
+  const files = ['men', 'women'].flatMap((g) => readdirSync(join(PHOTOS, g)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10)).map((f) => join(PHOTOS, g, f)));
   if (!files.length) throw new Error('no photos: run `node scripts/fetch-test-photos.mjs`');
   return files.map((f) => new Uint8Array(readFileSync(f)));
 }

@@ -14,7 +14,7 @@
 //  4. score = clamp(-12*log10(FAR), 0, 200), made non-decreasing, sampled every 0.01 of cosine.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { extractAll, loadDataset, pairCosines, type Modality } from './eval-lib.js';
+import { extractAll, loadDataset, pairCosines, type Modality } from '../src/runtime/commands/eval-lib.js';
 
 const MIN_COUNT = 20;
 const m = process.argv.indexOf('--modality');

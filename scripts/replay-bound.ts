@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { cosineInt8 } from '../src/biometrics/template.js';
 import { REPLAY_COSINE_BOUND } from '../src/services/templates/replay.js';
-import { extractAll, loadDataset } from './eval-lib.js';
+import { extractAll, loadDataset } from '../src/runtime/commands/eval-lib.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -10,7 +10,7 @@ import type { FaceModelId, ModelRunner } from '../../src/biometrics/face/runner.
 import { quantize } from '../../src/biometrics/template.js';
 import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-models.js';
 import { OrtWebRunner } from '../../src/extraction/ort-web-runner.js';
-import { eer, loadDataset, pairCosines, rank1, tarAtFar, type Sample } from '../eval-lib.js';
+import { eer, loadDataset, pairCosines, rank1, tarAtFar, type Sample } from '../../src/runtime/commands/eval-lib.js';
 import { INT8_MODELS } from '../quantise-models.js';
 import { int8Loader } from './int8-loader.js';
 

@@ -49,13 +49,6 @@ function floatsOf(t: Tensor): Float32Array {
   if (t.rawData && t.rawData.length) return new Float32Array(Uint8Array.from(t.rawData).buffer);
   return Float32Array.from(t.floatData ?? []);
 }
-function int64sOf(t: Tensor): number[] {
-  if (t.rawData && t.rawData.length) {
-    const dv = new DataView(t.rawData.buffer, t.rawData.byteOffset, t.rawData.length);
-    return Array.from({ length: t.rawData.length / 8 }, (_, i) => Number(dv.getBigInt64(i * 8, true)));
-  }
-  return (t.int64Data ?? []).map(num);
-}
 
 function tensor(name: string, dataType: number, dims: number[], data: ArrayBufferView): Tensor {
   return { name, dataType, dims, rawData: new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)) };

@@ -1,8 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
-import { DomainError } from '../services/errors.js';
+import { bodyLimitError, payloadTooLarge } from '../services/payload-too-large.js';
 import type { AppEnv } from './env.js';
 
-const tooLarge = (maxBytes: number) => new DomainError('payload-too-large', `The request body exceeds the limit of ${maxBytes} bytes`);
+// Readers of a body recognise its 413 with bodyLimitError, which lives below the HTTP layer for the dashboard proxy.
+export { bodyLimitError };
 
 /**
  * Refuse request bodies over `maxBytes` with a 413 problem, without buffering anything before authentication.
@@ -22,7 +23,7 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
     if (!request.body) return next();
     const declared = request.headers.get('content-length');
     if (declared !== null && !request.headers.has('transfer-encoding')) {
-      if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
+      if (Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
       return next();
     }
     let seen = 0;
@@ -30,7 +31,7 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen > maxBytes) controller.error(tooLarge(maxBytes));
+          if (seen > maxBytes) controller.error(payloadTooLarge(maxBytes));
           else controller.enqueue(chunk);
         },
       }),
@@ -43,12 +44,4 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
 /** Methods whose requests reach the handlers without a body: the body middleware leave them alone. */
 export function withoutBody(method: string): boolean {
   return method === 'GET' || method === 'HEAD';
-}
-
-/** The 413 error a counted body failed with, wherever a body read surfaces it (undici may wrap it in `cause`). */
-export function bodyLimitError(error: unknown): DomainError | null {
-  for (let e: unknown = error, depth = 0; e && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof DomainError && e.code === 'payload-too-large') return e;
-  }
-  return null;
 }

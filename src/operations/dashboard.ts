@@ -1,6 +1,6 @@
 import { binary } from '../schemas/common.js';
-import { forwardToDashboard } from '../http/dashboard-proxy.js';
-import { streamAdmissionOf } from '../http/stream-admission.js';
+import { forwardToDashboard } from '../services/dashboard-proxy/forward.js';
+import { streamAdmissionOf } from '../services/dashboard-proxy/stream-admission.js';
 import { defineOperation, passedThrough, type HttpMethod } from './types.js';
 
 const area = 'Dashboard proxy';

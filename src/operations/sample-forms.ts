@@ -1,4 +1,4 @@
-import type { FormSpec } from '../http/multipart.js';
+import type { FormSpec } from './form-spec.js';
 
 /**
  * The multipart forms of the operations that take photos and recordings, so a photo can be sent as it is

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
-import type { FormSpec } from '../http/multipart.js';
+import type { FormSpec } from './form-spec.js';
 import type { Role, Surface } from '../auth/roles.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
@@ -48,6 +48,7 @@ export interface HandlerInput<R extends RequestSpec = any> {
  */
 export class JsonAnswer<T> {
   // A private field makes the type nominal: only `jsonAnswer` makes one.
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: never read; it exists only to make the type nominal
   readonly #made = true;
   constructor(readonly data: T, readonly headers: Readonly<Record<string, string>>) {}
 }
@@ -63,6 +64,7 @@ export function jsonAnswer<T>(data: T, headers: Readonly<Record<string, string>>
  * bytes are not re-validated.
  */
 export class StreamedJson<T> {
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: never read; it makes the type nominal, as above
   readonly #made = true;
   // `T` only types the answer: the stream's items were typed where they were encoded.
   declare readonly items: T;

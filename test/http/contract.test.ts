@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminAuth, basic, bootForTest } from '../support/databases.js';
 import { contractBreach, operationsOf, requestArbitrary, type DocOperation } from '../support/contract.js';
 import { startDashboardServer } from '../../src/dashboard/node-server.js';

@@ -3,10 +3,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { createNodePoolExtractor } from '../src/extraction/node-pool.js';
-import { quantize, cosineInt8 } from '../src/biometrics/template.js';
-import { DEFAULT_VOICE_GATES, gateVoice } from '../src/biometrics/voice/settings.js';
-import type { Calibration } from '../src/biometrics/calibration.js';
+import { createNodePoolExtractor } from '../../extraction/node-pool.js';
+import { quantize, cosineInt8 } from '../../biometrics/template.js';
+import { DEFAULT_VOICE_GATES, gateVoice } from '../../biometrics/voice/settings.js';
+import type { Calibration } from '../../biometrics/calibration.js';
 
 export type Modality = 'face' | 'voice';
 
@@ -28,10 +28,10 @@ export function loadDataset(dir: string, modality: Modality = 'face'): Sample[] 
 /** Extracts one int8 template per image (the most confident face); failures are recorded, not thrown. */
 export async function extractAll(samples: Sample[], workers: number, log = (s: string) => process.stderr.write(s), cache = false, modality: Modality = 'face', backend: 'wasm' | 'native' = 'wasm'): Promise<void> {
   // Optional cache (.cache/eval/) keyed by image bytes and template version, for repeated runs on one dataset.
-  const manifest = JSON.parse(readFileSync(new URL(modality === 'voice' ? '../wasm/models/voice-manifest.json' : '../wasm/models/manifest.json', import.meta.url), 'utf8'));
+  const manifest = JSON.parse(readFileSync(new URL(modality === 'voice' ? '../../../wasm/models/voice-manifest.json' : '../../../wasm/models/manifest.json', import.meta.url), 'utf8'));
   // The native backend's templates are cached apart (same version, not the same bytes); wasm keys stay as they were.
   const key = (s: Sample) => createHash('sha256').update(manifest.templateVersion).update(backend === 'native' ? 'native' : '').update(readFileSync(s.file)).digest('hex');
-  const cacheDir = new URL('../.cache/eval/', import.meta.url);
+  const cacheDir = new URL('../../../.cache/eval/', import.meta.url);
   if (cache) {
     mkdirSync(cacheDir, { recursive: true });
     for (const s of samples) {

@@ -5,8 +5,7 @@
 // averaged (`enrol3`), which is how the service enrols several voice samples.
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { calibrationOf } from '../src/biometrics/calibration.js';
-import { ensureTool } from './tool.mjs';
+import { calibrationOf } from '../../biometrics/calibration.js';
 import { eer, enrolledPairCosines, extractAll, loadDataset, pairCosines, plotSvg, rank1, tarAtFar, type Modality } from './eval-lib.js';
 
 function arg(name: string): string | undefined {
@@ -25,7 +24,7 @@ const samples = loadDataset(dataset, modality);
 if (samples.length === 0) { console.error(`no ${modality === 'voice' ? 'speaker/clip.wav' : 'identity/image.{jpg,png}'} under ${dataset}`); process.exit(2); }
 const backend = (arg('backend') ?? 'wasm') as 'wasm' | 'native';
 if (backend !== 'wasm' && backend !== 'native') { console.error('--backend takes wasm or native'); process.exit(2); }
-if (backend === 'native') ensureTool('bench'); // onnxruntime-node, as `npm run native-backend` installs it
+// The native backend needs onnxruntime-node: `npm run eval` (scripts/eval.ts) installs it in tools/bench first.
 await extractAll(samples, Number(arg('workers') ?? availableParallelism()), undefined, process.argv.includes('--cache'), modality, backend);
 const { genuine, impostor } = pairCosines(samples);
 // Error rates are computed on cosines (scores are a monotone map of them, but clamp at 0 and 200).

@@ -15,8 +15,8 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LICENSED_OPERATIONS, QUOTA_PERIODS, type LicenceDocument } from '../src/licensing/document.js';
-import { generateLicenceKeys, importSigningKey, issueLicence, issueUpdate } from '../src/licensing/issue.js';
+import { LICENSED_OPERATIONS, QUOTA_PERIODS, type LicenceDocument } from '../../licensing/document.js';
+import { generateLicenceKeys, importSigningKey, issueLicence, issueUpdate } from '../../licensing/issue.js';
 
 const usage = `usage: npm run licence -- keygen --out DIR
        npm run licence -- issue --key PRIVATE.pem --licensee NAME [--id ID] [--source CLOUD|INTERNET|DONGLE] [--modalities FACE,VOICE]

@@ -2,8 +2,8 @@
  * `npm run migrate`: apply pending migrations to the configured database (DATABASE_URL, else PGlite in
  * BIMS_DATA_DIR) and exit. The server also migrates on start; this is for deploy pipelines that migrate first.
  */
-import { ConfigError, loadConfig } from '../src/config/config.js';
-import { connectDatabase, migrate } from '../src/db/connect.js';
+import { ConfigError, loadConfig } from '../../config/config.js';
+import { connectDatabase, migrate } from '../../db/connect.js';
 
 try {
   const config = loadConfig(process.env);

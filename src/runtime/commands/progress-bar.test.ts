@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { progressBar } from '../../scripts/progress-bar.js';
+import { progressBar } from './progress-bar.js';
 
 /** The CLI's progress bar: one redrawn line on a terminal, a line per tenth elsewhere. */
 describe('progressBar', () => {

@@ -5,11 +5,11 @@
  * Node server does, parses options and draws.
  */
 import { hostname } from 'node:os';
-import { loadConfigOrExit } from '../src/runtime/node-config.js';
+import { loadConfigOrExit } from '../node-config.js';
 import { parseArgs } from 'node:util';
-import { boot } from '../src/runtime/bootstrap.js';
-import { createExtractor } from '../src/extraction/index.js';
-import { runReextractJob } from '../src/services/reextract/job.js';
+import { boot } from '../bootstrap.js';
+import { createExtractor } from '../../extraction/index.js';
+import { runReextractJob } from '../../services/reextract/job.js';
 import { progressBar } from './progress-bar.js';
 
 const HELP = `Usage: npm run reextract -- [options]

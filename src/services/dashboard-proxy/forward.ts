@@ -1,6 +1,6 @@
-import type { Config } from '../config/config.js';
-import { DomainError } from '../services/errors.js';
-import { bodyLimitError } from './body-limit.js';
+import type { Config } from '../../config/config.js';
+import { DomainError } from '../errors.js';
+import { bodyLimitError } from '../payload-too-large.js';
 import { releasingWhenDone, type StreamAdmission } from './stream-admission.js';
 
 /**
@@ -8,7 +8,8 @@ import { releasingWhenDone, type StreamAdmission } from './stream-admission.js';
  * dashboard component unchanged (method, path, query, headers, body), and the component's answer streams
  * back unchanged. Only what belongs to one connection is dropped, both ways (RFC 9110 section 7.6.1), and the
  * X-Forwarded-* headers tell the component who asked and where. Written against web-standard fetch so that
- * it runs on every runtime the API runs on.
+ * it runs on every runtime the API runs on. It sits below the operation table (src/operations/dashboard.ts
+ * calls it), as every service does, so the table needs nothing from src/http/, which mounts it.
  */
 
 /** Headers that describe one connection, never forwarded (plus any the Connection header names). */

@@ -1,4 +1,4 @@
-import { DomainError } from '../services/errors.js';
+import { DomainError } from '../errors.js';
 
 /**
  * Admission of long-lived answers (event streams through the dashboard proxy). Such an answer holds a

@@ -103,7 +103,7 @@ export const settingKeys = (Object.keys(settingsRegistry) as SettingKey[]).sort(
 
 /** Narrow a string to a known key. */
 export function isSettingKey(key: string): key is SettingKey {
-  return Object.prototype.hasOwnProperty.call(settingsRegistry, key);
+  return Object.hasOwn(settingsRegistry, key);
 }
 
 /** The definition of a known key, typed loosely for code that handles every key alike. */

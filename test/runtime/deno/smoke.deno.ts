@@ -67,6 +67,7 @@ for (const [dialect, env] of targets) {
   Deno.test(`BIMS on Deno over ${dialect}: smoke suite`, async (t) => {
     const dataDir = await Deno.makeTempDir();
     const service = await startService({ BIMS_DATA_DIR: dataDir, ...env });
+    let exitCode: number;
     try {
       if (service.database !== dialect) throw new Error(`expected ${dialect}, the service reports ${service.database}`);
       for (const step of smokeSuite({ baseUrl: service.url, adminPassword: ADMIN_PASSWORD }, await photos())) {
@@ -74,9 +75,10 @@ for (const [dialect, env] of targets) {
       }
     } finally {
       service.child.kill('SIGTERM');
-      const { code } = await service.child.status;
+      exitCode = (await service.child.status).code;
       await Deno.remove(dataDir, { recursive: true });
-      if (code !== 0) throw new Error(`the Deno entry exited with ${code} after SIGTERM`);
     }
+    // Checked after the finally, so that a failed step's own error is the one reported.
+    if (exitCode !== 0) throw new Error(`the Deno entry exited with ${exitCode} after SIGTERM`);
   });
 }
