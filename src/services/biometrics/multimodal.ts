@@ -1,4 +1,5 @@
 import { cosineInt8, fuseScores, parseTemplate, calibrationOf, type ModalityScores } from '../../biometrics/index.js';
+import { listFaceSampleTemplates, listVoiceTemplates, type VersionedTemplate } from '../../db/repositories/templates.js';
 import type { Services } from '../index.js';
 import type { StoredCandidate } from '../operation-log/record.js';
 
@@ -77,14 +78,10 @@ export async function searchGallery(
 export async function verifySubject(services: Services, subjectRef: number, probe: MultimodalProbe): Promise<{ score: number | null; scores: ModalityScores }> {
   const scores: ModalityScores = {};
   if (probe.faces.length) {
-    const rows = await services.ctx.db.selectFrom('face_samples').select(['template', 'template_version'])
-      .where('subject_ref', '=', subjectRef).where('template', 'is not', null).execute();
-    scores.FACE = bestScore(probe.faces, rows.map((r) => ({ version: r.template_version, template: r.template! })), 'face');
+    scores.FACE = bestScore(probe.faces, await listFaceSampleTemplates(services.ctx.db, subjectRef), 'face');
   }
   if (probe.voice) {
-    const rows = await services.ctx.db.selectFrom('templates').select(['data', 'template_version'])
-      .where('subject_ref', '=', subjectRef).where('modality', '=', 'VOICE').execute();
-    scores.VOICE = bestScore([probe.voice], rows.map((r) => ({ version: r.template_version, template: r.data })), 'voice');
+    scores.VOICE = bestScore([probe.voice], await listVoiceTemplates(services.ctx.db, subjectRef), 'voice');
   }
   if (scores.FACE === undefined) delete scores.FACE;
   if (scores.VOICE === undefined) delete scores.VOICE;
@@ -92,7 +89,7 @@ export async function verifySubject(services: Services, subjectRef: number, prob
   return { score: fused === null ? null : round(fused), scores: rounded(scores) };
 }
 
-function bestScore(probes: Uint8Array[], stored: { version: string; template: Uint8Array }[], modality: 'face' | 'voice'): number | undefined {
+function bestScore(probes: Uint8Array[], stored: VersionedTemplate[], modality: 'face' | 'voice'): number | undefined {
   let best: number | undefined;
   for (const p of probes) {
     const pt = parseTemplate(p);

@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { ServiceContext } from '../context.js';
 import { json } from '../../db/json.js';
+import { findActiveServiceKey, findServiceKey, insertServiceKeyUnlessActive, type ServiceKeyRow } from '../../db/repositories/templates.js';
 
 /** What a template key is for. */
 export type TemplateKeyPurpose = 'template-signing' | 'template-encryption';
@@ -49,41 +50,33 @@ export class TemplateKeys {
   async find(purpose: TemplateKeyPurpose, id: string): Promise<TemplateKey | undefined> {
     const known = this.byId.get(id);
     if (known) return known.purpose === purpose ? known : undefined;
-    const row = await this.ctx.db.selectFrom('service_keys').selectAll().where('id', '=', id).where('purpose', '=', purpose).executeTakeFirst();
+    const row = await findServiceKey(this.ctx.db, purpose, id);
     return row ? this.load(row) : undefined;
   }
 
   private async loadOrCreate(purpose: TemplateKeyPurpose): Promise<TemplateKey> {
-    const existing = await this.activeRow(purpose);
+    const existing = await findActiveServiceKey(this.ctx.db, purpose);
     if (existing) return this.load(existing);
     const alg = TEMPLATE_KEY_ALG[purpose];
     const pair = purpose === 'template-signing'
       ? await generateKeyPair(alg, { extractable: true })
       : await generateKeyPair(alg, { crv: 'P-256', extractable: true });
     const publicJwk = await exportJWK(pair.publicKey);
-    await this.ctx.db
-      .insertInto('service_keys')
-      .values({
-        id: await keyId(publicJwk),
-        purpose,
-        alg,
-        private_jwk: json(await exportJWK(pair.privateKey)),
-        public_jwk: json(publicJwk),
-        created_at: this.ctx.now(),
-      })
-      .onConflict((oc) => oc.column('purpose').where('retired_at', 'is', null).doNothing())
-      .execute();
-    const row = await this.activeRow(purpose);
+    await insertServiceKeyUnlessActive(this.ctx.db, {
+      id: await keyId(publicJwk),
+      purpose,
+      alg,
+      private_jwk: json(await exportJWK(pair.privateKey)),
+      public_jwk: json(publicJwk),
+      created_at: this.ctx.now(),
+    });
+    const row = await findActiveServiceKey(this.ctx.db, purpose);
     if (!row) throw new Error(`no ${purpose} key after creating one`);
     this.ctx.log.info('template key created', { purpose, id: row.id });
     return this.load(row);
   }
 
-  private activeRow(purpose: TemplateKeyPurpose) {
-    return this.ctx.db.selectFrom('service_keys').selectAll().where('purpose', '=', purpose).where('retired_at', 'is', null).executeTakeFirst();
-  }
-
-  private async load(row: { id: string; purpose: TemplateKeyPurpose; alg: string; private_jwk: unknown; public_jwk: unknown; retired_at: Date | null }) {
+  private async load(row: ServiceKeyRow) {
     const key: TemplateKey = {
       id: row.id,
       purpose: row.purpose,

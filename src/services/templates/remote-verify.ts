@@ -1,6 +1,7 @@
 import { cosineInt8, cosineToScore, faceRecord, parseTemplate, BiometricError, type Template } from '../../biometrics/index.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
+import { findSubjectFaceTemplate } from '../../db/repositories/templates.js';
 import type { Services } from '../index.js';
 import { DomainError, invalid } from '../errors.js';
 import { recordOperation } from '../operation-log/record.js';
@@ -109,13 +110,7 @@ async function assertEnrolmentStands(services: Services, enrolled: BoundTemplate
   const { ctx } = services;
   const subjectId = enrolled.subjectId;
   // One statement, so one snapshot: the subject row and its face template as of the same moment.
-  const subject = await ctx.db
-    .selectFrom('subjects as s')
-    .leftJoin('templates as t', (j) => j.onRef('t.subject_ref', '=', 's.id').on('t.modality', '=', 'FACE'))
-    .select(['s.id', 's.status', 's.enrollment_operation_uuid', 't.data'])
-    .where('s.subject_id', '=', subjectId)
-    .orderBy('t.id', 'desc')
-    .executeTakeFirst();
+  const subject = await findSubjectFaceTemplate(ctx.db, subjectId);
   if (!subject) {
     throw new DomainError('not-found', `Subject '${subjectId}' was not found: it was deleted, and the templates it was given with it`, { reason: 'SUBJECT_DELETED' });
   }

@@ -1,4 +1,5 @@
 import { cosineInt8, faceRecord, parseTemplate, BiometricError, type Template } from '../../biometrics/index.js';
+import { listFaceSampleTemplatesOfVersion, listFaceTemplatesOfVersion } from '../../db/repositories/templates.js';
 import type { ServiceContext } from '../context.js';
 
 /**
@@ -31,12 +32,12 @@ export async function closestHeldTemplate(ctx: ServiceContext, subjectRef: numbe
   const p = faceRecord(probe);
   if (!p) return null;
   const [rows, samples] = await Promise.all([
-    ctx.db.selectFrom('templates').select('data').where('subject_ref', '=', subjectRef).where('modality', '=', 'FACE').where('template_version', '=', probe.templateVersion).execute(),
-    ctx.db.selectFrom('face_samples').select('template').where('subject_ref', '=', subjectRef).where('template_version', '=', probe.templateVersion).execute(),
+    listFaceTemplatesOfVersion(ctx.db, subjectRef, probe.templateVersion),
+    listFaceSampleTemplatesOfVersion(ctx.db, subjectRef, probe.templateVersion),
   ]);
   const held: [HeldTemplateSource, Template][] = [['ENCRYPTED_TEMPLATE', enrolled]];
-  for (const r of rows) pushParsed(held, 'SUBJECT_TEMPLATE', r.data);
-  for (const s of samples) if (s.template) pushParsed(held, 'FACE_SAMPLE', s.template);
+  for (const data of rows) pushParsed(held, 'SUBJECT_TEMPLATE', data);
+  for (const template of samples) pushParsed(held, 'FACE_SAMPLE', template);
   let closest: ClosestHeld | null = null;
   for (const [source, t] of held) {
     const r = faceRecord(t);

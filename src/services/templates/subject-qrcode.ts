@@ -1,3 +1,4 @@
+import { findSubjectFaceTemplate } from '../../db/repositories/templates.js';
 import { DomainError, notFound } from '../errors.js';
 import type { Services } from '../index.js';
 import { encryptTemplateForDevice } from './encrypted.js';
@@ -32,13 +33,7 @@ export interface SubjectQr {
 export async function subjectQrCode(services: Pick<Services, 'ctx' | 'settings'>, subjectId: string): Promise<SubjectQr> {
   const { ctx } = services;
   // One statement: the subject row the encrypted template is bound to and the template it carries agree.
-  const row = await ctx.db
-    .selectFrom('subjects as s')
-    .leftJoin('templates as t', (j) => j.onRef('t.subject_ref', '=', 's.id').on('t.modality', '=', 'FACE'))
-    .select(['s.id', 's.subject_id', 's.status', 's.enrollment_operation_uuid', 't.data', 't.template_version'])
-    .where('s.subject_id', '=', subjectId)
-    .orderBy('t.id', 'desc')
-    .executeTakeFirst();
+  const row = await findSubjectFaceTemplate(ctx.db, subjectId);
   if (!row) throw notFound(`Subject '${subjectId}'`);
   if (row.status !== 'ENROLLED') {
     throw new DomainError('conflict', `Subject '${row.subject_id}' is ${row.status}: QR codes are issued for ENROLLED subjects only`, { subjectStatus: row.status });
