@@ -19,7 +19,7 @@ import { setFlagsFromString } from 'node:v8';
 import { DotKernel, kernelModules, relaxedStatus, type KernelChoice } from '../src/biometrics/matcher-dots.js';
 import { MatcherPool } from '../src/biometrics/matcher-pool.js';
 import { RowStore } from '../src/biometrics/matcher-store.js';
-import { FaceGallery } from '../src/biometrics/matcher.js';
+import { FaceGallery } from '../src/biometrics/face-gallery.js';
 
 const DIMS = 512;
 const SEED = 1234;
@@ -95,7 +95,7 @@ async function databaseLoad(rows: number): Promise<Record<string, unknown>> {
   const { sql } = await import('kysely');
   const { encodeTemplate } = await import('../src/biometrics/template.js');
   const { FACE_CALIBRATION } = await import('../src/biometrics/calibration.js');
-  const { Gallery } = await import('../src/biometrics/matcher.js');
+  const { Gallery } = await import('../src/biometrics/gallery.js');
   const url = process.env.DATABASE_URL
     ? process.env.DATABASE_URL
     : execFileSync('bash', [join(import.meta.dirname, '..', 'scripts', 'ensure-postgres.sh'), 'postgres'], { encoding: 'utf8' }).trim();

@@ -3,7 +3,8 @@
 // while the next search sees the change. Real worker threads, real shared memory.
 import { afterAll, describe, expect, it } from 'vitest';
 import { MatcherPool } from './matcher-pool.js';
-import { FaceGallery, Gallery } from './matcher.js';
+import { FaceGallery } from './face-gallery.js';
+import { Gallery } from './gallery.js';
 import { FACE_CALIBRATION } from './calibration.js';
 import { encodeTemplate } from './template.js';
 

@@ -4,7 +4,7 @@
 // the partition is collected, so a reloaded gallery does not keep the old one's memory alive in the threads.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { MatcherThreads, SharedPartition } from './matcher.js';
+import type { MatcherThreads, SharedPartition } from './matcher-types.js';
 import type { ScanHits, ScanTask } from './matcher-scan.js';
 
 /** Messages to a matcher thread. */

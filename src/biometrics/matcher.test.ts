@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { unitVector } from '../../test/support/vectors.js';
 import { FACE_CALIBRATION } from './calibration.js';
-import { FaceGallery, Gallery } from './matcher.js';
+import { FaceGallery } from './face-gallery.js';
+import { Gallery } from './gallery.js';
 import { cosine, encodeTemplate, quantize } from './template.js';
 
 const V = FACE_CALIBRATION.templateVersion;

@@ -1,61 +1,10 @@
 import { BiometricError } from './errors.js';
-import { FACE_CALIBRATION, calibrationOf, type Calibration } from './calibration.js';
+import { FACE_CALIBRATION, type Calibration } from './calibration.js';
 import { DotKernel, kernelModules, type KernelChoice, type KernelName } from './matcher-dots.js';
 import { mergeHits, scanRows, type ScanHits, type ScanTask } from './matcher-scan.js';
-import { RowStore, type SharedRows } from './matcher-store.js';
-import { parseTemplate, type Template, type TemplateRecord } from './template.js';
-
-/**
- * The record a gallery stores for a template: gallery templates are single-modality (one per face or voice
- * sample), so it is the first record; its modality decides the partition's dimensions and calibration.
- */
-function recordOf(t: Template): TemplateRecord | undefined {
-  return t.records[0];
-}
-
-/** One candidate of a search. */
-export interface MatchCandidate {
-  /** The gallery key (e.g. subject id). */
-  subject: string;
-  /** Score on the -12*log10(FAR) scale, 0..200. */
-  score: number;
-  /** Cosine similarity of the best template of this subject. */
-  cosine: number;
-}
-
-/** Options of `identify`. */
-export interface IdentifyOptions {
-  /** Maximum candidates (default 10). */
-  topK?: number;
-  /** Minimum score (default 0 = every subject may be returned). */
-  threshold?: number;
-  /** Subjects to leave out (e.g. the probe's own subject during deduplication). */
-  exclude?: ReadonlySet<string> | ((subject: string) => boolean);
-}
-
-/** Probe accepted by the matcher: template bytes, a parsed face record, or raw int8 components. */
-export type Probe = Uint8Array | TemplateRecord | Int8Array;
-
-// ---- one partition --------------------------------------------------------------------------------
-
-/**
- * Matcher threads that scan slices of a shared partition (matcher-pool.ts on Node). Runtime-neutral: the
- * gallery only posts tasks and merges what comes back.
- */
-export interface MatcherThreads {
-  /** Number of threads; a search is split into this many slices. */
-  readonly size: number;
-  /** Partitions with fewer rows are searched on the caller's thread (posting the slices would cost more). */
-  readonly minRows?: number;
-  /** Scans one slice of a partition on thread `thread` (0 <= thread < size), which uses scratch slot thread + 1. */
-  scan(thread: number, partition: SharedPartition, task: ScanTask): Promise<ScanHits>;
-}
-
-/** A partition as matcher threads see it: its shared memories, once per thread, named by `key`. */
-export interface SharedPartition extends SharedRows {
-  key: number;
-  kernel: KernelChoice;
-}
+import { RowStore } from './matcher-store.js';
+import { recordOf, type IdentifyOptions, type MatchCandidate, type MatcherThreads, type Probe, type SharedPartition } from './matcher-types.js';
+import { parseTemplate } from './template.js';
 
 let partitionKeys = 0;
 
@@ -290,84 +239,4 @@ function norm(q: Int8Array): number {
   let n = 0;
   for (let i = 0; i < q.length; i++) n += q[i] * q[i];
   return Math.sqrt(n);
-}
-
-// ---- partitions -----------------------------------------------------------------------------------
-
-/**
- * The in-memory gallery of the service, partitioned by template version: templates of different model
- * versions are never compared. Keep it in step with the database (add on enrolment, remove on delete).
- */
-export class Gallery {
-  private readonly parts = new Map<string, FaceGallery>();
-  constructor(private readonly options: { dims?: number; kernel?: KernelChoice; threads?: MatcherThreads } = {}) {}
-
-  /**
-   * The partition of one template version (created on demand). A template version belongs to one model,
-   * so one modality: voice partitions hold 256-d rows scored with the voice calibration.
-   */
-  partition(templateVersion: string, record?: TemplateRecord): FaceGallery {
-    let p = this.parts.get(templateVersion);
-    if (!p) {
-      const modality = record?.modality ?? 'face';
-      const dims = record?.q.length ?? this.options.dims ?? 512;
-      p = new FaceGallery(templateVersion, dims, { kernel: this.options.kernel, threads: this.options.threads, calibration: calibrationOf(modality) });
-      this.parts.set(templateVersion, p);
-    }
-    return p;
-  }
-
-  /** Template versions present. */
-  versions(): string[] {
-    return [...this.parts.keys()];
-  }
-
-  /** Adds template bytes for a subject, into the partition of the template's version. */
-  add(subject: string, templateBytes: Uint8Array): void {
-    const t = parseTemplate(templateBytes);
-    const r = recordOf(t);
-    if (!r) throw new BiometricError('INVALID_TEMPLATE', 'template has no record');
-    this.partition(t.templateVersion, r).add(subject, r);
-  }
-
-  /** Replaces a subject's templates (all of them, across versions) by these template bytes. */
-  replace(subject: string, templates: Uint8Array[]): void {
-    const parsed = templates.map((b) => parseTemplate(b));
-    this.remove(subject);
-    for (const t of parsed) {
-      const r = recordOf(t);
-      if (r) this.partition(t.templateVersion, r).add(subject, r);
-    }
-  }
-
-  /** Removes a subject from every partition. */
-  remove(subject: string): boolean {
-    let found = false;
-    for (const p of this.parts.values()) found = p.remove(subject) || found;
-    return found;
-  }
-
-  /** 1:N search of template bytes in the partition of their version. */
-  identify(probeBytes: Uint8Array, opts?: IdentifyOptions): MatchCandidate[] {
-    const t = parseTemplate(probeBytes);
-    const p = this.parts.get(t.templateVersion);
-    const r = recordOf(t);
-    return p && r ? p.identify(r, opts) : [];
-  }
-
-  /** 1:N search of template bytes split across the matcher threads (on this thread when there are none). */
-  async identifyAsync(probeBytes: Uint8Array, opts?: IdentifyOptions): Promise<MatchCandidate[]> {
-    const t = parseTemplate(probeBytes);
-    const p = this.parts.get(t.templateVersion);
-    const r = recordOf(t);
-    return p && r ? p.identifyAsync(r, opts) : [];
-  }
-
-  /** 1:1 of template bytes against a subject in the partition of their version. */
-  verify(probeBytes: Uint8Array, subject: string): MatchCandidate | null {
-    const t = parseTemplate(probeBytes);
-    const p = this.parts.get(t.templateVersion);
-    const r = recordOf(t);
-    return p && r ? p.verify(r, subject) : null;
-  }
 }
