@@ -1,16 +1,15 @@
-import { sql, type Kysely } from 'kysely';
-import { json } from '../../db/json.js';
-import type { Database } from '../../db/tables.js';
+import {
+  deleteAllSettings,
+  deleteSetting,
+  findSettingValue,
+  listSettingOverrides,
+  lockSettingsWrites,
+  upsertSetting,
+} from '../../db/repositories/settings.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { definitionOf, isSettingKey, orderedSettings, settingKeys, type SettingDefinition, type SettingKey, type SettingScope, type SettingValue } from './registry.js';
-
-/**
- * Key of the transaction-scoped advisory lock every settings write takes ("BIMS" and 0x53, 'S'), so that a
- * cross-key rule is checked and the write made as one step across every process on the database. PGlite
- * runs transactions one at a time anyway; the lock is the same statement there.
- */
-const SETTINGS_WRITE_LOCK = 0x42494d53_0053;
 
 /** How long a cached read may be trusted. Writes on this node invalidate at once; this bounds how long
  * another node sharing the database can serve a value this node changed. */
@@ -91,11 +90,7 @@ export class SettingsService {
     const now = this.ctx.now();
     await this.write(async (trx) => {
       await assertOrdered(trx, known, parsed.data);
-      await trx
-        .insertInto('settings')
-        .values({ key: known, value: json(parsed.data), updated_at: now })
-        .onConflict((oc) => oc.column('key').doUpdateSet({ value: json(parsed.data), updated_at: now }))
-        .execute();
+      await upsertSetting(trx, known, parsed.data, now);
     });
     this.ctx.log.info('setting changed', { key: known, value: parsed.data });
     return this.describe(known);
@@ -106,7 +101,7 @@ export class SettingsService {
     const known = requireKnown(key, 'not-found');
     await this.write(async (trx) => {
       await assertOrdered(trx, known, definitionOf(known).default);
-      await trx.deleteFrom('settings').where('key', '=', known).execute();
+      await deleteSetting(trx, known);
     });
     this.ctx.log.info('setting reset to default', { key: known });
     return this.describe(known);
@@ -115,21 +110,21 @@ export class SettingsService {
   /** Remove every override, keys no longer known included; answers how many there were. */
   async reset(): Promise<{ removed: number; settings: SettingView[] }> {
     // Under the lock too: a write checked against an override this removes must not land after it.
-    const result = await this.write((trx) => trx.deleteFrom('settings').executeTakeFirst());
-    const removed = Number(result.numDeletedRows);
+    const removed = await this.write((trx) => deleteAllSettings(trx));
     this.ctx.log.info('settings reset to defaults', { removed });
     return { removed, settings: await this.list() };
   }
 
   /**
-   * Run a write in one transaction holding {@link SETTINGS_WRITE_LOCK}, then drop this node's cache (also
-   * when it fails: the database is what counts). Two writes whose cross-key check depends on each other
-   * thus run one after the other, each checking against what the other committed.
+   * Run a write in one transaction holding the settings write lock (an advisory lock, so the cross-key rule
+   * is checked and the write made as one step across every process on the database), then drop this node's
+   * cache (also when it fails: the database is what counts). Two writes whose cross-key check depends on each
+   * other thus run one after the other, each checking against what the other committed.
    */
-  private async write<T>(body: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  private async write<T>(body: (trx: Queryable) => Promise<T>): Promise<T> {
     try {
       return await this.ctx.db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${SETTINGS_WRITE_LOCK})`.execute(trx);
+        await lockSettingsWrites(trx);
         return body(trx);
       });
     } finally {
@@ -158,7 +153,7 @@ export class SettingsService {
   }
 
   private async load(): Promise<Map<SettingKey, Override>> {
-    const rows = await this.ctx.db.selectFrom('settings').selectAll().execute();
+    const rows = await listSettingOverrides(this.ctx.db);
     const overrides = new Map<SettingKey, Override>();
     for (const row of rows) {
       if (!isSettingKey(row.key)) continue; // a key from an older version: ignored, removed by reset
@@ -168,7 +163,7 @@ export class SettingsService {
         this.ctx.log.warn('stored setting out of range; using the default', { key: row.key });
         continue;
       }
-      overrides.set(row.key, { value: parsed.data, updatedAt: new Date(row.updated_at) });
+      overrides.set(row.key, { value: parsed.data, updatedAt: row.updated_at });
     }
     return overrides;
   }
@@ -179,7 +174,7 @@ export class SettingsService {
  * The other key of the pair is read in the writing transaction, after the lock, never from a cache: a value
  * another node committed a moment ago counts.
  */
-async function assertOrdered(trx: Kysely<Database>, key: SettingKey, value: unknown): Promise<void> {
+async function assertOrdered(trx: Queryable, key: SettingKey, value: unknown): Promise<void> {
   for (const { low, high } of orderedSettings) {
     if (key !== low && key !== high) continue;
     const other = key === low ? high : low;
@@ -193,8 +188,8 @@ async function assertOrdered(trx: Kysely<Database>, key: SettingKey, value: unkn
 }
 
 /** The effective value of a key as the database holds it now (a stored value the range refuses counts as the default, as when loading). */
-async function storedValue(trx: Kysely<Database>, key: SettingKey): Promise<unknown> {
-  const row = await trx.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+async function storedValue(trx: Queryable, key: SettingKey): Promise<unknown> {
+  const row = await findSettingValue(trx, key);
   const parsed = row ? definitionOf(key).schema.safeParse(row.value) : undefined;
   return parsed?.success ? parsed.data : definitionOf(key).default;
 }
