@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { bodyLimit, bodyLimitError } from './http/body-limit.js';
-import { unreadBody } from './http/unread-body.js';
+import { bodyLimitError } from './http/body-limit.js';
+import { everyRequest } from './http/every-request.js';
 import { HTTPException } from 'hono/http-exception';
 import type { Services } from './services/index.js';
 import { DomainError } from './services/errors.js';
@@ -9,11 +9,9 @@ import type { AppEnv } from './http/env.js';
 import { mountOperations } from './http/mount.js';
 import { operationTable } from './operations/index.js';
 import { recordException } from './services/exceptions/record.js';
-import { securityHeaders } from './http/security-headers.js';
 import { mountPlatformRoutes } from './http/platform-routes.js';
 import { mountDocs } from './http/docs.js';
-import { requestLog } from './http/request-log.js';
-import { mountMetrics, requestMetrics } from './http/metrics-route.js';
+import { mountMetrics } from './http/metrics-route.js';
 import { unroutedAnswer } from './http/method-not-allowed.js';
 
 /** What the runtime entry hands the app. */
@@ -21,6 +19,8 @@ export interface AppDeps {
   services: Services;
   /** The caller's address from the runtime's own bindings (Node socket, Deno info, Workers header). */
   clientAddress?: (request: Request, env: unknown) => string;
+  /** A request header by its lower-case name, read the runtime's cheapest way (Node: the IncomingMessage's record). */
+  readHeader?: (request: Request, env: unknown, name: string) => string | undefined;
   /** Static assets (Swagger UI) for the docs page, read by the runtime from its own storage. */
   readAsset?: (name: string) => Promise<Uint8Array | null>;
 }
@@ -36,17 +36,14 @@ export function createApp(deps: AppDeps) {
   const { services } = deps;
   const config = services.ctx.config;
 
-  app.use('*', async (c, next) => {
-    c.set('services', services);
-    c.set('requestId', c.req.header('x-request-id')?.slice(0, 128) || crypto.randomUUID());
-    c.set('clientAddress', deps.clientAddress?.(c.req.raw, c.env) ?? 'unknown');
-    await next();
-  });
-  app.use('*', requestLog());
-  app.use('*', requestMetrics());
-  app.use('*', securityHeaders(config.BIMS_CORS_ORIGINS));
-  app.use('*', unreadBody());
-  app.use('*', bodyLimit(config.BIMS_MAX_BODY_BYTES));
+  // Request id, security headers, body limit, metric and log line: one layer (src/http/every-request.ts).
+  app.use('*', everyRequest({
+    services,
+    corsOrigins: config.BIMS_CORS_ORIGINS,
+    maxBodyBytes: config.BIMS_MAX_BODY_BYTES,
+    clientAddress: deps.clientAddress,
+    readHeader: deps.readHeader,
+  }));
 
   mountPlatformRoutes(app);
   mountMetrics(app);

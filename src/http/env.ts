@@ -11,5 +11,9 @@ export interface AppEnv {
     /** The seed operation being served, for the exception log. */
     operationId?: string;
     surface?: string;
+    /** Headers the answer carries besides the fixed ones (request id, CORS), noted before the handler runs. */
+    answerHeaders?: Record<string, string>;
+    /** The answer made with every header already in place (`jsonAnswer`): nothing to add afterwards. */
+    completeAnswer?: Response;
   };
 }

@@ -1,31 +1,10 @@
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import { roleCovers } from '../auth/principal.js';
 import { safeEqual } from '../auth/safe-equal.js';
 import { DomainError } from '../services/errors.js';
 import { PROMETHEUS_TEXT } from '../services/metrics/prometheus.js';
 import { clientAddress } from './client-address.js';
 import type { AppEnv } from './env.js';
-
-/**
- * Count every answered request and its duration, labelled with the operation the route set (the seed's
- * operation id, so the label's values are a fixed list whatever paths clients try) and its surface.
- */
-export function requestMetrics(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      c.get('services').metrics.recordRequest({
-        operation: c.get('operationId'),
-        surface: c.get('surface'),
-        method: c.req.method,
-        status: c.res.status,
-        seconds: (performance.now() - started) / 1000,
-      });
-    }
-  };
-}
 
 /**
  * `GET /metrics`: the Prometheus text exposition (docs/metrics.md). For an ADMIN (Basic or Bearer, as on the

@@ -1,20 +1,25 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from './env.js';
 
-/** One JSON line per request: id, method, path (no query: it may carry identifiers), status, duration, caller. */
-export function requestLog(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    const principal = c.get('principal');
-    c.get('services').ctx.log.info('request', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-      operationId: c.get('operationId'),
-      accountId: principal?.accountId ?? undefined,
-    });
-  };
+/**
+ * What an answered request leaves behind, taken from one reading of the request: its sample in the request
+ * metrics (labelled with the operation the route set, the seed's operation id, so the label's values are a fixed
+ * list whatever paths clients try, and its surface) and one JSON log line (id, method, path without the query,
+ * which may carry identifiers, status, duration, operation, caller).
+ */
+export function recordRequest(c: Context<AppEnv>, elapsedMs: number): void {
+  const services = c.get('services');
+  const method = c.req.method;
+  const status = c.res.status;
+  const operationId = c.get('operationId');
+  services.metrics.recordRequest({ operation: operationId, surface: c.get('surface'), method, status, seconds: elapsedMs / 1000 });
+  services.ctx.log.info('request', {
+    requestId: c.get('requestId'),
+    method,
+    path: c.req.path,
+    status,
+    durationMs: Math.round(elapsedMs * 10) / 10,
+    operationId,
+    accountId: c.get('principal')?.accountId ?? undefined,
+  });
 }

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from './env.js';
 
 /** The headers every answer carries whatever it is, in the order they are set. */
@@ -32,28 +32,38 @@ const DEFAULT_RECORD: Readonly<Record<string, string>> = Object.fromEntries([
   ['cache-control', 'no-store'],
 ]);
 
-/** Answers that already carry every header the middleware would set (made by {@link jsonAnswer}). */
-const complete = new WeakSet<Response>();
-/** Per request: the headers its answer carries besides the defaults (the request id; CORS when open). */
-const ownHeaders = new WeakMap<Context<AppEnv>, Record<string, string>>();
-
 /**
  * A JSON answer with its security headers already in place, as one plain record: the Node adapter then writes
- * that record as it is. An answer whose headers are set one by one afterwards (the middleware below) makes it
- * build a `Headers` object, set each header through it and turn it back into a record: about a tenth of a
- * `/health` request. The middleware leaves such an answer alone. For answers with no headers of their own
- * (those take `c.json` and the middleware), so nothing they set can meet a default here.
+ * that record as it is. An answer whose headers are set one by one afterwards ({@link SecurityHeaders.after})
+ * makes it build a `Headers` object, set each header through it and turn it back into a record: about a tenth
+ * of a `/health` request. Such an answer is left alone afterwards. For answers with no headers of their own
+ * (those take `c.json` and the headers afterwards), so nothing they set can meet a default here.
  */
 export function jsonAnswer(c: Context<AppEnv>, data: unknown, status = 200): Response {
-  const own = ownHeaders.get(c);
+  const own = c.get('answerHeaders');
   if (!own) return c.json(data as object, status as 200);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...DEFAULT_RECORD, ...own };
-  // Names the seed operation that answered, as the middleware does.
+  // Names the seed operation that answered, as the headers set afterwards do.
   const operationId = c.get('operationId');
   if (operationId) headers['x-bims-operation'] = operationId;
   const res = new Response(JSON.stringify(data), { status, headers });
-  complete.add(res);
+  c.set('completeAnswer', res);
   return res;
+}
+
+/** A request header by its lower-case name (the runtime's cheapest way to read it; see `everyRequest`). */
+export type HeaderReader = (c: Context<AppEnv>, name: string) => string | undefined;
+
+/** The two halves of the security headers, around the handler (both run by `everyRequest`). */
+export interface SecurityHeaders {
+  /**
+   * Before the handler: notes the headers this request's answer carries besides the defaults (the request id;
+   * CORS when open) for {@link jsonAnswer}, and answers an allowed CORS preflight itself (the handler is then
+   * not run).
+   */
+  before(c: Context<AppEnv>, header: HeaderReader): Response | undefined;
+  /** After it: every header an answer must carry and does not yet (none for a {@link jsonAnswer} answer). */
+  after(c: Context<AppEnv>): void;
 }
 
 /**
@@ -62,18 +72,25 @@ export function jsonAnswer(c: Context<AppEnv>, data: unknown, status = 200): Res
  * (the docs page, the sign-in form) set their own Content-Security-Policy, which is kept; likewise a page that
  * needs the camera (the dashboard's capture.html, through the proxy) sets its own Permissions-Policy.
  */
-export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> {
+export function securityHeaders(corsOrigins: string): SecurityHeaders {
   const allowed = corsOrigins.split(',').map((o) => o.trim()).filter(Boolean);
   // Once CORS is open, answers depend on the Origin header (an allowed origin is echoed, with `*` too), so
   // shared caches must key on it, including for answers to origins that were not allowed.
   const variesByOrigin = allowed.length > 0;
   const anyOrigin = allowed.includes('*');
-  return async (c, next) => {
-    // Without configured origins no Origin header changes anything: it is not even read.
-    const origin = variesByOrigin ? c.req.header('origin') : undefined;
-    const corsOk = origin !== undefined && (anyOrigin || allowed.includes(origin));
-    if (c.req.method === 'OPTIONS' && corsOk && c.req.header('access-control-request-method')) {
-      c.res = new Response(null, {
+  return {
+    before(c, header) {
+      const own: Record<string, string> = { 'x-request-id': c.get('requestId') };
+      c.set('answerHeaders', own);
+      // Without configured origins no Origin header changes anything: it is not even read.
+      if (!variesByOrigin) return undefined;
+      own.vary = 'Origin';
+      const origin = header(c, 'origin');
+      if (origin === undefined || !(anyOrigin || allowed.includes(origin))) return undefined;
+      own['access-control-allow-origin'] = origin;
+      own['access-control-expose-headers'] = EXPOSED;
+      if (c.req.method !== 'OPTIONS' || !header(c, 'access-control-request-method')) return undefined;
+      return new Response(null, {
         status: 204,
         headers: {
           'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE, PATCH',
@@ -81,30 +98,24 @@ export function securityHeaders(corsOrigins: string): MiddlewareHandler<AppEnv> 
           'Access-Control-Max-Age': '600',
         },
       });
-    } else {
-      const own: Record<string, string> = { 'x-request-id': c.get('requestId') };
-      if (variesByOrigin) own.vary = 'Origin';
-      if (corsOk) {
-        own['access-control-allow-origin'] = origin!;
-        own['access-control-expose-headers'] = EXPOSED;
+    },
+    after(c) {
+      if (c.get('completeAnswer') === c.res) return;
+      const h = c.res.headers;
+      for (const [name, value] of FIXED) h.set(name, value);
+      if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', DEFAULT_CSP);
+      if (!h.has('Permissions-Policy')) h.set('Permissions-Policy', DEFAULT_PERMISSIONS);
+      if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store');
+      h.set('X-Request-Id', c.get('requestId'));
+      // Names the seed operation that answered, so clients and tests can tell which route matched.
+      const operationId = c.get('operationId');
+      if (operationId) h.set('X-Bims-Operation', operationId);
+      if (variesByOrigin && !ORIGIN_IN_VARY.test(h.get('Vary') ?? '')) h.append('Vary', 'Origin');
+      const origin = c.get('answerHeaders')?.['access-control-allow-origin'];
+      if (origin !== undefined) {
+        h.set('Access-Control-Allow-Origin', origin);
+        h.set('Access-Control-Expose-Headers', EXPOSED);
       }
-      ownHeaders.set(c, own);
-      await next();
-      if (complete.has(c.res)) return;
-    }
-    const h = c.res.headers;
-    for (const [name, value] of FIXED) h.set(name, value);
-    if (!h.has('Content-Security-Policy')) h.set('Content-Security-Policy', DEFAULT_CSP);
-    if (!h.has('Permissions-Policy')) h.set('Permissions-Policy', DEFAULT_PERMISSIONS);
-    if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store');
-    h.set('X-Request-Id', c.get('requestId'));
-    // Names the seed operation that answered, so clients and tests can tell which route matched.
-    const operationId = c.get('operationId');
-    if (operationId) h.set('X-Bims-Operation', operationId);
-    if (variesByOrigin && !ORIGIN_IN_VARY.test(h.get('Vary') ?? '')) h.append('Vary', 'Origin');
-    if (corsOk) {
-      h.set('Access-Control-Allow-Origin', origin!);
-      h.set('Access-Control-Expose-Headers', EXPOSED);
-    }
+    },
   };
 }

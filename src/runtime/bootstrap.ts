@@ -35,6 +35,7 @@ export interface BootOptions {
   /** Announce the generated admin password (printed once on first start). */
   announceAdminPassword?: (password: string) => void;
   clientAddress?: AppDeps['clientAddress'];
+  readHeader?: AppDeps['readHeader'];
   readAsset?: AppDeps['readAsset'];
   /** Makes the face extractor on first use (a worker pool on Node, inline elsewhere); absent: biometric operations answer 503. */
   createExtractor?: () => Promise<Extractor>;
@@ -121,7 +122,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     ? setInterval(() => void (reconciling = services.gallery.reconcile().catch((error) => log.warn('gallery reconciliation failed', { reason: String(error) }))), config.BIMS_GALLERY_RECONCILE_SECONDS * 1000)
     : undefined;
   (reconcileTimer as { unref?: () => void } | undefined)?.unref?.();
-  const app = createApp({ services, clientAddress: options.clientAddress, readAsset: options.readAsset });
+  const app = createApp({ services, clientAddress: options.clientAddress, readHeader: options.readHeader, readAsset: options.readAsset });
   return {
     app,
     services,

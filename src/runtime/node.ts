@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { baseUrlOf, poolLimitsOf } from '../config/config.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
+import { readIncomingHeader } from './node-headers.js';
 import { startSidecarChild, type SidecarChild } from './node-sidecar.js';
 import { startDashboardChild, type DashboardChild } from './node-dashboard.js';
 import { configuredLogger } from '../services/logger.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     announceAdminPassword: (password) =>
       console.log(`\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`),
     clientAddress: (_request, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
+    readHeader: readIncomingHeader,
     readAsset: nodeAssetReader(),
     createExtractor: () =>
       config.BIMS_EXTRACTION_URL
