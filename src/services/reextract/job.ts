@@ -1,5 +1,4 @@
-import type { ExpressionBuilder } from 'kysely';
-import type { Database } from '../../db/tables.js';
+import { countOutdatedSubjectsByVersion, listOutdatedSubjectsAfter } from '../../db/repositories/reextract.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { CURRENT_FACE_TEMPLATE_VERSION, CURRENT_VOICE_TEMPLATE_VERSION } from '../management/template-version.js';
@@ -72,20 +71,10 @@ export async function runReextractJob(services: Services, options: ReextractJobO
   const current = options.dryRun ? CURRENT_FACE_TEMPLATE_VERSION : (await services.extractors.get()).templateVersion;
   const currentVoice = options.dryRun ? CURRENT_VOICE_TEMPLATE_VERSION : (await services.extractors.get()).voiceTemplateVersion;
   // A subject is outdated when its face or its voice templates are: re-extraction redoes both.
-  const outdated = (eb: ExpressionBuilder<Database, 'subjects'>) =>
-    eb.or([
-      eb('subjects.template_version', '<>', current),
-      eb.exists(eb.selectFrom('face_samples').select('face_samples.id').whereRef('face_samples.subject_ref', '=', 'subjects.id').where('face_samples.template_version', '<>', current)),
-      eb.exists(eb.selectFrom('voice_samples').select('voice_samples.id').whereRef('voice_samples.subject_ref', '=', 'subjects.id').where('voice_samples.template_version', '<>', currentVoice)),
-    ]);
-  const versions = await db
-    .selectFrom('subjects')
-    .select((eb) => ['template_version', eb.fn.countAll<string>().as('n')])
-    .where(outdated)
-    .groupBy('template_version')
-    .execute();
-  const byVersion = Object.fromEntries(versions.map((v) => [v.template_version ?? 'none', Number(v.n)]));
-  const count = versions.reduce((sum, v) => sum + Number(v.n), 0);
+  const versions = { face: current, voice: currentVoice };
+  const outdated = await countOutdatedSubjectsByVersion(db, versions);
+  const byVersion = Object.fromEntries(outdated.map((v) => [v.templateVersion ?? 'none', v.count]));
+  const count = outdated.reduce((sum, v) => sum + v.count, 0);
   const total = Math.min(count, options.limit ?? Infinity);
   const summary: ReextractJobSummary = {
     templateVersion: current, dryRun: options.dryRun === true, outdated: count, byVersion, total, done: 0, reextracted: 0, failed: 0, failures: [],
@@ -100,14 +89,7 @@ export async function runReextractJob(services: Services, options: ReextractJobO
   const concurrency = Math.max(1, options.concurrency ?? 1);
   let after = 0;
   while (!options.dryRun && summary.done < total && !options.signal?.aborted) {
-    const batch = await db
-      .selectFrom('subjects')
-      .select(['id', 'subject_id'])
-      .where(outdated)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(Math.min(batchSize, total - summary.done))
-      .execute();
+    const batch = await listOutdatedSubjectsAfter(db, versions, after, Math.min(batchSize, total - summary.done));
     if (batch.length === 0) break;
     after = batch[batch.length - 1]!.id;
     let next = 0;

@@ -1,7 +1,10 @@
-import type { Transaction } from 'kysely';
 import { encodeFaceTemplate, type FaceAnalysis, type ImageAnalysis } from '../../biometrics/index.js';
 import { json } from '../../db/json.js';
-import type { Database } from '../../db/tables.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
+import {
+  findSubjectRef, listStoredFaceSamples, loadOriginalImages, lockSubjectForUpdate, replaceSubjectTemplate, setSubjectTemplateVersion, updateFaceSample,
+  type StoredFaceSample,
+} from '../../db/repositories/reextract.js';
 import type { Services } from '../index.js';
 import { DomainError, notFound } from '../errors.js';
 import { analyseImages, faceGatesOf } from '../biometrics/face-samples.js';
@@ -12,15 +15,6 @@ import { refuse, type Caller } from './refuse.js';
 import { redoStoredVoices, writeRedoneVoices } from './stored-voices.js';
 
 type Box = { x: number; y: number; width: number; height: number };
-
-/** A stored face sample as re-extraction reads it (never its template bytes beyond what the gallery needs). */
-interface StoredSample {
-  id: number;
-  image_id: number | null;
-  rectangle: Box | string | null;
-  template_version: string;
-  template: Uint8Array | null;
-}
 
 /** A sample re-extracted from its original image. */
 interface Redone {
@@ -59,19 +53,14 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   const { ctx } = services;
   const started = performance.now();
   const uuid = crypto.randomUUID();
-  const subject = await ctx.db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
+  const subject = await findSubjectRef(ctx.db, subjectId);
   if (!subject) throw notFound(`Subject '${subjectId}'`);
   const extractor = await services.extractors.get();
   const current = extractor.templateVersion;
   const fail = (status: 'FAILED' | 'NO_FACE_DETECTED', reason: string, extras: Record<string, unknown> = {}) =>
     refuse(services, { uuid, status, reason, subjectId, started, caller, extras });
 
-  const samples: StoredSample[] = await ctx.db
-    .selectFrom('face_samples')
-    .select(['id', 'image_id', 'rectangle', 'template_version', 'template'])
-    .where('subject_ref', '=', subject.id)
-    .orderBy('id')
-    .execute();
+  const samples = await listStoredFaceSamples(ctx.db, subject.id);
   const voices = await redoStoredVoices(services, subject.id);
   if (voices.failure) return fail('FAILED', voices.failure.reason, { voiceSampleId: voices.failure.sampleId });
   if (samples.length === 0 && voices.redone.length === 0) return fail('FAILED', `subject '${subjectId}' has no face or voice sample to re-extract`);
@@ -103,7 +92,7 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   }
   const redone: Redone[] = [];
   for (const [i, sample] of withImage.entries()) {
-    const face = pickStoredFace(analyses[i]!.faces, boxOf(sample.rectangle));
+    const face = pickStoredFace(analyses[i]!.faces, sample.rectangle);
     if (!face) {
       return fail('NO_FACE_DETECTED', `the current extractor finds no face in the original image of face sample ${sample.id}`, { sampleId: sample.id });
     }
@@ -114,24 +103,19 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   const stored = await services.gallery.transaction(async (trx, changes) => {
     const now = ctx.now();
     // The subject may have been deleted while its images were analysed; the lock keeps it until the commit.
-    const row = await trx.selectFrom('subjects').select(['id', 'status']).where('id', '=', subject.id).forUpdate().executeTakeFirst();
+    const row = await lockSubjectForUpdate(trx, subject.id);
     if (!row) throw notFound(`Subject '${subjectId}'`);
     for (const r of redone) {
       const f = r.face;
-      await trx
-        .updateTable('face_samples')
-        .set({
-          template: r.template, template_version: current, rectangle: json(roundBox(f.rectangle)), landmarks: json(f.landmarks),
-          yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
-          ...(measureLiveness ? { liveness_score: finite(f.livenessScore) } : {}),
-        })
-        .where('id', '=', r.sampleId)
-        .where('subject_ref', '=', subject.id)
-        .execute();
+      await updateFaceSample(trx, subject.id, r.sampleId, {
+        template: r.template, template_version: current, rectangle: json(roundBox(f.rectangle)), landmarks: json(f.landmarks),
+        yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
+        ...(measureLiveness ? { liveness_score: finite(f.livenessScore) } : {}),
+      });
     }
     if (redone.length) await replaceCompactTemplate(trx, subject.id, redone, current, now);
     await writeRedoneVoices(trx, subject.id, voices, now);
-    await trx.updateTable('subjects').set({ template_version: current, updated_at: now }).where('id', '=', subject.id).execute();
+    await setSubjectTemplateVersion(trx, subject.id, current, now);
     const operation = await recordOperation(trx, {
       uuid, type: 'REEXTRACT', status: 'SUCCESS', subjectId, modalities: [...(samples.length ? ['FACE' as const] : []), ...(voices.averaged ? ['VOICE' as const] : [])],
       durationMs: performance.now() - started, principal: caller.principal, surface: caller.surface, at: now,
@@ -149,16 +133,8 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
 }
 
 /** The ORIGINAL image bytes of each sample that has one, by sample id. */
-async function originalImages(services: Services, samples: StoredSample[]): Promise<Map<number, Uint8Array>> {
-  const imageIds = samples.map((s) => s.image_id).filter((id): id is number => id !== null);
-  if (imageIds.length === 0) return new Map();
-  const images = await services.ctx.db
-    .selectFrom('images')
-    .select(['id', 'bytes'])
-    .where('id', 'in', imageIds)
-    .where('kind', '=', 'ORIGINAL')
-    .execute();
-  const byId = new Map(images.map((i) => [i.id, i.bytes]));
+async function originalImages(services: Services, samples: StoredFaceSample[]): Promise<Map<number, Uint8Array>> {
+  const byId = await loadOriginalImages(services.ctx.db, samples.map((s) => s.image_id).filter((id): id is number => id !== null));
   const out = new Map<number, Uint8Array>();
   for (const s of samples) {
     const bytes = s.image_id !== null ? byId.get(s.image_id) : undefined;
@@ -168,24 +144,9 @@ async function originalImages(services: Services, samples: StoredSample[]): Prom
 }
 
 /** The subject's compact FACE template (QR codes, exports) becomes that of its best-quality re-extracted face. */
-async function replaceCompactTemplate(
-  trx: Transaction<Database>,
-  subjectRef: number,
-  redone: Redone[],
-  version: string,
-  now: Date,
-) {
+async function replaceCompactTemplate(trx: Queryable, subjectRef: number, redone: Redone[], version: string, now: Date) {
   const best = redone.reduce((a, b) => (b.face.quality > a.face.quality ? b : a));
-  const values = { template_version: version, data: best.template, quality: finite(best.face.quality) };
-  const updated = await trx.updateTable('templates').set(values).where('subject_ref', '=', subjectRef).where('modality', '=', 'FACE').executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) {
-    await trx.insertInto('templates').values({ subject_ref: subjectRef, modality: 'FACE', ...values, created_at: now }).execute();
-  }
-}
-
-function boxOf(value: StoredSample['rectangle']): Box | null {
-  if (value === null) return null;
-  return typeof value === 'string' ? (JSON.parse(value) as Box | null) : value;
+  await replaceSubjectTemplate(trx, subjectRef, 'FACE', { template_version: version, data: best.template, quality: finite(best.face.quality) }, now);
 }
 
 function roundBox(r: Box): Box {

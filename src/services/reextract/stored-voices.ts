@@ -1,7 +1,7 @@
-import type { Transaction } from 'kysely';
 import { encodeVoiceTemplate } from '../../biometrics/index.js';
 import type { VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
-import type { Database } from '../../db/tables.js';
+import { listStoredVoiceSamples, replaceSubjectTemplate, updateVoiceSample } from '../../db/repositories/reextract.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { averagedVoiceTemplate, voiceExtractionError } from '../biometrics/voice-samples.js';
@@ -29,12 +29,7 @@ export type StoredVoices =
  * operation, not a 400). A missing voice model is the 503 it is everywhere.
  */
 export async function redoStoredVoices(services: Services, subjectRef: number): Promise<StoredVoices> {
-  const samples = await services.ctx.db
-    .selectFrom('voice_samples')
-    .select(['id', 'audio'])
-    .where('subject_ref', '=', subjectRef)
-    .orderBy('id')
-    .execute();
+  const samples = await listStoredVoiceSamples(services.ctx.db, subjectRef);
   const extractor = await services.extractors.get();
   const version = extractor.voiceTemplateVersion;
   if (samples.length === 0) return { version, redone: [], averaged: null };
@@ -60,19 +55,12 @@ export async function redoStoredVoices(services: Services, subjectRef: number): 
 }
 
 /** Inside the re-extracting transaction: each voice sample's new template and measures, and the subject's averaged VOICE template. */
-export async function writeRedoneVoices(trx: Transaction<Database>, subjectRef: number, voices: Extract<StoredVoices, { version: string }>, now: Date) {
+export async function writeRedoneVoices(trx: Queryable, subjectRef: number, voices: Extract<StoredVoices, { version: string }>, now: Date) {
   if (!voices.averaged) return;
   for (const r of voices.redone) {
-    await trx
-      .updateTable('voice_samples')
-      .set({ template: r.template, template_version: voices.version, quality: r.analysis.quality, speech_ratio: Math.round(r.analysis.speechRatio * 1000) / 1000 })
-      .where('id', '=', r.sampleId)
-      .where('subject_ref', '=', subjectRef)
-      .execute();
+    await updateVoiceSample(trx, subjectRef, r.sampleId, {
+      template: r.template, template_version: voices.version, quality: r.analysis.quality, speech_ratio: Math.round(r.analysis.speechRatio * 1000) / 1000,
+    });
   }
-  const values = { template_version: voices.version, data: voices.averaged.template, quality: voices.averaged.quality };
-  const updated = await trx.updateTable('templates').set(values).where('subject_ref', '=', subjectRef).where('modality', '=', 'VOICE').executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) {
-    await trx.insertInto('templates').values({ subject_ref: subjectRef, modality: 'VOICE', ...values, created_at: now }).execute();
-  }
+  await replaceSubjectTemplate(trx, subjectRef, 'VOICE', { template_version: voices.version, data: voices.averaged.template, quality: voices.averaged.quality }, now);
 }
