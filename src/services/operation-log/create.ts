@@ -12,6 +12,7 @@ import { countUsage, precheckLicence } from '../licensing/usage.js';
 import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.js';
 import { probeModalities, searchGallery, verifySubject, type MultimodalProbe } from '../biometrics/multimodal.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
+import { findSubjectRefBySubjectId, insertProbeImage, insertProbeVoiceSample } from '../../db/repositories/operation-log.js';
 
 type Request = z.output<typeof CreateOperationRequest>;
 interface Caller {
@@ -48,7 +49,7 @@ export async function createOperation(services: Services, request: Request, call
 
   // The subject of a VERIFY must exist before any extraction work is spent on it.
   const subject = request.type === 'VERIFY'
-    ? await services.ctx.db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', request.subjectId!).executeTakeFirst()
+    ? await findSubjectRefBySubjectId(services.ctx.db, request.subjectId!)
     : undefined;
   if (request.type === 'VERIFY' && !subject) throw notFound(`Subject '${request.subjectId}'`);
 
@@ -120,16 +121,13 @@ async function finish(services: Services, record: OperationRecord, started: numb
     // Counted (and refused over quota) with the operation it counts: a refusal rolls both back.
     await countUsage(trx, services, record.type as LicensedOperationType);
     for (const probe of probes) {
-      await trx
-        .insertInto('images')
-        .values({
-          operation_uuid: record.uuid, subject_ref: null, kind: 'ORIGINAL', format: probe.analysis.format.toUpperCase(),
-          width: probe.analysis.width, height: probe.analysis.height, bytes: probe.bytes, created_at: record.at,
-        })
-        .execute();
+      await insertProbeImage(trx, {
+        operation_uuid: record.uuid, format: probe.analysis.format.toUpperCase(),
+        width: probe.analysis.width, height: probe.analysis.height, bytes: probe.bytes, created_at: record.at,
+      });
     }
     for (const voice of voices) {
-      await trx.insertInto('voice_samples').values(voiceSampleRow(voice, { subjectRef: null, operationUuid: record.uuid, at: record.at })).execute();
+      await insertProbeVoiceSample(trx, voiceSampleRow(voice, { subjectRef: null, operationUuid: record.uuid, at: record.at }));
     }
     return recordOperation(trx, { ...record, durationMs: performance.now() - started });
   });

@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../../db/tables.js';
+import { deleteOperationsWithProbes, findSubjectsDependingOnOperations, lockOperationsByUuids } from '../../db/repositories/operation-log.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
 
@@ -20,8 +20,6 @@ import { DomainError } from '../errors.js';
  * when a subject is deleted.
  */
 
-type Trx = Transaction<Database> | Kysely<Database>;
-
 /** `deleteOperation`: one operation by UUID; 404 when unknown. */
 export function deleteOperation(ctx: ServiceContext, uuid: string) {
   return deleteOperations(ctx, [uuid]);
@@ -33,8 +31,7 @@ export async function deleteOperations(ctx: ServiceContext, uuids: readonly stri
   const asGiven = new Map(uuids.map((u) => [u.toLowerCase(), u]));
   const list = [...asGiven.keys()];
   const deleted = await ctx.db.transaction().execute(async (trx) => {
-    const found = await trx.selectFrom('operations').select('uuid').where('uuid', 'in', list).forUpdate().execute();
-    const known = new Set(found.map((r) => r.uuid.toLowerCase()));
+    const known = new Set((await lockOperationsByUuids(trx, list)).map((uuid) => uuid.toLowerCase()));
     const missing = list.filter((u) => !known.has(u)).map((u) => asGiven.get(u)!);
     if (missing.length) {
       throw new DomainError('not-found', `Operation${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'were' : 'was'} not found`, {
@@ -42,38 +39,20 @@ export async function deleteOperations(ctx: ServiceContext, uuids: readonly stri
       });
     }
     await refuseSubjectOperations(trx, list);
-    for (const table of ['face_samples', 'voice_samples', 'images'] as const) {
-      // face_samples first: they reference images.
-      await trx
-        .deleteFrom(table as 'images')
-        .where('operation_uuid', 'in', list)
-        .where('subject_ref', 'is', null)
-        .execute();
-    }
-    const result = await trx.deleteFrom('operations').where('uuid', 'in', list).executeTakeFirstOrThrow();
-    return Number(result.numDeletedRows);
+    // With the probe data only these operations own; a subject's data never goes here.
+    return deleteOperationsWithProbes(trx, list);
   });
   ctx.log.info('operations deleted', { count: deleted });
   return { deleted };
 }
 
 /** 409 when a stored subject depends on one of these operations, naming each such operation with its subjects. */
-async function refuseSubjectOperations(trx: Trx, list: string[]) {
-  const enrolments = trx
-    .selectFrom('subjects')
-    .select(['enrollment_operation_uuid as uuid', 'subject_id'])
-    .where('enrollment_operation_uuid', 'in', list);
-  const owned = (table: 'images' | 'face_samples' | 'voice_samples') =>
-    trx
-      .selectFrom(`${table} as x` as 'images as x')
-      .innerJoin('subjects as s', 's.id', 'x.subject_ref')
-      .select(['x.operation_uuid as uuid', 's.subject_id'])
-      .where('x.operation_uuid', 'in', list);
-  const rows = await enrolments.union(owned('images')).union(owned('face_samples')).union(owned('voice_samples')).execute();
+async function refuseSubjectOperations(trx: Queryable, list: string[]) {
+  const rows = await findSubjectsDependingOnOperations(trx, list);
   if (!rows.length) return;
   const bySubject = new Map<string, Set<string>>();
   for (const row of rows) {
-    const uuid = String(row.uuid).toLowerCase();
+    const uuid = row.uuid.toLowerCase();
     bySubject.set(uuid, (bySubject.get(uuid) ?? new Set()).add(row.subject_id));
   }
   const named = [...bySubject].map(([uuid, subjects]) => `${uuid} (subject ${[...subjects].map((s) => `'${s}'`).join(', ')})`);

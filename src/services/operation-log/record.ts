@@ -1,6 +1,6 @@
-import type { Selectable, Transaction } from 'kysely';
-import type { Database, OperationsTable } from '../../db/tables.js';
 import { json } from '../../db/json.js';
+import { insertOperation, type OperationRow } from '../../db/repositories/operation-log.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 
@@ -47,31 +47,27 @@ export interface OperationRecord {
  * Write one operation row. Called inside the transaction that stores the operation's effects, so an
  * operation is logged exactly when its effects are; failed operations are logged in a transaction of their own.
  */
-export async function recordOperation(trx: Transaction<Database> | import('kysely').Kysely<Database>, op: OperationRecord) {
-  return trx
-    .insertInto('operations')
-    .values({
-      uuid: op.uuid,
-      type: op.type,
-      status: op.status,
-      subject_id: op.subjectId ?? null,
-      modalities: json(op.modalities),
-      score: op.score ?? null,
-      threshold: op.threshold ?? null,
-      candidates: json(op.candidates ?? null),
-      checks: json(op.checks ?? null),
-      details: json(op.details ?? null),
-      duration_ms: Math.max(0, Math.round(op.durationMs)),
-      account_id: op.principal.accountId,
-      surface: op.surface,
-      created_at: op.at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+export async function recordOperation(trx: Queryable, op: OperationRecord): Promise<OperationRow> {
+  return insertOperation(trx, {
+    uuid: op.uuid,
+    type: op.type,
+    status: op.status,
+    subject_id: op.subjectId ?? null,
+    modalities: json(op.modalities),
+    score: op.score ?? null,
+    threshold: op.threshold ?? null,
+    candidates: json(op.candidates ?? null),
+    checks: json(op.checks ?? null),
+    details: json(op.details ?? null),
+    duration_ms: Math.max(0, Math.round(op.durationMs)),
+    account_id: op.principal.accountId,
+    surface: op.surface,
+    created_at: op.at,
+  });
 }
 
-/** An operation row as the `Operation` model shows it. */
-export function presentOperation(row: Selectable<OperationsTable>) {
+/** An operation row (decoded by the repository) as the `Operation` model shows it. */
+export function presentOperation(row: OperationRow) {
   return {
     id: row.id,
     uuid: row.uuid,
@@ -84,7 +80,7 @@ export function presentOperation(row: Selectable<OperationsTable>) {
     ...(row.candidates ? { candidates: row.candidates } : {}),
     ...(row.checks ? { checks: row.checks } : {}),
     durationMs: row.duration_ms,
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: row.created_at.toISOString(),
     ...(row.account_id !== null ? { accountId: row.account_id } : {}),
     surface: row.surface ?? 'admin',
   };
