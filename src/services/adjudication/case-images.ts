@@ -1,3 +1,5 @@
+import { findCaseInStore } from '../../db/repositories/adjudication/cases.js';
+import { findSubjectRefsBySubjectIds } from '../../db/repositories/biometric-data/identifiers.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { DownloadRequest } from '../biometric-data/download.js';
@@ -8,18 +10,11 @@ import type { DownloadRequest } from '../biometric-data/download.js';
  * what lets an ADJUDICATOR see the faces of the cases they may read, and nothing else.
  */
 export async function caseImages(ctx: ServiceContext, id: number, store: 'pending' | 'solved'): Promise<DownloadRequest> {
-  const statuses = store === 'pending' ? (['PENDING', 'CONFLICTED'] as const) : (['SOLVED'] as const);
-  const row = await ctx.db
-    .selectFrom('adjudication_cases')
-    .select(['subject_id', 'candidates'])
-    .where('id', '=', id)
-    .where('status', 'in', [...statuses])
-    .executeTakeFirst();
+  const row = await findCaseInStore(ctx.db, id, store);
   if (!row) throw notFound(`${store === 'pending' ? 'Pending' : 'Solved'} adjudication case ${id}`);
-  const candidates = (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates) as { subjectId: string }[];
-  const subjectIds = [row.subject_id, ...candidates.map((c) => c.subjectId)];
+  const subjectIds = [row.subject_id, ...row.candidates.map((c) => c.subjectId)];
   // Subjects deleted since the case was opened are simply left out, as the case's JSON leaves them out.
-  const subjects = await ctx.db.selectFrom('subjects').select('id').where('subject_id', 'in', subjectIds).execute();
+  const subjects = await findSubjectRefsBySubjectIds(ctx.db, subjectIds);
   if (subjects.length === 0) throw notFound(`Any subject of adjudication case ${id}`);
   return { selector: { subjectRefs: subjects.map((s) => s.id) }, content: 'images', name: ['case', id] };
 }

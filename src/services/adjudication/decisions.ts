@@ -1,3 +1,4 @@
+import { findCaseState } from '../../db/repositories/adjudication/cases.js';
 import type { Services } from '../index.js';
 import { notFound } from '../errors.js';
 import { decisionsOfCases } from './present.js';
@@ -8,13 +9,13 @@ import { decisionsOfCases } from './present.js';
  */
 export async function decisionsOfCase(services: Services, caseId: number) {
   const { ctx } = services;
-  const row = await ctx.db.selectFrom('adjudication_cases').select(['id', 'status', 'outcome']).where('id', '=', caseId).executeTakeFirst();
+  const row = await findCaseState(ctx.db, caseId);
   if (!row) throw notFound(`Adjudication case ${caseId}`);
   const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
   return {
     caseId: row.id,
     state: row.status,
-    ...(row.status === 'SOLVED' && row.outcome ? { outcome: row.outcome as 'DUPLICATE' | 'NOT_DUPLICATE' } : {}),
+    ...(row.status === 'SOLVED' && row.outcome ? { outcome: row.outcome } : {}),
     requiredDecisions: await services.settings.get('adjudication.requiredDecisions'),
     decisions,
   };

@@ -1,5 +1,5 @@
-import type { Transaction } from 'kysely';
-import type { Database } from '../../db/tables.js';
+import { settlePendingEnrolOperations } from '../../db/repositories/adjudication/related.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 import type { OperationStatus } from '../operation-log/record.js';
 
 /**
@@ -20,18 +20,6 @@ export const enrolOperationStatus = {
  * the transaction that settles the cases. Only operations still PENDING_ADJUDICATION change, so a row some
  * other path already finished is left as it is.
  */
-export async function settleEnrolOperations(trx: Transaction<Database>, operationUuids: readonly string[], subjectStatus: keyof typeof enrolOperationStatus) {
-  let changed = 0;
-  // Chunked like the other bulk updates: one statement's parameter list stays small whatever the store holds.
-  for (let i = 0; i < operationUuids.length; i += 500) {
-    const result = await trx
-      .updateTable('operations')
-      .set({ status: enrolOperationStatus[subjectStatus] })
-      .where('uuid', 'in', operationUuids.slice(i, i + 500))
-      .where('type', '=', 'ENROLL')
-      .where('status', '=', 'PENDING_ADJUDICATION')
-      .executeTakeFirst();
-    changed += Number(result.numUpdatedRows);
-  }
-  return changed;
+export function settleEnrolOperations(trx: Queryable, operationUuids: readonly string[], subjectStatus: keyof typeof enrolOperationStatus): Promise<number> {
+  return settlePendingEnrolOperations(trx, operationUuids, enrolOperationStatus[subjectStatus]);
 }

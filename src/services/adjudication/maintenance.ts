@@ -1,3 +1,11 @@
+import {
+  deleteCasesByIds,
+  deleteCasesOfStore,
+  lockCasesOfStore,
+  lockSolvedCasesByIds,
+} from '../../db/repositories/adjudication/cases.js';
+import { countDecisionsOfCases } from '../../db/repositories/adjudication/decisions.js';
+import { rejectPendingSubjects } from '../../db/repositories/adjudication/related.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import { settleEnrolOperations } from './enrol-operation.js';
@@ -7,19 +15,6 @@ import { settleEnrolOperations } from './enrol-operation.js';
  * the answer says how many went).
  */
 
-const n = (result: { numDeletedRows: bigint } | { numUpdatedRows: bigint }) =>
-  Number('numDeletedRows' in result ? result.numDeletedRows : result.numUpdatedRows);
-
-async function decisionCount(ctx: ServiceContext | { db: ServiceContext['db'] }, caseIds: readonly number[]) {
-  if (caseIds.length === 0) return 0;
-  const row = await ctx.db
-    .selectFrom('adjudication_decisions')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('case_id', 'in', [...caseIds])
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
-}
-
 /**
  * `deleteAdjudicationsSolved`: all or nothing. An id that is unknown or names a case still in the pending
  * store is missing from the solved store: 404 naming every such id, and nothing is deleted.
@@ -27,13 +22,12 @@ async function decisionCount(ctx: ServiceContext | { db: ServiceContext['db'] },
 export async function deleteSolved(ctx: ServiceContext, ids: readonly number[]) {
   const unique = [...new Set(ids)];
   return ctx.db.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('adjudication_cases').select('id').where('id', 'in', unique).where('status', '=', 'SOLVED').forUpdate().execute();
-    const found = new Set(rows.map((r) => r.id));
+    const found = new Set(await lockSolvedCasesByIds(trx, unique));
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length) {
       throw new DomainError('not-found', `Solved adjudication cases ${missing.join(', ')} were not found`, { missing });
     }
-    const deleted = n(await trx.deleteFrom('adjudication_cases').where('id', 'in', unique).executeTakeFirstOrThrow());
+    const deleted = await deleteCasesByIds(trx, unique);
     return { deleted };
   });
 }
@@ -41,9 +35,9 @@ export async function deleteSolved(ctx: ServiceContext, ids: readonly number[]) 
 /** `clearAdjudicationSolvedDb`: empty the solved store with its decisions; probe subjects keep their final status. */
 export async function clearSolved(ctx: ServiceContext) {
   return ctx.db.transaction().execute(async (trx) => {
-    const ids = (await trx.selectFrom('adjudication_cases').select('id').where('status', '=', 'SOLVED').forUpdate().execute()).map((r) => r.id);
-    const decisionsDeleted = await decisionCount({ db: trx }, ids);
-    const deleted = n(await trx.deleteFrom('adjudication_cases').where('status', '=', 'SOLVED').executeTakeFirstOrThrow());
+    const ids = (await lockCasesOfStore(trx, 'solved')).map((r) => r.id);
+    const decisionsDeleted = await countDecisionsOfCases(trx, ids);
+    const deleted = await deleteCasesOfStore(trx, 'solved');
     return { deleted, decisionsDeleted, subjectsRejected: 0 };
   });
 }
@@ -57,26 +51,10 @@ export async function clearSolved(ctx: ServiceContext) {
 export async function clearPending(ctx: ServiceContext) {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
-    const rows = await trx
-      .selectFrom('adjudication_cases')
-      .select(['id', 'subject_id', 'operation_uuid'])
-      .where('status', 'in', ['PENDING', 'CONFLICTED'])
-      .forUpdate()
-      .execute();
-    const decisionsDeleted = await decisionCount({ db: trx }, rows.map((r) => r.id));
-    const deleted = n(await trx.deleteFrom('adjudication_cases').where('status', 'in', ['PENDING', 'CONFLICTED']).executeTakeFirstOrThrow());
-    const subjectIds = [...new Set(rows.map((r) => r.subject_id))];
-    let subjectsRejected = 0;
-    for (let i = 0; i < subjectIds.length; i += 500) {
-      subjectsRejected += n(
-        await trx
-          .updateTable('subjects')
-          .set({ status: 'REJECTED', updated_at: now })
-          .where('subject_id', 'in', subjectIds.slice(i, i + 500))
-          .where('status', '=', 'PENDING_ADJUDICATION')
-          .executeTakeFirstOrThrow(),
-      );
-    }
+    const rows = await lockCasesOfStore(trx, 'pending');
+    const decisionsDeleted = await countDecisionsOfCases(trx, rows.map((r) => r.id));
+    const deleted = await deleteCasesOfStore(trx, 'pending');
+    const subjectsRejected = await rejectPendingSubjects(trx, [...new Set(rows.map((r) => r.subject_id))], now);
     // Their ENROLL operations stop saying PENDING_ADJUDICATION too: the enrolment ended REJECTED.
     await settleEnrolOperations(trx, rows.map((r) => r.operation_uuid), 'REJECTED');
     ctx.log.info('pending adjudication store cleared', { deleted, subjectsRejected });

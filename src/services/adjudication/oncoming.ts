@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
+import { findLeaseHeldBy, leaseCase, lockNextOpenCaseFor, type CaseRow } from '../../db/repositories/adjudication/cases.js';
+import { lockAdjudicatorAccount } from '../../db/repositories/adjudication/related.js';
 import type { Services } from '../index.js';
 import { adjudicatorAccount } from './caller.js';
-import type { CaseRow } from './present.js';
 import { pendingReview } from './review.js';
 
 /**
@@ -32,39 +32,13 @@ export async function takeOncoming(services: Services, principal: Principal) {
   const leaseSeconds = await services.settings.get('adjudication.leaseSeconds');
   const row: CaseRow | undefined = await ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
-    await trx.selectFrom('accounts').select('id').where('id', '=', me).forNoKeyUpdate().execute();
-    const held = await trx
-      .selectFrom('adjudication_cases')
-      .selectAll()
-      .where('status', '=', 'PENDING')
-      .where('assigned_to', '=', me)
-      .where('lease_expires_at', '>', now)
-      .orderBy('assigned_at')
-      .limit(1)
-      .executeTakeFirst();
+    await lockAdjudicatorAccount(trx, me);
+    const held = await findLeaseHeldBy(trx, me, now);
     if (held) return held;
-    const next = await trx
-      .selectFrom('adjudication_cases as c')
-      .select('c.id')
-      .where('c.status', '=', 'PENDING')
-      .where((eb) => eb.or([eb('c.assigned_to', 'is', null), eb('c.lease_expires_at', 'is', null), eb('c.lease_expires_at', '<=', now)]))
-      .where((eb) =>
-        eb.not(eb.exists(eb.selectFrom('adjudication_decisions as d').select(sql`1`.as('one')).whereRef('d.case_id', '=', 'c.id').where('d.account_id', '=', me))),
-      )
-      .orderBy('c.created_at')
-      .orderBy('c.id')
-      .limit(1)
-      .forUpdate()
-      .skipLocked()
-      .executeTakeFirst();
-    if (!next) return undefined;
+    const next = await lockNextOpenCaseFor(trx, me, now);
+    if (next === undefined) return undefined;
     // The row stays locked by this transaction until it commits, so nobody else can lease it in between.
-    return trx
-      .updateTable('adjudication_cases')
-      .set({ assigned_to: me, assigned_at: now, lease_expires_at: new Date(now.getTime() + leaseSeconds * 1000) })
-      .where('id', '=', next.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    return leaseCase(trx, next, me, now, new Date(now.getTime() + leaseSeconds * 1000));
   });
   if (!row) return null;
   ctx.log.debug('adjudication case handed out', { caseId: row.id, accountId: me });

@@ -1,5 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { AdjudicationCasesTable, Database } from '../../db/tables.js';
+import { findDecisionsOfCases, type DecisionRow } from '../../db/repositories/adjudication/decisions.js';
+import type { CaseRow } from '../../db/repositories/adjudication/cases.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 
 /**
  * Rows of `adjudication_cases` and `adjudication_decisions` as the `AdjudicationPending`,
@@ -7,30 +8,8 @@ import type { AdjudicationCasesTable, Database } from '../../db/tables.js';
  * SOLVED is the solved store), so these functions are the one place that turns a row into either model.
  */
 
-type Db = Kysely<Database>;
-export type CaseRow = Selectable<AdjudicationCasesTable>;
-
-/** A decision row joined with its account's user name (absent once the account is deleted). */
-export interface DecisionRow {
-  id: number;
-  case_id: number;
-  account_id: number;
-  username: string | null;
-  decision: 'DUPLICATE' | 'NOT_DUPLICATE';
-  duplicate_of_subject_id: string | null;
-  comment: string;
-  created_at: Date | string;
-}
-
-const iso = (at: Date | string) => new Date(at).toISOString();
-
-/** Decisions with their authors' user names; every reader goes through this select. */
-export function decisionRows(db: Db) {
-  return db
-    .selectFrom('adjudication_decisions as d')
-    .leftJoin('accounts as a', 'a.id', 'd.account_id')
-    .select(['d.id', 'd.case_id', 'd.account_id', 'a.username', 'd.decision', 'd.duplicate_of_subject_id', 'd.comment', 'd.created_at']);
-}
+/** Rows come decoded from the repository (timestamps as Dates, candidates parsed). */
+const iso = (at: Date) => at.toISOString();
 
 export function presentDecision(row: DecisionRow) {
   return {
@@ -48,11 +27,9 @@ export function presentDecision(row: DecisionRow) {
 export type PresentedDecision = ReturnType<typeof presentDecision>;
 
 /** The decisions of these cases, grouped by case, oldest first; one query whatever the page size. */
-export async function decisionsOfCases(db: Db, caseIds: readonly number[]): Promise<Map<number, PresentedDecision[]>> {
+export async function decisionsOfCases(db: Queryable, caseIds: readonly number[]): Promise<Map<number, PresentedDecision[]>> {
   const byCase = new Map<number, PresentedDecision[]>();
-  if (caseIds.length === 0) return byCase;
-  const rows = await decisionRows(db).where('d.case_id', 'in', [...caseIds]).orderBy('d.id').execute();
-  for (const row of rows) {
+  for (const row of await findDecisionsOfCases(db, caseIds)) {
     const list = byCase.get(row.case_id) ?? [];
     list.push(presentDecision(row));
     byCase.set(row.case_id, list);
@@ -66,12 +43,9 @@ export async function decisionsOfCases(db: Db, caseIds: readonly number[]): Prom
  */
 export function pendingStatus(row: CaseRow, now: Date): 'OPEN' | 'ASSIGNED' | 'CONFLICTED' {
   if (row.status === 'CONFLICTED') return 'CONFLICTED';
-  const leased = row.assigned_to !== null && row.lease_expires_at !== null && new Date(row.lease_expires_at) > now;
+  const leased = row.assigned_to !== null && row.lease_expires_at !== null && row.lease_expires_at > now;
   return leased ? 'ASSIGNED' : 'OPEN';
 }
-
-/** The case's candidates (a jsonb column, text on drivers that do not parse it). */
-export const candidatesOf = (row: CaseRow): CaseRow['candidates'] => (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates);
 
 /** A pending (or conflicted) case; the last assignment stays visible after its lease expired (status tells). */
 export function presentPending(row: CaseRow, decisions: PresentedDecision[], now: Date) {
@@ -79,7 +53,7 @@ export function presentPending(row: CaseRow, decisions: PresentedDecision[], now
     id: row.id,
     operationUuid: row.operation_uuid,
     subjectId: row.subject_id,
-    candidates: candidatesOf(row),
+    candidates: row.candidates,
     status: pendingStatus(row, now),
     createdAt: iso(row.created_at),
     ...(row.assigned_to !== null ? { assignedTo: row.assigned_to } : {}),
@@ -98,7 +72,7 @@ export function presentSolved(row: CaseRow, decisions: PresentedDecision[]) {
     id: row.id,
     operationUuid: row.operation_uuid,
     subjectId: row.subject_id,
-    candidates: candidatesOf(row),
+    candidates: row.candidates,
     createdAt: iso(row.created_at),
     solvedAt: iso(row.solved_at ?? row.created_at),
     outcome,

@@ -1,21 +1,26 @@
 import type { z } from 'zod';
-import type { DecisionsQuery, PendingQuery, SolvedQuery } from '../../schemas/adjudication.js';
+import type { DecisionsCountQuery, DecisionsQuery, PendingCountQuery, PendingQuery, SolvedCountQuery, SolvedQuery } from '../../schemas/adjudication.js';
+import {
+  countDecisions as countMatchingDecisions,
+  countPending as countMatchingPending,
+  countSolved as countMatchingSolved,
+  findDecisionPage,
+  findPendingPage,
+  findSolvedPage,
+} from '../../db/repositories/adjudication/lists.js';
 import type { ServiceContext } from '../context.js';
 import { sortColumn } from '../query-helpers.js';
-import { filteredDecisions, filteredPending, filteredSolved, type DecisionFilter, type PendingFilter, type SolvedFilter } from './filters.js';
-import { decisionRows, decisionsOfCases, presentDecision, presentPending, presentSolved } from './present.js';
+import { decisionsOfCases, presentDecision, presentPending, presentSolved } from './present.js';
 
 /**
  * The read side of adjudication: pages and counts of the pending store, the solved store and the decisions.
  * Ties are broken by id in the same direction so pages never overlap; a case's decisions come in one query
- * per page.
+ * per page. Each page and its count share one filter (db/repositories/adjudication/lists.ts).
  */
 
-/** The `{count}` answer of a filtered table (count(*) is int8; the drivers parse it as a number or string). */
-async function count(query: ReturnType<typeof filteredSolved> | ReturnType<typeof filteredDecisions>) {
-  const row = await (query as ReturnType<typeof filteredSolved>).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  return { count: Number(row.count) };
-}
+export type PendingFilter = z.output<typeof PendingCountQuery>;
+export type SolvedFilter = z.output<typeof SolvedCountQuery>;
+export type DecisionFilter = z.output<typeof DecisionsCountQuery>;
 
 const pendingSort = { id: 'id', createdAt: 'created_at', subjectId: 'subject_id', assignedAt: 'assigned_at', status: 'status' } as const;
 const solvedSort = { id: 'id', createdAt: 'created_at', solvedAt: 'solved_at', subjectId: 'subject_id', outcome: 'outcome' } as const;
@@ -25,53 +30,34 @@ const decisionSort = { id: 'id', createdAt: 'created_at', caseId: 'case_id', acc
 export async function listPending(ctx: ServiceContext, query: z.output<typeof PendingQuery>) {
   const now = ctx.now();
   const [column, direction] = sortColumn(pendingSort, query.sort, 'createdAt');
-  const rows = await filteredPending(ctx.db, query, now)
-    .selectAll()
-    .orderBy(column, (ob) => (direction === 'desc' ? ob.desc() : ob.asc()).nullsLast())
-    .orderBy('id', direction)
-    .limit(query.size)
-    .offset(query.page * query.size)
-    .execute();
+  const rows = await findPendingPage(ctx.db, query, now, { column, direction }, query);
   const decisions = await decisionsOfCases(ctx.db, rows.map((r) => r.id));
   return rows.map((r) => presentPending(r, decisions.get(r.id) ?? [], now));
 }
 
-export function countPending(ctx: ServiceContext, filter: Partial<PendingFilter>) {
-  return count(filteredPending(ctx.db, filter, ctx.now()));
+export async function countPending(ctx: ServiceContext, filter: Partial<PendingFilter>) {
+  return { count: await countMatchingPending(ctx.db, filter, ctx.now()) };
 }
 
 /** `getAdjudicationsSolved`: most recently solved first unless sorted otherwise. */
 export async function listSolved(ctx: ServiceContext, query: z.output<typeof SolvedQuery>) {
   const [column, direction] = sortColumn(solvedSort, query.sort ?? { field: 'solvedAt', direction: 'desc' }, 'solvedAt');
-  const rows = await filteredSolved(ctx.db, query)
-    .selectAll()
-    .orderBy(column, direction)
-    .orderBy('id', direction)
-    .limit(query.size)
-    .offset(query.page * query.size)
-    .execute();
+  const rows = await findSolvedPage(ctx.db, query, { column, direction }, query);
   const decisions = await decisionsOfCases(ctx.db, rows.map((r) => r.id));
   return rows.map((r) => presentSolved(r, decisions.get(r.id) ?? []));
 }
 
-export function countSolved(ctx: ServiceContext, filter: Partial<SolvedFilter>) {
-  return count(filteredSolved(ctx.db, filter));
+export async function countSolved(ctx: ServiceContext, filter: Partial<SolvedFilter>) {
+  return { count: await countMatchingSolved(ctx.db, filter) };
 }
 
 /** `getAdjudicatorDecisions`: oldest first unless sorted otherwise. */
 export async function listDecisions(ctx: ServiceContext, query: z.output<typeof DecisionsQuery>) {
   const [column, direction] = sortColumn(decisionSort, query.sort, 'id');
-  const ids = filteredDecisions(ctx.db, query).select('id');
-  const rows = await decisionRows(ctx.db)
-    .where('d.id', 'in', ids)
-    .orderBy(`d.${column}`, direction)
-    .orderBy('d.id', direction)
-    .limit(query.size)
-    .offset(query.page * query.size)
-    .execute();
+  const rows = await findDecisionPage(ctx.db, query, { column, direction }, query);
   return rows.map(presentDecision);
 }
 
-export function countDecisions(ctx: ServiceContext, filter: Partial<DecisionFilter>) {
-  return count(filteredDecisions(ctx.db, filter));
+export async function countDecisions(ctx: ServiceContext, filter: Partial<DecisionFilter>) {
+  return { count: await countMatchingDecisions(ctx.db, filter) };
 }

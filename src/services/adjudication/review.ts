@@ -1,3 +1,6 @@
+import { findCaseInStore, type CaseRow } from '../../db/repositories/adjudication/cases.js';
+import { findAccountUsername } from '../../db/repositories/adjudication/related.js';
+import { findOperationByUuid } from '../../db/repositories/operation-log.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { presentFaceData, presentImage, presentVoiceData } from '../biometric-data/present.js';
@@ -6,7 +9,7 @@ import { renderPendingTokenImages } from '../biometric-data/token-images.js';
 import type { Services } from '../index.js';
 import { presentOperation } from '../operation-log/record.js';
 import { getSubject } from '../subjects/queries.js';
-import { candidatesOf, decisionsOfCases, presentPending, presentSolved, type CaseRow } from './present.js';
+import { decisionsOfCases, presentPending, presentSolved } from './present.js';
 
 /**
  * A case with everything an adjudicator needs to compare faces side by side: the ENROLL operation that
@@ -35,22 +38,20 @@ async function imagesOf(services: Services, subjectRef: number | undefined) {
 
 async function reviewParts(services: Services, row: CaseRow) {
   const { ctx } = services;
-  const operation = await ctx.db.selectFrom('operations').selectAll().where('uuid', '=', row.operation_uuid).executeTakeFirst();
-  const enroller = operation?.account_id == null
-    ? undefined
-    : await ctx.db.selectFrom('accounts').select('username').where('id', '=', operation.account_id).executeTakeFirst();
+  const operation = await findOperationByUuid(ctx.db, row.operation_uuid);
+  const enroller = operation?.account_id == null ? undefined : await findAccountUsername(ctx.db, operation.account_id);
   const subject = await subjectOrNothing(ctx, row.subject_id);
   const ref = subject?.id;
   const faces = ref === undefined ? [] : (await listFaceDataOfSubject(ctx.db, ref)).map(presentFaceData);
   const voices = ref === undefined ? [] : (await listVoiceDataOfSubject(ctx.db, ref)).map(presentVoiceData);
   const candidates = [];
-  for (const candidate of candidatesOf(row)) {
+  for (const candidate of row.candidates) {
     const other = await subjectOrNothing(ctx, candidate.subjectId);
     candidates.push({ candidate, ...(other ? { subject: other } : {}), images: await imagesOf(services, other?.id) });
   }
   return {
     ...(operation ? { operation: presentOperation(operation) } : {}),
-    ...(operation?.account_id != null ? { enrolledBy: { accountId: operation.account_id, ...(enroller ? { username: enroller.username } : {}) } } : {}),
+    ...(operation?.account_id != null ? { enrolledBy: { accountId: operation.account_id, ...(enroller !== undefined ? { username: enroller } : {}) } } : {}),
     probe: { ...(subject ? { subject } : {}), faces, voices, images: await imagesOf(services, ref) },
     candidates,
   };
@@ -66,7 +67,7 @@ export async function pendingReview(services: Services, row: CaseRow) {
 /** `getAdjudicationPending`: a case of the pending store (PENDING or CONFLICTED); 404 otherwise. */
 export async function getPendingCase(services: Services, id: number) {
   const { ctx } = services;
-  const row = await ctx.db.selectFrom('adjudication_cases').selectAll().where('id', '=', id).where('status', 'in', ['PENDING', 'CONFLICTED']).executeTakeFirst();
+  const row = await findCaseInStore(ctx.db, id, 'pending');
   if (!row) throw notFound(`Pending adjudication case ${id}`);
   return pendingReview(services, row);
 }
@@ -74,7 +75,7 @@ export async function getPendingCase(services: Services, id: number) {
 /** `getAdjudicationSolved`: a case of the solved store; 404 otherwise. */
 export async function getSolvedCase(services: Services, id: number) {
   const { ctx } = services;
-  const row = await ctx.db.selectFrom('adjudication_cases').selectAll().where('id', '=', id).where('status', '=', 'SOLVED').executeTakeFirst();
+  const row = await findCaseInStore(ctx.db, id, 'solved');
   if (!row) throw notFound(`Solved adjudication case ${id}`);
   const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
   return { adjudication: presentSolved(row, decisions), ...(await reviewParts(services, row)) };

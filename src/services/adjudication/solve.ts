@@ -1,12 +1,14 @@
 import type { z } from 'zod';
-import type { Transaction } from 'kysely';
 import type { Principal } from '../../auth/principal.js';
-import type { Database } from '../../db/tables.js';
+import { lockCase, markCaseSolved, releaseCase, type CaseRow } from '../../db/repositories/adjudication/cases.js';
+import { findDecisionById, findVotesOfCase, insertDecision } from '../../db/repositories/adjudication/decisions.js';
+import { setSubjectStatus } from '../../db/repositories/adjudication/related.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 import type { SolveAdjudicationRequest } from '../../schemas/adjudication.js';
 import type { Services } from '../index.js';
 import { DomainError, conflict, invalid, notFound } from '../errors.js';
 import { adjudicatorAccount } from './caller.js';
-import { decisionRows, presentDecision, type CaseRow } from './present.js';
+import { presentDecision } from './present.js';
 import { settleEnrolOperations } from './enrol-operation.js';
 
 type Request = z.output<typeof SolveAdjudicationRequest>;
@@ -41,19 +43,17 @@ export async function solveCase(services: Services, principal: Principal, reques
 
   const result = await services.gallery.transaction(async (trx, changes) => {
     const now = ctx.now();
-    const row = await trx.selectFrom('adjudication_cases').selectAll().where('id', '=', request.caseId).forUpdate().executeTakeFirst();
+    const row = await lockCase(trx, request.caseId);
     if (!row) throw notFound(`Adjudication case ${request.caseId}`);
     if (row.status === 'SOLVED') throw conflict(`Adjudication case ${row.id} is already solved (${row.outcome})`);
-    const earlier = await trx.selectFrom('adjudication_decisions').select(['account_id', 'decision']).where('case_id', '=', row.id).orderBy('id').execute();
+    const earlier = await findVotesOfCase(trx, row.id);
     if (earlier.some((d) => d.account_id === me)) throw conflict(`You have already decided on adjudication case ${row.id}; one decision per adjudicator`);
     if (!isAdmin) assertMayDecide(row, me, now);
     const duplicateOf = request.decision === 'DUPLICATE' ? duplicateOfCandidate(row, request.duplicateOfSubjectId) : null;
 
-    const inserted = await trx
-      .insertInto('adjudication_decisions')
-      .values({ case_id: row.id, account_id: me, decision: request.decision, duplicate_of_subject_id: duplicateOf, comment: request.comment, created_at: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const insertedId = await insertDecision(trx, {
+      case_id: row.id, account_id: me, decision: request.decision, duplicate_of_subject_id: duplicateOf, comment: request.comment, created_at: now,
+    });
     const decisions = [...earlier.map((d) => d.decision), request.decision];
     const state = nextState(decisions, required, isAdmin);
     let probe: { id: number; subject_id: string } | undefined;
@@ -62,13 +62,9 @@ export async function solveCase(services: Services, principal: Principal, reques
       // The newly ENROLLED probe joins every node's gallery.
       if (probe && request.decision === 'NOT_DUPLICATE') changes.put(probe.id);
     } else {
-      await trx
-        .updateTable('adjudication_cases')
-        .set({ status: state, assigned_to: null, assigned_at: null, lease_expires_at: null })
-        .where('id', '=', row.id)
-        .execute();
+      await releaseCase(trx, row.id, state);
     }
-    const decision = presentDecision(await decisionRows(trx).where('d.id', '=', inserted.id).executeTakeFirstOrThrow());
+    const decision = presentDecision((await findDecisionById(trx, insertedId))!);
     return { decision, state, probe, ...(state === 'SOLVED' ? { outcome: request.decision } : {}) };
   });
 
@@ -81,7 +77,7 @@ function assertMayDecide(row: CaseRow, me: number, now: Date) {
   if (row.status === 'CONFLICTED') {
     throw new DomainError('forbidden', `Adjudication case ${row.id} is CONFLICTED: the decisions disagree and an ADMIN settles it`);
   }
-  const leased = row.assigned_to === me && row.lease_expires_at !== null && new Date(row.lease_expires_at) > now;
+  const leased = row.assigned_to === me && row.lease_expires_at !== null && row.lease_expires_at > now;
   if (!leased) {
     throw new DomainError('forbidden', `Adjudication case ${row.id} is not leased to you; take it with getOncomingAdjudicationPending first`);
   }
@@ -89,7 +85,7 @@ function assertMayDecide(row: CaseRow, me: number, now: Date) {
 
 /** The candidate a DUPLICATE decision names: the one asked for (it must be a candidate), else the best. */
 function duplicateOfCandidate(row: CaseRow, asked: string | undefined): string | null {
-  const candidates = (typeof row.candidates === 'string' ? JSON.parse(row.candidates) : row.candidates) as { subjectId: string }[];
+  const candidates = row.candidates;
   if (asked === undefined) return candidates[0]?.subjectId ?? null;
   if (!candidates.some((c) => c.subjectId === asked)) {
     throw invalid('body.duplicateOfSubjectId', `'${asked}' is not a candidate of case ${row.id} (${candidates.map((c) => c.subjectId).join(', ') || 'none'})`);
@@ -106,18 +102,9 @@ export function nextState(decisions: readonly Decision[], required: number, byAd
 }
 
 /** Close the case and give its probe subject its final status, inside the deciding transaction. */
-async function settle(trx: Transaction<Database>, row: CaseRow, outcome: Decision, now: Date) {
-  await trx
-    .updateTable('adjudication_cases')
-    .set({ status: 'SOLVED', outcome, solved_at: now, lease_expires_at: null })
-    .where('id', '=', row.id)
-    .execute();
+async function settle(trx: Queryable, row: CaseRow, outcome: Decision, now: Date) {
+  await markCaseSolved(trx, row.id, outcome, now);
   await settleEnrolOperations(trx, [row.operation_uuid], outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED');
-  return trx
-    .updateTable('subjects')
-    .set({ status: outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED', updated_at: now })
-    .where('subject_id', '=', row.subject_id)
-    .returning(['id', 'subject_id'])
-    .executeTakeFirst();
+  return setSubjectStatus(trx, row.subject_id, outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED', now);
 }
 
