@@ -1,7 +1,9 @@
 import { fromBase64, toBase64 } from '../encoding/base64.js';
 import { binary } from '../schemas/common.js';
 import { Cloud, Dongles, DongleDumpQuery, InternetLicense, LicensingToken, PacketBytes, UpdateStatus, Usage, UsageQuery } from '../schemas/licensing.js';
-import { cloudInfo, dongleDump, dongles, internetInfo, licensingToken, updateDongle, updateStatus, usage } from '../services/licensing/answers.js';
+import { dongleDump, dongleUpdateStatus, listDongles, updateDongle } from '../services/licensing/dongles.js';
+import { cloudInfo, internetInfo, licensingToken } from '../services/licensing/licence-sources.js';
+import { usageReport } from '../services/licensing/usage-report.js';
 import { preferredType } from './content-negotiation.js';
 import { defineOperation, mediaAnswer } from './types.js';
 
@@ -30,7 +32,7 @@ export const licensingOperations = [
     id: 'getDongles', method: 'get', path: '/licensing/dongles', surfaces: adminRoot, area, component,
     summary: 'Dongles attached to the licensing component',
     response: { description: 'The dongles, hardware or the software one', schema: Dongles },
-    handle: async ({ services }) => dongles(services),
+    handle: async ({ services }) => listDongles(services),
   }),
   defineOperation({
     id: 'generateDongleDump', method: 'get', path: '/licensing/generate-dongle-dump', surfaces: adminRoot, area, component,
@@ -60,13 +62,13 @@ export const licensingOperations = [
     summary: 'Usage details of licensing operations',
     request: { query: UsageQuery },
     response: { description: 'Operation counts per type and period', schema: Usage },
-    handle: async ({ services, query }) => usage(services, query),
+    handle: async ({ services, query }) => usageReport(services, query),
   }),
   defineOperation({
     id: 'getUpdateStatus', method: 'get', path: '/licensing/update-status', surfaces: adminRoot, area, component,
     summary: 'Current status of the licensing update',
     response: { description: 'The state of the last update', schema: UpdateStatus },
-    handle: async ({ services }) => updateStatus(services),
+    handle: async ({ services }) => dongleUpdateStatus(services),
   }),
   defineOperation({
     id: 'updateDongle', method: 'post', path: '/licensing/update', surfaces: adminRoot, area, component,

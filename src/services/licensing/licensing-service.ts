@@ -1,5 +1,6 @@
 import type { CryptoKey } from 'jose';
 import { sidecarUrlOf } from '../../config/config.js';
+import { deactivateLicencesOfSourceExcept, findActiveLicence, findLicenceById, upsertActiveLicence } from '../../db/repositories/licensing.js';
 import { fetchCloudLicence } from '../../licensing/cloud-client.js';
 import type { LicenceDocument } from '../../licensing/document.js';
 import { LicensingUnavailableError } from '../../licensing/http.js';
@@ -122,9 +123,9 @@ export class LicensingService {
     } catch (error) {
       if (error instanceof LicensingUnavailableError) {
         if (error.operatorDetail) this.ctx.log.warn('licensing component unreachable', { source, operatorDetail: error.operatorDetail });
-        const stale = source === 'CLOUD' ? await this.stored('CLOUD') : null;
+        const stale = source === 'CLOUD' ? await findActiveLicence(this.ctx.db, 'CLOUD') : undefined;
         const problem = { state: 'UNREACHABLE' as const, message: `the ${source === 'CLOUD' ? 'licensing endpoint' : 'sidecar'} cannot be reached: ${error.message}` };
-        if (stale) return { ...(await this.verified(stale.document)), problem, fetchedAt: stale.installed_at as Date };
+        if (stale) return { ...(await this.verified(stale.document)), problem, fetchedAt: stale.installed_at };
         return { problem, fetchedAt };
       }
       if (error instanceof LicenceDocumentError) {
@@ -138,19 +139,11 @@ export class LicensingService {
     return { jws, licence: await verifyLicence(jws, (await this.publicKey())!) };
   }
 
-  private stored(source: LicenceSource) {
-    return this.ctx.db.selectFrom('licences').selectAll().where('source', '=', source).where('active', '=', true).orderBy('installed_at', 'desc').executeTakeFirst();
-  }
-
   /** Keep a verified licence as the one in force for its source (older ones of that source are retired). */
   private async store(source: LicenceSource, jws: string, licence: LicenceDocument): Promise<void> {
     await this.ctx.db.transaction().execute(async (trx) => {
-      await trx.updateTable('licences').set({ active: false }).where('source', '=', source).where('id', '!=', licence.licenceId).execute();
-      await trx
-        .insertInto('licences')
-        .values({ id: licence.licenceId, source, document: jws, active: true, installed_at: this.ctx.now() })
-        .onConflict((oc) => oc.column('id').doUpdateSet({ document: jws, active: true }))
-        .execute();
+      await deactivateLicencesOfSourceExcept(trx, source, licence.licenceId);
+      await upsertActiveLicence(trx, { id: licence.licenceId, source, document: jws, installed_at: this.ctx.now() });
     });
   }
 
@@ -159,20 +152,20 @@ export class LicensingService {
     const given = this.ctx.config.BIMS_LICENCE;
     if (given) {
       const { jws, licence } = await this.verified(given);
-      const existing = await this.ctx.db.selectFrom('licences').select(['installed_at', 'document']).where('id', '=', licence.licenceId).executeTakeFirst();
+      const existing = await findLicenceById(this.ctx.db, licence.licenceId);
       if (!existing || existing.document !== jws) await this.store('INTERNET', jws, licence);
-      return { jws, licence, fetchedAt: (existing?.installed_at as Date | undefined) ?? fetchedAt };
+      return { jws, licence, fetchedAt: existing?.installed_at ?? fetchedAt };
     }
-    const row = await this.stored('INTERNET');
+    const row = await findActiveLicence(this.ctx.db, 'INTERNET');
     if (!row) return { problem: { state: 'MISSING', message: 'no INTERNET licence is configured (BIMS_LICENCE or BIMS_LICENCE_FILE) or activated' }, fetchedAt };
-    return { ...(await this.verified(row.document)), fetchedAt: row.installed_at as Date };
+    return { ...(await this.verified(row.document)), fetchedAt: row.installed_at };
   }
 
   private async readCloud(fetchedAt: Date): Promise<SourceRead> {
     const { BIMS_LICENCE_CLOUD_URL: url, BIMS_LICENCE_CLOUD_TOKEN: token } = this.ctx.config;
     if (!url || !token) return { problem: { state: 'MISSING', message: 'the CLOUD source needs BIMS_LICENCE_CLOUD_URL and BIMS_LICENCE_CLOUD_TOKEN' }, fetchedAt };
     const { jws, licence } = await this.verified(await fetchCloudLicence(url, token, this.ctx.config.BIMS_GATEWAY_TIMEOUT_MS));
-    const existing = await this.stored('CLOUD');
+    const existing = await findActiveLicence(this.ctx.db, 'CLOUD');
     if (existing?.document !== jws) await this.store('CLOUD', jws, licence);
     return { jws, licence, fetchedAt };
   }

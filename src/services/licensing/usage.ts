@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { findUsageCount, incrementUsageCounter } from '../../db/repositories/licensing.js';
 import type { Database } from '../../db/tables.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
 import { periodKey } from '../../licensing/periods.js';
@@ -40,14 +41,8 @@ export async function precheckLicence(services: Services, type: LicensedOperatio
   }
   const quota = view.licence?.quotas[type];
   if (!quota) return;
-  const row = await services.ctx.db
-    .selectFrom('usage_counters')
-    .select('count')
-    .where('period', '=', periodKey(quota.period, services.ctx.now()))
-    .where('operation_type', '=', type)
-    .where('licence_id', '=', view.licence!.licenceId)
-    .executeTakeFirst();
-  if (row && row.count >= quota.limit) throw exhausted(view, type, row.count);
+  const used = await findUsageCount(services.ctx.db, { period: periodKey(quota.period, services.ctx.now()), operationType: type, licenceId: view.licence!.licenceId });
+  if (used !== undefined && used >= quota.limit) throw exhausted(view, type, used);
 }
 
 /**
@@ -69,12 +64,7 @@ export async function countUsage(trx: Transaction<Database>, services: Services,
   const quota = view.licence?.quotas[type];
   const periods = quota?.period === 'TOTAL' ? (['DAY', 'MONTH', 'TOTAL'] as const) : (['DAY', 'MONTH'] as const);
   for (const period of periods) {
-    const row = await trx
-      .insertInto('usage_counters')
-      .values({ period: periodKey(period, now), operation_type: type, licence_id: licenceId, count: 1 })
-      .onConflict((oc) => oc.columns(['period', 'operation_type', 'licence_id']).doUpdateSet({ count: sql<number>`usage_counters.count + 1` }))
-      .returning('count')
-      .executeTakeFirstOrThrow();
-    if (quota && quota.period === period && row.count > quota.limit) throw exhausted(view, type, row.count - 1);
+    const count = await incrementUsageCounter(trx, { period: periodKey(period, now), operationType: type, licenceId });
+    if (quota && quota.period === period && count > quota.limit) throw exhausted(view, type, count - 1);
   }
 }

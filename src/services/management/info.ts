@@ -3,7 +3,7 @@ import { countPendingAdjudicationCases, countSubjectsByStatus, countTableRows } 
 import type { ServiceContext } from '../context.js';
 import type { Services } from '../index.js';
 import { CURRENT_FACE_TEMPLATE_VERSION } from './template-version.js';
-import { modeOf } from '../licensing/answers.js';
+import { modeOf } from '../licensing/licence-terms.js';
 
 const subjectStatuses = ['ENROLLED', 'PENDING_ADJUDICATION', 'REJECTED'] as const;
 
