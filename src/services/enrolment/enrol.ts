@@ -2,6 +2,9 @@ import { fromBase64 } from '../../encoding/base64.js';
 import type { z } from 'zod';
 import { parseTemplate, faceRecord, BiometricError } from '../../biometrics/index.js';
 import { json } from '../../db/json.js';
+import {
+  insertAdjudicationCase, insertFaceSample, insertImage, insertSubjectTemplate, insertSubjectUnlessTaken, insertVoiceSample, subjectIdTaken,
+} from '../../db/repositories/enrolment.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
@@ -51,8 +54,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
   const { ctx } = services;
   const started = performance.now();
   const uuid = crypto.randomUUID();
-  const existing = await ctx.db.selectFrom('subjects').select('id').where('subject_id', '=', request.subjectId).executeTakeFirst();
-  if (existing) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
+  if (await subjectIdTaken(ctx.db, request.subjectId)) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
   // An expired or used-up licence refuses before any extraction work is spent.
   const requested = [...(request.faces?.length || request.template ? ['FACE' as const] : []), ...(request.voices?.length ? ['VOICE' as const] : [])];
   await precheckLicence(services, 'ENROLL', requested);
@@ -133,69 +135,47 @@ export async function enrolSubject(services: Services, request: Request, caller:
       const now = ctx.now();
       // Counted (and refused over quota) in the enrolment's own transaction: a refusal rolls everything back.
       await countUsage(trx, services, 'ENROLL');
-      const subject = await trx
-        .insertInto('subjects')
-        .values({
-          subject_id: request.subjectId, status: outcome.status, metadata: json(request.metadata ?? {}), template_version: templateVersion,
-          enrollment_operation_uuid: uuid, created_at: now, updated_at: now,
-        })
-        .onConflict((oc) => oc.column('subject_id').doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      const subject = await insertSubjectUnlessTaken(trx, {
+        subject_id: request.subjectId, status: outcome.status, metadata: json(request.metadata ?? {}), template_version: templateVersion,
+        enrollment_operation_uuid: uuid, created_at: now, updated_at: now,
+      });
       if (!subject) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
       for (const face of accepted) {
-        const original = await trx
-          .insertInto('images')
-          .values({
-            operation_uuid: uuid, subject_ref: subject.id, kind: 'ORIGINAL', format: face.analysis.format.toUpperCase(),
-            width: face.analysis.width, height: face.analysis.height, bytes: face.bytes, created_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        const originalId = await insertImage(trx, {
+          operation_uuid: uuid, subject_ref: subject.id, kind: 'ORIGINAL', format: face.analysis.format.toUpperCase(),
+          width: face.analysis.width, height: face.analysis.height, bytes: face.bytes, created_at: now,
+        });
         // The token image is made from the original and the face's landmarks when first read (token-images.ts).
-        await trx
-          .insertInto('images')
-          .values({ operation_uuid: uuid, subject_ref: subject.id, kind: 'TOKEN', format: 'PNG', width: 240, height: 320, bytes: null, source_image_id: original.id, created_at: now })
-          .execute();
+        await insertImage(trx, { operation_uuid: uuid, subject_ref: subject.id, kind: 'TOKEN', format: 'PNG', width: 240, height: 320, bytes: null, source_image_id: originalId, created_at: now });
         const f = face.face;
-        await trx
-          .insertInto('face_samples')
-          .values({
-            subject_ref: subject.id, operation_uuid: uuid, image_id: original.id, rectangle: json(roundRect(f.rectangle)),
-            landmarks: json(f.landmarks), yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
-            liveness_score: finite(f.livenessScore), template_version: templateVersion, template: face.template, created_at: now,
-          })
-          .execute();
+        await insertFaceSample(trx, {
+          subject_ref: subject.id, operation_uuid: uuid, image_id: originalId, rectangle: json(roundRect(f.rectangle)),
+          landmarks: json(f.landmarks), yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
+          liveness_score: finite(f.livenessScore), template_version: templateVersion, template: face.template, created_at: now,
+        });
       }
       for (const template of extraTemplates) {
-        await trx
-          .insertInto('face_samples')
-          .values({
-            subject_ref: subject.id, operation_uuid: uuid, image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null),
-            template_version: templateVersion, template, created_at: now,
-          })
-          .execute();
+        await insertFaceSample(trx, {
+          subject_ref: subject.id, operation_uuid: uuid, image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null),
+          template_version: templateVersion, template, created_at: now,
+        });
       }
       for (const voice of acceptedVoices) {
-        await trx.insertInto('voice_samples').values(voiceSampleRow(voice, { subjectRef: subject.id, operationUuid: uuid, at: now })).execute();
+        await insertVoiceSample(trx, voiceSampleRow(voice, { subjectRef: subject.id, operationUuid: uuid, at: now }));
       }
       // The subject's compact template (QR codes, exports): that of its best-quality face.
       const compact = accepted.length ? accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a)) : null;
       if (templates.length) {
-        await trx
-          .insertInto('templates')
-          .values({
-            subject_ref: subject.id, modality: 'FACE', template_version: templateVersion, data: compact?.template ?? extraTemplates[0]!,
-            quality: compact ? finite(compact.face.quality) : null, created_at: now,
-          })
-          .execute();
+        await insertSubjectTemplate(trx, {
+          subject_ref: subject.id, modality: 'FACE', template_version: templateVersion, data: compact?.template ?? extraTemplates[0]!,
+          quality: compact ? finite(compact.face.quality) : null, created_at: now,
+        });
       }
       // The subject's voice template: every recording's embedding averaged. The gallery matches against it.
       if (voiceTemplate) {
-        await trx
-          .insertInto('templates')
-          .values({ subject_ref: subject.id, modality: 'VOICE', template_version: voiceVersion!, data: voiceTemplate.template, quality: voiceTemplate.quality, created_at: now })
-          .execute();
+        await insertSubjectTemplate(trx, {
+          subject_ref: subject.id, modality: 'VOICE', template_version: voiceVersion!, data: voiceTemplate.template, quality: voiceTemplate.quality, created_at: now,
+        });
       }
       await recordOperation(trx, {
         uuid, type: 'ENROLL', status: statusOfOutcome[outcome.status], subjectId: request.subjectId, modalities: probeModalities({ faces: templates, voice: voiceTemplate?.template ?? null }),
@@ -204,7 +184,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
         details: { samples: accepted.length + extraTemplates.length, ...(acceptedVoices.length ? { voices: acceptedVoices.map((v) => presentVoiceMeasures(v.analysis)) } : {}) },
       });
       if (outcome.status === 'PENDING_ADJUDICATION') {
-        await trx.insertInto('adjudication_cases').values({ operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now }).execute();
+        await insertAdjudicationCase(trx, { operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now });
       }
       if (outcome.status === 'ENROLLED') changes.put(subject.id);
       // Answered exactly as the subject reads show it, read in the transaction: what this request committed,

@@ -1,0 +1,51 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Database } from '../tables.js';
+import { asDate, parsedJson } from './decode.js';
+import type { Queryable } from './queryable.js';
+
+/**
+ * The rows an enrolment writes (services/enrolment/enrol.ts): the subject, its images, face and voice samples,
+ * its templates and, for a possible duplicate, a pending adjudication case. The service runs them in its
+ * gallery unit of work and holds the deduplication lock; these are the plain statements.
+ */
+
+export type SubjectRow = Selectable<Database['subjects']>;
+
+/** Whether a subject with this subjectId exists (in any status). */
+export async function subjectIdTaken(db: Queryable, subjectId: string): Promise<boolean> {
+  const row = await db.selectFrom('subjects').select('id').where('subject_id', '=', subjectId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Insert a subject unless its subjectId is taken (a concurrent enrolment of the same subjectId committed
+ * first): the stored row, or undefined when nothing was inserted.
+ */
+export async function insertSubjectUnlessTaken(db: Queryable, subject: Insertable<Database['subjects']>): Promise<SubjectRow | undefined> {
+  const row = await db.insertInto('subjects').values(subject).onConflict((oc) => oc.column('subject_id').doNothing()).returningAll().executeTakeFirst();
+  return row && { ...row, metadata: parsedJson(row.metadata), created_at: asDate(row.created_at), updated_at: asDate(row.updated_at) };
+}
+
+/** Store an image (an ORIGINAL with its bytes, or a TOKEN to be made from one): its id. */
+export async function insertImage(db: Queryable, image: Insertable<Database['images']>): Promise<number> {
+  const row = await db.insertInto('images').values(image).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertFaceSample(db: Queryable, sample: Insertable<Database['face_samples']>): Promise<void> {
+  await db.insertInto('face_samples').values(sample).execute();
+}
+
+export async function insertVoiceSample(db: Queryable, sample: Insertable<Database['voice_samples']>): Promise<void> {
+  await db.insertInto('voice_samples').values(sample).execute();
+}
+
+/** Store one of a subject's templates (its compact FACE template, or its averaged VOICE template). */
+export async function insertSubjectTemplate(db: Queryable, template: Insertable<Database['templates']>): Promise<void> {
+  await db.insertInto('templates').values(template).execute();
+}
+
+/** Open a pending adjudication case for an enrolment that may duplicate its candidates. */
+export async function insertAdjudicationCase(db: Queryable, adjudicationCase: Insertable<Database['adjudication_cases']>): Promise<void> {
+  await db.insertInto('adjudication_cases').values(adjudicationCase).execute();
+}
