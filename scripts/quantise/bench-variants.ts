@@ -4,6 +4,7 @@
 // (.cache/int8), every model flushed as the runners load it: the variants alternate input by input (order
 // rotated) in one run, CPU ms per inference (process user + system). Each variant's outputs are compared with
 // the baseline's on every input: bit-identical count and the largest absolute difference.
+//   --baseline native --variants nativeSplitPRelu   compares against onnxruntime-node instead.
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { configureEnv } from '../../src/extraction/ort-web-runner.js';
 import { toolRequire } from '../tool.mjs';
 import { CAPTURE_DIR } from '../quantise-models.js';
 import { loadInputs } from './calibration.js';
+import { splitPRelu } from './onnx-prelu.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,7 +30,7 @@ export interface Variant { runtime: 'wasm' | 'native'; options?: Record<string, 
 const WEB_DEFAULTS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
 const NATIVE_DEFAULTS = { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', logSeverityLevel: 3 };
 
-/** The variants this script knows; `wasm` (today's runner) is the baseline of every comparison. */
+/** The variants this script knows; `wasm` (today's runner) is the default baseline of the comparisons. */
 export const VARIANTS: Record<string, Variant> = {
   wasm: { runtime: 'wasm' },
   native: { runtime: 'native' },
@@ -40,6 +42,8 @@ export const VARIANTS: Record<string, Variant> = {
   wasmParallel: { runtime: 'wasm', options: { executionMode: 'parallel' } },
   nativeNoArena: { runtime: 'native', options: { enableCpuMemArena: false, enableMemPattern: false } },
   nativeExtended: { runtime: 'native', options: { graphOptimizationLevel: 'extended' } },
+  nativeSplitPRelu: { runtime: 'native', rewrite: splitPRelu },
+  wasmSplitPRelu: { runtime: 'wasm', rewrite: splitPRelu },
 };
 
 type Session = { run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown; dispose?: () => void }>>; release(): Promise<void> };
@@ -48,7 +52,9 @@ async function main(): Promise<void> {
   configureEnv({});
   const ortNode = toolRequire('bench')('onnxruntime-node') as typeof OrtCommon;
   const rounds = Number(arg('rounds') ?? 4), perModel = Number(arg('per-model') ?? 8);
-  const names = ['wasm', ...(arg('variants')?.split(',') ?? ['native', 'wasmArena', 'wasmMemPattern', 'wasmArenaMemPattern', 'wasmExtended']).filter((v) => v !== 'wasm')];
+  // --baseline NAME: the variant the others are compared with (outputs and time), default today's wasm session.
+  const first = arg('baseline') ?? 'wasm';
+  const names = [first, ...(arg('variants')?.split(',') ?? ['native', 'wasmArena', 'wasmMemPattern', 'wasmArenaMemPattern', 'wasmExtended']).filter((v) => v !== first)];
   for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n} (known: ${Object.keys(VARIANTS).join(', ')})`);
   for (const id of (arg('models')?.split(',') ?? ['fr_detect', 'fr_landmark', 'fr_feature', 'fr_liveness', 'fr_pose']) as FaceModelId[]) {
     const inputs = (loadInputs(CAPTURE_DIR, id) ?? []).slice(0, perModel);
@@ -99,9 +105,9 @@ async function main(): Promise<void> {
     }
     for (const [, s] of sessions) await s.release();
     const ms = Object.fromEntries([...cpu].map(([n, c]) => [n, Number((c / rounds / inputs.length).toFixed(2))]));
-    const rel = Object.fromEntries(names.slice(1).map((n) => [n, Number((ms[n]! / ms.wasm!).toFixed(3))]));
+    const rel = Object.fromEntries(names.slice(1).map((n) => [n, Number((ms[n]! / ms[first]!).toFixed(3))]));
     const outputs = Object.fromEntries(names.slice(1).map((n) => [n, `${diff.get(n)!.identical}/${inputs.length} identical, max |diff| ${diff.get(n)!.maxAbs.toPrecision(3)}`]));
-    console.log(id, JSON.stringify({ cpuMs: ms, overWasm: rel, ...(ms.native ? { wasmOverNative: Number((ms.wasm! / ms.native).toFixed(2)) } : {}), outputs, load1: loads }));
+    console.log(id, JSON.stringify({ cpuMs: ms, [`over_${first}`]: rel, ...(ms.native && ms.wasm ? { wasmOverNative: Number((ms.wasm / ms.native).toFixed(2)) } : {}), outputs, load1: loads }));
   }
 }
 
