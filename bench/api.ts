@@ -1,14 +1,18 @@
 // npm run bench -- api [--faces N] [--warmup N] [--gallery N] [--concurrency N] [--identify N] [--rounds N]
-//                      [--backend wasm|native]
+//                      [--backend wasm|native] [--baseline DIR]
 // Measures the service end to end through app.fetch (no socket): enrolment throughput with 512x512 JPEG
 // photos of different people (extraction in the worker pool, gates, deduplication, storage) with each
 // extraction backend (BIMS_EXTRACTION_BACKEND: a service per backend, rounds alternated in this run; native
 // installs tools/bench on first use), then IDENTIFY latency over a gallery grown with synthetic templates to
-// --gallery subjects.
+// --gallery subjects. --baseline DIR boots another checkout's service (e.g. `git archive <commit> | tar -x -C DIR`,
+// with node_modules, wasm/models, test/fixtures and tools/bench/node_modules linked in) beside each backend's
+// and alternates it with this checkout's round by round: a before/after under the same load.
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import jpeg from 'jpeg-js';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig, poolLimitsOf } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
 import { createLogger } from '../src/services/logger.js';
 import { createExtractor } from '../src/extraction/index.js';
@@ -65,8 +69,25 @@ function randomTemplate(version: string): Uint8Array {
 
 type Backend = 'wasm' | 'native';
 
-/** One service booted with its own extraction pool on `backend` (in-memory PGlite, so the services share nothing). */
-async function bootService(backend: Backend, workers: number) {
+/** The modules a service is booted from: this checkout's, or those of the checkout in `root` (--baseline). */
+async function serviceModules(root?: string) {
+  if (!root) return { loadConfig, poolLimitsOf, boot, createLogger, createExtractor, clearDb };
+  const from = (path: string) => import(pathToFileURL(join(resolve(root), path)).href);
+  const [c, b, l, e, d] = await Promise.all([
+    from('src/config/config.ts'), from('src/runtime/bootstrap.ts'), from('src/services/logger.ts'), from('src/extraction/index.ts'), from('src/services/subjects/deletes.ts'),
+  ]);
+  return { loadConfig: c.loadConfig, poolLimitsOf: c.poolLimitsOf ?? (() => ({})), boot: b.boot, createLogger: l.createLogger, createExtractor: e.createExtractor, clearDb: d.clearDb } as {
+    loadConfig: typeof loadConfig; poolLimitsOf: typeof poolLimitsOf; boot: typeof boot; createLogger: typeof createLogger; createExtractor: typeof createExtractor; clearDb: typeof clearDb;
+  };
+}
+
+/**
+ * One service booted with its own extraction pool on `backend` (in-memory PGlite, so the services share nothing),
+ * from this checkout or, with `root`, from the baseline checkout there (labelled `<backend>@baseline`).
+ */
+async function bootService(backend: Backend, workers: number, root?: string) {
+  const { loadConfig, poolLimitsOf, boot, createLogger, createExtractor, clearDb } = await serviceModules(root);
+  const label = root ? `${backend}@baseline` : backend;
   const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent', BIMS_ADMIN_PASSWORD: 'bench-password', BIMS_PASSWORD_ITERATIONS: '10000', BIMS_EXTRACTION_BACKEND: backend });
   const booted = await boot({
     config,
@@ -74,13 +95,14 @@ async function bootService(backend: Backend, workers: number) {
     hostname: 'bench',
     pgliteDir: 'memory://',
     logger: createLogger('silent'),
-    createExtractor: () => createExtractor({ mode: 'worker-threads', size: workers, backend: config.BIMS_EXTRACTION_BACKEND }),
+    // The pool's limits as `npm start` sets them (the worker memory bound replaces a grown worker: a warm-up).
+    createExtractor: () => createExtractor({ mode: 'worker-threads', size: workers, backend: config.BIMS_EXTRACTION_BACKEND, ...poolLimitsOf(config) }),
   });
   const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
   const post = (path: string, body: unknown) =>
     booted.app.fetch(new Request(`http://bench${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
   const enrol = (subjectId: string, photo: Uint8Array) => post('/admin/subjects/create', { subjectId, faces: [{ image: Buffer.from(photo).toString('base64') }] });
-  return { backend, booted, post, enrol };
+  return { backend, label, booted, post, enrol, clearDb };
 }
 type Service = Awaited<ReturnType<typeof bootService>>;
 
@@ -109,6 +131,12 @@ async function enrolRound(service: Service, photos: Uint8Array[], prefix: string
 }
 
 const r2 = (x: number) => Number(x.toFixed(2));
+
+/** Jobs of the service's pool, and workers it replaced (grown past the memory bound, or crashed), warm-up included. */
+async function poolStats(service: Service) {
+  const { completed, failed, restarts, recycled } = (await service.booted.services.extractors.stats()) as { completed?: number; failed?: number; restarts?: number; recycled?: number };
+  return { completed, failed, restarts, recycled };
+}
 const load = () => loadavg().map((x) => Number(x.toFixed(1)));
 
 export async function run(args: string[]) {
@@ -123,12 +151,16 @@ export async function run(args: string[]) {
   const only = args.includes('--backend') ? (args[args.indexOf('--backend') + 1] as Backend) : undefined;
   if (only && only !== 'wasm' && only !== 'native') throw new Error('--backend takes wasm or native');
   const backends: Backend[] = only ? [only] : ['wasm', 'native'];
+  const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : undefined;
   if (backends.includes('native')) ensureTool('bench'); // onnxruntime-node, as `npm run native-backend` installs it
   const loadBefore = load();
   // One service per backend, booted one after the other so their warm-ups do not share the cores.
   const services: Service[] = [];
   try {
-    for (const b of backends) services.push(await bootService(b, workers));
+    for (const b of backends) {
+      services.push(await bootService(b, workers));
+      if (baseline) services.push(await bootService(b, workers, baseline));
+    }
     const all = await portraits(faces + warmup);
     const photos = all.slice(0, faces);
     const warmPhotos = all.slice(faces);
@@ -140,19 +172,19 @@ export async function run(args: string[]) {
       await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
         for (let i = w; i < warmPhotos.length; i += concurrency) await (await service.enrol(`warmup-${i}`, warmPhotos[i]!)).arrayBuffer();
       }));
-      await clearDb(service.booted.services, 'warmup-', { surface: 'admin', principal: { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' } });
+      await service.clearDb(service.booted.services, 'warmup-', { surface: 'admin', principal: { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' } });
     }
 
     // Each backend enrols every photo once (in its own database: no duplicates), in `rounds` slices; the order
     // of the backends flips every round, so a change in the machine's load falls on both alike.
-    const totals = new Map(backends.map((b) => [b, { seconds: 0, cpuMs: 0, photos: 0, statuses: {} as Record<string, number>, roundFacesPerSecond: [] as number[], byThread: [] as Record<string, number>[] }]));
+    const totals = new Map(services.map((s) => [s.label, { seconds: 0, cpuMs: 0, photos: 0, statuses: {} as Record<string, number>, roundFacesPerSecond: [] as number[], byThread: [] as Record<string, number>[] }]));
     const slice = Math.ceil(photos.length / rounds);
     for (let r = 0; r < rounds; r++) {
       const part = photos.slice(r * slice, (r + 1) * slice);
       if (!part.length) break;
       const order = r % 2 === 0 ? services : [...services].reverse();
       for (const service of order) {
-        const t = totals.get(service.backend)!;
+        const t = totals.get(service.label)!;
         const round = await enrolRound(service, part, `bench-${r}-`, concurrency, t.statuses);
         t.seconds += round.seconds;
         t.cpuMs += round.cpuMs;
@@ -161,6 +193,7 @@ export async function run(args: string[]) {
         t.byThread.push(round.byThread);
       }
     }
+    const pools = Object.fromEntries(await Promise.all(services.map(async (s) => [s.label, await poolStats(s)] as const)));
     const enrolment = Object.fromEntries([...totals].map(([b, t]) => [b, {
       photos: t.photos,
       seconds: r2(t.seconds),
@@ -169,6 +202,7 @@ export async function run(args: string[]) {
       cpuMsPerFace: Number((t.cpuMs / t.photos).toFixed(1)),
       cpuMsPerFaceByThread: t.byThread.at(-1),
       statuses: t.statuses,
+      pool: pools[b],
     }]));
     const wasmRun = totals.get('wasm'), nativeRun = totals.get('native');
     const ratios = wasmRun && nativeRun ? {
@@ -177,6 +211,14 @@ export async function run(args: string[]) {
       /** CPU per face of wasm over native (hardly moved by the machine's other load). */
       cpuPerFaceWasmOverNative: r2((wasmRun.cpuMs / wasmRun.photos) / (nativeRun.cpuMs / nativeRun.photos)),
     } : undefined;
+    // This checkout over the baseline, per backend (above 1: this checkout is faster / spends less CPU per face).
+    const overBaseline = baseline ? Object.fromEntries(backends.map((b) => {
+      const now = totals.get(b)!, before = totals.get(`${b}@baseline`)!;
+      return [b, {
+        facesPerSecond: r2((now.photos / now.seconds) / (before.photos / before.seconds)),
+        cpuPerFaceBaselineOverThis: r2((before.cpuMs / before.photos) / (now.cpuMs / now.photos)),
+      }];
+    })) : undefined;
 
     // IDENTIFY on the first service (default wasm): grow its gallery with synthetic subjects (matching speed
     // does not depend on who they are).
@@ -208,7 +250,10 @@ export async function run(args: string[]) {
       database: booted.services.ctx.dialect,
       workers,
       machine: { cores: availableParallelism(), loadAverageBefore: loadBefore, loadAverageAfter: load() },
-      enrolment: { size: '512x512 JPEG', warmupPhotos: warmPhotos.length, concurrency, rounds, ...enrolment, ...(ratios ? { ratios } : {}) },
+      enrolment: {
+        size: '512x512 JPEG', warmupPhotos: warmPhotos.length, concurrency, rounds, ...(baseline ? { baseline } : {}), ...enrolment,
+        ...(ratios ? { ratios } : {}), ...(overBaseline ? { overBaseline } : {}),
+      },
       identify: {
         backend: services[0]!.backend,
         gallerySubjects: gallery.subjects,
