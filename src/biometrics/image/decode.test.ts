@@ -1,7 +1,7 @@
 import jpeg from 'jpeg-js';
 import { encode as encodePngRaw } from 'fast-png';
 import { describe, expect, it } from 'vitest';
-import { decodeImage, imageDimensions, sniffFormat } from './decode.js';
+import { decodeImage, imageDimensions, rgbaToRgb, sniffFormat } from './decode.js';
 import { exifOrientationSegment, jpegOrientation } from './exif.js';
 import { applyOrientation } from './image.js';
 
@@ -86,5 +86,17 @@ describe('image dimensions from the header, before any decoding', () => {
 
   it('refuses an image over the pixel limit before decoding it', async () => {
     await expect(decodeImage(jpegOf(40, 30), { maxMegapixels: 0.001 })).rejects.toMatchObject({ code: 'IMAGE_TOO_LARGE' });
+  });
+
+  it('drops the alpha byte of every pixel, whatever the RGBA view\'s alignment', () => {
+    const n = 37;
+    const backing = new Uint8Array(n * 4 + 1);
+    for (let i = 0; i < backing.length; i++) backing[i] = (i * 97 + 13) & 255;
+    const expected = (rgba: Uint8Array) => Array.from({ length: n * 3 }, (_, i) => rgba[Math.floor(i / 3) * 4 + (i % 3)]);
+    const aligned = backing.subarray(0, n * 4); // the 32-bit path
+    const unaligned = backing.subarray(1, n * 4 + 1); // the byte path
+    expect(Array.from(rgbaToRgb(aligned, n))).toEqual(expected(aligned));
+    expect(Array.from(rgbaToRgb(unaligned, n))).toEqual(expected(unaligned));
+    expect(Array.from(rgbaToRgb(new Uint8ClampedArray(aligned), n))).toEqual(expected(aligned));
   });
 });

@@ -58,16 +58,33 @@ async function decodeJpegFast(bytes: Uint8Array): Promise<{ width: number; heigh
   try {
     await mozjpegReady;
     const r = await decodeMozjpeg(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
-    const n = r.width * r.height;
-    const rgb = new Uint8Array(n * 3);
-    const src = r.data;
-    for (let p = 0, q = 0; p < n; p++, q += 4) { rgb[p * 3] = src[q]; rgb[p * 3 + 1] = src[q + 1]; rgb[p * 3 + 2] = src[q + 2]; }
-    return { width: r.width, height: r.height, data: rgb };
+    return { width: r.width, height: r.height, data: rgbaToRgb(r.data, r.width * r.height) };
   } catch {
     // A fatal libjpeg error may leave the module unusable: start a fresh instance, let jpeg-js report.
     if (mozjpegModule) mozjpegReady = initMozjpeg(mozjpegModule);
     return null;
   }
+}
+
+/** Little-endian hosts (every one BIMS runs on) read a pixel's four bytes as one 32-bit word, R lowest. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * The RGB bytes of `n` RGBA pixels. One 32-bit read per pixel instead of three byte reads: the decoder's
+ * RGBA answer is copied once here, and this loop was a third of a 512x512 JPEG's decoding time.
+ */
+export function rgbaToRgb(rgba: Uint8Array | Uint8ClampedArray, n: number): Uint8Array {
+  const rgb = new Uint8Array(n * 3);
+  if (LITTLE_ENDIAN && rgba.byteOffset % 4 === 0) {
+    const words = new Uint32Array(rgba.buffer, rgba.byteOffset, n);
+    for (let p = 0, q = 0; p < n; p++, q += 3) {
+      const w = words[p]!;
+      rgb[q] = w; rgb[q + 1] = w >>> 8; rgb[q + 2] = w >>> 16; // a Uint8Array store keeps the low 8 bits
+    }
+  } else {
+    for (let p = 0, q = 0, s = 0; p < n; p++, q += 3, s += 4) { rgb[q] = rgba[s]!; rgb[q + 1] = rgba[s + 1]!; rgb[q + 2] = rgba[s + 2]!; }
+  }
+  return rgb;
 }
 
 const PNG_SIG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
