@@ -1,0 +1,70 @@
+// The subject reads' repository over both dialects: the one statement decodes a subject's state (timestamps as
+// Dates, jsonb as objects, NaN and infinite reals as numbers, samples in row order), leaves the state out exactly
+// for the revisions it is told are known, and the filters compiled once per shape bind their values per call.
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/tables.js';
+import { filteredSubjectsOfShape, filterShape, filterValues } from '../../src/db/repositories/subjects/filters.js';
+import { bound, compiledOnce } from '../../src/db/repositories/subjects/shapes.js';
+import { compileSubjectStates, knownRevisions, readSubjectStates } from '../../src/db/repositories/subjects/with-samples.js';
+import { json } from '../../src/db/json.js';
+import { dialects } from '../support/databases.js';
+import { openMigratedDatabase } from '../support/migrated-database.js';
+import { seedSubject } from '../support/subject-rows.js';
+
+for (const dialect of dialects) {
+  describe(`subjects repository on ${dialect}`, () => {
+    let db: Kysely<Database>;
+    let close: () => Promise<void>;
+    const ids: number[] = [];
+    beforeAll(async () => {
+      ({ db, close } = await openMigratedDatabase(dialect));
+      ids.push((await seedSubject(db, { subjectId: 'rs_a', faces: [80, 60], voices: [12], metadata: { a: [1, { b: null }] }, createdAt: new Date('2026-01-02T03:04:05.678Z') })).id);
+      ids.push((await seedSubject(db, { subjectId: 'rs_b', faces: [70] })).id);
+      ids.push((await seedSubject(db, { subjectId: 'rsXc', faces: [] })).id);
+      await sql`update face_samples set quality = 'NaN', yaw = '-Infinity' where subject_ref = ${ids[0]!} and quality = 60`.execute(db);
+    }, 120_000);
+    afterAll(async () => close?.());
+
+    /** The page of subjects whose subjectId starts with `prefix`, by id, compiled once for this shape. */
+    const page = (prefix: string, known: number[]) => {
+      const filter = { subjectId: prefix };
+      const statement = compiledOnce(`test page [${filterShape(filter)}]`, (slot) =>
+        compileSubjectStates(filteredSubjectsOfShape(db, filter, slot).orderBy('s.id'), slot<string>('known')),
+      );
+      return readSubjectStates(db, bound(statement, { ...filterValues(filter), known: knownRevisions(known) }));
+    };
+
+    it('decodes a subject state once: Dates, objects, reals, samples in row order', async () => {
+      const [first, second] = await page('rs_', []);
+      expect([first!.id, second!.id]).toEqual([ids[0], ids[1]]);
+      const state = first!.state!;
+      expect(state.row.created_at).toEqual(new Date('2026-01-02T03:04:05.678Z'));
+      expect(state.row.metadata).toEqual({ a: [1, { b: null }] });
+      expect(state.row.revision).toBe(first!.revision);
+      expect(state.faces.map((f) => f.quality)).toEqual([80, Number.NaN]);
+      expect(state.faces[1]!.yaw).toBe(-Infinity);
+      expect(state.faces[0]!.created_at).toBeInstanceOf(Date);
+      expect(state.faces[0]!.rectangle).toEqual({ x: 0.4, y: 1, width: 2.6, height: 3 });
+      expect(state.voices.map((v) => v.quality)).toEqual([12]);
+      expect(state.templates.map((t) => t.modality)).toEqual(['FACE']);
+      // The literal prefix: `rs_` does not match `rsXc`.
+      expect((await page('rs_', [])).length).toBe(2);
+    });
+
+    it('leaves out the state of exactly the known revisions, and a change moves the revision', async () => {
+      const before = await page('rs_', []);
+      const known = await page('rs_', [before[0]!.revision]);
+      expect(known.map((r) => r.state === null)).toEqual([true, false]);
+      await db.updateTable('subjects').set({ metadata: json({ changed: true }) }).where('id', '=', ids[0]!).execute();
+      const after = await page('rs_', [before[0]!.revision]);
+      expect(after[0]!.revision).toBeGreaterThan(before[0]!.revision);
+      expect(after[0]!.state?.row.metadata).toEqual({ changed: true });
+      // A sample change alone moves it too.
+      await db.deleteFrom('face_samples').where('subject_ref', '=', ids[1]!).execute();
+      const again = await page('rs_', after.map((r) => r.revision));
+      expect(again.map((r) => r.state === null)).toEqual([true, false]);
+      expect(again[1]!.state?.faces).toEqual([]);
+    });
+  });
+}
