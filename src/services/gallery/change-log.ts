@@ -1,6 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
-import { json } from '../../db/json.js';
+import { appendGalleryChange, pruneGalleryChanges, type GalleryChangeKind, type GalleryChangeRow } from '../../db/repositories/gallery.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 
 /**
  * The gallery change log (table `gallery_changes`): how a node that cannot LISTEN (Cloudflare Workers) learns
@@ -8,13 +7,10 @@ import { json } from '../../db/json.js';
  * inside the transaction that changes the gallery, so a change is logged if and only if it commits.
  */
 
-export type ChangeKind = 'put' | 'remove' | 'reset' | 'pruned';
+export type ChangeKind = GalleryChangeKind;
 
-export interface LoggedChange {
-  id: number;
-  kind: ChangeKind;
-  subjectRefs: number[];
-}
+/** One row of the log: its id, its kind and the subjects it names. */
+export type LoggedChange = GalleryChangeRow;
 
 /** How long rows are kept; a node that has not caught up for longer reloads its whole gallery. */
 export const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000;
@@ -30,27 +26,11 @@ export const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000;
  * id n sees every committed id below n. The lock serialises only the tail of gallery-changing transactions
  * (one insert and the commit).
  */
-export async function recordChange(trx: Kysely<Database>, kind: Exclude<ChangeKind, 'pruned'>, subjectRefs: number[] = []): Promise<number> {
-  await sql`lock table gallery_changes in share row exclusive mode`.execute(trx);
-  const row = await trx.insertInto('gallery_changes').values({ kind, subject_refs: json(subjectRefs) }).returning('id').executeTakeFirstOrThrow();
-  return Number(row.id);
+export async function recordChange(trx: Queryable, kind: Exclude<ChangeKind, 'pruned'>, subjectRefs: number[] = []): Promise<number> {
+  return appendGalleryChange(trx, kind, subjectRefs);
 }
 
-/** The highest id committed so far (0 for an empty log): everything at or below it is visible to later reads. */
-export async function latestChangeId(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('gallery_changes').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
-  return Number(row?.id ?? 0);
-}
-
-/** Up to `limit` changes after id `after`, oldest first (one primary-key range scan). */
-export async function changesAfter(db: Kysely<Database>, after: number, limit: number): Promise<LoggedChange[]> {
-  const rows = await db.selectFrom('gallery_changes').select(['id', 'kind', 'subject_refs']).where('id', '>', after).orderBy('id').limit(limit).execute();
-  return rows.map((r) => ({
-    id: Number(r.id),
-    kind: r.kind,
-    subjectRefs: (typeof r.subject_refs === 'string' ? JSON.parse(r.subject_refs) : r.subject_refs) as number[],
-  }));
-}
+// Reading the log: latestGalleryChangeId and galleryChangesAfter in src/db/repositories/gallery.ts.
 
 /**
  * Drop the rows older than `retentionMs` (by the database clock). The newest of them is not deleted but turned
@@ -58,17 +38,6 @@ export async function changesAfter(db: Kysely<Database>, after: number, limit: n
  * reads the marker as its next change and reloads, while a node already past it never sees it. Concurrent
  * prunes are harmless (at worst two markers). Returns the number of rows deleted.
  */
-export async function pruneChanges(db: Kysely<Database>, retentionMs: number = CHANGE_RETENTION_MS): Promise<number> {
-  const { rows } = await sql<{ deleted: number }>`
-    with horizon as (
-      select id from gallery_changes where created_at < now() - ${retentionMs} * interval '1 millisecond'
-      order by created_at desc, id desc limit 1
-    ), gone as (
-      delete from gallery_changes where id < (select id from horizon) returning 1
-    ), marked as (
-      update gallery_changes set kind = 'pruned', subject_refs = '[]'::jsonb
-      where id = (select id from horizon) and kind <> 'pruned' returning 1
-    )
-    select (select count(*) from gone)::int as deleted, (select count(*) from marked)::int as marked`.execute(db);
-  return Number(rows[0]?.deleted ?? 0);
+export async function pruneChanges(db: Queryable, retentionMs: number = CHANGE_RETENTION_MS): Promise<number> {
+  return pruneGalleryChanges(db, retentionMs);
 }

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../db/tables.js';
+import { galleryDigestInDatabase } from '../../db/repositories/gallery.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
 
 /**
  * A fingerprint of a gallery that a node's memory and the database can both compute, so a node can tell
@@ -38,31 +38,12 @@ export function digestTerm(source: TemplateSource, rowId: number, subjectRef: nu
   return (BigInt(rowId) * 2n + SOURCE_BIT[source]) * 1_000_003n + BigInt(subjectRef) * 7_919n + trailingCrc(template);
 }
 
-/** The SQL twin of {@link trailingCrc} for a bytea column. */
-function crcSql(column: string) {
-  const c = sql.ref(column);
-  return sql`case when octet_length(${c}) >= 4 then
-    get_byte(${c}, octet_length(${c}) - 4)::int8 + get_byte(${c}, octet_length(${c}) - 3)::int8 * 256
-    + get_byte(${c}, octet_length(${c}) - 2)::int8 * 65536 + get_byte(${c}, octet_length(${c}) - 1)::int8 * 16777216
-    else 0 end`;
-}
-
 /**
  * The digest of what the gallery should hold according to the database: the face sample templates and VOICE
  * templates of ENROLLED subjects (the rows GalleryCache loads). One query; read it in the same snapshot as the
  * change-log position it is compared at.
  */
-export async function databaseDigest(db: Kysely<Database>): Promise<GalleryDigest> {
-  const { rows } = await sql<{ templates: string | number; sum: string | null }>`
-    with terms as (
-      select (f.id::int8 * 2) * 1000003 + s.id::int8 * 7919 + ${crcSql('f.template')} as term
-        from face_samples f join subjects s on s.id = f.subject_ref
-        where s.status = 'ENROLLED' and f.template is not null
-      union all
-      select (t.id::int8 * 2 + 1) * 1000003 + s.id::int8 * 7919 + ${crcSql('t.data')} as term
-        from templates t join subjects s on s.id = t.subject_ref
-        where s.status = 'ENROLLED' and t.modality = 'VOICE'
-    )
-    select count(*) as templates, sum(term)::text as sum from terms`.execute(db);
-  return { templates: Number(rows[0]?.templates ?? 0), sum: rows[0]?.sum ?? '0' };
+export async function databaseDigest(db: Queryable): Promise<GalleryDigest> {
+  // The SQL twin of digestTerm (and of trailingCrc for a bytea column) is in the repository.
+  return galleryDigestInDatabase(db);
 }

@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import { notifyGalleryChannel } from '../../db/repositories/gallery.js';
 import type { Database } from '../../db/tables.js';
 import { recordChange } from './change-log.js';
 
@@ -61,6 +62,6 @@ export class GalleryChanges {
     // No NOTIFY on PGlite: it is one process, which applies its own changes after each commit.
     if (from.dialect !== 'postgres') return;
     const notice: GalleryNotice = { node: from.nodeId };
-    await sql`select pg_notify(${GALLERY_CHANNEL}, ${JSON.stringify(notice)})`.execute(trx);
+    await notifyGalleryChannel(trx, GALLERY_CHANNEL, JSON.stringify(notice));
   }
 }
