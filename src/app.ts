@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { bodyLimitError } from './http/body-limit.js';
 import { everyRequest } from './http/every-request.js';
+import { FixedPathRouter } from './http/fixed-path-router.js';
 import { HTTPException } from 'hono/http-exception';
 import type { Services } from './services/index.js';
 import { DomainError } from './services/errors.js';
@@ -32,7 +33,8 @@ export interface AppDeps {
  * @example const app = createApp({ services }); const res = await app.request('/health');
  */
 export function createApp(deps: AppDeps) {
-  const app = new Hono<AppEnv>({ strict: true });
+  // Fixed paths (/health, /admin/subjects ...) matched by a map lookup; see FixedPathRouter for why not RegExpRouter.
+  const app = new Hono<AppEnv>({ strict: true, router: new FixedPathRouter() });
   const { services } = deps;
   const config = services.ctx.config;
 

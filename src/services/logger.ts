@@ -59,9 +59,29 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, fo
   const out = write ?? consoleWriter();
   const at = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
     if (levels.indexOf(name) < threshold) return;
-    out(render({ time: new Date().toISOString(), level: name, message }, fields));
+    out(render({ time: isoNow(), level: name, message }, fields));
   };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** The minute `isoNow` is in: its first millisecond and its text up to the seconds ("2026-11-26T20:31:"). */
+let minuteStart = Number.NaN;
+let minuteText = '';
+
+/**
+ * Now as `new Date().toISOString()` writes it, from the text of the current minute kept once: formatting a date
+ * was a fifth of a request's log line, where two divisions and a template cost a tenth of that.
+ */
+export function isoNow(now = Date.now()): string {
+  let into = now - minuteStart;
+  if (!(into >= 0 && into < 60_000)) {
+    minuteStart = now - (((now % 60_000) + 60_000) % 60_000);
+    minuteText = new Date(minuteStart).toISOString().slice(0, 17);
+    into = now - minuteStart;
+  }
+  const seconds = Math.floor(into / 1000);
+  const millis = into % 1000;
+  return `${minuteText}${seconds < 10 ? '0' : ''}${seconds}.${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
 }
 
 /** The process's logger as its configuration says (level and format). */
