@@ -4,6 +4,7 @@ import { conflict, invalid, notFound } from '../errors.js';
 import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerOf } from '../ownership.js';
+import { captureSubjectExists } from '../../db/repositories/capture.js';
 import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-session.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
@@ -204,9 +205,9 @@ export class CaptureRegistry {
   /** As the JSON path would refuse them, before any media flows: a VERIFY of nobody, an ENROLL of a subjectId taken. */
   private async checkSubject(services: Services, params: CaptureParams): Promise<void> {
     if (params.purpose !== 'VERIFY' && params.purpose !== 'ENROLL') return;
-    const row = await services.ctx.db.selectFrom('subjects').select('id').where('subject_id', '=', params.subjectId!).executeTakeFirst();
-    if (params.purpose === 'VERIFY' && !row) throw notFound(`Subject '${params.subjectId}'`);
-    if (params.purpose === 'ENROLL' && row) throw conflict(`A subject with subjectId '${params.subjectId}' already exists`);
+    const exists = await captureSubjectExists(services.ctx.db, params.subjectId!);
+    if (params.purpose === 'VERIFY' && !exists) throw notFound(`Subject '${params.subjectId}'`);
+    if (params.purpose === 'ENROLL' && exists) throw conflict(`A subject with subjectId '${params.subjectId}' already exists`);
   }
 
   /** Finished captures are the database's to keep; this node forgets them once their last write is done. */

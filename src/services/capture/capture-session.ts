@@ -1,56 +1,15 @@
-import type { z } from 'zod';
-import { toBase64 } from '../../encoding/base64.js';
-import type { InitParams } from '../../schemas/gateway.js';
-import { CreateSubjectRequest } from '../../schemas/subjects.js';
-import { CreateOperationRequest, type CandidateData } from '../../schemas/operations.js';
-import type { Principal } from '../../auth/principal.js';
-import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { gatewayDomainError } from '../gateway/errors.js';
-import { enrolSubject } from '../enrolment/enrol.js';
-import { createOperation } from '../operation-log/create.js';
-import { recordOperation } from '../operation-log/record.js';
 import { analyseImages, faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
-import { ActiveLiveness, type ActiveEvent, type ActiveState } from './active-liveness.js';
-import { sessionSettings, type SessionSettings } from './session-settings.js';
+import { ActiveLiveness, type ActiveState } from './active-liveness.js';
+import { recordCaptureWithoutOperation, runCaptureOperation, type CaptureOperationContext } from './capture-operation.js';
+import type { CaptureCaller, CaptureEvent, CaptureMedia, CaptureParams, CaptureResult, CaptureState } from './capture-types.js';
+import { sessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
 
-export type CaptureParams = z.output<typeof InitParams>;
-export type CaptureState = 'WAITING_MEDIA' | 'CAPTURING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
-
-/** One event of the session, as the client reads it: guidance while capturing, then the outcome. */
-export interface CaptureEvent {
-  at: string;
-  type: 'STARTED' | 'MEDIA' | CaptureGuidance | ActiveEvent['type'] | 'SPEECH' | 'KEEP_SPEAKING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
-  [key: string]: unknown;
-}
-
-/** The outcome: the operation's status, its UUID in the operation log, and what the operation answered. */
-export interface CaptureResult {
-  status: string;
-  operationUuid?: string;
-  subjectId?: string;
-  subjectStatus?: string;
-  score?: number;
-  candidates?: z.output<typeof CandidateData>[];
-  reason?: string;
-}
-
-/** Where the frames come from (the sidecar's decoder of the forwarded RTP) and how to let the media go. */
-export interface CaptureMedia {
-  frames(signal: AbortSignal): AsyncIterable<Uint8Array>;
-  /** Multimodal sessions with VOICE: the decoded audio, 16 kHz mono s16le PCM in chunks. */
-  audio?(signal: AbortSignal): AsyncIterable<Uint8Array>;
-  /** Stop the forwarding and the decoder and end the gateway session: called once, whatever the outcome. */
-  release(): Promise<void>;
-}
-
-export interface CaptureCaller {
-  principal: Principal;
-  surface: Surface;
-}
+export type { CaptureCaller, CaptureEvent, CaptureMedia, CaptureParams, CaptureResult, CaptureState } from './capture-types.js';
 
 const MAX_EVENTS = 200;
 /** The reason of a capture whose active liveness instructions were not followed (docs/gateway-capture.md). */
@@ -75,7 +34,8 @@ export class CaptureSession {
   private lastGuidance: CaptureGuidance | null = null;
   private lastSent: string | null = null;
   private done: Promise<void> | null = null;
-  private readonly overrides: SessionSettings;
+  /** What the operation at the end runs with (capture-operation.ts). */
+  private readonly operation: CaptureOperationContext;
 
   constructor(
     private readonly services: Services,
@@ -85,7 +45,7 @@ export class CaptureSession {
     /** Told of every event as it happens (the gateway session's events, which getSession shows). */
     private readonly onEvent: (event: CaptureEvent) => void = () => {},
   ) {
-    this.overrides = sessionSettings(params);
+    this.operation = { services, params, caller, overrides: sessionSettings(params) };
   }
 
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
@@ -188,12 +148,17 @@ export class CaptureSession {
     clearTimeout(timer);
     this.state = 'PROCESSING';
     this.emit({ type: 'PROCESSING', frames: selected.map((s) => ({ quality: Math.round(s.face.quality) })), ...(voice ? { speechMs: voice.speechMs, audioMs: voice.durationMs } : {}) });
-    return this.operate(selected.map((s) => s.bytes), gates, voice?.wav());
+    return runCaptureOperation(this.operation, selected.map((s) => s.bytes), gates, voice?.wav());
   }
 
   /** Whether the session captures this modality: face sessions the face; multimodal ones what `modalities` says. */
   private wants(modality: 'FACE' | 'VOICE'): boolean {
     return 'modalities' in this.params ? this.params.modalities.includes(modality) : modality === 'FACE';
+  }
+
+  /** The modalities the session captures, as its operation records them. */
+  private modalities(): ('FACE' | 'VOICE')[] {
+    return (['FACE', 'VOICE'] as const).filter((m) => this.wants(m));
   }
 
   /** Hear the session's audio until it ends, telling the client how much speech there is so far. */
@@ -213,42 +178,7 @@ export class CaptureSession {
 
   /** The gates of the settings, with the session's options and overrides on top. */
   private async gates(): Promise<FaceGates> {
-    return faceGatesOf(this.services, { checkIcao: this.params.checkIcao, detectLiveness: this.params.detectLiveness, overrides: this.overrides.gates });
-  }
-
-  /**
-   * Run the operation on the selected frames, exactly as the JSON path does, held to the session's overrides:
-   * the same gates the frames passed, and its matching, identification and deduplication thresholds.
-   */
-  private async operate(frames: Uint8Array[], gates: FaceGates, wav?: Uint8Array): Promise<CaptureResult> {
-    const faces = frames.length ? frames.map((bytes) => ({ image: toBase64(bytes) })) : undefined;
-    const voices = wav ? [{ audio: toBase64(wav) }] : undefined;
-    const { matching, deduplication } = this.overrides;
-    const caller = { principal: this.caller.principal, surface: this.caller.surface };
-    const session = { gates: this.overrides.gates, deduplication };
-    try {
-      if (this.params.purpose === 'ENROLL') {
-        const request = CreateSubjectRequest.parse({ subjectId: this.params.subjectId, faces, voices, options: { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness } });
-        const subject = await enrolSubject(this.services, request, caller, session);
-        const row = await this.services.ctx.db.selectFrom('operations').select(['status', 'score']).where('uuid', '=', subject.enrollmentOperationUuid!).executeTakeFirst();
-        return {
-          status: row?.status ?? 'SUCCESS', operationUuid: subject.enrollmentOperationUuid, subjectId: this.params.subjectId, subjectStatus: subject.status,
-          ...(row?.score != null ? { score: row.score } : {}), ...(subject.candidates?.length ? { candidates: subject.candidates } : {}),
-        };
-      }
-      const options = { checkIcao: this.params.checkIcao, detectLiveness: gates.requireLiveness, ...matching };
-      const request = CreateOperationRequest.parse({ type: this.params.purpose, subjectId: this.params.subjectId, faces, voices, options });
-      const op = await createOperation(this.services, request, caller, session);
-      return {
-        status: op.status, operationUuid: op.uuid, ...(op.subjectId ? { subjectId: op.subjectId } : {}),
-        ...(op.score !== undefined ? { score: op.score } : {}), ...(op.candidates ? { candidates: op.candidates } : {}),
-      };
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      // A refused operation is recorded by the service; its status and UUID travel in the problem's extras.
-      const { operationUuid, operationStatus } = error.extras as { operationUuid?: string; operationStatus?: string };
-      return { status: operationStatus ?? 'FAILED', ...(operationUuid ? { operationUuid } : {}), reason: error.detail };
-    }
+    return faceGatesOf(this.services, { checkIcao: this.params.checkIcao, detectLiveness: this.params.detectLiveness, overrides: this.operation.overrides.gates });
   }
 
   /** The session's active liveness (`activeLiveness` of the init params), or null without one. */
@@ -264,23 +194,17 @@ export class CaptureSession {
    */
   private async activeLivenessFailed(active: ActiveLiveness, timer: ReturnType<typeof setTimeout>): Promise<CaptureResult> {
     clearTimeout(timer);
-    const uuid = crypto.randomUUID();
-    const { principal, surface } = this.caller;
-    await recordOperation(this.services.ctx.db, {
-      uuid, type: this.params.purpose, status: 'LIVENESS_CHECK_FAILED', subjectId: this.params.subjectId ?? null, modalities: (['FACE', 'VOICE'] as const).filter((m) => this.wants(m)),
+    const uuid = await recordCaptureWithoutOperation(this.operation, {
+      status: 'LIVENESS_CHECK_FAILED', modalities: this.modalities(), durationMs: performance.now() - this.started,
       details: { reason: ACTIVE_LIVENESS_FAILED, activeLiveness: active.history, capture: { framesAnalysed: this.metrics.framesAnalysed } },
-      durationMs: performance.now() - this.started, principal, surface, at: this.services.ctx.now(),
     });
     return { status: 'LIVENESS_CHECK_FAILED', operationUuid: uuid, ...(this.params.subjectId ? { subjectId: this.params.subjectId } : {}), reason: ACTIVE_LIVENESS_FAILED };
   }
 
   private async timedOut(): Promise<void> {
-    const uuid = crypto.randomUUID();
-    const { principal, surface } = this.caller;
-    await recordOperation(this.services.ctx.db, {
-      uuid, type: this.params.purpose, status: 'FAILED', subjectId: this.params.subjectId ?? null, modalities: (['FACE', 'VOICE'] as const).filter((m) => this.wants(m)),
+    const uuid = await recordCaptureWithoutOperation(this.operation, {
+      status: 'FAILED', modalities: this.modalities(), durationMs: performance.now() - this.started,
       details: { reason: 'TIMEOUT', capture: { framesAnalysed: this.metrics.framesAnalysed, lastGuidance: this.lastGuidance } },
-      durationMs: performance.now() - this.started, principal, surface, at: this.services.ctx.now(),
     });
     this.finish('TIMEOUT', { status: 'TIMEOUT', operationUuid: uuid, reason: `no result within ${this.params.timeoutSeconds} s` });
   }

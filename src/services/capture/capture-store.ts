@@ -1,5 +1,8 @@
-import { sql } from 'kysely';
 import { json } from '../../db/json.js';
+import {
+  deleteCapturesFinishedBefore, findCaptureSession, listCaptureHandles, notifyCapturesSettled, settleUnfinishedCaptures, updateUnfinishedCapture,
+  upsertCaptureSession,
+} from '../../db/repositories/capture.js';
 import type { ServiceContext } from '../context.js';
 import { NODE_ALIVE_SECONDS } from '../management/cluster.js';
 import type { CaptureEvent, CaptureParams, CaptureResult, CaptureState } from './capture-session.js';
@@ -62,16 +65,11 @@ export class CaptureStore {
   async begin(m: { sessionId: number; handleId: number; captureId: string; accountId: number | null; purpose: string; snapshot: CaptureSnapshot }): Promise<void> {
     const now = this.ctx.now();
     const { snapshot } = m;
-    const row = {
+    await upsertCaptureSession(this.ctx.db, m.sessionId, m.handleId, {
       capture_id: m.captureId, node_id: this.ctx.node.id, account_id: m.accountId, purpose: m.purpose, state: snapshot.state,
       events: json(snapshot.events), result: json(snapshot.result), started_at: now, updated_at: now,
       finished_at: snapshot.over ? now : null, deadline_at: snapshot.deadlineAt,
-    };
-    await this.ctx.db
-      .insertInto('capture_sessions')
-      .values({ session_id: m.sessionId, handle_id: m.handleId, ...row })
-      .onConflict((oc) => oc.columns(['session_id', 'handle_id']).doUpdateSet(row))
-      .execute();
+    });
   }
 
   /**
@@ -81,16 +79,10 @@ export class CaptureStore {
    */
   async write(sessionId: number, handleId: number, captureId: string, snapshot: CaptureSnapshot): Promise<boolean> {
     const now = this.ctx.now();
-    const result = await this.ctx.db
-      .updateTable('capture_sessions')
-      .set({
-        state: snapshot.state, events: json(snapshot.events), result: json(snapshot.result), updated_at: now,
-        finished_at: snapshot.over ? now : null, deadline_at: snapshot.deadlineAt,
-      })
-      .where('session_id', '=', sessionId).where('handle_id', '=', handleId)
-      .where('capture_id', '=', captureId).where('finished_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return updateUnfinishedCapture(this.ctx.db, { sessionId, handleId, captureId }, {
+      state: snapshot.state, events: json(snapshot.events), result: json(snapshot.result), updated_at: now,
+      finished_at: snapshot.over ? now : null, deadline_at: snapshot.deadlineAt,
+    });
   }
 
   /**
@@ -99,13 +91,13 @@ export class CaptureStore {
    * first, as FAILED with the reason NODE_LOST, for every reader alike.
    */
   async read(sessionId: number, handleId: number): Promise<StoredCapture | undefined> {
-    let row = await this.row(sessionId, handleId);
-    if (row && row.finished_at === null && new Date(row.deadline_at).getTime() < this.ctx.now().getTime()) {
+    let row = await findCaptureSession(this.ctx.db, sessionId, handleId);
+    if (row && row.finished_at === null && row.deadline_at.getTime() < this.ctx.now().getTime()) {
       await this.settleLost(sessionId, handleId);
-      row = await this.row(sessionId, handleId);
+      row = await findCaptureSession(this.ctx.db, sessionId, handleId);
     }
     if (!row) return undefined;
-    if (row.finished_at !== null && this.ctx.now().getTime() - new Date(row.finished_at).getTime() > KEEP_FINISHED_MS) return undefined;
+    if (row.finished_at !== null && this.ctx.now().getTime() - row.finished_at.getTime() > KEEP_FINISHED_MS) return undefined;
     const result = row.result as CaptureResult | null;
     return {
       view: { state: row.state as CaptureState, purpose: row.purpose as CaptureParams['purpose'], events: row.events as CaptureEvent[], ...(result ? { result } : {}) },
@@ -118,13 +110,10 @@ export class CaptureStore {
 
   /** Every capture of a gateway session (getSession), oldest handle first. */
   async ofSession(sessionId: number, handleId?: number): Promise<{ handleId: number; capture: StoredCapture }[]> {
-    let query = this.ctx.db.selectFrom('capture_sessions').select('handle_id').where('session_id', '=', sessionId);
-    if (handleId !== undefined) query = query.where('handle_id', '=', handleId);
-    const handles = await query.orderBy('handle_id').execute();
     const found: { handleId: number; capture: StoredCapture }[] = [];
-    for (const { handle_id } of handles) {
-      const capture = await this.read(sessionId, Number(handle_id));
-      if (capture) found.push({ handleId: Number(handle_id), capture });
+    for (const handle of await listCaptureHandles(this.ctx.db, sessionId, handleId)) {
+      const capture = await this.read(sessionId, handle);
+      if (capture) found.push({ handleId: handle, capture });
     }
     return found;
   }
@@ -137,18 +126,14 @@ export class CaptureStore {
    */
   async stopSession(sessionId: number, reason: string): Promise<void> {
     const settled = await this.settle(sessionId, undefined, { status: 'FAILED', reason }, false);
-    if (settled > 0) await sql`select pg_notify(${CAPTURE_CHANNEL}, ${String(sessionId)})`.execute(this.ctx.db);
+    if (settled > 0) await notifyCapturesSettled(this.ctx.db, CAPTURE_CHANNEL, sessionId);
   }
 
   /** Finished captures older than 10 minutes go; called as each node reports in (the heartbeat). */
   async prune(): Promise<void> {
-    await this.ctx.db.deleteFrom('capture_sessions').where('finished_at', '<', new Date(this.ctx.now().getTime() - KEEP_FINISHED_MS)).execute();
+    await deleteCapturesFinishedBefore(this.ctx.db, new Date(this.ctx.now().getTime() - KEEP_FINISHED_MS));
     // Lost captures nobody read are settled too, so that they age out like the others.
     await this.settle(undefined, undefined, { status: 'FAILED', reason: NODE_LOST }, true);
-  }
-
-  private row(sessionId: number, handleId: number) {
-    return this.ctx.db.selectFrom('capture_sessions').selectAll().where('session_id', '=', sessionId).where('handle_id', '=', handleId).executeTakeFirst();
   }
 
   private async settleLost(sessionId: number, handleId: number): Promise<void> {
@@ -156,32 +141,14 @@ export class CaptureStore {
   }
 
   /**
-   * End unfinished captures from outside their node, in one statement that only takes rows still
-   * unfinished (so the node's own outcome, if it came first, stands): the FAILED event is appended to the
-   * events and the result set. `onlyLost`: only rows past their deadline whose node stopped reporting in.
+   * End unfinished captures from outside their node (the repository's one statement leaves a row the node
+   * finished first as it is): a FAILED event appended, the result set. `onlyLost`: only rows past their
+   * deadline whose node stopped reporting in.
    */
   private async settle(sessionId: number | undefined, handleId: number | undefined, result: CaptureResult, onlyLost: boolean): Promise<number> {
     const now = this.ctx.now();
     const event = { at: now.toISOString(), type: 'FAILED', ...result };
-    let query = this.ctx.db
-      .updateTable('capture_sessions as c')
-      .set({
-        state: 'FAILED',
-        result: json(result),
-        events: sql`c.events || ${json([event])}::jsonb`,
-        updated_at: now,
-        finished_at: now,
-      })
-      .where('c.finished_at', 'is', null);
-    if (sessionId !== undefined) query = query.where('c.session_id', '=', sessionId);
-    if (handleId !== undefined) query = query.where('c.handle_id', '=', handleId);
-    if (onlyLost) {
-      const aliveSince = new Date(now.getTime() - NODE_ALIVE_SECONDS * 1000);
-      query = query
-        .where('c.deadline_at', '<', now)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('service_nodes as n').select('n.node_id').whereRef('n.node_id', '=', 'c.node_id').where('n.last_seen_at', '>', aliveSince))));
-    }
-    const done = await query.executeTakeFirst();
-    return Number(done.numUpdatedRows);
+    const lost = onlyLost ? { aliveSince: new Date(now.getTime() - NODE_ALIVE_SECONDS * 1000) } : undefined;
+    return settleUnfinishedCaptures(this.ctx.db, { sessionId, handleId, lost }, result, event, now);
   }
 }

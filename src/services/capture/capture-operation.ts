@@ -1,0 +1,77 @@
+import { findOperationOutcome } from '../../db/repositories/capture.js';
+import { toBase64 } from '../../encoding/base64.js';
+import { CreateOperationRequest } from '../../schemas/operations.js';
+import { CreateSubjectRequest } from '../../schemas/subjects.js';
+import type { FaceGates } from '../biometrics/face-samples.js';
+import { enrolSubject } from '../enrolment/enrol.js';
+import { DomainError } from '../errors.js';
+import type { Services } from '../index.js';
+import { createOperation } from '../operation-log/create.js';
+import { recordOperation, type OperationStatus } from '../operation-log/record.js';
+import type { CaptureCaller, CaptureParams, CaptureResult } from './capture-types.js';
+import type { SessionSettings } from './session-settings.js';
+
+/**
+ * What a capture session does with its outcome in the operation log: run the operation on the selected frames
+ * as the JSON path runs it, or record why none ran (the capture timed out, the liveness instructions were not
+ * followed).
+ */
+
+/** The session an operation runs for: its init params, who started it, and the settings its params override. */
+export interface CaptureOperationContext {
+  services: Services;
+  params: CaptureParams;
+  caller: CaptureCaller;
+  overrides: SessionSettings;
+}
+
+/**
+ * Run the operation on the selected frames, exactly as the JSON path does, held to the session's overrides:
+ * the same gates the frames passed, and its matching, identification and deduplication thresholds. A refused
+ * operation is an outcome too (its status and UUID), not an error.
+ */
+export async function runCaptureOperation(c: CaptureOperationContext, frames: Uint8Array[], gates: FaceGates, wav?: Uint8Array): Promise<CaptureResult> {
+  const { services, params } = c;
+  const faces = frames.length ? frames.map((bytes) => ({ image: toBase64(bytes) })) : undefined;
+  const voices = wav ? [{ audio: toBase64(wav) }] : undefined;
+  const { matching, deduplication } = c.overrides;
+  const caller = { principal: c.caller.principal, surface: c.caller.surface };
+  const session = { gates: c.overrides.gates, deduplication };
+  try {
+    if (params.purpose === 'ENROLL') {
+      const request = CreateSubjectRequest.parse({ subjectId: params.subjectId, faces, voices, options: { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness } });
+      const subject = await enrolSubject(services, request, caller, session);
+      const row = await findOperationOutcome(services.ctx.db, subject.enrollmentOperationUuid!);
+      return {
+        status: row?.status ?? 'SUCCESS', operationUuid: subject.enrollmentOperationUuid, subjectId: params.subjectId, subjectStatus: subject.status,
+        ...(row?.score != null ? { score: row.score } : {}), ...(subject.candidates?.length ? { candidates: subject.candidates } : {}),
+      };
+    }
+    const options = { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness, ...matching };
+    const request = CreateOperationRequest.parse({ type: params.purpose, subjectId: params.subjectId, faces, voices, options });
+    const op = await createOperation(services, request, caller, session);
+    return {
+      status: op.status, operationUuid: op.uuid, ...(op.subjectId ? { subjectId: op.subjectId } : {}),
+      ...(op.score !== undefined ? { score: op.score } : {}), ...(op.candidates ? { candidates: op.candidates } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    // A refused operation is recorded by the service; its status and UUID travel in the problem's extras.
+    const { operationUuid, operationStatus } = error.extras as { operationUuid?: string; operationStatus?: string };
+    return { status: operationStatus ?? 'FAILED', ...(operationUuid ? { operationUuid } : {}), reason: error.detail };
+  }
+}
+
+/** Record a capture that ran no operation, as the operation its purpose names, with why in `details`: its UUID. */
+export async function recordCaptureWithoutOperation(
+  c: CaptureOperationContext,
+  m: { status: OperationStatus; modalities: ('FACE' | 'VOICE')[]; details: Record<string, unknown>; durationMs: number },
+): Promise<string> {
+  const uuid = crypto.randomUUID();
+  const { principal, surface } = c.caller;
+  await recordOperation(c.services.ctx.db, {
+    uuid, type: c.params.purpose, status: m.status, subjectId: c.params.subjectId ?? null, modalities: m.modalities,
+    details: m.details, durationMs: m.durationMs, principal, surface, at: c.services.ctx.now(),
+  });
+  return uuid;
+}
