@@ -4,10 +4,10 @@ import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/op
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
-import { DomainError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { analyseFaces, analyseImages, faceGatesOf, gateImage, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
-import { presentOperation, recordOperation, type OperationRecord, type StoredCandidate } from './record.js';
+import { presentOperation, recordOperation, type OperationRecord } from './record.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
 import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.js';
 import { probeModalities, searchGallery, verifySubject, type MultimodalProbe } from '../biometrics/multimodal.js';
@@ -19,8 +19,6 @@ interface Caller {
   principal: Principal;
   surface: Surface;
 }
-
-const round = (score: number) => Math.round(score * 100) / 100;
 
 /**
  * Perform and record a VERIFY (1:1 against a subject's face samples, best score, and its voice template),
