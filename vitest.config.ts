@@ -22,10 +22,45 @@ export default defineConfig({
     // Named projects, so a part of the suite can be run alone (`npx vitest run --project http`). `npm test`
     // runs them all. The HTTP and runtime suites also run over PostgreSQL when DATABASE_URL is set.
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'test/scripts/**/*.test.ts'], exclude: [...NEEDS_INSTALLED_PROGRAMS, ...CONVERTS_MODELS] } },
-      { extends: true, test: { name: 'http', include: ['test/http/**/*.test.ts', 'test/security/**/*.test.ts', 'test/db/**/*.test.ts', 'test/types/**/*.test.ts'] } },
-      { extends: true, test: { name: 'engine', include: ['test/biometrics/**/*.test.ts', 'test/voice/**/*.test.ts', 'test/bench/**/*.test.ts', ...CONVERTS_MODELS] } },
-      { extends: true, test: { name: 'runtime', include: ['test/runtime/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NEEDS_INSTALLED_PROGRAMS] } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'test/scripts/**/*.test.ts'],
+          exclude: [...NEEDS_INSTALLED_PROGRAMS, ...CONVERTS_MODELS],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'http',
+          include: [
+            'test/http/**/*.test.ts',
+            'test/security/**/*.test.ts',
+            'test/db/**/*.test.ts',
+            'test/types/**/*.test.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'engine',
+          include: [
+            'test/biometrics/**/*.test.ts',
+            'test/voice/**/*.test.ts',
+            'test/bench/**/*.test.ts',
+            ...CONVERTS_MODELS,
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'runtime',
+          include: ['test/runtime/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NEEDS_INSTALLED_PROGRAMS],
+        },
+      },
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
     ],
   },

@@ -17,7 +17,8 @@ import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
 import { ensureTool } from '../scripts/tool.mjs';
 import { portraits } from './api.js';
 
-const option = (args: string[], name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
+const option = (args: string[], name: string, fallback: number) =>
+  args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback;
 const IMAGENET_MEAN: [number, number, number] = [0.485 * 255, 0.456 * 255, 0.406 * 255];
 const IMAGENET_STD: [number, number, number] = [0.229 * 255, 0.224 * 255, 0.225 * 255];
 
@@ -28,19 +29,28 @@ export async function run(args: string[]) {
   if (backend !== 'native' && backend !== 'wasm') throw new Error('--backend takes native or wasm');
   if (backend === 'native') ensureTool('bench');
   await enableFastJpegNode();
-  const runner: ModelRunner = backend === 'native'
-    ? await (await import('../src/extraction/node-native-runner.js')).OrtNodeRunner.create({ loadModel: nodeModelLoader() })
-    : await OrtWebRunner.create({ loadModel: nodeModelLoader() });
+  const runner: ModelRunner =
+    backend === 'native'
+      ? await (await import('../src/extraction/node-native-runner.js')).OrtNodeRunner.create({
+          loadModel: nodeModelLoader(),
+        })
+      : await OrtWebRunner.create({ loadModel: nodeModelLoader() });
   const photos = await portraits(faces);
   const spent = new Map<string, number>();
-  const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+  const cpu = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
   const timed = async <T>(stage: string, step: () => T | Promise<T>): Promise<T> => {
     const c0 = cpu();
     const result = await step();
     spent.set(stage, (spent.get(stage) ?? 0) + cpu() - c0);
     return result;
   };
-  const models: ModelRunner = { run: (id: FaceModelId, input, dims) => timed(`model ${id}`, () => runner.run(id, input, dims)), release: () => runner.release() };
+  const models: ModelRunner = {
+    run: (id: FaceModelId, input, dims) => timed(`model ${id}`, () => runner.run(id, input, dims)),
+    release: () => runner.release(),
+  };
   const enrolmentAnalysis = async (bytes: Uint8Array) => {
     const img = await timed('decode (mozjpeg, RGBA -> RGB)', () => decodeImage(bytes));
     const small = await timed('detector input: resizeArea to 320x240', () => resizeArea(img, 320, 240));
@@ -49,18 +59,26 @@ export async function run(args: string[]) {
     const d = decodeDetections(det.scores!, det.boxes!, img.width, img.height)[0];
     if (!d) return;
     const box = squareBox(d);
-    const crop = await timed('landmark crop 64x64 + grey', () => toGreyPlane(cropResize(img, box.x, box.y, box.side, box.side, 64, 64), 256));
+    const crop = await timed('landmark crop 64x64 + grey', () =>
+      toGreyPlane(cropResize(img, box.x, box.y, box.side, box.side, 64, 64), 256),
+    );
     const out = (await models.run('fr_landmark', crop, [1, 1, 64, 64])).output!;
     const lm = new Float32Array(136);
     for (let i = 0; i < 136; i++) lm[i] = out[i]! * box.side + (i % 2 ? box.y : box.x);
     const aligned = await timed('alignment warp 112x112', () => alignFace(img, lm));
-    const planar = await timed('embedding input: toPlanar', () => toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR'));
+    const planar = await timed('embedding input: toPlanar', () =>
+      toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR'),
+    );
     await models.run('fr_feature', planar, [1, 3, 112, 112]);
     await timed('sharpness + brightness', () => [sharpness(aligned), brightness(aligned)]);
     const g = box.side / 4;
-    const x1 = Math.max(0, box.x - g), y1 = Math.max(0, box.y - g);
-    const x2 = Math.min(img.width, box.x + box.side + g), y2 = Math.min(img.height, box.y + box.side + g);
-    const pose = await timed('pose crop 224x224 + toPlanar', () => toPlanar(cropResize(img, x1, y1, x2 - x1, y2 - y1, 224, 224), IMAGENET_MEAN, IMAGENET_STD));
+    const x1 = Math.max(0, box.x - g),
+      y1 = Math.max(0, box.y - g);
+    const x2 = Math.min(img.width, box.x + box.side + g),
+      y2 = Math.min(img.height, box.y + box.side + g);
+    const pose = await timed('pose crop 224x224 + toPlanar', () =>
+      toPlanar(cropResize(img, x1, y1, x2 - x1, y2 - y1, 224, 224), IMAGENET_MEAN, IMAGENET_STD),
+    );
     await models.run('fr_pose', pose, [1, 3, 224, 224]);
     await timed('eye crops 24x24 (their model runs counted apart)', () => eyesOpen(models, img, lm));
   };
@@ -74,13 +92,19 @@ export async function run(args: string[]) {
   // The eye crops' stage includes their model runs (timed inside it too): counted once, under the models.
   const eyes = spent.get('eye crops 24x24 (their model runs counted apart)') ?? 0;
   spent.set('eye crops 24x24 (their model runs counted apart)', eyes - (spent.get('model fr_eye') ?? 0));
-  const stages = Object.fromEntries([...spent].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Number((v / n).toFixed(2))]));
+  const stages = Object.fromEntries(
+    [...spent].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Number((v / n).toFixed(2))]),
+  );
   const modelsMs = [...spent].filter(([k]) => k.startsWith('model ')).reduce((s, [, v]) => s + v, 0) / n;
   const result = {
     benchmark: 'api-stages',
     backend,
     faces: n,
-    machine: { cores: availableParallelism(), loadAverageBefore: loadBefore, loadAverageAfter: loadavg().map((x) => Number(x.toFixed(1))) },
+    machine: {
+      cores: availableParallelism(),
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadavg().map((x) => Number(x.toFixed(1))),
+    },
     cpuMsPerFace: Number((total / n).toFixed(2)),
     modelsMsPerFace: Number(modelsMs.toFixed(2)),
     otherMsPerFace: Number((total / n - modelsMs).toFixed(2)),

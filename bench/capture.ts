@@ -20,13 +20,29 @@ import { promisify } from 'node:util';
 import { createExtractor, type Extractor, type ExtractOptions } from '../src/extraction/index.js';
 import { loadConfig } from '../src/config/config.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
-import { captureInBrowser, clip, startCaptureRig, type BrowserCapture, type CaptureRig } from '../test/support/capture-rig.js';
+import {
+  captureInBrowser,
+  clip,
+  startCaptureRig,
+  type BrowserCapture,
+  type CaptureRig,
+} from '../test/support/capture-rig.js';
 
 const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 const ENROL_PHOTO = 'labelled/franck/franck_02159.jpg';
 /** Other photos of the enrolled person, one per session of a level (each session its own frames). */
-const VERIFY_PHOTOS = ['franck_02221', 'franck_02045', 'franck_01829', 'franck_02683', 'franck_02888', 'franck_03909', 'franck_03979', 'franck_04000', 'franck_04035', 'franck_04117']
-  .map((name) => `labelled/franck/${name}.jpg`);
+const VERIFY_PHOTOS = [
+  'franck_02221',
+  'franck_02045',
+  'franck_01829',
+  'franck_02683',
+  'franck_02888',
+  'franck_03909',
+  'franck_03979',
+  'franck_04000',
+  'franck_04035',
+  'franck_04117',
+].map((name) => `labelled/franck/${name}.jpg`);
 
 function option(args: string[], name: string, fallback: string): string {
   const i = args.indexOf(`--${name}`);
@@ -70,8 +86,14 @@ function watchDecoders(): void {
 }
 
 /** The extraction pool, with each analysis of a decoded frame timed: its age (since ffmpeg wrote it) and its cost. */
-interface Analysed { ageMs: number; ms: number }
-function watchedPool(pool: Extractor, seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions }): Extractor {
+interface Analysed {
+  ageMs: number;
+  ms: number;
+}
+function watchedPool(
+  pool: Extractor,
+  seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions },
+): Extractor {
   return {
     get templateVersion() {
       return pool.templateVersion;
@@ -122,8 +144,16 @@ function processTicks(): Map<number, { group: Group; ticks: number }> {
     let p: number | undefined = pid;
     while (p && p !== process.pid) p = parent.get(p);
     if (p !== process.pid) continue;
-    const group: Group = pid === process.pid ? 'service' : comm.startsWith('janus') ? 'janus' : comm === 'ffmpeg' ? 'decoders'
-      : /chrom/i.test(comm) ? 'browsers' : 'other';
+    const group: Group =
+      pid === process.pid
+        ? 'service'
+        : comm.startsWith('janus')
+          ? 'janus'
+          : comm === 'ffmpeg'
+            ? 'decoders'
+            : /chrom/i.test(comm)
+              ? 'browsers'
+              : 'other';
     out.set(pid, { group, ticks });
   }
   return out;
@@ -155,7 +185,8 @@ function cpuMeter() {
     for (const [pid, t] of processTicks()) last.set(pid, t);
     const seconds = (performance.now() - started) / 1000;
     const cores: Record<string, number | null> = { service: 0, janus: 0, decoders: 0, browsers: 0, other: 0 };
-    for (const [pid, t] of last) cores[t.group] = (cores[t.group] ?? 0) + (t.ticks - (first.get(pid)?.ticks ?? 0)) / 100 / seconds;
+    for (const [pid, t] of last)
+      cores[t.group] = (cores[t.group] ?? 0) + (t.ticks - (first.get(pid)?.ticks ?? 0)) / 100 / seconds;
     for (const k of Object.keys(cores)) cores[k] = round(cores[k]!, 2);
     const m1 = machineTicks();
     return {
@@ -180,31 +211,53 @@ function figures(c: BrowserCapture, fps: number) {
   const windowMs = (Number.isFinite(at('PROCESSING')) ? at('PROCESSING') : at(c.state)) - at('MEDIA');
   const analysedPerSecond = (m.framesAnalysed ?? 0) / (windowMs / 1000);
   return {
-    state: c.state, status: c.result?.status ?? c.state, ...(c.result?.reason ? { reason: c.result.reason } : {}),
-    connectToFirstFrameMs: firstFrameMs, firstFrameToResultMs: resultMs - firstFrameMs, connectToResultMs: resultMs,
-    framesDecoded: m.framesDecoded ?? 0, framesAnalysed: m.framesAnalysed ?? 0, analyseMsPerFrame: m.analyseMsPerFrame ?? NaN,
-    analysedPerSecond, fractionOfRequested: analysedPerSecond / fps, clientMs: c.clientMs,
+    state: c.state,
+    status: c.result?.status ?? c.state,
+    ...(c.result?.reason ? { reason: c.result.reason } : {}),
+    connectToFirstFrameMs: firstFrameMs,
+    firstFrameToResultMs: resultMs - firstFrameMs,
+    connectToResultMs: resultMs,
+    framesDecoded: m.framesDecoded ?? 0,
+    framesAnalysed: m.framesAnalysed ?? 0,
+    analyseMsPerFrame: m.analyseMsPerFrame ?? NaN,
+    analysedPerSecond,
+    fractionOfRequested: analysedPerSecond / fps,
+    clientMs: c.clientMs,
     // What the client was told, for a session that did not finish: the last guidance and how often each came.
-    lastGuidance: [...c.events].reverse().find((e) => !['DONE', 'TIMEOUT', 'FAILED', 'PROCESSING', 'MEDIA', 'STARTED'].includes(e.type)),
+    lastGuidance: [...c.events]
+      .reverse()
+      .find((e) => !['DONE', 'TIMEOUT', 'FAILED', 'PROCESSING', 'MEDIA', 'STARTED'].includes(e.type)),
     eventTypes: c.events.map((e) => e.type),
   };
 }
 
 async function ensureTools(): Promise<void> {
-  for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh']) await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
+  for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
+    await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
   await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
 }
 
 /** The pool alone on decoded frames: one at a time (what one session can ask) and `inFlight` at once (its throughput). */
-async function poolBaseline(pool: Extractor, frames: Uint8Array[], options: ExtractOptions | undefined, inFlight: number) {
+async function poolBaseline(
+  pool: Extractor,
+  frames: Uint8Array[],
+  options: ExtractOptions | undefined,
+  inFlight: number,
+) {
   const pass = async (concurrency: number) => {
     const t0 = performance.now();
     let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (next < frames.length) await pool.analyseFace(new Uint8Array(frames[next++]!), options);
-    }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < frames.length) await pool.analyseFace(new Uint8Array(frames[next++]!), options);
+      }),
+    );
     const seconds = (performance.now() - t0) / 1000;
-    return { analyses: frames.length, analysesPerSecond: round(frames.length / seconds, 2), msPerAnalysis: round((seconds * 1000) / frames.length, 0) };
+    return {
+      analyses: frames.length,
+      analysesPerSecond: round(frames.length / seconds, 2),
+      msPerAnalysis: round((seconds * 1000) / frames.length, 0),
+    };
   };
   return { oneAtATime: await pass(1), saturated: { inFlight, ...(await pass(inFlight)) } };
 }
@@ -221,7 +274,8 @@ export async function run(args: string[]) {
   // A sensor-like noise makes every frame differ, as a camera's do; it also lowers passive liveness (at 6 a
   // still photo scored 45-50 against the threshold of 50 and timed out), so none unless asked.
   const noise = Number(option(args, 'noise', '0'));
-  if (Math.max(...levels) > VERIFY_PHOTOS.length) throw new Error(`at most ${VERIFY_PHOTOS.length} sessions at once (one photo each)`);
+  if (Math.max(...levels) > VERIFY_PHOTOS.length)
+    throw new Error(`at most ${VERIFY_PHOTOS.length} sessions at once (one photo each)`);
 
   await ensureTools();
   watchDecoders();
@@ -238,12 +292,25 @@ export async function run(args: string[]) {
     const r = rig;
     const params = { framesPerSecond: fps, timeoutSeconds, livenessFrames, selectFrames };
     const clipOf = (name: string, photo: string) => clip(r, name, photo, { seconds: 3, noise });
-    const clips = await Promise.all(VERIFY_PHOTOS.slice(0, Math.max(...levels)).map((p, i) => clipOf(`verify-${i}`, p)));
+    const clips = await Promise.all(
+      VERIFY_PHOTOS.slice(0, Math.max(...levels)).map((p, i) => clipOf(`verify-${i}`, p)),
+    );
     // Models loaded and compiled before anything is timed; then the subject every level verifies, enrolled by a capture.
-    await (await r.booted.services.extractors.get()).analyseFace(new Uint8Array(readFileSync(fileURLToPath(new URL(`../test/fixtures/photos/${ENROL_PHOTO}`, import.meta.url)))), { checks: true });
-    const enrolCapture = await captureInBrowser(r, await clipOf('enrol', ENROL_PHOTO), { kind: 'FV', purpose: 'ENROLL', subjectId: 'bench-franck', ...params });
+    await (await r.booted.services.extractors.get()).analyseFace(
+      new Uint8Array(readFileSync(fileURLToPath(new URL(`../test/fixtures/photos/${ENROL_PHOTO}`, import.meta.url)))),
+      { checks: true },
+    );
+    const enrolCapture = await captureInBrowser(r, await clipOf('enrol', ENROL_PHOTO), {
+      kind: 'FV',
+      purpose: 'ENROLL',
+      subjectId: 'bench-franck',
+      ...params,
+    });
     const enrol = figures(enrolCapture, fps);
-    if (enrol.status !== 'SUCCESS') throw new Error(`the enrolling capture ended ${enrol.state} ${enrol.status} ${enrolCapture.result?.reason ?? ''}`);
+    if (enrol.status !== 'SUCCESS')
+      throw new Error(
+        `the enrolling capture ended ${enrol.state} ${enrol.status} ${enrolCapture.result?.reason ?? ''}`,
+      );
 
     const results = [];
     for (const n of levels) {
@@ -253,8 +320,15 @@ export async function run(args: string[]) {
       const analysed0 = seen.analysed.length;
       const stop = cpuMeter();
       const t0 = performance.now();
-      const captures = await Promise.all(clips.slice(0, n).map((c) =>
-        captureInBrowser(r, c, { kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', ...params }).catch((error: Error) => error)));
+      const captures = await Promise.all(
+        clips
+          .slice(0, n)
+          .map((c) =>
+            captureInBrowser(r, c, { kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', ...params }).catch(
+              (error: Error) => error,
+            ),
+          ),
+      );
       const wallSeconds = (performance.now() - t0) / 1000;
       const distinct = new Set(decoded.at.keys());
       const cpu = stop();
@@ -272,14 +346,21 @@ export async function run(args: string[]) {
         statuses,
         ...(errors.length ? { errors } : {}),
         sustained: completed.length === n && minFraction >= sustainFraction,
-        events: ok.flatMap((f) => f.eventTypes).reduce<Record<string, number>>((counts, t) => ({ ...counts, [t]: (counts[t] ?? 0) + 1 }), {}),
-        ...(ok.some((f) => f.state !== 'DONE') ? { unfinishedLastGuidance: ok.filter((f) => f.state !== 'DONE').map((f) => f.lastGuidance ?? null) } : {}),
+        events: ok
+          .flatMap((f) => f.eventTypes)
+          .reduce<Record<string, number>>((counts, t) => ({ ...counts, [t]: (counts[t] ?? 0) + 1 }), {}),
+        ...(ok.some((f) => f.state !== 'DONE')
+          ? { unfinishedLastGuidance: ok.filter((f) => f.state !== 'DONE').map((f) => f.lastGuidance ?? null) }
+          : {}),
         connectToFirstFrameMs: summary(ok.map((f) => f.connectToFirstFrameMs)),
         firstFrameToResultMs: summary(completed.map((f) => f.firstFrameToResultMs)),
         connectToResultMs: summary(completed.map((f) => f.connectToResultMs)),
         clientMs: summary(ok.map((f) => f.clientMs)),
         framesAnalysedPerSecondPerSession: { mean: round(mean(perSession), 2), min: round(Math.min(...perSession), 2) },
-        framesAnalysedPerSecondTotal: round(perSession.reduce((a, b) => a + b, 0), 2),
+        framesAnalysedPerSecondTotal: round(
+          perSession.reduce((a, b) => a + b, 0),
+          2,
+        ),
         minFractionOfRequestedFps: round(minFraction, 2),
         framesAnalysed: ok.reduce((s, f) => s + f.framesAnalysed, 0),
         decoder: {
@@ -294,7 +375,15 @@ export async function run(args: string[]) {
         cpu,
         // CPU, unlike wall time, hardly depends on what else the machine runs: the service's cost of one analysed
         // frame (its share of the operation, the API and the sidecar included) and the media path's per session.
-        serviceCpuMsPerAnalysedFrame: round((((cpu.coresUsed.service ?? 0) * (cpu.seconds ?? 0)) / Math.max(1, ok.reduce((s, f) => s + f.framesAnalysed, 0))) * 1000, 0),
+        serviceCpuMsPerAnalysedFrame: round(
+          (((cpu.coresUsed.service ?? 0) * (cpu.seconds ?? 0)) /
+            Math.max(
+              1,
+              ok.reduce((s, f) => s + f.framesAnalysed, 0),
+            )) *
+            1000,
+          0,
+        ),
         mediaCoresPerSession: round(((cpu.coresUsed.janus ?? 0) + (cpu.coresUsed.decoders ?? 0)) / n, 3),
         browserCoresPerSession: round((cpu.coresUsed.browsers ?? 0) / n, 3),
       });
@@ -302,7 +391,8 @@ export async function run(args: string[]) {
     // From CPU accounting, not measured: the sessions two idle cores would hold at the sustained rate, the
     // browsers elsewhere (as they are in use), from the level that analysed the most frames.
     const basis = [...results].sort((a, b) => b.framesAnalysed - a.framesAnalysed)[0]!;
-    const coresPerSession = ((basis.serviceCpuMsPerAnalysedFrame ?? NaN) / 1000) * sustainFraction * fps + (basis.mediaCoresPerSession ?? 0);
+    const coresPerSession =
+      ((basis.serviceCpuMsPerAnalysedFrame ?? NaN) / 1000) * sustainFraction * fps + (basis.mediaCoresPerSession ?? 0);
     const projection = {
       from: `level of ${basis.sessions} session(s): ${basis.serviceCpuMsPerAnalysedFrame} ms of service CPU per analysed frame, ${basis.mediaCoresPerSession} cores of Janus and decoder per session`,
       coresPerSessionAtSustainedRate: round(coresPerSession, 3),
@@ -312,26 +402,59 @@ export async function run(args: string[]) {
     const single = results.find((l) => l.sessions === 1);
     const best = Math.max(...results.map((l) => l.framesAnalysedPerSecondTotal ?? 0));
     return {
-      host: { cpus: availableParallelism(), workers, backend, mediaPath: r.net.describe, loadAverageAtStart: loadAtStart, loadAverageAtEnd: loadavg().map((l) => round(l, 2)) },
-      params: { kind: 'FV', purpose: 'VERIFY (levels), ENROLL (first)', ...params, clip: `640x480 Y4M at 10 fps, 3 s looped, noise ${noise}; one photo per session` },
+      host: {
+        cpus: availableParallelism(),
+        workers,
+        backend,
+        mediaPath: r.net.describe,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
+      },
+      params: {
+        kind: 'FV',
+        purpose: 'VERIFY (levels), ENROLL (first)',
+        ...params,
+        clip: `640x480 Y4M at 10 fps, 3 s looped, noise ${noise}; one photo per session`,
+      },
       definitions: {
         sustained: `every session of the level DONE within timeoutSeconds, and each analysed at least sustainFraction (${sustainFraction}) x framesPerSecond (${fps}) frames a second between its first frame (MEDIA) and the operation (PROCESSING)`,
-        firstFrameToResultMs: 'server: the outcome less the first decoded frame (metrics.resultMs - metrics.firstFrameMs), operation included',
+        firstFrameToResultMs:
+          'server: the outcome less the first decoded frame (metrics.resultMs - metrics.firstFrameMs), operation included',
         connectToResultMs: 'server: from connect (the capture session made) to the outcome (metrics.resultMs)',
-        clientMs: 'in the page: from captureWithGateway (after getUserMedia) to the outcome read by its trickle polling',
-        framesNeverAnalysed: 'frames the decoders wrote that no session took (dropped by the decoder queue, or in flight when the session ended)',
-        frameAgeAtAnalysisMs: 'from ffmpeg writing a frame to its analysis starting (the sidecar -> API stream and the wait behind other frames); frames are matched by content, oldest first, so where frames repeat (distinctFrameShare below 1) a dropped frame may be matched to an older copy and the age is a lower bound',
+        clientMs:
+          'in the page: from captureWithGateway (after getUserMedia) to the outcome read by its trickle polling',
+        framesNeverAnalysed:
+          'frames the decoders wrote that no session took (dropped by the decoder queue, or in flight when the session ended)',
+        frameAgeAtAnalysisMs:
+          'from ffmpeg writing a frame to its analysis starting (the sidecar -> API stream and the wait behind other frames); frames are matched by content, oldest first, so where frames repeat (distinctFrameShare below 1) a dropped frame may be matched to an older copy and the age is a lower bound',
         cpu: 'cores used during the level: service = this process (API, sidecar, extraction pool threads), janus, decoders (ffmpeg), browsers (Chromium: the clients), machine = everything on the host',
-        serviceCpuMsPerAnalysedFrame: "the service's CPU during the level over the frames its sessions analysed (the operations, API and sidecar included): the cost, which the machine's load hardly changes",
-        projection: 'from CPU accounting, not measured: sessions two idle cores would hold at sustainFraction x framesPerSecond with the browsers on other machines',
+        serviceCpuMsPerAnalysedFrame:
+          "the service's CPU during the level over the frames its sessions analysed (the operations, API and sidecar included): the cost, which the machine's load hardly changes",
+        projection:
+          'from CPU accounting, not measured: sessions two idle cores would hold at sustainFraction x framesPerSecond with the browsers on other machines',
       },
       sustainedSessions: Math.max(0, ...results.filter((l) => l.sustained).map((l) => l.sessions)),
       projection,
-      enrol: { ...Object.fromEntries(Object.entries(enrol).filter(([k]) => k !== 'eventTypes' && k !== 'lastGuidance').map(([k, v]) => [k, typeof v === 'number' ? round(v, 2) : v])) },
+      enrol: {
+        ...Object.fromEntries(
+          Object.entries(enrol)
+            .filter(([k]) => k !== 'eventTypes' && k !== 'lastGuidance')
+            .map(([k, v]) => [k, typeof v === 'number' ? round(v, 2) : v]),
+        ),
+      },
       levels: results,
-      baseline: { frames: Math.min(baselineFrames, seen.frames.length), what: 'the same extraction pool on decoded frames of these sessions, with the options the capture used', ...baseline },
+      baseline: {
+        frames: Math.min(baselineFrames, seen.frames.length),
+        what: 'the same extraction pool on decoded frames of these sessions, with the options the capture used',
+        ...baseline,
+      },
       ratios: {
-        oneSessionToPoolOneAtATime: single ? round((single.framesAnalysedPerSecondPerSession.mean ?? NaN) / (baseline.oneAtATime.analysesPerSecond ?? NaN), 2) : null,
+        oneSessionToPoolOneAtATime: single
+          ? round(
+              (single.framesAnalysedPerSecondPerSession.mean ?? NaN) / (baseline.oneAtATime.analysesPerSecond ?? NaN),
+              2,
+            )
+          : null,
         bestTotalToPoolSaturated: round(best / (baseline.saturated.analysesPerSecond ?? NaN), 2),
       },
     };

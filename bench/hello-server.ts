@@ -6,4 +6,6 @@ import { Hono } from 'hono';
 
 const app = new Hono();
 app.get('/', (c) => c.text('Hello Hono!'));
-serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => console.log(`listening http://127.0.0.1:${info.port}`));
+serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+  console.log(`listening http://127.0.0.1:${info.port}`),
+);

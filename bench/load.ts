@@ -36,11 +36,21 @@ function option(args: string[], name: string): string | undefined {
 
 type Kind = 'enrol' | 'verify' | 'identify' | 'list' | 'get';
 /** Share of each kind in the mixed phase: mostly matching and reads, some enrolments, as a front desk would. */
-const MIX: [Kind, number][] = [['enrol', 1], ['verify', 3], ['identify', 3], ['list', 2], ['get', 2]];
+const MIX: [Kind, number][] = [
+  ['enrol', 1],
+  ['verify', 3],
+  ['identify', 3],
+  ['list', 2],
+  ['get', 2],
+];
 
 /** Every 512x512 studio portrait; the gallery is enrolled from the first ones, enrolments cycle over all. */
 function portraits(): Uint8Array[] {
-  const files = ['men', 'women'].flatMap((g) => readdirSync(join(PHOTOS, g)).sort((a, b) => parseInt(a, 10) - parseInt(b, 10)).map((f) => join(PHOTOS, g, f)));
+  const files = ['men', 'women'].flatMap((g) =>
+    readdirSync(join(PHOTOS, g))
+      .sort((a, b) => parseInt(a, 10) - parseInt(b, 10))
+      .map((f) => join(PHOTOS, g, f)),
+  );
   if (!files.length) throw new Error('no photos: run `node scripts/fetch-test-photos.mjs`');
   return files.map((f) => new Uint8Array(readFileSync(f)));
 }
@@ -64,7 +74,10 @@ const CLOCK_TICKS = 100;
 
 /** A child process that prints `listening <url>`: the hello-world baseline. */
 async function startHello(): Promise<{ url: string; pid?: number; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'hello-server.ts')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'hello-server.ts')], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -110,7 +123,13 @@ async function phase(
           const kind = wheel[turn++ % wheel.length]!;
           context.kind = kind;
           const r = build(kind);
-          return { ...request, method: r.method, path: r.path, headers: { ...headers, ...(r.body ? { 'content-type': 'application/json' } : {}) }, body: r.body ?? '' };
+          return {
+            ...request,
+            method: r.method,
+            path: r.path,
+            headers: { ...headers, ...(r.body ? { 'content-type': 'application/json' } : {}) },
+            body: r.body ?? '',
+          };
         },
       },
     ],
@@ -124,20 +143,34 @@ async function phase(
   const cpuBefore = cpuMsOf(pid);
   const result = await instance;
   const cpuAfter = cpuMsOf(pid);
-  const cpuMsPerRequest = cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? Number(((cpuAfter - cpuBefore) / result.requests.total).toFixed(4)) : undefined;
+  const cpuMsPerRequest =
+    cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
+      ? Number(((cpuAfter - cpuBefore) / result.requests.total).toFixed(4))
+      : undefined;
   const perKind: Record<string, Percentiles & { statuses: Record<string, number> }> = {};
-  for (const [kind, list] of times) perKind[kind] = { ...percentiles(list, result.duration), statuses: statuses.get(kind)! };
+  for (const [kind, list] of times)
+    perKind[kind] = { ...percentiles(list, result.duration), statuses: statuses.get(kind)! };
   return {
     seconds: result.duration,
     connections,
-    overall: { ...percentiles([...times.values()].flat(), result.duration), errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx },
+    overall: {
+      ...percentiles([...times.values()].flat(), result.duration),
+      errors: result.errors,
+      timeouts: result.timeouts,
+      non2xx: result.non2xx,
+    },
     cpuMsPerRequest,
     ...(mix ? { perKind } : {}),
   };
 }
 
 type Dialect = 'pglite' | 'postgres';
-type Target = { url: string; pid?: number; headers: Record<string, string>; build: (kind: Kind) => { method: string; path: string; body?: string } };
+type Target = {
+  url: string;
+  pid?: number;
+  headers: Record<string, string>;
+  build: (kind: Kind) => { method: string; path: string; body?: string };
+};
 
 /** The read phases whose ratios the issue's targets name, and `/health` (no credentials, no database). */
 const READ_PHASES: { name: string; kind: Kind | null; path?: string }[] = [
@@ -150,25 +183,41 @@ const READ_PHASES: { name: string; kind: Kind | null; path?: string }[] = [
  * Enrol a gallery on the service at `url` (at least 20 subjects, so a page of 20 is full) and answer how to
  * build each kind of request against it.
  */
-async function prepare(url: string, user: string, password: string, photos: Uint8Array[], gallerySize: number): Promise<Target & { gallery: number }> {
+async function prepare(
+  url: string,
+  user: string,
+  password: string,
+  photos: Uint8Array[],
+  gallerySize: number,
+): Promise<Target & { gallery: number }> {
   const b64 = photos.map((p) => Buffer.from(p).toString('base64'));
   // A Bearer token, as API clients use: Basic would add a full password hash (PBKDF2) to every request.
   const grant = await json(
     await fetch(`${url}/oauth2/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     }),
   );
   const headers = { authorization: `Bearer ${grant.access_token}` };
-  const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   // A small gallery to verify and identify against (the first portraits; the set shows some people twice,
   // and such a second enrolment is REJECTED as a duplicate, which is fine here: it is still a subject to list).
   const runId = Date.now().toString(36);
   const gallery: { subjectId: string; photo: number }[] = [];
   for (let i = 0; i < Math.max(gallerySize, 20) && i < photos.length; i++) {
-    const subject = await json(await post('/admin/subjects/create', { subjectId: `load-${runId}-g${i}`, faces: [{ image: b64[i] }] }));
+    const subject = await json(
+      await post('/admin/subjects/create', { subjectId: `load-${runId}-g${i}`, faces: [{ image: b64[i] }] }),
+    );
     if (subject.status === 'ENROLLED') gallery.push({ subjectId: subject.subjectId, photo: i });
   }
   if (!gallery.length) throw new Error('no subject enrolled for the gallery');
@@ -180,12 +229,27 @@ async function prepare(url: string, user: string, password: string, photos: Uint
     switch (kind) {
       case 'enrol': {
         const n = enrolments++;
-        return { method: 'POST', path: '/admin/subjects/create', body: JSON.stringify({ subjectId: `load-${runId}-e${n}`, faces: [{ image: b64[(gallerySize + n) % photos.length] }] }) };
+        return {
+          method: 'POST',
+          path: '/admin/subjects/create',
+          body: JSON.stringify({
+            subjectId: `load-${runId}-e${n}`,
+            faces: [{ image: b64[(gallerySize + n) % photos.length] }],
+          }),
+        };
       }
       case 'verify':
-        return { method: 'POST', path: '/admin/operations/create', body: JSON.stringify({ type: 'VERIFY', subjectId: g.subjectId, faces: [{ image: b64[g.photo] }] }) };
+        return {
+          method: 'POST',
+          path: '/admin/operations/create',
+          body: JSON.stringify({ type: 'VERIFY', subjectId: g.subjectId, faces: [{ image: b64[g.photo] }] }),
+        };
       case 'identify':
-        return { method: 'POST', path: '/admin/operations/create', body: JSON.stringify({ type: 'IDENTIFY', faces: [{ image: b64[g.photo] }] }) };
+        return {
+          method: 'POST',
+          path: '/admin/operations/create',
+          body: JSON.stringify({ type: 'IDENTIFY', faces: [{ image: b64[g.photo] }] }),
+        };
       case 'list':
         return { method: 'GET', path: '/admin/subjects?page=0&size=20' };
       case 'get':
@@ -201,41 +265,82 @@ const ratio = (n: number, d: number) => Number((n / d).toFixed(4));
  * Every phase of one service, each between two hello-world phases. Answers each phase's rounds and its ratio
  * (the sum of its requests over the sum of the adjacent hello phases' rates, round by round).
  */
-async function measure(targets: Target[], helloUrl: string, helloPid: number | undefined, o: { seconds: number; rounds: number; mixedSeconds: number; connections: number }) {
+async function measure(
+  targets: Target[],
+  helloUrl: string,
+  helloPid: number | undefined,
+  o: { seconds: number; rounds: number; mixedSeconds: number; connections: number },
+) {
   const helloCpu: number[] = [];
   const hello = async () => {
-    const h = await phase(`${helloUrl}/`, o.seconds, o.connections, null, () => ({ method: 'GET', path: '/' }), {}, helloPid);
+    const h = await phase(
+      `${helloUrl}/`,
+      o.seconds,
+      o.connections,
+      null,
+      () => ({ method: 'GET', path: '/' }),
+      {},
+      helloPid,
+    );
     if (h.cpuMsPerRequest !== undefined) helloCpu.push(h.cpuMsPerRequest);
     return h;
   };
   const runPhase = (p: (typeof READ_PHASES)[number], target: Target) =>
     p.kind
       ? phase(target.url, o.seconds, o.connections, [[p.kind, 1]], target.build, target.headers, target.pid)
-      : phase(`${target.url}${p.path}`, o.seconds, o.connections, null, () => ({ method: 'GET', path: p.path! }), {}, target.pid);
-  type Results = Record<string, { rounds: { requestsPerSecond: number; helloPerSecond: number; ratio: number; cpuMsPerRequest?: number; helloCpuMsPerRequest?: number; latencyMs: Percentiles['latencyMs']; statuses?: unknown; errors: number; non2xx: number }[]; ratio: number; cpuRatio?: number }>;
+      : phase(
+          `${target.url}${p.path}`,
+          o.seconds,
+          o.connections,
+          null,
+          () => ({ method: 'GET', path: p.path! }),
+          {},
+          target.pid,
+        );
+  type Results = Record<
+    string,
+    {
+      rounds: {
+        requestsPerSecond: number;
+        helloPerSecond: number;
+        ratio: number;
+        cpuMsPerRequest?: number;
+        helloCpuMsPerRequest?: number;
+        latencyMs: Percentiles['latencyMs'];
+        statuses?: unknown;
+        errors: number;
+        non2xx: number;
+      }[];
+      ratio: number;
+      cpuRatio?: number;
+    }
+  >;
   const results: Results[] = targets.map(() => ({}));
   let before = (await hello()).overall.requestsPerSecond;
   const helloRates = [before];
   for (let round = 0; round < o.rounds; round++) {
-    for (const p of READ_PHASES) for (const [t, target] of targets.entries()) {
-      const measured = await runPhase(p, target);
-      const after = (await hello()).overall.requestsPerSecond;
-      helloRates.push(after);
-      const helloPerSecond = (before + after) / 2;
-      const helloCpuMs = helloCpu.length >= 2 ? (helloCpu.at(-1)! + helloCpu.at(-2)!) / 2 : undefined;
-      const entry = (results[t]![p.name] ??= { rounds: [], ratio: 0 });
-      entry.rounds.push({
-        requestsPerSecond: measured.overall.requestsPerSecond,
-        helloPerSecond: Number(helloPerSecond.toFixed(1)),
-        ratio: ratio(measured.overall.requestsPerSecond, helloPerSecond),
-        ...(measured.cpuMsPerRequest !== undefined && helloCpuMs !== undefined ? { cpuMsPerRequest: measured.cpuMsPerRequest, helloCpuMsPerRequest: Number(helloCpuMs.toFixed(4)) } : {}),
-        latencyMs: measured.overall.latencyMs,
-        ...(measured.perKind ? { statuses: Object.values(measured.perKind)[0]?.statuses } : {}),
-        errors: measured.overall.errors,
-        non2xx: measured.overall.non2xx,
-      });
-      before = after;
-    }
+    for (const p of READ_PHASES)
+      for (const [t, target] of targets.entries()) {
+        const measured = await runPhase(p, target);
+        const after = (await hello()).overall.requestsPerSecond;
+        helloRates.push(after);
+        const helloPerSecond = (before + after) / 2;
+        const helloCpuMs = helloCpu.length >= 2 ? (helloCpu.at(-1)! + helloCpu.at(-2)!) / 2 : undefined;
+        const entry = (results[t]![p.name] ??= { rounds: [], ratio: 0 });
+        entry.rounds.push({
+          requestsPerSecond: measured.overall.requestsPerSecond,
+          helloPerSecond: Number(helloPerSecond.toFixed(1)),
+          ratio: ratio(measured.overall.requestsPerSecond, helloPerSecond),
+          ...(measured.cpuMsPerRequest !== undefined && helloCpuMs !== undefined
+            ? { cpuMsPerRequest: measured.cpuMsPerRequest, helloCpuMsPerRequest: Number(helloCpuMs.toFixed(4)) }
+            : {}),
+          latencyMs: measured.overall.latencyMs,
+          ...(measured.perKind ? { statuses: Object.values(measured.perKind)[0]?.statuses } : {}),
+          errors: measured.overall.errors,
+          non2xx: measured.overall.non2xx,
+        });
+        before = after;
+      }
   }
   for (const entry of results.flatMap((r) => Object.values(r))) {
     entry.ratio = ratio(
@@ -244,8 +349,14 @@ async function measure(targets: Target[], helloUrl: string, helloPid: number | u
     );
     // Hello-world's CPU per request over the service's, round by round summed: the ratio the CPU would allow
     // with nothing else on the machine (the service's process only: PostgreSQL's own CPU is not in it).
-    const cpuRounds = entry.rounds.filter((r) => r.cpuMsPerRequest !== undefined && r.helloCpuMsPerRequest !== undefined);
-    if (cpuRounds.length) entry.cpuRatio = ratio(cpuRounds.reduce((a, r) => a + r.helloCpuMsPerRequest!, 0), cpuRounds.reduce((a, r) => a + r.cpuMsPerRequest!, 0));
+    const cpuRounds = entry.rounds.filter(
+      (r) => r.cpuMsPerRequest !== undefined && r.helloCpuMsPerRequest !== undefined,
+    );
+    if (cpuRounds.length)
+      entry.cpuRatio = ratio(
+        cpuRounds.reduce((a, r) => a + r.helloCpuMsPerRequest!, 0),
+        cpuRounds.reduce((a, r) => a + r.cpuMsPerRequest!, 0),
+      );
   }
   const mixed: unknown[] = [];
   if (o.mixedSeconds > 0) {
@@ -254,11 +365,19 @@ async function measure(targets: Target[], helloUrl: string, helloPid: number | u
       const after = (await hello()).overall.requestsPerSecond;
       helloRates.push(after);
       const helloPerSecond = (before + after) / 2;
-      mixed.push({ ...m, helloPerSecond: Number(helloPerSecond.toFixed(1)), ratio: ratio(m.overall.requestsPerSecond, helloPerSecond) });
+      mixed.push({
+        ...m,
+        helloPerSecond: Number(helloPerSecond.toFixed(1)),
+        ratio: ratio(m.overall.requestsPerSecond, helloPerSecond),
+      });
       before = after;
     }
   }
-  return targets.map((_, t) => ({ phases: results[t]!, ...(mixed[t] ? { mixed: mixed[t] } : {}), helloPerSecond: helloRates }));
+  return targets.map((_, t) => ({
+    phases: results[t]!,
+    ...(mixed[t] ? { mixed: mixed[t] } : {}),
+    helloPerSecond: helloRates,
+  }));
 }
 
 export async function run(args: string[]) {
@@ -283,7 +402,11 @@ export async function run(args: string[]) {
       const user = option(args, 'user') ?? 'admin';
       const password = option(args, 'password') ?? process.env.BIMS_BENCH_PASSWORD ?? '';
       const target = await prepare(externalUrl, user, password, photos, gallerySize);
-      services.external = { url: externalUrl, gallery: target.gallery, ...(await measure([target], hello.url, hello.pid, o))[0]! };
+      services.external = {
+        url: externalUrl,
+        gallery: target.gallery,
+        ...(await measure([target], hello.url, hello.pid, o))[0]!,
+      };
     } else {
       for (const dialect of dialects) {
         if (dialect === 'postgres' && !databaseUrl) {
@@ -295,12 +418,20 @@ export async function run(args: string[]) {
         try {
           const figures = await withService(database?.url, async (url, password, pid) => {
             const target = { ...(await prepare(url, 'admin', password, photos, gallerySize)), pid };
-            if (!baseline) return [{ gallery: target.gallery, ...(await measure([target], hello.url, hello.pid, o))[0]! }];
-            return withService(baselineDatabase?.url, async (baseUrl, basePassword, basePid) => {
-              const base = { ...(await prepare(baseUrl, 'admin', basePassword, photos, gallerySize)), pid: basePid };
-              const [mine, theirs] = await measure([target, base], hello.url, hello.pid, o);
-              return [{ gallery: target.gallery, ...mine! }, { gallery: base.gallery, root: baseline, ...theirs! }];
-            }, baseline);
+            if (!baseline)
+              return [{ gallery: target.gallery, ...(await measure([target], hello.url, hello.pid, o))[0]! }];
+            return withService(
+              baselineDatabase?.url,
+              async (baseUrl, basePassword, basePid) => {
+                const base = { ...(await prepare(baseUrl, 'admin', basePassword, photos, gallerySize)), pid: basePid };
+                const [mine, theirs] = await measure([target, base], hello.url, hello.pid, o);
+                return [
+                  { gallery: target.gallery, ...mine! },
+                  { gallery: base.gallery, root: baseline, ...theirs! },
+                ];
+              },
+              baseline,
+            );
           });
           services[dialect] = { database: figures.database, ...figures[0] };
           if (baseline) services[`${dialect}-baseline`] = { database: figures.database, ...figures[1] };
@@ -309,9 +440,15 @@ export async function run(args: string[]) {
           await baselineDatabase?.drop();
         }
         // A later failure must not lose what was measured.
-        console.error(JSON.stringify({ [dialect]: services[dialect], ...(baseline ? { [`${dialect}-baseline`]: services[`${dialect}-baseline`] } : {}) }));
+        console.error(
+          JSON.stringify({
+            [dialect]: services[dialect],
+            ...(baseline ? { [`${dialect}-baseline`]: services[`${dialect}-baseline`] } : {}),
+          }),
+        );
       }
-      if (!dialects.includes('postgres')) services.postgres = { skipped: 'DATABASE_URL is not set: PostgreSQL was not measured' };
+      if (!dialects.includes('postgres'))
+        services.postgres = { skipped: 'DATABASE_URL is not set: PostgreSQL was not measured' };
     }
   } finally {
     hello.stop();
@@ -323,14 +460,20 @@ export async function run(args: string[]) {
     const phases = (s as { phases?: Record<string, { ratio: number; cpuRatio?: number }> }).phases;
     if (!phases) continue;
     summary[name] = Object.fromEntries(Object.entries(phases).map(([p, v]) => [p, v.ratio]));
-    cpuSummary[name] = Object.fromEntries(Object.entries(phases).filter(([, v]) => v.cpuRatio !== undefined).map(([p, v]) => [p, v.cpuRatio!]));
+    cpuSummary[name] = Object.fromEntries(
+      Object.entries(phases)
+        .filter(([, v]) => v.cpuRatio !== undefined)
+        .map(([p, v]) => [p, v.cpuRatio!]),
+    );
     const mixed = (s as { mixed?: { ratio: number } }).mixed;
     if (mixed) summary[name]!.mixed = mixed.ratio;
   }
   return {
     benchmark: 'load',
     machine: {
-      cores: availableParallelism(), cpu: cpus()[0]?.model, node: process.version,
+      cores: availableParallelism(),
+      cpu: cpus()[0]?.model,
+      node: process.version,
       // Other work on the machine shows in the figures: the load average before and after.
       loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0]!.toFixed(2)) },
     },
@@ -365,13 +508,22 @@ async function freshDatabase(base: string): Promise<{ url: string; drop: () => P
 }
 
 /** Start our own service (PGlite in a fresh folder, or PostgreSQL at `databaseUrl`), run `body`, stop it. */
-async function withService<T extends object>(databaseUrl: string | undefined, body: (url: string, password: string, pid: number | undefined) => Promise<T>, root?: string): Promise<T & { database: string }> {
+async function withService<T extends object>(
+  databaseUrl: string | undefined,
+  body: (url: string, password: string, pid: number | undefined) => Promise<T>,
+  root?: string,
+): Promise<T & { database: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-load-'));
   const password = `load-bench-${crypto.randomUUID()}`;
   // The default log level (info: one JSON line per request), as deployed.
   // The dashboard component on a port of its own choosing: on the default port a second service's (a baseline's,
   // another run's) would fail to listen and be restarted again and again, each start blocking that event loop.
-  const env = { BIMS_DATA_DIR: dataDir, BIMS_ADMIN_PASSWORD: password, BIMS_DASHBOARD_PORT: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) };
+  const env = {
+    BIMS_DATA_DIR: dataDir,
+    BIMS_ADMIN_PASSWORD: password,
+    BIMS_DASHBOARD_PORT: '0',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
   const service: ServiceProcess = startService(env, { startupMs: 300_000, root });
   try {
     const url = await service.listening;
@@ -380,7 +532,9 @@ async function withService<T extends object>(databaseUrl: string | undefined, bo
       stream.removeAllListeners('data');
       stream.resume();
     }
-    return Object.assign(await body(url, password, service.child.pid), { database: databaseUrl ? 'postgres' : 'pglite' });
+    return Object.assign(await body(url, password, service.child.pid), {
+      database: databaseUrl ? 'postgres' : 'pglite',
+    });
   } finally {
     service.child.kill('SIGTERM');
     await service.exited;

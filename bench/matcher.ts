@@ -28,12 +28,19 @@ const SEED = 1234;
 function byteStream(seed: number) {
   let s = seed >>> 0;
   return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return (s >>> 24) << 24 >> 24;
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return ((s >>> 24) << 24) >> 24;
   };
 }
 
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : NaN; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+};
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const load = () => loadavg().map(round2);
 
@@ -47,14 +54,24 @@ async function startNative(rows: number): Promise<{ native: Native | null; info:
   const cc = process.env.CC ?? 'cc';
   const flags = ['-O3', '-march=native', `-DDIMS=${DIMS}`];
   const which = spawnSync(cc, ['--version'], { encoding: 'utf8' });
-  if (which.error || which.status !== 0) return { native: null, info: { available: false, reason: `no C compiler (${cc}) on this machine: native baseline not measured` } };
+  if (which.error || which.status !== 0)
+    return {
+      native: null,
+      info: { available: false, reason: `no C compiler (${cc}) on this machine: native baseline not measured` },
+    };
   const dir = mkdtempSync(join(tmpdir(), 'bims-matcher-'));
   const exe = join(dir, 'matcher-native');
   try {
     execFileSync(cc, [...flags, '-o', exe, join(import.meta.dirname, 'matcher-native.c')], { stdio: 'pipe' });
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
-    return { native: null, info: { available: false, reason: `${cc} failed: ${String((e as { stderr?: Buffer }).stderr ?? e).slice(0, 300)}` } };
+    return {
+      native: null,
+      info: {
+        available: false,
+        reason: `${cc} failed: ${String((e as { stderr?: Buffer }).stderr ?? e).slice(0, 300)}`,
+      },
+    };
   }
   const child = spawn(exe, [String(rows), String(SEED)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
@@ -74,7 +91,15 @@ async function startNative(rows: number): Promise<{ native: Native | null; info:
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  return { native, info: { available: true, compiler: which.stdout.split('\n')[0], command: `${cc} ${flags.join(' ')}`, loop: 'AVX2 vpmovsxbw + vpmaddwd + vpaddd, 16 bytes per step, one thread' } };
+  return {
+    native,
+    info: {
+      available: true,
+      compiler: which.stdout.split('\n')[0],
+      command: `${cc} ${flags.join(' ')}`,
+      loop: 'AVX2 vpmovsxbw + vpmaddwd + vpaddd, 16 bytes per step, one thread',
+    },
+  };
 }
 
 /** Times one kernel over every row of the store; returns ms and the checksum of all scores. */
@@ -98,7 +123,9 @@ async function databaseLoad(rows: number): Promise<Record<string, unknown>> {
   const { Gallery } = await import('../src/biometrics/gallery.js');
   const url = process.env.DATABASE_URL
     ? process.env.DATABASE_URL
-    : execFileSync('bash', [join(import.meta.dirname, '..', 'scripts', 'ensure-postgres.sh'), 'postgres'], { encoding: 'utf8' }).trim();
+    : execFileSync('bash', [join(import.meta.dirname, '..', 'scripts', 'ensure-postgres.sh'), 'postgres'], {
+        encoding: 'utf8',
+      }).trim();
   // a fresh database of that server, dropped afterwards
   const name = `bims_matcher_${process.pid}`;
   const adminUrl = new URL(url);
@@ -114,11 +141,18 @@ async function databaseLoad(rows: number): Promise<Record<string, unknown>> {
     const e = new Float32Array(DIMS);
     for (let k = 0; k < DIMS; k++) e[k] = next();
     // Every sample holds the same template bytes: the load reads, parses and adds each row all the same.
-    const template = encodeTemplate({ templateVersion: FACE_CALIBRATION.templateVersion, records: [{ modality: 'face', embedding: e }] });
+    const template = encodeTemplate({
+      templateVersion: FACE_CALIBRATION.templateVersion,
+      records: [{ modality: 'face', embedding: e }],
+    });
     const t0 = performance.now();
-    await sql`INSERT INTO subjects (subject_id, status) SELECT 'bench-' || g, 'ENROLLED' FROM generate_series(1, ${rows}) g`.execute(h.db);
+    await sql`INSERT INTO subjects (subject_id, status) SELECT 'bench-' || g, 'ENROLLED' FROM generate_series(1, ${rows}) g`.execute(
+      h.db,
+    );
     await sql`INSERT INTO face_samples (subject_ref, operation_uuid, rectangle, template_version, template)
-      SELECT s.id, gen_random_uuid(), '{"x":0,"y":0,"width":1,"height":1}'::jsonb, ${FACE_CALIBRATION.templateVersion}, ${template} FROM subjects s`.execute(h.db);
+      SELECT s.id, gen_random_uuid(), '{"x":0,"y":0,"width":1,"height":1}'::jsonb, ${FACE_CALIBRATION.templateVersion}, ${template} FROM subjects s`.execute(
+      h.db,
+    );
     await sql`ANALYZE`.execute(h.db);
     const insertMs = performance.now() - t0;
     const rssBefore = process.memoryUsage().rss;
@@ -149,7 +183,7 @@ async function databaseLoad(rows: number): Promise<Record<string, unknown>> {
       loadSeconds: round2(loadMs / 1000),
       templatesPerSecond: Math.round(loaded / (loadMs / 1000)),
       rssGrowthMiB: Math.round((process.memoryUsage().rss - rssBefore) / 2 ** 20),
-      how: 'keyset pages of 2000 face samples joined to ENROLLED subjects (the gallery cache\'s query), parse + Gallery.add, this thread',
+      how: "keyset pages of 2000 face samples joined to ENROLLED subjects (the gallery cache's query), parse + Gallery.add, this thread",
     };
   } finally {
     await h.close();
@@ -180,7 +214,12 @@ export async function matcherBench(sizes: number[], kernels: ('auto' | 'js')[] =
       const t0 = performance.now();
       for (let i = 0; i < reps; i++) g.identify(probes[i % probes.length], { topK: 10 });
       const ms = (performance.now() - t0) / reps;
-      out.push({ kernel: g.kernel, gallery: n, msPerSearch: round2(ms), comparisonsPerSecond: Math.round((n / ms) * 1000) });
+      out.push({
+        kernel: g.kernel,
+        gallery: n,
+        msPerSearch: round2(ms),
+        comparisonsPerSecond: Math.round((n / ms) * 1000),
+      });
     }
   }
   return out;
@@ -190,7 +229,10 @@ export async function run(args: string[]) {
   // Node 20's V8 has relaxed SIMD behind a flag (on by default from Node 22): turned on before any kernel is
   // compiled, so the relaxed kernel is measured too; the service uses it wherever the runtime validates it.
   setFlagsFromString('--experimental-wasm-relaxed-simd');
-  const arg = (name: string, dflt: number) => { const i = args.indexOf(name); return i >= 0 ? Number(args[i + 1]) : dflt; };
+  const arg = (name: string, dflt: number) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? Number(args[i + 1]) : dflt;
+  };
   const rows = arg('--rows', 1_000_000);
   const rounds = arg('--rounds', 7);
   const threads = arg('--threads', availableParallelism());
@@ -222,7 +264,12 @@ export async function run(args: string[]) {
 
   const kernels: { name: string; choice: KernelChoice }[] = [{ name: 'wasm-simd', choice: 'simd' }];
   if (kernelModules(true).relaxed) kernels.push({ name: 'wasm-relaxed-simd', choice: 'relaxed' });
-  const dk = Object.fromEntries(kernels.map((k) => [k.name, new DotKernel(store.rowsMemory, () => store.rows(), store.rowsAt, DIMS, 0, k.choice, kernelModules(true))]));
+  const dk = Object.fromEntries(
+    kernels.map((k) => [
+      k.name,
+      new DotKernel(store.rowsMemory, () => store.rows(), store.rowsAt, DIMS, 0, k.choice, kernelModules(true)),
+    ]),
+  );
 
   const t: Record<string, number[]> = { native: [], nativeRelaxedProbe: [], identify: [], identifyThreads: [] };
   for (const k of kernels) t[k.name] = [];
@@ -243,7 +290,8 @@ export async function run(args: string[]) {
       const res = scanAll(dk[k.name], k.name === 'wasm-relaxed-simd' ? probeRelaxed : probe, rows);
       t[k.name].push(res.ms);
       if (nat) ratios[k.name].push(nat.ms / res.ms);
-      if (k.name === 'wasm-simd') checks['wasm-simd checksum = native checksum'] = nativeChecksum === null || res.checksum === nativeChecksum;
+      if (k.name === 'wasm-simd')
+        checks['wasm-simd checksum = native checksum'] = nativeChecksum === null || res.checksum === nativeChecksum;
     }
     let t0 = performance.now();
     single = gallery.identify(probe, { topK: 10 });
@@ -254,7 +302,8 @@ export async function run(args: string[]) {
     slices.push([...pool.lastSliceMs]);
   }
   if (kernels.length > 1) {
-    const a = scanAll(dk['wasm-simd'], probeRelaxed, rows), b = scanAll(dk['wasm-relaxed-simd'], probeRelaxed, rows);
+    const a = scanAll(dk['wasm-simd'], probeRelaxed, rows),
+      b = scanAll(dk['wasm-relaxed-simd'], probeRelaxed, rows);
     checks['wasm-relaxed-simd checksum = wasm-simd checksum'] = a.checksum === b.checksum;
   }
   checks['threaded top-10 = single-thread top-10'] = JSON.stringify(single) === JSON.stringify(multi);
@@ -262,25 +311,45 @@ export async function run(args: string[]) {
   await pool.close();
 
   const bytes = store.rowsMemory.buffer.byteLength + store.metaMemory.buffer.byteLength;
-  const perMillion = (x: number) => Math.round((x / rows) * 1e6 / 2 ** 20);
+  const perMillion = (x: number) => Math.round(((x / rows) * 1e6) / 2 ** 20);
   const out: Record<string, unknown> = {
-    machine: { cpu: cpus()[0]?.model, cores: availableParallelism(), node: process.version, loadAverageAtStart: loadAtStart },
+    machine: {
+      cpu: cpus()[0]?.model,
+      cores: availableParallelism(),
+      node: process.version,
+      loadAverageAtStart: loadAtStart,
+    },
     rows,
     dims: DIMS,
     rounds,
-    native: { ...nativeInfo, msPerScan: native ? round2(median(t.native)) : null, fastestMsPerScan: native ? round2(Math.min(...t.native)) : null, comparisonsPerSecond: native ? Math.round(rows / median(t.native) * 1000) : null },
+    native: {
+      ...nativeInfo,
+      msPerScan: native ? round2(median(t.native)) : null,
+      fastestMsPerScan: native ? round2(Math.min(...t.native)) : null,
+      comparisonsPerSecond: native ? Math.round((rows / median(t.native)) * 1000) : null,
+    },
     relaxedSimd: {
       status: relaxedStatus(true),
-      meaning: { exact: 'validated and passed the known-answer check: measured below', inexact: 'validated, but its sums failed the known-answer check (Node 20 V8 with --experimental-wasm-relaxed-simd): not used, plain SIMD instead', unsupported: 'this runtime does not validate relaxed SIMD: plain SIMD' }[relaxedStatus(true)],
+      meaning: {
+        exact: 'validated and passed the known-answer check: measured below',
+        inexact:
+          'validated, but its sums failed the known-answer check (Node 20 V8 with --experimental-wasm-relaxed-simd): not used, plain SIMD instead',
+        unsupported: 'this runtime does not validate relaxed SIMD: plain SIMD',
+      }[relaxedStatus(true)],
     },
-    wasmKernels: Object.fromEntries(kernels.map((k) => [k.name, {
-      msPerScan: round2(median(t[k.name])),
-      fastestMsPerScan: round2(Math.min(...t[k.name])),
-      ratioOfFastestScans: native ? round2(Math.min(...t.native) / Math.min(...t[k.name])) : null,
-      comparisonsPerSecond: Math.round(rows / median(t[k.name]) * 1000),
-      ratioToNativePerCore: native ? round2(median(ratios[k.name])) : null,
-      ratiosPerRound: ratios[k.name].map(round2),
-    }])),
+    wasmKernels: Object.fromEntries(
+      kernels.map((k) => [
+        k.name,
+        {
+          msPerScan: round2(median(t[k.name])),
+          fastestMsPerScan: round2(Math.min(...t[k.name])),
+          ratioOfFastestScans: native ? round2(Math.min(...t.native) / Math.min(...t[k.name])) : null,
+          comparisonsPerSecond: Math.round((rows / median(t[k.name])) * 1000),
+          ratioToNativePerCore: native ? round2(median(ratios[k.name])) : null,
+          ratiosPerRound: ratios[k.name].map(round2),
+        },
+      ]),
+    ),
     identify: {
       topK: 10,
       singleThreadMs: round2(median(t.identify)),

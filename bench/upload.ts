@@ -29,7 +29,9 @@ async function bigPng(scale: number): Promise<Uint8Array> {
   let seed = 7;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      const s = (Math.min(src.height - 1, Math.floor(y / scale)) * src.width + Math.min(src.width - 1, Math.floor(x / scale))) * 3;
+      const s =
+        (Math.min(src.height - 1, Math.floor(y / scale)) * src.width + Math.min(src.width - 1, Math.floor(x / scale))) *
+        3;
       for (let c = 0; c < 3; c++) {
         seed = (seed * 1103515245 + 12345) & 0x7fffffff;
         data[(y * width + x) * 3 + c] = Math.max(0, Math.min(255, src.data[s + c]! + ((seed >> 16) % 7) - 3));
@@ -45,14 +47,31 @@ export async function run(args: string[]) {
   const rounds = option(args, 'rounds', 12);
   const scale = option(args, 'scale', 2.5);
   const password = 'bench-admin-password';
-  const config = loadConfig({ BIMS_ADMIN_PASSWORD: password, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent' });
-  const booted = await boot({ config, runtime: 'bench', hostname: 'bench', pgliteDir: 'memory://', logger: createLogger('silent') });
+  const config = loadConfig({
+    BIMS_ADMIN_PASSWORD: password,
+    BIMS_PASSWORD_ITERATIONS: '10000',
+    BIMS_LOG_LEVEL: 'silent',
+  });
+  const booted = await boot({
+    config,
+    runtime: 'bench',
+    hostname: 'bench',
+    pgliteDir: 'memory://',
+    logger: createLogger('silent'),
+  });
   const server = await new Promise<{ url: string; close: () => void }>((resolve) => {
-    const s = serve({ fetch: booted.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => resolve({ url: `http://127.0.0.1:${info.port}`, close: () => s.close() }));
+    const s = serve({ fetch: booted.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>
+      resolve({ url: `http://127.0.0.1:${info.port}`, close: () => s.close() }),
+    );
   });
   const photo = await bigPng(scale);
   const auth = `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
-  const json = { type: 'application/json', body: new TextEncoder().encode(JSON.stringify({ subjectId: 'bench', faces: [{ image: Buffer.from(photo).toString('base64') }] })) };
+  const json = {
+    type: 'application/json',
+    body: new TextEncoder().encode(
+      JSON.stringify({ subjectId: 'bench', faces: [{ image: Buffer.from(photo).toString('base64') }] }),
+    ),
+  };
   const form = new FormData();
   form.append('subjectId', 'bench');
   form.append('image', new Blob([photo as Uint8Array<ArrayBuffer>], { type: 'image/png' }), 'photo.png');
@@ -61,7 +80,11 @@ export async function run(args: string[]) {
 
   const send = async (b: { type: string; body: Uint8Array }) => {
     const started = performance.now();
-    const res = await fetch(`${server.url}/admin/subjects/create`, { method: 'POST', headers: { authorization: auth, 'content-type': b.type }, body: b.body as Uint8Array<ArrayBuffer> });
+    const res = await fetch(`${server.url}/admin/subjects/create`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': b.type },
+      body: b.body as Uint8Array<ArrayBuffer>,
+    });
     await res.arrayBuffer();
     // No extractor: a 503 means the body was read and validated and the service asked for extraction.
     if (res.status !== 503) throw new Error(`expected 503 after validation, got ${res.status}`);

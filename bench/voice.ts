@@ -22,11 +22,23 @@ const SPEECH = fileURLToPath(new URL('../test/fixtures/speech/', import.meta.url
 /** A few clips of each kind: 8 kHz telephone prompts and 44.1 kHz joined klettres utterances. */
 function clips(): { name: string; bytes: Uint8Array }[] {
   const pick = (speaker: string, n: number) =>
-    readdirSync(SPEECH + speaker).filter((f) => f.endsWith('.wav')).sort().slice(0, n).map((f) => ({ name: `${speaker}/${f}`, bytes: new Uint8Array(readFileSync(`${SPEECH}${speaker}/${f}`)) }));
-  return [...pick('asterisk-en_US_f_Allison', 4), ...pick('asterisk-it_IT_m_Carlo', 4), ...pick('klettres-es', 4), ...pick('klettres-de', 4)];
+    readdirSync(SPEECH + speaker)
+      .filter((f) => f.endsWith('.wav'))
+      .sort()
+      .slice(0, n)
+      .map((f) => ({ name: `${speaker}/${f}`, bytes: new Uint8Array(readFileSync(`${SPEECH}${speaker}/${f}`)) }));
+  return [
+    ...pick('asterisk-en_US_f_Allison', 4),
+    ...pick('asterisk-it_IT_m_Carlo', 4),
+    ...pick('klettres-es', 4),
+    ...pick('klettres-de', 4),
+  ];
 }
 
-const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 export async function run(args: string[]) {
   const r = args.indexOf('--rounds');
@@ -35,25 +47,31 @@ export async function run(args: string[]) {
   const mel = new MelSpectrogram();
   const set = clips();
   const stage = { decode: 0, vad: 0, features: 0, template: 0 };
-  let audioSeconds = 0, partials = 0;
+  let audioSeconds = 0,
+    partials = 0;
   const wallStart = performance.now();
   for (let round = 0; round < rounds; round++) {
     for (const clip of set) {
       let t = cpuMs();
       const d = decodeWav(clip.bytes);
       const audio = normaliseVolume(resample(d.samples, d.sampleRate, MEL.sampleRate));
-      stage.decode += cpuMs() - t; t = cpuMs();
+      stage.decode += cpuMs() - t;
+      t = cpuMs();
       const vad = detectVoice(audio, MEL.sampleRate);
       measureVoice(vad, audio.length, MEL.sampleRate, d.clippedRatio);
       const speech = keepVoiced(audio, vad);
-      stage.vad += cpuMs() - t; t = cpuMs();
+      stage.vad += cpuMs() - t;
+      t = cpuMs();
       const { starts, paddedLength } = partialSlices(speech.length);
       const padded = new Float32Array(Math.max(paddedLength, speech.length));
       padded.set(speech);
       const frames = mel.compute(padded);
       const batch = new Float32Array(starts.length * PARTIAL_FRAMES * MEL.bands);
-      starts.forEach((s, i) => batch.set(frames.subarray(s * MEL.bands, (s + PARTIAL_FRAMES) * MEL.bands), i * PARTIAL_FRAMES * MEL.bands));
-      stage.features += cpuMs() - t; t = cpuMs();
+      starts.forEach((s, i) =>
+        batch.set(frames.subarray(s * MEL.bands, (s + PARTIAL_FRAMES) * MEL.bands), i * PARTIAL_FRAMES * MEL.bands),
+      );
+      stage.features += cpuMs() - t;
+      t = cpuMs();
       await runner.embed(batch, starts.length);
       stage.template += cpuMs() - t;
       audioSeconds += d.samples.length / d.sampleRate;
@@ -66,8 +84,17 @@ export async function run(args: string[]) {
   const total = stage.decode + stage.vad + stage.features + stage.template;
   return {
     benchmark: 'voice',
-    clips: set.length, rounds, audioSeconds: Number(audioSeconds.toFixed(1)), partialsPerAudioSecond: Number((partials / audioSeconds).toFixed(2)),
-    cpuMsPerAudioSecond: { decode: per(stage.decode), vad: per(stage.vad), features: per(stage.features), template: per(stage.template), total: per(total) },
+    clips: set.length,
+    rounds,
+    audioSeconds: Number(audioSeconds.toFixed(1)),
+    partialsPerAudioSecond: Number((partials / audioSeconds).toFixed(2)),
+    cpuMsPerAudioSecond: {
+      decode: per(stage.decode),
+      vad: per(stage.vad),
+      features: per(stage.features),
+      template: per(stage.template),
+      total: per(total),
+    },
     wallMsPerAudioSecond: per(wall),
     machine: { cpu: cpus()[0]?.model, cores: cpus().length, loadavg: loadavg().map((x) => Number(x.toFixed(2))) },
   };

@@ -28,14 +28,22 @@ const CAPTURE_BUNDLE = 'bims-capture.js';
 const MODELS = ['fr_detect.onnx', 'fr_landmark.onnx', 'fr_feature.onnx'];
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-const isNodeBuiltin = (path) => path.startsWith('node:') || nodeBuiltins.has(path) || nodeBuiltins.has(path.split('/')[0]);
+const isNodeBuiltin = (path) =>
+  path.startsWith('node:') || nodeBuiltins.has(path) || nodeBuiltins.has(path.split('/')[0]);
 
 /** Records every import of a Node built-in (esbuild would otherwise only fail on those it cannot resolve). */
 const refuseNode = {
   name: 'refuse-node-builtins',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) =>
-      isNodeBuiltin(args.path) ? { errors: [{ text: `Node built-in "${args.path}" imported by ${args.importer}: the SDK must run in browsers` }] } : undefined);
+      isNodeBuiltin(args.path)
+        ? {
+            errors: [
+              { text: `Node built-in "${args.path}" imported by ${args.importer}: the SDK must run in browsers` },
+            ],
+          }
+        : undefined,
+    );
   },
 };
 
@@ -44,27 +52,31 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 /** One browser ESM bundle: minified, source map beside it, no Node built-in (refuseNode). */
-const bundle = (entry, outfile, what, extra = {}) => build({
-  entryPoints: [join(root, 'src', 'sdk', entry)],
-  outfile: join(out, outfile),
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  minify: true,
-  sourcemap: 'linked',
-  metafile: true,
-  logLevel: 'warning',
-  plugins: [refuseNode],
-  ...extra,
-}).catch(() => fail(`esbuild failed on ${what} (errors above)`));
+const bundle = (entry, outfile, what, extra = {}) =>
+  build({
+    entryPoints: [join(root, 'src', 'sdk', entry)],
+    outfile: join(out, outfile),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [refuseNode],
+    ...extra,
+  }).catch(() => fail(`esbuild failed on ${what} (errors above)`));
 
 const result = await bundle('index.ts', BUNDLE, 'the SDK', { alias: { 'onnxruntime-web': 'onnxruntime-web/wasm' } });
 const capture = await bundle('gateway-capture.ts', CAPTURE_BUNDLE, 'the capture helper');
 
 // Second line of defence: nothing external, and no node: specifier left in the text (e.g. a dynamic import
 // built from a string esbuild could not see through).
-for (const [file, output] of [...Object.entries(result.metafile.outputs), ...Object.entries(capture.metafile.outputs)]) {
+for (const [file, output] of [
+  ...Object.entries(result.metafile.outputs),
+  ...Object.entries(capture.metafile.outputs),
+]) {
   const bad = output.imports.filter((i) => i.external || isNodeBuiltin(i.path));
   if (bad.length) fail(`${file} imports ${bad.map((i) => i.path).join(', ')} at run time`);
 }
@@ -83,8 +95,10 @@ for (const model of MODELS) {
 }
 
 const kb = (f) => Math.round(statSync(join(out, f)).size / 1024);
-console.log(`[build:sdk] dist/sdk/${BUNDLE} ${kb(BUNDLE)} KiB, ${CAPTURE_BUNDLE} ${kb(CAPTURE_BUNDLE)} KiB; ort wasm ${kb('ort-wasm-simd-threaded.wasm')} KiB, mozjpeg ${kb('mozjpeg_dec.wasm')} KiB, ` +
-  `models ${MODELS.reduce((a, m) => a + kb(m), 0)} KiB; ${Math.round(performance.now() - started)} ms`);
+console.log(
+  `[build:sdk] dist/sdk/${BUNDLE} ${kb(BUNDLE)} KiB, ${CAPTURE_BUNDLE} ${kb(CAPTURE_BUNDLE)} KiB; ort wasm ${kb('ort-wasm-simd-threaded.wasm')} KiB, mozjpeg ${kb('mozjpeg_dec.wasm')} KiB, ` +
+    `models ${MODELS.reduce((a, m) => a + kb(m), 0)} KiB; ${Math.round(performance.now() - started)} ms`,
+);
 
 function fail(message) {
   console.error(`[build:sdk] ${message}`);

@@ -6,7 +6,16 @@
 // then measures the upload as Cloudflare counts it (gzip of every module) against the Workers size limits,
 // prints it and writes it to dist/cloudflare/size.json. Exits 1 when the bundle is over the paid plan's limit.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,12 +44,22 @@ for (const { file } of manifest.models) copyFileSync(join(root, 'wasm', 'models'
 const voiceManifest = join(root, 'wasm', 'models', 'voice-manifest.json');
 if (existsSync(voiceManifest)) {
   const { file } = JSON.parse(readFileSync(voiceManifest, 'utf8')).model;
-  if (existsSync(join(root, 'wasm', 'models', file))) copyFileSync(join(root, 'wasm', 'models', file), join(assets, 'models', file));
-  else console.warn(`[build:workers] ${file} is missing (node scripts/fetch-voice-model.mjs): voice operations will answer MODEL_UNAVAILABLE`);
+  if (existsSync(join(root, 'wasm', 'models', file)))
+    copyFileSync(join(root, 'wasm', 'models', file), join(assets, 'models', file));
+  else
+    console.warn(
+      `[build:workers] ${file} is missing (node scripts/fetch-voice-model.mjs): voice operations will answer MODEL_UNAVAILABLE`,
+    );
 }
 const swagger = dirname(require.resolve('swagger-ui-dist/package.json'));
 mkdirSync(join(assets, 'swagger-ui'), { recursive: true });
-for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'oauth2-redirect.html', 'oauth2-redirect.js']) {
+for (const file of [
+  'swagger-ui.css',
+  'swagger-ui-bundle.js',
+  'swagger-ui-standalone-preset.js',
+  'oauth2-redirect.html',
+  'oauth2-redirect.js',
+]) {
   copyFileSync(join(swagger, file), join(assets, 'swagger-ui', file));
 }
 
@@ -58,7 +77,9 @@ const files = modules.map((f) => {
   return { file: f, bytes: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
 });
 const total = { bytes: files.reduce((a, f) => a + f.bytes, 0), gzip: files.reduce((a, f) => a + f.gzip, 0) };
-const assetFiles = readdirSync(assets, { recursive: true }).map(String).filter((f) => statSync(join(assets, f)).isFile());
+const assetFiles = readdirSync(assets, { recursive: true })
+  .map(String)
+  .filter((f) => statSync(join(assets, f)).isFile());
 const largestAsset = Math.max(...assetFiles.map((f) => statSync(join(assets, f)).size));
 const report = {
   modules: files,
@@ -66,12 +87,19 @@ const report = {
   limits: LIMITS,
   fitsFreePlan: total.gzip <= LIMITS.free,
   fitsPaidPlan: total.gzip <= LIMITS.paid,
-  assets: { files: assetFiles.length, bytes: assetFiles.reduce((a, f) => a + statSync(join(assets, f)).size, 0), largest: largestAsset, limit: ASSET_LIMIT },
+  assets: {
+    files: assetFiles.length,
+    bytes: assetFiles.reduce((a, f) => a + statSync(join(assets, f)).size, 0),
+    largest: largestAsset,
+    limit: ASSET_LIMIT,
+  },
 };
 writeFileSync(join(out, 'size.json'), JSON.stringify(report, null, 2));
 const mib = (n) => (n / MIB).toFixed(2);
-console.log(`[build:workers] modules ${mib(total.bytes)} MiB, ${mib(total.gzip)} MiB gzip (limits: free ${mib(LIMITS.free)}, paid ${mib(LIMITS.paid)}); ` +
-  `assets ${report.assets.files} files, ${mib(report.assets.bytes)} MiB, largest ${mib(largestAsset)} MiB (limit ${mib(ASSET_LIMIT)})`);
+console.log(
+  `[build:workers] modules ${mib(total.bytes)} MiB, ${mib(total.gzip)} MiB gzip (limits: free ${mib(LIMITS.free)}, paid ${mib(LIMITS.paid)}); ` +
+    `assets ${report.assets.files} files, ${mib(report.assets.bytes)} MiB, largest ${mib(largestAsset)} MiB (limit ${mib(ASSET_LIMIT)})`,
+);
 if (!report.fitsPaidPlan || largestAsset > ASSET_LIMIT) {
   console.error('[build:workers] over the Workers limits');
   process.exit(1);

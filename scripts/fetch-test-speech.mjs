@@ -38,12 +38,36 @@ const stampFile = join(outDir, '.complete.json');
 const LAYOUT_VERSION = 3;
 
 const PACKAGES = [
-  { name: 'asterisk-core-sounds-en-wav', version: '1.6.1-1', sha256: '2be3ea287d83299d143815fa804f11179a75b7affd4a758b98b55f5afc18a35d' },
-  { name: 'asterisk-core-sounds-es-wav', version: '1.6.1-1', sha256: '9283a09a6d56fccdcc2bcfe86c48f0f844289cfbd46a3184d8785a6f7f569903' },
-  { name: 'asterisk-core-sounds-fr-wav', version: '1.6.1-1', sha256: '8d4e1bc32ed5ba7fbda40841ca1825ed20cc6232724a473c90f8bb0e53e6073e' },
-  { name: 'asterisk-core-sounds-it-wav', version: '1.6.1-1', sha256: '5a26638089e134b8ac39363fe249c5c93c50cd8bfdc9b2499ae61ec4a35e2fcb' },
-  { name: 'asterisk-core-sounds-ru-wav', version: '1.6.1-1', sha256: 'ccbfaebfa450b7a9ddf644ae0f3d1e9017d5df7c0aebe816e946345589d38201' },
-  { name: 'klettres-data', version: '4:22.12.3-1', sha256: '1186d257a19e84230856baea0b0b1ded8be9195080fcdb2588970b5cd937f5a8' },
+  {
+    name: 'asterisk-core-sounds-en-wav',
+    version: '1.6.1-1',
+    sha256: '2be3ea287d83299d143815fa804f11179a75b7affd4a758b98b55f5afc18a35d',
+  },
+  {
+    name: 'asterisk-core-sounds-es-wav',
+    version: '1.6.1-1',
+    sha256: '9283a09a6d56fccdcc2bcfe86c48f0f844289cfbd46a3184d8785a6f7f569903',
+  },
+  {
+    name: 'asterisk-core-sounds-fr-wav',
+    version: '1.6.1-1',
+    sha256: '8d4e1bc32ed5ba7fbda40841ca1825ed20cc6232724a473c90f8bb0e53e6073e',
+  },
+  {
+    name: 'asterisk-core-sounds-it-wav',
+    version: '1.6.1-1',
+    sha256: '5a26638089e134b8ac39363fe249c5c93c50cd8bfdc9b2499ae61ec4a35e2fcb',
+  },
+  {
+    name: 'asterisk-core-sounds-ru-wav',
+    version: '1.6.1-1',
+    sha256: 'ccbfaebfa450b7a9ddf644ae0f3d1e9017d5df7c0aebe816e946345589d38201',
+  },
+  {
+    name: 'klettres-data',
+    version: '4:22.12.3-1',
+    sha256: '1186d257a19e84230856baea0b0b1ded8be9195080fcdb2588970b5cd937f5a8',
+  },
 ];
 /** Clips kept per speaker: enough for thousands of impostor pairs, few enough for a quick evaluation. */
 const ASTERISK_CLIPS = 40;
@@ -60,12 +84,18 @@ function fetchDeb(pkg) {
   if (!existsSync(file) || sha256(readFileSync(file)) !== pkg.sha256) {
     console.log(`fetch-test-speech: apt-get download ${pkg.name}=${pkg.version}`);
     try {
-      execFileSync('apt-get', ['download', `${pkg.name}=${pkg.version}`], { cwd: cacheDir, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync('apt-get', ['download', `${pkg.name}=${pkg.version}`], {
+        cwd: cacheDir,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
     } catch {
       throw new Error(`apt-get download ${pkg.name}=${pkg.version} failed (run \`apt-get update\` first?)`);
     }
     const got = existsSync(file) ? sha256(readFileSync(file)) : 'nothing';
-    if (got !== pkg.sha256) { rmSync(file, { force: true }); throw new Error(`${pkg.name}: sha256 ${got}, expected ${pkg.sha256}`); }
+    if (got !== pkg.sha256) {
+      rmSync(file, { force: true });
+      throw new Error(`${pkg.name}: sha256 ${got}, expected ${pkg.sha256}`);
+    }
   }
   const dir = join(cacheDir, pkg.name);
   if (!existsSync(join(dir, '.unpacked'))) {
@@ -80,10 +110,19 @@ function fetchDeb(pkg) {
 /** 16-bit PCM mono WAV (the same writer as src/biometrics/voice/wav.ts, kept here so scripts need no build). */
 function wav16(samples, rate) {
   const out = Buffer.alloc(44 + samples.length * 2);
-  out.write('RIFF', 0); out.writeUInt32LE(36 + samples.length * 2, 4); out.write('WAVE', 8);
-  out.write('fmt ', 12); out.writeUInt32LE(16, 16); out.writeUInt16LE(1, 20); out.writeUInt16LE(1, 22);
-  out.writeUInt32LE(rate, 24); out.writeUInt32LE(rate * 2, 28); out.writeUInt16LE(2, 32); out.writeUInt16LE(16, 34);
-  out.write('data', 36); out.writeUInt32LE(samples.length * 2, 40);
+  out.write('RIFF', 0);
+  out.writeUInt32LE(36 + samples.length * 2, 4);
+  out.write('WAVE', 8);
+  out.write('fmt ', 12);
+  out.writeUInt32LE(16, 16);
+  out.writeUInt16LE(1, 20);
+  out.writeUInt16LE(1, 22);
+  out.writeUInt32LE(rate, 24);
+  out.writeUInt32LE(rate * 2, 28);
+  out.writeUInt16LE(2, 32);
+  out.writeUInt16LE(16, 34);
+  out.write('data', 36);
+  out.writeUInt32LE(samples.length * 2, 40);
   for (let i = 0; i < samples.length; i++) {
     const v = Math.max(-1, Math.min(1, samples[i]));
     out.writeInt16LE(Math.round(v < 0 ? v * 32768 : v * 32767), 44 + i * 2);
@@ -93,10 +132,16 @@ function wav16(samples, rate) {
 
 /** Seconds of audio in a plain PCM WAV, from its header (the asterisk prompts are all 16-bit 8 kHz mono). */
 function wavSeconds(buf) {
-  let o = 12, rate = 0, align = 0;
+  let o = 12,
+    rate = 0,
+    align = 0;
   while (o + 8 <= buf.length) {
-    const id = buf.toString('latin1', o, o + 4), size = buf.readUInt32LE(o + 4);
-    if (id === 'fmt ') { rate = buf.readUInt32LE(o + 12); align = buf.readUInt16LE(o + 20); }
+    const id = buf.toString('latin1', o, o + 4),
+      size = buf.readUInt32LE(o + 4);
+    if (id === 'fmt ') {
+      rate = buf.readUInt32LE(o + 12);
+      align = buf.readUInt16LE(o + 20);
+    }
     if (id === 'data') return rate && align ? size / align / rate : 0;
     o += 8 + size + (size & 1);
   }
@@ -104,13 +149,16 @@ function wavSeconds(buf) {
 }
 
 /** Up to n items spread evenly over a sorted list (not just the first n: prompts are grouped by topic). */
-const spread = (items, n) => (items.length <= n ? items : Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]));
+const spread = (items, n) =>
+  items.length <= n ? items : Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]);
 
 function layAsterisk(dir, dest, prefix = '') {
   const soundsRoot = join(dir, 'usr', 'share', 'asterisk', 'sounds');
   const voice = readdirSync(soundsRoot)[0];
   const base = join(soundsRoot, voice);
-  const clips = readdirSync(base).filter((f) => f.endsWith('.wav')).sort()
+  const clips = readdirSync(base)
+    .filter((f) => f.endsWith('.wav'))
+    .sort()
     .filter((f) => wavSeconds(readFileSync(join(base, f))) >= ASTERISK_MIN_SECONDS);
   mkdirSync(dest, { recursive: true });
   for (const f of spread(clips, ASTERISK_CLIPS)) writeFileSync(join(dest, prefix + f), readFileSync(join(base, f)));
@@ -148,7 +196,9 @@ async function layKlettres(dir) {
       if (!existsSync(d)) continue;
       const clips = [];
       let rate = 0;
-      for (const f of readdirSync(d).filter((x) => x.endsWith('.ogg')).sort()) {
+      for (const f of readdirSync(d)
+        .filter((x) => x.endsWith('.ogg'))
+        .sort()) {
         await decoder.reset();
         const r = await decoder.decodeFile(new Uint8Array(readFileSync(join(d, f))));
         if (!r.samplesDecoded) continue;
@@ -164,19 +214,23 @@ async function layKlettres(dir) {
     if (sets.length === 0) continue;
     const { clips, rate } = sets.sort((a, b) => b.seconds - a.seconds)[0];
     const utterances = [];
-    let current = [], speech = 0;
+    let current = [],
+      speech = 0;
     for (const mono of clips) {
       current.push(mono);
       speech += clipSpeechSeconds(mono, rate);
       if (speech >= KLETTRES_MIN_SPEECH_SECONDS) {
         utterances.push(concat(current));
-        current = []; speech = 0;
+        current = [];
+        speech = 0;
       }
     }
     if (utterances.length < 4) continue; // too little speech to make genuine pairs
     const dest = join(outDir, `klettres-${lang}`);
     mkdirSync(dest, { recursive: true });
-    spread(utterances, KLETTRES_UTTERANCES).forEach((u, i) => writeFileSync(join(dest, `utterance-${String(i).padStart(2, '0')}.wav`), wav16(u, rate)));
+    spread(utterances, KLETTRES_UTTERANCES).forEach((u, i) =>
+      writeFileSync(join(dest, `utterance-${String(i).padStart(2, '0')}.wav`), wav16(u, rate)),
+    );
     speakers.push(`klettres-${lang}`);
   }
   decoder.free();
@@ -186,7 +240,10 @@ async function layKlettres(dir) {
 function concat(parts) {
   const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 }
 
@@ -217,7 +274,9 @@ async function main() {
   layAsterisk(dirs['asterisk-core-sounds-en-wav'], join(crossDir, 'allison'), 'en-');
   speakers.push(...(await layKlettres(dirs['klettres-data'])));
   writeFileSync(stampFile, JSON.stringify({ want, speakers }, null, 1));
-  console.log(`fetch-test-speech: ${speakers.length} speakers in test/fixtures/speech (+ speech-cross-language/allison)`);
+  console.log(
+    `fetch-test-speech: ${speakers.length} speakers in test/fixtures/speech (+ speech-cross-language/allison)`,
+  );
 }
 
 main().catch((err) => {

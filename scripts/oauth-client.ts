@@ -44,8 +44,13 @@ async function run(ctx: ServiceContext, argv: string[]): Promise<void> {
   switch (command) {
     case 'add': {
       const role = values.role?.toUpperCase() as Role | undefined;
-      if (!values.name || !role || !roles.includes(role) || rest.length) throw new UsageError('add needs --name and --role ADMIN|ADJUDICATOR|USER');
-      const { client, clientSecret } = await registerClient(ctx, { name: values.name, role, redirectUris: values['redirect-uri'] });
+      if (!values.name || !role || !roles.includes(role) || rest.length)
+        throw new UsageError('add needs --name and --role ADMIN|ADJUDICATOR|USER');
+      const { client, clientSecret } = await registerClient(ctx, {
+        name: values.name,
+        role,
+        redirectUris: values['redirect-uri'],
+      });
       if (values.json) {
         console.log(JSON.stringify({ ...client, clientSecret }, null, 2));
       } else {
@@ -66,7 +71,9 @@ async function run(ctx: ServiceContext, argv: string[]): Promise<void> {
       }
       for (const c of clients) {
         const kind = c.builtin ? 'built-in public' : c.confidential ? 'confidential' : 'public';
-        console.log(`${c.clientId}\t${c.role}\t${kind}\t${c.name}\t${c.grantTypes.join(',')}\t${c.redirectUris.join(' ')}`);
+        console.log(
+          `${c.clientId}\t${c.role}\t${kind}\t${c.name}\t${c.grantTypes.join(',')}\t${c.redirectUris.join(' ')}`,
+        );
       }
       return;
     }
@@ -91,21 +98,34 @@ try {
       dialect: database.dialect,
       config,
       // Logs go to stderr so that stdout carries only the answer (and the secret), e.g. for `| jq`.
-      log: createLogger(config.BIMS_LOG_LEVEL === 'info' ? 'warn' : config.BIMS_LOG_LEVEL, (line) => console.error(line)),
+      log: createLogger(config.BIMS_LOG_LEVEL === 'info' ? 'warn' : config.BIMS_LOG_LEVEL, (line) =>
+        console.error(line),
+      ),
       now: () => new Date(),
       startedAt: new Date(),
-      node: { id: crypto.randomUUID(), hostname: hostname(), runtime: `node ${process.version} (oauth-client)`, version: VERSION },
+      node: {
+        id: crypto.randomUUID(),
+        hostname: hostname(),
+        runtime: `node ${process.version} (oauth-client)`,
+        version: VERSION,
+      },
     };
     await run(ctx, process.argv.slice(2));
   } finally {
     await database.close();
   }
 } catch (error) {
-  if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+  if (
+    error instanceof UsageError ||
+    (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+  ) {
     console.error(`${error.message}\n${usage}`);
     process.exit(2);
   }
-  const message = error instanceof ConfigError || error instanceof DomainError ? error.message : `oauth-client failed: ${error instanceof Error ? error.message : String(error)}`;
+  const message =
+    error instanceof ConfigError || error instanceof DomainError
+      ? error.message
+      : `oauth-client failed: ${error instanceof Error ? error.message : String(error)}`;
   console.error(message);
   process.exit(1);
 }

@@ -9,8 +9,16 @@ if (process.env.BIMS_SKIP_MODELS === '1') {
 } else {
   const script = fileURLToPath(new URL('./fetch-models.mjs', import.meta.url));
   const r = spawnSync(process.execPath, [script], { stdio: 'inherit' });
-  if (r.status !== 0) console.warn('postinstall: face models are NOT available; run `node scripts/fetch-models.mjs` before starting BIMS');
+  if (r.status !== 0)
+    console.warn(
+      'postinstall: face models are NOT available; run `node scripts/fetch-models.mjs` before starting BIMS',
+    );
   // The speaker encoder is optional: without it faces work and voice operations answer 503 naming it.
-  const voice = spawnSync(process.execPath, [fileURLToPath(new URL('./fetch-voice-model.mjs', import.meta.url))], { stdio: 'inherit' });
-  if (voice.status !== 0) console.warn('postinstall: the voice model is NOT available; voice operations will answer 503 until it is built with `npm run voice-model -- --from pretrained.pt` (Resemblyzer\'s checkpoint; docs/voice.md)');
+  const voice = spawnSync(process.execPath, [fileURLToPath(new URL('./fetch-voice-model.mjs', import.meta.url))], {
+    stdio: 'inherit',
+  });
+  if (voice.status !== 0)
+    console.warn(
+      "postinstall: the voice model is NOT available; voice operations will answer 503 until it is built with `npm run voice-model -- --from pretrained.pt` (Resemblyzer's checkpoint; docs/voice.md)",
+    );
 }

@@ -32,17 +32,24 @@ async function main(): Promise<void> {
   for (const id of models) if (!FACE_MODELS.includes(id)) throw new Error(`unknown model ${id}`);
   const quantile = Number(arg('quantile') ?? 0);
   // --pointwise: only 1x1 convolutions (the kind the float wasm build is slowest at, issue 19).
-  const filter = process.argv.includes('--pointwise') ? (c: ConvInfo) => c.group === 1 && c.kernel.every((k) => k === 1) : undefined;
+  const filter = process.argv.includes('--pointwise')
+    ? (c: ConvInfo) => c.group === 1 && c.kernel.every((k) => k === 1)
+    : undefined;
   const suffix = arg('suffix') ?? '';
   const photos = photosIn(arg('photos')?.split(',') ?? CALIBRATION_DIRS);
-  if (photos.length === 0) throw new Error(`no calibration photos in ${CALIBRATION_DIRS.join(', ')}: run \`node scripts/fetch-test-photos.mjs\``);
+  if (photos.length === 0)
+    throw new Error(
+      `no calibration photos in ${CALIBRATION_DIRS.join(', ')}: run \`node scripts/fetch-test-photos.mjs\``,
+    );
   configureEnv({});
   const t0 = performance.now();
   const inputs = process.argv.includes('--reuse-inputs')
     ? new Map(models.map((m) => [m, loadInputs(CAPTURE_DIR, m) ?? []]))
     : await captureInputs(photos);
   if (!process.argv.includes('--reuse-inputs')) saveInputs(CAPTURE_DIR, inputs);
-  console.log(`quantise-models: ${photos.length} photos, inputs captured: ${models.map((m) => `${m} ${inputs.get(m)!.length}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(
+    `quantise-models: ${photos.length} photos, inputs captured: ${models.map((m) => `${m} ${inputs.get(m)!.length}`).join(', ')} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   for (const id of models) {
     const float = new Uint8Array(readFileSync(join(MODELS_DIR, `${id}.onnx`)));
     const names = tensorsToCalibrate(float, filter);
@@ -50,10 +57,15 @@ async function main(): Promise<void> {
     const int8 = quantiseModel(float, { ranges, filter });
     const out = int8File(id).replace('.int8.', `.int8${suffix}.`);
     writeFileSync(join(MODELS_DIR, out), int8);
-    console.log(`quantise-models: wrote wasm/models/${out} (${int8.length} bytes, ${names.length} calibrated tensors, from ${float.length})`);
+    console.log(
+      `quantise-models: wrote wasm/models/${out} (${int8.length} bytes, ${names.length} calibrated tensors, from ${float.length})`,
+    );
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  main().catch((e) => { console.error(`quantise-models: FAILED: ${(e as Error).stack}`); process.exitCode = 1; });
+  main().catch((e) => {
+    console.error(`quantise-models: FAILED: ${(e as Error).stack}`);
+    process.exitCode = 1;
+  });
 }

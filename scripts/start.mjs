@@ -22,5 +22,6 @@ function newest(dir) {
 }
 
 const useBuild = existsSync(compiled) && statSync(compiled).mtimeMs >= newest(join(root, 'src'));
-if (!useBuild && existsSync(compiled)) console.error('[start] dist/ is older than src/: running the sources (npm run build to use the build)');
+if (!useBuild && existsSync(compiled))
+  console.error('[start] dist/ is older than src/: running the sources (npm run build to use the build)');
 await import(pathToFileURL(useBuild ? compiled : join(root, 'src', 'runtime', 'node.ts')).href);

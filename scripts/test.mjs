@@ -16,7 +16,10 @@ if (process.argv.length <= 2) {
 
 if (!process.env.DATABASE_URL) {
   step('PostgreSQL');
-  process.env.DATABASE_URL = execFileSync('bash', ['scripts/ensure-postgres.sh', 'bims_test'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  process.env.DATABASE_URL = execFileSync('bash', ['scripts/ensure-postgres.sh', 'bims_test'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
 }
 console.log(`[test] DATABASE_URL=${process.env.DATABASE_URL.replace(/:[^:@/]*@/, ':***@')}`);
 
@@ -28,7 +31,7 @@ execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
 execFileSync('bash', ['scripts/ensure-ffmpeg.sh'], { stdio: 'inherit' });
 step('zbarimg for the QR code test');
 execFileSync('bash', ['scripts/ensure-zbar.sh'], { stdio: 'inherit' });
-step('iproute2 for the media test\'s host-local link');
+step("iproute2 for the media test's host-local link");
 execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 
 // The tools some suites run (Node 22 and wrangler for Workers, deno, onnxruntime-node), kept out of the root
@@ -36,7 +39,12 @@ execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 step('tools/: Node 22, wrangler, deno, onnxruntime-node');
 for (const tool of ['node22', 'workers', 'deno', 'bench']) ensureTool(tool);
 
-for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-voice-model.mjs', 'scripts/fetch-test-photos.mjs', 'scripts/fetch-test-speech.mjs']) {
+for (const script of [
+  'scripts/fetch-models.mjs',
+  'scripts/fetch-voice-model.mjs',
+  'scripts/fetch-test-photos.mjs',
+  'scripts/fetch-test-speech.mjs',
+]) {
   if (!existsSync(script)) continue;
   step(script);
   const run = spawnSync(process.execPath, [script], { stdio: 'inherit' });
@@ -46,7 +54,11 @@ for (const script of ['scripts/fetch-models.mjs', 'scripts/fetch-voice-model.mjs
 // Suites whose assertions include a bound in seconds that the issue they test sets (e.g. "no IDENTIFY held
 // past 5 s"): they run after the others, one file at a time, so that a neighbour suite's load cannot fail them.
 const ALONE = ['test/runtime/extraction-admission.test.ts'];
-const vitest = (args) => spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], { stdio: 'inherit', env: process.env }).status ?? 1;
+const vitest = (args) =>
+  spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], {
+    stdio: 'inherit',
+    env: process.env,
+  }).status ?? 1;
 const chosen = process.argv.slice(2);
 if (chosen.length) process.exit(vitest(chosen));
 step('vitest');

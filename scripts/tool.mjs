@@ -20,8 +20,11 @@ const toolsDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'tools')
 /** Install tools/<name> unless its node_modules already matches its package-lock.json; returns its folder. */
 export function ensureTool(name) {
   const dir = join(toolsDir, name);
-  if (!existsSync(join(dir, 'package-lock.json'))) throw new Error(`tools/${name} is not a tool package (no package-lock.json)`);
-  const lockHash = createHash('sha256').update(readFileSync(join(dir, 'package-lock.json'))).digest('hex');
+  if (!existsSync(join(dir, 'package-lock.json')))
+    throw new Error(`tools/${name} is not a tool package (no package-lock.json)`);
+  const lockHash = createHash('sha256')
+    .update(readFileSync(join(dir, 'package-lock.json')))
+    .digest('hex');
   const stamp = join(dir, 'node_modules', '.bims-installed');
   const installed = () => existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash;
   if (installed()) return dir;
@@ -35,7 +38,8 @@ export function ensureTool(name) {
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
       // A lock left by an installer that was killed is stale after 15 minutes.
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 15 * 60_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 15 * 60_000)
+        rmSync(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw new Error(`timed out waiting for another install of tools/${name}`);
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
     }
@@ -44,7 +48,10 @@ export function ensureTool(name) {
     if (!installed()) {
       console.error(`[tools] installing tools/${name} (npm ci) ...`);
       // --loglevel=error: the engine notices of Node-22-only packages are expected here (tools/node22 runs them).
-      execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: dir,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       writeFileSync(stamp, lockHash);
     }
   } finally {

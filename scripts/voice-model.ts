@@ -81,7 +81,10 @@ async function main(): Promise<number> {
   const sha256 = createHash('sha256').update(checkpoint).digest('hex');
   try {
     const { object, format } = readCheckpoint(checkpoint);
-    model = ge2eOnnx(resemblyzerWeights(object), `resemble-ai/Resemblyzer ${basename(from)} (sha256 ${sha256}, PyTorch ${format} format) converted by BIMS scripts/voice-model.ts`);
+    model = ge2eOnnx(
+      resemblyzerWeights(object),
+      `resemble-ai/Resemblyzer ${basename(from)} (sha256 ${sha256}, PyTorch ${format} format) converted by BIMS scripts/voice-model.ts`,
+    );
     console.log(`voice-model: read ${basename(from)} (${format} format), built the encoder (${model.length} bytes)`);
   } catch (error) {
     console.error(`voice-model: ${from} cannot be converted: ${(error as Error).message}`);
@@ -97,15 +100,20 @@ async function main(): Promise<number> {
   }
   try {
     if (existsSync(join(vectorDir, 'ref_in.f32')) && existsSync(join(vectorDir, 'ref_out.f32'))) {
-      const input = f32(join(vectorDir, 'ref_in.f32')), expected = f32(join(vectorDir, 'ref_out.f32'));
+      const input = f32(join(vectorDir, 'ref_in.f32')),
+        expected = f32(join(vectorDir, 'ref_out.f32'));
       const got = await runner.embed(input, input.length / (160 * 40));
       let max = got.length === expected.length ? 0 : Infinity;
       for (let i = 0; i < expected.length && max < Infinity; i++) max = Math.max(max, Math.abs(got[i]! - expected[i]!));
       if (!(max <= TOLERANCE)) {
-        console.error(`voice-model: the converted model differs from the test vector in ${vectorDir} by ${max.toPrecision(3)} (more than ${TOLERANCE}): nothing written`);
+        console.error(
+          `voice-model: the converted model differs from the test vector in ${vectorDir} by ${max.toPrecision(3)} (more than ${TOLERANCE}): nothing written`,
+        );
         return 1;
       }
-      console.log(`voice-model: test vector ${join(vectorDir, 'ref_out.f32')} reproduced (max difference ${max.toPrecision(3)})`);
+      console.log(
+        `voice-model: test vector ${join(vectorDir, 'ref_out.f32')} reproduced (max difference ${max.toPrecision(3)})`,
+      );
     } else {
       console.log(`voice-model: no test vector in ${vectorDir}; the built-in reference embedding was reproduced`);
     }
@@ -116,8 +124,13 @@ async function main(): Promise<number> {
   const tmp = `${out}.tmp`;
   writeFileSync(tmp, model);
   renameSync(tmp, out);
-  writeFileSync(out.replace(/\.onnx$/, '') + '.README.md', `# ${basename(out)}\n\nGE2E speaker encoder built by \`npm run voice-model\` from ${basename(from)} (sha256 ${sha256}).\n\nWeights: resemble-ai/Resemblyzer pretrained.pt, Apache License 2.0, Copyright 2019 Resemble.AI.\n`);
-  console.log(`voice-model: wrote ${out}${out === DEFAULT_OUT ? ' (where BIMS loads it)' : ' (name it in BIMS_VOICE_MODEL)'}`);
+  writeFileSync(
+    out.replace(/\.onnx$/, '') + '.README.md',
+    `# ${basename(out)}\n\nGE2E speaker encoder built by \`npm run voice-model\` from ${basename(from)} (sha256 ${sha256}).\n\nWeights: resemble-ai/Resemblyzer pretrained.pt, Apache License 2.0, Copyright 2019 Resemble.AI.\n`,
+  );
+  console.log(
+    `voice-model: wrote ${out}${out === DEFAULT_OUT ? ' (where BIMS loads it)' : ' (name it in BIMS_VOICE_MODEL)'}`,
+  );
   return 0;
 }
 

@@ -39,13 +39,16 @@ export function createApp(deps: AppDeps) {
   const config = services.ctx.config;
 
   // Request id, security headers, body limit, metric and log line: one layer (src/http/every-request.ts).
-  app.use('*', everyRequest({
-    services,
-    corsOrigins: config.BIMS_CORS_ORIGINS,
-    maxBodyBytes: config.BIMS_MAX_BODY_BYTES,
-    clientAddress: deps.clientAddress,
-    readHeader: deps.readHeader,
-  }));
+  app.use(
+    '*',
+    everyRequest({
+      services,
+      corsOrigins: config.BIMS_CORS_ORIGINS,
+      maxBodyBytes: config.BIMS_MAX_BODY_BYTES,
+      clientAddress: deps.clientAddress,
+      readHeader: deps.readHeader,
+    }),
+  );
 
   mountPlatformRoutes(app);
   mountMetrics(app);
@@ -60,7 +63,8 @@ export function createApp(deps: AppDeps) {
     const tooLarge = bodyLimitError(error);
     if (tooLarge) return problemResponse(c, tooLarge);
     if (error instanceof HTTPException && error.status < 500) {
-      const code = error.status === 413 ? 'payload-too-large' : error.status === 415 ? 'unsupported-media-type' : 'validation';
+      const code =
+        error.status === 413 ? 'payload-too-large' : error.status === 415 ? 'unsupported-media-type' : 'validation';
       return problemResponse(c, new DomainError(code, error.message || 'Bad request'));
     }
     // Ours: record it with its stack, answer with the id only.
@@ -73,7 +77,9 @@ export function createApp(deps: AppDeps) {
     });
     return problemResponse(
       c,
-      new DomainError('internal', `An internal error occurred; it was recorded as exception ${id}`, { exceptionId: id }),
+      new DomainError('internal', `An internal error occurred; it was recorded as exception ${id}`, {
+        exceptionId: id,
+      }),
     );
   });
 

@@ -31,15 +31,20 @@ async function main() {
   try {
     await enableFastJpegNode();
     // The native runner is imported only when chosen: a wasm worker never loads onnxruntime-node.
-    runner = backend === 'native'
-      ? await (await import('../src/extraction/node-native-runner.js')).OrtNodeRunner.create({ loadModel: nodeModelLoader(modelsDir) })
-      : await OrtWebRunner.create({ loadModel: nodeModelLoader(modelsDir) });
+    runner =
+      backend === 'native'
+        ? await (await import('../src/extraction/node-native-runner.js')).OrtNodeRunner.create({
+            loadModel: nodeModelLoader(modelsDir),
+          })
+        : await OrtWebRunner.create({ loadModel: nodeModelLoader(modelsDir) });
   } catch (e) {
     port.postMessage({ type: 'init-error', error: errorOf(e, 'MODEL_UNAVAILABLE') } satisfies WorkerReply);
     return;
   }
   // The voice model is optional: without it, voice jobs fail with MODEL_UNAVAILABLE and faces keep working.
-  const voice = await OrtVoiceRunner.create({ loadModel: nodeModelLoader(modelsDir) }).catch((e: unknown) => e as Error);
+  const voice = await OrtVoiceRunner.create({ loadModel: nodeModelLoader(modelsDir) }).catch(
+    (e: unknown) => e as Error,
+  );
   port.on('message', async (job: WorkerJob) => {
     try {
       if (job.type === 'voice') {
@@ -50,7 +55,9 @@ async function main() {
       }
       if (job.type === 'token') {
         const png = await renderTokenImage(job.bytes, job.landmarks);
-        port.postMessage({ type: 'result', id: job.id, result: png, memory: memory() } satisfies WorkerReply, [png.buffer as ArrayBuffer]);
+        port.postMessage({ type: 'result', id: job.id, result: png, memory: memory() } satisfies WorkerReply, [
+          png.buffer as ArrayBuffer,
+        ]);
         return;
       }
       const result = await analyseImage(runner, job.bytes, job.opts);
@@ -58,7 +65,12 @@ async function main() {
       if (result.tokenImage) transfer.push(result.tokenImage.buffer as ArrayBuffer);
       port.postMessage({ type: 'result', id: job.id, result, memory: memory() } satisfies WorkerReply, transfer);
     } catch (e) {
-      port.postMessage({ type: 'error', id: job.id, error: errorOf(e, 'EXTRACTION_FAILED') as { code: BiometricError['code']; message: string }, memory: memory() } satisfies WorkerReply);
+      port.postMessage({
+        type: 'error',
+        id: job.id,
+        error: errorOf(e, 'EXTRACTION_FAILED') as { code: BiometricError['code']; message: string },
+        memory: memory(),
+      } satisfies WorkerReply);
     }
   });
   port.postMessage({ type: 'ready' } satisfies WorkerReply);

@@ -19,7 +19,15 @@ port.on('message', (job: MatcherJob) => {
     let p = partitions.get(job.key);
     if (!p && job.partition) {
       const s = job.partition;
-      const kernel = new DotKernel(s.rows, () => new Int8Array(s.rows.buffer, s.rowsAt), s.rowsAt, s.dims, job.slot, s.kernel, kernelModules(true));
+      const kernel = new DotKernel(
+        s.rows,
+        () => new Int8Array(s.rows.buffer, s.rowsAt),
+        s.rowsAt,
+        s.dims,
+        job.slot,
+        s.kernel,
+        kernelModules(true),
+      );
       p = { kernel, shared: s };
       partitions.set(job.key, p);
     }

@@ -28,16 +28,27 @@ function arg(name: string): string | undefined {
 }
 const rounds = Number(arg('rounds') ?? 5);
 const perModel = Number(arg('per-model') ?? 10);
-const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2; };
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
 const load = () => Number(loadavg()[0]!.toFixed(2));
 
-
-type Session = { run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown; dispose?: () => void }>> };
+type Session = {
+  run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown; dispose?: () => void }>>;
+};
 
 async function perModelBench(): Promise<Record<string, unknown>> {
   configureEnv({});
   const ortNode = toolRequire('bench')('onnxruntime-node') as typeof OrtCommon;
-  const nodeOpts = { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', logSeverityLevel: 3 } as const;
+  const nodeOpts = {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+  } as const;
   const webOpts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 } as const;
   const out: Record<string, unknown> = {};
   for (const id of (arg('models')?.split(',') as FaceModelId[] | undefined) ?? INT8_MODELS) {
@@ -45,22 +56,35 @@ async function perModelBench(): Promise<Record<string, unknown>> {
     if (!inputs.length) throw new Error(`no captured inputs for ${id}: run npm run quantise-models first`);
     // --flush: subnormal weights set to zero in every model first (float and int8 builds alike).
     const fl = (b: Uint8Array) => (process.argv.includes('--flush') ? flushSubnormalWeights(b).model : b);
-    const float = fl(new Uint8Array(readFileSync(join(MODELS_DIR, `${id}.onnx`)))), int8 = fl(new Uint8Array(readFileSync(join(MODELS_DIR, int8File(id)))));
+    const float = fl(new Uint8Array(readFileSync(join(MODELS_DIR, `${id}.onnx`)))),
+      int8 = fl(new Uint8Array(readFileSync(join(MODELS_DIR, int8File(id)))));
     const variants: [string, Session, typeof ort.Tensor | typeof ortNode.Tensor][] = [
-      ['wasmFloat', await ort.InferenceSession.create(float, webOpts) as unknown as Session, ort.Tensor],
-      ['wasmInt8', await ort.InferenceSession.create(int8, webOpts) as unknown as Session, ort.Tensor],
-      ['nativeFloat', await ortNode.InferenceSession.create(float, nodeOpts) as unknown as Session, ortNode.Tensor],
-      ['nativeInt8', await ortNode.InferenceSession.create(int8, nodeOpts) as unknown as Session, ortNode.Tensor],
+      ['wasmFloat', (await ort.InferenceSession.create(float, webOpts)) as unknown as Session, ort.Tensor],
+      ['wasmInt8', (await ort.InferenceSession.create(int8, webOpts)) as unknown as Session, ort.Tensor],
+      ['nativeFloat', (await ortNode.InferenceSession.create(float, nodeOpts)) as unknown as Session, ortNode.Tensor],
+      ['nativeInt8', (await ortNode.InferenceSession.create(int8, nodeOpts)) as unknown as Session, ortNode.Tensor],
     ];
     // Other int8 builds to compare (quantise-models --suffix S writes <id>.int8S.onnx).
     for (const suffix of arg('suffixes')?.split(',') ?? []) {
-      const other = fl(new Uint8Array(readFileSync(join(MODELS_DIR, int8File(id).replace('.int8.', `.int8${suffix}.`)))));
-      variants.push([`wasmInt8${suffix}`, await ort.InferenceSession.create(other, webOpts) as unknown as Session, ort.Tensor]);
+      const other = fl(
+        new Uint8Array(readFileSync(join(MODELS_DIR, int8File(id).replace('.int8.', `.int8${suffix}.`)))),
+      );
+      variants.push([
+        `wasmInt8${suffix}`,
+        (await ort.InferenceSession.create(other, webOpts)) as unknown as Session,
+        ort.Tensor,
+      ]);
     }
     const times = new Map<string, number[]>(variants.map(([n]) => [n, []]));
     const cpu = new Map<string, number>(variants.map(([n]) => [n, 0]));
     const outputs = new Map<string, Float32Array[]>();
-    const runOne = async (name: string, s: Session, T: typeof ort.Tensor, x: (typeof inputs)[number], keep: boolean) => {
+    const runOne = async (
+      name: string,
+      s: Session,
+      T: typeof ort.Tensor,
+      x: (typeof inputs)[number],
+      keep: boolean,
+    ) => {
       const o = await s.run({ input: new T('float32', x.data, x.dims) });
       const first = Object.values(o)[0]!;
       if (keep) outputs.set(name, [...(outputs.get(name) ?? []), new Float32Array(first.data as Float32Array)]);
@@ -76,7 +100,8 @@ async function perModelBench(): Promise<Record<string, unknown>> {
       for (const [k, x] of inputs.entries()) {
         const order = variants.map((_, i) => variants[(i + k + r) % variants.length]!);
         for (const [name, s, T] of order) {
-          const c0 = process.cpuUsage(), t0 = performance.now();
+          const c0 = process.cpuUsage(),
+            t0 = performance.now();
           await runOne(name, s, T as typeof ort.Tensor, x, false);
           wall.set(name, wall.get(name)! + performance.now() - t0);
           const c = process.cpuUsage(c0);
@@ -88,14 +113,36 @@ async function perModelBench(): Promise<Record<string, unknown>> {
     const ms = Object.fromEntries([...times].map(([n, t]) => [n, Number(median(t).toFixed(2))]));
     const cpuMs = Object.fromEntries([...cpu].map(([n, c]) => [n, Number((c / rounds / inputs.length).toFixed(2))]));
     // Closeness of the int8 outputs to the float ones (first output): worst cosine and max abs difference.
-    let worstCos = 1, maxAbs = 0;
+    let worstCos = 1,
+      maxAbs = 0;
     outputs.get('wasmFloat')!.forEach((f, i) => {
       const q = outputs.get('wasmInt8')![i]!;
-      let d = 0, nf = 0, nq = 0;
-      for (let k = 0; k < f.length; k++) { d += f[k]! * q[k]!; nf += f[k]! ** 2; nq += q[k]! ** 2; maxAbs = Math.max(maxAbs, Math.abs(f[k]! - q[k]!)); }
+      let d = 0,
+        nf = 0,
+        nq = 0;
+      for (let k = 0; k < f.length; k++) {
+        d += f[k]! * q[k]!;
+        nf += f[k]! ** 2;
+        nq += q[k]! ** 2;
+        maxAbs = Math.max(maxAbs, Math.abs(f[k]! - q[k]!));
+      }
       worstCos = Math.min(worstCos, d / Math.sqrt(nf * nq));
     });
-    out[id] = { wallMs: ms, cpuMs, cpuInt8OverFloatWasm: Number((cpuMs.wasmInt8! / cpuMs.wasmFloat!).toFixed(3)), cpuWasmInt8OverNativeFloat: Number((cpuMs.wasmInt8! / cpuMs.nativeFloat!).toFixed(3)), cpuWasmFloatOverNativeFloat: Number((cpuMs.wasmFloat! / cpuMs.nativeFloat!).toFixed(3)), wallInt8OverFloatWasm: Number((ms.wasmInt8! / ms.wasmFloat!).toFixed(3)), wasmInt8OverNativeFloat: Number((ms.wasmInt8! / ms.nativeFloat!).toFixed(3)), wasmFloatOverNativeFloat: Number((ms.wasmFloat! / ms.nativeFloat!).toFixed(3)), worstCosine: Number(worstCos.toFixed(5)), maxAbsDiff: Number(maxAbs.toPrecision(3)), inputs: inputs.length, rounds, load1: loads };
+    out[id] = {
+      wallMs: ms,
+      cpuMs,
+      cpuInt8OverFloatWasm: Number((cpuMs.wasmInt8! / cpuMs.wasmFloat!).toFixed(3)),
+      cpuWasmInt8OverNativeFloat: Number((cpuMs.wasmInt8! / cpuMs.nativeFloat!).toFixed(3)),
+      cpuWasmFloatOverNativeFloat: Number((cpuMs.wasmFloat! / cpuMs.nativeFloat!).toFixed(3)),
+      wallInt8OverFloatWasm: Number((ms.wasmInt8! / ms.wasmFloat!).toFixed(3)),
+      wasmInt8OverNativeFloat: Number((ms.wasmInt8! / ms.nativeFloat!).toFixed(3)),
+      wasmFloatOverNativeFloat: Number((ms.wasmFloat! / ms.nativeFloat!).toFixed(3)),
+      worstCosine: Number(worstCos.toFixed(5)),
+      maxAbsDiff: Number(maxAbs.toPrecision(3)),
+      inputs: inputs.length,
+      rounds,
+      load1: loads,
+    };
     console.log(id, JSON.stringify(out[id]));
   }
   return out;
@@ -123,7 +170,14 @@ async function pipelineBench(): Promise<Record<string, unknown>> {
     ['wasmFloat', await OrtWebRunner.create({ loadModel: f(nodeModelLoader()), models: FACE_MODELS, verify })],
     ['wasmInt8', await OrtWebRunner.create({ loadModel: f(int8Loader()), models: FACE_MODELS, verify: false })],
     // --mixed fr_feature:pw,...: a runner with only those models int8 (each from the build with that suffix).
-    ...(arg('mixed') ? [['wasmMixed', await OrtWebRunner.create({ loadModel: f(mixedLoader(arg('mixed')!)), models: FACE_MODELS, verify: false })] as [string, ModelRunner]] : []),
+    ...(arg('mixed')
+      ? [
+          [
+            'wasmMixed',
+            await OrtWebRunner.create({ loadModel: f(mixedLoader(arg('mixed')!)), models: FACE_MODELS, verify: false }),
+          ] as [string, ModelRunner],
+        ]
+      : []),
     ['nativeFloat', await OrtNodeRunner.create({ loadModel: f(nodeModelLoader()), models: FACE_MODELS, verify })],
   ];
   const times = new Map<string, number[]>(runners.map(([n]) => [n, []]));
@@ -136,7 +190,8 @@ async function pipelineBench(): Promise<Record<string, unknown>> {
     for (const [k, b] of bytes.entries()) {
       for (let i = 0; i < runners.length; i++) {
         const [name, runner] = runners[(i + k + r) % runners.length]!;
-        const c0 = process.cpuUsage(), t0 = performance.now();
+        const c0 = process.cpuUsage(),
+          t0 = performance.now();
         await analyseImage(runner, b, { checks: true, attributes: false, liveness: true });
         wall.set(name, wall.get(name)! + performance.now() - t0);
         const c = process.cpuUsage(c0);
@@ -149,7 +204,17 @@ async function pipelineBench(): Promise<Record<string, unknown>> {
   const ms = Object.fromEntries([...times].map(([n, t]) => [n, Number(median(t).toFixed(1))]));
   const cpuMs = Object.fromEntries([...cpu].map(([n, c]) => [n, Number((c / rounds / bytes.length).toFixed(1))]));
   const over = (a: string) => Number((cpuMs[a]! / cpuMs.nativeFloat!).toFixed(3));
-  const res = { flushedSubnormals: flush, wallMs: ms, cpuMs, ...(arg('mixed') ? { mixed: arg('mixed'), cpuWasmMixedOverNativeFloat: over('wasmMixed') } : {}), cpuWasmInt8OverNativeFloat: over('wasmInt8'), cpuWasmFloatOverNativeFloat: over('wasmFloat'), photos: bytes.length, rounds, load1: loads };
+  const res = {
+    flushedSubnormals: flush,
+    wallMs: ms,
+    cpuMs,
+    ...(arg('mixed') ? { mixed: arg('mixed'), cpuWasmMixedOverNativeFloat: over('wasmMixed') } : {}),
+    cpuWasmInt8OverNativeFloat: over('wasmInt8'),
+    cpuWasmFloatOverNativeFloat: over('wasmFloat'),
+    photos: bytes.length,
+    rounds,
+    load1: loads,
+  };
   console.log('pipeline', JSON.stringify(res));
   return res;
 }

@@ -45,15 +45,30 @@ function timed(inner: ModelRunner, spent: Map<FaceModelId, number>): ModelRunner
 
 /** Largest difference between two analyses of one photo: embedding cosine, box corners, detection score. */
 function compare(a: ImageAnalysis, b: ImageAnalysis): { faces: boolean; cosine: number; box: number; score: number } {
-  let cosine = 1, box = 0, score = 0;
+  let cosine = 1,
+    box = 0,
+    score = 0;
   if (a.faces.length !== b.faces.length) return { faces: false, cosine: NaN, box: NaN, score: NaN };
   a.faces.forEach((f, i) => {
     const g = b.faces[i]!;
-    let d = 0, na = 0, nb = 0;
-    for (let k = 0; k < f.embedding.length; k++) { d += f.embedding[k]! * g.embedding[k]!; na += f.embedding[k]! ** 2; nb += g.embedding[k]! ** 2; }
+    let d = 0,
+      na = 0,
+      nb = 0;
+    for (let k = 0; k < f.embedding.length; k++) {
+      d += f.embedding[k]! * g.embedding[k]!;
+      na += f.embedding[k]! ** 2;
+      nb += g.embedding[k]! ** 2;
+    }
     cosine = Math.min(cosine, d / Math.sqrt(na * nb));
-    const r = f.rectangle, s = g.rectangle;
-    box = Math.max(box, Math.abs(r.x - s.x), Math.abs(r.y - s.y), Math.abs(r.width - s.width), Math.abs(r.height - s.height));
+    const r = f.rectangle,
+      s = g.rectangle;
+    box = Math.max(
+      box,
+      Math.abs(r.x - s.x),
+      Math.abs(r.y - s.y),
+      Math.abs(r.width - s.width),
+      Math.abs(r.height - s.height),
+    );
     score = Math.max(score, Math.abs(f.detectionScore - g.detectionScore));
   });
   return { faces: true, cosine, box, score };
@@ -98,12 +113,25 @@ async function main(): Promise<void> {
   for (const n of names) {
     const models = Object.fromEntries([...spent.get(n)!].map(([m, c]) => [m, per(c)]));
     const inModels = per([...spent.get(n)!.values()].reduce((a, c) => a + c, 0));
-    const first = answers.get(names[0]!)!, mine = answers.get(n)!;
+    const first = answers.get(names[0]!)!,
+      mine = answers.get(n)!;
     const diffs = mine.map((a, i) => compare(first[i]!, a));
     result[n] = {
-      cpuMsPerPhoto: per(cpu.get(n)!), inModels, rest: Number((per(cpu.get(n)!) - inModels).toFixed(1)), models,
+      cpuMsPerPhoto: per(cpu.get(n)!),
+      inModels,
+      rest: Number((per(cpu.get(n)!) - inModels).toFixed(1)),
+      models,
       ...(nativeMs ? { overNative: Number((per(cpu.get(n)!) / nativeMs).toFixed(3)) } : {}),
-      ...(n !== names[0] ? { vsFirst: { sameFaceCounts: diffs.every((d) => d.faces), minCosine: Math.min(...diffs.map((d) => d.cosine)), maxBoxPx: Math.max(...diffs.map((d) => d.box)), maxScore: Math.max(...diffs.map((d) => d.score)) } } : {}),
+      ...(n !== names[0]
+        ? {
+            vsFirst: {
+              sameFaceCounts: diffs.every((d) => d.faces),
+              minCosine: Math.min(...diffs.map((d) => d.cosine)),
+              maxBoxPx: Math.max(...diffs.map((d) => d.box)),
+              maxScore: Math.max(...diffs.map((d) => d.score)),
+            },
+          }
+        : {}),
     };
     console.log(n, JSON.stringify(result[n]));
   }

@@ -19,22 +19,40 @@ function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
-const rounds = Number(arg('rounds') ?? 3), perModel = Number(arg('per-model') ?? 6);
+const rounds = Number(arg('rounds') ?? 3),
+  perModel = Number(arg('per-model') ?? 6);
 configureEnv({});
 const ortNode = toolRequire('bench')('onnxruntime-node') as typeof OrtCommon;
-type Session = { run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown; dispose?: () => void }>> };
+type Session = {
+  run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown; dispose?: () => void }>>;
+};
 for (const id of (arg('models')?.split(',') ?? ['fr_landmark', 'fr_feature', 'fr_age', 'fr_gender']) as FaceModelId[]) {
   const float = new Uint8Array(readFileSync(join(MODELS_DIR, `${id}.onnx`)));
   const { model: flushed, flushed: n } = flushSubnormalWeights(float);
   const inputs = (loadInputs(CAPTURE_DIR, id) ?? []).slice(0, perModel);
-  const web = (b: Uint8Array) => ort.InferenceSession.create(b, { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 }) as unknown as Promise<Session>;
-  const nat = (b: Uint8Array) => ortNode.InferenceSession.create(b, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all', logSeverityLevel: 3 }) as unknown as Promise<Session>;
+  const web = (b: Uint8Array) =>
+    ort.InferenceSession.create(b, {
+      executionProviders: ['wasm'],
+      graphOptimizationLevel: 'all',
+      logSeverityLevel: 3,
+    }) as unknown as Promise<Session>;
+  const nat = (b: Uint8Array) =>
+    ortNode.InferenceSession.create(b, {
+      executionProviders: ['cpu'],
+      intraOpNumThreads: 1,
+      interOpNumThreads: 1,
+      graphOptimizationLevel: 'all',
+      logSeverityLevel: 3,
+    }) as unknown as Promise<Session>;
   const variants: [string, Session, unknown][] = [
-    ['wasmFloat', await web(float), ort.Tensor], ['wasmFlushed', await web(flushed), ort.Tensor],
-    ['nativeFloat', await nat(float), ortNode.Tensor], ['nativeFlushed', await nat(flushed), ortNode.Tensor],
+    ['wasmFloat', await web(float), ort.Tensor],
+    ['wasmFlushed', await web(flushed), ort.Tensor],
+    ['nativeFloat', await nat(float), ortNode.Tensor],
+    ['nativeFlushed', await nat(flushed), ortNode.Tensor],
   ];
   const cpu = new Map(variants.map(([v]) => [v, 0]));
-  let maxDiff = 0, identical = 0;
+  let maxDiff = 0,
+    identical = 0;
   for (let r = 0; r <= rounds; r++) {
     for (const [k, x] of inputs.entries()) {
       const outs = new Map<string, Float32Array>();
@@ -49,11 +67,24 @@ for (const id of (arg('models')?.split(',') ?? ['fr_landmark', 'fr_feature', 'fr
       if (r === 0) {
         const [a, b] = [outs.get('wasmFloat')!, outs.get('wasmFlushed')!];
         let same = true;
-        for (let i = 0; i < a.length; i++) { maxDiff = Math.max(maxDiff, Math.abs(a[i]! - b[i]!)); if (a[i] !== b[i]) same = false; }
+        for (let i = 0; i < a.length; i++) {
+          maxDiff = Math.max(maxDiff, Math.abs(a[i]! - b[i]!));
+          if (a[i] !== b[i]) same = false;
+        }
         if (same) identical++;
       }
     }
   }
   const ms = Object.fromEntries([...cpu].map(([v, c]) => [v, Number((c / rounds / inputs.length).toFixed(2))]));
-  console.log(id, JSON.stringify({ subnormalWeights: n, cpuMs: ms, wasmFlushedOverNativeFlushed: Number((ms.wasmFlushed! / ms.nativeFlushed!).toFixed(3)), wasmOutputsBitIdentical: `${identical}/${inputs.length}`, maxAbsDiff: maxDiff, load1: Number(loadavg()[0]!.toFixed(1)) }));
+  console.log(
+    id,
+    JSON.stringify({
+      subnormalWeights: n,
+      cpuMs: ms,
+      wasmFlushedOverNativeFlushed: Number((ms.wasmFlushed! / ms.nativeFlushed!).toFixed(3)),
+      wasmOutputsBitIdentical: `${identical}/${inputs.length}`,
+      maxAbsDiff: maxDiff,
+      load1: Number(loadavg()[0]!.toFixed(1)),
+    }),
+  );
 }

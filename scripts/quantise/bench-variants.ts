@@ -25,10 +25,21 @@ function arg(name: string): string | undefined {
 }
 
 /** A way to run a model: which runtime, session options beyond the defaults, and a rewrite of its bytes. */
-export interface Variant { runtime: 'wasm' | 'native'; options?: Record<string, unknown>; rewrite?: (model: Uint8Array) => Uint8Array }
+export interface Variant {
+  runtime: 'wasm' | 'native';
+  options?: Record<string, unknown>;
+  rewrite?: (model: Uint8Array) => Uint8Array;
+}
 
 const WEB_DEFAULTS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
-const NATIVE_DEFAULTS = { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', logSeverityLevel: 3 };
+const NATIVE_DEFAULTS = {
+  executionProviders: ['cpu'],
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: 'sequential',
+  graphOptimizationLevel: 'all',
+  logSeverityLevel: 3,
+};
 
 /** The variants this script knows; `wasm` (today's runner) is the default baseline of the comparisons. */
 export const VARIANTS: Record<string, Variant> = {
@@ -46,27 +57,60 @@ export const VARIANTS: Record<string, Variant> = {
   wasmSplitPRelu: { runtime: 'wasm', rewrite: splitPRelu },
 };
 
-type Session = { run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown; dispose?: () => void }>>; release(): Promise<void> };
+type Session = {
+  run(feeds: Record<string, unknown>): Promise<Record<string, { data: unknown; dispose?: () => void }>>;
+  release(): Promise<void>;
+};
 
 async function main(): Promise<void> {
   configureEnv({});
   const ortNode = toolRequire('bench')('onnxruntime-node') as typeof OrtCommon;
-  const rounds = Number(arg('rounds') ?? 4), perModel = Number(arg('per-model') ?? 8);
+  const rounds = Number(arg('rounds') ?? 4),
+    perModel = Number(arg('per-model') ?? 8);
   // --baseline NAME: the variant the others are compared with (outputs and time), default today's wasm session.
   const first = arg('baseline') ?? 'wasm';
-  const names = [first, ...(arg('variants')?.split(',') ?? ['native', 'wasmArena', 'wasmMemPattern', 'wasmArenaMemPattern', 'wasmExtended']).filter((v) => v !== first)];
-  for (const n of names) if (!VARIANTS[n]) throw new Error(`unknown variant ${n} (known: ${Object.keys(VARIANTS).join(', ')})`);
-  for (const id of (arg('models')?.split(',') ?? ['fr_detect', 'fr_landmark', 'fr_feature', 'fr_liveness', 'fr_pose']) as FaceModelId[]) {
+  const names = [
+    first,
+    ...(
+      arg('variants')?.split(',') ?? ['native', 'wasmArena', 'wasmMemPattern', 'wasmArenaMemPattern', 'wasmExtended']
+    ).filter((v) => v !== first),
+  ];
+  for (const n of names)
+    if (!VARIANTS[n]) throw new Error(`unknown variant ${n} (known: ${Object.keys(VARIANTS).join(', ')})`);
+  for (const id of (arg('models')?.split(',') ?? [
+    'fr_detect',
+    'fr_landmark',
+    'fr_feature',
+    'fr_liveness',
+    'fr_pose',
+  ]) as FaceModelId[]) {
     const inputs = (loadInputs(CAPTURE_DIR, id) ?? []).slice(0, perModel);
-    if (!inputs.length) throw new Error(`no captured inputs for ${id} in ${CAPTURE_DIR}: run npm run quantise-models first`);
+    if (!inputs.length)
+      throw new Error(`no captured inputs for ${id} in ${CAPTURE_DIR}: run npm run quantise-models first`);
     const model = flushSubnormalWeights(new Uint8Array(readFileSync(join(MODELS_DIR, `${id}.onnx`))));
     const sessions: [string, Session, typeof ort.Tensor][] = [];
     for (const n of names) {
       const v = VARIANTS[n]!;
       const bytes = v.rewrite ? v.rewrite(model) : model;
-      sessions.push(v.runtime === 'wasm'
-        ? [n, await ort.InferenceSession.create(bytes, { ...WEB_DEFAULTS, ...v.options } as ort.InferenceSession.SessionOptions) as unknown as Session, ort.Tensor]
-        : [n, await ortNode.InferenceSession.create(bytes, { ...NATIVE_DEFAULTS, ...v.options } as OrtCommon.InferenceSession.SessionOptions) as unknown as Session, ortNode.Tensor as unknown as typeof ort.Tensor]);
+      sessions.push(
+        v.runtime === 'wasm'
+          ? [
+              n,
+              (await ort.InferenceSession.create(bytes, {
+                ...WEB_DEFAULTS,
+                ...v.options,
+              } as ort.InferenceSession.SessionOptions)) as unknown as Session,
+              ort.Tensor,
+            ]
+          : [
+              n,
+              (await ortNode.InferenceSession.create(bytes, {
+                ...NATIVE_DEFAULTS,
+                ...v.options,
+              } as OrtCommon.InferenceSession.SessionOptions)) as unknown as Session,
+              ortNode.Tensor as unknown as typeof ort.Tensor,
+            ],
+      );
     }
     const run = async (s: Session, T: typeof ort.Tensor, x: (typeof inputs)[number]) => {
       const o = await s.run({ input: new T('float32', x.data, x.dims) });
@@ -84,7 +128,10 @@ async function main(): Promise<void> {
         const d = diff.get(n)!;
         for (const [k, a] of Object.entries(base)) {
           const b = out[k]!;
-          for (let i = 0; i < a.length; i++) { if (a[i] !== b[i]) same = false; d.maxAbs = Math.max(d.maxAbs, Math.abs(a[i]! - b[i]!)); }
+          for (let i = 0; i < a.length; i++) {
+            if (a[i] !== b[i]) same = false;
+            d.maxAbs = Math.max(d.maxAbs, Math.abs(a[i]! - b[i]!));
+          }
         }
         if (same) d.identical++;
       }
@@ -106,8 +153,24 @@ async function main(): Promise<void> {
     for (const [, s] of sessions) await s.release();
     const ms = Object.fromEntries([...cpu].map(([n, c]) => [n, Number((c / rounds / inputs.length).toFixed(2))]));
     const rel = Object.fromEntries(names.slice(1).map((n) => [n, Number((ms[n]! / ms[first]!).toFixed(3))]));
-    const outputs = Object.fromEntries(names.slice(1).map((n) => [n, `${diff.get(n)!.identical}/${inputs.length} identical, max |diff| ${diff.get(n)!.maxAbs.toPrecision(3)}`]));
-    console.log(id, JSON.stringify({ cpuMs: ms, [`over_${first}`]: rel, ...(ms.native && ms.wasm ? { wasmOverNative: Number((ms.wasm / ms.native).toFixed(2)) } : {}), outputs, load1: loads }));
+    const outputs = Object.fromEntries(
+      names
+        .slice(1)
+        .map((n) => [
+          n,
+          `${diff.get(n)!.identical}/${inputs.length} identical, max |diff| ${diff.get(n)!.maxAbs.toPrecision(3)}`,
+        ]),
+    );
+    console.log(
+      id,
+      JSON.stringify({
+        cpuMs: ms,
+        [`over_${first}`]: rel,
+        ...(ms.native && ms.wasm ? { wasmOverNative: Number((ms.wasm / ms.native).toFixed(2)) } : {}),
+        outputs,
+        load1: loads,
+      }),
+    );
   }
 }
 

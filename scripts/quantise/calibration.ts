@@ -12,18 +12,31 @@ import { OrtWebRunner } from '../../src/extraction/ort-web-runner.js';
 import type { Range } from './onnx-int8.js';
 
 /** One captured model input. */
-export interface CapturedInput { data: Float32Array; dims: readonly number[] }
+export interface CapturedInput {
+  data: Float32Array;
+  dims: readonly number[];
+}
 
 /** Image files (jpg/png) directly inside each folder that exists, sorted. */
 export function photosIn(dirs: readonly string[]): string[] {
-  return dirs.filter((d) => existsSync(d)).flatMap((d) => readdirSync(d).filter((f) => /\.(jpe?g|png)$/i.test(f)).sort().map((f) => join(d, f)));
+  return dirs
+    .filter((d) => existsSync(d))
+    .flatMap((d) =>
+      readdirSync(d)
+        .filter((f) => /\.(jpe?g|png)$/i.test(f))
+        .sort()
+        .map((f) => join(d, f)),
+    );
 }
 
 /**
  * Runs the full face pipeline (checks and attributes included, so every model sees faces) on each photo and
  * returns what each model was given. `perModel` caps the inputs kept per model (the first ones).
  */
-export async function captureInputs(photos: readonly string[], perModel = 200): Promise<Map<FaceModelId, CapturedInput[]>> {
+export async function captureInputs(
+  photos: readonly string[],
+  perModel = 200,
+): Promise<Map<FaceModelId, CapturedInput[]>> {
   await enableFastJpegNode();
   const inner = await OrtWebRunner.create({ loadModel: nodeModelLoader() });
   const seen = new Map<FaceModelId, CapturedInput[]>(FACE_MODELS.map((id) => [id, []]));
@@ -37,7 +50,11 @@ export async function captureInputs(photos: readonly string[], perModel = 200): 
   };
   for (const p of photos) {
     try {
-      await analyseImage(recording, new Uint8Array(await readFile(p)), { checks: true, attributes: true, liveness: true });
+      await analyseImage(recording, new Uint8Array(await readFile(p)), {
+        checks: true,
+        attributes: true,
+        liveness: true,
+      });
     } catch {
       // an image the pipeline refuses calibrates nothing
     }
@@ -50,8 +67,17 @@ export async function captureInputs(photos: readonly string[], perModel = 200): 
  * Activation ranges of `names` over the inputs: per tensor the `quantile`-th and (1 - quantile)-th order
  * statistics of all values seen (quantile 0: plain min and max).
  */
-export async function activationRanges(model: Uint8Array, names: readonly string[], inputs: readonly CapturedInput[], quantile = 0): Promise<Map<string, Range>> {
-  const s = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 });
+export async function activationRanges(
+  model: Uint8Array,
+  names: readonly string[],
+  inputs: readonly CapturedInput[],
+  quantile = 0,
+): Promise<Map<string, Range>> {
+  const s = await ort.InferenceSession.create(model, {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+  });
   const values = new Map<string, Float32Array[]>(names.map((n) => [n, []]));
   for (const x of inputs) {
     const t = new ort.Tensor('float32', x.data, x.dims);
@@ -63,13 +89,21 @@ export async function activationRanges(model: Uint8Array, names: readonly string
   const ranges = new Map<string, Range>();
   for (const [n, vs] of values) {
     if (quantile <= 0) {
-      let min = Infinity, max = -Infinity;
-      for (const v of vs) for (const x of v) { if (x < min) min = x; if (x > max) max = x; }
+      let min = Infinity,
+        max = -Infinity;
+      for (const v of vs)
+        for (const x of v) {
+          if (x < min) min = x;
+          if (x > max) max = x;
+        }
       ranges.set(n, { min, max });
     } else {
       const all = new Float32Array(vs.reduce((a, v) => a + v.length, 0));
       let o = 0;
-      for (const v of vs) { all.set(v, o); o += v.length; }
+      for (const v of vs) {
+        all.set(v, o);
+        o += v.length;
+      }
       all.sort();
       const k = Math.floor(quantile * (all.length - 1));
       ranges.set(n, { min: all[k]!, max: all[all.length - 1 - k]! });
@@ -83,7 +117,10 @@ export function saveInputs(dir: string, inputs: ReadonlyMap<FaceModelId, readonl
   mkdirSync(dir, { recursive: true });
   for (const [id, list] of inputs) {
     const head = Buffer.from(JSON.stringify(list.map((x) => x.dims)) + '\n');
-    writeFileSync(join(dir, `${id}.inputs`), Buffer.concat([head, ...list.map((x) => Buffer.from(x.data.buffer, x.data.byteOffset, x.data.byteLength))]));
+    writeFileSync(
+      join(dir, `${id}.inputs`),
+      Buffer.concat([head, ...list.map((x) => Buffer.from(x.data.buffer, x.data.byteOffset, x.data.byteLength))]),
+    );
   }
 }
 

@@ -19,14 +19,21 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
-async function figures(runner: ModelRunner, dataset: string): Promise<{ result: Record<string, number>; embeddings: (Float32Array | undefined)[] }> {
+async function figures(
+  runner: ModelRunner,
+  dataset: string,
+): Promise<{ result: Record<string, number>; embeddings: (Float32Array | undefined)[] }> {
   const samples: Sample[] = loadDataset(dataset);
   const embeddings: (Float32Array | undefined)[] = [];
   for (const s of samples) {
     try {
       const r = await analyseImage(runner, new Uint8Array(readFileSync(s.file)), { checks: false });
       if (r.faces.length === 0) s.error = 'no face';
-      else { s.q = quantize(r.faces[0]!.embedding).q; embeddings.push(r.faces[0]!.embedding); continue; }
+      else {
+        s.q = quantize(r.faces[0]!.embedding).q;
+        embeddings.push(r.faces[0]!.embedding);
+        continue;
+      }
     } catch (e) {
       s.error = (e as Error).message;
     }
@@ -34,16 +41,26 @@ async function figures(runner: ModelRunner, dataset: string): Promise<{ result: 
   }
   const { genuine, impostor } = pairCosines(samples);
   const result = {
-    images: samples.length, failedToEnrol: samples.filter((s) => !s.q).length, genuinePairs: genuine.length, impostorPairs: impostor.length,
-    eer: eer(genuine, impostor), tarAtFar1e2: tarAtFar(genuine, impostor, 1e-2), tarAtFar1e3: tarAtFar(genuine, impostor, 1e-3),
-    tarAtFar1e4: tarAtFar(genuine, impostor, 1e-4), rank1: rank1(samples),
-    genuineMin: Math.min(...genuine), impostorMax: Math.max(...impostor),
+    images: samples.length,
+    failedToEnrol: samples.filter((s) => !s.q).length,
+    genuinePairs: genuine.length,
+    impostorPairs: impostor.length,
+    eer: eer(genuine, impostor),
+    tarAtFar1e2: tarAtFar(genuine, impostor, 1e-2),
+    tarAtFar1e3: tarAtFar(genuine, impostor, 1e-3),
+    tarAtFar1e4: tarAtFar(genuine, impostor, 1e-4),
+    rank1: rank1(samples),
+    genuineMin: Math.min(...genuine),
+    impostorMax: Math.max(...impostor),
   };
   return { result, embeddings };
 }
 
 const dataset = arg('dataset');
-if (!dataset) { console.error('usage: npx tsx scripts/quantise/eval-int8.ts --dataset DIR [--json OUT]'); process.exit(2); }
+if (!dataset) {
+  console.error('usage: npx tsx scripts/quantise/eval-int8.ts --dataset DIR [--json OUT]');
+  process.exit(2);
+}
 await enableFastJpegNode();
 const float = await OrtWebRunner.create({ loadModel: nodeModelLoader() });
 const f = await figures(float, dataset);
@@ -58,12 +75,27 @@ const cos: number[] = [];
 f.embeddings.forEach((a, i) => {
   const b = q.embeddings[i];
   if (!a || !b) return;
-  let d = 0, na = 0, nb = 0;
-  for (let k = 0; k < a.length; k++) { d += a[k]! * b[k]!; na += a[k]! ** 2; nb += b[k]! ** 2; }
+  let d = 0,
+    na = 0,
+    nb = 0;
+  for (let k = 0; k < a.length; k++) {
+    d += a[k]! * b[k]!;
+    na += a[k]! ** 2;
+    nb += b[k]! ** 2;
+  }
   cos.push(d / Math.sqrt(na * nb));
 });
 cos.sort((a, b) => a - b);
-const out = { dataset, int8Models, suffix: arg('suffix') ?? '', float: f.result, int8: q.result, sameImageCosine: { min: cos[0], median: cos[cos.length >> 1], n: cos.length } };
-console.log(JSON.stringify(out, (_, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(5)) : v), 2));
+const out = {
+  dataset,
+  int8Models,
+  suffix: arg('suffix') ?? '',
+  float: f.result,
+  int8: q.result,
+  sameImageCosine: { min: cos[0], median: cos[cos.length >> 1], n: cos.length },
+};
+console.log(
+  JSON.stringify(out, (_, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(5)) : v), 2),
+);
 const json = arg('json');
 if (json) writeFileSync(json, JSON.stringify(out, null, 2) + '\n');

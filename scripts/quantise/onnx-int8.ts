@@ -21,23 +21,66 @@ const root = protobuf.parse(readFileSync(join(here, 'onnx.proto'), 'utf8'), { ke
 const ModelProto = root.lookupType('onnx.ModelProto');
 
 // TensorProto.DataType and AttributeProto.AttributeType values (onnx.proto).
-const FLOAT = 1, UINT8 = 2, INT8 = 3, INT32 = 6, INT64 = 7;
+const FLOAT = 1,
+  UINT8 = 2,
+  INT8 = 3,
+  INT32 = 6,
+  INT64 = 7;
 
-
-interface Tensor { name: string; dims: (number | { toNumber(): number })[]; dataType: number; rawData?: Uint8Array; floatData?: number[]; int64Data?: unknown[] }
-interface Attribute { name: string; type?: number; i?: unknown; ints?: unknown[]; f?: number }
-interface Node { input: string[]; output: string[]; name?: string; opType: string; domain?: string; attribute: Attribute[] }
-interface ValueInfo { name: string; type?: unknown }
-interface Graph { node: Node[]; initializer: Tensor[]; input: ValueInfo[]; output: ValueInfo[]; valueInfo: ValueInfo[] }
-interface Model { irVersion: unknown; opsetImport: { domain?: string; version: unknown }[]; graph: Graph }
+interface Tensor {
+  name: string;
+  dims: (number | { toNumber(): number })[];
+  dataType: number;
+  rawData?: Uint8Array;
+  floatData?: number[];
+  int64Data?: unknown[];
+}
+interface Attribute {
+  name: string;
+  type?: number;
+  i?: unknown;
+  ints?: unknown[];
+  f?: number;
+}
+interface Node {
+  input: string[];
+  output: string[];
+  name?: string;
+  opType: string;
+  domain?: string;
+  attribute: Attribute[];
+}
+interface ValueInfo {
+  name: string;
+  type?: unknown;
+}
+interface Graph {
+  node: Node[];
+  initializer: Tensor[];
+  input: ValueInfo[];
+  output: ValueInfo[];
+  valueInfo: ValueInfo[];
+}
+interface Model {
+  irVersion: unknown;
+  opsetImport: { domain?: string; version: unknown }[];
+  graph: Graph;
+}
 
 /** Observed range of one tensor over the calibration inputs. */
-export interface Range { min: number; max: number }
+export interface Range {
+  min: number;
+  max: number;
+}
 
 const num = (v: unknown) => (typeof v === 'number' ? v : Number(String(v)));
 
 function decode(bytes: Uint8Array): Model {
-  return ModelProto.toObject(ModelProto.decode(bytes), { longs: Number, arrays: true, defaults: false }) as unknown as Model;
+  return ModelProto.toObject(ModelProto.decode(bytes), {
+    longs: Number,
+    arrays: true,
+    defaults: false,
+  }) as unknown as Model;
 }
 function encode(model: Model): Uint8Array {
   return ModelProto.encode(ModelProto.fromObject(model)).finish();
@@ -51,7 +94,12 @@ function floatsOf(t: Tensor): Float32Array {
 }
 
 function tensor(name: string, dataType: number, dims: number[], data: ArrayBufferView): Tensor {
-  return { name, dataType, dims, rawData: new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)) };
+  return {
+    name,
+    dataType,
+    dims,
+    rawData: new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)),
+  };
 }
 const scalarF = (name: string, v: number) => tensor(name, FLOAT, [], Float32Array.of(v));
 const scalarU8 = (name: string, v: number) => tensor(name, UINT8, [], Uint8Array.of(v));
@@ -65,21 +113,38 @@ function consumers(g: Graph): Map<string, Node[]> {
 }
 
 /** What decides whether one Conv is quantised (all quantisable ones by default). */
-export interface ConvInfo { name: string; group: number; kernel: number[]; outChannels: number }
+export interface ConvInfo {
+  name: string;
+  group: number;
+  kernel: number[];
+  outChannels: number;
+}
 export type ConvFilter = (c: ConvInfo) => boolean;
 
 function convInfo(n: Node, g: Graph): ConvInfo {
   const w = g.initializer.find((t) => t.name === n.input[1])!;
   const a = (k: string) => n.attribute.find((x) => x.name === k);
-  return { name: n.name ?? n.output[0]!, group: num(a('group')?.i ?? 1), kernel: (a('kernel_shape')?.ints ?? w.dims.slice(2)).map(num), outChannels: num(w.dims[0]) };
+  return {
+    name: n.name ?? n.output[0]!,
+    group: num(a('group')?.i ?? 1),
+    kernel: (a('kernel_shape')?.ints ?? w.dims.slice(2)).map(num),
+    outChannels: num(w.dims[0]),
+  };
 }
 
 /** The Conv nodes this rewrite handles: weights (and bias) are initializers that no graph input overrides. */
 function quantisableConvs(g: Graph, filter: ConvFilter = () => true): Node[] {
   const inits = new Set(g.initializer.map((t) => t.name));
   const inputs = new Set(g.input.map((v) => v.name));
-  return g.node.filter((n) => n.opType === 'Conv' && (!n.domain || n.domain === 'ai.onnx')
-    && inits.has(n.input[1]!) && !inputs.has(n.input[1]!) && (!n.input[2] || (inits.has(n.input[2]) && !inputs.has(n.input[2]))))
+  return g.node
+    .filter(
+      (n) =>
+        n.opType === 'Conv' &&
+        (!n.domain || n.domain === 'ai.onnx') &&
+        inits.has(n.input[1]!) &&
+        !inputs.has(n.input[1]!) &&
+        (!n.input[2] || (inits.has(n.input[2]) && !inputs.has(n.input[2]))),
+    )
     .filter((n) => filter(convInfo(n, g)));
 }
 
@@ -115,7 +180,8 @@ export function withIntermediateOutputs(bytes: Uint8Array, names: readonly strin
 
 /** uint8 asymmetric parameters covering [min, max] and 0 (zero must be exact: padding and Relu). */
 export function uint8Params(r: Range): { scale: number; zeroPoint: number } {
-  const lo = Math.min(0, r.min), hi = Math.max(0, r.max);
+  const lo = Math.min(0, r.min),
+    hi = Math.max(0, r.max);
   const scale = hi > lo ? (hi - lo) / 255 : 1;
   return { scale, zeroPoint: Math.max(0, Math.min(255, Math.round(-lo / scale))) };
 }
@@ -123,11 +189,20 @@ export function uint8Params(r: Range): { scale: number; zeroPoint: number } {
 /** Slice-1 (starts/ends/axes attributes) as Slice-10 (the same as int64 initializer inputs). */
 function upgradeSlice(n: Node, g: Graph, k: number): void {
   const ints = (a: string) => n.attribute.find((x) => x.name === a)?.ints?.map(num);
-  const starts = ints('starts'), ends = ints('ends'), axes = ints('axes');
+  const starts = ints('starts'),
+    ends = ints('ends'),
+    axes = ints('axes');
   if (!starts || !ends) return; // already opset-10 style
   const add = (suffix: string, v: number[]) => {
     const name = `${n.output[0]}__slice10_${suffix}_${k}`;
-    g.initializer.push(tensor(name, INT64, [v.length], BigInt64Array.from(v.map((x) => BigInt(Math.max(Math.min(x, 2 ** 62), -(2 ** 62)))))));
+    g.initializer.push(
+      tensor(
+        name,
+        INT64,
+        [v.length],
+        BigInt64Array.from(v.map((x) => BigInt(Math.max(Math.min(x, 2 ** 62), -(2 ** 62))))),
+      ),
+    );
     return name;
   };
   n.input = [n.input[0]!, add('starts', starts), add('ends', ends), ...(axes ? [add('axes', axes)] : [])];
@@ -140,7 +215,10 @@ function upgradePad(n: Node, g: Graph, k: number): void {
   if (!pads) return;
   const value = n.attribute.find((x) => x.name === 'value')?.f ?? 0;
   const name = `${n.output[0]}__pad11_${k}`;
-  g.initializer.push(tensor(`${name}_pads`, INT64, [pads.length], BigInt64Array.from(pads.map(BigInt))), scalarF(`${name}_value`, value));
+  g.initializer.push(
+    tensor(`${name}_pads`, INT64, [pads.length], BigInt64Array.from(pads.map(BigInt))),
+    scalarF(`${name}_value`, value),
+  );
   n.input = [n.input[0]!, `${name}_pads`, `${name}_value`];
   n.attribute = n.attribute.filter((x) => x.name === 'mode');
 }
@@ -166,7 +244,10 @@ export function quantiseModel(bytes: Uint8Array, opts: QuantiseOptions): Uint8Ar
   if (from < 11) {
     const risky = g.node.filter((n) => ['Upsample', 'TopK', 'Clip', 'Resize', 'Scan'].includes(n.opType));
     if (risky.length) throw new Error(`opset 11 changes ${risky[0]!.opType}: not handled`);
-    g.node.forEach((n, k) => { if (n.opType === 'Slice' && from < 10) upgradeSlice(n, g, k); if (n.opType === 'Pad') upgradePad(n, g, k); });
+    g.node.forEach((n, k) => {
+      if (n.opType === 'Slice' && from < 10) upgradeSlice(n, g, k);
+      if (n.opType === 'Pad') upgradePad(n, g, k);
+    });
   }
   onnxOpset!.version = 11;
   if (num(m.irVersion) < 5) m.irVersion = 5;
@@ -210,8 +291,10 @@ export function quantiseModel(bytes: Uint8Array, opts: QuantiseOptions): Uint8Ar
     const w = inits.get(conv.input[1]!)!;
     const dims = w.dims.map(num);
     const wf = floatsOf(w);
-    const M = dims[0]!, per = wf.length / M;
-    const wq = new Int8Array(wf.length), ws = new Float32Array(M);
+    const M = dims[0]!,
+      per = wf.length / M;
+    const wq = new Int8Array(wf.length),
+      ws = new Float32Array(M);
     for (let o = 0; o < M; o++) {
       let amax = 0;
       for (let i = 0; i < per; i++) amax = Math.max(amax, Math.abs(wf[o * per + i]!));
@@ -220,7 +303,11 @@ export function quantiseModel(bytes: Uint8Array, opts: QuantiseOptions): Uint8Ar
       for (let i = 0; i < per; i++) wq[o * per + i] = Math.max(-127, Math.min(127, Math.round(wf[o * per + i]! / s)));
     }
     const base = conv.output[0]!;
-    added.push(tensor(`${base}__w_i8`, INT8, dims, wq), tensor(`${base}__w_scale`, FLOAT, [M], ws), tensor(`${base}__w_zp`, INT8, [M], new Int8Array(M)));
+    added.push(
+      tensor(`${base}__w_i8`, INT8, dims, wq),
+      tensor(`${base}__w_scale`, FLOAT, [M], ws),
+      tensor(`${base}__w_zp`, INT8, [M], new Int8Array(M)),
+    );
     const inputs = [xp.q, xp.s, xp.z, `${base}__w_i8`, `${base}__w_scale`, `${base}__w_zp`, yp.s, yp.z];
     if (conv.input[2]) {
       const b = floatsOf(inits.get(conv.input[2])!);
@@ -229,20 +316,41 @@ export function quantiseModel(bytes: Uint8Array, opts: QuantiseOptions): Uint8Ar
       inputs.push(`${base}__b_i32`);
     }
     for (const n of conv.input.slice(1)) if (n) droppedInits.add(n);
-    replace.set(conv, [{ input: inputs, output: [yp.q], name: `${conv.name ?? base}_quant`, opType: 'QLinearConv', attribute: conv.attribute }]);
+    replace.set(conv, [
+      {
+        input: inputs,
+        output: [yp.q],
+        name: `${conv.name ?? base}_quant`,
+        opType: 'QLinearConv',
+        attribute: conv.attribute,
+      },
+    ]);
     if (relu) replace.set(relu, []);
   }
 
   // Boundaries: a QuantizeLinear for each quantised input not produced by a QLinearConv, a DequantizeLinear
   // for each QLinearConv output that something other than QLinearConvs (or the graph's outputs) reads.
   const convSet = new Set(convs);
-  const qNodes = new Map<string, Node>(), dqNodes = new Map<string, Node>();
+  const qNodes = new Map<string, Node>(),
+    dqNodes = new Map<string, Node>();
   for (const [name, p] of qParams) {
     const readers = (uses.get(name) ?? []).filter((n) => !convSet.has(n) && !replace.has(n));
     if (!producedByQConv.has(name)) {
-      qNodes.set(name, { input: [name, p.s, p.z], output: [p.q], name: `${name}_QuantizeLinear`, opType: 'QuantizeLinear', attribute: [] });
+      qNodes.set(name, {
+        input: [name, p.s, p.z],
+        output: [p.q],
+        name: `${name}_QuantizeLinear`,
+        opType: 'QuantizeLinear',
+        attribute: [],
+      });
     } else if (readers.length || graphOutputs.has(name)) {
-      dqNodes.set(name, { input: [p.q, p.s, p.z], output: [name], name: `${name}_DequantizeLinear`, opType: 'DequantizeLinear', attribute: [] });
+      dqNodes.set(name, {
+        input: [p.q, p.s, p.z],
+        output: [name],
+        name: `${name}_DequantizeLinear`,
+        opType: 'DequantizeLinear',
+        attribute: [],
+      });
     }
   }
 
@@ -252,19 +360,30 @@ export function quantiseModel(bytes: Uint8Array, opts: QuantiseOptions): Uint8Ar
   const emitAfter = (outputs: string[]) => {
     for (const o of outputs) {
       const q = qNodes.get(o);
-      if (q) { nodes.push(q); qNodes.delete(o); }
+      if (q) {
+        nodes.push(q);
+        qNodes.delete(o);
+      }
     }
   };
   emitAfter([...g.input.map((v) => v.name), ...g.initializer.map((t) => t.name)]);
   for (const n of g.node) {
     const r = replace.get(n);
-    if (!r) { nodes.push(n); emitAfter(n.output); continue; }
+    if (!r) {
+      nodes.push(n);
+      emitAfter(n.output);
+      continue;
+    }
     for (const x of r) {
       nodes.push(x);
-      for (const [name, p] of qParams) if (p.q === x.output[0]) {
-        const dq = dqNodes.get(name);
-        if (dq) { nodes.push(dq); emitAfter([name]); }
-      }
+      for (const [name, p] of qParams)
+        if (p.q === x.output[0]) {
+          const dq = dqNodes.get(name);
+          if (dq) {
+            nodes.push(dq);
+            emitAfter([name]);
+          }
+        }
     }
   }
   if (qNodes.size) throw new Error(`no producer found for ${[...qNodes.keys()].join(', ')}`);
@@ -277,8 +396,6 @@ export function quantiseModel(bytes: Uint8Array, opts: QuantiseOptions): Uint8Ar
   g.valueInfo = (g.valueInfo ?? []).filter((v) => !producedByQConv.has(v.name) || dqNodes.has(v.name));
   return encode(m);
 }
-
-
 
 /** Smallest normal float32: below it (in magnitude) a float is subnormal. */
 const FLT_MIN = 1.1754943508222875e-38;
@@ -297,7 +414,11 @@ export function flushSubnormalWeights(bytes: Uint8Array): { model: Uint8Array; f
     if (t.dataType !== FLOAT) return t;
     const f = floatsOf(t);
     let n = 0;
-    for (let i = 0; i < f.length; i++) if (f[i] !== 0 && Math.abs(f[i]!) < FLT_MIN) { f[i] = 0; n++; }
+    for (let i = 0; i < f.length; i++)
+      if (f[i] !== 0 && Math.abs(f[i]!) < FLT_MIN) {
+        f[i] = 0;
+        n++;
+      }
     if (!n) return t;
     flushed += n;
     return { ...t, floatData: undefined, rawData: new Uint8Array(f.buffer) };

@@ -6,22 +6,43 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 
-const root = protobuf.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'onnx.proto'), 'utf8'), { keepCase: false }).root;
+const root = protobuf.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'onnx.proto'), 'utf8'), {
+  keepCase: false,
+}).root;
 const ModelProto = root.lookupType('onnx.ModelProto');
 
-interface Tensor { name: string; dims: number[]; dataType: number; rawData?: Uint8Array; floatData?: number[] }
-interface Node { input: string[]; output: string[]; name?: string; opType: string; attribute?: unknown[] }
+interface Tensor {
+  name: string;
+  dims: number[];
+  dataType: number;
+  rawData?: Uint8Array;
+  floatData?: number[];
+}
+interface Node {
+  input: string[];
+  output: string[];
+  name?: string;
+  opType: string;
+  attribute?: unknown[];
+}
 
 /** The model with every PRelu whose slope is a float initializer split as above (a copy). */
 export function splitPRelu(bytes: Uint8Array): Uint8Array {
-  const m = ModelProto.toObject(ModelProto.decode(bytes), { longs: Number, arrays: true, defaults: false }) as { graph: { node: Node[]; initializer: Tensor[] } };
+  const m = ModelProto.toObject(ModelProto.decode(bytes), { longs: Number, arrays: true, defaults: false }) as {
+    graph: { node: Node[]; initializer: Tensor[] };
+  };
   const g = m.graph;
   const inits = new Map(g.initializer.map((t) => [t.name, t]));
   const nodes: Node[] = [];
   for (const n of g.node) {
     const s = n.opType === 'PRelu' ? inits.get(n.input[1]!) : undefined;
-    if (!s || s.dataType !== 1) { nodes.push(n); continue; }
-    const v = s.rawData?.length ? new Float32Array(Uint8Array.from(s.rawData).buffer) : Float32Array.from(s.floatData ?? []);
+    if (!s || s.dataType !== 1) {
+      nodes.push(n);
+      continue;
+    }
+    const v = s.rawData?.length
+      ? new Float32Array(Uint8Array.from(s.rawData).buffer)
+      : Float32Array.from(s.floatData ?? []);
     const neg = Float32Array.from(v, (x) => -x);
     const p = `${n.output[0]}__split`;
     g.initializer.push({ name: `${p}_negslope`, dims: s.dims, dataType: 1, rawData: new Uint8Array(neg.buffer) });

@@ -20,10 +20,19 @@ export const LAYERS = 3;
 export const EMBEDDING = 256;
 
 /** One LSTM layer in PyTorch's layout: weight_ih [4H, in], weight_hh [4H, H], bias_ih and bias_hh [4H]. */
-export interface LstmLayer { weightIh: Float32Array; weightHh: Float32Array; biasIh: Float32Array; biasHh: Float32Array }
+export interface LstmLayer {
+  weightIh: Float32Array;
+  weightHh: Float32Array;
+  biasIh: Float32Array;
+  biasHh: Float32Array;
+}
 
 /** The encoder's weights as Resemblyzer's state_dict holds them (lstm.*_l0..2, linear.weight, linear.bias). */
-export interface Ge2eWeights { layers: LstmLayer[]; linearWeight: Float32Array; linearBias: Float32Array }
+export interface Ge2eWeights {
+  layers: LstmLayer[];
+  linearWeight: Float32Array;
+  linearBias: Float32Array;
+}
 
 /** PyTorch gate block (i, f, g, o) for each ONNX gate block (i, o, f, c). */
 const PYTORCH_BLOCK_OF_ONNX = [0, 3, 1, 2];
@@ -54,7 +63,8 @@ export function floatToHalf(v: number): number {
     mant |= 0x800000;
     const shift = 14 - e;
     let h = mant >>> shift;
-    const rem = mant & ((1 << shift) - 1), half = 1 << (shift - 1);
+    const rem = mant & ((1 << shift) - 1),
+      half = 1 << (shift - 1);
     if (rem > half || (rem === half && h & 1)) h++;
     return sign | h;
   }
@@ -73,7 +83,10 @@ function halfBytes(values: Float32Array): Uint8Array {
 
 function varint(v: number): number[] {
   const out: number[] = [];
-  while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); }
+  while (v >= 128) {
+    out.push((v % 128) | 128);
+    v = Math.floor(v / 128);
+  }
   out.push(v);
   return out;
 }
@@ -84,13 +97,24 @@ const bytes = (field: number, body: Uint8Array | string) => {
 };
 const message = (field: number, ...parts: Uint8Array[]) => bytes(field, concat(parts));
 
-const FLOAT = 1, INT64 = 7, FLOAT16 = 10;
-const ATTR_INT = 2, ATTR_INTS = 7;
+const FLOAT = 1,
+  INT64 = 7,
+  FLOAT16 = 10;
+const ATTR_INT = 2,
+  ATTR_INTS = 7;
 
 const node = (op: string, name: string, inputs: string[], outputs: string[], ...attrs: Uint8Array[]) =>
-  message(1, ...inputs.map((i) => bytes(1, i)), ...outputs.map((o) => bytes(2, o)), bytes(3, name), bytes(4, op), ...attrs);
+  message(
+    1,
+    ...inputs.map((i) => bytes(1, i)),
+    ...outputs.map((o) => bytes(2, o)),
+    bytes(3, name),
+    bytes(4, op),
+    ...attrs,
+  );
 const intAttr = (name: string, v: number) => message(5, bytes(1, name), num(3, v), num(20, ATTR_INT));
-const intsAttr = (name: string, vs: number[]) => message(5, bytes(1, name), ...vs.map((v) => num(8, v)), num(20, ATTR_INTS));
+const intsAttr = (name: string, vs: number[]) =>
+  message(5, bytes(1, name), ...vs.map((v) => num(8, v)), num(20, ATTR_INTS));
 const tensor = (name: string, dims: number[], type: number, raw: Uint8Array) =>
   message(5, ...dims.map((d) => num(1, d)), num(2, type), bytes(8, name), bytes(9, raw));
 const dim = (d: number | string) => message(1, typeof d === 'number' ? num(1, d) : bytes(2, d));
@@ -106,7 +130,10 @@ function check(what: string, a: Float32Array, n: number): void {
 export function ge2eOnnx(w: Ge2eWeights, source: string): Uint8Array {
   if (w.layers.length !== LAYERS) throw new Error(`${w.layers.length} LSTM layers, expected ${LAYERS}`);
   const nodes: Uint8Array[] = [node('Transpose', 'to_time_major', ['mels'], ['x0'], intsAttr('perm', [1, 0, 2]))];
-  const inits: Uint8Array[] = [tensor('ax0', [1], INT64, new Uint8Array(8)), tensor('ax1', [1], INT64, Uint8Array.of(1, 0, 0, 0, 0, 0, 0, 0))];
+  const inits: Uint8Array[] = [
+    tensor('ax0', [1], INT64, new Uint8Array(8)),
+    tensor('ax1', [1], INT64, Uint8Array.of(1, 0, 0, 0, 0, 0, 0, 0)),
+  ];
   const cast = (name: string) => node('Cast', `cast_${name}`, [`${name}_f16`], [name], intAttr('to', FLOAT));
   w.layers.forEach((l, k) => {
     const inputs = k === 0 ? MEL_BANDS : HIDDEN;
@@ -115,36 +142,65 @@ export function ge2eOnnx(w: Ge2eWeights, source: string): Uint8Array {
     check(`lstm.bias_ih_l${k}`, l.biasIh, 4 * HIDDEN);
     check(`lstm.bias_hh_l${k}`, l.biasHh, 4 * HIDDEN);
     const bias = new Float32Array(8 * HIDDEN); // [Wb (the sum of both biases), Rb (zero)]
-    bias.set(toOnnxGateOrder(l.biasIh.map((b, i) => b + l.biasHh[i]!), 1));
+    bias.set(
+      toOnnxGateOrder(
+        l.biasIh.map((b, i) => b + l.biasHh[i]!),
+        1,
+      ),
+    );
     inits.push(
       tensor(`W${k}_f16`, [1, 4 * HIDDEN, inputs], FLOAT16, halfBytes(toOnnxGateOrder(l.weightIh, inputs))),
       tensor(`R${k}_f16`, [1, 4 * HIDDEN, HIDDEN], FLOAT16, halfBytes(toOnnxGateOrder(l.weightHh, HIDDEN))),
       tensor(`B${k}_f16`, [1, 8 * HIDDEN], FLOAT16, halfBytes(bias)),
     );
     nodes.push(
-      cast(`W${k}`), cast(`R${k}`), cast(`B${k}`),
-      node('LSTM', `lstm${k}`, [`x${k}`, `W${k}`, `R${k}`, `B${k}`], [`Y${k}`, `Yh${k}`], intAttr('hidden_size', HIDDEN)),
+      cast(`W${k}`),
+      cast(`R${k}`),
+      cast(`B${k}`),
+      node(
+        'LSTM',
+        `lstm${k}`,
+        [`x${k}`, `W${k}`, `R${k}`, `B${k}`],
+        [`Y${k}`, `Yh${k}`],
+        intAttr('hidden_size', HIDDEN),
+      ),
     );
     if (k < LAYERS - 1) nodes.push(node('Squeeze', `sq${k}`, [`Y${k}`, 'ax1'], [`x${k + 1}`]));
   });
   check('linear.weight', w.linearWeight, EMBEDDING * HIDDEN);
   check('linear.bias', w.linearBias, EMBEDDING);
-  inits.push(tensor('linW_f16', [EMBEDDING, HIDDEN], FLOAT16, halfBytes(w.linearWeight)), tensor('linB_f16', [EMBEDDING], FLOAT16, halfBytes(w.linearBias)));
+  inits.push(
+    tensor('linW_f16', [EMBEDDING, HIDDEN], FLOAT16, halfBytes(w.linearWeight)),
+    tensor('linB_f16', [EMBEDDING], FLOAT16, halfBytes(w.linearBias)),
+  );
   nodes.push(
     node('Squeeze', 'last_state', [`Yh${LAYERS - 1}`, 'ax0'], ['hlast']),
-    cast('linW'), cast('linB'),
+    cast('linW'),
+    cast('linB'),
     node('Gemm', 'linear', ['hlast', 'linW', 'linB'], ['lin'], intAttr('transB', 1)),
     node('Relu', 'relu', ['lin'], ['emb_raw']),
     node('LpNormalization', 'l2norm', ['emb_raw'], ['embedding'], intAttr('axis', 1), intAttr('p', 2)),
   );
-  const graph = message(7, ...nodes, bytes(2, 'resemblyzer_ge2e_voice_encoder'), ...inits,
+  const graph = message(
+    7,
+    ...nodes,
+    bytes(2, 'resemblyzer_ge2e_voice_encoder'),
+    ...inits,
     valueInfo(11, 'mels', ['batch', 'frames', MEL_BANDS]),
-    valueInfo(12, 'embedding', ['batch', EMBEDDING]), valueInfo(12, 'emb_raw', ['batch', EMBEDDING]));
+    valueInfo(12, 'embedding', ['batch', EMBEDDING]),
+    valueInfo(12, 'emb_raw', ['batch', EMBEDDING]),
+  );
   return concat([
-    num(1, 8), bytes(2, 'bims-voice-model'), graph, message(8, bytes(1, ''), num(2, 17)),
+    num(1, 8),
+    bytes(2, 'bims-voice-model'),
+    graph,
+    message(8, bytes(1, ''), num(2, 17)),
     meta('source', source),
     meta('weights_license', 'Apache-2.0, Copyright 2019 Resemble.AI (resemble-ai/Resemblyzer pretrained.pt)'),
-    meta('input', 'mels [batch, frames(=160 per partial), 40]: librosa power mel (NOT log), sr 16k, n_fft 400, hop 160, hann, slaney mel+norm, center=True'),
+    meta(
+      'input',
+      'mels [batch, frames(=160 per partial), 40]: librosa power mel (NOT log), sr 16k, n_fft 400, hop 160, hann, slaney mel+norm, center=True',
+    ),
     meta('output', 'embedding [batch,256] = L2norm(relu(linear(h_T of LSTM layer 3))); emb_raw before normalisation'),
   ]);
 }

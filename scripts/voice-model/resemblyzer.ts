@@ -27,8 +27,12 @@ export function resemblyzerWeights(object: PyValue): Ge2eWeights {
   const dict = stateDict(object);
   const get = (name: string, shape: number[]): Float32Array => {
     const t = dict.get(name);
-    if (!(t instanceof TensorRef)) throw new NotAnEncoderError(`the state_dict has no tensor ${name} (keys: ${[...dict.keys()].map(String).slice(0, 12).join(', ')})`);
-    if (t.shape.join('x') !== shape.join('x')) throw new NotAnEncoderError(`${name} has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
+    if (!(t instanceof TensorRef))
+      throw new NotAnEncoderError(
+        `the state_dict has no tensor ${name} (keys: ${[...dict.keys()].map(String).slice(0, 12).join(', ')})`,
+      );
+    if (t.shape.join('x') !== shape.join('x'))
+      throw new NotAnEncoderError(`${name} has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
     return tensorValues(t);
   };
   const layers = Array.from({ length: LAYERS }, (_, k) => ({
@@ -37,5 +41,9 @@ export function resemblyzerWeights(object: PyValue): Ge2eWeights {
     biasIh: get(`lstm.bias_ih_l${k}`, [4 * HIDDEN]),
     biasHh: get(`lstm.bias_hh_l${k}`, [4 * HIDDEN]),
   }));
-  return { layers, linearWeight: get('linear.weight', [EMBEDDING, HIDDEN]), linearBias: get('linear.bias', [EMBEDDING]) };
+  return {
+    layers,
+    linearWeight: get('linear.weight', [EMBEDDING, HIDDEN]),
+    linearBias: get('linear.bias', [EMBEDDING]),
+  };
 }

@@ -12,7 +12,16 @@
  * The older tar format (torch < 0.4) is recognised and refused.
  */
 import { unzipSync } from 'fflate';
-import { ELEMENT_SIZE, PickleFormatError, readPickle, StorageType, TensorRef, type DType, type PyValue, type StorageHandle } from './pickle.js';
+import {
+  ELEMENT_SIZE,
+  PickleFormatError,
+  readPickle,
+  StorageType,
+  TensorRef,
+  type DType,
+  type PyValue,
+  type StorageHandle,
+} from './pickle.js';
 import { halfToFloatBits } from '../../src/extraction/onnx-fold-casts.js';
 
 const LEGACY_MAGIC = 0x1950a86a20f9469cfc6cn;
@@ -27,7 +36,12 @@ export class CheckpointFormatError extends Error {
 class StorageRef implements StorageHandle {
   readonly kind = 'storage' as const;
   bytes: Uint8Array | null = null;
-  constructor(readonly key: string, readonly dtype: DType, readonly numel: number, readonly view: { offset: number; numel: number } | null = null) {}
+  constructor(
+    readonly key: string,
+    readonly dtype: DType,
+    readonly numel: number,
+    readonly view: { offset: number; numel: number } | null = null,
+  ) {}
 }
 
 export interface Checkpoint {
@@ -56,7 +70,10 @@ const isTar = (b: Uint8Array) => b.length >= 262 && new TextDecoder('latin1').de
 /** Reads a checkpoint's object; storages are read fully (a state_dict is small). */
 export function readCheckpoint(bytes: Uint8Array): Checkpoint {
   if (isZip(bytes)) return { object: readZip(bytes), format: 'zip' };
-  if (isTar(bytes)) throw new CheckpointFormatError('this is the tar checkpoint format of PyTorch before 0.4, which is not supported: load and save it again with a newer PyTorch');
+  if (isTar(bytes))
+    throw new CheckpointFormatError(
+      'this is the tar checkpoint format of PyTorch before 0.4, which is not supported: load and save it again with a newer PyTorch',
+    );
   if (bytes[0] === 0x80) return { object: readLegacy(bytes), format: 'legacy' };
   throw new CheckpointFormatError('not a PyTorch checkpoint (neither a zip archive nor a legacy pickle stream)');
 }
@@ -69,19 +86,25 @@ function readZip(bytes: Uint8Array): PyValue {
     throw new CheckpointFormatError(`the zip archive cannot be read (${(e as Error).message})`);
   }
   const pkl = Object.keys(files).filter((n) => /^[^/]+\/data\.pkl$/.test(n));
-  if (pkl.length !== 1) throw new CheckpointFormatError(`a PyTorch zip checkpoint holds one <folder>/data.pkl; this one holds ${pkl.length}`);
+  if (pkl.length !== 1)
+    throw new CheckpointFormatError(
+      `a PyTorch zip checkpoint holds one <folder>/data.pkl; this one holds ${pkl.length}`,
+    );
   const prefix = pkl[0]!.slice(0, -'data.pkl'.length);
   const order = files[`${prefix}byteorder`];
-  if (order && new TextDecoder().decode(order) !== 'little') throw new CheckpointFormatError('big-endian checkpoints are not supported');
+  if (order && new TextDecoder().decode(order) !== 'little')
+    throw new CheckpointFormatError('big-endian checkpoints are not supported');
   const { value } = readPickle(files[pkl[0]!]!, 0, {
     persistentLoad: (pid) => {
-      if (!Array.isArray(pid) || pid.length !== 5 || str(pid[0]) !== 'storage') throw new CheckpointFormatError('a persistent id is not a storage reference');
+      if (!Array.isArray(pid) || pid.length !== 5 || str(pid[0]) !== 'storage')
+        throw new CheckpointFormatError('a persistent id is not a storage reference');
       const dtype = storageType(pid[1]);
       const key = str(pid[2]);
       const ref = new StorageRef(key, dtype, num(pid[4], 'storage size'));
       const data = files[`${prefix}data/${key}`];
       if (!data) throw new CheckpointFormatError(`storage ${key} is named but not in the archive`);
-      if (data.length < ref.numel * ELEMENT_SIZE[dtype]) throw new CheckpointFormatError(`storage ${key} is shorter than its ${ref.numel} elements`);
+      if (data.length < ref.numel * ELEMENT_SIZE[dtype])
+        throw new CheckpointFormatError(`storage ${key} is shorter than its ${ref.numel} elements`);
       ref.bytes = data;
       return ref;
     },
@@ -97,15 +120,19 @@ function readLegacy(bytes: Uint8Array): PyValue {
     return r.value;
   };
   const magic = next();
-  if (magic !== LEGACY_MAGIC && !(typeof magic === 'number' && BigInt(magic) === LEGACY_MAGIC)) throw new CheckpointFormatError('not a PyTorch checkpoint (wrong magic number)');
+  if (magic !== LEGACY_MAGIC && !(typeof magic === 'number' && BigInt(magic) === LEGACY_MAGIC))
+    throw new CheckpointFormatError('not a PyTorch checkpoint (wrong magic number)');
   const protocol = next();
-  if (protocol !== LEGACY_PROTOCOL) throw new CheckpointFormatError(`legacy checkpoint protocol ${String(protocol)} is not ${LEGACY_PROTOCOL}`);
+  if (protocol !== LEGACY_PROTOCOL)
+    throw new CheckpointFormatError(`legacy checkpoint protocol ${String(protocol)} is not ${LEGACY_PROTOCOL}`);
   const sysInfo = next();
-  if (sysInfo instanceof Map && sysInfo.get('little_endian') === false) throw new CheckpointFormatError('big-endian checkpoints are not supported');
+  if (sysInfo instanceof Map && sysInfo.get('little_endian') === false)
+    throw new CheckpointFormatError('big-endian checkpoints are not supported');
   const roots = new Map<string, StorageRef>();
   const object = next({
     persistentLoad: (pid) => {
-      if (!Array.isArray(pid) || pid.length !== 6 || str(pid[0]) !== 'storage') throw new CheckpointFormatError('a persistent id is not a storage reference');
+      if (!Array.isArray(pid) || pid.length !== 6 || str(pid[0]) !== 'storage')
+        throw new CheckpointFormatError('a persistent id is not a storage reference');
       const dtype = storageType(pid[1]);
       const key = str(pid[2]);
       const numel = num(pid[4], 'storage size');
@@ -113,8 +140,15 @@ function readLegacy(bytes: Uint8Array): PyValue {
       if (!root) roots.set(key, (root = new StorageRef(key, dtype, numel)));
       const view = pid[5];
       if (view === null) return root;
-      if (!Array.isArray(view) || view.length !== 3) throw new CheckpointFormatError('storage view metadata is not (key, offset, size)');
-      return Object.assign(new StorageRef(key, dtype, num(view[2], 'view size'), { offset: num(view[1], 'view offset'), numel: num(view[2], 'view size') }), { root });
+      if (!Array.isArray(view) || view.length !== 3)
+        throw new CheckpointFormatError('storage view metadata is not (key, offset, size)');
+      return Object.assign(
+        new StorageRef(key, dtype, num(view[2], 'view size'), {
+          offset: num(view[1], 'view offset'),
+          numel: num(view[2], 'view size'),
+        }),
+        { root },
+      );
     },
   });
   const keys = next();
@@ -124,7 +158,8 @@ function readLegacy(bytes: Uint8Array): PyValue {
     if (!root) throw new CheckpointFormatError(`storage ${str(k)} is listed but never used`);
     if (p + 8 > bytes.length) throw new CheckpointFormatError(`storage ${root.key} is truncated`);
     const count = new DataView(bytes.buffer, bytes.byteOffset + p, 8).getBigInt64(0, true);
-    if (count !== BigInt(root.numel)) throw new CheckpointFormatError(`storage ${root.key} holds ${count} elements, its reference says ${root.numel}`);
+    if (count !== BigInt(root.numel))
+      throw new CheckpointFormatError(`storage ${root.key} holds ${count} elements, its reference says ${root.numel}`);
     const n = root.numel * ELEMENT_SIZE[root.dtype];
     if (p + 8 + n > bytes.length) throw new CheckpointFormatError(`storage ${root.key} is truncated`);
     root.bytes = bytes.subarray(p + 8, p + 8 + n);
@@ -162,15 +197,31 @@ export function tensorValues(t: TensorRef): Float32Array {
 function elementReader(dv: DataView, dtype: DType): (i: number) => number {
   const bits = new DataView(new ArrayBuffer(4));
   switch (dtype) {
-    case 'float32': return (i) => dv.getFloat32(i * 4, true);
-    case 'float64': return (i) => dv.getFloat64(i * 8, true);
-    case 'float16': return (i) => { bits.setUint32(0, halfToFloatBits(dv.getUint16(i * 2, true))); return bits.getFloat32(0); };
-    case 'bfloat16': return (i) => { bits.setUint32(0, dv.getUint16(i * 2, true) << 16); return bits.getFloat32(0); };
-    case 'int64': return (i) => Number(dv.getBigInt64(i * 8, true));
-    case 'int32': return (i) => dv.getInt32(i * 4, true);
-    case 'int16': return (i) => dv.getInt16(i * 2, true);
-    case 'int8': return (i) => dv.getInt8(i);
-    case 'uint8': case 'bool': return (i) => dv.getUint8(i);
+    case 'float32':
+      return (i) => dv.getFloat32(i * 4, true);
+    case 'float64':
+      return (i) => dv.getFloat64(i * 8, true);
+    case 'float16':
+      return (i) => {
+        bits.setUint32(0, halfToFloatBits(dv.getUint16(i * 2, true)));
+        return bits.getFloat32(0);
+      };
+    case 'bfloat16':
+      return (i) => {
+        bits.setUint32(0, dv.getUint16(i * 2, true) << 16);
+        return bits.getFloat32(0);
+      };
+    case 'int64':
+      return (i) => Number(dv.getBigInt64(i * 8, true));
+    case 'int32':
+      return (i) => dv.getInt32(i * 4, true);
+    case 'int16':
+      return (i) => dv.getInt16(i * 2, true);
+    case 'int8':
+      return (i) => dv.getInt8(i);
+    case 'uint8':
+    case 'bool':
+      return (i) => dv.getUint8(i);
   }
 }
 

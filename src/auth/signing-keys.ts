@@ -1,4 +1,13 @@
-import { SignJWT, exportJWK, generateKeyPair, importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
+import {
+  SignJWT,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  decodeProtectedHeader,
+  type JWK,
+  type JWTPayload,
+} from 'jose';
 import type { ServiceContext } from '../services/context.js';
 import { insertSigningKey, listSigningKeys, retireSigningKey } from '../db/repositories/auth/signing-keys.js';
 import { randomSecret } from './password.js';
@@ -133,7 +142,9 @@ export class SigningKeys {
   /** The key that signs now, creating or rotating it when needed. */
   private async current(): Promise<LoadedKey> {
     await this.refresh();
-    const live = [...this.keys.values()].filter((k) => !k.retired).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    const live = [...this.keys.values()]
+      .filter((k) => !k.retired)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const newest = live[0];
     const maxAge = this.ctx.config.BIMS_SIGNING_KEY_ROTATION_SECONDS * 1000;
     if (newest && this.ctx.now().getTime() - newest.createdAt.getTime() < maxAge) return newest;
@@ -162,7 +173,12 @@ export class SigningKeys {
     await this.load();
   }
 
-  async sign(claims: JWTPayload, expiresInSeconds: number, issuer: string, kind: TokenKind = ACCESS_TOKEN): Promise<string> {
+  async sign(
+    claims: JWTPayload,
+    expiresInSeconds: number,
+    issuer: string,
+    kind: TokenKind = ACCESS_TOKEN,
+  ): Promise<string> {
     const key = await this.current();
     const now = Math.floor(this.ctx.now().getTime() / 1000);
     return new SignJWT(claims)

@@ -21,12 +21,23 @@ describe('LoginThrottle under concurrency', () => {
     return ok ? { ok: true, value: 'in' } : { ok: false, reason: 'no' };
   };
   const settle = (attempts: Promise<Verdict<string>>[]) =>
-    Promise.all(attempts.map((a) => a.then((v) => (v.ok ? 'ok' : 'failed'), (e: Error) => (/Too many/.test(e.message) ? 'throttled' : e.message))));
+    Promise.all(
+      attempts.map((a) =>
+        a.then(
+          (v) => (v.ok ? 'ok' : 'failed'),
+          (e: Error) => (/Too many/.test(e.message) ? 'throttled' : e.message),
+        ),
+      ),
+    );
 
   it('checks the same credentials sent in parallel once, and every sender gets the verdict', async () => {
     for (const ok of [true, false]) {
       const counter = { runs: 0 };
-      const outcomes = await settle(Array.from({ length: 25 }, () => throttle.attempt('account:same', `same-${ok}`, 'hash-of-one-password', slowCheck(counter, ok))));
+      const outcomes = await settle(
+        Array.from({ length: 25 }, () =>
+          throttle.attempt('account:same', `same-${ok}`, 'hash-of-one-password', slowCheck(counter, ok)),
+        ),
+      );
       expect(counter.runs).toBe(1);
       expect(new Set(outcomes)).toEqual(new Set([ok ? 'ok' : 'failed']));
     }
@@ -37,7 +48,11 @@ describe('LoginThrottle under concurrency', () => {
     let overRun = 0;
     for (let trial = 0; trial < 20; trial++) {
       const counter = { runs: 0 };
-      const outcomes = await settle(Array.from({ length: 12 }, (_, i) => throttle.attempt('account:target', `burst-${trial}`, `guess-${i}`, slowCheck(counter, false))));
+      const outcomes = await settle(
+        Array.from({ length: 12 }, (_, i) =>
+          throttle.attempt('account:target', `burst-${trial}`, `guess-${i}`, slowCheck(counter, false)),
+        ),
+      );
       if (counter.runs > free) overRun += 1;
       expect(outcomes.filter((o) => o === 'failed')).toHaveLength(counter.runs);
       expect(outcomes.filter((o) => o !== 'failed' && o !== 'throttled')).toEqual([]);
@@ -46,8 +61,14 @@ describe('LoginThrottle under concurrency', () => {
   });
 
   it('records nothing when the check itself breaks', async () => {
-    await expect(throttle.attempt('account:broken', 'broken-check', 'g', async () => Promise.reject(new Error('database gone')))).rejects.toThrow('database gone');
-    const rows = await booted.services.ctx.db.selectFrom('login_throttle').selectAll().where('address', '=', 'broken-check').execute();
+    await expect(
+      throttle.attempt('account:broken', 'broken-check', 'g', async () => Promise.reject(new Error('database gone'))),
+    ).rejects.toThrow('database gone');
+    const rows = await booted.services.ctx.db
+      .selectFrom('login_throttle')
+      .selectAll()
+      .where('address', '=', 'broken-check')
+      .execute();
     expect(rows).toEqual([]);
   });
 });

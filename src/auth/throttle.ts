@@ -44,7 +44,9 @@ interface Standing {
 }
 
 const tooMany = (waitMs: number) =>
-  new DomainError('too-many-requests', 'Too many failed logins; try again later', { retryAfterSeconds: Math.max(1, waitMs / 1000) });
+  new DomainError('too-many-requests', 'Too many failed logins; try again later', {
+    retryAfterSeconds: Math.max(1, waitMs / 1000),
+  });
 
 /**
  * Slows password guessing without letting anyone lock a stranger out (OWASP ASVS V2.2). Failures are
@@ -84,7 +86,12 @@ export class LoginThrottle {
    * the pair may not try now, else runs `check` and records its verdict. `guess` identifies the credentials
    * (a hash, never the secret itself) so that identical concurrent attempts are checked once.
    */
-  async attempt<T>(subject: string, address: string, guess: string, check: () => Promise<Verdict<T>>): Promise<Verdict<T>> {
+  async attempt<T>(
+    subject: string,
+    address: string,
+    guess: string,
+    check: () => Promise<Verdict<T>>,
+  ): Promise<Verdict<T>> {
     subject = subject.slice(0, 200);
     address = address.slice(0, 100);
     const pair = `${address}\u0000${subject}`;
@@ -101,7 +108,9 @@ export class LoginThrottle {
     const joined = flights.get(guess);
     if (joined) return joined as Promise<Verdict<T>>;
     // One try is allowed once a lock has run out, unless failures came in while the standing was read.
-    const allowed = standing.overBudget ? 1 : Math.max(failedSince > 0 ? 0 : 1, this.policy.freeFailures - standing.pairFailures - failedSince);
+    const allowed = standing.overBudget
+      ? 1
+      : Math.max(failedSince > 0 ? 0 : 1, this.policy.freeFailures - standing.pairFailures - failedSince);
     if (flights.size >= allowed) throw tooMany(1000);
 
     const verdict = (async (): Promise<Verdict<T>> => {
@@ -110,8 +119,7 @@ export class LoginThrottle {
         if (this.failedHere.size > 10_000) this.failedHere.clear();
         this.failedHere.set(pair, (this.failedHere.get(pair) ?? 0) + 1);
         await this.fail(subject, address);
-      }
-      else if (standing.pairRow) await deleteThrottleRow(this.db, address, subject);
+      } else if (standing.pairRow) await deleteThrottleRow(this.db, address, subject);
       return result;
     })();
     flights.set(guess, verdict);
@@ -148,7 +156,8 @@ export class LoginThrottle {
   private lockedFor(standing: Standing): number {
     const { freeFailures, maxDelayMs } = this.policy;
     let delay = 0;
-    if (standing.pairFailures >= freeFailures) delay = Math.min(maxDelayMs, 1000 * 2 ** Math.min(40, standing.pairFailures - freeFailures));
+    if (standing.pairFailures >= freeFailures)
+      delay = Math.min(maxDelayMs, 1000 * 2 ** Math.min(40, standing.pairFailures - freeFailures));
     if (standing.overBudget && standing.pairFailures > 0) delay = maxDelayMs;
     return Math.max(0, standing.pairLastFailure + delay - this.now());
   }

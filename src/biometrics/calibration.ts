@@ -31,18 +31,27 @@ export class Calibration {
 
   /** Score 0..200 on the -12*log10(FAR) scale for a cosine. */
   cosineToScore(c: number): number {
-    const x = this.cos, y = this.score, n = x.length;
+    const x = this.cos,
+      y = this.score,
+      n = x.length;
     if (!(c > x[0])) return clampScore(y[0]);
     if (c >= x[n - 1]) return clampScore(y[n - 1]);
-    let lo = 0, hi = n - 1;
-    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (x[mid] <= c) lo = mid; else hi = mid; }
+    let lo = 0,
+      hi = n - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (x[mid] <= c) lo = mid;
+      else hi = mid;
+    }
     const t = (c - x[lo]) / (x[hi] - x[lo]);
     return clampScore(y[lo] + t * (y[hi] - y[lo]));
   }
 
   /** Smallest cosine whose score reaches `score` (for thresholding in cosine space). */
   scoreToCosine(score: number): number {
-    const x = this.cos, y = this.score, n = x.length;
+    const x = this.cos,
+      y = this.score,
+      n = x.length;
     if (score <= y[0]) return -1;
     if (score > y[n - 1]) return Infinity;
     for (let i = 1; i < n; i++) {

@@ -4,9 +4,23 @@ import type { FaceCheckSettings } from './settings.js';
 
 /** ICAO-style warnings (domain.md, ChecksFromImage). */
 export type IcaoWarning =
-  | 'YAW_LEFT' | 'YAW_RIGHT' | 'PITCH_UP' | 'PITCH_DOWN' | 'ROLL_LEFT' | 'ROLL_RIGHT'
-  | 'TOO_NEAR' | 'TOO_FAR' | 'TOO_NORTH' | 'TOO_SOUTH' | 'TOO_EAST' | 'TOO_WEST'
-  | 'EYES_CLOSED' | 'BLURRED' | 'UNDEREXPOSED' | 'OVEREXPOSED' | 'LIVENESS';
+  | 'YAW_LEFT'
+  | 'YAW_RIGHT'
+  | 'PITCH_UP'
+  | 'PITCH_DOWN'
+  | 'ROLL_LEFT'
+  | 'ROLL_RIGHT'
+  | 'TOO_NEAR'
+  | 'TOO_FAR'
+  | 'TOO_NORTH'
+  | 'TOO_SOUTH'
+  | 'TOO_EAST'
+  | 'TOO_WEST'
+  | 'EYES_CLOSED'
+  | 'BLURRED'
+  | 'UNDEREXPOSED'
+  | 'OVEREXPOSED'
+  | 'LIVENESS';
 
 /**
  * Sharpness 0..100 of an aligned grey face crop: the variance of a 3x3 Laplacian, compressed by
@@ -15,14 +29,22 @@ export type IcaoWarning =
  */
 export function sharpness(face: RgbImage): number {
   const g = toGrey(face);
-  const W = face.width, H = face.height;
-  const x0 = Math.floor(W * 0.2), x1 = Math.ceil(W * 0.8), y0 = Math.floor(H * 0.25), y1 = Math.ceil(H * 0.9);
-  let s = 0, s2 = 0, n = 0;
+  const W = face.width,
+    H = face.height;
+  const x0 = Math.floor(W * 0.2),
+    x1 = Math.ceil(W * 0.8),
+    y0 = Math.floor(H * 0.25),
+    y1 = Math.ceil(H * 0.9);
+  let s = 0,
+    s2 = 0,
+    n = 0;
   for (let y = y0; y < y1; y++) {
     for (let x = x0; x < x1; x++) {
       const p = y * W + x;
       const l = g[p - 1] + g[p + 1] + g[p - W] + g[p + W] - 4 * g[p];
-      s += l; s2 += l * l; n++;
+      s += l;
+      s2 += l * l;
+      n++;
     }
   }
   const v = s2 / n - (s / n) ** 2;
@@ -32,10 +54,15 @@ export function sharpness(face: RgbImage): number {
 /** Brightness 0..100: mean luminance of the central face region of an aligned crop. */
 export function brightness(face: RgbImage): number {
   const g = toGrey(face);
-  const W = face.width, H = face.height;
-  let s = 0, n = 0;
+  const W = face.width,
+    H = face.height;
+  let s = 0,
+    n = 0;
   for (let y = Math.floor(H * 0.3); y < Math.ceil(H * 0.85); y++) {
-    for (let x = Math.floor(W * 0.25); x < Math.ceil(W * 0.75); x++) { s += g[y * W + x]; n++; }
+    for (let x = Math.floor(W * 0.25); x < Math.ceil(W * 0.75); x++) {
+      s += g[y * W + x];
+      n++;
+    }
   }
   return (s / n / 255) * 100;
 }
@@ -67,8 +94,10 @@ const clamp01 = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
  */
 export function qualityScore(m: FaceMeasurements): number {
   const size = Math.sqrt(clamp01((m.interEyeDistance - 10) / 50));
-  const pose = m.yaw === undefined ? 1
-    : clamp01(1 - (m.yaw / 60) ** 2) * clamp01(1 - (m.pitch! / 50) ** 2) * clamp01(1 - (m.roll! / 60) ** 2);
+  const pose =
+    m.yaw === undefined
+      ? 1
+      : clamp01(1 - (m.yaw / 60) ** 2) * clamp01(1 - (m.pitch! / 50) ** 2) * clamp01(1 - (m.roll! / 60) ** 2);
   const sharp = Math.sqrt(clamp01(m.sharpness / 40));
   const exposure = clamp01(1 - (Math.abs(m.brightness - 55) - 20) / 40);
   const det = clamp01((m.detectionScore - 0.5) / 0.45);

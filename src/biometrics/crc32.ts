@@ -16,4 +16,3 @@ export function crc32(b: Uint8Array): number {
   for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
-

@@ -51,12 +51,21 @@ export class BiometricError extends Error {
 
   /** True if `e` is a BiometricError, also across realms (worker threads). */
   static is(e: unknown): e is BiometricError {
-    return e instanceof BiometricError || (typeof e === 'object' && e !== null && (e as { name?: string }).name === 'BiometricError');
+    return (
+      e instanceof BiometricError ||
+      (typeof e === 'object' && e !== null && (e as { name?: string }).name === 'BiometricError')
+    );
   }
 }
 
 /** Returns true when `code` describes a problem of the caller's input (to be answered with a 4xx). */
 export function isClientError(code: BiometricErrorCode): boolean {
-  return code === 'INVALID_IMAGE' || code === 'INVALID_AUDIO' || code === 'UNSUPPORTED_FORMAT' || code === 'IMAGE_TOO_LARGE' ||
-    code === 'INVALID_TEMPLATE' || code === 'TEMPLATE_VERSION_MISMATCH';
+  return (
+    code === 'INVALID_IMAGE' ||
+    code === 'INVALID_AUDIO' ||
+    code === 'UNSUPPORTED_FORMAT' ||
+    code === 'IMAGE_TOO_LARGE' ||
+    code === 'INVALID_TEMPLATE' ||
+    code === 'TEMPLATE_VERSION_MISMATCH'
+  );
 }

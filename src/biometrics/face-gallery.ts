@@ -3,7 +3,14 @@ import { FACE_CALIBRATION, type Calibration } from './calibration.js';
 import { DotKernel, kernelModules, type KernelChoice, type KernelName } from './matcher-dots.js';
 import { mergeHits, scanRows, type ScanHits, type ScanTask } from './matcher-scan.js';
 import { RowStore } from './matcher-store.js';
-import { recordOf, type IdentifyOptions, type MatchCandidate, type MatcherThreads, type Probe, type SharedPartition } from './matcher-types.js';
+import {
+  recordOf,
+  type IdentifyOptions,
+  type MatchCandidate,
+  type MatcherThreads,
+  type Probe,
+  type SharedPartition,
+} from './matcher-types.js';
 import { parseTemplate } from './template.js';
 
 let partitionKeys = 0;
@@ -64,7 +71,8 @@ export class FaceGallery {
     const modules = choice === 'js' ? null : kernelModules(this.store.shared);
     const rows = this.store.rowsMemory;
     this.dotKernel = new DotKernel(rows, () => this.store.rows(), this.store.rowsAt, dims, 0, choice, modules);
-    if (this.threads && this.store.shared) this.shared = { ...this.store.sharedRows(), key: ++partitionKeys, kernel: choice };
+    if (this.threads && this.store.shared)
+      this.shared = { ...this.store.sharedRows(), key: ++partitionKeys, kernel: choice };
     else this.threads = undefined;
     this.calibration = options.calibration ?? FACE_CALIBRATION;
   }
@@ -104,13 +112,20 @@ export class FaceGallery {
     else if (p instanceof Uint8Array) {
       const t = parseTemplate(p);
       if (t.templateVersion !== this.templateVersion) {
-        throw new BiometricError('TEMPLATE_VERSION_MISMATCH', `template version ${t.templateVersion} does not match gallery ${this.templateVersion}`);
+        throw new BiometricError(
+          'TEMPLATE_VERSION_MISMATCH',
+          `template version ${t.templateVersion} does not match gallery ${this.templateVersion}`,
+        );
       }
       const r = recordOf(t);
       if (!r) throw new BiometricError('INVALID_TEMPLATE', 'template has no record');
       q = r.q;
     } else q = p.q;
-    if (q.length !== this.dims) throw new BiometricError('INVALID_TEMPLATE', `embedding has ${q.length} components, gallery expects ${this.dims}`);
+    if (q.length !== this.dims)
+      throw new BiometricError(
+        'INVALID_TEMPLATE',
+        `embedding has ${q.length} components, gallery expects ${this.dims}`,
+      );
     return q;
   }
 
@@ -187,12 +202,28 @@ export class FaceGallery {
     const minCosine = opts.threshold ? this.calibration.scoreToCosine(opts.threshold) : -Infinity;
     const ex = opts.exclude;
     const excluded: number[] = [];
-    if (ex && typeof ex !== 'function') for (const subject of ex) { const s = this.subjectNumber.get(subject); if (s !== undefined) excluded.push(s); }
-    return { probe: q, from, to, generation: this.store.generation, minCosine, topK: Math.max(1, opts.topK ?? 10), excluded: Int32Array.from(excluded).sort() };
+    if (ex && typeof ex !== 'function')
+      for (const subject of ex) {
+        const s = this.subjectNumber.get(subject);
+        if (s !== undefined) excluded.push(s);
+      }
+    return {
+      probe: q,
+      from,
+      to,
+      generation: this.store.generation,
+      minCosine,
+      topK: Math.max(1, opts.topK ?? 10),
+      excluded: Int32Array.from(excluded).sort(),
+    };
   }
 
   private answer(hits: ScanHits): MatchCandidate[] {
-    return hits.subjects.map((s, i) => ({ subject: this.subjectName.get(s)!, cosine: hits.cosines[i], score: this.calibration.cosineToScore(hits.cosines[i]) }));
+    return hits.subjects.map((s, i) => ({
+      subject: this.subjectName.get(s)!,
+      cosine: hits.cosines[i],
+      score: this.calibration.cosineToScore(hits.cosines[i]),
+    }));
   }
 
   /**
@@ -214,7 +245,8 @@ export class FaceGallery {
   async identifyAsync(probe: Probe, opts: IdentifyOptions = {}): Promise<MatchCandidate[]> {
     const threads = this.threads;
     const count = this.store.count;
-    if (!threads || typeof opts.exclude === 'function' || count < (threads.minRows ?? 0)) return this.identify(probe, opts);
+    if (!threads || typeof opts.exclude === 'function' || count < (threads.minRows ?? 0))
+      return this.identify(probe, opts);
     const q = this.toInt8(probe);
     const parts = threads.size;
     // slices of whole groups of four rows (the kernel's pass), as even as that allows
@@ -223,7 +255,8 @@ export class FaceGallery {
     try {
       const slices: Promise<ScanHits>[] = [];
       for (let t = 0; t < parts; t++) {
-        const from = Math.min(count, t * step), to = Math.min(count, (t + 1) * step);
+        const from = Math.min(count, t * step),
+          to = Math.min(count, (t + 1) * step);
         if (to > from) slices.push(threads.scan(t, this.shared!, this.task(q, opts, from, to)));
       }
       const topK = Math.max(1, opts.topK ?? 10);

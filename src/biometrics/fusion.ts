@@ -31,8 +31,12 @@ export function fuseScores(scores: ModalityScores): number | null {
   if (present.length === 1) return clamp(present[0]!);
   const t = present.reduce((a, b) => a + b, 0);
   const x = LAMBDA * t;
-  let term = 1, sum = 1;
-  for (let k = 1; k < present.length; k++) { term *= x / k; sum += term; }
+  let term = 1,
+    sum = 1;
+  for (let k = 1; k < present.length; k++) {
+    term *= x / k;
+    sum += term;
+  }
   return clamp(t - 12 * Math.log10(sum));
 }
 

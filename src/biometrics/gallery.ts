@@ -22,7 +22,11 @@ export class Gallery {
     if (!p) {
       const modality = record?.modality ?? 'face';
       const dims = record?.q.length ?? this.options.dims ?? 512;
-      p = new FaceGallery(templateVersion, dims, { kernel: this.options.kernel, threads: this.options.threads, calibration: calibrationOf(modality) });
+      p = new FaceGallery(templateVersion, dims, {
+        kernel: this.options.kernel,
+        threads: this.options.threads,
+        calibration: calibrationOf(modality),
+      });
       this.parts.set(templateVersion, p);
     }
     return p;

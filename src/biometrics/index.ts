@@ -18,12 +18,35 @@ export * from './face-gallery.js';
 export * from './gallery.js';
 export * from './calibration.js';
 export * from './fusion.js';
-export { analyseVoice, VOICE_EMBEDDING_DIMS, type VoiceAnalysis, type VoiceModelRunner, type VoiceAnalyseOptions } from './voice/pipeline.js';
+export {
+  analyseVoice,
+  VOICE_EMBEDDING_DIMS,
+  type VoiceAnalysis,
+  type VoiceModelRunner,
+  type VoiceAnalyseOptions,
+} from './voice/pipeline.js';
 export { decodeWav, encodeWav16 } from './voice/wav.js';
 export { DEFAULT_VOICE_GATES, gateVoice, type VoiceGates, type VoiceGateFailure } from './voice/settings.js';
-export { decodeImage, imageDimensions, sniffFormat, DEFAULT_MAX_MEGAPIXELS, type DecodedImage, type ImageFormat, type DecodeLimits } from './image/decode.js';
+export {
+  decodeImage,
+  imageDimensions,
+  sniffFormat,
+  DEFAULT_MAX_MEGAPIXELS,
+  type DecodedImage,
+  type ImageFormat,
+  type DecodeLimits,
+} from './image/decode.js';
 export { encodePng } from './image/encode.js';
-export { analyseImage, renderTokenImage, tokenImage, type AnalyseOptions, type FaceAnalysis, type ImageAnalysis, type Rectangle, type StageTimings } from './face/pipeline.js';
+export {
+  analyseImage,
+  renderTokenImage,
+  tokenImage,
+  type AnalyseOptions,
+  type FaceAnalysis,
+  type ImageAnalysis,
+  type Rectangle,
+  type StageTimings,
+} from './face/pipeline.js';
 export type { ModelRunner, FaceModelId } from './face/runner.js';
 export { FACE_MODELS, TEMPLATE_MODELS } from './face/runner.js';
 

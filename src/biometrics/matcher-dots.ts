@@ -81,18 +81,40 @@ export function relaxedStatus(shared = false): RelaxedStatus {
  */
 function exactOn(mod: WebAssembly.Module, shared: boolean): boolean {
   try {
-    const dims = 64, n = 13, rowsAt = 4096, outAt = 2048;
-    const mem = shared ? new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }) : new WebAssembly.Memory({ initial: 1 });
+    const dims = 64,
+      n = 13,
+      rowsAt = 4096,
+      outAt = 2048;
+    const mem = shared
+      ? new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true })
+      : new WebAssembly.Memory({ initial: 1 });
     const dots = new WebAssembly.Instance(mod, { env: { mem } }).exports.dots as DotsFn;
     const bytes = new Int8Array(mem.buffer);
     let s = 0x9e3779b9;
-    const rand = () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return (s >>> 24) - 128; };
-    const edge = [(_k: number) => -128, () => 127, (k: number) => (k % 2 ? -128 : 127), () => 0, (k: number) => (k % 3 ? 1 : -128)];
-    for (let i = 0; i < n; i++) for (let k = 0; k < dims; k++) bytes[rowsAt + i * dims + k] = edge[i] ? edge[i](k) : rand();
+    const rand = () => {
+      s ^= s << 13;
+      s >>>= 0;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      s >>>= 0;
+      return (s >>> 24) - 128;
+    };
+    const edge = [
+      (_k: number) => -128,
+      () => 127,
+      (k: number) => (k % 2 ? -128 : 127),
+      () => 0,
+      (k: number) => (k % 3 ? 1 : -128),
+    ];
+    for (let i = 0; i < n; i++)
+      for (let k = 0; k < dims; k++) bytes[rowsAt + i * dims + k] = edge[i] ? edge[i](k) : rand();
     const probes = [() => rand() % 128, () => -127, () => 127, (k: number) => (k % 2 ? 127 : -127)];
     for (const f of probes) {
       const p = Int8Array.from({ length: dims }, (_, k) => f(k));
-      for (let k = 0; k < dims; k++) { bytes[k] = p[k] > 0 ? p[k] : 0; bytes[dims + k] = p[k] < 0 ? -p[k] : 0; }
+      for (let k = 0; k < dims; k++) {
+        bytes[k] = p[k] > 0 ? p[k] : 0;
+        bytes[dims + k] = p[k] < 0 ? -p[k] : 0;
+      }
       dots(0, rowsAt, n, dims, outAt);
       const out = new Int32Array(mem.buffer, outAt, n);
       for (let i = 0; i < n; i++) {
@@ -144,7 +166,8 @@ export class DotKernel {
     this.probeAt = slot * SLOT_BYTES;
     this.outAt = this.probeAt + 4096;
     const useWasm = modules && choice !== 'js' && dims % 32 === 0 && dims <= MAX_DIMS;
-    const inst = (m: WebAssembly.Module | null) => (m ? (new WebAssembly.Instance(m, { env: { mem: memory } }).exports.dots as DotsFn) : null);
+    const inst = (m: WebAssembly.Module | null) =>
+      m ? (new WebAssembly.Instance(m, { env: { mem: memory } }).exports.dots as DotsFn) : null;
     this.simd = useWasm ? inst(modules.simd) : null;
     this.relaxed = useWasm && choice !== 'simd' ? inst(modules.relaxed) : null;
   }
@@ -186,18 +209,29 @@ export class DotKernel {
   dots(first: number, n: number): Int32Array {
     const dims = this.dims;
     if (this.kind !== 'js') {
-      (this.kind === 'wasm-relaxed-simd' ? this.relaxed! : this.simd!)(this.probeAt, this.rowsAt + first * dims, n, dims, this.outAt);
+      (this.kind === 'wasm-relaxed-simd' ? this.relaxed! : this.simd!)(
+        this.probeAt,
+        this.rowsAt + first * dims,
+        n,
+        dims,
+        this.outAt,
+      );
       return new Int32Array(this.memory.buffer, this.outAt, n);
     }
     const g = this.rowsOf();
     const p = this.probe;
     const out = this.jsOut;
     for (let i = 0; i < n; i++) {
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0;
       const o = (first + i) * dims;
       for (let k = 0; k < dims; k += 4) {
-        s0 += p[k] * g[o + k]; s1 += p[k + 1] * g[o + k + 1];
-        s2 += p[k + 2] * g[o + k + 2]; s3 += p[k + 3] * g[o + k + 3];
+        s0 += p[k] * g[o + k];
+        s1 += p[k + 1] * g[o + k + 1];
+        s2 += p[k + 2] * g[o + k + 2];
+        s3 += p[k + 3] * g[o + k + 3];
       }
       out[i] = s0 + s1 + s2 + s3;
     }

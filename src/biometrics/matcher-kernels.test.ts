@@ -16,7 +16,14 @@ resetKernelCache();
 
 function rng(seed: number) {
   let s = seed >>> 0 || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
 }
 
 /** Rows: the edge rows first, then random bytes over the whole int8 range. */
@@ -44,21 +51,32 @@ function probesOf(dims: number, seed: number): { name: string; q: Int8Array }[] 
   ];
 }
 
-const reference = (p: Int8Array, row: Int8Array) => { let s = 0; for (let k = 0; k < p.length; k++) s += p[k] * row[k]; return s; };
+const reference = (p: Int8Array, row: Int8Array) => {
+  let s = 0;
+  for (let k = 0; k < p.length; k++) s += p[k] * row[k];
+  return s;
+};
 
 describe('matcher kernels', () => {
   it('this runtime validates both wasm kernels; the relaxed one is used exactly when its sums are right', () => {
     const bin = fromBase64(DOT_I8_RELAXED_WASM_BASE64);
     expect(WebAssembly.validate(bin)).toBe(true);
     // the raw relaxed module on rows of extremes and random bytes, 8 rows (two four-stream passes)
-    const dims = 64, n = 8, mem = new WebAssembly.Memory({ initial: 2 });
-    const dots = new WebAssembly.Instance(new WebAssembly.Module(bin), { env: { mem } }).exports.dots as (...a: number[]) => void;
+    const dims = 64,
+      n = 8,
+      mem = new WebAssembly.Memory({ initial: 2 });
+    const dots = new WebAssembly.Instance(new WebAssembly.Module(bin), { env: { mem } }).exports.dots as (
+      ...a: number[]
+    ) => void;
     const rows = rowsOf(n, dims, 3);
     rows.forEach((row, i) => new Int8Array(mem.buffer, 8192 + i * dims, dims).set(row));
     let allExact = true;
     for (const { q } of probesOf(dims, 4).filter((p) => !p.q.includes(-128))) {
       const b = new Int8Array(mem.buffer, 0, 2 * dims);
-      q.forEach((v, k) => { b[k] = Math.max(v, 0); b[dims + k] = Math.max(-v, 0); });
+      q.forEach((v, k) => {
+        b[k] = Math.max(v, 0);
+        b[dims + k] = Math.max(-v, 0);
+      });
       dots(0, 8192, n, dims, 4096);
       const got = [...new Int32Array(mem.buffer, 4096, n)];
       if (JSON.stringify(got) !== JSON.stringify(rows.map((row) => reference(q, row)))) allExact = false;
@@ -79,11 +97,24 @@ describe('matcher kernels', () => {
         for (const { name, q } of probesOf(dims, n)) {
           const want = rows.map((row) => reference(q, row));
           for (const choice of ['relaxed', 'simd', 'js'] as KernelChoice[]) {
-            const k = new DotKernel(store.rowsMemory, () => store.rows(), store.rowsAt, dims, 0, choice, kernelModules(store.shared));
+            const k = new DotKernel(
+              store.rowsMemory,
+              () => store.rows(),
+              store.rowsAt,
+              dims,
+              0,
+              choice,
+              kernelModules(store.shared),
+            );
             const ran = k.setProbe(q);
             // -128 in the probe has no split into two halves of 0..127: the relaxed choice takes the SIMD kernel
             const relaxed = relaxedStatus(shared) === 'exact';
-            const expected = choice === 'js' ? 'js' : choice === 'simd' || q.includes(-128) || !relaxed ? 'wasm-simd' : 'wasm-relaxed-simd';
+            const expected =
+              choice === 'js'
+                ? 'js'
+                : choice === 'simd' || q.includes(-128) || !relaxed
+                  ? 'wasm-simd'
+                  : 'wasm-relaxed-simd';
             expect(ran, `${choice} ${name}`).toBe(expected);
             const got: number[] = [];
             for (let start = 0; start < n; start += 1000) got.push(...k.dots(start, Math.min(1000, n - start)));

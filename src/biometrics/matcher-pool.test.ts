@@ -11,7 +11,14 @@ import { encodeTemplate } from './template.js';
 const DIMS = 512;
 function rng(seed: number) {
   let s = seed >>> 0 || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
 }
 const randomRow = (r: () => number) => Int8Array.from({ length: DIMS }, () => (r() % 255) - 127);
 /** A row close to `base` (same signs, perturbed): it matches base far better than random rows do. */
@@ -38,7 +45,13 @@ describe('matcher pool', () => {
     expect(g.threaded).toBe(true);
     const probes = [near(rows[17], r), near(rows[6000], r), near(rows[3001], r), randomRow(r)];
     for (const probe of probes) {
-      for (const opts of [{ topK: 1 }, { topK: 10 }, { topK: 50 }, { topK: 5, threshold: 30 }, { topK: 5, exclude: new Set(['s17', 's0', 'nobody']) }]) {
+      for (const opts of [
+        { topK: 1 },
+        { topK: 10 },
+        { topK: 50 },
+        { topK: 5, threshold: 30 },
+        { topK: 5, exclude: new Set(['s17', 's0', 'nobody']) },
+      ]) {
         const single = g.identify(probe, opts);
         const multi = await g.identifyAsync(probe, opts);
         expect(multi).toEqual(single);
@@ -47,14 +60,20 @@ describe('matcher pool', () => {
     }
     // the near probes find their row's subject first
     expect((await g.identifyAsync(probes[0], { topK: 1 }))[0].subject).toBe(`s${17 % 2001}`);
-    expect((await g.identifyAsync(probes[1], { topK: 3, exclude: new Set([`s${6000 % 2001}`]) })).map((h) => h.subject)).not.toContain(`s${6000 % 2001}`);
+    expect(
+      (await g.identifyAsync(probes[1], { topK: 3, exclude: new Set([`s${6000 % 2001}`]) })).map((h) => h.subject),
+    ).not.toContain(`s${6000 % 2001}`);
   });
 
   it('Gallery partitions take the threads too; template bytes in, same answer as on one thread', async () => {
     const gal = new Gallery({ threads: pool });
     const r = rng(9);
     const vs = Array.from({ length: 400 }, () => Float32Array.from({ length: DIMS }, () => (r() % 2001) / 1000 - 1));
-    const tpl = (e: Float32Array) => encodeTemplate({ templateVersion: FACE_CALIBRATION.templateVersion, records: [{ modality: 'face', embedding: e }] });
+    const tpl = (e: Float32Array) =>
+      encodeTemplate({
+        templateVersion: FACE_CALIBRATION.templateVersion,
+        records: [{ modality: 'face', embedding: e }],
+      });
     vs.forEach((v, i) => gal.add(`p${i}`, tpl(v)));
     const probe = tpl(vs[123].map((x, k) => x + ((k % 7) - 3) / 100));
     expect(await gal.identifyAsync(probe, { topK: 5 })).toEqual(gal.identify(probe, { topK: 5 }));
@@ -92,11 +111,17 @@ describe('matcher pool', () => {
     const first = (results[2] as { subject: string; cosine: number }[])[0];
     expect(first.subject).toBe('newcomer');
     expect(first.cosine).toBeCloseTo(1, 9);
-    expect((results[3] as { subject: string }[]).slice(0, 2).map((h) => h.subject).sort()).toEqual(['newcomer', 's5']);
+    expect(
+      (results[3] as { subject: string }[])
+        .slice(0, 2)
+        .map((h) => h.subject)
+        .sort(),
+    ).toEqual(['newcomer', 's5']);
     expect((results[5] as { subject: string }[]).map((h) => h.subject)).not.toContain('newcomer');
     // once nothing is in flight the removed rows are given back and every answer still agrees
     expect(g.size).toBe(60_000 - 3 /* owner's templates */ - 3 /* s5's original */ + 30_000);
-    for (const probe of [target, near(rows[100], r)]) expect(await g.identifyAsync(probe, { topK: 7 })).toEqual(g.identify(probe, { topK: 7 }));
+    for (const probe of [target, near(rows[100], r)])
+      expect(await g.identifyAsync(probe, { topK: 7 })).toEqual(g.identify(probe, { topK: 7 }));
   });
 
   it('many searches and changes interleaved at random', async () => {

@@ -13,10 +13,18 @@ export type MatcherJob =
   | { type: 'forget'; key: number };
 
 /** Messages from a matcher thread. */
-export type MatcherReply = { id: number; hits?: ScanHits; error?: string; /** the slice's scan time in the thread */ ms?: number };
+export type MatcherReply = {
+  id: number;
+  hits?: ScanHits;
+  error?: string /** the slice's scan time in the thread */;
+  ms?: number;
+};
 
 const isTs = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(isTs ? '../../workers/matcher.worker.dev.mjs' : '../../workers/matcher.worker.js', import.meta.url);
+const WORKER_URL = new URL(
+  isTs ? '../../workers/matcher.worker.dev.mjs' : '../../workers/matcher.worker.js',
+  import.meta.url,
+);
 
 interface Pending {
   resolve: (h: ScanHits) => void;

@@ -26,7 +26,8 @@ export interface ScanTask {
 }
 
 function isExcluded(sorted: Int32Array, s: number): boolean {
-  let lo = 0, hi = sorted.length - 1;
+  let lo = 0,
+    hi = sorted.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (sorted[mid] === s) return true;
@@ -40,7 +41,12 @@ function isExcluded(sorted: Int32Array, s: number): boolean {
  * Scans rows task.from..task.to-1, leaving out task.excluded and the subjects `dropped` names. Ties keep the earlier row first, so any split of the rows merges to the
  * order of one scan.
  */
-export function scanRows(kernel: DotKernel, meta: RowMeta, task: ScanTask, dropped?: (subject: number) => boolean): ScanHits {
+export function scanRows(
+  kernel: DotKernel,
+  meta: RowMeta,
+  task: ScanTask,
+  dropped?: (subject: number) => boolean,
+): ScanHits {
   const { probe, topK, generation, excluded } = task;
   const hits: ScanHits = { subjects: [], cosines: [], rows: [] };
   let pn = 0;
@@ -77,7 +83,11 @@ export function scanRows(kernel: DotKernel, meta: RowMeta, task: ScanTask, dropp
       bestSubj.splice(pos, 0, s);
       bestCos.splice(pos, 0, c);
       bestRow.splice(pos, 0, r);
-      if (bestCos.length > topK) { bestSubj.pop(); bestCos.pop(); bestRow.pop(); }
+      if (bestCos.length > topK) {
+        bestSubj.pop();
+        bestCos.pop();
+        bestRow.pop();
+      }
       if (bestCos.length === topK) floor = Math.max(task.minCosine, bestCos[topK - 1]);
     }
   }
@@ -93,7 +103,9 @@ export function mergeHits(parts: ScanHits[], topK: number): ScanHits {
   const best = new Map<number, { c: number; r: number }>();
   for (const p of parts) {
     for (let i = 0; i < p.subjects.length; i++) {
-      const s = p.subjects[i], c = p.cosines[i], r = p.rows[i];
+      const s = p.subjects[i],
+        c = p.cosines[i],
+        r = p.rows[i];
       const b = best.get(s);
       if (!b || c > b.c || (c === b.c && r < b.r)) best.set(s, { c, r });
     }

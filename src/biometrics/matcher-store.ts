@@ -35,7 +35,9 @@ export function metaViews(meta: WebAssembly.Memory): RowMeta {
 
 function newMemory(bytes: number, shared: boolean): WebAssembly.Memory {
   const initial = Math.max(1, Math.ceil(bytes / PAGE));
-  return shared ? new WebAssembly.Memory({ initial, maximum: MAX_PAGES, shared: true }) : new WebAssembly.Memory({ initial });
+  return shared
+    ? new WebAssembly.Memory({ initial, maximum: MAX_PAGES, shared: true })
+    : new WebAssembly.Memory({ initial });
 }
 
 /** Grows `mem` to at least `bytes`, by at least half again so appends copy (private memory) rarely. */
@@ -71,7 +73,11 @@ export class RowStore {
    * @param slots scratch slots (one per thread that scans: this one and each matcher thread).
    * @param shared a SharedArrayBuffer memory (falls back to a private one where the runtime has none).
    */
-  constructor(readonly dims: number, slots: number, shared: boolean) {
+  constructor(
+    readonly dims: number,
+    slots: number,
+    shared: boolean,
+  ) {
     if (dims > MAX_DIMS) throw new RangeError(`embedding length ${dims} over ${MAX_DIMS}`);
     this.rowsAt = Math.ceil((slots * SLOT_BYTES) / 64) * 64;
     let isShared = shared && typeof SharedArrayBuffer !== 'undefined';
@@ -98,12 +104,20 @@ export class RowStore {
 
   /** Row bytes from row 0 (renewed view: the memory may have grown). */
   rows(): Int8Array {
-    if (this.rowView.buffer.byteLength !== this.rowsMemory.buffer.byteLength || this.rowView.buffer !== this.rowsMemory.buffer) this.refresh();
+    if (
+      this.rowView.buffer.byteLength !== this.rowsMemory.buffer.byteLength ||
+      this.rowView.buffer !== this.rowsMemory.buffer
+    )
+      this.refresh();
     return this.rowView;
   }
 
   meta(): RowMeta {
-    if (this.metaView.inv.buffer !== this.metaMemory.buffer || this.metaView.inv.byteLength !== this.metaMemory.buffer.byteLength) this.refresh();
+    if (
+      this.metaView.inv.buffer !== this.metaMemory.buffer ||
+      this.metaView.inv.byteLength !== this.metaMemory.buffer.byteLength
+    )
+      this.refresh();
     return this.metaView;
   }
 

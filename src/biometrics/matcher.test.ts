@@ -6,7 +6,8 @@ import { Gallery } from './gallery.js';
 import { cosine, encodeTemplate, quantize } from './template.js';
 
 const V = FACE_CALIBRATION.templateVersion;
-const tpl = (e: Float32Array, version = V) => encodeTemplate({ templateVersion: version, records: [{ modality: 'face', embedding: e }] });
+const tpl = (e: Float32Array, version = V) =>
+  encodeTemplate({ templateVersion: version, records: [{ modality: 'face', embedding: e }] });
 /** A vector at a chosen similarity to `base`. */
 const near = (base: Float32Array, seed: number, w: number) => {
   const n = unitVector(seed);
@@ -23,7 +24,10 @@ describe.each(['auto', 'js'] as const)('FaceGallery (%s kernel)', (kernel) => {
     const probe = near(vs[42], 999, 0.7);
     const got = g.identify(quantize(probe).q, { topK: 5 });
     const pq = quantize(probe).q;
-    const brute = vs.map((v, i) => ({ subject: `s${i}`, c: cosine(pq, quantize(v).q) })).sort((a, b) => b.c - a.c).slice(0, 5);
+    const brute = vs
+      .map((v, i) => ({ subject: `s${i}`, c: cosine(pq, quantize(v).q) }))
+      .sort((a, b) => b.c - a.c)
+      .slice(0, 5);
     expect(got.map((x) => x.subject)).toEqual(brute.map((x) => x.subject));
     got.forEach((x, i) => expect(x.cosine).toBeCloseTo(brute[i].c, 9));
     expect(got[0].subject).toBe('s42');

@@ -1,12 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { unitVector } from '../../test/support/vectors.js';
 import { BiometricError } from './errors.js';
-import { cosine, cosineInt8, crc32, dequantize, encodeFaceTemplate, encodeTemplate, parseTemplate, quantize } from './template.js';
+import {
+  cosine,
+  cosineInt8,
+  crc32,
+  dequantize,
+  encodeFaceTemplate,
+  encodeTemplate,
+  parseTemplate,
+  quantize,
+} from './template.js';
 
 const V = 'face:test@1/p1';
-const make = (e = unitVector(1), quality: number | null = 87) => encodeTemplate({ templateVersion: V, records: [{ modality: 'face', quality, embedding: e }] });
+const make = (e = unitVector(1), quality: number | null = 87) =>
+  encodeTemplate({ templateVersion: V, records: [{ modality: 'face', quality, embedding: e }] });
 const code = (f: () => unknown) => {
-  try { f(); } catch (e) { return BiometricError.is(e) ? e.code : String(e); }
+  try {
+    f();
+  } catch (e) {
+    return BiometricError.is(e) ? e.code : String(e);
+  }
   return 'no error';
 };
 
@@ -47,7 +61,8 @@ describe('template format v1', () => {
 
   it('int8 cosine stays within 0.005 of float32 cosine', () => {
     for (let k = 0; k < 200; k++) {
-      const a = unitVector(k * 2 + 1), b = unitVector(k * 2 + 2);
+      const a = unitVector(k * 2 + 1),
+        b = unitVector(k * 2 + 2);
       // Mix in a shared component so that similar and dissimilar pairs are both covered.
       const w = (k % 10) / 10;
       const c = a.map((x, i) => x * (1 - w) + b[i] * w);
@@ -72,11 +87,17 @@ describe('template format v1', () => {
   });
 
   it('holds several records (face and voice)', () => {
-    const b = encodeTemplate({ templateVersion: V, records: [
-      { modality: 'face', embedding: unitVector(1) },
-      { modality: 'voice', quality: 50, embedding: unitVector(2, 256) },
-    ] });
+    const b = encodeTemplate({
+      templateVersion: V,
+      records: [
+        { modality: 'face', embedding: unitVector(1) },
+        { modality: 'voice', quality: 50, embedding: unitVector(2, 256) },
+      ],
+    });
     const t = parseTemplate(b);
-    expect(t.records.map((r) => [r.modality, r.q.length])).toEqual([['face', 512], ['voice', 256]]);
+    expect(t.records.map((r) => [r.modality, r.q.length])).toEqual([
+      ['face', 512],
+      ['voice', 256],
+    ]);
   });
 });

@@ -62,11 +62,14 @@ export interface TemplateInput {
  */
 export function encodeTemplate(t: TemplateInput): Uint8Array {
   const version = new TextEncoder().encode(t.templateVersion);
-  if (version.length === 0 || version.length > 255) throw new BiometricError('INVALID_TEMPLATE', 'template version must be 1..255 bytes');
-  if (t.records.length === 0 || t.records.length > 255) throw new BiometricError('INVALID_TEMPLATE', 'a template holds 1..255 records');
+  if (version.length === 0 || version.length > 255)
+    throw new BiometricError('INVALID_TEMPLATE', 'template version must be 1..255 bytes');
+  if (t.records.length === 0 || t.records.length > 255)
+    throw new BiometricError('INVALID_TEMPLATE', 'a template holds 1..255 records');
   const recs = t.records.map((r) => {
     const rec = 'q' in r ? r : { modality: r.modality, quality: r.quality ?? null, ...quantize(r.embedding) };
-    if (rec.q.length === 0 || rec.q.length > 65535) throw new BiometricError('INVALID_TEMPLATE', 'embedding length must be 1..65535');
+    if (rec.q.length === 0 || rec.q.length > 65535)
+      throw new BiometricError('INVALID_TEMPLATE', 'embedding length must be 1..65535');
     return rec;
   });
   const size = 4 + 1 + 1 + version.length + 1 + recs.reduce((a, r) => a + 8 + r.q.length, 0) + 4;
@@ -97,8 +100,14 @@ export function encodeTemplate(t: TemplateInput): Uint8Array {
  * const { faces } = await extractor.analyseFace(jpeg);
  * const bytes = encodeFaceTemplate(extractor.templateVersion, faces[0]);
  */
-export function encodeFaceTemplate(templateVersion: string, face: { embedding: ArrayLike<number>; quality?: number | null }): Uint8Array {
-  return encodeTemplate({ templateVersion, records: [{ modality: 'face', quality: face.quality ?? null, embedding: face.embedding }] });
+export function encodeFaceTemplate(
+  templateVersion: string,
+  face: { embedding: ArrayLike<number>; quality?: number | null },
+): Uint8Array {
+  return encodeTemplate({
+    templateVersion,
+    records: [{ modality: 'face', quality: face.quality ?? null, embedding: face.embedding }],
+  });
 }
 
 /**
@@ -107,8 +116,14 @@ export function encodeFaceTemplate(templateVersion: string, face: { embedding: A
  * const a = await extractor.analyseVoice(wav);
  * const bytes = encodeVoiceTemplate(extractor.voiceTemplateVersion, { embedding: a.embedding!, quality: a.quality });
  */
-export function encodeVoiceTemplate(templateVersion: string, voice: { embedding: ArrayLike<number>; quality?: number | null }): Uint8Array {
-  return encodeTemplate({ templateVersion, records: [{ modality: 'voice', quality: voice.quality ?? null, embedding: voice.embedding }] });
+export function encodeVoiceTemplate(
+  templateVersion: string,
+  voice: { embedding: ArrayLike<number>; quality?: number | null },
+): Uint8Array {
+  return encodeTemplate({
+    templateVersion,
+    records: [{ modality: 'voice', quality: voice.quality ?? null, embedding: voice.embedding }],
+  });
 }
 
 const bad = (why: string) => new BiometricError('INVALID_TEMPLATE', `invalid template: ${why}`);
@@ -142,7 +157,12 @@ export function parseTemplate(bytes: Uint8Array): Template {
     if (o + 8 + dims > bytes.length) throw bad('truncated');
     // A copy through Int8Array (not `bytes.slice().buffer`): Node Buffers from drivers are views into a shared
     // pool, where `slice` does not copy and `.buffer` is the whole pool.
-    records.push({ modality, quality: qual === 255 ? null : qual, q: new Int8Array(bytes.buffer, bytes.byteOffset + o + 8, dims).slice(), scale });
+    records.push({
+      modality,
+      quality: qual === 255 ? null : qual,
+      q: new Int8Array(bytes.buffer, bytes.byteOffset + o + 8, dims).slice(),
+      scale,
+    });
     o += 8 + dims;
   }
   if (o + 4 !== bytes.length) throw bad(o + 4 > bytes.length ? 'truncated' : 'trailing bytes');
@@ -163,14 +183,26 @@ export function voiceRecord(t: Template): TemplateRecord | undefined {
 /** Cosine similarity of two int8 vectors (scales cancel out). */
 export function cosineInt8(a: Int8Array, b: Int8Array): number {
   if (a.length !== b.length) throw new BiometricError('TEMPLATE_VERSION_MISMATCH', 'embeddings of different length');
-  let d = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  let d = 0,
+    na = 0,
+    nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    d += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
   return na && nb ? d / Math.sqrt(na * nb) : 0;
 }
 
 /** Cosine similarity of two float vectors. */
 export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let d = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  let d = 0,
+    na = 0,
+    nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    d += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
   return na && nb ? d / Math.sqrt(na * nb) : 0;
 }

@@ -32,9 +32,17 @@ describe('loadConfig', () => {
   });
 
   it('requires the extraction token with an extraction service URL, alone or among other errors', () => {
-    expect(() => loadConfig({ BIMS_EXTRACTION_URL: 'http://10.0.0.5:7091' })).toThrow(/BIMS_EXTRACTION_TOKEN: required when BIMS_EXTRACTION_URL is set/);
-    expect(() => loadConfig({ BIMS_EXTRACTION_URL: 'http://10.0.0.5:7091', PORT: 'x' })).toThrow(/PORT[\s\S]*BIMS_EXTRACTION_TOKEN: required/);
+    expect(() => loadConfig({ BIMS_EXTRACTION_URL: 'http://10.0.0.5:7091' })).toThrow(
+      /BIMS_EXTRACTION_TOKEN: required when BIMS_EXTRACTION_URL is set/,
+    );
+    expect(() => loadConfig({ BIMS_EXTRACTION_URL: 'http://10.0.0.5:7091', PORT: 'x' })).toThrow(
+      /PORT[\s\S]*BIMS_EXTRACTION_TOKEN: required/,
+    );
     const config = loadConfig({ BIMS_EXTRACTION_URL: 'http://10.0.0.5:7091', BIMS_EXTRACTION_TOKEN: 't'.repeat(32) });
-    expect(config).toMatchObject({ BIMS_EXTRACTION_URL: 'http://10.0.0.5:7091', BIMS_EXTRACTION_PORT: 7091, BIMS_EXTRACTION_HOST: '127.0.0.1' });
+    expect(config).toMatchObject({
+      BIMS_EXTRACTION_URL: 'http://10.0.0.5:7091',
+      BIMS_EXTRACTION_PORT: 7091,
+      BIMS_EXTRACTION_HOST: '127.0.0.1',
+    });
   });
 });

@@ -24,27 +24,49 @@ export const configSchema = z.object({
   /** Issuer of the tokens and base of the OAuth endpoints, when they differ from BIMS_BASE_URL. */
   BIMS_AUTH_URL: z.string().url().optional(),
   /** Largest request body accepted, in bytes (413 above). Enrolment carries base64 images, hence the size. */
-  BIMS_MAX_BODY_BYTES: z.coerce.number().int().min(1024).default(32 * 1024 * 1024),
+  BIMS_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
   /**
    * Largest total of files one download (ZIP of images, voice recordings) may hold, in bytes; above it the
    * download answers 422. Stays far below 4 GiB because the ZIP writer has no ZIP64.
    */
-  BIMS_MAX_DOWNLOAD_BYTES: z.coerce.number().int().min(1024).max(2 ** 31).default(256 * 1024 * 1024),
+  BIMS_MAX_DOWNLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(2 ** 31)
+    .default(256 * 1024 * 1024),
   /** PBKDF2-SHA256 iterations for new password hashes (OWASP 2023 recommends 600,000). */
   BIMS_PASSWORD_ITERATIONS: z.coerce.number().int().min(10_000).max(10_000_000).default(600_000),
   /** Lifetime of an access token. */
   BIMS_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(30).max(86_400).default(900),
   /** Lifetime of a refresh token (they rotate at each use; reusing a spent one revokes its whole family). */
-  BIMS_REFRESH_TOKEN_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
+  BIMS_REFRESH_TOKEN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(30 * 86_400),
   /** Signing keys older than this are replaced by a fresh one; older keys keep verifying until retired. */
-  BIMS_SIGNING_KEY_ROTATION_SECONDS: z.coerce.number().int().min(60).default(30 * 86_400),
+  BIMS_SIGNING_KEY_ROTATION_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(30 * 86_400),
   // ---- login throttling (docs/login-throttling.md) ---------------------------------------------------------
   /** Failed logins for one account (or client) from one address answered at once; each further one waits longer. */
   BIMS_LOGIN_FREE_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   /** The longest wait the growing delay (1 s, 2 s, 4 s, ...) reaches. */
   BIMS_LOGIN_MAX_DELAY_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** An (account, address) pair's failures are forgotten after this long without one. */
-  BIMS_LOGIN_FORGET_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(3600),
+  BIMS_LOGIN_FORGET_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86_400)
+    .default(3600),
   /** Failed logins one address may make across all accounts per window before it is held to one guess per account. */
   BIMS_LOGIN_ADDRESS_FAILURES: z.coerce.number().int().min(1).max(1_000_000).default(100),
   /** The window the per-address budget is counted in. */
@@ -186,7 +208,10 @@ export const configSchema = z.object({
    */
   BIMS_CAPTURE_LINGER_SECONDS: z.coerce.number().int().min(0).max(600).default(30),
   /** Plugin attached when the request names none. */
-  BIMS_GATEWAY_PLUGIN: z.string().regex(/^[a-z0-9_.-]+$/, 'must be a plugin package name such as janus.plugin.echotest').default('janus.plugin.echotest'),
+  BIMS_GATEWAY_PLUGIN: z
+    .string()
+    .regex(/^[a-z0-9_.-]+$/, 'must be a plugin package name such as janus.plugin.echotest')
+    .default('janus.plugin.echotest'),
   /** How often BIMS sends a keepalive for each session it keeps alive; below Janus's session timeout. */
   BIMS_GATEWAY_KEEPALIVE_SECONDS: z.coerce.number().int().min(1).max(300).default(15),
   /**
@@ -265,7 +290,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const parsed = configSchema.safeParse(present);
   const lines = parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-  if (present.BIMS_EXTRACTION_URL && !present.BIMS_EXTRACTION_TOKEN) lines.push('  BIMS_EXTRACTION_TOKEN: required when BIMS_EXTRACTION_URL is set');
+  if (present.BIMS_EXTRACTION_URL && !present.BIMS_EXTRACTION_TOKEN)
+    lines.push('  BIMS_EXTRACTION_TOKEN: required when BIMS_EXTRACTION_URL is set');
   if (!parsed.success || lines.length) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
 }
@@ -274,7 +300,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 export function poolLimitsOf(config: Config): { maxQueuePerOwner: number; maxWorkerMemoryBytes?: number } {
   return {
     maxQueuePerOwner: config.BIMS_EXTRACTION_QUEUE_PER_ACCOUNT,
-    ...(config.BIMS_EXTRACTION_WORKER_MAX_MB > 0 ? { maxWorkerMemoryBytes: config.BIMS_EXTRACTION_WORKER_MAX_MB * 2 ** 20 } : {}),
+    ...(config.BIMS_EXTRACTION_WORKER_MAX_MB > 0
+      ? { maxWorkerMemoryBytes: config.BIMS_EXTRACTION_WORKER_MAX_MB * 2 ** 20 }
+      : {}),
   };
 }
 

@@ -33,10 +33,19 @@ const CAMERA = 'camera=(self), microphone=(self), geolocation=()';
 const MOUNTS = ['/dashboard', '/admin/dashboard'] as const;
 
 function problem(c: Context, status: 404 | 405, title: string, detail: string, headers: Record<string, string> = {}) {
-  return c.body(JSON.stringify({ type: `https://bims.dev/problems/${status === 404 ? 'not-found' : 'method-not-allowed'}`, title, status, detail }), status, {
-    'Content-Type': 'application/problem+json',
-    ...headers,
-  });
+  return c.body(
+    JSON.stringify({
+      type: `https://bims.dev/problems/${status === 404 ? 'not-found' : 'method-not-allowed'}`,
+      title,
+      status,
+      detail,
+    }),
+    status,
+    {
+      'Content-Type': 'application/problem+json',
+      ...headers,
+    },
+  );
 }
 
 export function createDashboardApp(files: StaticFiles, options: { maxStreams?: number } = {}) {
@@ -66,8 +75,18 @@ export function createDashboardApp(files: StaticFiles, options: { maxStreams?: n
       if (c.req.header('if-none-match') === file.etag) return c.body(null, 304, headers);
       return c.body(file.bytes as Uint8Array<ArrayBuffer>, 200, headers);
     });
-    app.all(`${mount}/*`, (c) => problem(c, 405, 'Method not allowed', `The dashboard serves files with GET; ${c.req.method} ${c.req.path} changes nothing here`, { Allow: 'GET, HEAD' }));
+    app.all(`${mount}/*`, (c) =>
+      problem(
+        c,
+        405,
+        'Method not allowed',
+        `The dashboard serves files with GET; ${c.req.method} ${c.req.path} changes nothing here`,
+        { Allow: 'GET, HEAD' },
+      ),
+    );
   }
-  app.notFound((c) => problem(c, 404, 'Not found', `The dashboard lives under /dashboard/ and /admin/dashboard/, not ${c.req.path}`));
+  app.notFound((c) =>
+    problem(c, 404, 'Not found', `The dashboard lives under /dashboard/ and /admin/dashboard/, not ${c.req.path}`),
+  );
   return app;
 }

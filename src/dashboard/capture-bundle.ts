@@ -5,7 +5,9 @@ export const CAPTURE_BUNDLE = 'js/bims-capture.js';
 
 // From source (npm start runs TypeScript through tsx) the helper is src/sdk/gateway-capture.ts; in the compiled
 // package it is dist/src/sdk/gateway-capture.js, beside this file's own compiled form.
-const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../sdk/gateway-capture.ts' : '../sdk/gateway-capture.js', import.meta.url));
+const entry = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../sdk/gateway-capture.ts' : '../sdk/gateway-capture.js', import.meta.url),
+);
 
 /**
  * The browser SDK's capture helper (`captureWithGateway`, src/sdk/gateway-capture.ts) as one small ES module for

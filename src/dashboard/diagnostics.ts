@@ -31,9 +31,12 @@ function requestedHeaders(values: string[]): { headers: [string, string][] } | {
     const at = spec.indexOf(':');
     const name = at > 0 ? spec.slice(0, at).trim() : '';
     const value = at > 0 ? spec.slice(at + 1).trim() : '';
-    const connectionOfOurs = name.toLowerCase() === 'connection' && value.split(',').every((t) => ECHO_HEADER.test(t.trim()));
+    const connectionOfOurs =
+      name.toLowerCase() === 'connection' && value.split(',').every((t) => ECHO_HEADER.test(t.trim()));
     if (!(ECHO_HEADER.test(name) || connectionOfOurs) || !SAFE_VALUE.test(value)) {
-      return { error: `query.header: '${spec.slice(0, 80)}' is not 'X-Echo-Name: printable value' (or Connection naming X-Echo- headers)` };
+      return {
+        error: `query.header: '${spec.slice(0, 80)}' is not 'X-Echo-Name: printable value' (or Connection naming X-Echo- headers)`,
+      };
     }
     headers.push([name, value]);
   }
@@ -52,9 +55,18 @@ export function createDiagnostics(options: { maxStreams?: number } = {}) {
     const url = new URL(c.req.url);
     const asked = requestedHeaders(url.searchParams.getAll('header'));
     if ('error' in asked) {
-      return c.body(JSON.stringify({ type: 'https://bims.dev/problems/validation', title: 'Invalid request', status: 400, detail: asked.error }), 400, {
-        'Content-Type': 'application/problem+json',
-      });
+      return c.body(
+        JSON.stringify({
+          type: 'https://bims.dev/problems/validation',
+          title: 'Invalid request',
+          status: 400,
+          detail: asked.error,
+        }),
+        400,
+        {
+          'Content-Type': 'application/problem+json',
+        },
+      );
     }
     const headers: Record<string, string> = {};
     for (const [name, value] of c.req.raw.headers) {
@@ -88,10 +100,19 @@ export function createDiagnostics(options: { maxStreams?: number } = {}) {
 
   function stream(c: Context) {
     if (openStreams >= maxStreams) {
-      return c.body(JSON.stringify({ type: 'https://bims.dev/problems/service-unavailable', title: 'Service unavailable', status: 503, detail: `At most ${maxStreams} diagnostic streams may be open at once; try again later` }), 503, {
-        'Content-Type': 'application/problem+json',
-        'Retry-After': '10',
-      });
+      return c.body(
+        JSON.stringify({
+          type: 'https://bims.dev/problems/service-unavailable',
+          title: 'Service unavailable',
+          status: 503,
+          detail: `At most ${maxStreams} diagnostic streams may be open at once; try again later`,
+        }),
+        503,
+        {
+          'Content-Type': 'application/problem+json',
+          'Retry-After': '10',
+        },
+      );
     }
     const encoder = new TextEncoder();
     let timer: ReturnType<typeof setInterval> | undefined;
@@ -108,7 +129,10 @@ export function createDiagnostics(options: { maxStreams?: number } = {}) {
       start(controller) {
         openStreams++;
         let n = 0;
-        const tick = () => controller.enqueue(encoder.encode(`event: tick\ndata: ${JSON.stringify({ n: ++n, at: new Date().toISOString() })}\n\n`));
+        const tick = () =>
+          controller.enqueue(
+            encoder.encode(`event: tick\ndata: ${JSON.stringify({ n: ++n, at: new Date().toISOString() })}\n\n`),
+          );
         // The first event goes out at once: a client that receives it knows the path streams.
         tick();
         timer = setInterval(tick, TICK_MS);
@@ -120,7 +144,11 @@ export function createDiagnostics(options: { maxStreams?: number } = {}) {
       cancel: close,
     });
     return new Response(body, {
-      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' },
+      headers: {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+      },
     });
   }
 

@@ -9,7 +9,12 @@ import { startDashboardServer } from './node-server.js';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const log = configuredLogger(config);
-  const server = await startDashboardServer({ host: config.BIMS_DASHBOARD_HOST, port: config.BIMS_DASHBOARD_PORT, maxStreams: config.BIMS_STREAMS_TOTAL, warn: (message, fields) => log.warn(message, fields) });
+  const server = await startDashboardServer({
+    host: config.BIMS_DASHBOARD_HOST,
+    port: config.BIMS_DASHBOARD_PORT,
+    maxStreams: config.BIMS_STREAMS_TOTAL,
+    warn: (message, fields) => log.warn(message, fields),
+  });
   log.info('dashboard listening', { url: server.url, through: 'the API at /dashboard/ and /admin/dashboard/' });
   let stopping = false;
   const stop = async (why: string) => {

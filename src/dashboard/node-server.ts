@@ -11,7 +11,10 @@ import { bundleCaptureHelper } from './capture-bundle.js';
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
 /** Every servable file under the public folder, by its path relative to it with forward slashes, and `extra` files. */
-export async function readPublicFiles(dir = PUBLIC_DIR, extra: { name: string; bytes: Uint8Array }[] = []): Promise<StaticFiles> {
+export async function readPublicFiles(
+  dir = PUBLIC_DIR,
+  extra: { name: string; bytes: Uint8Array }[] = [],
+): Promise<StaticFiles> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const files = [];
   for (const entry of entries) {
@@ -29,14 +32,24 @@ export interface DashboardServer {
 }
 
 /** Serve the dashboard on host:port (0 picks a free port); resolves once listening, rejects if it cannot. */
-export async function startDashboardServer(options: { host: string; port: number; maxStreams?: number; warn?: (message: string, fields: Record<string, unknown>) => void }): Promise<DashboardServer> {
+export async function startDashboardServer(options: {
+  host: string;
+  port: number;
+  maxStreams?: number;
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+}): Promise<DashboardServer> {
   // The camera page's script is built from the SDK's source; without it the rest of the dashboard still works
   // and the camera page says the helper is missing.
   const capture = await bundleCaptureHelper().catch((error: unknown) => {
-    options.warn?.('dashboard: the camera page has no capture helper (esbuild could not bundle src/sdk/gateway-capture)', { error: String(error) });
+    options.warn?.(
+      'dashboard: the camera page has no capture helper (esbuild could not bundle src/sdk/gateway-capture)',
+      { error: String(error) },
+    );
     return null;
   });
-  const app = createDashboardApp(await readPublicFiles(PUBLIC_DIR, capture ? [capture] : []), { maxStreams: options.maxStreams });
+  const app = createDashboardApp(await readPublicFiles(PUBLIC_DIR, capture ? [capture] : []), {
+    maxStreams: options.maxStreams,
+  });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info: AddressInfo) => {
       const host = info.address.includes(':') ? `[${info.address}]` : info.address;

@@ -33,7 +33,10 @@ describe('the dashboard ZIP reader', () => {
     const text = new TextEncoder().encode('a face, a face, a face, '.repeat(1000));
     const zip = zipSync({ 'a.txt': [text, { level: 9 }], 'b.bin': [bytes(500, 3), { level: 0 }] });
     const read = await unzip(buffer(zip));
-    expect(read.map((f) => [f.name, f.bytes.length])).toEqual([['a.txt', text.length], ['b.bin', 500]]);
+    expect(read.map((f) => [f.name, f.bytes.length])).toEqual([
+      ['a.txt', text.length],
+      ['b.bin', 500],
+    ]);
     expect(Buffer.from(read[0]!.bytes).equals(Buffer.from(text))).toBe(true);
     await expect(unzip(buffer(new TextEncoder().encode('<html>not a zip</html>')))).rejects.toThrow(/not a ZIP/);
   });

@@ -11,6 +11,7 @@ describe('bytea hex codec', () => {
 
   it('accepts upper-case digits and refuses what is not hex', () => {
     expect(Array.from(hexToBytea('\\xABcd'))).toEqual([0xab, 0xcd]);
-    for (const bad of ['abcd', '\\xabc', '\\xzz', '\\x0g', '\\x\u0130\u0130']) expect(() => hexToBytea(bad)).toThrow(/hex form/);
+    for (const bad of ['abcd', '\\xabc', '\\xzz', '\\x0g', '\\x\u0130\u0130'])
+      expect(() => hexToBytea(bad)).toThrow(/hex form/);
   });
 });

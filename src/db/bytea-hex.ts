@@ -26,7 +26,8 @@ export function hexToBytea(text: string): Uint8Array {
   for (let i = 0, p = 2; i < out.length; i++, p += 2) {
     const hi = NIBBLE[text.charCodeAt(p) & 127]!;
     const lo = NIBBLE[text.charCodeAt(p + 1) & 127]!;
-    if (hi < 0 || lo < 0 || text.charCodeAt(p) > 127 || text.charCodeAt(p + 1) > 127) throw new Error('bytea value is not in hex form');
+    if (hi < 0 || lo < 0 || text.charCodeAt(p) > 127 || text.charCodeAt(p + 1) > 127)
+      throw new Error('bytea value is not in hex form');
     out[i] = (hi << 4) | lo;
   }
   return out;

@@ -17,7 +17,12 @@ export interface DatabaseHandle {
    * notifications sent meanwhile are lost; the subscription reconnects by itself and then calls `onRestored`
    * (from then on notifications arrive again).
    */
-  listen?(channel: string, onMessage: (payload: string) => void, onLost: () => void, onRestored?: () => void): Promise<() => Promise<void>>;
+  listen?(
+    channel: string,
+    onMessage: (payload: string) => void,
+    onLost: () => void,
+    onRestored?: () => void,
+  ): Promise<() => Promise<void>>;
   /** The connection pool now, for the metrics (PostgreSQL through a `pg` pool only). */
   poolStats?(): DatabasePoolStats;
   /** PGlite only: its whole data directory as a tarball (what `loadDataDir` starts a new one from). */
@@ -69,7 +74,12 @@ export async function connectDatabase(options: {
     pool.on('connect', (client) => nameStatements(client));
     dialect = new PostgresDialect({ pool });
     name = 'postgres';
-    poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 });
+    poolStats = () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max ?? 10,
+    });
     listen = async (channel, onMessage, onLost, onRestored) => {
       let client: InstanceType<typeof pg.Client> | null = null;
       let stopped = false;

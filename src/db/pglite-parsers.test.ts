@@ -24,7 +24,10 @@ describe('PGlite result parsing with the trimmed parser table', () => {
     try {
       const expected = (await raw.query<Record<string, unknown>>(query)).rows[0]!;
       const actual = (await sql.raw<Record<string, unknown>>(query).execute(trimmed.db)).rows[0]!;
-      const normal = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === 'bigint' ? Number(x) : x instanceof Uint8Array ? [...x] : Number.isNaN(x) ? 'NaN' : x));
+      const normal = (v: unknown) =>
+        JSON.stringify(v, (_, x) =>
+          typeof x === 'bigint' ? Number(x) : x instanceof Uint8Array ? [...x] : Number.isNaN(x) ? 'NaN' : x,
+        );
       for (const key of Object.keys(expected)) expect(normal(actual[key]), key).toBe(normal(expected[key]));
       expect(actual.n).toBeInstanceOf(Date);
       expect(actual.q).toBeInstanceOf(Uint8Array);

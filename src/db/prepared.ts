@@ -62,7 +62,12 @@ export function nameStatements(client: QueryingClient): void {
   const query = client.query.bind(client);
   client.query = (text: unknown, values?: unknown, callback?: unknown) => {
     const name = typeof text === 'string' ? names.get(text) : undefined;
-    if (name !== undefined) return callback === undefined ? query({ name, text, values }) : query({ name, text, values }, callback);
-    return callback === undefined ? (values === undefined ? query(text) : query(text, values)) : query(text, values, callback);
+    if (name !== undefined)
+      return callback === undefined ? query({ name, text, values }) : query({ name, text, values }, callback);
+    return callback === undefined
+      ? values === undefined
+        ? query(text)
+        : query(text, values)
+      : query(text, values, callback);
   };
 }

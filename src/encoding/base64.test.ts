@@ -6,7 +6,15 @@ const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i);
 
 describe('base64', () => {
   it('encodes as RFC 4648 (its test vectors, padded)', () => {
-    const vectors: [string, string][] = [['', ''], ['f', 'Zg=='], ['fo', 'Zm8='], ['foo', 'Zm9v'], ['foob', 'Zm9vYg=='], ['fooba', 'Zm9vYmE='], ['foobar', 'Zm9vYmFy']];
+    const vectors: [string, string][] = [
+      ['', ''],
+      ['f', 'Zg=='],
+      ['fo', 'Zm8='],
+      ['foo', 'Zm9v'],
+      ['foob', 'Zm9vYg=='],
+      ['fooba', 'Zm9vYmE='],
+      ['foobar', 'Zm9vYmFy'],
+    ];
     for (const [plain, encoded] of vectors) {
       expect(toBase64(new TextEncoder().encode(plain))).toBe(encoded);
       expect(new TextDecoder().decode(fromBase64(encoded))).toBe(plain);

@@ -36,7 +36,8 @@ export function pipelineOptions<T extends JobAdmission>(o: T): Omit<T, keyof Job
 }
 
 /** The error of a job dropped because its caller went away. */
-export const cancelled = () => new BiometricError('EXTRACTION_CANCELLED', 'the caller went away before the extraction started');
+export const cancelled = () =>
+  new BiometricError('EXTRACTION_CANCELLED', 'the caller went away before the extraction started');
 
 /** Live state of an extractor (for management info). */
 export interface ExtractorStats {

@@ -2,7 +2,15 @@ import { BiometricError } from '../biometrics/errors.js';
 import { analyseImage, renderTokenImage } from '../biometrics/face/pipeline.js';
 import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import { analyseVoice } from '../biometrics/voice/pipeline.js';
-import { cancelled, type ExtractOptions, type Extractor, type ExtractorOptions, type ExtractorStats, type TokenImageOptions, type VoiceExtractOptions } from './extractor.js';
+import {
+  cancelled,
+  type ExtractOptions,
+  type Extractor,
+  type ExtractorOptions,
+  type ExtractorStats,
+  type TokenImageOptions,
+  type VoiceExtractOptions,
+} from './extractor.js';
 import { FACE_TEMPLATE_VERSION, OrtWebRunner, type OrtWebOptions } from './ort-web-runner.js';
 import { OrtVoiceRunner, VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
@@ -27,9 +35,12 @@ export async function createInlineExtractor(opts: InlineExtractorOptions): Promi
   if (opts.jpegWasm) configureJpegDecoder(opts.jpegWasm);
   const runner = await OrtWebRunner.create(opts);
   // Optional, as in the worker pool: a missing voice model fails voice jobs only.
-  const voice = opts.voice === false
-    ? new BiometricError('MODEL_UNAVAILABLE', 'this extractor was created without the voice model')
-    : await OrtVoiceRunner.create({ loadModel: opts.loadModel, verify: opts.verify, warm: opts.warm }).catch((e: unknown) => e as Error);
+  const voice =
+    opts.voice === false
+      ? new BiometricError('MODEL_UNAVAILABLE', 'this extractor was created without the voice model')
+      : await OrtVoiceRunner.create({ loadModel: opts.loadModel, verify: opts.verify, warm: opts.warm }).catch(
+          (e: unknown) => e as Error,
+        );
   const maxQueue = opts.maxQueue ?? 64;
   const defaultTimeout = opts.jobTimeoutMs ?? 30_000;
   let chain: Promise<unknown> = Promise.resolve();
@@ -40,7 +51,8 @@ export async function createInlineExtractor(opts: InlineExtractorOptions): Promi
   const enqueue = <R>(work: () => Promise<R>, timeoutMs?: number, signal?: AbortSignal): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
     if (signal?.aborted) return Promise.reject(cancelled());
-    if (st.queued >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
+    if (st.queued >= maxQueue)
+      return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
     st.queued++;
     const job = chain.then(async () => {
       st.queued--;
@@ -58,21 +70,38 @@ export async function createInlineExtractor(opts: InlineExtractorOptions): Promi
     const timeout = timeoutMs ?? defaultTimeout;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timed = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new BiometricError('EXTRACTION_TIMEOUT', `extraction took longer than ${timeout} ms`)), timeout);
+      timer = setTimeout(
+        () => reject(new BiometricError('EXTRACTION_TIMEOUT', `extraction took longer than ${timeout} ms`)),
+        timeout,
+      );
     });
     return Promise.race([job, timed]).then(
-      (r) => { clearTimeout(timer); st.completed++; return r; },
-      (e) => { clearTimeout(timer); st.failed++; throw e; },
+      (r) => {
+        clearTimeout(timer);
+        st.completed++;
+        return r;
+      },
+      (e) => {
+        clearTimeout(timer);
+        st.failed++;
+        throw e;
+      },
     );
   };
 
   return {
     templateVersion: FACE_TEMPLATE_VERSION,
-    analyseFace: (bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> => enqueue(() => analyseImage(runner, bytes, o), o.timeoutMs, o.signal),
+    analyseFace: (bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> =>
+      enqueue(() => analyseImage(runner, bytes, o), o.timeoutMs, o.signal),
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseVoice: (bytes: Uint8Array, o: VoiceExtractOptions = {}) =>
-      enqueue(() => (voice instanceof Error ? Promise.reject(voice) : analyseVoice(voice, bytes, o)), o.timeoutMs, o.signal),
-    renderTokenImage: (bytes: Uint8Array, o: TokenImageOptions) => enqueue(() => renderTokenImage(bytes, o.landmarks), o.timeoutMs, o.signal),
+      enqueue(
+        () => (voice instanceof Error ? Promise.reject(voice) : analyseVoice(voice, bytes, o)),
+        o.timeoutMs,
+        o.signal,
+      ),
+    renderTokenImage: (bytes: Uint8Array, o: TokenImageOptions) =>
+      enqueue(() => renderTokenImage(bytes, o.landmarks), o.timeoutMs, o.signal),
     stats: () => ({ ...st }),
     async close() {
       if (closed) return;

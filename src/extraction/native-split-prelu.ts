@@ -28,16 +28,29 @@ const stringField = (no: number, s: string) => {
 
 /** A NodeProto field of the graph: op_type with its inputs, outputs and name (no attributes, default domain). */
 function nodeField(op: string, inputs: string[], outputs: string[], name: string): Uint8Array {
-  const body = concat([...inputs.map((i) => stringField(1, i)), ...outputs.map((o) => stringField(2, o)), stringField(3, name), stringField(4, op)]);
+  const body = concat([
+    ...inputs.map((i) => stringField(1, i)),
+    ...outputs.map((o) => stringField(2, o)),
+    stringField(3, name),
+    stringField(4, op),
+  ]);
   return concat([header(1, body.length), body]);
 }
 
-interface PRelu { field: Field; x: string; slope: string; output: string }
+interface PRelu {
+  field: Field;
+  x: string;
+  slope: string;
+  output: string;
+}
 
 /** The PRelu node in `node` (a GraphProto.node field), or null for any other node. */
 function preluOf(b: Uint8Array, node: Field): PRelu | null {
-  let op = '', domain = '', attributes = 0;
-  const inputs: string[] = [], outputs: string[] = [];
+  let op = '',
+    domain = '',
+    attributes = 0;
+  const inputs: string[] = [],
+    outputs: string[] = [];
   for (const f of fields(b, node.body, node.end)) {
     if (f.no === 1 && f.wire === 2) inputs.push(text(b, f));
     else if (f.no === 2 && f.wire === 2) outputs.push(text(b, f));
@@ -45,14 +58,22 @@ function preluOf(b: Uint8Array, node: Field): PRelu | null {
     else if (f.no === 7 && f.wire === 2) domain = text(b, f);
     else if (f.no === 5) attributes++;
   }
-  if (op !== 'PRelu' || (domain !== '' && domain !== 'ai.onnx') || attributes || inputs.length !== 2 || outputs.length !== 1) return null;
+  if (
+    op !== 'PRelu' ||
+    (domain !== '' && domain !== 'ai.onnx') ||
+    attributes ||
+    inputs.length !== 2 ||
+    outputs.length !== 1
+  )
+    return null;
   return { field: node, x: inputs[0]!, slope: inputs[1]!, output: outputs[0]! };
 }
 
 /** A float TensorProto `tensor` negated under a new name (dims kept), or null unless its data is raw floats. */
 function negated(b: Uint8Array, tensor: Field, name: string): Uint8Array | null {
   const dims: Uint8Array[] = [];
-  let raw: Field | null = null, type = -1;
+  let raw: Field | null = null,
+    type = -1;
   for (const f of fields(b, tensor.body, tensor.end)) {
     if (f.no === 1) dims.push(b.subarray(f.start, f.end));
     else if (f.no === 2 && f.wire === 0) type = f.value;
@@ -99,18 +120,22 @@ function split(b: Uint8Array): Uint8Array | null {
     const negSlope = negated(b, init, `${n}_negslope`);
     if (!negSlope) continue;
     added.push(negSlope);
-    replaced.set(f, concat([
-      nodeField('Relu', [p.x], [`${n}_pos`], `${n}_relu`),
-      nodeField('Neg', [p.x], [`${n}_negx`], `${n}_neg`),
-      nodeField('Relu', [`${n}_negx`], [`${n}_negpart`], `${n}_relu_neg`),
-      nodeField('Mul', [`${n}_negpart`, `${n}_negslope`], [`${n}_scaled`], `${n}_mul`),
-      nodeField('Add', [`${n}_pos`, `${n}_scaled`], [p.output], `${n}_add`),
-    ]));
+    replaced.set(
+      f,
+      concat([
+        nodeField('Relu', [p.x], [`${n}_pos`], `${n}_relu`),
+        nodeField('Neg', [p.x], [`${n}_negx`], `${n}_neg`),
+        nodeField('Relu', [`${n}_negx`], [`${n}_negpart`], `${n}_relu_neg`),
+        nodeField('Mul', [`${n}_negpart`, `${n}_negslope`], [`${n}_scaled`], `${n}_mul`),
+        nodeField('Add', [`${n}_pos`, `${n}_scaled`], [p.output], `${n}_add`),
+      ]),
+    );
   }
   if (replaced.size === 0) return null;
   // Repeated fields may interleave: the new initializers go after everything else, the nodes stay in place.
   const graphBody = concat([...parts.map((f) => replaced.get(f) ?? b.subarray(f.start, f.end)), ...added]);
   const out: Uint8Array[] = [];
-  for (const f of fields(b, 0, b.length)) out.push(f.start === graph.start ? concat([header(7, graphBody.length), graphBody]) : b.subarray(f.start, f.end));
+  for (const f of fields(b, 0, b.length))
+    out.push(f.start === graph.start ? concat([header(7, graphBody.length), graphBody]) : b.subarray(f.start, f.end));
   return concat(out);
 }

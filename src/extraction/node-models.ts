@@ -10,7 +10,9 @@ import manifest from '../../wasm/models/voice-manifest.json' with { type: 'json'
  * Directory holding the fetched model files: wasm/models/ of the repository or of the installed package
  * (the package's postinstall fetches them there), also from the compiled dist/src/extraction/.
  */
-export const MODELS_DIR = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../wasm/models/' : '../../../wasm/models/', import.meta.url));
+export const MODELS_DIR = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../../wasm/models/' : '../../../wasm/models/', import.meta.url),
+);
 
 /**
  * Loader reading `dir/<file>` (default wasm/models/), except the speaker encoder when BIMS_VOICE_MODEL names
@@ -22,7 +24,10 @@ export function nodeModelLoader(dir: string = MODELS_DIR): ModelLoader {
   return async (file) => {
     const voiceModel = file === manifest.model.file ? process.env.BIMS_VOICE_MODEL : undefined;
     if (voiceModel) {
-      const isDir = await stat(voiceModel).then((s) => s.isDirectory(), () => false);
+      const isDir = await stat(voiceModel).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
       return new Uint8Array(await readFile(isDir ? `${voiceModel}/${file}` : voiceModel));
     }
     return new Uint8Array(await readFile(dir.endsWith('/') ? dir + file : `${dir}/${file}`));

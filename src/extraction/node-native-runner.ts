@@ -18,14 +18,19 @@ import { splitPRelu } from './native-split-prelu.js';
 export const NATIVE_BACKEND_COMMAND = 'npm run native-backend';
 
 /** tools/bench of the repository (from src/extraction/ when run from source, dist/src/extraction/ in a build). */
-const TOOLS_BENCH = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../tools/bench/' : '../../../tools/bench/', import.meta.url));
+const TOOLS_BENCH = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../../tools/bench/' : '../../../tools/bench/', import.meta.url),
+);
 
 /**
  * Where onnxruntime-node is found: tools/bench (what `npm run native-backend` installs), else wherever Node
  * resolves it from BIMS itself (an application that installed onnxruntime-node beside bims). Undefined when
  * neither has it. Resolves only: the native library is loaded by the workers that use it.
  */
-export function resolveOrtNode(toolsDir: string = TOOLS_BENCH, besideBims: string = import.meta.url): string | undefined {
+export function resolveOrtNode(
+  toolsDir: string = TOOLS_BENCH,
+  besideBims: string = import.meta.url,
+): string | undefined {
   for (const base of [join(toolsDir, 'package.json'), besideBims]) {
     try {
       return createRequire(base).resolve('onnxruntime-node');
@@ -37,7 +42,10 @@ export function resolveOrtNode(toolsDir: string = TOOLS_BENCH, besideBims: strin
 }
 
 /** The one line start-up prints when the native backend is chosen but not installed; undefined when it is. */
-export function nativeBackendMissing(toolsDir: string = TOOLS_BENCH, besideBims: string = import.meta.url): string | undefined {
+export function nativeBackendMissing(
+  toolsDir: string = TOOLS_BENCH,
+  besideBims: string = import.meta.url,
+): string | undefined {
   return resolveOrtNode(toolsDir, besideBims)
     ? undefined
     : `BIMS_EXTRACTION_BACKEND=native needs onnxruntime-node, which is not installed: run \`${NATIVE_BACKEND_COMMAND}\` (or set BIMS_EXTRACTION_BACKEND=wasm)`;
@@ -54,7 +62,10 @@ function loadOrtNode(): OrtNode {
   try {
     ortNode = createRequire(import.meta.url)(path) as OrtNode;
   } catch (e) {
-    throw new BiometricError('MODEL_UNAVAILABLE', `onnxruntime-node (${path}) could not be loaded on this host (${(e as Error).message}); use BIMS_EXTRACTION_BACKEND=wasm`);
+    throw new BiometricError(
+      'MODEL_UNAVAILABLE',
+      `onnxruntime-node (${path}) could not be loaded on this host (${(e as Error).message}); use BIMS_EXTRACTION_BACKEND=wasm`,
+    );
   }
   return ortNode;
 }
@@ -65,7 +76,10 @@ function loadOrtNode(): OrtNode {
  * workers take each other's cores.
  */
 export class OrtNodeRunner implements ModelRunner {
-  private constructor(private readonly ort: OrtNode, private readonly sessions: Map<FaceModelId, OrtCommon.InferenceSession>) {}
+  private constructor(
+    private readonly ort: OrtNode,
+    private readonly sessions: Map<FaceModelId, OrtCommon.InferenceSession>,
+  ) {}
 
   /** Loads (and by default warms) the sessions from the same files as the wasm runner. @throws BiometricError MODEL_UNAVAILABLE */
   static async create(opts: Pick<OrtWebOptions, 'loadModel' | 'models' | 'warm' | 'verify'>): Promise<OrtNodeRunner> {
@@ -76,16 +90,22 @@ export class OrtNodeRunner implements ModelRunner {
       try {
         // PRelu split into operators onnxruntime-node keeps in its NCHWc layout: the same outputs, bit for bit,
         // fr_feature about a fifth faster (native-split-prelu.ts; the wasm runner keeps the model as it is).
-        sessions.set(id, await ort.InferenceSession.create(splitPRelu(bytes), {
-          executionProviders: ['cpu'],
-          intraOpNumThreads: 1,
-          interOpNumThreads: 1,
-          executionMode: 'sequential',
-          graphOptimizationLevel: 'all',
-          logSeverityLevel: 3,
-        }));
+        sessions.set(
+          id,
+          await ort.InferenceSession.create(splitPRelu(bytes), {
+            executionProviders: ['cpu'],
+            intraOpNumThreads: 1,
+            interOpNumThreads: 1,
+            executionMode: 'sequential',
+            graphOptimizationLevel: 'all',
+            logSeverityLevel: 3,
+          }),
+        );
       } catch (e) {
-        throw new BiometricError('MODEL_UNAVAILABLE', `model file ${file} could not be loaded by onnxruntime-node (${(e as Error).message})`);
+        throw new BiometricError(
+          'MODEL_UNAVAILABLE',
+          `model file ${file} could not be loaded by onnxruntime-node (${(e as Error).message})`,
+        );
       }
     }
     const runner = new OrtNodeRunner(ort, sessions);

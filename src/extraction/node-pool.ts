@@ -8,7 +8,16 @@ import { Worker } from 'node:worker_threads';
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
 import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
-import { cancelled, pipelineOptions, type ExtractOptions, type Extractor, type ExtractorOptions, type ExtractorStats, type TokenImageOptions, type VoiceExtractOptions } from './extractor.js';
+import {
+  cancelled,
+  pipelineOptions,
+  type ExtractOptions,
+  type Extractor,
+  type ExtractorOptions,
+  type ExtractorStats,
+  type TokenImageOptions,
+  type VoiceExtractOptions,
+} from './extractor.js';
 import type { WorkerJob, WorkerReply } from './node-protocol.js';
 import { FACE_TEMPLATE_VERSION } from './ort-web-runner.js';
 import { VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
@@ -68,7 +77,10 @@ interface Slot {
 }
 
 const isTs = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(isTs ? '../../workers/face.worker.dev.mjs' : '../../workers/face.worker.js', import.meta.url);
+const WORKER_URL = new URL(
+  isTs ? '../../workers/face.worker.dev.mjs' : '../../workers/face.worker.js',
+  import.meta.url,
+);
 
 /** Extractor backed by Node worker threads. Resolves once every worker is warm. @throws MODEL_UNAVAILABLE */
 export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promise<Extractor> {
@@ -142,8 +154,13 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
         } else if (slot.job && msg.id === slot.job.id) {
           const job = slot.job;
           finish(slot);
-          if (msg.type === 'result') { st.completed++; job.resolve(msg.result); }
-          else { st.failed++; job.reject(new BiometricError(msg.error.code, msg.error.message)); }
+          if (msg.type === 'result') {
+            st.completed++;
+            job.resolve(msg.result);
+          } else {
+            st.failed++;
+            job.reject(new BiometricError(msg.error.code, msg.error.message));
+          }
           if (slot.retired) stop(slot);
           else if ((msg.memory ?? 0) > maxWorkerMemory) slot.grown = true;
           pump();
@@ -175,13 +192,24 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     slots.splice(idx, 1);
     const job = slot.job;
     finish(slot);
-    if (job) { st.failed++; job.reject(new BiometricError(code, code === 'WORKER_CRASHED' ? `extraction worker crashed (${why})` : why)); }
+    if (job) {
+      st.failed++;
+      job.reject(new BiometricError(code, code === 'WORKER_CRASHED' ? `extraction worker crashed (${why})` : why));
+    }
     void slot.worker.terminate();
     if (closed) return;
     st.restarts++;
     spawn().then(
-      (s) => { if (closed) void s.worker.terminate(); else { slots.push(s); pump(); } },
-      () => { /* replacement failed: remaining workers keep serving; next death retries */ },
+      (s) => {
+        if (closed) void s.worker.terminate();
+        else {
+          slots.push(s);
+          pump();
+        }
+      },
+      () => {
+        /* replacement failed: remaining workers keep serving; next death retries */
+      },
     );
   };
 
@@ -231,33 +259,63 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       const job = takeNext();
       if (!job) return;
       slot.job = job;
-      slot.timer = setTimeout(() => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'), job.timeoutMs);
+      slot.timer = setTimeout(
+        () => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'),
+        job.timeoutMs,
+      );
       // The owner and the signal are the queue's business; an AbortSignal cannot even be posted.
       const analyseOpts = pipelineOptions(job.opts);
-      const msg: WorkerJob = job.kind === 'voice' ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
-        : job.kind === 'token' ? { type: 'token', id: job.id, bytes: job.bytes, landmarks: (job.opts as TokenImageOptions).landmarks }
-        : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
+      const msg: WorkerJob =
+        job.kind === 'voice'
+          ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
+          : job.kind === 'token'
+            ? { type: 'token', id: job.id, bytes: job.bytes, landmarks: (job.opts as TokenImageOptions).landmarks }
+            : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
       // The bytes are our own copy (see submit): transfer them instead of cloning again.
       slot.worker.postMessage(msg, [job.bytes.buffer as ArrayBuffer]);
     }
   };
 
-  const submit = <R extends ImageAnalysis | VoiceAnalysis | Uint8Array>(bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions | TokenImageOptions, kind: Job['kind'] = 'face'): Promise<R> => {
+  const submit = <R extends ImageAnalysis | VoiceAnalysis | Uint8Array>(
+    bytes: Uint8Array,
+    o: ExtractOptions | VoiceExtractOptions | TokenImageOptions,
+    kind: Job['kind'] = 'face',
+  ): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
-    if (o.signal?.aborted) { st.cancelled++; return Promise.reject(cancelled()); }
+    if (o.signal?.aborted) {
+      st.cancelled++;
+      return Promise.reject(cancelled());
+    }
     const owner = o.owner ?? '';
-    if (queued >= maxQueue) return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
+    if (queued >= maxQueue)
+      return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
     if ((queues.get(owner)?.jobs.length ?? 0) >= maxQueuePerOwner) {
-      return Promise.reject(new BiometricError('CALLER_QUEUE_FULL', `this caller already has ${maxQueuePerOwner} extractions waiting`));
+      return Promise.reject(
+        new BiometricError('CALLER_QUEUE_FULL', `this caller already has ${maxQueuePerOwner} extractions waiting`),
+      );
     }
     return new Promise((resolve, reject) => {
       // Copy: the caller keeps its buffer, and structured clone of a view would copy the whole backing store.
       // Not `bytes.slice()`: on a Node Buffer that is a view of the same memory, which the transfer to the worker
       // would detach from under the caller (a capture's kept frame reached the operation empty).
-      const job: Job = { id: nextId++, kind, bytes: new Uint8Array(bytes), opts: o, resolve: resolve as Job['resolve'], reject, timeoutMs: o.timeoutMs ?? defaultTimeout, owner };
+      const job: Job = {
+        id: nextId++,
+        kind,
+        bytes: new Uint8Array(bytes),
+        opts: o,
+        resolve: resolve as Job['resolve'],
+        reject,
+        timeoutMs: o.timeoutMs ?? defaultTimeout,
+        owner,
+      };
       const signal = o.signal;
       if (signal) {
-        const onAbort = () => { if (withdraw(job)) { st.cancelled++; reject(cancelled()); } };
+        const onAbort = () => {
+          if (withdraw(job)) {
+            st.cancelled++;
+            reject(cancelled());
+          }
+        };
         signal.addEventListener('abort', onAbort, { once: true });
         job.detach = () => signal.removeEventListener('abort', onAbort);
       }
@@ -286,21 +344,38 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>(bytes, o, 'voice'),
     renderTokenImage: (bytes, o) => submit<Uint8Array>(bytes, o, 'token'),
     stats: (): ExtractorStats => ({
-      kind: 'worker-threads', workers: slots.length, busy: slots.filter((s) => s.job).length, queued, ...st,
+      kind: 'worker-threads',
+      workers: slots.length,
+      busy: slots.filter((s) => s.job).length,
+      queued,
+      ...st,
     }),
     async close() {
       if (closed) return;
       closed = true;
-      for (let job = takeNext(); job; job = takeNext()) job.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
+      for (let job = takeNext(); job; job = takeNext())
+        job.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
       // Let running jobs finish (bounded by their own timeouts), then stop the workers.
-      await Promise.all(slots.map((s) => new Promise<void>((res) => {
-        if (!s.job) return res();
-        const j = s.job;
-        const done = () => res();
-        const origRes = j.resolve, origRej = j.reject;
-        j.resolve = (r) => { origRes(r); done(); };
-        j.reject = (e) => { origRej(e); done(); };
-      })));
+      await Promise.all(
+        slots.map(
+          (s) =>
+            new Promise<void>((res) => {
+              if (!s.job) return res();
+              const j = s.job;
+              const done = () => res();
+              const origRes = j.resolve,
+                origRej = j.reject;
+              j.resolve = (r) => {
+                origRes(r);
+                done();
+              };
+              j.reject = (e) => {
+                origRej(e);
+                done();
+              };
+            }),
+        ),
+      );
       const all = slots.splice(0);
       await Promise.all(all.map((s) => s.worker.terminate()));
     },

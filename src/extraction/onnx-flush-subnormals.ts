@@ -52,8 +52,10 @@ function floatDataOf(b: Uint8Array, tensor: Field): Field | null {
   let type = -1;
   let data: Field | null = null;
   for (const f of fields(b, tensor.body, tensor.end)) {
-    if (f.no === 2 && f.wire === 0) type = f.value; // data_type
-    else if ((f.no === 9 || f.no === 4) && f.wire === 2) data = f; // raw_data, packed float_data
+    if (f.no === 2 && f.wire === 0)
+      type = f.value; // data_type
+    else if ((f.no === 9 || f.no === 4) && f.wire === 2)
+      data = f; // raw_data, packed float_data
     else if (f.no === 13 || f.no === 14) return null; // external data: not in these bytes
   }
   return type === FLOAT ? data : null;

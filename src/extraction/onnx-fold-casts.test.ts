@@ -9,7 +9,11 @@ import { VOICE_MODEL_FILE } from './ort-voice-runner.js';
 const has = (b: Uint8Array, s: string) => Buffer.from(b.buffer, b.byteOffset, b.length).includes(s);
 
 async function embed(model: Uint8Array, mels: Float32Array, batch: number): Promise<Float32Array> {
-  const session = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 });
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+  });
   const out = await session.run({ mels: new ort.Tensor('float32', mels, [batch, 160, 40]) }, ['embedding']);
   const e = new Float32Array(out.embedding!.data as Float32Array);
   await session.release();
@@ -17,7 +21,7 @@ async function embed(model: Uint8Array, mels: Float32Array, batch: number): Prom
 }
 
 describe('foldHalfCasts', () => {
-  it('turns the voice model\'s float16 weight Casts into float32 weights with bit-identical outputs', async () => {
+  it("turns the voice model's float16 weight Casts into float32 weights with bit-identical outputs", async () => {
     configureEnv({});
     const original = new Uint8Array(readFileSync(MODELS_DIR + VOICE_MODEL_FILE));
     const folded = foldHalfCasts(original);
@@ -44,8 +48,11 @@ describe('foldHalfCasts', () => {
   it('widens every float16 value exactly (normals, subnormals, zeros, infinities, NaN)', () => {
     const bits = new DataView(new ArrayBuffer(4));
     for (let h = 0; h < 0x10000; h++) {
-      const sign = h & 0x8000 ? -1 : 1, e = (h >> 10) & 31, m = h & 1023;
-      const want = e === 0 ? sign * m * 2 ** -24 : e === 31 ? (m ? NaN : sign * Infinity) : sign * (1 + m / 1024) * 2 ** (e - 15);
+      const sign = h & 0x8000 ? -1 : 1,
+        e = (h >> 10) & 31,
+        m = h & 1023;
+      const want =
+        e === 0 ? sign * m * 2 ** -24 : e === 31 ? (m ? NaN : sign * Infinity) : sign * (1 + m / 1024) * 2 ** (e - 15);
       bits.setUint32(0, halfToFloatBits(h));
       expect(Object.is(bits.getFloat32(0), want), `half 0x${h.toString(16)}`).toBe(true);
     }

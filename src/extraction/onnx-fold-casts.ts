@@ -20,7 +20,6 @@ import { concat, fields, header, text, type Field } from './onnx-protobuf.js';
 const FLOAT = 1;
 const FLOAT16 = 10;
 
-
 /**
  * IEEE half -> single bits, exactly (every float16 is a float32): normal numbers by moving the fields and
  * rebiasing the exponent (a few integer operations; the arithmetic form took 70 ms for this model's 1.4 M
@@ -29,24 +28,34 @@ const FLOAT16 = 10;
 export function halfToFloatBits(h: number, scratch = new DataView(new ArrayBuffer(4))): number {
   const exp = (h >> 10) & 0x1f;
   if (exp !== 0 && exp !== 31) return (((h & 0x8000) << 16) | ((exp + 112) << 23) | ((h & 0x3ff) << 13)) >>> 0;
-  const sign = h & 0x8000 ? -1 : 1, mant = h & 0x3ff;
+  const sign = h & 0x8000 ? -1 : 1,
+    mant = h & 0x3ff;
   scratch.setFloat32(0, exp === 0 ? sign * mant * 2 ** -24 : mant ? NaN : sign * Infinity);
   return scratch.getUint32(0);
 }
 
-interface CastNode { field: Field; input: string; output: string }
+interface CastNode {
+  field: Field;
+  input: string;
+  output: string;
+}
 
 /** A Cast to float of one value, or null for any other node. */
 function castOf(b: Uint8Array, node: Field): CastNode | null {
-  let op = '', domain = '', to = -1, subgraph = false;
-  const inputs: string[] = [], outputs: string[] = [];
+  let op = '',
+    domain = '',
+    to = -1,
+    subgraph = false;
+  const inputs: string[] = [],
+    outputs: string[] = [];
   for (const f of fields(b, node.body, node.end)) {
     if (f.no === 1 && f.wire === 2) inputs.push(text(b, f));
     else if (f.no === 2 && f.wire === 2) outputs.push(text(b, f));
     else if (f.no === 4 && f.wire === 2) op = text(b, f);
     else if (f.no === 7 && f.wire === 2) domain = text(b, f);
     else if (f.no === 5 && f.wire === 2) {
-      let name = '', i = -1;
+      let name = '',
+        i = -1;
       for (const a of fields(b, f.body, f.end)) {
         if (a.no === 1 && a.wire === 2) name = text(b, a);
         else if (a.no === 3 && a.wire === 0) i = a.value;
@@ -56,29 +65,46 @@ function castOf(b: Uint8Array, node: Field): CastNode | null {
     }
   }
   if (subgraph) throw new Error('subgraphs are not handled');
-  if (op !== 'Cast' || (domain !== '' && domain !== 'ai.onnx') || to !== FLOAT || inputs.length !== 1 || outputs.length !== 1) return null;
+  if (
+    op !== 'Cast' ||
+    (domain !== '' && domain !== 'ai.onnx') ||
+    to !== FLOAT ||
+    inputs.length !== 1 ||
+    outputs.length !== 1
+  )
+    return null;
   return { field: node, input: inputs[0]!, output: outputs[0]! };
 }
 
 /** The float32 TensorProto replacing a raw float16 one: same dims and other fields, new name and data. */
 function widened(b: Uint8Array, tensor: Field, name: string): Uint8Array | null {
   const kept: Uint8Array[] = [];
-  let raw: Field | null = null, type = -1;
+  let raw: Field | null = null,
+    type = -1;
   for (const f of fields(b, tensor.body, tensor.end)) {
     if (f.no === 2 && f.wire === 0) type = f.value;
     else if (f.no === 9 && f.wire === 2) raw = f;
     else if (f.no === 8) continue;
-    else if (f.no === 5 || f.no === 13 || f.no === 14) return null; // int32_data, external data or location
+    else if (f.no === 5 || f.no === 13 || f.no === 14)
+      return null; // int32_data, external data or location
     else kept.push(b.subarray(f.start, f.end));
   }
   if (type !== FLOAT16 || !raw || (raw.end - raw.body) % 2) return null;
   const n = (raw.end - raw.body) / 2;
   const data = new Uint8Array(n * 4);
-  const src = new DataView(b.buffer, b.byteOffset + raw.body, n * 2), dst = new DataView(data.buffer);
+  const src = new DataView(b.buffer, b.byteOffset + raw.body, n * 2),
+    dst = new DataView(data.buffer);
   const scratch = new DataView(new ArrayBuffer(4));
   for (let i = 0; i < n; i++) dst.setUint32(i * 4, halfToFloatBits(src.getUint16(i * 2, true), scratch), true);
   const nameBytes = new TextEncoder().encode(name);
-  const body = concat([...kept, Uint8Array.of(2 * 8, FLOAT), header(8, nameBytes.length), nameBytes, header(9, data.length), data]);
+  const body = concat([
+    ...kept,
+    Uint8Array.of(2 * 8, FLOAT),
+    header(8, nameBytes.length),
+    nameBytes,
+    header(9, data.length),
+    data,
+  ]);
   return concat([header(5, body.length), body]);
 }
 
@@ -105,7 +131,11 @@ function fold(b: Uint8Array): Uint8Array | null {
     } else if ((f.no === 11 || f.no === 12) && f.wire === 2) {
       for (const v of fields(b, f.body, f.end)) if (v.no === 1 && v.wire === 2) graphIo.add(text(b, v));
     } else if (f.no === 1 && f.wire === 2) {
-      for (const n of fields(b, f.body, f.end)) if (n.no === 1 && n.wire === 2) { const i = text(b, n); uses.set(i, (uses.get(i) ?? 0) + 1); }
+      for (const n of fields(b, f.body, f.end))
+        if (n.no === 1 && n.wire === 2) {
+          const i = text(b, n);
+          uses.set(i, (uses.get(i) ?? 0) + 1);
+        }
       const c = castOf(b, f);
       if (c) casts.push(c);
     }
@@ -113,15 +143,19 @@ function fold(b: Uint8Array): Uint8Array | null {
   const replaced = new Map<Field, Uint8Array | null>(); // initializer or node field -> replacement (null: drop)
   for (const c of casts) {
     const init = inits.get(c.input);
-    if (!init || graphIo.has(c.input) || graphIo.has(c.output) || uses.get(c.input) !== 1 || inits.has(c.output)) continue;
+    if (!init || graphIo.has(c.input) || graphIo.has(c.output) || uses.get(c.input) !== 1 || inits.has(c.output))
+      continue;
     const wide = widened(b, init, c.output);
     if (!wide) continue;
     replaced.set(init, wide);
     replaced.set(c.field, null);
   }
   if (replaced.size === 0) return null;
-  const graphBody = concat(parts.map((f) => (replaced.has(f) ? replaced.get(f) ?? new Uint8Array(0) : b.subarray(f.start, f.end))));
+  const graphBody = concat(
+    parts.map((f) => (replaced.has(f) ? (replaced.get(f) ?? new Uint8Array(0)) : b.subarray(f.start, f.end))),
+  );
   const out: Uint8Array[] = [];
-  for (const f of fields(b, 0, b.length)) out.push(f.start === graph.start ? concat([header(7, graphBody.length), graphBody]) : b.subarray(f.start, f.end));
+  for (const f of fields(b, 0, b.length))
+    out.push(f.start === graph.start ? concat([header(7, graphBody.length), graphBody]) : b.subarray(f.start, f.end));
   return concat(out);
 }

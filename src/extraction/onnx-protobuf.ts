@@ -4,7 +4,14 @@
  * rewrite does not touch is copied byte for byte.
  */
 
-export interface Field { no: number; wire: number; start: number; body: number; end: number; value: number }
+export interface Field {
+  no: number;
+  wire: number;
+  start: number;
+  body: number;
+  end: number;
+  value: number;
+}
 
 export function* fields(b: Uint8Array, from: number, to: number): Generator<Field> {
   let p = from;
@@ -12,13 +19,17 @@ export function* fields(b: Uint8Array, from: number, to: number): Generator<Fiel
     const start = p;
     let tag: number;
     [tag, p] = varint(b, p);
-    const no = Math.floor(tag / 8), wire = tag & 7;
-    let value = 0, body = p;
+    const no = Math.floor(tag / 8),
+      wire = tag & 7;
+    let value = 0,
+      body = p;
     if (wire === 0) [value, p] = varint(b, p);
     else if (wire === 1) p += 8;
     else if (wire === 5) p += 4;
-    else if (wire === 2) { [value, body] = varint(b, p); p = body + value; }
-    else throw new Error(`protobuf wire type ${wire}`);
+    else if (wire === 2) {
+      [value, body] = varint(b, p);
+      p = body + value;
+    } else throw new Error(`protobuf wire type ${wire}`);
     if (p > to) throw new Error('truncated protobuf');
     yield { no, wire, start, body, end: p, value };
   }
@@ -26,7 +37,8 @@ export function* fields(b: Uint8Array, from: number, to: number): Generator<Fiel
 
 /** Varints up to 2^53 (lengths, enums, small ints); larger values never matter here. */
 function varint(b: Uint8Array, p: number): [number, number] {
-  let v = 0, scale = 1;
+  let v = 0,
+    scale = 1;
   for (;;) {
     if (p >= b.length) throw new Error('truncated varint');
     const c = b[p++]!;
@@ -37,7 +49,10 @@ function varint(b: Uint8Array, p: number): [number, number] {
 }
 
 function putVarint(out: number[], v: number): void {
-  while (v >= 128) { out.push((v % 128) | 128); v = Math.floor(v / 128); }
+  while (v >= 128) {
+    out.push((v % 128) | 128);
+    v = Math.floor(v / 128);
+  }
   out.push(v);
 }
 
@@ -52,7 +67,10 @@ export function header(no: number, length: number): Uint8Array {
 export function concat(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 }
 

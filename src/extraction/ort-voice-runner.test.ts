@@ -4,7 +4,10 @@ import { nodeModelLoader } from './node-models.js';
 import { OrtVoiceRunner } from './ort-voice-runner.js';
 
 const shared = new URL('../../../shared/models/voice/', import.meta.url);
-const f32 = (name: string) => { const b = readFileSync(new URL(name, shared)); return new Float32Array(b.buffer, b.byteOffset, b.length / 4); };
+const f32 = (name: string) => {
+  const b = readFileSync(new URL(name, shared));
+  return new Float32Array(b.buffer, b.byteOffset, b.length / 4);
+};
 
 describe('voice model runner', () => {
   it('reproduces the model test vector (ref_in -> ref_out)', async () => {
@@ -29,10 +32,16 @@ describe('voice model runner', () => {
     const real = nodeModelLoader();
     // 4 KiB of the second layer's recurrent weights inverted (one flipped low byte changes the output by less
     // than the tolerance, and such a file is accepted as the same model).
-    const corrupt = async (file: string) => { const b = await real(file); for (let i = 0; i < 4096; i++) b[(b.length >> 1) + i] ^= 0xff; return b; };
+    const corrupt = async (file: string) => {
+      const b = await real(file);
+      for (let i = 0; i < 4096; i++) b[(b.length >> 1) + i] ^= 0xff;
+      return b;
+    };
     await expect(OrtVoiceRunner.create({ loadModel: corrupt })).rejects.toMatchObject({
       code: 'MODEL_UNAVAILABLE',
-      message: expect.stringMatching(/is corrupt or a different model \(sha256 [0-9a-f]{64}, manifest [0-9a-f]{64}; its embedding of the reference input differs by/),
+      message: expect.stringMatching(
+        /is corrupt or a different model \(sha256 [0-9a-f]{64}, manifest [0-9a-f]{64}; its embedding of the reference input differs by/,
+      ),
     });
   });
 

@@ -18,7 +18,10 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 const missing = (why: string) =>
-  new BiometricError('MODEL_UNAVAILABLE', `voice model ${VOICE_MODEL_FILE} ${why}; build it from Resemblyzer's pretrained.pt with \`npm run voice-model -- --from pretrained.pt\`, or copy the shipped file with \`node scripts/fetch-voice-model.mjs\` (from ../shared/models/voice/), or name a model file in BIMS_VOICE_MODEL`);
+  new BiometricError(
+    'MODEL_UNAVAILABLE',
+    `voice model ${VOICE_MODEL_FILE} ${why}; build it from Resemblyzer's pretrained.pt with \`npm run voice-model -- --from pretrained.pt\`, or copy the shipped file with \`node scripts/fetch-voice-model.mjs\` (from ../shared/models/voice/), or name a model file in BIMS_VOICE_MODEL`,
+  );
 
 /**
  * The GE2E speaker encoder on onnxruntime-web (wasm, one thread), checked against its manifest hash and
@@ -32,7 +35,12 @@ export class OrtVoiceRunner implements VoiceModelRunner {
    * reference input as the shipped model does (a rebuild from the upstream weights: see voice-reference.ts).
    * @throws BiometricError MODEL_UNAVAILABLE naming the missing, corrupt or different model file.
    */
-  static async create(opts: { loadModel: ModelLoader; verify?: boolean; warm?: boolean } & Pick<OrtWebOptions, 'wasmBinary' | 'wasmPaths'>): Promise<OrtVoiceRunner> {
+  static async create(
+    opts: { loadModel: ModelLoader; verify?: boolean; warm?: boolean } & Pick<
+      OrtWebOptions,
+      'wasmBinary' | 'wasmPaths'
+    >,
+  ): Promise<OrtVoiceRunner> {
     configureEnv(opts);
     let bytes: Uint8Array;
     try {
@@ -45,7 +53,11 @@ export class OrtVoiceRunner implements VoiceModelRunner {
     try {
       // The hash is of the file as shipped; the session gets its float16 weights widened once (same outputs,
       // about 12 ms less per run: see onnx-fold-casts.ts).
-      session = await ort.InferenceSession.create(foldHalfCasts(bytes), { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 });
+      session = await ort.InferenceSession.create(foldHalfCasts(bytes), {
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
+        logSeverityLevel: 3,
+      });
     } catch (e) {
       throw missing(`is not a valid ONNX model (${(e as Error).message})`);
     }
@@ -54,7 +66,9 @@ export class OrtVoiceRunner implements VoiceModelRunner {
       const diff = referenceDifference(await runner.embed(referenceMels(), 1).catch(() => new Float32Array(0)));
       if (diff > REFERENCE_TOLERANCE) {
         await runner.release();
-        throw missing(`is corrupt or a different model (sha256 ${got}, manifest ${manifest.model.sha256}; its embedding of the reference input differs by ${diff.toPrecision(3)}, more than ${REFERENCE_TOLERANCE})`);
+        throw missing(
+          `is corrupt or a different model (sha256 ${got}, manifest ${manifest.model.sha256}; its embedding of the reference input differs by ${diff.toPrecision(3)}, more than ${REFERENCE_TOLERANCE})`,
+        );
       }
     } else if (opts.warm !== false) await runner.embed(new Float32Array(160 * 40).fill(0.01), 1);
     return runner;
@@ -68,7 +82,11 @@ export class OrtVoiceRunner implements VoiceModelRunner {
     // Copy out of the wasm heap before disposing.
     const res = new Float32Array(e.data as Float32Array);
     e.dispose();
-    if (res.length !== batch * VOICE_EMBEDDING_DIMS) throw new BiometricError('EXTRACTION_FAILED', `voice encoder answered ${res.length} values for ${batch} partials`);
+    if (res.length !== batch * VOICE_EMBEDDING_DIMS)
+      throw new BiometricError(
+        'EXTRACTION_FAILED',
+        `voice encoder answered ${res.length} values for ${batch} partials`,
+      );
     return res;
   }
 

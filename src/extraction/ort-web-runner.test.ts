@@ -17,7 +17,9 @@ describe('model loading', () => {
   });
 
   it('reports a missing model file with MODEL_UNAVAILABLE and the fetch command', async () => {
-    await expect(OrtWebRunner.create({ loadModel: nodeModelLoader('/nonexistent'), models: ['fr_eye'] })).rejects.toMatchObject({
+    await expect(
+      OrtWebRunner.create({ loadModel: nodeModelLoader('/nonexistent'), models: ['fr_eye'] }),
+    ).rejects.toMatchObject({
       code: 'MODEL_UNAVAILABLE',
       message: expect.stringMatching(/fetch-models/),
     });

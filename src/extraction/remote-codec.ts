@@ -6,7 +6,14 @@ import { fromBase64, toBase64 } from '../encoding/base64.js';
 
 type Encoded = null | boolean | number | string | Encoded[] | { [key: string]: Encoded };
 
-const TYPED = { f32: Float32Array, f64: Float64Array, u8: Uint8Array, i8: Int8Array, i32: Int32Array, u16: Uint16Array } as const;
+const TYPED = {
+  f32: Float32Array,
+  f64: Float64Array,
+  u8: Uint8Array,
+  i8: Int8Array,
+  i32: Int32Array,
+  u16: Uint16Array,
+} as const;
 type TypedTag = keyof typeof TYPED;
 
 function tagOf(value: ArrayBufferView): TypedTag | null {

@@ -19,7 +19,13 @@ function statusOf(code: BiometricErrorCode): 422 | 429 | 503 | 504 | 500 {
   if (isClientError(code)) return 422;
   if (code === 'CALLER_QUEUE_FULL') return 429;
   // EXTRACTION_CANCELLED: the caller has hung up and reads no answer.
-  if (code === 'MODEL_UNAVAILABLE' || code === 'EXTRACTION_CANCELLED' || code === 'EXTRACTOR_BUSY' || code === 'EXTRACTOR_CLOSED') return 503;
+  if (
+    code === 'MODEL_UNAVAILABLE' ||
+    code === 'EXTRACTION_CANCELLED' ||
+    code === 'EXTRACTOR_BUSY' ||
+    code === 'EXTRACTOR_CLOSED'
+  )
+    return 503;
   return code === 'EXTRACTION_TIMEOUT' ? 504 : 500;
 }
 
@@ -29,16 +35,25 @@ export function createExtractionService(extractor: Extractor, options: { token: 
   const expected = `Bearer ${options.token}`;
   app.use('*', async (c, next) => {
     if (!safeEqual(c.req.header('authorization') ?? '', expected)) {
-      return c.json({ error: { code: 'UNAUTHORIZED', message: 'a valid Bearer token (BIMS_EXTRACTION_TOKEN) is required' } }, 401);
+      return c.json(
+        { error: { code: 'UNAUTHORIZED', message: 'a valid Bearer token (BIMS_EXTRACTION_TOKEN) is required' } },
+        401,
+      );
     }
     await next();
   });
   app.use('*', bodyLimit({ maxSize: options.maxBodyBytes ?? 32 * 1024 * 1024 }));
 
   app.get('/extractor', (c) =>
-    c.json({ templateVersion: extractor.templateVersion, voiceTemplateVersion: extractor.voiceTemplateVersion, stats: extractor.stats() }));
+    c.json({
+      templateVersion: extractor.templateVersion,
+      voiceTemplateVersion: extractor.voiceTemplateVersion,
+      stats: extractor.stats(),
+    }),
+  );
 
-  const analyse = (run: (bytes: Uint8Array, opts: Record<string, unknown>) => Promise<unknown>) =>
+  const analyse =
+    (run: (bytes: Uint8Array, opts: Record<string, unknown>) => Promise<unknown>) =>
     async (c: import('hono').Context) => {
       let opts: Record<string, unknown>;
       try {
@@ -55,8 +70,17 @@ export function createExtractionService(extractor: Extractor, options: { token: 
         return c.json({ error: { code: error.code, message: error.message } }, statusOf(error.code));
       }
     };
-  app.post('/face', analyse((bytes, opts) => extractor.analyseFace(bytes, opts)));
-  app.post('/voice', analyse((bytes, opts) => extractor.analyseVoice(bytes, opts)));
-  app.post('/token', analyse((bytes, opts) => extractor.renderTokenImage(bytes, opts as unknown as TokenImageOptions)));
+  app.post(
+    '/face',
+    analyse((bytes, opts) => extractor.analyseFace(bytes, opts)),
+  );
+  app.post(
+    '/voice',
+    analyse((bytes, opts) => extractor.analyseVoice(bytes, opts)),
+  );
+  app.post(
+    '/token',
+    analyse((bytes, opts) => extractor.renderTokenImage(bytes, opts as unknown as TokenImageOptions)),
+  );
   return app;
 }

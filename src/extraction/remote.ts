@@ -1,5 +1,14 @@
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
-import { cancelled, pipelineOptions, type ExtractOptions, type Extractor, type ExtractorOptions, type ExtractorStats, type ImageAnalysis, type VoiceExtractOptions } from './extractor.js';
+import {
+  cancelled,
+  pipelineOptions,
+  type ExtractOptions,
+  type Extractor,
+  type ExtractorOptions,
+  type ExtractorStats,
+  type ImageAnalysis,
+  type VoiceExtractOptions,
+} from './extractor.js';
 import type { VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { decodeValue } from './remote-codec.js';
 import { EXTRACT_OPTIONS_HEADER } from './remote-service.js';
@@ -40,14 +49,21 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
       });
     } catch (error) {
       if (caller?.aborted) throw cancelled();
-      if ((error as Error).name === 'TimeoutError') throw new BiometricError('EXTRACTION_TIMEOUT', `the extraction service took longer than ${timeoutMs} ms`);
-      throw new BiometricError('MODEL_UNAVAILABLE', `the extraction service at ${base} cannot be reached (${(error as Error).message})`);
+      if ((error as Error).name === 'TimeoutError')
+        throw new BiometricError('EXTRACTION_TIMEOUT', `the extraction service took longer than ${timeoutMs} ms`);
+      throw new BiometricError(
+        'MODEL_UNAVAILABLE',
+        `the extraction service at ${base} cannot be reached (${(error as Error).message})`,
+      );
     }
     const body = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
     if (res.ok && body) return body;
     const code = (body?.error?.code ?? 'EXTRACTION_FAILED') as BiometricErrorCode;
     const known = code !== ('UNAUTHORIZED' as string) && code !== ('BAD_OPTIONS' as string);
-    throw new BiometricError(known ? code : 'MODEL_UNAVAILABLE', `extraction service: ${body?.error?.message ?? `HTTP ${res.status}`}`);
+    throw new BiometricError(
+      known ? code : 'MODEL_UNAVAILABLE',
+      `extraction service: ${body?.error?.message ?? `HTTP ${res.status}`}`,
+    );
   };
 
   const info = (await call('/extractor', { method: 'GET' }, defaultTimeout)) as {
@@ -63,12 +79,20 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
     st.busy++;
     try {
       const timeoutMs = o.timeoutMs ?? defaultTimeout;
-      const encoded = await call(path, {
-        method: 'POST',
-        // The owner travels so that the service shares its queue between this node's accounts too.
-        headers: { 'content-type': 'application/octet-stream', [EXTRACT_OPTIONS_HEADER]: JSON.stringify({ ...pipelineOptions(o), timeoutMs, owner: o.owner }) },
-        body: bytes as Uint8Array<ArrayBuffer>,
-      }, timeoutMs + 5_000, o.signal); // the service enforces the job's timeout; allow for the transfer
+      const encoded = await call(
+        path,
+        {
+          method: 'POST',
+          // The owner travels so that the service shares its queue between this node's accounts too.
+          headers: {
+            'content-type': 'application/octet-stream',
+            [EXTRACT_OPTIONS_HEADER]: JSON.stringify({ ...pipelineOptions(o), timeoutMs, owner: o.owner }),
+          },
+          body: bytes as Uint8Array<ArrayBuffer>,
+        },
+        timeoutMs + 5_000,
+        o.signal,
+      ); // the service enforces the job's timeout; allow for the transfer
       st.completed++;
       return decodeValue(encoded) as R;
     } catch (error) {
@@ -86,7 +110,15 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
     analyseFace: (bytes, o = {}) => submit<ImageAnalysis>('/face', bytes, o),
     analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>('/voice', bytes, o),
     renderTokenImage: (bytes, o) => submit<Uint8Array>('/token', bytes, o),
-    stats: () => ({ kind: 'remote', workers: info.stats.workers, busy: st.busy, queued: 0, completed: st.completed, failed: st.failed, restarts: 0 }),
+    stats: () => ({
+      kind: 'remote',
+      workers: info.stats.workers,
+      busy: st.busy,
+      queued: 0,
+      completed: st.completed,
+      failed: st.failed,
+      restarts: 0,
+    }),
     async close() {
       closed = true;
       if (st.busy > 0) await new Promise<void>((resolve) => (idle = resolve));

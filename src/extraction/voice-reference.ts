@@ -11,7 +11,8 @@
 import reference from '../../wasm/models/voice-reference.json' with { type: 'json' };
 
 /** Frames and mel bands of one partial. */
-const FRAMES = 160, BANDS = 40;
+const FRAMES = 160,
+  BANDS = 40;
 
 /** Largest difference allowed per embedding value (the embedding is L2-normalised). */
 export const REFERENCE_TOLERANCE = 1e-4;
@@ -25,7 +26,10 @@ export function referenceMels(): Float32Array {
   let s = 0x9e3779b9;
   for (let t = 0; t < FRAMES; t++) {
     for (let m = 0; m < BANDS; m++) {
-      s ^= s << 13; s ^= s >>> 17; s ^= s << 5; s >>>= 0; // xorshift32
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      s >>>= 0; // xorshift32
       const noise = s / 2 ** 32;
       const envelope = 0.5 + 0.5 * Math.cos((2 * Math.PI * (m + 0.3 * t)) / 23);
       out[t * BANDS + m] = 10 ** (-5 + 3 * envelope + 2 * noise);

@@ -8,7 +8,13 @@ import type { JanusEndpoints } from './sidecar-client.js';
  * /admin/{session} or /admin/{session}/{handle} with the admin secret. Answers are returned as Janus sent them.
  */
 export class JanusAdminClient {
-  constructor(private readonly options: { endpoints: () => Promise<JanusEndpoints>; timeoutMs: number; onUnreachable?: () => void }) {}
+  constructor(
+    private readonly options: {
+      endpoints: () => Promise<JanusEndpoints>;
+      timeoutMs: number;
+      onUnreachable?: () => void;
+    },
+  ) {}
 
   /** `list_sessions`: every live session. */
   listSessions(): Promise<JanusAnswer> {
@@ -39,7 +45,10 @@ export class JanusAdminClient {
       const exchanged = await exchangeJson(
         'janus-admin',
         target,
-        { method: 'POST', body: { ...fields, janus: name, transaction: crypto.randomUUID(), admin_secret: adminSecret } },
+        {
+          method: 'POST',
+          body: { ...fields, janus: name, transaction: crypto.randomUUID(), admin_secret: adminSecret },
+        },
         this.options.timeoutMs,
       );
       answer = exchanged.body as JanusAnswer | null;
@@ -47,11 +56,13 @@ export class JanusAdminClient {
       if (error instanceof GatewayUnavailableError) this.options.onUnreachable?.();
       throw error;
     }
-    if (!answer || typeof answer.janus !== 'string') throw new GatewayProtocolError('janus-admin', 'the Janus Admin API answered without a "janus" field');
+    if (!answer || typeof answer.janus !== 'string')
+      throw new GatewayProtocolError('janus-admin', 'the Janus Admin API answered without a "janus" field');
     if (answer.janus === 'error') {
       const { code = 490, reason = 'unknown error' } = answer.error ?? {};
       // Our admin secret is wrong: that is the gateway's fault, not the client's.
-      if (code === 403) throw new GatewayProtocolError('janus-admin', `the Janus Admin API refused our secret: ${reason}`, 403);
+      if (code === 403)
+        throw new GatewayProtocolError('janus-admin', `the Janus Admin API refused our secret: ${reason}`, 403);
       throw new JanusApiError(code, reason, answer);
     }
     return answer;

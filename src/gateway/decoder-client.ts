@@ -24,17 +24,37 @@ export class DecoderClient {
   constructor(private readonly options: { url: string; token?: string; timeoutMs: number }) {}
 
   async open(spec: DecoderSpec): Promise<DecoderHandle> {
-    const { status, body } = await exchangeJson('sidecar', `${this.options.url}/v1/decoders`, { method: 'POST', body: spec, headers: this.auth() }, this.options.timeoutMs);
-    if (status === 503) throw new GatewayUnavailableError('sidecar', 'the media decoder is unavailable', undefined, JSON.stringify(body));
+    const { status, body } = await exchangeJson(
+      'sidecar',
+      `${this.options.url}/v1/decoders`,
+      { method: 'POST', body: spec, headers: this.auth() },
+      this.options.timeoutMs,
+    );
+    if (status === 503)
+      throw new GatewayUnavailableError('sidecar', 'the media decoder is unavailable', undefined, JSON.stringify(body));
     const handle = body as DecoderHandle | null;
-    if (status !== 201 || !handle?.id) throw new GatewayProtocolError('sidecar', `the sidecar answered ${status} to a decoder request`, status, JSON.stringify(body));
+    if (status !== 201 || !handle?.id)
+      throw new GatewayProtocolError(
+        'sidecar',
+        `the sidecar answered ${status} to a decoder request`,
+        status,
+        JSON.stringify(body),
+      );
     return handle;
   }
 
   /** The decoder's frames until it ends or `signal` aborts (which also ends the decoder). */
   async *frames(id: string, signal: AbortSignal): AsyncGenerator<Uint8Array> {
-    const response = await fetch(`${this.options.url}/v1/decoders/${encodeURIComponent(id)}/frames`, { headers: this.auth(), signal });
-    if (response.status !== 200 || !response.body) throw new GatewayProtocolError('sidecar', `the sidecar answered ${response.status} for decoder frames`, response.status);
+    const response = await fetch(`${this.options.url}/v1/decoders/${encodeURIComponent(id)}/frames`, {
+      headers: this.auth(),
+      signal,
+    });
+    if (response.status !== 200 || !response.body)
+      throw new GatewayProtocolError(
+        'sidecar',
+        `the sidecar answered ${response.status} for decoder frames`,
+        response.status,
+      );
     const reader = response.body.getReader();
     let pending = new Uint8Array(0);
     try {
@@ -61,11 +81,17 @@ export class DecoderClient {
   }
 
   async close(id: string): Promise<void> {
-    await exchangeJson('sidecar', `${this.options.url}/v1/decoders/${encodeURIComponent(id)}`, { method: 'DELETE', headers: this.auth() }, this.options.timeoutMs).catch(() => {});
+    await exchangeJson(
+      'sidecar',
+      `${this.options.url}/v1/decoders/${encodeURIComponent(id)}`,
+      { method: 'DELETE', headers: this.auth() },
+      this.options.timeoutMs,
+    ).catch(() => {});
   }
 
   private auth(): Record<string, string> {
-    if (!this.options.token) throw new GatewayUnavailableError('sidecar', 'the media gateway is not configured on this server');
+    if (!this.options.token)
+      throw new GatewayUnavailableError('sidecar', 'the media gateway is not configured on this server');
     return { Authorization: `Bearer ${this.options.token}` };
   }
 }

@@ -10,7 +10,12 @@ export type GatewayComponent = 'sidecar' | 'janus' | 'janus-admin';
 export class GatewayUnavailableError extends Error {
   override name = 'GatewayUnavailableError';
   /** `operatorDetail`: what only the operator should read (configuration to set, Janus's own failure); logged, never sent. */
-  constructor(readonly component: GatewayComponent, message: string, readonly state?: string, readonly operatorDetail?: string) {
+  constructor(
+    readonly component: GatewayComponent,
+    message: string,
+    readonly state?: string,
+    readonly operatorDetail?: string,
+  ) {
     super(message);
   }
 }
@@ -18,7 +23,12 @@ export class GatewayUnavailableError extends Error {
 /** The component answered, but not as its protocol says (refused our credentials, sent no JSON, ...). */
 export class GatewayProtocolError extends Error {
   override name = 'GatewayProtocolError';
-  constructor(readonly component: GatewayComponent, message: string, readonly status?: number, readonly operatorDetail?: string) {
+  constructor(
+    readonly component: GatewayComponent,
+    message: string,
+    readonly status?: number,
+    readonly operatorDetail?: string,
+  ) {
     super(message);
   }
 }

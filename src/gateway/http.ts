@@ -17,13 +17,19 @@ export async function exchangeJson(
   timeoutMs: number,
   outerSignal?: AbortSignal,
 ): Promise<JsonAnswer> {
-  const signal = outerSignal ? anySignal([outerSignal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+  const signal = outerSignal
+    ? anySignal([outerSignal, AbortSignal.timeout(timeoutMs)])
+    : AbortSignal.timeout(timeoutMs);
   let response: Response;
   let text: string;
   try {
     response = await fetch(url, {
       method: init.method,
-      headers: { Accept: 'application/json', ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
+      headers: {
+        Accept: 'application/json',
+        ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...init.headers,
+      },
       body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
       signal,
     });
@@ -33,14 +39,20 @@ export async function exchangeJson(
     const cause = (error as { cause?: { code?: string } })?.cause?.code;
     throw new GatewayUnavailableError(
       component,
-      timedOut ? `${component} did not answer within ${timeoutMs} ms` : `${component} is unreachable (${cause ?? (error as Error)?.message ?? 'network error'})`,
+      timedOut
+        ? `${component} did not answer within ${timeoutMs} ms`
+        : `${component} is unreachable (${cause ?? (error as Error)?.message ?? 'network error'})`,
     );
   }
   if (text.trim() === '') return { status: response.status, body: null };
   try {
     return { status: response.status, body: JSON.parse(text) };
   } catch {
-    throw new GatewayProtocolError(component, `${component} answered ${response.status} with a body that is not JSON`, response.status);
+    throw new GatewayProtocolError(
+      component,
+      `${component} answered ${response.status} with a body that is not JSON`,
+      response.status,
+    );
   }
 }
 

@@ -26,7 +26,9 @@ export class JanusClient {
   /** `info`: the server's name, version, plugins and transports. Needs no session and no secret. */
   async info(): Promise<JanusAnswer> {
     const { url } = await this.options.endpoints();
-    const { body } = await this.guard(() => exchangeJson('janus', `${url}/info`, { method: 'GET' }, this.options.timeoutMs));
+    const { body } = await this.guard(() =>
+      exchangeJson('janus', `${url}/info`, { method: 'GET' }, this.options.timeoutMs),
+    );
     return this.checked(body);
   }
 
@@ -44,7 +46,13 @@ export class JanusClient {
    * `message`: a request to the plugin, optionally with a JSEP offer or answer. Plugins usually answer `ack` at
    * once and send the result (with the JSEP answer) later as an event carrying the same transaction.
    */
-  message(sessionId: number, handleId: number, body: Record<string, unknown>, jsep?: Record<string, unknown>, transaction?: string): Promise<JanusAnswer> {
+  message(
+    sessionId: number,
+    handleId: number,
+    body: Record<string, unknown>,
+    jsep?: Record<string, unknown>,
+    transaction?: string,
+  ): Promise<JanusAnswer> {
     return this.post([sessionId, handleId], { janus: 'message', body, ...(jsep ? { jsep } : {}) }, transaction);
   }
 
@@ -83,11 +91,16 @@ export class JanusClient {
    */
   async poll(sessionId: number, options: { maxEvents?: number; signal?: AbortSignal } = {}): Promise<JanusAnswer[]> {
     const { url, apiSecret } = await this.options.endpoints();
-    const query = new URLSearchParams({ maxev: String(options.maxEvents ?? 10), rid: String(Date.now()), apisecret: apiSecret });
+    const query = new URLSearchParams({
+      maxev: String(options.maxEvents ?? 10),
+      rid: String(Date.now()),
+      apisecret: apiSecret,
+    });
     const { status, body } = await this.guard(() =>
       exchangeJson('janus', `${url}/${sessionId}?${query}`, { method: 'GET' }, LONG_POLL_MS, options.signal),
     );
-    if (status === 404) throw new JanusApiError(458, `No such session ${sessionId}`, { janus: 'error', session_id: sessionId });
+    if (status === 404)
+      throw new JanusApiError(458, `No such session ${sessionId}`, { janus: 'error', session_id: sessionId });
     if (status === 403) throw new GatewayProtocolError('janus', 'Janus refused our API secret', 403);
     const events = (Array.isArray(body) ? body : [body]) as JanusAnswer[];
     for (const event of events) this.checked(event);
@@ -98,7 +111,12 @@ export class JanusClient {
     const { url, apiSecret } = await this.options.endpoints();
     const target = [url, ...path.map(String)].join('/');
     const { body } = await this.guard(() =>
-      exchangeJson('janus', target, { method: 'POST', body: { ...request, transaction: transaction ?? crypto.randomUUID(), apisecret: apiSecret } }, this.options.timeoutMs),
+      exchangeJson(
+        'janus',
+        target,
+        { method: 'POST', body: { ...request, transaction: transaction ?? crypto.randomUUID(), apisecret: apiSecret } },
+        this.options.timeoutMs,
+      ),
     );
     return this.checked(body);
   }
@@ -115,8 +133,10 @@ export class JanusClient {
 
   private checked(body: unknown): JanusAnswer {
     const answer = body as JanusAnswer | null;
-    if (!answer || typeof answer.janus !== 'string') throw new GatewayProtocolError('janus', 'Janus answered without a "janus" field');
-    if (answer.janus === 'error') throw new JanusApiError(answer.error?.code ?? 490, answer.error?.reason ?? 'unknown error', answer);
+    if (!answer || typeof answer.janus !== 'string')
+      throw new GatewayProtocolError('janus', 'Janus answered without a "janus" field');
+    if (answer.janus === 'error')
+      throw new JanusApiError(answer.error?.code ?? 490, answer.error?.reason ?? 'unknown error', answer);
     return answer;
   }
 }

@@ -33,7 +33,12 @@ export class SidecarClient {
   /** The sidecar's current report, fresh from it (no cache). */
   async report(): Promise<SidecarJanusReport> {
     if (!this.options.token) {
-      throw new GatewayUnavailableError('sidecar', 'the media gateway is not configured on this server', undefined, 'no sidecar token is configured (BIMS_SIDECAR_TOKEN), so the media gateway cannot be reached');
+      throw new GatewayUnavailableError(
+        'sidecar',
+        'the media gateway is not configured on this server',
+        undefined,
+        'no sidecar token is configured (BIMS_SIDECAR_TOKEN), so the media gateway cannot be reached',
+      );
     }
     const { status, body } = await exchangeJson(
       'sidecar',
@@ -41,9 +46,16 @@ export class SidecarClient {
       { method: 'GET', headers: { Authorization: `Bearer ${this.options.token}` } },
       this.options.timeoutMs,
     );
-    if (status === 401) throw new GatewayProtocolError('sidecar', 'the sidecar refused our token', 401, 'the sidecar refused our token (BIMS_SIDECAR_TOKEN differs from its own)');
+    if (status === 401)
+      throw new GatewayProtocolError(
+        'sidecar',
+        'the sidecar refused our token',
+        401,
+        'the sidecar refused our token (BIMS_SIDECAR_TOKEN differs from its own)',
+      );
     const report = body as SidecarJanusReport | null;
-    if (status !== 200 || !report?.janus?.url) throw new GatewayProtocolError('sidecar', `the sidecar answered ${status} without a Janus report`, status);
+    if (status !== 200 || !report?.janus?.url)
+      throw new GatewayProtocolError('sidecar', `the sidecar answered ${status} without a Janus report`, status);
     this.cached = { report, at: Date.now() };
     return report;
   }
@@ -55,7 +67,12 @@ export class SidecarClient {
     if (report.state !== 'running') {
       this.cached = null;
       // Janus's own failure (a missing library, the script that installs it) is for the operator's log.
-      throw new GatewayUnavailableError('janus', `the media gateway is ${report.state}`, report.state, report.lastError ?? undefined);
+      throw new GatewayUnavailableError(
+        'janus',
+        `the media gateway is ${report.state}`,
+        report.state,
+        report.lastError ?? undefined,
+      );
     }
     return report.janus;
   }

@@ -11,8 +11,14 @@ import type { ZodType } from 'zod';
  * `reason` of a refused checkImage, for one) and so keeps answers to what the documents promise.
  */
 const PRESENTED_IN_SHAPE: ReadonlySet<string> = new Set([
-  'getSubjects', 'getSubjectById', 'getSubjectBySubjectId', 'getSubjectByOperationId',
-  'getMultimodalSubjects', 'getMultimodalSubjectById', 'getMultimodalSubjectBySubjectId', 'getMultimodalSubjectByOperationId',
+  'getSubjects',
+  'getSubjectById',
+  'getSubjectBySubjectId',
+  'getSubjectByOperationId',
+  'getMultimodalSubjects',
+  'getMultimodalSubjectById',
+  'getMultimodalSubjectBySubjectId',
+  'getMultimodalSubjectByOperationId',
 ]);
 
 /** The JSON answer of operation `operationId` as it goes out; `check` (tests) verifies a skipped parse would change nothing. */
@@ -33,7 +39,8 @@ export function documentedText(schema: ZodType | undefined, text: string, operat
   if (!PRESENTED_IN_SHAPE.has(operationId)) return JSON.stringify(schema.parse(JSON.parse(text)));
   if (check) {
     const data: unknown = JSON.parse(text);
-    if (JSON.stringify(data) !== text) throw new Error(`The answer of ${operationId} is not plain JSON text: ${text.slice(0, 500)}`);
+    if (JSON.stringify(data) !== text)
+      throw new Error(`The answer of ${operationId} is not plain JSON text: ${text.slice(0, 500)}`);
     checkedAnswer(schema, data, operationId);
   }
   return text;
@@ -48,6 +55,8 @@ function checkedAnswer(schema: ZodType, data: unknown, operationId: string): voi
   const sent = JSON.stringify(data);
   const documented = JSON.stringify(schema.parse(data));
   if (sent !== documented) {
-    throw new Error(`The answer of ${operationId} is not exactly its schema's shape: it would be sent as ${sent.slice(0, 500)} but the schema makes it ${documented.slice(0, 500)}`);
+    throw new Error(
+      `The answer of ${operationId} is not exactly its schema's shape: it would be sent as ${sent.slice(0, 500)} but the schema makes it ${documented.slice(0, 500)}`,
+    );
   }
 }

@@ -11,7 +11,11 @@ import { clientAddress } from './client-address.js';
  */
 export function requireRole(role: Role, surface: Surface, operationId: string): MiddlewareHandler<AppEnv> {
   const forbidden = (held: Role) =>
-    new DomainError('forbidden', `This operation on the ${surface} surface needs scope ${role}; the credentials hold ${held}`, { requiredScope: role });
+    new DomainError(
+      'forbidden',
+      `This operation on the ${surface} surface needs scope ${role}; the credentials hold ${held}`,
+      { requiredScope: role },
+    );
   const defers = CHECKED_IN_STATEMENT.has(operationId);
   return async (c, next) => {
     c.set('surface', surface);
@@ -36,8 +40,14 @@ export function requireRole(role: Role, surface: Surface, operationId: string): 
  * read instead of two; services/auth/account-check.ts). Reads only: nothing may change before the check.
  */
 const CHECKED_IN_STATEMENT: ReadonlySet<string> = new Set([
-  'getSubjects', 'getSubjectById', 'getSubjectBySubjectId', 'getSubjectByOperationId',
-  'getMultimodalSubjects', 'getMultimodalSubjectById', 'getMultimodalSubjectBySubjectId', 'getMultimodalSubjectByOperationId',
+  'getSubjects',
+  'getSubjectById',
+  'getSubjectBySubjectId',
+  'getSubjectByOperationId',
+  'getMultimodalSubjects',
+  'getMultimodalSubjectById',
+  'getMultimodalSubjectBySubjectId',
+  'getMultimodalSubjectByOperationId',
 ]);
 
 /**

@@ -39,7 +39,12 @@ export async function issueFormToken(c: Context<AppEnv>, binding: string): Promi
     sameSite: 'Strict',
     maxAge: LIFETIME_SECONDS,
   });
-  return auth.keys.sign({ n: await sha256(nonce), b: await sha256(binding) }, LIFETIME_SECONDS, auth.issuer, FORM_TOKEN);
+  return auth.keys.sign(
+    { n: await sha256(nonce), b: await sha256(binding) },
+    LIFETIME_SECONDS,
+    auth.issuer,
+    FORM_TOKEN,
+  );
 }
 
 /** True when the posted hidden field matches this browser's cookie and the posted request. */

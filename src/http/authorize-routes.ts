@@ -2,7 +2,13 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { randomSecret } from '../auth/password.js';
 import {
-  AuthorizePageError, AuthorizeRedirect, ScopeNotHeld, approveAuthorization, checkAuthorizeRequest, errorRedirect, type AuthorizeRequest,
+  AuthorizePageError,
+  AuthorizeRedirect,
+  ScopeNotHeld,
+  approveAuthorization,
+  checkAuthorizeRequest,
+  errorRedirect,
+  type AuthorizeRequest,
 } from '../services/auth/authorize.js';
 import { DomainError } from '../services/errors.js';
 import type { AppEnv } from './env.js';
@@ -17,9 +23,22 @@ import { errorPage, loginPage, pageCsp } from './login-page.js';
  */
 
 /** The request parameters the form carries back in hidden fields. */
-const CARRIED = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state', 'scope'] as const;
+const CARRIED = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'scope',
+] as const;
 
-function html(c: Context<AppEnv>, body: (nonce: string) => string, status: ContentfulStatusCode, redirectUri?: string): Response {
+function html(
+  c: Context<AppEnv>,
+  body: (nonce: string) => string,
+  status: ContentfulStatusCode,
+  redirectUri?: string,
+): Response {
   const nonce = randomSecret(16);
   c.header('Content-Security-Policy', pageCsp(nonce, redirectUri));
   c.header('Cache-Control', 'no-store');
@@ -32,11 +51,23 @@ function redirect(c: Context<AppEnv>, location: string): Response {
 }
 
 /** Show the form for a request, with an optional error and HTTP status (401 wrong password, and so on). */
-async function showForm(c: Context<AppEnv>, request: AuthorizeRequest, params: URLSearchParams, status: ContentfulStatusCode, error?: string, username?: string) {
+async function showForm(
+  c: Context<AppEnv>,
+  request: AuthorizeRequest,
+  params: URLSearchParams,
+  status: ContentfulStatusCode,
+  error?: string,
+  username?: string,
+) {
   const hidden: Record<string, string | undefined> = {};
   for (const name of CARRIED) hidden[name] = params.get(name) ?? undefined;
   hidden.csrf = await issueFormToken(c, requestBinding(hidden));
-  return html(c, (nonce) => loginPage({ clientName: request.client.name, scope: request.scope, hidden, error, username, nonce }), status, request.redirectUri);
+  return html(
+    c,
+    (nonce) => loginPage({ clientName: request.client.name, scope: request.scope, hidden, error, username, nonce }),
+    status,
+    request.redirectUri,
+  );
 }
 
 /** Validate, answering a page or a redirect for a refused request. */
@@ -65,7 +96,11 @@ export function mountAuthorizeRoutes(app: Hono<AppEnv>): void {
     const { ctx, auth } = c.get('services');
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/x-www-form-urlencoded') {
-      return html(c, (nonce) => errorPage('The sign-in form must be posted as application/x-www-form-urlencoded.', nonce), 400);
+      return html(
+        c,
+        (nonce) => errorPage('The sign-in form must be posted as application/x-www-form-urlencoded.', nonce),
+        400,
+      );
     }
     const params = new URLSearchParams(await c.req.text());
     const request = await validated(c, params);
@@ -74,17 +109,40 @@ export function mountAuthorizeRoutes(app: Hono<AppEnv>): void {
     const carried: Record<string, string | undefined> = {};
     for (const name of CARRIED) carried[name] = params.get(name) ?? undefined;
     if (!(await checkFormToken(c, params.get('csrf') ?? undefined, requestBinding(carried)))) {
-      return showForm(c, request, params, 403, 'This sign-in form has expired or was not opened in this browser. Please sign in again.');
+      return showForm(
+        c,
+        request,
+        params,
+        403,
+        'This sign-in form has expired or was not opened in this browser. Please sign in again.',
+      );
     }
     if (params.get('action') === 'cancel') {
-      return redirect(c, errorRedirect(request, auth.issuer, 'access_denied', 'The user cancelled the sign-in').location);
+      return redirect(
+        c,
+        errorRedirect(request, auth.issuer, 'access_denied', 'The user cancelled the sign-in').location,
+      );
     }
     const username = params.get('username') ?? '';
     const password = params.get('password') ?? '';
-    if (!username || !password) return showForm(c, request, params, 400, 'Enter your user name and password.', username);
+    if (!username || !password)
+      return showForm(c, request, params, 400, 'Enter your user name and password.', username);
     try {
       const principal = await auth.checkPassword(username.slice(0, 64), password, clientAddress(c));
-      return redirect(c, await approveAuthorization(ctx, request, { accountId: principal.accountId!, username: principal.username, role: principal.role, credentialVersion: principal.credentialVersion }, auth.issuer));
+      return redirect(
+        c,
+        await approveAuthorization(
+          ctx,
+          request,
+          {
+            accountId: principal.accountId!,
+            username: principal.username,
+            role: principal.role,
+            credentialVersion: principal.credentialVersion,
+          },
+          auth.issuer,
+        ),
+      );
     } catch (error) {
       if (error instanceof DomainError && error.code === 'unauthorized') {
         // One message for every cause, so the form does not reveal which accounts exist or are disabled.
@@ -95,7 +153,8 @@ export function mountAuthorizeRoutes(app: Hono<AppEnv>): void {
         c.header('Retry-After', String(wait));
         return showForm(c, request, params, 429, `Too many failed sign-ins. Try again in ${wait} seconds.`, username);
       }
-      if (error instanceof ScopeNotHeld) return showForm(c, request, params, 403, `${error.message} Sign in with another account.`);
+      if (error instanceof ScopeNotHeld)
+        return showForm(c, request, params, 403, `${error.message} Sign in with another account.`);
       throw error;
     }
   });

@@ -9,7 +9,11 @@ import { docsPage } from './docs-page.js';
 import { PROBLEM_BASE } from './problem.js';
 import type { ErrorCode } from '../services/errors.js';
 
-const surfaceDocPath: Record<Surface, string> = { admin: '/admin/openapi.json', root: '/openapi.json', user: '/user/openapi.json' };
+const surfaceDocPath: Record<Surface, string> = {
+  admin: '/admin/openapi.json',
+  root: '/openapi.json',
+  user: '/user/openapi.json',
+};
 const surfaceTitle: Record<Surface, string> = {
   admin: 'BIMS admin surface (/admin)',
   root: 'BIMS root surface (/ and /adjudicator)',
@@ -30,7 +34,9 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
           authorizationUrl: `${authUrl}/oauth2/authorize`,
           tokenUrl: `${authUrl}/oauth2/token`,
           refreshUrl: `${authUrl}/oauth2/token`,
-          scopes: { [scope]: `${scope}: access to ${role === 'admin' ? 'admin, adjudicator and user' : role === 'adjudicator' ? 'adjudicator and user' : 'user'} endpoints` },
+          scopes: {
+            [scope]: `${scope}: access to ${role === 'admin' ? 'admin, adjudicator and user' : role === 'adjudicator' ? 'adjudicator and user' : 'user'} endpoints`,
+          },
         },
         clientCredentials: { tokenUrl: `${authUrl}/oauth2/token`, scopes: { [scope]: `${scope} scope` } },
       },
@@ -44,7 +50,8 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
     operationId: 'login',
     tags: ['Login and tokens'],
     summary: 'Authenticates with user name and password; returns authentication type and granted authorities',
-    description: 'No surface prefix. Credentials as a JSON body, or as an HTTP Basic header with no body. Failed attempts are throttled (429).',
+    description:
+      'No surface prefix. Credentials as a JSON body, or as an HTTP Basic header with no body. Failed attempts are throttled (429).',
     security: [],
     request: { body: { required: false, content: { 'application/json': { schema: LoginRequest } } } },
     responses: {
@@ -69,7 +76,10 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
     request: {
       body: {
         required: true,
-        content: { 'application/x-www-form-urlencoded': { schema: TokenRequest }, 'application/json': { schema: TokenRequest } },
+        content: {
+          'application/x-www-form-urlencoded': { schema: TokenRequest },
+          'application/json': { schema: TokenRequest },
+        },
       },
     },
     responses: {
@@ -77,8 +87,14 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
       400: { description: 'RFC 6749 error', content: { 'application/json': { schema: OAuthError } } },
       401: { description: 'Bad client credentials', content: { 'application/json': { schema: OAuthError } } },
       413: problemAnswer('Request body too large', 'payload-too-large'),
-      415: { description: 'The body is neither form-encoded nor JSON (RFC 6749 error invalid_request)', content: { 'application/json': { schema: OAuthError } } },
-      429: { description: 'Too many failed client authentications (RFC 6749 error invalid_client; Retry-After)', content: { 'application/json': { schema: OAuthError } } },
+      415: {
+        description: 'The body is neither form-encoded nor JSON (RFC 6749 error invalid_request)',
+        content: { 'application/json': { schema: OAuthError } },
+      },
+      429: {
+        description: 'Too many failed client authentications (RFC 6749 error invalid_client; Retry-After)',
+        content: { 'application/json': { schema: OAuthError } },
+      },
       500: problemAnswer('Internal error, recorded in the exception log', 'internal'),
     },
   });
@@ -86,7 +102,10 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
 
 /** A problem+json answer of the unprefixed routes, naming its problem type as the operations' answers do. */
 function problemAnswer(description: string, code: ErrorCode) {
-  return { description: `${description}. Problem type: ${PROBLEM_BASE}/${code}`, content: { 'application/problem+json': { schema: ProblemSchema } } };
+  return {
+    description: `${description}. Problem type: ${PROBLEM_BASE}/${code}`,
+    content: { 'application/problem+json': { schema: ProblemSchema } },
+  };
 }
 
 /** Serve one OpenAPI 3.1 document per surface and the interactive docs page at /docs. */
@@ -125,19 +144,33 @@ export function mountDocs(
   }
 
   app.get('/docs', (c) => {
-    c.header('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+    c.header(
+      'Content-Security-Policy',
+      "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+    );
     return c.html(docsPage(surfaceDocPath));
   });
   app.get('/docs/assets/:name', async (c) => {
     const name = c.req.param('name');
-    const allowed = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'oauth2-redirect.html', 'oauth2-redirect.js', 'docs.js'];
+    const allowed = [
+      'swagger-ui.css',
+      'swagger-ui-bundle.js',
+      'swagger-ui-standalone-preset.js',
+      'oauth2-redirect.html',
+      'oauth2-redirect.js',
+      'docs.js',
+    ];
     if (!allowed.includes(name) || !readAsset) return c.notFound();
     const bytes = name === 'docs.js' ? new TextEncoder().encode(docsScript) : await readAsset(name);
     if (!bytes) return c.notFound();
     const type = name.endsWith('.css') ? 'text/css' : name.endsWith('.html') ? 'text/html' : 'text/javascript';
     c.header('Cache-Control', 'public, max-age=3600');
     // Swagger UI's OAuth redirect page runs an inline script; it is opened as a pop-up, never framed.
-    if (name.endsWith('.html')) c.header('Content-Security-Policy', "default-src 'self'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'");
+    if (name.endsWith('.html'))
+      c.header(
+        'Content-Security-Policy',
+        "default-src 'self'; script-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+      );
     return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': `${type}; charset=utf-8` });
   });
 }

@@ -45,7 +45,9 @@ export function everyRequest(options: EveryRequestOptions): MiddlewareHandler<Ap
   const headers = securityHeaders(options.corsOrigins);
   const limit = bodyLimit(options.maxBodyBytes);
   const drain = unreadBody();
-  const header: HeaderReader = readHeader ? (c, name) => readHeader(c.req.raw, c.env, name) : (c, name) => c.req.header(name);
+  const header: HeaderReader = readHeader
+    ? (c, name) => readHeader(c.req.raw, c.env, name)
+    : (c, name) => c.req.header(name);
 
   // The body limit refuses by throwing its 413; answered here, so that the drain around it still sees the answer
   // (as when it was a layer of its own and Hono's chain caught the error at its level).

@@ -23,20 +23,34 @@ function routers() {
   return { fixed, trie };
 }
 
-const handlers = (result: ReturnType<FixedPathRouter<string>['match']>) => result[0].map(([handler, params]) => [handler, params]);
+const handlers = (result: ReturnType<FixedPathRouter<string>['match']>) =>
+  result[0].map(([handler, params]) => [handler, params]);
 
 describe('FixedPathRouter', () => {
   it("matches every path as Hono's trie router does, parameters and middleware included", () => {
     const { fixed, trie } = routers();
     const requests: [string, string][] = [
-      ['GET', '/health'], ['POST', '/health'], ['GET', '/admin/subjects'], ['POST', '/admin/subjects/create'],
-      ['GET', '/admin/subjects/create'], ['GET', '/admin/subjects/s-1'], ['GET', '/admin/subjects/multimodal/s-1'],
-      ['GET', '/admin/subjects/multimodal'], ['GET', '/docs/assets/a.js'], ['GET', '/nowhere'], ['OPTIONS', '/health'],
+      ['GET', '/health'],
+      ['POST', '/health'],
+      ['GET', '/admin/subjects'],
+      ['POST', '/admin/subjects/create'],
+      ['GET', '/admin/subjects/create'],
+      ['GET', '/admin/subjects/s-1'],
+      ['GET', '/admin/subjects/multimodal/s-1'],
+      ['GET', '/admin/subjects/multimodal'],
+      ['GET', '/docs/assets/a.js'],
+      ['GET', '/nowhere'],
+      ['OPTIONS', '/health'],
     ];
     for (const [method, path] of requests) {
-      for (let twice = 0; twice < 2; twice++) expect(handlers(fixed.match(method, path)), `${method} ${path}`).toEqual(handlers(trie.match(method, path)));
+      for (let twice = 0; twice < 2; twice++)
+        expect(handlers(fixed.match(method, path)), `${method} ${path}`).toEqual(handlers(trie.match(method, path)));
     }
-    expect(handlers(fixed.match('GET', '/admin/subjects/s-1'))).toEqual([['every-request', {}], ['admin-guard', {}], ['get', { subjectId: 's-1' }]]);
+    expect(handlers(fixed.match('GET', '/admin/subjects/s-1'))).toEqual([
+      ['every-request', {}],
+      ['admin-guard', {}],
+      ['get', { subjectId: 's-1' }],
+    ]);
   });
 
   it('keeps the match of a fixed path, and only of the fixed paths of its routes and the usual methods', () => {
@@ -54,6 +68,10 @@ describe('FixedPathRouter', () => {
     const { fixed } = routers();
     expect(handlers(fixed.match('GET', '/health')).map(([h]) => h)).toEqual(['every-request', 'health']);
     fixed.add('GET', '/health', 'second-health');
-    expect(handlers(fixed.match('GET', '/health')).map(([h]) => h)).toEqual(['every-request', 'health', 'second-health']);
+    expect(handlers(fixed.match('GET', '/health')).map(([h]) => h)).toEqual([
+      'every-request',
+      'health',
+      'second-health',
+    ]);
   });
 });

@@ -13,7 +13,9 @@ interface KnownRoute {
 function matcherOf(path: string): RegExp {
   const body = path
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .map((segment) =>
+      segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
     .join('/');
   return new RegExp(`^${body}$`);
 }
@@ -26,7 +28,9 @@ function matcherOf(path: string): RegExp {
 export function allowedMethods(app: Hono<AppEnv>): (pathname: string) => string[] {
   let known: KnownRoute[] | undefined;
   return (pathname) => {
-    known ??= app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, pattern: matcherOf(r.path) }));
+    known ??= app.routes
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => ({ method: r.method, pattern: matcherOf(r.path) }));
     const methods = new Set(known.filter((r) => r.pattern.test(pathname)).map((r) => r.method));
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();
@@ -45,7 +49,14 @@ export function unroutedAnswer(app: Hono<AppEnv>): (c: Context<AppEnv>) => Respo
     // A route of this method that answered "not found" itself (an unknown docs asset) is a 404, not a 405.
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     if (allow.length > 0 && !allow.includes(method)) {
-      const res = problemResponse(c, new DomainError('method-not-allowed', `${pathname} does not answer ${c.req.method}; it answers ${allow.join(', ')}`, { allow }));
+      const res = problemResponse(
+        c,
+        new DomainError(
+          'method-not-allowed',
+          `${pathname} does not answer ${c.req.method}; it answers ${allow.join(', ')}`,
+          { allow },
+        ),
+      );
       res.headers.set('Allow', allow.join(', '));
       return res;
     }

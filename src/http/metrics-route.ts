@@ -22,9 +22,16 @@ export function mountMetrics(app: Hono<AppEnv>): void {
       const principal = await services.auth.authenticate(header, clientAddress(c));
       c.set('principal', principal);
       if (!roleCovers(principal.role, 'ADMIN')) {
-        throw new DomainError('forbidden', `The metrics need scope ADMIN (or the metrics token); the credentials hold ${principal.role}`, { requiredScope: 'ADMIN' });
+        throw new DomainError(
+          'forbidden',
+          `The metrics need scope ADMIN (or the metrics token); the credentials hold ${principal.role}`,
+          { requiredScope: 'ADMIN' },
+        );
       }
     }
-    return c.body(await services.metrics.render(), 200, { 'Content-Type': PROMETHEUS_TEXT, 'Cache-Control': 'no-store' });
+    return c.body(await services.metrics.render(), 200, {
+      'Content-Type': PROMETHEUS_TEXT,
+      'Cache-Control': 'no-store',
+    });
   });
 }

@@ -101,9 +101,22 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   const form = request.form && isMultipart(c.req.raw) ? request.form : undefined;
   let result;
   try {
-    const raw = form ? await readFormBody(c.req.raw, form) : request.body ? await readJsonBody(c.req.raw, request.form ? 'multipart/form-data' : undefined) : undefined;
+    const raw = form
+      ? await readFormBody(c.req.raw, form)
+      : request.body
+        ? await readJsonBody(c.req.raw, request.form ? 'multipart/form-data' : undefined)
+        : undefined;
     const body = request.body ? validate(request.body, raw, 'body') : undefined;
-    result = await spec.handle({ query, params, body, principal, services: scopedToCaller(services, principal, c.req.raw), surface, request: c.req.raw, clientAddress: clientAddress(c) });
+    result = await spec.handle({
+      query,
+      params,
+      body,
+      principal,
+      services: scopedToCaller(services, principal, c.req.raw),
+      surface,
+      request: c.req.raw,
+      clientAddress: clientAddress(c),
+    });
   } catch (error) {
     // A form's failures name its parts (`body.image.1`), not the JSON fields the form became.
     throw form && error instanceof DomainError ? renameFormFields(error, form) : error;
@@ -111,13 +124,20 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   if (result instanceof Response) return result;
   const status = spec.status ?? 200;
   if (status === 204) return c.body(null, 204);
-  if (result instanceof StreamedJson) return c.body(result.body, status, { ...result.headers, 'Content-Type': 'application/json' });
+  if (result instanceof StreamedJson)
+    return c.body(result.body, status, { ...result.headers, 'Content-Type': 'application/json' });
   if (result instanceof PresentedJson) {
-    return c.body(documentedText(spec.response?.schema, result.text, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on'), status, { 'Content-Type': 'application/json' });
+    return c.body(
+      documentedText(spec.response?.schema, result.text, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on'),
+      status,
+      { 'Content-Type': 'application/json' },
+    );
   }
   const answer = result instanceof JsonAnswer ? result : undefined;
   const data = answer ? answer.data : result;
-  const shaped = spec.response?.schema ? documentedAnswer(spec.response.schema, data, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on') : data;
+  const shaped = spec.response?.schema
+    ? documentedAnswer(spec.response.schema, data, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on')
+    : data;
   return answer?.headers ? c.json(shaped as object, status, answer.headers) : jsonAnswer(c, shaped, status);
 }
 
@@ -126,9 +146,22 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
  * in turn) and are dropped if the client disconnects before they start (the runtime aborts the request's signal).
  */
 function scopedToCaller(services: Services, principal: Principal, request: Request): Services {
-  const owner = principal.accountId !== null ? `account:${principal.accountId}` : principal.clientId ? `client:${principal.clientId}` : `name:${principal.username}`;
+  const owner =
+    principal.accountId !== null
+      ? `account:${principal.accountId}`
+      : principal.clientId
+        ? `client:${principal.clientId}`
+        : `name:${principal.username}`;
   // The signal is read only when an extraction starts: on Node, reading it builds the whole `Request`.
-  return { ...services, extractors: services.extractors.forRequest({ owner, get signal() { return request.signal; } }) };
+  return {
+    ...services,
+    extractors: services.extractors.forRequest({
+      owner,
+      get signal() {
+        return request.signal;
+      },
+    }),
+  };
 }
 
 function describe(spec: OperationSpec, path: string, role: string, surface: Surface) {
@@ -143,7 +176,10 @@ function describe(spec: OperationSpec, path: string, role: string, surface: Surf
   };
   for (const [status, description] of Object.entries(spec.emptyResponses ?? {})) responses[status] = { description };
   for (const [status, { description, types }] of Object.entries(problemAnswersOf(spec))) {
-    responses[status] = { description: `${description}. Problem type: ${types.join(' or ')}`, content: { 'application/problem+json': { schema: ProblemSchema } } };
+    responses[status] = {
+      description: `${description}. Problem type: ${types.join(' or ')}`,
+      content: { 'application/problem+json': { schema: ProblemSchema } },
+    };
   }
   const scheme = role.toLowerCase();
   const security = spec.open ? [] : [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }];

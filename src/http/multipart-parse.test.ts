@@ -33,24 +33,41 @@ describe('parseMultipart', () => {
     expect(parts[2]!.data.length).toBe(0);
     expect(decode(parts[3]!.data)).toBe('{"a":[1,2]}\r\nsecond line');
     // The platform's parser reads the same body the same way.
-    const reference = await new Request('http://x/', { method: 'POST', headers: { 'content-type': type }, body: bytes }).formData();
-    expect(Buffer.from(await (reference.getAll('image')[0] as Blob).arrayBuffer()).equals(Buffer.from(parts[1]!.data))).toBe(true);
+    const reference = await new Request('http://x/', {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body: bytes,
+    }).formData();
+    expect(
+      Buffer.from(await (reference.getAll('image')[0] as Blob).arrayBuffer()).equals(Buffer.from(parts[1]!.data)),
+    ).toBe(true);
   });
 
   it('takes a preamble, transport padding, a quoted boundary and an epilogue (RFC 2046)', () => {
-    const body = text('preamble\r\n--B\t \r\nContent-Disposition: form-data; name=type\r\n\r\nVERIFY\r\n--B--\r\nepilogue');
-    expect(parseMultipart(body, 'multipart/form-data; boundary="B"').map((p) => [p.name, decode(p.data)])).toEqual([['type', 'VERIFY']]);
+    const body = text(
+      'preamble\r\n--B\t \r\nContent-Disposition: form-data; name=type\r\n\r\nVERIFY\r\n--B--\r\nepilogue',
+    );
+    expect(parseMultipart(body, 'multipart/form-data; boundary="B"').map((p) => [p.name, decode(p.data)])).toEqual([
+      ['type', 'VERIFY'],
+    ]);
   });
 
   it('refuses broken bodies with a reason', () => {
-    const bad = (body: string, type = 'multipart/form-data; boundary=B') => () => parseMultipart(text(body), type);
+    const bad =
+      (body: string, type = 'multipart/form-data; boundary=B') =>
+      () =>
+        parseMultipart(text(body), type);
     expect(bad('--B\r\nContent-Disposition: form-data; name="a"\r\n\r\nno end')).toThrow(/no closing boundary/);
     expect(bad('nothing here')).toThrow(/no boundary delimiter/);
     expect(bad('--B\r\nContent-Disposition: form-data\r\n\r\nx\r\n--B--')).toThrow(/no name/);
     expect(bad('--B\r\nContent-Type: text/plain\r\n\r\nx\r\n--B--')).toThrow(/Content-Disposition/);
     expect(bad('--B\r\n', 'multipart/form-data')).toThrow(/no boundary/);
     expect(bad('--Bxx\r\n\r\n--B--')).toThrow(MultipartError);
-    const many = Array.from({ length: MAX_PARTS + 1 }, (_, i) => `--B\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('') + '--B--';
+    const many =
+      Array.from(
+        { length: MAX_PARTS + 1 },
+        (_, i) => `--B\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+      ).join('') + '--B--';
     expect(bad(many)).toThrow(/more than 64 parts/);
   });
 });

@@ -61,7 +61,8 @@ export function parseMultipart(body: Uint8Array, contentType: string): FormPart[
   for (;;) {
     if (body[pos] === DASH && body[pos + 1] === DASH) return parts; // the close delimiter; an epilogue may follow
     while (body[pos] === 0x20 || body[pos] === 0x09) pos++; // transport padding
-    if (body[pos] !== CR || body[pos + 1] !== LF) throw new MultipartError('a boundary delimiter is not followed by a line break');
+    if (body[pos] !== CR || body[pos + 1] !== LF)
+      throw new MultipartError('a boundary delimiter is not followed by a line break');
     pos += 2;
     let dataStart: number;
     let headerText = '';

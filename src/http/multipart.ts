@@ -12,7 +12,8 @@ const MULTIPART = /^multipart\/form-data\b/i;
 /** The request is a multipart form (the boundary parameter is the parser's business). */
 export const isMultipart = (request: Request) => MULTIPART.test(request.headers.get('content-type') ?? '');
 
-const bad = (field: string, message: string) => new DomainError('validation', `${field} ${message}`, { errors: [{ field, message }] });
+const bad = (field: string, message: string) =>
+  new DomainError('validation', `${field} ${message}`, { errors: [{ field, message }] });
 
 /**
  * Read a multipart body and build the JSON body it stands for. Answers a 400 naming the part for a file sent
@@ -96,9 +97,11 @@ export function renameFormFields(error: DomainError, spec: FormSpec): DomainErro
       replacement: `body.${name}$1`,
     }));
   if (renames.length === 0) return error;
-  const rename = (text: string) => renames.reduce((out, { pattern, replacement }) => out.replace(pattern, replacement), text);
+  const rename = (text: string) =>
+    renames.reduce((out, { pattern, replacement }) => out.replace(pattern, replacement), text);
   const extras: Record<string, unknown> = { ...error.extras };
-  if (error.extras.errors) extras.errors = error.extras.errors.map((e: FieldError) => ({ ...e, field: rename(e.field) }));
+  if (error.extras.errors)
+    extras.errors = error.extras.errors.map((e: FieldError) => ({ ...e, field: rename(e.field) }));
   if (typeof extras.reason === 'string') extras.reason = rename(extras.reason);
   return new DomainError(error.code, rename(error.detail), extras, error.operatorDetail);
 }
@@ -118,7 +121,10 @@ export function formDocument(spec: FormSpec, jsonBody: z.ZodType) {
   }
   for (const name of spec.json ?? []) {
     const field = shape[name];
-    if (field) parts[name] = field.openapi({ description: `${describe(field)}JSON text of the object, a part of type application/json.` });
+    if (field)
+      parts[name] = field.openapi({
+        description: `${describe(field)}JSON text of the object, a part of type application/json.`,
+      });
     encoding[name] = { contentType: 'application/json' };
   }
   for (const name of spec.text ?? []) if (shape[name]) parts[name] = shape[name];

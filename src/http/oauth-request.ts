@@ -37,7 +37,8 @@ export async function readTokenParams(request: Request): Promise<Record<string, 
     } catch {
       throw invalidRequest('The body is not valid JSON');
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The JSON body must be an object');
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw invalidRequest('The JSON body must be an object');
     for (const [key, value] of Object.entries(body)) {
       if (value === null || value === undefined) continue;
       if (typeof value !== 'string') throw invalidRequest(`${key.slice(0, 40)} must be a string`);
@@ -46,7 +47,9 @@ export async function readTokenParams(request: Request): Promise<Record<string, 
     return params;
   }
   // Declared media types only; anything else is named as such (415), not read as a malformed form.
-  throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded (or application/json)', { status: 415 });
+  throw new OAuthError('invalid_request', 'The body must be application/x-www-form-urlencoded (or application/json)', {
+    status: 415,
+  });
 }
 
 /** Undo RFC 6749 2.3.1's form encoding of Basic client credentials; raw text if it is not valid encoding. */
@@ -85,7 +88,8 @@ export function basicClientCredentials(header: string | undefined): BasicCredent
 export function oauthErrorResponse(error: OAuthError): Response {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...NO_STORE };
   if (error.options.basicChallenge) headers['WWW-Authenticate'] = 'Basic realm="bims", charset="UTF-8"';
-  if (error.options.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(error.options.retryAfterSeconds)));
+  if (error.options.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(error.options.retryAfterSeconds)));
   return new Response(JSON.stringify(error.toJSON()), { status: error.status, headers });
 }
 

@@ -21,7 +21,11 @@ export function mountOAuthRoutes(app: Hono<AppEnv>): void {
     const services = c.get('services');
     try {
       const params = await readTokenParams(c.req.raw);
-      const response = await issueTokens(services, { params, basic: basicClientCredentials(c.req.header('authorization')), address: clientAddress(c) });
+      const response = await issueTokens(services, {
+        params,
+        basic: basicClientCredentials(c.req.header('authorization')),
+        address: clientAddress(c),
+      });
       return c.json(response, 200, NO_STORE);
     } catch (error) {
       if (error instanceof OAuthError) return oauthErrorResponse(error);

@@ -7,7 +7,9 @@ import type { ErrorCode } from '../services/errors.js';
  * hand: the ones every operation can give, the ones its credentials and body bring, and the ones it
  * declares (`problems`). Each names the problem types it carries.
  */
-export function problemAnswersOf(spec: OperationSpec): Partial<Record<ProblemStatus, { description: string; types: string[] }>> {
+export function problemAnswersOf(
+  spec: OperationSpec,
+): Partial<Record<ProblemStatus, { description: string; types: string[] }>> {
   const answers: Partial<Record<ProblemStatus, string>> = {
     400: 'Invalid request (problem+json naming the fields in `errors`)',
     404: 'Not found',

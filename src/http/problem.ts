@@ -56,7 +56,11 @@ export function problemResponse(c: Context, error: DomainError): Response {
   if (error.operatorDetail) {
     // What the operator must know (a missing model file, a command to run) is for the log, not the caller.
     c.get('services')?.ctx.log.warn('problem answered; operator detail', {
-      requestId: c.get('requestId'), status: problem.status, type: error.code, detail: error.detail, operatorDetail: error.operatorDetail,
+      requestId: c.get('requestId'),
+      status: problem.status,
+      type: error.code,
+      detail: error.detail,
+      operatorDetail: error.operatorDetail,
     });
   }
   const headers: Record<string, string> = { 'Content-Type': 'application/problem+json' };
@@ -67,9 +71,13 @@ export function problemResponse(c: Context, error: DomainError): Response {
   }
   if (error.code === 'forbidden' && typeof error.extras.requiredScope === 'string') {
     // RFC 6750 3.1: the challenge names the scope that would have sufficed, so a client can ask for it.
-    headers['WWW-Authenticate'] = `Bearer realm="bims", error="insufficient_scope", scope="${error.extras.requiredScope}"`;
+    headers['WWW-Authenticate'] =
+      `Bearer realm="bims", error="insufficient_scope", scope="${error.extras.requiredScope}"`;
   }
-  if ((error.code === 'too-many-requests' || error.code === 'service-unavailable') && typeof error.extras.retryAfterSeconds === 'number') {
+  if (
+    (error.code === 'too-many-requests' || error.code === 'service-unavailable') &&
+    typeof error.extras.retryAfterSeconds === 'number'
+  ) {
     headers['Retry-After'] = String(Math.ceil(error.extras.retryAfterSeconds));
   }
   delete problem.bearerError;

@@ -12,7 +12,13 @@ export function recordRequest(c: Context<AppEnv>, elapsedMs: number): void {
   const method = c.req.method;
   const status = c.res.status;
   const operationId = c.get('operationId');
-  services.metrics.recordRequest({ operation: operationId, surface: c.get('surface'), method, status, seconds: elapsedMs / 1000 });
+  services.metrics.recordRequest({
+    operation: operationId,
+    surface: c.get('surface'),
+    method,
+    status,
+    seconds: elapsedMs / 1000,
+  });
   services.ctx.log.info('request', {
     requestId: c.get('requestId'),
     method,

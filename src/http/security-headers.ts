@@ -73,7 +73,10 @@ export interface SecurityHeaders {
  * needs the camera (the dashboard's capture.html, through the proxy) sets its own Permissions-Policy.
  */
 export function securityHeaders(corsOrigins: string): SecurityHeaders {
-  const allowed = corsOrigins.split(',').map((o) => o.trim()).filter(Boolean);
+  const allowed = corsOrigins
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
   // Once CORS is open, answers depend on the Origin header (an allowed origin is echoed, with `*` too), so
   // shared caches must key on it, including for answers to origins that were not allowed.
   const variesByOrigin = allowed.length > 0;

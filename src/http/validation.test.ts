@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { DomainError } from '../services/errors.js';
 import { MAX_JSON_DEPTH, queryObject, readJsonBody, validate } from './validation.js';
 
-const post = (body: string) => new Request('http://x/', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const post = (body: string) =>
+  new Request('http://x/', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 const nested = (depth: number) => `{"metadata":{"a":${'['.repeat(depth - 2)}${']'.repeat(depth - 2)}}}`;
 
 describe('queryObject', () => {
@@ -12,7 +13,9 @@ describe('queryObject', () => {
     const query = queryObject(new URL('http://x/?id=1&__proto__=a&__proto__=b'));
     expect(Object.keys(query).sort()).toEqual(['__proto__', 'id']);
     expect(Object.getPrototypeOf(query)).toBe(Object.prototype);
-    expect(() => validate(z.strictObject({ id: z.string() }), query, 'query')).toThrow(/query.__proto__ is not a known field/);
+    expect(() => validate(z.strictObject({ id: z.string() }), query, 'query')).toThrow(
+      /query.__proto__ is not a known field/,
+    );
   });
 });
 
@@ -45,7 +48,9 @@ describe('validate', () => {
       try {
         validate(schema, value, 'body');
       } catch (error) {
-        expect((error as DomainError).extras.errors).toEqual([{ field, message: expect.stringMatching(/unpaired surrogate/) }]);
+        expect((error as DomainError).extras.errors).toEqual([
+          { field, message: expect.stringMatching(/unpaired surrogate/) },
+        ]);
       }
     }
     expect(validate(schema, { username: 'emoji 😀 fine' }, 'body')).toEqual({ username: 'emoji 😀 fine' });
@@ -53,18 +58,35 @@ describe('validate', () => {
 });
 
 describe('readJsonBody and UTF-8', () => {
-  const raw = (bytes: number[]) => new Request('http://x/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytes) });
+  const raw = (bytes: number[]) =>
+    new Request('http://x/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array(bytes),
+    });
   const json = (s: string) => [...new TextEncoder().encode(s)];
 
   // Seen through the generated bad input suite: malformed bytes became U+FFFD and were stored as if sent.
   it('refuses malformed UTF-8 with a 400 naming the body', async () => {
-    for (const bad of [[0xff, 0xfe], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]) {
-      const error = await readJsonBody(raw([...json('{"subjectId":"a'), ...bad, ...json('"}')])).catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'validation', extras: { errors: [{ field: 'body', message: 'is not valid UTF-8' }] } });
+    for (const bad of [
+      [0xff, 0xfe],
+      [0xc3, 0x28],
+      [0xed, 0xa0, 0x80],
+      [0xc0, 0xaf],
+    ]) {
+      const error = await readJsonBody(raw([...json('{"subjectId":"a'), ...bad, ...json('"}')])).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({
+        code: 'validation',
+        extras: { errors: [{ field: 'body', message: 'is not valid UTF-8' }] },
+      });
     }
   });
 
   it('reads well-formed UTF-8, a leading byte order mark included', async () => {
-    await expect(readJsonBody(raw([0xef, 0xbb, 0xbf, ...json('{"name":"Zoë 😀"}')]))).resolves.toEqual({ name: 'Zoë 😀' });
+    await expect(readJsonBody(raw([0xef, 0xbb, 0xbf, ...json('{"name":"Zoë 😀"}')]))).resolves.toEqual({
+      name: 'Zoë 😀',
+    });
   });
 });

@@ -22,7 +22,10 @@ export function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
  */
 const UNSTORABLE: [RegExp, string][] = [
   [/\u0000/, 'must not contain the NUL character'],
-  [/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/, 'must not contain an unpaired surrogate (it is not valid Unicode)'],
+  [
+    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
+    'must not contain an unpaired surrogate (it is not valid Unicode)',
+  ],
 ];
 
 const unstorable = (text: string) => UNSTORABLE.find(([re]) => re.test(text))?.[1] ?? null;
@@ -36,7 +39,8 @@ function findUnstorable(value: unknown, path: string, depth = 0): FieldError | n
   if (depth > 64 || value === null || typeof value !== 'object') return null;
   for (const [key, item] of Object.entries(value)) {
     const message = unstorable(key);
-    if (message) return { field: `${path}.${key.replace(/\u0000/g, '\\0').replace(/[\ud800-\udfff]/g, '\ufffd')}`, message };
+    if (message)
+      return { field: `${path}.${key.replace(/\u0000/g, '\\0').replace(/[\ud800-\udfff]/g, '\ufffd')}`, message };
     const found = findUnstorable(item, `${path}.${key}`, depth + 1);
     if (found) return found;
   }
@@ -84,7 +88,8 @@ export function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) max = Math.max(max, ++depth);
@@ -115,10 +120,15 @@ export async function readJsonBody(request: Request, alsoTaken?: string): Promis
     });
   }
   if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
-    throw new DomainError('unsupported-media-type', `body must be application/json${alsoTaken ? ` or ${alsoTaken}` : ''}, not ${type.split(';')[0]}`);
+    throw new DomainError(
+      'unsupported-media-type',
+      `body must be application/json${alsoTaken ? ` or ${alsoTaken}` : ''}, not ${type.split(';')[0]}`,
+    );
   }
   if (text === null) {
-    throw new DomainError('validation', 'body: not valid UTF-8', { errors: [{ field: 'body', message: 'is not valid UTF-8' }] });
+    throw new DomainError('validation', 'body: not valid UTF-8', {
+      errors: [{ field: 'body', message: 'is not valid UTF-8' }],
+    });
   }
   if (nestingDepth(text) > MAX_JSON_DEPTH) {
     throw new DomainError('validation', `body: nested deeper than ${MAX_JSON_DEPTH} levels`, {

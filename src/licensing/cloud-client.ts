@@ -6,7 +6,12 @@ import { fetchWithin, LicensingUnavailableError } from './http.js';
  * compromised endpoint can deny service but not grant a licence.
  */
 export async function fetchCloudLicence(url: string, token: string, timeoutMs: number): Promise<string> {
-  const { status, text, contentType } = await fetchWithin('cloud', url, { method: 'GET', headers: { Authorization: `Bearer ${token}`, Accept: 'application/jose, application/json' } }, timeoutMs);
+  const { status, text, contentType } = await fetchWithin(
+    'cloud',
+    url,
+    { method: 'GET', headers: { Authorization: `Bearer ${token}`, Accept: 'application/jose, application/json' } },
+    timeoutMs,
+  );
   if (status !== 200) throw new LicensingUnavailableError('cloud', `the licensing endpoint answered ${status}`, status);
   if (contentType.includes('json')) {
     try {
@@ -15,7 +20,11 @@ export async function fetchCloudLicence(url: string, token: string, timeoutMs: n
     } catch {
       // fall through to the protocol error
     }
-    throw new LicensingUnavailableError('cloud', 'the licensing endpoint answered JSON without a `licence` string', status);
+    throw new LicensingUnavailableError(
+      'cloud',
+      'the licensing endpoint answered JSON without a `licence` string',
+      status,
+    );
   }
   return text.trim();
 }

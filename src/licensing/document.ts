@@ -27,7 +27,12 @@ export const LicenceDocument = z.object({
   source: z.enum(['CLOUD', 'INTERNET', 'DONGLE']),
   modalities: z.array(z.enum(['FACE', 'VOICE'])).min(1),
   /** e.g. `{ ENROLL: { period: 'MONTH', limit: 1000 } }`; an operation without a quota is unlimited. */
-  quotas: z.partialRecord(z.enum(LICENSED_OPERATIONS), z.object({ period: z.enum(QUOTA_PERIODS), limit: z.number().int().min(0) })).default({}),
+  quotas: z
+    .partialRecord(
+      z.enum(LICENSED_OPERATIONS),
+      z.object({ period: z.enum(QUOTA_PERIODS), limit: z.number().int().min(0) }),
+    )
+    .default({}),
   issuedAt: isoDate.optional(),
   notBefore: isoDate,
   expiresAt: isoDate,
@@ -46,12 +51,19 @@ export const UpdatePackage = z.object({
   nonce: z.string().min(8).max(128),
   issuedAt: isoDate,
   /** The licence (a compact JWS) the dongle is to hold from now on. */
-  licence: z.string().min(1).max(64 * 1024),
+  licence: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
 });
 export type UpdatePackage = z.infer<typeof UpdatePackage>;
 
 /** Counters as a dongle keeps them and a dump reports them. */
-export const DongleCounter = z.object({ operation: z.enum(LICENSED_OPERATIONS), period: z.string(), count: z.number().int().min(0) });
+export const DongleCounter = z.object({
+  operation: z.enum(LICENSED_OPERATIONS),
+  period: z.string(),
+  count: z.number().int().min(0),
+});
 export type DongleCounter = z.infer<typeof DongleCounter>;
 
 /** The state of the last update a dongle was given, as the sidecar keeps it and getUpdateStatus reports it. */

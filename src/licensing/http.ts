@@ -5,7 +5,12 @@ export type LicensingComponent = 'sidecar' | 'cloud';
 export class LicensingUnavailableError extends Error {
   override name = 'LicensingUnavailableError';
   /** `operatorDetail`: what only the operator should read (configuration to set); logged, never sent to a caller. */
-  constructor(readonly component: LicensingComponent, message: string, readonly status?: number, readonly operatorDetail?: string) {
+  constructor(
+    readonly component: LicensingComponent,
+    message: string,
+    readonly status?: number,
+    readonly operatorDetail?: string,
+  ) {
     super(message);
   }
 }
@@ -14,13 +19,27 @@ export class LicensingUnavailableError extends Error {
  * One bounded fetch: a hung peer becomes a prompt {@link LicensingUnavailableError}, never a request that
  * waits forever. Plain fetch, so it runs on every runtime.
  */
-export async function fetchWithin(component: LicensingComponent, url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; text: string; contentType: string }> {
+export async function fetchWithin(
+  component: LicensingComponent,
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+): Promise<{ status: number; text: string; contentType: string }> {
   try {
     const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
-    return { status: response.status, text: await response.text(), contentType: response.headers.get('content-type') ?? '' };
+    return {
+      status: response.status,
+      text: await response.text(),
+      contentType: response.headers.get('content-type') ?? '',
+    };
   } catch (error) {
     const timedOut = (error as Error)?.name === 'TimeoutError';
     const cause = (error as { cause?: { code?: string } })?.cause?.code;
-    throw new LicensingUnavailableError(component, timedOut ? `the ${component} did not answer within ${timeoutMs} ms` : `the ${component} is unreachable (${cause ?? (error as Error)?.message ?? 'network error'})`);
+    throw new LicensingUnavailableError(
+      component,
+      timedOut
+        ? `the ${component} did not answer within ${timeoutMs} ms`
+        : `the ${component} is unreachable (${cause ?? (error as Error)?.message ?? 'network error'})`,
+    );
   }
 }

@@ -6,13 +6,21 @@ import { importLicenceKey, LicenceDocumentError, licenceTimeState, verifyLicence
 import type { LicenceDocument } from './document.js';
 
 const terms = (over: Partial<LicenceDocument> = {}): LicenceDocument => ({
-  licenceId: 'LIC-1', licensee: 'Acme', source: 'INTERNET', modalities: ['FACE'],
+  licenceId: 'LIC-1',
+  licensee: 'Acme',
+  source: 'INTERNET',
+  modalities: ['FACE'],
   quotas: { ENROLL: { period: 'MONTH', limit: 1000 } },
-  notBefore: '2026-01-01T00:00:00Z', expiresAt: '2027-01-01T00:00:00Z', ...over,
+  notBefore: '2026-01-01T00:00:00Z',
+  expiresAt: '2027-01-01T00:00:00Z',
+  ...over,
 });
 
 async function refusal(promise: Promise<unknown>): Promise<LicenceDocumentError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(LicenceDocumentError);
   return error as LicenceDocumentError;
 }
@@ -25,7 +33,11 @@ describe('licence verification', async () => {
     const jws = await issueLicence(terms(), vendor.privateKey);
     for (const text of [JSON.stringify(vendor.publicJwk), vendor.publicPem, vendor.publicPem.replace(/\n/g, '\\n')]) {
       const licence = await verifyLicence(jws, await importLicenceKey(text));
-      expect(licence).toMatchObject({ licenceId: 'LIC-1', licensee: 'Acme', quotas: { ENROLL: { period: 'MONTH', limit: 1000 } } });
+      expect(licence).toMatchObject({
+        licenceId: 'LIC-1',
+        licensee: 'Acme',
+        quotas: { ENROLL: { period: 'MONTH', limit: 1000 } },
+      });
     }
   });
 
@@ -33,7 +45,9 @@ describe('licence verification', async () => {
     const jws = await issueLicence(terms(), vendor.privateKey);
     const [header, , signature] = jws.split('.');
     const forged = Buffer.from(JSON.stringify({ ...terms(), quotas: {} })).toString('base64url');
-    expect((await refusal(verifyLicence(`${header}.${forged}.${signature}`, vendor.publicKey))).problem).toBe('INVALID_SIGNATURE');
+    expect((await refusal(verifyLicence(`${header}.${forged}.${signature}`, vendor.publicKey))).problem).toBe(
+      'INVALID_SIGNATURE',
+    );
     const foreign = await issueLicence(terms(), stranger.privateKey);
     expect((await refusal(verifyLicence(foreign, vendor.publicKey))).problem).toBe('INVALID_SIGNATURE');
   });
@@ -51,12 +65,21 @@ describe('licence verification', async () => {
     expect((await refusal(verifyLicence(update, vendor.publicKey))).problem).toBe('MALFORMED');
     expect((await refusal(verifyUpdate(licence, vendor.publicKey))).problem).toBe('MALFORMED');
     expect((await refusal(verifyLicence('not a jws', vendor.publicKey))).problem).toBe('MALFORMED');
-    expect(await verifyUpdate(update, vendor.publicKey)).toMatchObject({ dongleId: 'SW-1', sequence: 1, licence, nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(await verifyUpdate(update, vendor.publicKey)).toMatchObject({
+      dongleId: 'SW-1',
+      sequence: 1,
+      licence,
+      nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
   });
 
   it('refuses a private key or a non-Ed25519 key as the public key', async () => {
-    await expect(importLicenceKey(JSON.stringify(await exportJWK(vendor.privateKey)))).rejects.toThrow(/public OKP Ed25519/);
-    await expect(importLicenceKey('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----')).rejects.toThrow(/BIMS_LICENCE_PUBLIC_KEY/);
+    await expect(importLicenceKey(JSON.stringify(await exportJWK(vendor.privateKey)))).rejects.toThrow(
+      /public OKP Ed25519/,
+    );
+    await expect(importLicenceKey('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----')).rejects.toThrow(
+      /BIMS_LICENCE_PUBLIC_KEY/,
+    );
   });
 
   it('the issuing tool refuses a licence BIMS would refuse', async () => {

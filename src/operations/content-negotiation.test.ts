@@ -5,7 +5,8 @@ const qr = ['image/png', 'image/svg+xml', 'application/json'] as const;
 
 describe('preferredType', () => {
   it('answers the first offer without a header, for */*, and when nothing offered is acceptable', () => {
-    for (const accept of [null, '', '*/*', 'text/html', 'text/html;q=0, */*;q=0', ';;;']) expect(preferredType(accept, qr)).toBe('image/png');
+    for (const accept of [null, '', '*/*', 'text/html', 'text/html;q=0, */*;q=0', ';;;'])
+      expect(preferredType(accept, qr)).toBe('image/png');
   });
 
   it('follows q-values, then the more specific range, then the order of the offers', () => {

@@ -39,7 +39,8 @@ export function preferredType<T extends string>(accept: string | null | undefine
       const s = specificity(range.type, offer);
       if (s > specific) [q, specific] = [range.q, s];
     }
-    if (q > bestQ || (q === bestQ && q > 0 && specific > bestSpecificity)) [best, bestQ, bestSpecificity] = [offer, q, specific];
+    if (q > bestQ || (q === bestQ && q > 0 && specific > bestSpecificity))
+      [best, bestQ, bestSpecificity] = [offer, q, specific];
   }
   return best;
 }

@@ -22,7 +22,11 @@ const openGet =
  */
 function proxy(id: string, method: HttpMethod) {
   return defineOperation({
-    id, method, path: '/dashboard/**', surfaces: adminRoot, area,
+    id,
+    method,
+    path: '/dashboard/**',
+    surfaces: adminRoot,
+    area,
     summary: `Forwards ${method.toUpperCase()} requests under /dashboard to the dashboard component`,
     description:
       'Any request content type and any Accept; the answer is streamed back as the component sent it, without hop-by-hop headers. ' +
@@ -40,7 +44,10 @@ function proxy(id: string, method: HttpMethod) {
     ...(method === 'get' ? { open: openGet } : {}),
     handle: async ({ request, services, clientAddress }) => {
       const { config } = services.ctx;
-      const streams = streamAdmissionOf(services.ctx, { perAddress: config.BIMS_STREAMS_PER_ADDRESS, total: config.BIMS_STREAMS_TOTAL });
+      const streams = streamAdmissionOf(services.ctx, {
+        perAddress: config.BIMS_STREAMS_PER_ADDRESS,
+        total: config.BIMS_STREAMS_TOTAL,
+      });
       return passedThrough(await forwardToDashboard(request, { config, clientAddress, streams }));
     },
   });

@@ -29,9 +29,13 @@ export function wantsZip(accept: string | null): boolean {
  * Answer a download: the streamed ZIP (`Content-Disposition: attachment` with a name made of safe
  * characters only), or the `SessionDownload` manifest on `Accept: application/json`.
  */
-export async function answerDownload({ services, request }: Pick<HandlerInput, 'services' | 'request'>, what: DownloadRequest) {
+export async function answerDownload(
+  { services, request }: Pick<HandlerInput, 'services' | 'request'>,
+  what: DownloadRequest,
+) {
   const prepared = await prepareDownload(services, what);
-  if (wantsManifest(request.headers.get('accept'))) return jsonAnswer<z.input<typeof SessionDownload>>(prepared.manifest, PRIVATE);
+  if (wantsManifest(request.headers.get('accept')))
+    return jsonAnswer<z.input<typeof SessionDownload>>(prepared.manifest, PRIVATE);
   return zipOf(prepared);
 }
 

@@ -6,11 +6,17 @@ import type { FormSpec } from './form-spec.js';
  */
 
 const image = {
-  into: 'faces', key: 'image', many: true, mediaTypes: ['image/jpeg', 'image/png'],
+  into: 'faces',
+  key: 'image',
+  many: true,
+  mediaTypes: ['image/jpeg', 'image/png'],
   description: 'A face photo, JPEG or PNG, as a file part; one part per sample (at most 10, 10 MiB each)',
 } as const;
 const voice = {
-  into: 'voices', key: 'audio', many: true, mediaTypes: ['audio/wav'],
+  into: 'voices',
+  key: 'audio',
+  many: true,
+  mediaTypes: ['audio/wav'],
   description: 'A voice recording, WAV (PCM), as a file part; one part per sample (at most 10, 10 MiB each)',
 } as const;
 
@@ -20,8 +26,11 @@ export const enrolmentForm: FormSpec = {
     image,
     voice,
     template: {
-      into: 'template', textIsBase64: true, mediaTypes: ['application/octet-stream'],
-      description: 'An exported template to enrol instead of samples: its bytes as a file part, or its base64 as a text field',
+      into: 'template',
+      textIsBase64: true,
+      mediaTypes: ['application/octet-stream'],
+      description:
+        'An exported template to enrol instead of samples: its bytes as a file part, or its base64 as a text field',
     },
   },
   text: ['subjectId'],
@@ -33,6 +42,12 @@ export const operationForm: FormSpec = { files: { image, voice }, text: ['type',
 
 /** checkImage: one image part, options as JSON. */
 export const checkImageForm: FormSpec = {
-  files: { image: { into: 'image', mediaTypes: ['image/jpeg', 'image/png'], description: 'The face photo, JPEG or PNG, as a file part (10 MiB at most)' } },
+  files: {
+    image: {
+      into: 'image',
+      mediaTypes: ['image/jpeg', 'image/png'],
+      description: 'The face photo, JPEG or PNG, as a file part (10 MiB at most)',
+    },
+  },
   json: ['options'],
 };

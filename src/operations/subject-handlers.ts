@@ -1,13 +1,27 @@
 import { clearDb, deleteSubject, deleteSubjects, deleteSubjectsByUuid } from '../services/subjects/deletes.js';
 import {
-  countSubjects, enrolledModalities, type getMultimodalSubject, type getSubject, type listMultimodalSubjects, listSubjectIds, type listSubjects,
-  subjectsForDownload, subjectsPageText, subjectText,
+  countSubjects,
+  enrolledModalities,
+  type getMultimodalSubject,
+  type getSubject,
+  type listMultimodalSubjects,
+  listSubjectIds,
+  type listSubjects,
+  subjectsForDownload,
+  subjectsPageText,
+  subjectText,
 } from '../services/subjects/queries.js';
 import { presentedJson } from './presented-json.js';
 import { jsonAnswer, type HandlerInput, type RequestSpec } from './types.js';
 import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams } from '../schemas/biometric-data.js';
 import {
-  ClearDbQuery, DeleteSubjectQuery, DeleteSubjectsByUuidRequest, DeleteSubjectsRequest, SubjectIdListQuery, SubjectIdQuery, SubjectsCountQuery,
+  ClearDbQuery,
+  DeleteSubjectQuery,
+  DeleteSubjectsByUuidRequest,
+  DeleteSubjectsRequest,
+  SubjectIdListQuery,
+  SubjectIdQuery,
+  SubjectsCountQuery,
   SubjectsQuery,
 } from '../schemas/subjects.js';
 import { ownerOf } from '../services/ownership.js';
@@ -28,30 +42,76 @@ type OneMultimodal = Awaited<ReturnType<typeof getMultimodalSubject>>;
 type In<R extends RequestSpec> = HandlerInput<R>;
 
 export const subjectHandlers = {
-  getSubjects: async ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) => presentedJson<SubjectPage>(await subjectsPageText(services.ctx, query, 'subject', principal.accountCheck)),
-  getSubjectsCount: ({ services, query }: In<{ query: typeof SubjectsCountQuery }>) => countSubjects(services.ctx, query),
-  getSubjectsIdList: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdListQuery }>) => listSubjectIds(services.ctx, query, ownerOf({ surface, principal })),
-  getSubjectById: async ({ services, params, principal }: In<{ params: typeof IdParams }>) => presentedJson<OneSubject>(await subjectText(services.ctx, { id: params.id }, 'subject', null, principal.accountCheck)),
+  getSubjects: async ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) =>
+    presentedJson<SubjectPage>(await subjectsPageText(services.ctx, query, 'subject', principal.accountCheck)),
+  getSubjectsCount: ({ services, query }: In<{ query: typeof SubjectsCountQuery }>) =>
+    countSubjects(services.ctx, query),
+  getSubjectsIdList: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdListQuery }>) =>
+    listSubjectIds(services.ctx, query, ownerOf({ surface, principal })),
+  getSubjectById: async ({ services, params, principal }: In<{ params: typeof IdParams }>) =>
+    presentedJson<OneSubject>(
+      await subjectText(services.ctx, { id: params.id }, 'subject', null, principal.accountCheck),
+    ),
   getSubjectBySubjectId: async ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) =>
-    presentedJson<OneSubject>(await subjectText(services.ctx, { subjectId: params.subjectId }, 'subject', null, principal.accountCheck)),
+    presentedJson<OneSubject>(
+      await subjectText(services.ctx, { subjectId: params.subjectId }, 'subject', null, principal.accountCheck),
+    ),
   getSubjectByOperationId: async ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
-    presentedJson<OneSubject>(await subjectText(services.ctx, { operationUuid: params.uuid }, 'subject', ownerOf({ surface, principal }), principal.accountCheck)),
+    presentedJson<OneSubject>(
+      await subjectText(
+        services.ctx,
+        { operationUuid: params.uuid },
+        'subject',
+        ownerOf({ surface, principal }),
+        principal.accountCheck,
+      ),
+    ),
   getMultimodalSubjects: async ({ services, query, principal }: In<{ query: typeof SubjectsQuery }>) =>
     presentedJson<MultimodalPage>(await subjectsPageText(services.ctx, query, 'multimodal', principal.accountCheck)),
   getMultimodalSubjectById: async ({ services, params, principal }: In<{ params: typeof IdParams }>) =>
-    presentedJson<OneMultimodal>(await subjectText(services.ctx, { id: params.id }, 'multimodal', null, principal.accountCheck)),
+    presentedJson<OneMultimodal>(
+      await subjectText(services.ctx, { id: params.id }, 'multimodal', null, principal.accountCheck),
+    ),
   getMultimodalSubjectBySubjectId: async ({ services, params, principal }: In<{ params: typeof SubjectIdParams }>) =>
-    presentedJson<OneMultimodal>(await subjectText(services.ctx, { subjectId: params.subjectId }, 'multimodal', null, principal.accountCheck)),
-  getMultimodalSubjectByOperationId: async ({ services, params, surface, principal }: In<{ params: typeof UuidParams }>) =>
-    presentedJson<OneMultimodal>(await subjectText(services.ctx, { operationUuid: params.uuid }, 'multimodal', ownerOf({ surface, principal }), principal.accountCheck)),
-  getSubjectsEnrolledModalities: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdQuery }>) => enrolledModalities(services.ctx, query.subjectId, ownerOf({ surface, principal })),
+    presentedJson<OneMultimodal>(
+      await subjectText(services.ctx, { subjectId: params.subjectId }, 'multimodal', null, principal.accountCheck),
+    ),
+  getMultimodalSubjectByOperationId: async ({
+    services,
+    params,
+    surface,
+    principal,
+  }: In<{ params: typeof UuidParams }>) =>
+    presentedJson<OneMultimodal>(
+      await subjectText(
+        services.ctx,
+        { operationUuid: params.uuid },
+        'multimodal',
+        ownerOf({ surface, principal }),
+        principal.accountCheck,
+      ),
+    ),
+  getSubjectsEnrolledModalities: ({ services, query, surface, principal }: In<{ query: typeof SubjectIdQuery }>) =>
+    enrolledModalities(services.ctx, query.subjectId, ownerOf({ surface, principal })),
   /** The subjects as a `subjects.json` attachment, shaped by the response schema (`Subject`) so no internal field leaks. */
   downloadSubjectsInfoBulk: async ({ services, query }: In<{ query: typeof NumericIdsQuery }>) =>
-    jsonAnswer(await subjectsForDownload(services.ctx, query.ids), { 'Content-Disposition': 'attachment; filename="subjects.json"', 'Cache-Control': 'no-store' }),
-  deleteSubject: ({ services, query, surface, principal }: In<{ query: typeof DeleteSubjectQuery }>) => deleteSubject(services, query, { surface, principal }),
-  deleteSubjects: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsRequest }>) => deleteSubjects(services, body.subjectIds, { surface, principal }),
-  deleteSubjectsByUUID: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsByUuidRequest }>) => deleteSubjectsByUuid(services, body.uuids, { surface, principal }),
-  clearDb: ({ services, query, surface, principal }: In<{ query: typeof ClearDbQuery; queryOn: RequestSpec['queryOn'] }>) => clearDb(services, query.prefix, { surface, principal }),
+    jsonAnswer(await subjectsForDownload(services.ctx, query.ids), {
+      'Content-Disposition': 'attachment; filename="subjects.json"',
+      'Cache-Control': 'no-store',
+    }),
+  deleteSubject: ({ services, query, surface, principal }: In<{ query: typeof DeleteSubjectQuery }>) =>
+    deleteSubject(services, query, { surface, principal }),
+  deleteSubjects: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsRequest }>) =>
+    deleteSubjects(services, body.subjectIds, { surface, principal }),
+  deleteSubjectsByUUID: ({ services, body, surface, principal }: In<{ body: typeof DeleteSubjectsByUuidRequest }>) =>
+    deleteSubjectsByUuid(services, body.uuids, { surface, principal }),
+  clearDb: ({
+    services,
+    query,
+    surface,
+    principal,
+  }: In<{ query: typeof ClearDbQuery; queryOn: RequestSpec['queryOn'] }>) =>
+    clearDb(services, query.prefix, { surface, principal }),
 };
 
 /**
@@ -59,7 +119,10 @@ export const subjectHandlers = {
  * account that enrolled it; for any other caller there the subject answers 404 as if absent
  * (services/ownership.ts). Used where the handler itself belongs to another area (the QR code).
  */
-export function forOwnedSubject<R extends RequestSpec, A>(handler: (input: HandlerInput<R>) => Promise<A>, subjectIdOf: (input: HandlerInput<R>) => string) {
+export function forOwnedSubject<R extends RequestSpec, A>(
+  handler: (input: HandlerInput<R>) => Promise<A>,
+  subjectIdOf: (input: HandlerInput<R>) => string,
+) {
   return async (input: HandlerInput<R>) => {
     const owner = ownerOf(input);
     if (owner) await findSubject(input.services.ctx.db, { subjectId: subjectIdOf(input) }, owner);

@@ -18,10 +18,15 @@ import type { RemoteVerifyRequest } from '../schemas/operations.js';
 const NO_STORE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
 
 /** `getSubjectsQRCodeBySubjectId`: PNG by default, SVG or the SubjectQRCode JSON when the Accept header prefers them. */
-export async function handleSubjectQrCode({ services, params, request }: HandlerInput<{ params: typeof SubjectIdLowerParams }>) {
+export async function handleSubjectQrCode({
+  services,
+  params,
+  request,
+}: HandlerInput<{ params: typeof SubjectIdLowerParams }>) {
   const qr = await subjectQrCode(services, params.subjectid);
   const type = preferredType(request.headers.get('accept'), ['image/png', 'image/svg+xml', 'application/json']);
-  if (type === 'image/svg+xml') return mediaAnswer('image/svg+xml', qrSvg(qr.matrix), { charset: 'utf-8', headers: NO_STORE });
+  if (type === 'image/svg+xml')
+    return mediaAnswer('image/svg+xml', qrSvg(qr.matrix), { charset: 'utf-8', headers: NO_STORE });
   const png = qrPng(qr.matrix);
   if (type === 'application/json') {
     const answer: z.input<typeof SubjectQRCode> = {
@@ -39,14 +44,22 @@ export async function handleSubjectQrCode({ services, params, request }: Handler
 }
 
 /** `getTemplateModalities`: a base64 template (`template`) or QR payload (`payload`). */
-export function handleTemplateModalities({ services, body }: HandlerInput<{ body: typeof GetTemplateModalitiesRequest }>) {
+export function handleTemplateModalities({
+  services,
+  body,
+}: HandlerInput<{ body: typeof GetTemplateModalitiesRequest }>) {
   const field = body.payload !== undefined ? 'body.payload' : 'body.template';
   // The schema admits exactly one of the two, so one is present.
   return templateModalities(services.ctx, fromBase64((body.payload ?? body.template)!), field);
 }
 
 /** `remoteVerify`. */
-export function handleRemoteVerify({ services, body, principal, surface }: HandlerInput<{ body: typeof RemoteVerifyRequest }>) {
+export function handleRemoteVerify({
+  services,
+  body,
+  principal,
+  surface,
+}: HandlerInput<{ body: typeof RemoteVerifyRequest }>) {
   return remoteVerify(services, {
     template: fromBase64(body.template),
     encryptedTemplate: body.encryptedTemplate,

@@ -50,7 +50,10 @@ export class JsonAnswer<T> {
   // A private field makes the type nominal: only `jsonAnswer` makes one.
   // biome-ignore lint/correctness/noUnusedPrivateClassMembers: never read; it exists only to make the type nominal
   readonly #made = true;
-  constructor(readonly data: T, readonly headers: Readonly<Record<string, string>>) {}
+  constructor(
+    readonly data: T,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {}
 }
 
 /** A JSON answer with headers; `data` must fit the response schema (checked by `tsc`, shaped when sent). */
@@ -68,11 +71,17 @@ export class StreamedJson<T> {
   readonly #made = true;
   // `T` only types the answer: the stream's items were typed where they were encoded.
   declare readonly items: T;
-  constructor(readonly body: ReadableStream<Uint8Array>, readonly headers: Readonly<Record<string, string>>) {}
+  constructor(
+    readonly body: ReadableStream<Uint8Array>,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {}
 }
 
 /** A JSON answer streamed as its producer writes it; `T` states what the producer's typed encoder writes. */
-export function streamedJson<T>(body: ReadableStream<Uint8Array>, headers: Readonly<Record<string, string>>): StreamedJson<T> {
+export function streamedJson<T>(
+  body: ReadableStream<Uint8Array>,
+  headers: Readonly<Record<string, string>>,
+): StreamedJson<T> {
   return new StreamedJson<T>(body, headers);
 }
 
@@ -114,7 +123,9 @@ type SuccessStatus = 200 | 201 | 202 | 204;
  * answer with a declared `emptyResponses` status; nothing when the entry declares no body at all.
  */
 export type AnswerOf<P extends ResponseSpec | undefined, E extends EmptyStatuses | undefined> =
-  | (P extends { schema: infer S extends z.ZodType } ? z.input<S> | JsonAnswer<z.input<S>> | StreamedJson<z.input<S>> : never)
+  | (P extends { schema: infer S extends z.ZodType }
+      ? z.input<S> | JsonAnswer<z.input<S>> | StreamedJson<z.input<S>>
+      : never)
   | (P extends { content: infer C } ? MediaResponse<Extract<keyof C, string>> : never)
   | (E extends Partial<Record<infer K extends SuccessStatus, string>> ? EmptyResponse<K> : never)
   | (P extends { schema: z.ZodType } ? never : P extends { content: object } ? never : void);
@@ -138,7 +149,11 @@ export interface ResponseSpec {
  * One operation of the interface, declared once and mounted on every surface it lists.
  * `path` is the part after the surface prefix, exactly as the seed writes it (trailing slash included).
  */
-export interface OperationSpec<R extends RequestSpec = any, P extends ResponseSpec | undefined = any, E extends EmptyStatuses | undefined = any> {
+export interface OperationSpec<
+  R extends RequestSpec = any,
+  P extends ResponseSpec | undefined = any,
+  E extends EmptyStatuses | undefined = any,
+> {
   /** The seed's operation name; becomes the OpenAPI operationId on every surface. */
   id: string;
   method: HttpMethod;

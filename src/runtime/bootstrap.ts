@@ -79,11 +79,23 @@ export async function boot(options: BootOptions): Promise<Booted> {
     node: { id: crypto.randomUUID(), hostname: options.hostname, runtime: options.runtime, version: VERSION },
   };
   await ensureInitialAdmin(ctx, (password) => {
-    (options.announceAdminPassword ?? ((p) => log.warn('created the admin account with a generated password; set BIMS_ADMIN_PASSWORD to choose one', { username: 'admin', password: p })))(password);
+    (
+      options.announceAdminPassword ??
+      ((p) =>
+        log.warn('created the admin account with a generated password; set BIMS_ADMIN_PASSWORD to choose one', {
+          username: 'admin',
+          password: p,
+        }))
+    )(password);
   });
   await ensureBuiltinClients(ctx);
   const freshness = options.galleryFreshness ?? (options.transientConnections ? 'poll' : 'listen');
-  const services = createServices(ctx, { createExtractor: options.createExtractor, galleryFreshness: freshness, databasePool: database.poolStats, matcherThreads: options.matcherThreads });
+  const services = createServices(ctx, {
+    createExtractor: options.createExtractor,
+    galleryFreshness: freshness,
+    databasePool: database.poolStats,
+    matcherThreads: options.matcherThreads,
+  });
   // Each node prunes the gallery change log and the finished capture sessions when it reports in (at start,
   // then with every heartbeat; on Workers, where timers do not outlive the request, at each isolate's start).
   // One indexed query each when there is nothing to prune.
@@ -99,30 +111,54 @@ export async function boot(options: BootOptions): Promise<Booted> {
   // Other processes on the same PostgreSQL database wake this one when they change the gallery; it then replays
   // the change log in commit order. While the listening connection is down, the gallery reads the change log
   // before each search instead (see GalleryCache.resynchronise), and reconciles once it is back.
-  const unlisten = freshness === 'listen' ? await database.listen?.(
-    GALLERY_CHANNEL,
-    (payload) => void services.gallery.applyRemote(payload).catch((error) => log.warn('gallery change not applied', { reason: String(error) })),
-    () => services.gallery.resynchronise(),
-    () => void services.gallery.listenerRestored().catch((error) => log.warn('gallery catch-up or reconciliation failed', { reason: String(error) })),
-  ) : undefined;
+  const unlisten =
+    freshness === 'listen'
+      ? await database.listen?.(
+          GALLERY_CHANNEL,
+          (payload) =>
+            void services.gallery
+              .applyRemote(payload)
+              .catch((error) => log.warn('gallery change not applied', { reason: String(error) })),
+          () => services.gallery.resynchronise(),
+          () =>
+            void services.gallery
+              .listenerRestored()
+              .catch((error) => log.warn('gallery catch-up or reconciliation failed', { reason: String(error) })),
+        )
+      : undefined;
   if (unlisten) services.gallery.listenerStarted();
   // A stop sent to another node for a capture this node runs ends it at once (else at the next keepalive,
   // which finds the gateway session gone).
-  const unlistenCaptures = freshness === 'listen' ? await database.listen?.(
-    CAPTURE_CHANNEL,
-    (payload) => services.gateway.captures.cancel(Number(payload), 'stopped by the client'),
-    () => {},
-  ) : undefined;
+  const unlistenCaptures =
+    freshness === 'listen'
+      ? await database.listen?.(
+          CAPTURE_CHANNEL,
+          (payload) => services.gateway.captures.cancel(Number(payload), 'stopped by the client'),
+          () => {},
+        )
+      : undefined;
   // Load the gallery now rather than on the first identification.
   void services.gallery.ready().catch((error) => log.error('gallery could not be loaded', { reason: String(error) }));
   // Each node checks now and then that its gallery still equals the database, and repairs it if not (a change
   // lost by a bug or an outage must not live on in memory). Workers' isolates hold no timers: they poll the log.
   let reconciling: Promise<unknown> = Promise.resolve();
-  const reconcileTimer = config.BIMS_GALLERY_RECONCILE_SECONDS > 0 && !options.transientConnections
-    ? setInterval(() => void (reconciling = services.gallery.reconcile().catch((error) => log.warn('gallery reconciliation failed', { reason: String(error) }))), config.BIMS_GALLERY_RECONCILE_SECONDS * 1000)
-    : undefined;
+  const reconcileTimer =
+    config.BIMS_GALLERY_RECONCILE_SECONDS > 0 && !options.transientConnections
+      ? setInterval(
+          () =>
+            void (reconciling = services.gallery
+              .reconcile()
+              .catch((error) => log.warn('gallery reconciliation failed', { reason: String(error) }))),
+          config.BIMS_GALLERY_RECONCILE_SECONDS * 1000,
+        )
+      : undefined;
   (reconcileTimer as { unref?: () => void } | undefined)?.unref?.();
-  const app = createApp({ services, clientAddress: options.clientAddress, readHeader: options.readHeader, readAsset: options.readAsset });
+  const app = createApp({
+    services,
+    clientAddress: options.clientAddress,
+    readHeader: options.readHeader,
+    readAsset: options.readAsset,
+  });
   return {
     app,
     services,

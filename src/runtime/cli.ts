@@ -5,15 +5,27 @@
 export {};
 
 const COMMANDS: Record<string, { what: string; load: () => Promise<unknown> }> = {
-  serve: { what: 'run the service (configuration from the environment: docs/configuration.md)', load: () => import('./node.js') },
+  serve: {
+    what: 'run the service (configuration from the environment: docs/configuration.md)',
+    load: () => import('./node.js'),
+  },
   migrate: { what: 'apply pending database migrations and exit', load: () => import('./commands/migrate.js') },
-  reextract: { what: 're-extract outdated templates after a model upgrade (--dry-run, --help)', load: () => import('./commands/reextract.js') },
-  eval: { what: 'measure recognition accuracy on a dataset of identity/image files (--dataset DIR)', load: () => import('./commands/eval.js') },
+  reextract: {
+    what: 're-extract outdated templates after a model upgrade (--dry-run, --help)',
+    load: () => import('./commands/reextract.js'),
+  },
+  eval: {
+    what: 'measure recognition accuracy on a dataset of identity/image files (--dataset DIR)',
+    load: () => import('./commands/eval.js'),
+  },
   'extraction-service': {
     what: 'offer face and voice extraction over HTTP to instances with BIMS_EXTRACTION_URL (e.g. Workers)',
     load: () => import('./node-extraction.js'),
   },
-  licence: { what: 'vendor tools: keygen, issue (a licence), update (a dongle update); no options for usage', load: () => import('./commands/licence.js') },
+  licence: {
+    what: 'vendor tools: keygen, issue (a licence), update (a dongle update); no options for usage',
+    load: () => import('./commands/licence.js'),
+  },
 };
 
 function usage(): string {

@@ -41,8 +41,11 @@ async function main(): Promise<void> {
     runtime: `deno ${Deno.version.deno}`,
     hostname: Deno.hostname(),
     announceAdminPassword: (password) =>
-      console.log(`\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`),
-    clientAddress: (_request, env) => (env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ?? 'unknown',
+      console.log(
+        `\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`,
+      ),
+    clientAddress: (_request, env) =>
+      (env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ?? 'unknown',
     readAsset: nodeAssetReader(),
     createExtractor: () =>
       config.BIMS_EXTRACTION_URL
@@ -54,14 +57,21 @@ async function main(): Promise<void> {
             ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
           }),
   });
-  void booted.services.extractors.get().catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
+  void booted.services.extractors
+    .get()
+    .catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
   const server = Deno.serve(
     {
       port: config.PORT,
       hostname: config.HOST,
       onListen: ({ port }) => {
         const url = baseUrlOf({ ...config, PORT: port });
-        booted.services.ctx.log.info('listening', { url, database: booted.services.ctx.dialect, docs: `${url}/docs`, runtime: 'deno' });
+        booted.services.ctx.log.info('listening', {
+          url,
+          database: booted.services.ctx.dialect,
+          docs: `${url}/docs`,
+          runtime: 'deno',
+        });
       },
     },
     (request, info) => booted.app.fetch(request, info),

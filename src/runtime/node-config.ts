@@ -25,7 +25,9 @@ export function withFiles(config: Config): Config {
   try {
     text = readFileSync(config.BIMS_LICENCE_FILE, 'utf8').trim();
   } catch (error) {
-    throw new ConfigError(`Invalid configuration:\n  BIMS_LICENCE_FILE: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new ConfigError(
+      `Invalid configuration:\n  BIMS_LICENCE_FILE: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
   return { ...config, BIMS_LICENCE: text };
 }

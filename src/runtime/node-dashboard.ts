@@ -5,9 +5,14 @@ import { superviseChild } from './supervised-child.js';
 
 /** The dashboard's entry, run as a separate Node process with the same loader (tsx) as this one. */
 // Compiled in the npm package (dist/src/runtime/*.js), where the entry is main.js.
-const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../dashboard/main.ts' : '../dashboard/main.js', import.meta.url));
+const entry = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../dashboard/main.ts' : '../dashboard/main.js', import.meta.url),
+);
 /** The parent's Node flags, plus tsx's loader for a TypeScript entry when the parent got TypeScript some other way (a test runner). */
-const execArgv = !entry.endsWith('.ts') || process.execArgv.some((a) => a.includes('tsx')) ? process.execArgv : [...process.execArgv, '--import', 'tsx'];
+const execArgv =
+  !entry.endsWith('.ts') || process.execArgv.some((a) => a.includes('tsx'))
+    ? process.execArgv
+    : [...process.execArgv, '--import', 'tsx'];
 
 export interface DashboardChild {
   /** The configuration the API should use: DASHBOARD_URL set to where the child listens. */

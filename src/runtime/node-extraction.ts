@@ -14,7 +14,9 @@ import { nativeBackendMissing } from '../extraction/node-native-runner.js';
 const config = loadConfigOrExit();
 const log = configuredLogger(config);
 if (!config.BIMS_EXTRACTION_TOKEN) {
-  console.error('Invalid configuration:\n  BIMS_EXTRACTION_TOKEN: required by the extraction service (32+ characters, shared with its callers)');
+  console.error(
+    'Invalid configuration:\n  BIMS_EXTRACTION_TOKEN: required by the extraction service (32+ characters, shared with its callers)',
+  );
   process.exit(2);
 }
 const nativeMissing = config.BIMS_EXTRACTION_BACKEND === 'native' ? nativeBackendMissing() : undefined;
@@ -31,10 +33,20 @@ const extractor = await createExtractor({
   console.error(`the extraction service cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
-const app = createExtractionService(extractor, { token: config.BIMS_EXTRACTION_TOKEN, maxBodyBytes: config.BIMS_MAX_BODY_BYTES });
-const server = serve({ fetch: app.fetch, port: config.BIMS_EXTRACTION_PORT, hostname: config.BIMS_EXTRACTION_HOST }, (info) => {
-  log.info('extraction service listening', { url: `http://${config.BIMS_EXTRACTION_HOST}:${info.port}`, backend: config.BIMS_EXTRACTION_BACKEND, ...extractor.stats() });
+const app = createExtractionService(extractor, {
+  token: config.BIMS_EXTRACTION_TOKEN,
+  maxBodyBytes: config.BIMS_MAX_BODY_BYTES,
 });
+const server = serve(
+  { fetch: app.fetch, port: config.BIMS_EXTRACTION_PORT, hostname: config.BIMS_EXTRACTION_HOST },
+  (info) => {
+    log.info('extraction service listening', {
+      url: `http://${config.BIMS_EXTRACTION_HOST}:${info.port}`,
+      backend: config.BIMS_EXTRACTION_BACKEND,
+      ...extractor.stats(),
+    });
+  },
+);
 
 const stop = () => {
   log.info('extraction service stopping');

@@ -7,7 +7,8 @@
  * @example createApp({ services, readHeader: readIncomingHeader })
  */
 export function readIncomingHeader(request: Request, env: unknown, name: string): string | undefined {
-  const headers = (env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming?.headers;
+  const headers = (env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)
+    ?.incoming?.headers;
   if (!headers) return request.headers.get(name) ?? undefined;
   const value = headers[name];
   return Array.isArray(value) ? value.join(', ') : value;

@@ -5,7 +5,9 @@ import type { Logger } from '../services/logger.js';
 import { superviseChild } from './supervised-child.js';
 
 /** The sidecar's entry, run as a separate Node process with the same loader (tsx) as this one; compiled in a build. */
-const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../sidecar/main.ts' : '../sidecar/main.js', import.meta.url));
+const entry = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../sidecar/main.ts' : '../sidecar/main.js', import.meta.url),
+);
 
 export interface SidecarChild {
   /** The configuration the API should use: the sidecar's token and address filled in. */
@@ -32,7 +34,11 @@ export async function startSidecarChild(config: Config, log: Logger): Promise<Si
     log,
   });
   return {
-    config: { ...config, BIMS_SIDECAR_TOKEN: token, BIMS_SIDECAR_URL: url ?? `http://127.0.0.1:${config.BIMS_SIDECAR_PORT}` },
+    config: {
+      ...config,
+      BIMS_SIDECAR_TOKEN: token,
+      BIMS_SIDECAR_URL: url ?? `http://127.0.0.1:${config.BIMS_SIDECAR_PORT}`,
+    },
     stop: () => child.stop(),
   };
 }

@@ -17,7 +17,8 @@ import { prepareGateway, reportStartup } from './startup-summary.js';
 async function main(): Promise<void> {
   let config = loadConfigOrExit();
   // The native extraction backend is installed apart (npm run native-backend): say so before starting anything.
-  const nativeMissing = config.BIMS_EXTRACTION_BACKEND === 'native' && !config.BIMS_EXTRACTION_URL ? nativeBackendMissing() : undefined;
+  const nativeMissing =
+    config.BIMS_EXTRACTION_BACKEND === 'native' && !config.BIMS_EXTRACTION_URL ? nativeBackendMissing() : undefined;
   if (nativeMissing) throw new Error(nativeMissing);
   // The sidecar (Janus's supervisor) first, so the API learns its token and address.
   let sidecar: SidecarChild | null = null;
@@ -37,19 +38,31 @@ async function main(): Promise<void> {
     runtime: `node ${process.version}`,
     hostname: hostname(),
     announceAdminPassword: (password) =>
-      console.log(`\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`),
-    clientAddress: (_request, env) => (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
+      console.log(
+        `\n  BIMS created the account 'admin' with the password: ${password}\n  It is shown only this once; set BIMS_ADMIN_PASSWORD to choose it yourself.\n`,
+      ),
+    clientAddress: (_request, env) =>
+      (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
     readHeader: readIncomingHeader,
     readAsset: nodeAssetReader(),
     createExtractor: () =>
       config.BIMS_EXTRACTION_URL
         ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
-        : createExtractor({ mode: 'worker-threads', backend: config.BIMS_EXTRACTION_BACKEND, ...poolLimitsOf(config), ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}) }),
+        : createExtractor({
+            mode: 'worker-threads',
+            backend: config.BIMS_EXTRACTION_BACKEND,
+            ...poolLimitsOf(config),
+            ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
+          }),
     // 1:N searches of large galleries shared across threads (none start until a partition is large enough).
-    ...(config.BIMS_MATCHER_THREADS === 1 ? {} : { matcherThreads: new MatcherPool(config.BIMS_MATCHER_THREADS || undefined) }),
+    ...(config.BIMS_MATCHER_THREADS === 1
+      ? {}
+      : { matcherThreads: new MatcherPool(config.BIMS_MATCHER_THREADS || undefined) }),
   });
   // Warm the extraction pool now, so the first enrolment does not wait for it (a failure is reported by the first request that needs it).
-  void booted.services.extractors.get().catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
+  void booted.services.extractors
+    .get()
+    .catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
   const server = serve({ fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     booted.services.ctx.log.info('listening', {
       url: baseUrlOf({ ...config, PORT: info.port }),

@@ -23,7 +23,12 @@ export interface Capability {
 
 /** The executable `bin` names (a path, or a name looked up in PATH), or null. */
 export function findProgram(bin: string, path = process.env.PATH ?? ''): string | null {
-  const candidates = bin.includes('/') ? [bin] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, bin));
+  const candidates = bin.includes('/')
+    ? [bin]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, bin));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);
@@ -40,7 +45,10 @@ export function findProgram(bin: string, path = process.env.PATH ?? ''): string 
  * scripts/ensure-janus.sh does for the tests: only for the default program name, as root, with apt-get), or
  * report it missing.
  */
-export function janusPlan(config: Pick<Config, 'BIMS_JANUS_BIN'>, machine: { found: boolean; root: boolean; aptGet: boolean }): 'present' | 'install' | 'missing' {
+export function janusPlan(
+  config: Pick<Config, 'BIMS_JANUS_BIN'>,
+  machine: { found: boolean; root: boolean; aptGet: boolean },
+): 'present' | 'install' | 'missing' {
   if (machine.found) return 'present';
   return config.BIMS_JANUS_BIN === 'janus' && machine.root && machine.aptGet ? 'install' : 'missing';
 }
@@ -49,23 +57,40 @@ export function janusPlan(config: Pick<Config, 'BIMS_JANUS_BIN'>, machine: { fou
  * The media gateway's state before the sidecar starts, installing Janus first when it is missing and may be
  * installed (the installer's output goes to stderr). Call before startSidecarChild.
  */
-export function prepareGateway(config: Config, write: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Capability {
+export function prepareGateway(
+  config: Config,
+  write: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
+): Capability {
   if (config.BIMS_SIDECAR === 'off') {
     return config.BIMS_SIDECAR_URL
       ? { on: true, detail: `through the sidecar at ${config.BIMS_SIDECAR_URL}` }
       : { on: false, detail: 'the sidecar is off (BIMS_SIDECAR=off)', turnOn: 'unset BIMS_SIDECAR and start again' };
   }
-  if (config.BIMS_JANUS === 'off') return { on: false, detail: 'Janus is off (BIMS_JANUS=off)', turnOn: 'unset BIMS_JANUS and start again' };
+  if (config.BIMS_JANUS === 'off')
+    return { on: false, detail: 'Janus is off (BIMS_JANUS=off)', turnOn: 'unset BIMS_JANUS and start again' };
   const found = findProgram(config.BIMS_JANUS_BIN);
-  const plan = janusPlan(config, { found: found !== null, root: process.getuid?.() === 0, aptGet: findProgram('apt-get') !== null });
+  const plan = janusPlan(config, {
+    found: found !== null,
+    root: process.getuid?.() === 0,
+    aptGet: findProgram('apt-get') !== null,
+  });
   if (found) return { on: true, detail: `Janus at ${found}` };
-  const install = config.BIMS_JANUS_BIN === 'janus' ? `${process.getuid?.() === 0 ? '' : 'sudo '}bash scripts/ensure-janus.sh` : 'install Janus or point BIMS_JANUS_BIN at it';
+  const install =
+    config.BIMS_JANUS_BIN === 'janus'
+      ? `${process.getuid?.() === 0 ? '' : 'sudo '}bash scripts/ensure-janus.sh`
+      : 'install Janus or point BIMS_JANUS_BIN at it';
   if (plan === 'install') {
-    write('BIMS: Janus (the media gateway) is not installed: installing Debian\'s janus package (scripts/ensure-janus.sh)...');
+    write(
+      "BIMS: Janus (the media gateway) is not installed: installing Debian's janus package (scripts/ensure-janus.sh)...",
+    );
     const r = spawnSync('bash', [ENSURE_JANUS], { stdio: ['ignore', 'inherit', 'inherit'] });
     const now = findProgram(config.BIMS_JANUS_BIN);
     if (r.status === 0 && now) return { on: true, detail: `Janus at ${now} (installed now)` };
-    const off = { on: false, detail: `Janus is not installed and installing it failed (exit ${r.status ?? r.signal})`, turnOn: install };
+    const off = {
+      on: false,
+      detail: `Janus is not installed and installing it failed (exit ${r.status ?? r.signal})`,
+      turnOn: install,
+    };
     write(`BIMS: gateway off: ${off.detail}; turn it on with: ${off.turnOn}`);
     return off;
   }
@@ -79,8 +104,16 @@ const within = <T>(ms: number, p: Promise<T>, fallback: T) =>
 
 /** Faces and voice, from the extraction engine itself (a voice job that is not audio answers whether the model is there). */
 async function extraction(services: Services): Promise<{ faces: Capability; voice: Capability }> {
-  const facesOff = { on: false, detail: 'the face models are not installed or cannot be loaded', turnOn: 'node scripts/fetch-models.mjs' };
-  const voiceOff = { on: false, detail: 'the voice model is not installed or cannot be loaded', turnOn: "npm run voice-model -- --from pretrained.pt (Resemblyzer's checkpoint; docs/voice.md)" };
+  const facesOff = {
+    on: false,
+    detail: 'the face models are not installed or cannot be loaded',
+    turnOn: 'node scripts/fetch-models.mjs',
+  };
+  const voiceOff = {
+    on: false,
+    detail: 'the voice model is not installed or cannot be loaded',
+    turnOn: "npm run voice-model -- --from pretrained.pt (Resemblyzer's checkpoint; docs/voice.md)",
+  };
   let extractor;
   try {
     extractor = await services.extractors.get();
@@ -90,7 +123,8 @@ async function extraction(services: Services): Promise<{ faces: Capability; voic
   }
   const voice = await extractor.analyseVoice(new Uint8Array(4), { owner: 'startup' }).then(
     () => ({ on: true, detail: '' }),
-    (error: unknown) => (BiometricError.is(error) && error.code === 'MODEL_UNAVAILABLE' ? voiceOff : { on: true, detail: '' }),
+    (error: unknown) =>
+      BiometricError.is(error) && error.code === 'MODEL_UNAVAILABLE' ? voiceOff : { on: true, detail: '' },
   );
   return { faces: { on: true, detail: '' }, voice };
 }
@@ -98,7 +132,12 @@ async function extraction(services: Services): Promise<{ faces: Capability; voic
 async function licence(services: Services): Promise<Capability> {
   const view = await within(5000, services.licensing.current(), null);
   if (!view) return { on: false, detail: 'the licence source did not answer within 5 s' };
-  if (view.mode === 'UNLICENSED') return { on: false, detail: 'UNLICENSED: no licence is checked and every operation is unlimited', turnOn: 'set BIMS_LICENCE_PUBLIC_KEY (npm run licence -- keygen --out DIR makes a key pair)' };
+  if (view.mode === 'UNLICENSED')
+    return {
+      on: false,
+      detail: 'UNLICENSED: no licence is checked and every operation is unlimited',
+      turnOn: 'set BIMS_LICENCE_PUBLIC_KEY (npm run licence -- keygen --out DIR makes a key pair)',
+    };
   return view.state === 'VALID' ? { on: true, detail: view.message } : { on: false, detail: view.message };
 }
 
@@ -114,7 +153,11 @@ function databaseLine(config: Config, dialect: string): string {
 }
 
 /** The summary's lines. */
-export function summaryLines(s: { url: string; database: string; capabilities: Record<'faces' | 'voice' | 'gateway' | 'licence', Capability> }): string[] {
+export function summaryLines(s: {
+  url: string;
+  database: string;
+  capabilities: Record<'faces' | 'voice' | 'gateway' | 'licence', Capability>;
+}): string[] {
   const row = (name: string, text: string) => `  ${name.padEnd(10)} ${text}`;
   return [
     `BIMS ${VERSION} is ready`,
@@ -122,10 +165,16 @@ export function summaryLines(s: { url: string; database: string; capabilities: R
     row('API docs', `${s.url}/docs`),
     row('dashboard', `${s.url}/dashboard/`),
     // The page to try a capture with a webcam works only with the media gateway, so it is named only then.
-    ...(s.capabilities.gateway.on ? [row('camera', `${s.url}/dashboard/capture.html (enrol and verify with a webcam)`)] : []),
+    ...(s.capabilities.gateway.on
+      ? [row('camera', `${s.url}/dashboard/capture.html (enrol and verify with a webcam)`)]
+      : []),
     row('database', s.database),
     ...Object.entries(s.capabilities).map(([name, c]) =>
-      row(name, c.on ? `on${c.detail ? `: ${c.detail}` : ''}` : `off: ${c.detail}${c.turnOn ? `. Turn on: ${c.turnOn}` : ''}`)),
+      row(
+        name,
+        c.on ? `on${c.detail ? `: ${c.detail}` : ''}` : `off: ${c.detail}${c.turnOn ? `. Turn on: ${c.turnOn}` : ''}`,
+      ),
+    ),
   ];
 }
 
@@ -139,8 +188,13 @@ export async function reportStartup(services: Services, config: Config, gateway:
     const [{ faces, voice }, lic] = await Promise.all([extraction(services), licence(services)]);
     const capabilities = { faces, voice, gateway, licence: lic };
     const database = databaseLine(config, services.ctx.dialect);
-    if (config.BIMS_LOG_LEVEL !== 'silent') process.stderr.write(`\n${summaryLines({ url, database, capabilities }).join('\n')}\n\n`);
-    services.ctx.log.info('startup summary', { url, database, ...Object.fromEntries(Object.entries(capabilities).map(([k, c]) => [k, c.on ? 'on' : `off: ${c.detail}`])) });
+    if (config.BIMS_LOG_LEVEL !== 'silent')
+      process.stderr.write(`\n${summaryLines({ url, database, capabilities }).join('\n')}\n\n`);
+    services.ctx.log.info('startup summary', {
+      url,
+      database,
+      ...Object.fromEntries(Object.entries(capabilities).map(([k, c]) => [k, c.on ? 'on' : `off: ${c.detail}`])),
+    });
   } catch (error) {
     services.ctx.log.warn('startup summary failed', { reason: String(error) });
   }

@@ -36,7 +36,11 @@ export async function superviseChild(options: SupervisedChildOptions): Promise<S
   const launch = () =>
     new Promise<void>((resolve) => {
       const started = Date.now();
-      const proc = fork(options.entry, [], { execArgv: options.execArgv ?? process.execArgv, env: options.env(), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const proc = fork(options.entry, [], {
+        execArgv: options.execArgv ?? process.execArgv,
+        env: options.env(),
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       child = proc;
       const timer = setTimeout(() => {
         log.warn(`the ${name} did not report ready within 20 s; ${options.meanwhile} meanwhile`);

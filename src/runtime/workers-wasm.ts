@@ -23,7 +23,9 @@ let ortMemory: WebAssembly.Memory | null = null;
 export function precompiledOrtBinary(module: WebAssembly.Module): Uint8Array {
   if (installedFor === module) return MARK.slice();
   installedFor = module;
-  const wasm = WebAssembly as unknown as { instantiate: (source: unknown, imports?: WebAssembly.Imports) => Promise<unknown> };
+  const wasm = WebAssembly as unknown as {
+    instantiate: (source: unknown, imports?: WebAssembly.Imports) => Promise<unknown>;
+  };
   const original = wasm.instantiate.bind(WebAssembly);
   wasm.instantiate = async (source, imports) => {
     if (!isPlaceholder(source)) return original(source, imports);

@@ -31,7 +31,9 @@ async function readAsset(env: WorkersEnv, path: string): Promise<Uint8Array | nu
 
 async function start(env: WorkersEnv): Promise<Booted> {
   if (!env.HYPERDRIVE?.connectionString) {
-    throw new ConfigError('Invalid configuration:\n  HYPERDRIVE: bind a Hyperdrive configuration (PGlite is not available on Workers)');
+    throw new ConfigError(
+      'Invalid configuration:\n  HYPERDRIVE: bind a Hyperdrive configuration (PGlite is not available on Workers)',
+    );
   }
   const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const config = loadConfig({ ...vars, DATABASE_URL: env.HYPERDRIVE.connectionString });
@@ -45,7 +47,8 @@ async function start(env: WorkersEnv): Promise<Booted> {
     clientAddress: (request) => request.headers.get('cf-connecting-ip') ?? 'unknown',
     readAsset: (name) => readAsset(env, `swagger-ui/${name}`),
     createExtractor: async () => {
-      if (config.BIMS_EXTRACTION_URL) return createRemoteExtractor({ url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! });
+      if (config.BIMS_EXTRACTION_URL)
+        return createRemoteExtractor({ url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! });
       const extractor = await createInlineExtractor({
         wasmBinary: precompiledOrtBinary(ortWasm),
         jpegWasm,
@@ -57,7 +60,8 @@ async function start(env: WorkersEnv): Promise<Booted> {
       });
       // Workers give an isolate 128 MB: say how much of it the models and sessions took.
       const bytes = ortMemoryBytes();
-      if (bytes !== null) booted.services.ctx.log.info('face extractor ready', { onnxruntimeMemoryMiB: Math.round(bytes / 2 ** 20) });
+      if (bytes !== null)
+        booted.services.ctx.log.info('face extractor ready', { onnxruntimeMemoryMiB: Math.round(bytes / 2 ** 20) });
       return extractor;
     },
   });
@@ -79,10 +83,13 @@ export default {
       // The reason (configuration, database address) is for the operator's logs, not for any caller.
       console.error(`BIMS failed to start: ${error instanceof Error ? error.message : String(error)}`);
       const detail = 'BIMS could not start; the Worker logs say why';
-      return Response.json({ type: `${PROBLEM_BASE}/service-unavailable`, title: 'Service unavailable', status: 503, detail }, {
-        status: 503,
-        headers: { 'content-type': 'application/problem+json' },
-      });
+      return Response.json(
+        { type: `${PROBLEM_BASE}/service-unavailable`, title: 'Service unavailable', status: 503, detail },
+        {
+          status: 503,
+          headers: { 'content-type': 'application/problem+json' },
+        },
+      );
     }
     return booted.app.fetch(request, env, ctx as never);
   },

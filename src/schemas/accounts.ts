@@ -52,5 +52,8 @@ export const accountFilter = {
   role: Role.optional(),
   enabled: queryBool.optional(),
 };
-export const AccountsQuery = z.strictObject({ ...accountFilter, ...pagingQuery(['id', 'username', 'role', 'createdAt', 'updatedAt']) });
+export const AccountsQuery = z.strictObject({
+  ...accountFilter,
+  ...pagingQuery(['id', 'username', 'role', 'createdAt', 'updatedAt']),
+});
 export const AccountsCountQuery = z.strictObject(accountFilter);

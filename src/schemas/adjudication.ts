@@ -11,7 +11,8 @@ import { SubjectIdString, createdRange, dateTime, idParam, numericId, uuid } fro
 
 export const Decision = z.enum(['DUPLICATE', 'NOT_DUPLICATE']);
 export const PendingStatus = z.enum(['OPEN', 'ASSIGNED', 'CONFLICTED']).openapi({
-  description: 'OPEN: waits for an adjudicator; ASSIGNED: leased to one; CONFLICTED: decisions disagree, an ADMIN settles it',
+  description:
+    'OPEN: waits for an adjudicator; ASSIGNED: leased to one; CONFLICTED: decisions disagree, an ADMIN settles it',
 });
 
 export const AdjudicatorDecision = z
@@ -54,15 +55,25 @@ export const AdjudicationSolved = z
     duplicateOfSubjectId: SubjectIdString.optional(),
     decisions: z.array(AdjudicatorDecision),
   })
-  .openapi('AdjudicationSolved', { description: 'A solved case; the probe subject became ENROLLED (NOT_DUPLICATE) or REJECTED (DUPLICATE)' });
+  .openapi('AdjudicationSolved', {
+    description: 'A solved case; the probe subject became ENROLLED (NOT_DUPLICATE) or REJECTED (DUPLICATE)',
+  });
 
 /** The samples of the probe and of each candidate, for side-by-side review. */
 const reviewParts = {
-  operation: Operation.optional().openapi({ description: 'The ENROLL operation that opened the case; absent if deleted from the log since' }),
+  operation: Operation.optional().openapi({
+    description: 'The ENROLL operation that opened the case; absent if deleted from the log since',
+  }),
   enrolledBy: z
-    .object({ accountId: numericId, username: z.string().optional().openapi({ description: 'Absent when the account was deleted since' }) })
+    .object({
+      accountId: numericId,
+      username: z.string().optional().openapi({ description: 'Absent when the account was deleted since' }),
+    })
     .optional()
-    .openapi({ description: 'The account that made the ENROLL operation, by name, so that an adjudicator (who may not list accounts) sees who enrolled the probe' }),
+    .openapi({
+      description:
+        'The account that made the ENROLL operation, by name, so that an adjudicator (who may not list accounts) sees who enrolled the probe',
+    }),
   probe: z.object({
     subject: Subject.optional(),
     faces: z.array(BiometricFaceData),
@@ -80,7 +91,9 @@ const reviewParts = {
 
 export const AdjudicationPendingOperation = z
   .object({ adjudication: AdjudicationPending, ...reviewParts })
-  .openapi('AdjudicationPendingOperation', { description: 'A pending case with its operation and samples for side-by-side review' });
+  .openapi('AdjudicationPendingOperation', {
+    description: 'A pending case with its operation and samples for side-by-side review',
+  });
 
 export const AdjudicationSolvedOperation = z
   .object({ adjudication: AdjudicationSolved, ...reviewParts })
@@ -100,7 +113,9 @@ export const SolveAdjudicationRequest = z
   .strictObject({
     caseId: numericId,
     decision: Decision,
-    duplicateOfSubjectId: SubjectIdString.optional().openapi({ description: 'DUPLICATE: which candidate (default: the best)' }),
+    duplicateOfSubjectId: SubjectIdString.optional().openapi({
+      description: 'DUPLICATE: which candidate (default: the best)',
+    }),
     comment: z.string().max(2000).default(''),
   })
   .refine((v) => v.decision === 'DUPLICATE' || v.duplicateOfSubjectId === undefined, {
@@ -108,7 +123,10 @@ export const SolveAdjudicationRequest = z
     message: 'only with decision DUPLICATE',
   })
   // The refinement above as JSON Schema states it for tools.
-  .openapi({ if: { not: { properties: { decision: { const: 'DUPLICATE' } } } }, then: { not: { required: ['duplicateOfSubjectId'] } } } as object);
+  .openapi({
+    if: { not: { properties: { decision: { const: 'DUPLICATE' } } } },
+    then: { not: { required: ['duplicateOfSubjectId'] } },
+  } as object);
 
 export const SolveAdjudicationResult = z.object({
   decision: AdjudicatorDecision,
@@ -120,7 +138,8 @@ export const ClearAdjudicationsResult = z.object({
   deleted: z.number().int().min(0).openapi({ description: 'Cases removed' }),
   decisionsDeleted: z.number().int().min(0),
   subjectsRejected: z.number().int().min(0).openapi({
-    description: 'Probe subjects that were PENDING_ADJUDICATION and became REJECTED because their case was cleared (always 0 for the solved store)',
+    description:
+      'Probe subjects that were PENDING_ADJUDICATION and became REJECTED because their case was cleared (always 0 for the solved store)',
   }),
 });
 
@@ -135,7 +154,10 @@ const pendingFilter = {
   assignedTo: idParam.optional(),
   ...createdRange,
 };
-export const PendingQuery = z.strictObject({ ...pendingFilter, ...pagingQuery(['id', 'createdAt', 'subjectId', 'assignedAt', 'status']) });
+export const PendingQuery = z.strictObject({
+  ...pendingFilter,
+  ...pagingQuery(['id', 'createdAt', 'subjectId', 'assignedAt', 'status']),
+});
 export const PendingCountQuery = z.strictObject(pendingFilter);
 
 const solvedFilter = {
@@ -145,7 +167,10 @@ const solvedFilter = {
   solvedFrom: queryDate.optional().openapi({ description: 'Solved at or after (ISO 8601)' }),
   solvedTo: queryDate.optional().openapi({ description: 'Solved at or before (ISO 8601)' }),
 };
-export const SolvedQuery = z.strictObject({ ...solvedFilter, ...pagingQuery(['id', 'createdAt', 'solvedAt', 'subjectId', 'outcome']) });
+export const SolvedQuery = z.strictObject({
+  ...solvedFilter,
+  ...pagingQuery(['id', 'createdAt', 'solvedAt', 'subjectId', 'outcome']),
+});
 export const SolvedCountQuery = z.strictObject(solvedFilter);
 
 const decisionFilter = {
@@ -154,5 +179,8 @@ const decisionFilter = {
   decision: Decision.optional(),
   ...createdRange,
 };
-export const DecisionsQuery = z.strictObject({ ...decisionFilter, ...pagingQuery(['id', 'createdAt', 'caseId', 'accountId', 'decision']) });
+export const DecisionsQuery = z.strictObject({
+  ...decisionFilter,
+  ...pagingQuery(['id', 'createdAt', 'caseId', 'accountId', 'decision']),
+});
 export const DecisionsCountQuery = z.strictObject(decisionFilter);

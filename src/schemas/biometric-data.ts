@@ -24,7 +24,9 @@ export const Image = z
     id: numericId,
     uuid: uuid.openapi({ description: 'UUID of the operation that stored the image' }),
     subjectId: SubjectIdString.optional(),
-    kind: ImageKind.openapi({ description: 'ORIGINAL as sent, TOKEN (normalised ICAO-style token image) or FACE_CROP' }),
+    kind: ImageKind.openapi({
+      description: 'ORIGINAL as sent, TOKEN (normalised ICAO-style token image) or FACE_CROP',
+    }),
     format: ImageFormat,
     width: z.number().int().min(0),
     height: z.number().int().min(0),
@@ -38,14 +40,17 @@ export const BiometricFaceData = z
     id: numericId,
     uuid: uuid.openapi({ description: 'UUID of the operation that produced the face data' }),
     subjectId: SubjectIdString.optional(),
-    imageId: numericId.optional().openapi({ description: 'The ORIGINAL image the face was found in (absent once that image is gone)' }),
+    imageId: numericId
+      .optional()
+      .openapi({ description: 'The ORIGINAL image the face was found in (absent once that image is gone)' }),
     rectangle: Rectangle,
     yaw: z.number().optional().openapi({ description: 'Head pose in degrees; absent when not measured' }),
     pitch: z.number().optional(),
     roll: z.number().optional(),
     quality: score.optional(),
     livenessScore: score.optional().openapi({
-      description: 'Passive liveness 0..100; measured at enrolment only when liveness.mode is PASSIVE or the request set detectLiveness or checkIcao',
+      description:
+        'Passive liveness 0..100; measured at enrolment only when liveness.mode is PASSIVE or the request set detectLiveness or checkIcao',
     }),
     templateVersion: TemplateVersion,
     createdAt: dateTime,
@@ -73,7 +78,11 @@ export const SessionDownload = z
   .object({
     fileName: z.string().openapi({ example: 'bims-subjects-20260101T120000Z.zip' }),
     contentType: z.string().openapi({ example: 'application/zip' }),
-    size: z.number().int().min(0).openapi({ description: 'Total bytes of the entries (manifest.json itself not counted)' }),
+    size: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'Total bytes of the entries (manifest.json itself not counted)' }),
     createdAt: dateTime.optional(),
     entries: z.array(
       z.object({
@@ -90,7 +99,8 @@ export const SessionDownload = z
     ),
   })
   .openapi('SessionDownload', {
-    description: 'Describes a download: the `manifest.json` inside the ZIP, or the answer on `Accept: application/json`',
+    description:
+      'Describes a download: the `manifest.json` inside the ZIP, or the answer on `Accept: application/json`',
   });
 
 // ---- request parameters -------------------------------------------------------------------------------
@@ -118,15 +128,24 @@ const listOf = (what: string, example: string, items: Record<string, unknown>) =
   param: { style: 'form' as const, explode: false },
 });
 export const NumericIdsQuery = z.strictObject({
-  ids: queryList(idParam).openapi(listOf('Numeric identifiers', '1,2,3', { type: 'integer', minimum: 1, maximum: MAX_DB_ID })),
+  ids: queryList(idParam).openapi(
+    listOf('Numeric identifiers', '1,2,3', { type: 'integer', minimum: 1, maximum: MAX_DB_ID }),
+  ),
 });
 export const UuidsQuery = z.strictObject({
-  ids: queryList(uuid).openapi(listOf('Operation UUIDs', '0f8fad5b-d9cb-469f-a165-70867728950e', { type: 'string', format: 'uuid' })),
+  ids: queryList(uuid).openapi(
+    listOf('Operation UUIDs', '0f8fad5b-d9cb-469f-a165-70867728950e', { type: 'string', format: 'uuid' }),
+  ),
 });
 export const SubjectIdsQuery = z.strictObject({
   // A comma separates items, so a subjectId holding one cannot be named in this list.
   ids: queryList(SubjectIdString).openapi(
-    listOf('Subject identifiers (subjectId)', 'alice,bob', { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^,\\u0000-\\u001f\\u007f]+$' }),
+    listOf('Subject identifiers (subjectId)', 'alice,bob', {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[^,\\u0000-\\u001f\\u007f]+$',
+    }),
   ),
 });
 

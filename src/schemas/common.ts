@@ -40,18 +40,25 @@ export const queryBool = z
  * outside this range (year 0 does not exist in PostgreSQL, years 1-99 come back as 19xx, years past 9999
  * cannot be written back as ISO 8601), so nothing outside it is let in, in query filters or bodies alike.
  */
-export const DATE_RANGE = { min: new Date('1970-01-01T00:00:00.000Z'), max: new Date('9999-12-31T23:59:59.999Z') } as const;
+export const DATE_RANGE = {
+  min: new Date('1970-01-01T00:00:00.000Z'),
+  max: new Date('9999-12-31T23:59:59.999Z'),
+} as const;
 const outOfRange = `must be between ${DATE_RANGE.min.toISOString()} and ${DATE_RANGE.max.toISOString()}`;
 
 /** Whether an instant lies in {@link DATE_RANGE}. */
-export const inDateRange = (date: Date) => date.getTime() >= DATE_RANGE.min.getTime() && date.getTime() <= DATE_RANGE.max.getTime();
+export const inDateRange = (date: Date) =>
+  date.getTime() >= DATE_RANGE.min.getTime() && date.getTime() <= DATE_RANGE.max.getTime();
 
 /** An ISO 8601 date-time with an offset, in {@link DATE_RANGE} once the offset is applied; stays a string. */
 export const isoDateTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
   // Not a date at all is the format check's to report (zod runs both), so this one passes it.
   .refine((v) => Number.isNaN(Date.parse(v)) || inDateRange(new Date(v)), outOfRange)
-  .openapi({ format: 'date-time', description: `ISO 8601, ${DATE_RANGE.min.toISOString()} to ${DATE_RANGE.max.toISOString()}` });
+  .openapi({
+    format: 'date-time',
+    description: `ISO 8601, ${DATE_RANGE.min.toISOString()} to ${DATE_RANGE.max.toISOString()}`,
+  });
 
 /** An ISO 8601 timestamp in a query string, as a Date. */
 export const queryDate = isoDateTime.transform((v) => new Date(v));
@@ -63,10 +70,18 @@ export const queryDate = isoDateTime.transform((v) => new Date(v));
 export function queryList<T extends z.ZodType>(item: T, max = 1000) {
   return z
     .union([z.string(), z.array(z.string())])
-    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      (Array.isArray(v) ? v : [v])
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .pipe(
       // Items validate from strings (coercing where they say so); the cast tells the types the same.
-      z.array(item).min(1, 'must name at least one value').max(max, `must name at most ${max} values`) as unknown as z.ZodType<z.output<T>[], string[]>,
+      z
+        .array(item)
+        .min(1, 'must name at least one value')
+        .max(max, `must name at most ${max} values`) as unknown as z.ZodType<z.output<T>[], string[]>,
     );
 }
 
@@ -95,7 +110,11 @@ export function pagingQuery<const F extends readonly [string, ...string[]]>(sort
 /** Row identifiers are PostgreSQL `integer`s: anything outside 1..2^31-1 cannot name a row. */
 export const MAX_DB_ID = 2_147_483_647;
 /** A row identifier in a JSON body. */
-export const dbId = z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_DB_ID, `must be at most ${MAX_DB_ID}`);
+export const dbId = z
+  .number()
+  .int('must be an integer')
+  .min(1, 'must be at least 1')
+  .max(MAX_DB_ID, `must be at most ${MAX_DB_ID}`);
 /** A row identifier in a query string or path. */
 export const queryId = queryInt(1, MAX_DB_ID);
 

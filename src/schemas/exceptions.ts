@@ -48,7 +48,10 @@ export const ExceptionImportRequest = z.array(ExceptionRecord).max(100_000, 'mus
 export const ExceptionImportResult = z
   .object({
     imported: z.number().int().openapi({ description: 'Records written' }),
-    skipped: z.number().int().openapi({ description: 'Records whose id was already present (import is idempotent by id)' }),
+    skipped: z
+      .number()
+      .int()
+      .openapi({ description: 'Records whose id was already present (import is idempotent by id)' }),
   })
   .openapi('ExceptionImportResult');
 

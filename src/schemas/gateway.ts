@@ -10,12 +10,19 @@ import { CandidateData } from './operations.js';
 
 /** Janus session and handle identifiers: random integers that Janus keeps within 2^53 for JavaScript. */
 const janusId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-const janusIdQuery = z.coerce.number({ message: 'must be an integer' }).int('must be an integer').positive().max(Number.MAX_SAFE_INTEGER);
+const janusIdQuery = z.coerce
+  .number({ message: 'must be an integer' })
+  .int('must be an integer')
+  .positive()
+  .max(Number.MAX_SAFE_INTEGER);
 
 export const Jsep = z
   .strictObject({
     type: z.enum(['offer', 'answer', 'pranswer', 'rollback']),
-    sdp: z.string().max(64 * 1024).openapi({ description: 'Session description (SDP), at most 64 KiB' }),
+    sdp: z
+      .string()
+      .max(64 * 1024)
+      .openapi({ description: 'Session description (SDP), at most 64 KiB' }),
     trickle: z.boolean().optional(),
     e2ee: z.boolean().optional(),
   })
@@ -30,38 +37,71 @@ export const SessionData = z
 
 // ---- init params of a session ---------------------------------------------------------------------------
 
-const Purpose = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK']).openapi({ description: 'What the session does with the captured samples' });
+const Purpose = z
+  .enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK'])
+  .openapi({ description: 'What the session does with the captured samples' });
 
 /** The instructions of active liveness (docs/gateway-capture.md): the subject's own left and right, not the picture's. */
 export const ActiveChallenge = z.enum(['TURN_LEFT', 'TURN_RIGHT', 'BLINK']);
 
 const ActiveLivenessParams = z
   .strictObject({
-    challenges: z.number().int().min(1).max(3).default(2)
-      .openapi({ description: 'How many instructions the subject must follow, each picked at random by the service once a face is tracked' }),
-    kinds: z.array(ActiveChallenge).min(1).max(3).default(['TURN_LEFT', 'TURN_RIGHT', 'BLINK'])
+    challenges: z.number().int().min(1).max(3).default(2).openapi({
+      description:
+        'How many instructions the subject must follow, each picked at random by the service once a face is tracked',
+    }),
+    kinds: z
+      .array(ActiveChallenge)
+      .min(1)
+      .max(3)
+      .default(['TURN_LEFT', 'TURN_RIGHT', 'BLINK'])
       .refine((kinds) => new Set(kinds).size === kinds.length, 'must not repeat a kind')
-      .openapi({ description: 'The instructions to pick from: TURN_LEFT and TURN_RIGHT (the subject\'s own left and right), BLINK' }),
-    challengeSeconds: z.number().int().min(3).max(30).default(8)
+      .openapi({
+        description:
+          "The instructions to pick from: TURN_LEFT and TURN_RIGHT (the subject's own left and right), BLINK",
+      }),
+    challengeSeconds: z
+      .number()
+      .int()
+      .min(3)
+      .max(30)
+      .default(8)
       .openapi({ description: 'Time to follow one instruction, from the moment it is given' }),
-    retries: z.number().int().min(0).max(3).default(1)
-      .openapi({ description: 'Instructions that may be failed (not followed in time, the other way, or the face lost or changed) before the session ends with LIVENESS_CHECK_FAILED' }),
+    retries: z.number().int().min(0).max(3).default(1).openapi({
+      description:
+        'Instructions that may be failed (not followed in time, the other way, or the face lost or changed) before the session ends with LIVENESS_CHECK_FAILED',
+    }),
   })
-  .openapi({ description: 'Active liveness: after the passive checks, the subject follows random instructions (turn the head, blink), checked on the following frames of the same tracked face. Absent: none' });
+  .openapi({
+    description:
+      'Active liveness: after the passive checks, the subject follows random instructions (turn the head, blink), checked on the following frames of the same tracked face. Absent: none',
+  });
 
 const commonInit = {
   purpose: Purpose,
-  subjectId: SubjectIdString.optional().openapi({ description: 'ENROLL: the new subject; VERIFY: the claimed subject' }),
+  subjectId: SubjectIdString.optional().openapi({
+    description: 'ENROLL: the new subject; VERIFY: the claimed subject',
+  }),
   checkIcao: z.boolean().default(false),
   detectLiveness: z.boolean().default(true),
-  timeoutSeconds: z.number().int().min(5).max(600).default(60)
-    .openapi({ description: 'The session ends with TIMEOUT when no result is reached within this many seconds of the connect' }),
-  framesPerSecond: z.number().int().min(1).max(15).default(5)
+  timeoutSeconds: z.number().int().min(5).max(600).default(60).openapi({
+    description: 'The session ends with TIMEOUT when no result is reached within this many seconds of the connect',
+  }),
+  framesPerSecond: z
+    .number()
+    .int()
+    .min(1)
+    .max(15)
+    .default(5)
     .openapi({ description: 'How many video frames per second are sampled from the stream and analysed' }),
-  selectFrames: z.number().int().min(1).max(5).default(1)
-    .openapi({ description: 'How many of the best frames that pass the gates are used for the operation (and stored, for ENROLL, VERIFY and IDENTIFY)' }),
-  livenessFrames: z.number().int().min(1).max(10).default(3)
-    .openapi({ description: 'How many tracked frames passive liveness is averaged over before the operation runs (when a liveness gate applies)' }),
+  selectFrames: z.number().int().min(1).max(5).default(1).openapi({
+    description:
+      'How many of the best frames that pass the gates are used for the operation (and stored, for ENROLL, VERIFY and IDENTIFY)',
+  }),
+  livenessFrames: z.number().int().min(1).max(10).default(3).openapi({
+    description:
+      'How many tracked frames passive liveness is averaged over before the operation runs (when a liveness gate applies)',
+  }),
   activeLiveness: ActiveLivenessParams.optional(),
 };
 
@@ -84,7 +124,9 @@ export const FVInitParams = z
 
 export const FVAdvancedInitParams = z
   .strictObject({ kind: z.literal('FV_ADVANCED'), ...commonInit, overrides: biometricOverrides })
-  .openapi('FVAdvancedInitParams', { description: 'FVInitParams plus per-session overrides of the biometric settings' });
+  .openapi('FVAdvancedInitParams', {
+    description: 'FVInitParams plus per-session overrides of the biometric settings',
+  });
 
 const voiceInit = {
   modalities: z.array(Modality).min(1).default(['FACE', 'VOICE']),
@@ -94,13 +136,22 @@ const voiceInit = {
 
 export const MultimodalInitParams = z
   .strictObject({ kind: z.literal('MULTIMODAL'), ...commonInit, ...voiceInit })
-  .openapi('MultimodalInitParams', { description: 'Face and voice session: capture faces from video and speech from audio' });
+  .openapi('MultimodalInitParams', {
+    description: 'Face and voice session: capture faces from video and speech from audio',
+  });
 
 export const MultimodalAdvancedInitParams = z
   .strictObject({ kind: z.literal('MULTIMODAL_ADVANCED'), ...commonInit, ...voiceInit, overrides: biometricOverrides })
-  .openapi('MultimodalAdvancedInitParams', { description: 'MultimodalInitParams plus per-session overrides of the biometric settings' });
+  .openapi('MultimodalAdvancedInitParams', {
+    description: 'MultimodalInitParams plus per-session overrides of the biometric settings',
+  });
 
-export const InitParams = z.discriminatedUnion('kind', [FVInitParams, FVAdvancedInitParams, MultimodalInitParams, MultimodalAdvancedInitParams]);
+export const InitParams = z.discriminatedUnion('kind', [
+  FVInitParams,
+  FVAdvancedInitParams,
+  MultimodalInitParams,
+  MultimodalAdvancedInitParams,
+]);
 
 /** What each purpose needs of the subjectId, and which purposes take voice: checked before any media flows. */
 function checkPurpose(params: z.output<typeof InitParams>, ctx: z.RefinementCtx): void {
@@ -109,7 +160,11 @@ function checkPurpose(params: z.output<typeof InitParams>, ctx: z.RefinementCtx)
     ctx.addIssue({ code: 'custom', path: ['params', 'subjectId'], message: `is required for ${params.purpose}` });
   }
   if (!needsSubject && params.subjectId !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['params', 'subjectId'], message: `is only for ENROLL and VERIFY, not ${params.purpose}` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['params', 'subjectId'],
+      message: `is only for ENROLL and VERIFY, not ${params.purpose}`,
+    });
   }
   if (params.purpose === 'CHECK' && 'modalities' in params && params.modalities.includes('VOICE')) {
     ctx.addIssue({ code: 'custom', path: ['params', 'modalities'], message: 'CHECK takes faces only' });
@@ -169,14 +224,18 @@ const CaptureState = z
   .object({
     state: z.enum(['WAITING_MEDIA', 'CAPTURING', 'PROCESSING', 'DONE', 'TIMEOUT', 'FAILED']),
     purpose: Purpose,
-    events: z.array(z.looseObject({ at: z.string(), type: z.string() }))
-      .openapi({ description: 'Its events so far, oldest first: STARTED, MEDIA, guidance (NO_FACE, MOVE_CLOSER, ...), FACE_FOUND, PROCESSING, then DONE, TIMEOUT or FAILED' }),
+    events: z.array(z.looseObject({ at: z.string(), type: z.string() })).openapi({
+      description:
+        'Its events so far, oldest first: STARTED, MEDIA, guidance (NO_FACE, MOVE_CLOSER, ...), FACE_FOUND, PROCESSING, then DONE, TIMEOUT or FAILED',
+    }),
     result: z
       .object({
-        status: z.string().openapi({ description: "The operation's status (SUCCESS, MATCH_NOT_FOUND ...), or TIMEOUT / FAILED when none ran" }),
+        status: z.string().openapi({
+          description: "The operation's status (SUCCESS, MATCH_NOT_FOUND ...), or TIMEOUT / FAILED when none ran",
+        }),
         operationUuid: z.uuid().optional().openapi({ description: 'The operation in the log (getOperationByUUID)' }),
         subjectId: SubjectIdString.optional(),
-        subjectStatus: z.string().optional().openapi({ description: 'ENROLL: the new subject\'s status' }),
+        subjectStatus: z.string().optional().openapi({ description: "ENROLL: the new subject's status" }),
         score: matchScore.optional(),
         candidates: z.array(CandidateData).optional(),
         reason: z.string().optional().openapi({ description: 'Why the capture ended without an operation' }),
@@ -221,8 +280,15 @@ export const GatewayStatus = z
   .openapi('GatewayStatus', { description: "The gateway's status as its Admin API reports it" });
 
 export const GatewayAdminGetStatusResponse = z
-  .looseObject({ janus: z.string(), transaction: z.string().optional(), status: GatewayStatus.optional(), error: GatewayResponseError.optional() })
-  .openapi('GatewayAdminGetStatusResponse', { description: 'The Admin API answer to get_status (and to a settings change)' });
+  .looseObject({
+    janus: z.string(),
+    transaction: z.string().optional(),
+    status: GatewayStatus.optional(),
+    error: GatewayResponseError.optional(),
+  })
+  .openapi('GatewayAdminGetStatusResponse', {
+    description: 'The Admin API answer to get_status (and to a settings change)',
+  });
 
 export const GatewayAdminSessionResponse = z
   .looseObject({
@@ -234,10 +300,10 @@ export const GatewayAdminSessionResponse = z
     handles: z.array(janusId).optional().openapi({ description: 'list_handles: the handles of a session' }),
     info: z.record(z.string(), z.unknown()).optional().openapi({ description: 'handle_info: state of a handle' }),
     error: GatewayResponseError.optional(),
-    events: z
-      .array(z.record(z.string(), z.unknown()))
-      .optional()
-      .openapi({ description: 'getSession: the asynchronous events the service received for the session (or handle), oldest first: webrtcup, media, hangup ...' }),
+    events: z.array(z.record(z.string(), z.unknown())).optional().openapi({
+      description:
+        'getSession: the asynchronous events the service received for the session (or handle), oldest first: webrtcup, media, hangup ...',
+    }),
     liveHandles: z.array(janusId).optional().openapi({ description: 'getSession: handles whose PeerConnection is up' }),
   })
   .openapi('GatewayAdminSessionResponse', { description: 'An Admin API answer about sessions and handles' });
@@ -260,7 +326,9 @@ export const GatewayInfo = z.looseObject({
       version: z.string().nullable(),
     })
     .optional()
-    .openapi({ description: "The sidecar's supervision of the gateway: state, process, restarts and the last failure" }),
+    .openapi({
+      description: "The sidecar's supervision of the gateway: state, process, restarts and the last failure",
+    }),
 });
 
 /** Which plugin to attach; the configured default (the echo test) when absent. */
@@ -273,11 +341,15 @@ export const GatewayPluginQuery = z.strictObject({
 });
 
 /** The raw Admin API answer about a session, untouched. */
-export const GatewayRaw = z.record(z.string(), z.unknown()).openapi({ description: 'The Admin API answer as the gateway sent it' });
+export const GatewayRaw = z
+  .record(z.string(), z.unknown())
+  .openapi({ description: 'The Admin API answer as the gateway sent it' });
 
 export const SessionQuery = z.strictObject({
   sessionId: janusIdQuery,
-  handleId: janusIdQuery.optional().openapi({ description: 'When given, the handle_info of that handle; otherwise the handles of the session' }),
+  handleId: janusIdQuery
+    .optional()
+    .openapi({ description: 'When given, the handle_info of that handle; otherwise the handles of the session' }),
 });
 
 export const GatewaySettingsRequest = z

@@ -7,7 +7,16 @@ import { MiB, base64, dateTime } from './primitives.js';
  */
 
 export const LicensedOperation = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK', 'REMOTE_VERIFY', 'REEXTRACT']);
-export const LicenceState = z.enum(['VALID', 'EXPIRED', 'NOT_YET_VALID', 'EXHAUSTED', 'INVALID_SIGNATURE', 'MISSING', 'UNREACHABLE', 'UNLICENSED']);
+export const LicenceState = z.enum([
+  'VALID',
+  'EXPIRED',
+  'NOT_YET_VALID',
+  'EXHAUSTED',
+  'INVALID_SIGNATURE',
+  'MISSING',
+  'UNREACHABLE',
+  'UNLICENSED',
+]);
 
 /**
  * The licensing mode of the service, in every licensing answer: UNLICENSED (no public key configured, so
@@ -16,7 +25,10 @@ export const LicenceState = z.enum(['VALID', 'EXPIRED', 'NOT_YET_VALID', 'EXHAUS
 export const LicensingMode = z
   .object({
     mode: z.enum(['LICENSED', 'UNLICENSED']),
-    source: z.enum(['CLOUD', 'INTERNET', 'DONGLE']).optional().openapi({ description: 'Where the licence in force comes from' }),
+    source: z
+      .enum(['CLOUD', 'INTERNET', 'DONGLE'])
+      .optional()
+      .openapi({ description: 'Where the licence in force comes from' }),
     state: LicenceState,
     licenseId: z.string().optional(),
     message: z.string().openapi({ description: 'The state in plain words' }),
@@ -31,7 +43,13 @@ const licenceTerms = {
   licensee: z.string().optional(),
   modalities: z.array(z.enum(['FACE', 'VOICE'])),
   quotas: z
-    .array(z.object({ operation: LicensedOperation, period: z.enum(['DAY', 'MONTH', 'TOTAL']), limit: z.number().int().min(0) }))
+    .array(
+      z.object({
+        operation: LicensedOperation,
+        period: z.enum(['DAY', 'MONTH', 'TOTAL']),
+        limit: z.number().int().min(0),
+      }),
+    )
     .openapi({ description: 'Operation quotas; an operation without a quota is unlimited' }),
   issuedAt: dateTime.optional(),
   notBefore: dateTime.optional(),
@@ -62,11 +80,23 @@ export const Dongle = z
   .object({
     id: z.string(),
     serial: z.string().optional(),
-    type: z.enum(['HARDWARE', 'SOFTWARE']).openapi({ description: 'SOFTWARE: the file-backed dongle the sidecar offers when no hardware key is present' }),
-    software: z.boolean().openapi({ description: 'True for the file-backed software dongle: as safe as the file system it lives on' }),
+    type: z
+      .enum(['HARDWARE', 'SOFTWARE'])
+      .openapi({ description: 'SOFTWARE: the file-backed dongle the sidecar offers when no hardware key is present' }),
+    software: z
+      .boolean()
+      .openapi({ description: 'True for the file-backed software dongle: as safe as the file system it lives on' }),
     present: z.boolean(),
     firmwareVersion: z.string().optional(),
-    usb: z.object({ vendorId: z.string(), productId: z.string(), hid: z.boolean(), manufacturer: z.string().nullable(), product: z.string().nullable() }).optional(),
+    usb: z
+      .object({
+        vendorId: z.string(),
+        productId: z.string(),
+        hid: z.boolean(),
+        manufacturer: z.string().nullable(),
+        product: z.string().nullable(),
+      })
+      .optional(),
     counters: z
       .array(z.object({ operation: LicensedOperation, period: z.string(), used: z.number().int().min(0) }))
       .openapi({ description: 'Usage recorded on the dongle at its last dump' }),
@@ -101,14 +131,22 @@ export const Usage = z
 export const PacketBytes = z
   .strictObject({
     data: base64(4 * MiB, 'The packet, base64'),
-    fileName: z.string().min(1).max(255).regex(/^[^/\\\u0000-\u001f]+$/, 'must be a plain file name').optional(),
+    fileName: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^/\\\u0000-\u001f]+$/, 'must be a plain file name')
+      .optional(),
     contentType: z.string().max(255).default('application/octet-stream'),
   })
   .openapi('PacketBytes', { description: 'A binary packet: a dongle dump, or a licence update to apply' });
 
 export const LicensingToken = z.object({
   licensing: LicensingMode,
-  token: z.string().optional().openapi({ description: 'The signed licence in force (a compact JWS, Ed25519); absent when there is none. The cloud credential itself is never shown' }),
+  token: z.string().optional().openapi({
+    description:
+      'The signed licence in force (a compact JWS, Ed25519); absent when there is none. The cloud credential itself is never shown',
+  }),
   source: z.enum(['CLOUD', 'INTERNET', 'DONGLE']).optional(),
   expiresAt: dateTime.optional(),
 });
@@ -124,12 +162,19 @@ export const UpdateStatus = z.object({
 });
 
 export const UsageQuery = z.strictObject({
-  from: queryDate.optional().openapi({ description: 'Start of the window (ISO 8601); default: start of the current month' }),
+  from: queryDate
+    .optional()
+    .openapi({ description: 'Start of the window (ISO 8601); default: start of the current month' }),
   to: queryDate.optional().openapi({ description: 'End of the window (ISO 8601); default: now' }),
   period: z.enum(['DAY', 'MONTH']).default('DAY'),
   operation: LicensedOperation.optional(),
 });
 
 export const DongleDumpQuery = z.strictObject({
-  dongleId: z.string().min(1).max(128).optional().openapi({ description: 'Which dongle; default: the only one attached' }),
+  dongleId: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: 'Which dongle; default: the only one attached' }),
 });

@@ -13,7 +13,9 @@ const range = {
 export const SettingModel = z
   .object({
     key: z.string(),
-    value: z.unknown().openapi({ description: 'The effective value: the override when there is one, else the default' }),
+    value: z
+      .unknown()
+      .openapi({ description: 'The effective value: the override when there is one, else the default' }),
     defaultValue: z.unknown(),
     type: settingType,
     ...range,
@@ -31,7 +33,10 @@ export const SettingPrefixQuery = z.strictObject({
 
 /** `value` is a JSON value of the key's type; null deletes the override (back to the default). */
 export const SetSettingRequest = z
-  .strictObject({ key: settingKey, value: z.unknown().openapi({ description: "A JSON value of the key's type; null restores the default" }) })
+  .strictObject({
+    key: settingKey,
+    value: z.unknown().openapi({ description: "A JSON value of the key's type; null restores the default" }),
+  })
   .openapi('SetSettingRequest');
 
 export const ResetSettingsResult = z
@@ -63,21 +68,34 @@ const GalleryState = z
   .object({
     subjects: z.number().int(),
     templates: z.number().int(),
-    digest: z.string().openapi({ description: 'Sum of one term per template (row, subject, checksum): equal to the database\'s when the gallery matches it' }),
-    lastChangeId: z.number().int().openapi({ description: 'The gallery change-log id up to which this node has applied every change' }),
+    digest: z.string().openapi({
+      description:
+        "Sum of one term per template (row, subject, checksum): equal to the database's when the gallery matches it",
+    }),
+    lastChangeId: z
+      .number()
+      .int()
+      .openapi({ description: 'The gallery change-log id up to which this node has applied every change' }),
     reconciliation: z.object({
       checks: z.number().int(),
-      driftsRepaired: z.number().int().openapi({ description: 'Comparisons that found the gallery different from the database (it was then reloaded)' }),
+      driftsRepaired: z.number().int().openapi({
+        description: 'Comparisons that found the gallery different from the database (it was then reloaded)',
+      }),
       last: reconcileReport.nullable(),
       lastDrift: reconcileReport.nullable(),
     }),
   })
-  .openapi({ description: "This node's in-memory gallery (ENROLLED subjects and their face and voice templates loaded for matching), and its last comparisons with the database (every BIMS_GALLERY_RECONCILE_SECONDS, and after the LISTEN connection returns)" });
+  .openapi({
+    description:
+      "This node's in-memory gallery (ENROLLED subjects and their face and voice templates loaded for matching), and its last comparisons with the database (every BIMS_GALLERY_RECONCILE_SECONDS, and after the LISTEN connection returns)",
+  });
 
 export const ManagementInfo = z
   .object({
     version: z.string(),
-    templateVersion: z.string().openapi({ description: "Version of the templates the face engine makes now ('none' until it is installed)" }),
+    templateVersion: z
+      .string()
+      .openapi({ description: "Version of the templates the face engine makes now ('none' until it is installed)" }),
     startedAt: z.string().openapi({ format: 'date-time' }),
     uptimeSeconds: z.number().int(),
     database: z.object({ dialect: z.enum(['postgres', 'pglite']), serverVersion: z.string() }),

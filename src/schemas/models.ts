@@ -3,22 +3,51 @@ import type { Surface } from '../auth/roles.js';
 import { AccessTokenResponse, LoginResponse } from './auth.js';
 import { ExceptionModel } from './exceptions.js';
 import {
-  AdjudicationAdjudicatorDecision, AdjudicationPending, AdjudicationPendingOperation, AdjudicationSolved, AdjudicationSolvedOperation,
+  AdjudicationAdjudicatorDecision,
+  AdjudicationPending,
+  AdjudicationPendingOperation,
+  AdjudicationSolved,
+  AdjudicationSolvedOperation,
   AdjudicatorDecision,
 } from './adjudication.js';
 import { BiometricFaceData, BiometricVoiceData, Image, Rectangle, SessionDownload } from './biometric-data.js';
 import {
-  ConnectData, FVAdvancedInitParams, FVInitParams, GatewayAdminGetStatusResponse, GatewayAdminSessionResponse, GatewayResponse,
-  GatewayResponseData, GatewayResponseError, GatewayStatus, Jsep, MultimodalAdvancedInitParams, MultimodalInitParams, SessionData, TrickleData,
+  ConnectData,
+  FVAdvancedInitParams,
+  FVInitParams,
+  GatewayAdminGetStatusResponse,
+  GatewayAdminSessionResponse,
+  GatewayResponse,
+  GatewayResponseData,
+  GatewayResponseError,
+  GatewayStatus,
+  Jsep,
+  MultimodalAdvancedInitParams,
+  MultimodalInitParams,
+  SessionData,
+  TrickleData,
 } from './gateway.js';
 import { Cloud, Dongle, InternetLicense, PacketBytes, Usage } from './licensing.js';
 import { CandidateData, ChecksFromImage, CreateOperationRequest, Operation } from './operations.js';
 import {
-  CreateSubjectRequest, EnrolledModalities, GetTemplateModalitiesRequest, MultimodalSubject, ReextractSubjectRequest, Subject, SubjectId,
-  SubjectQRCode, TemplateModalities,
+  CreateSubjectRequest,
+  EnrolledModalities,
+  GetTemplateModalitiesRequest,
+  MultimodalSubject,
+  ReextractSubjectRequest,
+  Subject,
+  SubjectId,
+  SubjectQRCode,
+  TemplateModalities,
 } from './subjects.js';
 import { DbClusterStatus } from './management.js';
-import { AccountModel, ChangeAccountRequest, CreateAccountRequest, DeleteAccount, DeleteAccountsRequest } from './accounts.js';
+import {
+  AccountModel,
+  ChangeAccountRequest,
+  CreateAccountRequest,
+  DeleteAccount,
+  DeleteAccountsRequest,
+} from './accounts.js';
 
 /**
  * The named models of the seed's section 2 with the surfaces that show them; each becomes a component of

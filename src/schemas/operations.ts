@@ -1,7 +1,19 @@
 import { pagingQuery, z } from './common.js';
 import { Rectangle } from './biometric-data.js';
 import {
-  FaceImage, Modality, idParam, matchScore, SubjectIdString, TemplateBytes, createdRange, dateTime, faceSamples, numericId, score, uuid, voiceSamples,
+  FaceImage,
+  Modality,
+  idParam,
+  matchScore,
+  SubjectIdString,
+  TemplateBytes,
+  createdRange,
+  dateTime,
+  faceSamples,
+  numericId,
+  score,
+  uuid,
+  voiceSamples,
 } from './primitives.js';
 
 /**
@@ -22,15 +34,32 @@ export const OperationStatus = z.enum([
   'FAILED',
 ]);
 export const IcaoWarning = z.enum([
-  'YAW_LEFT', 'YAW_RIGHT', 'PITCH_UP', 'PITCH_DOWN', 'ROLL_LEFT', 'ROLL_RIGHT', 'TOO_NEAR', 'TOO_FAR',
-  'TOO_NORTH', 'TOO_SOUTH', 'TOO_EAST', 'TOO_WEST', 'EYES_CLOSED', 'BLURRED', 'UNDEREXPOSED', 'OVEREXPOSED', 'LIVENESS',
+  'YAW_LEFT',
+  'YAW_RIGHT',
+  'PITCH_UP',
+  'PITCH_DOWN',
+  'ROLL_LEFT',
+  'ROLL_RIGHT',
+  'TOO_NEAR',
+  'TOO_FAR',
+  'TOO_NORTH',
+  'TOO_SOUTH',
+  'TOO_EAST',
+  'TOO_WEST',
+  'EYES_CLOSED',
+  'BLURRED',
+  'UNDEREXPOSED',
+  'OVEREXPOSED',
+  'LIVENESS',
 ]);
 
 export const CandidateData = z
   .object({
     subjectId: SubjectIdString,
     score: matchScore.openapi({ description: 'Fused score on the false-acceptance scale' }),
-    scores: z.object({ FACE: matchScore.optional(), VOICE: matchScore.optional() }).openapi({ description: 'Score per modality' }),
+    scores: z
+      .object({ FACE: matchScore.optional(), VOICE: matchScore.optional() })
+      .openapi({ description: 'Score per modality' }),
     rank: z.number().int().min(1).optional(),
   })
   .openapi('CandidateData', { description: 'A gallery subject that matched a probe' });
@@ -41,17 +70,28 @@ export const ChecksFromImageShape = z.object({
   faces: z.array(
     z.object({
       rectangle: Rectangle,
-      landmarks: z.array(z.object({ x: z.number(), y: z.number() })).openapi({ description: 'Five points: eye centres, nose tip, mouth corners' }),
-      yaw: z.number().optional().openapi({ description: 'Head pose in degrees; absent when the pose was not measured (fast probe analysis)' }),
+      landmarks: z
+        .array(z.object({ x: z.number(), y: z.number() }))
+        .openapi({ description: 'Five points: eye centres, nose tip, mouth corners' }),
+      yaw: z
+        .number()
+        .optional()
+        .openapi({ description: 'Head pose in degrees; absent when the pose was not measured (fast probe analysis)' }),
       pitch: z.number().optional(),
       roll: z.number().optional(),
-      eyesOpen: z.object({ left: score, right: score }).optional().openapi({ description: 'Openness of each eye, 0 (closed) to 100' }),
+      eyesOpen: z
+        .object({ left: score, right: score })
+        .optional()
+        .openapi({ description: 'Openness of each eye, 0 (closed) to 100' }),
       livenessScore: score.optional(),
       quality: score,
       sharpness: score,
       brightness: score,
       estimatedAge: z.number().min(0).optional(),
-      gender: z.enum(['MALE', 'FEMALE']).optional().openapi({ description: 'From a weak model (about 85% correct); a hint, never evidence' }),
+      gender: z
+        .enum(['MALE', 'FEMALE'])
+        .optional()
+        .openapi({ description: 'From a weak model (about 85% correct); a hint, never evidence' }),
       icaoWarnings: z.array(IcaoWarning).openapi({ description: 'Warnings of this face' }),
     }),
   ),
@@ -83,7 +123,13 @@ export const Operation = z
 
 const operationOptions = z.strictObject({
   threshold: matchScore.optional().openapi({ description: 'Overrides matching.threshold for this operation' }),
-  maxCandidates: z.number().int().min(1).max(100).optional().openapi({ description: 'IDENTIFY: overrides identify.maxCandidates' }),
+  maxCandidates: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ description: 'IDENTIFY: overrides identify.maxCandidates' }),
   checkIcao: z.boolean().optional(),
   detectLiveness: z.boolean().optional(),
 });
@@ -91,16 +137,26 @@ const operationOptions = z.strictObject({
 export const CreateOperationRequest = z
   .strictObject({
     type: z.enum(['VERIFY', 'IDENTIFY', 'CHECK']).openapi({
-      description: 'VERIFY (1:1 against subjectId), IDENTIFY (1:N over the gallery) or CHECK (quality and liveness only). Enrolment is createSubject.',
+      description:
+        'VERIFY (1:1 against subjectId), IDENTIFY (1:N over the gallery) or CHECK (quality and liveness only). Enrolment is createSubject.',
     }),
     subjectId: SubjectIdString.optional().openapi({ description: 'Required for VERIFY' }),
     faces: faceSamples.optional(),
     voices: voiceSamples.optional(),
     options: operationOptions.optional(),
   })
-  .refine((v) => v.type !== 'VERIFY' || v.subjectId !== undefined, { path: ['subjectId'], message: 'is required for VERIFY' })
-  .refine((v) => (v.faces?.length ?? 0) + (v.voices?.length ?? 0) > 0, { path: ['faces'], message: 'give at least one face or voice sample' })
-  .refine((v) => v.type !== 'CHECK' || v.voices === undefined, { path: ['voices'], message: 'CHECK takes face images only' })
+  .refine((v) => v.type !== 'VERIFY' || v.subjectId !== undefined, {
+    path: ['subjectId'],
+    message: 'is required for VERIFY',
+  })
+  .refine((v) => (v.faces?.length ?? 0) + (v.voices?.length ?? 0) > 0, {
+    path: ['faces'],
+    message: 'give at least one face or voice sample',
+  })
+  .refine((v) => v.type !== 'CHECK' || v.voices === undefined, {
+    path: ['voices'],
+    message: 'CHECK takes face images only',
+  })
   // The refinements above as JSON Schema states them for tools.
   .openapi('CreateOperationRequest', {
     anyOf: [{ required: ['faces'] }, { required: ['voices'] }],
@@ -123,7 +179,9 @@ export const RemoteVerifyRequest = z.strictObject({
     .max(64 * 1024)
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){4}$/, 'must be a compact JWE')
     .openapi({ description: 'The enrolled template as a JWE the service made for itself at enrolment or export' }),
-  subjectId: SubjectIdString.optional().openapi({ description: 'When given, must match the subject inside the encrypted template' }),
+  subjectId: SubjectIdString.optional().openapi({
+    description: 'When given, must match the subject inside the encrypted template',
+  }),
 });
 
 export const RemoteVerifyResult = z.object({
@@ -145,10 +203,13 @@ const operationFilter = {
 
 /** A range whose start is after its end matches nothing: a client's mistake, refused naming `createdTo`. */
 const orderedRange = <T extends z.ZodObject<any>>(schema: T) =>
-  schema.refine((v: { createdFrom?: Date; createdTo?: Date }) => !v.createdFrom || !v.createdTo || v.createdFrom <= v.createdTo, {
-    path: ['createdTo'],
-    message: 'must not be before createdFrom',
-  });
+  schema.refine(
+    (v: { createdFrom?: Date; createdTo?: Date }) => !v.createdFrom || !v.createdTo || v.createdFrom <= v.createdTo,
+    {
+      path: ['createdTo'],
+      message: 'must not be before createdFrom',
+    },
+  );
 
 export const OperationsQuery = orderedRange(
   z.strictObject({

@@ -74,7 +74,10 @@ export const voiceSamples = z.array(VoiceSample).min(1).max(limits.samplesPerMod
 
 export const Modality = z.enum(['FACE', 'VOICE']);
 /** The example is the version the shipped face models produce, so an example template version is one the service accepts. */
-export const TemplateVersion = z.string().max(128).openapi({ description: 'Names the extractor models that made the template', example: faceModels.templateVersion });
+export const TemplateVersion = z
+  .string()
+  .max(128)
+  .openapi({ description: 'Names the extractor models that made the template', example: faceModels.templateVersion });
 
 /** A number in [0, 100]: qualities, liveness and other per-sample measures. */
 export const score = z.number().min(0).max(100);
@@ -83,7 +86,11 @@ export const score = z.number().min(0).max(100);
  * A similarity score or threshold on the false-acceptance scale of biometrics.md (`-12 * log10(FAR)`:
  * 48 means FAR 0.01%), clamped to [0, 200].
  */
-export const matchScore = z.number().min(0).max(200).openapi({ description: 'On the false-acceptance scale: -12*log10(FAR), 0..200' });
+export const matchScore = z
+  .number()
+  .min(0)
+  .max(200)
+  .openapi({ description: 'On the false-acceptance scale: -12*log10(FAR), 0..200' });
 
 /** `createdFrom` / `createdTo` filters (inclusive range of ISO 8601 timestamps). */
 export const createdRange = {
@@ -92,4 +99,6 @@ export const createdRange = {
 };
 
 /** The answer of a delete or clear operation. */
-export const DeletedCount = z.object({ deleted: z.number().int().min(0) }).openapi({ description: 'How many entries were removed' });
+export const DeletedCount = z
+  .object({ deleted: z.number().int().min(0) })
+  .openapi({ description: 'How many entries were removed' });

@@ -2,7 +2,17 @@ import { pagingQuery, z } from './common.js';
 import { BiometricFaceData, BiometricVoiceData } from './biometric-data.js';
 import { CandidateData, Operation } from './operations.js';
 import {
-  Modality, SubjectIdString, TemplateBytes, TemplateVersion, createdRange, dateTime, faceSamples, idParam, numericId, score, uuid,
+  Modality,
+  SubjectIdString,
+  TemplateBytes,
+  TemplateVersion,
+  createdRange,
+  dateTime,
+  faceSamples,
+  idParam,
+  numericId,
+  score,
+  uuid,
   voiceSamples,
 } from './primitives.js';
 
@@ -12,7 +22,8 @@ import {
  */
 
 export const SubjectStatus = z.enum(['ENROLLED', 'PENDING_ADJUDICATION', 'REJECTED']).openapi({
-  description: 'PENDING_ADJUDICATION: a possible duplicate waits for a human; REJECTED: a duplicate was found. Only ENROLLED subjects are matched against.',
+  description:
+    'PENDING_ADJUDICATION: a possible duplicate waits for a human; REJECTED: a duplicate was found. Only ENROLLED subjects are matched against.',
 });
 
 /** Free client metadata: a JSON object of at most 16 KiB when serialised. */
@@ -26,29 +37,35 @@ export const Subject = z
     id: numericId.openapi({ description: 'Internal identifier' }),
     subjectId: SubjectIdString.openapi({ description: "The client's identifier, unique" }),
     status: SubjectStatus,
-    modalities: z.array(Modality).openapi({ description: 'FACE when it has face samples or a face template, VOICE likewise' }),
-    templateVersion: TemplateVersion.optional().openapi({ description: 'Absent only for a subject that holds no template' }),
+    modalities: z
+      .array(Modality)
+      .openapi({ description: 'FACE when it has face samples or a face template, VOICE likewise' }),
+    templateVersion: TemplateVersion.optional().openapi({
+      description: 'Absent only for a subject that holds no template',
+    }),
     metadata: z.record(z.string(), z.unknown()),
     createdAt: dateTime,
     updatedAt: dateTime,
     enrollmentOperationUuid: uuid.optional(),
     faces: z.array(BiometricFaceData),
     voices: z.array(BiometricVoiceData),
-    candidates: z
-      .array(CandidateData)
-      .optional()
-      .openapi({ description: 'createSubject only: the gallery subjects that made this one REJECTED or PENDING_ADJUDICATION, best first' }),
-    encryptedTemplate: z
-      .string()
-      .optional()
-      .openapi({ description: 'createSubject only: the enrolled face template as a JWE only the service can open, for remoteVerify on a device' }),
+    candidates: z.array(CandidateData).optional().openapi({
+      description:
+        'createSubject only: the gallery subjects that made this one REJECTED or PENDING_ADJUDICATION, best first',
+    }),
+    encryptedTemplate: z.string().optional().openapi({
+      description:
+        'createSubject only: the enrolled face template as a JWE only the service can open, for remoteVerify on a device',
+    }),
   })
   .openapi('Subject');
 
 const ModalityTemplate = <T extends z.ZodType>(sample: T) =>
   z.object({
     templateVersion: TemplateVersion,
-    quality: score.optional().openapi({ description: 'Quality of the modality (its best sample); absent when none was measured' }),
+    quality: score
+      .optional()
+      .openapi({ description: 'Quality of the modality (its best sample); absent when none was measured' }),
     samples: z.array(sample),
   });
 
@@ -64,7 +81,9 @@ export const MultimodalSubject = z
     face: ModalityTemplate(BiometricFaceData).optional(),
     voice: ModalityTemplate(BiometricVoiceData).optional(),
   })
-  .openapi('MultimodalSubject', { description: 'A subject grouped by modality, with per-modality quality and template version' });
+  .openapi('MultimodalSubject', {
+    description: 'A subject grouped by modality, with per-modality quality and template version',
+  });
 
 export const SubjectId = z
   .object({ id: numericId, subjectId: SubjectIdString })
@@ -75,12 +94,25 @@ export const SubjectQRCode = z
     subjectId: SubjectIdString,
     templateVersion: TemplateVersion,
     payloadType: z.enum(['SIGNED_TEMPLATE', 'ENCRYPTED_TEMPLATE']).optional().openapi({
-      description: 'What the code carries: the signed clear template (default), or the encrypted template (the JWE as ASCII) when the qrcode.clearTemplate setting is off',
+      description:
+        'What the code carries: the signed clear template (default), or the encrypted template (the JWE as ASCII) when the qrcode.clearTemplate setting is off',
     }),
-    payload: z.string().openapi({ format: 'byte', description: 'The bytes encoded in the code, base64: the signed compact template, or the JWE text (payloadType)' }),
+    payload: z.string().openapi({
+      format: 'byte',
+      description: 'The bytes encoded in the code, base64: the signed compact template, or the JWE text (payloadType)',
+    }),
     image: z.string().openapi({ format: 'byte', description: 'The QR code as PNG, base64' }),
-    qrVersion: z.number().int().min(1).max(40).optional().openapi({ description: 'QR version (size) of the code, byte mode, error correction M' }),
-    encryptedTemplate: z.string().optional().openapi({ description: 'The same template as a JWE for the service, for remoteVerify, bound to the current enrolment and issued now' }),
+    qrVersion: z
+      .number()
+      .int()
+      .min(1)
+      .max(40)
+      .optional()
+      .openapi({ description: 'QR version (size) of the code, byte mode, error correction M' }),
+    encryptedTemplate: z.string().optional().openapi({
+      description:
+        'The same template as a JWE for the service, for remoteVerify, bound to the current enrolment and issued now',
+    }),
   })
   .openapi('SubjectQRCode');
 
@@ -89,12 +121,18 @@ export const TemplateModalities = z
     modalities: z.array(Modality),
     templateVersion: TemplateVersion,
     formatVersion: z.number().int().min(1),
-    subjectId: SubjectIdString.optional().openapi({ description: 'When the template names its subject (QR payloads do)' }),
+    subjectId: SubjectIdString.optional().openapi({
+      description: 'When the template names its subject (QR payloads do)',
+    }),
     signed: z.boolean(),
     signatureValid: z.boolean().openapi({ description: 'False for an unsigned template or a bad signature' }),
     issuedAt: dateTime.optional().openapi({ description: 'When the service signed it (signed payloads)' }),
-    expiresAt: dateTime.optional().openapi({ description: 'Encrypted templates: when it stops verifying (absent: never)' }),
-    encrypted: z.boolean().optional().openapi({ description: 'True for an encrypted template (a QR payload when clear templates in QR codes are turned off)' }),
+    expiresAt: dateTime
+      .optional()
+      .openapi({ description: 'Encrypted templates: when it stops verifying (absent: never)' }),
+    encrypted: z.boolean().optional().openapi({
+      description: 'True for an encrypted template (a QR payload when clear templates in QR codes are turned off)',
+    }),
   })
   .openapi('TemplateModalities', { description: 'What a template or QR payload contains' });
 
@@ -119,7 +157,8 @@ export const CreateSubjectRequest = z
         deduplicate: z.boolean().default(true),
         checkIcao: z.boolean().default(false),
         detectLiveness: z.boolean().default(false).openapi({
-          description: 'Measure passive liveness and refuse a face below liveness.threshold, even when liveness.mode is NONE',
+          description:
+            'Measure passive liveness and refuse a face below liveness.threshold, even when liveness.mode is NONE',
         }),
       })
       .optional(),
@@ -129,16 +168,28 @@ export const CreateSubjectRequest = z
     message: 'give faces, voices or a template',
   })
   // The refinement above, as JSON Schema states it for tools: at least one of the three.
-  .openapi('CreateSubjectRequest', { anyOf: [{ required: ['faces'] }, { required: ['voices'] }, { required: ['template'] }] });
+  .openapi('CreateSubjectRequest', {
+    anyOf: [{ required: ['faces'] }, { required: ['voices'] }, { required: ['template'] }],
+  });
 
 export const ReextractSubjectRequest = z
   .strictObject({
-    subjectId: SubjectIdString.optional().openapi({ description: 'Re-extract this stored subject from its stored original images' }),
-    template: TemplateBytes.optional().openapi({ description: 'An old template (format v1, base64) to replace by one made from new samples that match it' }),
+    subjectId: SubjectIdString.optional().openapi({
+      description: 'Re-extract this stored subject from its stored original images',
+    }),
+    template: TemplateBytes.optional().openapi({
+      description: 'An old template (format v1, base64) to replace by one made from new samples that match it',
+    }),
     faces: faceSamples.optional().openapi({ description: 'With `template`: new face samples of its owner' }),
-    voices: voiceSamples.optional().openapi({ description: 'Not taken: a template is re-extracted from new faces (422 naming the field); a stored subject\'s voices are re-extracted with `subjectId`' }),
+    voices: voiceSamples.optional().openapi({
+      description:
+        "Not taken: a template is re-extracted from new faces (422 naming the field); a stored subject's voices are re-extracted with `subjectId`",
+    }),
   })
-  .refine((v) => (v.subjectId === undefined) !== (v.template === undefined), { path: ['subjectId'], message: 'give exactly one of subjectId and template' })
+  .refine((v) => (v.subjectId === undefined) !== (v.template === undefined), {
+    path: ['subjectId'],
+    message: 'give exactly one of subjectId and template',
+  })
   .refine((v) => v.subjectId === undefined || (v.faces === undefined && v.voices === undefined), {
     path: ['faces'],
     message: 'a stored subject is re-extracted from its stored samples; new samples go only with a template',
@@ -150,8 +201,15 @@ export const ReextractSubjectRequest = z
   .openapi('ReextractSubjectRequest', {
     // The refinements above for tools: a stored subject alone, or a template with new samples.
     oneOf: [
-      { required: ['subjectId'], not: { anyOf: [{ required: ['template'] }, { required: ['faces'] }, { required: ['voices'] }] } },
-      { required: ['template'], not: { required: ['subjectId'] }, anyOf: [{ required: ['faces'] }, { required: ['voices'] }] },
+      {
+        required: ['subjectId'],
+        not: { anyOf: [{ required: ['template'] }, { required: ['faces'] }, { required: ['voices'] }] },
+      },
+      {
+        required: ['template'],
+        not: { required: ['subjectId'] },
+        anyOf: [{ required: ['faces'] }, { required: ['voices'] }],
+      },
     ],
     description:
       'Either a stored subject (`subjectId`: re-extracted from its stored original images) or an old template plus new samples (`template` and `faces`), accepted only if every sample matches the template; templates of another version than the current one cannot be compared, so that mode needs a template of the current version',
@@ -160,7 +218,10 @@ export const ReextractSubjectRequest = z
 export const ReextractSubjectResult = z.object({
   operation: Operation,
   subject: Subject.optional().openapi({ description: '`subjectId` mode: the re-extracted stored subject' }),
-  template: z.string().optional().openapi({ format: 'byte', description: '`template` mode: the new template (format v1, base64), made from the best-quality new sample' }),
+  template: z.string().optional().openapi({
+    format: 'byte',
+    description: '`template` mode: the new template (format v1, base64), made from the best-quality new sample',
+  }),
   templateVersion: TemplateVersion,
 });
 
@@ -169,7 +230,10 @@ export const GetTemplateModalitiesRequest = z
     template: TemplateBytes.optional().openapi({ description: 'An exported template or a QR code payload' }),
     payload: TemplateBytes.optional().openapi({ description: 'A QR code payload (the same as `template`)' }),
   })
-  .refine((v) => (v.template === undefined) !== (v.payload === undefined), { path: ['template'], message: 'give exactly one of template and payload' })
+  .refine((v) => (v.template === undefined) !== (v.payload === undefined), {
+    path: ['template'],
+    message: 'give exactly one of template and payload',
+  })
   .openapi('GetTemplateModalitiesRequest', {
     description: 'An exported template or a QR code payload: exactly one of `template` and `payload`',
     oneOf: [{ required: ['template'] }, { required: ['payload'] }],
@@ -209,7 +273,9 @@ const metadataFilter = z
   });
 
 const subjectFilter = {
-  subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier prefix (matched literally: % and _ are not wildcards)' }),
+  subjectId: SubjectIdString.optional().openapi({
+    description: 'Subject identifier prefix (matched literally: % and _ are not wildcards)',
+  }),
   status: SubjectStatus.optional(),
   modality: Modality.optional(),
   templateVersion: TemplateVersion.optional(),
@@ -221,17 +287,27 @@ export type SubjectFilter = z.output<z.ZodObject<typeof subjectFilter>>;
 const subjectSort = ['id', 'subjectId', 'status', 'createdAt', 'updatedAt'] as const;
 export const SubjectsQuery = z.strictObject({ ...subjectFilter, ...pagingQuery(subjectSort) });
 export const SubjectsCountQuery = z.strictObject(subjectFilter);
-export const SubjectIdListQuery = z.strictObject({ ...subjectFilter, ...pagingQuery(['id', 'subjectId', 'createdAt']) });
+export const SubjectIdListQuery = z.strictObject({
+  ...subjectFilter,
+  ...pagingQuery(['id', 'subjectId', 'createdAt']),
+});
 
 export const SubjectIdQuery = z.strictObject({ subjectId: SubjectIdString });
 export const SubjectIdLowerParams = z.strictObject({ subjectid: SubjectIdString });
 
 export const DeleteSubjectQuery = z
   .strictObject({
-    subjectId: SubjectIdString.optional().openapi({ description: 'Subject identifier; exactly one of subjectId and id' }),
-    id: idParam.optional().openapi({ description: 'Internal identifier, instead of subjectId; exactly one of subjectId and id' }),
+    subjectId: SubjectIdString.optional().openapi({
+      description: 'Subject identifier; exactly one of subjectId and id',
+    }),
+    id: idParam
+      .optional()
+      .openapi({ description: 'Internal identifier, instead of subjectId; exactly one of subjectId and id' }),
   })
-  .refine((v) => (v.subjectId === undefined) !== (v.id === undefined), { path: ['subjectId'], message: 'give exactly one of subjectId and id' });
+  .refine((v) => (v.subjectId === undefined) !== (v.id === undefined), {
+    path: ['subjectId'],
+    message: 'give exactly one of subjectId and id',
+  });
 
 export const DeleteSubjectsRequest = z.strictObject({ subjectIds: z.array(SubjectIdString).min(1).max(1000) });
 export const DeleteSubjectsByUuidRequest = z.strictObject({ uuids: z.array(uuid).min(1).max(1000) });
@@ -241,17 +317,28 @@ export const ClearDbQuery = z.strictObject({
     .max(128, 'must be at most 128 characters')
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
     .optional()
-    .openapi({ description: 'Only subjects whose subjectId starts with this (literally); required (non-empty) on the user surface' }),
+    .openapi({
+      description:
+        'Only subjects whose subjectId starts with this (literally); required (non-empty) on the user surface',
+    }),
 });
 
 /** `clearDb` on the user surface: a non-empty prefix is required there (clearing every subject is for ADMIN surfaces). */
 export const UserClearDbQuery = z.strictObject({
   prefix: z
-    .string({ error: (issue) => (issue.input === undefined ? 'is required on the user surface (clearing every subject needs an ADMIN surface)' : undefined) })
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required on the user surface (clearing every subject needs an ADMIN surface)'
+          : undefined,
+    })
     .min(1, 'is required on the user surface (clearing every subject needs an ADMIN surface)')
     .max(128, 'must be at most 128 characters')
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
-    .openapi({ description: 'Only subjects whose subjectId starts with this (literally), among those the calling account enrolled' }),
+    .openapi({
+      description:
+        'Only subjects whose subjectId starts with this (literally), among those the calling account enrolled',
+    }),
 });
 
 /** What `clearDb` removed, per table (adjudication decisions go with their cases). */

@@ -36,5 +36,5 @@ export const MOZJPEG_WASM = 'mozjpeg_dec.wasm';
  * differently, so without it the device's embeddings would drift slightly from the enrolled ones.
  */
 export async function compileMozjpeg(fetcher: typeof fetch, wasmFolder: string): Promise<WebAssembly.Module> {
-  return WebAssembly.compile(await fetchBytes(fetcher, wasmFolder, MOZJPEG_WASM) as Uint8Array<ArrayBuffer>);
+  return WebAssembly.compile((await fetchBytes(fetcher, wasmFolder, MOZJPEG_WASM)) as Uint8Array<ArrayBuffer>);
 }

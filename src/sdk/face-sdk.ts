@@ -103,7 +103,8 @@ export async function createFaceSdk(options: FaceSdkOptions): Promise<FaceSdk> {
       const analysis = await extractor.analyseFace(await toEncodedImage(image), { checks: false });
       const faces = analysis.faces;
       if (faces.length === 0) throw new FaceSdkError('NO_FACE', 'no face found in the image');
-      if (faces.length > 1 && !opts.allowMultipleFaces) throw new FaceSdkError('MULTIPLE_FACES', `${faces.length} faces found; one was expected`);
+      if (faces.length > 1 && !opts.allowMultipleFaces)
+        throw new FaceSdkError('MULTIPLE_FACES', `${faces.length} faces found; one was expected`);
       const face = faces[0];
       const template = encodeFaceTemplate(extractor.templateVersion, face);
       return {

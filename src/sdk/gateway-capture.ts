@@ -50,7 +50,11 @@ export interface CaptureOptions {
 
 export class CaptureError extends Error {
   override name = 'CaptureError';
-  constructor(message: string, readonly status?: number, readonly problem?: unknown) {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly problem?: unknown,
+  ) {
     super(message);
   }
 }
@@ -69,17 +73,30 @@ export class CaptureError extends Error {
  * });
  * if (outcome.type === 'DONE' && outcome.status === 'SUCCESS') welcome();
  */
-export async function captureWithGateway(baseUrl: string, credentials: Credentials, options: CaptureOptions): Promise<CaptureOutcome> {
+export async function captureWithGateway(
+  baseUrl: string,
+  credentials: Credentials,
+  options: CaptureOptions,
+): Promise<CaptureOutcome> {
   const base = baseUrl.replace(/\/$/, '');
   const prefix = options.surface ?? '/user';
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { authorization: authorization(credentials), accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: authorization(credentials),
+        accept: 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const json = await res.json().catch(() => null);
-    if (!res.ok) throw new CaptureError(`${path} answered ${res.status}${(json as { detail?: string } | null)?.detail ? `: ${(json as { detail: string }).detail}` : ''}`, res.status, json);
+    if (!res.ok)
+      throw new CaptureError(
+        `${path} answered ${res.status}${(json as { detail?: string } | null)?.detail ? `: ${(json as { detail: string }).detail}` : ''}`,
+        res.status,
+        json,
+      );
     return json;
   };
   const pc = new RTCPeerConnection({ iceServers: [] });
@@ -94,7 +111,12 @@ export async function captureWithGateway(baseUrl: string, credentials: Credentia
     const handleId: number = attached.data.id;
     const offer = await pc.createOffer();
     await pc.setLocalDescription(offer);
-    const connected = await call('POST', `${prefix}/gateway/connect`, { sessionId, handleId, jsep: { type: offer.type, sdp: offer.sdp }, params: options.params });
+    const connected = await call('POST', `${prefix}/gateway/connect`, {
+      sessionId,
+      handleId,
+      jsep: { type: offer.type, sdp: offer.sdp },
+      params: options.params,
+    });
     await pc.setRemoteDescription(connected.jsep);
     await gathered;
     if (candidates.length) await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, candidates });
@@ -110,11 +132,12 @@ export async function captureWithGateway(baseUrl: string, credentials: Credentia
       // Each trickle on the capture's handle answers with the capture's events so far (on every surface, for
       // the account that started it); a repeated `completed` changes nothing at the gateway.
       const answer = await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, completed: true });
-      const events = ((answer.capture?.events ?? []) as CaptureEvent[]);
+      const events = (answer.capture?.events ?? []) as CaptureEvent[];
       for (const event of events.slice(seen)) options.onEvent?.(event);
       seen = Math.max(seen, events.length);
       const last = events.at(-1);
-      if (last && (last.type === 'DONE' || last.type === 'TIMEOUT' || last.type === 'FAILED')) return last as CaptureOutcome;
+      if (last && (last.type === 'DONE' || last.type === 'TIMEOUT' || last.type === 'FAILED'))
+        return last as CaptureOutcome;
       // The wait ends early when the caller aborts, so a stop is sent at once.
       await new Promise<void>((resolve) => {
         const done = () => {

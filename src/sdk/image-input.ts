@@ -17,9 +17,14 @@ export async function toEncodedImage(input: ImageInput): Promise<Uint8Array> {
   if (input instanceof Uint8Array) return input;
   if (input instanceof ArrayBuffer) return new Uint8Array(input);
   if (typeof Blob !== 'undefined' && input instanceof Blob) return new Uint8Array(await input.arrayBuffer());
-  if (typeof ImageData !== 'undefined' && input instanceof ImageData) return rgbaToPng(input.width, input.height, input.data);
+  if (typeof ImageData !== 'undefined' && input instanceof ImageData)
+    return rgbaToPng(input.width, input.height, input.data);
   const { width, height } = sourceSize(input as CanvasImageSource);
-  if (!width || !height) throw new FaceSdkError('UNSUPPORTED_INPUT', 'the image source has no pixels yet (not loaded, or a video without a frame)');
+  if (!width || !height)
+    throw new FaceSdkError(
+      'UNSUPPORTED_INPUT',
+      'the image source has no pixels yet (not loaded, or a video without a frame)',
+    );
   const ctx = canvas2d(width, height);
   ctx.drawImage(input as CanvasImageSource, 0, 0, width, height);
   return rgbaToPng(width, height, ctx.getImageData(0, 0, width, height).data);
@@ -37,8 +42,14 @@ function sourceSize(src: CanvasImageSource): { width: number; height: number } {
 
 /** A 2D context to read pixels from: OffscreenCanvas where it exists (also in workers), else a DOM canvas. */
 function canvas2d(width: number, height: number): OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D {
-  const canvas = typeof OffscreenCanvas !== 'undefined' ? new OffscreenCanvas(width, height) : Object.assign(document.createElement('canvas'), { width, height });
-  const ctx = canvas.getContext('2d', { willReadFrequently: true }) as OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D | null;
+  const canvas =
+    typeof OffscreenCanvas !== 'undefined'
+      ? new OffscreenCanvas(width, height)
+      : Object.assign(document.createElement('canvas'), { width, height });
+  const ctx = canvas.getContext('2d', { willReadFrequently: true }) as
+    | OffscreenCanvasRenderingContext2D
+    | CanvasRenderingContext2D
+    | null;
   if (!ctx) throw new FaceSdkError('UNSUPPORTED_INPUT', 'no 2D canvas context available to read the pixels');
   return ctx;
 }
@@ -49,7 +60,9 @@ function rgbaToPng(width: number, height: number, rgba: Uint8ClampedArray): Uint
   for (let p = 0, q = 0; q < rgba.length; p += 3, q += 4) {
     const a = rgba[q + 3];
     if (a === 255) {
-      rgb[p] = rgba[q]; rgb[p + 1] = rgba[q + 1]; rgb[p + 2] = rgba[q + 2];
+      rgb[p] = rgba[q];
+      rgb[p + 1] = rgba[q + 1];
+      rgb[p + 2] = rgba[q + 2];
     } else {
       for (let c = 0; c < 3; c++) rgb[p + c] = Math.round((rgba[q + c] * a + 255 * (255 - a)) / 255);
     }

@@ -12,10 +12,29 @@
  * const fresh = await sdk.extractTemplate(photoBlob);
  * const { verified } = await remoteVerify('https://bims.example', { accessToken }, { encryptedTemplate, template: fresh.template });
  */
-export { createFaceSdk, type DeviceTemplate, type ExtractTemplateOptions, type FaceSdk, type FaceSdkOptions } from './face-sdk.js';
-export { remoteVerify, RemoteVerifyError, type Credentials, type RemoteVerifyOptions, type RemoteVerifyRequest, type RemoteVerifyResult } from './remote-verify.js';
+export {
+  createFaceSdk,
+  type DeviceTemplate,
+  type ExtractTemplateOptions,
+  type FaceSdk,
+  type FaceSdkOptions,
+} from './face-sdk.js';
+export {
+  remoteVerify,
+  RemoteVerifyError,
+  type Credentials,
+  type RemoteVerifyOptions,
+  type RemoteVerifyRequest,
+  type RemoteVerifyResult,
+} from './remote-verify.js';
 export { FaceSdkError, type FaceSdkErrorCode } from './errors.js';
-export { captureWithGateway, CaptureError, type CaptureEvent, type CaptureOptions, type CaptureOutcome } from './gateway-capture.js';
+export {
+  captureWithGateway,
+  CaptureError,
+  type CaptureEvent,
+  type CaptureOptions,
+  type CaptureOutcome,
+} from './gateway-capture.js';
 export { toBase64, fromBase64 } from '../encoding/base64.js';
 export type { ImageInput } from './image-input.js';
 export { BiometricError } from '../biometrics/errors.js';

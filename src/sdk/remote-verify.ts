@@ -56,7 +56,12 @@ export interface RemoteVerifyOptions {
  * const r = await remoteVerify('https://bims.example', { accessToken }, { encryptedTemplate, template: t.template });
  * if (r.verified) unlock();
  */
-export async function remoteVerify(baseUrl: string | URL, credentials: Credentials, request: RemoteVerifyRequest, options: RemoteVerifyOptions = {}): Promise<RemoteVerifyResult> {
+export async function remoteVerify(
+  baseUrl: string | URL,
+  credentials: Credentials,
+  request: RemoteVerifyRequest,
+  options: RemoteVerifyOptions = {},
+): Promise<RemoteVerifyResult> {
   const fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
   const prefix = options.surface === 'root' ? '' : `/${options.surface ?? 'user'}`;
   const url = `${String(baseUrl).replace(/\/+$/, '')}${prefix}/operations/remote-verify`;
@@ -67,7 +72,11 @@ export async function remoteVerify(baseUrl: string | URL, credentials: Credentia
   };
   const res = await fetcher(url, {
     method: 'POST',
-    headers: { authorization: authorization(credentials), 'content-type': 'application/json', accept: 'application/json' },
+    headers: {
+      authorization: authorization(credentials),
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
     body: JSON.stringify(body),
     signal: options.signal,
   });

@@ -30,12 +30,24 @@ export interface Services {
 
 export function createServices(
   ctx: ServiceContext,
-  options: { createExtractor?: () => Promise<Extractor>; galleryFreshness?: GalleryFreshness; databasePool?: () => DatabasePoolStats; matcherThreads?: MatcherThreads } = {},
+  options: {
+    createExtractor?: () => Promise<Extractor>;
+    galleryFreshness?: GalleryFreshness;
+    databasePool?: () => DatabasePoolStats;
+    matcherThreads?: MatcherThreads;
+  } = {},
 ): Services {
   const metrics = new ServiceMetrics();
   const extractors = new ExtractorProvider(options.createExtractor, metrics.recordExtraction);
   const gallery = new GalleryCache(ctx, options.galleryFreshness, options.matcherThreads);
-  metrics.collectFrom({ extractors, gallery, dialect: ctx.dialect, databasePool: options.databasePool, node: ctx.node, startedAt: ctx.startedAt });
+  metrics.collectFrom({
+    extractors,
+    gallery,
+    dialect: ctx.dialect,
+    databasePool: options.databasePool,
+    node: ctx.node,
+    startedAt: ctx.startedAt,
+  });
   return {
     ctx,
     auth: new AuthService(ctx),

@@ -27,12 +27,19 @@ function consoleWriter(): (line: string) => void {
 }
 
 function batchedConsoleWriter(): (line: string) => void {
-  const runtime = globalThis as { process?: { on?: (event: string, listener: () => void) => void }; navigator?: { userAgent?: string } };
-  if (typeof runtime.process?.on !== 'function' || runtime.navigator?.userAgent === 'Cloudflare-Workers') return (line) => console.log(line);
+  const runtime = globalThis as {
+    process?: { on?: (event: string, listener: () => void) => void };
+    navigator?: { userAgent?: string };
+  };
+  if (typeof runtime.process?.on !== 'function' || runtime.navigator?.userAgent === 'Cloudflare-Workers')
+    return (line) => console.log(line);
   // Node's own stream where there is one: console.log formats its argument and takes a slower path to the
   // same stream (about a third of a request line's cost under load).
   const stdout = (runtime as { process?: { stdout?: { write?: (text: string) => unknown } } }).process?.stdout;
-  const write = typeof stdout?.write === 'function' ? (text: string) => stdout.write!(text) : (text: string) => console.log(text.slice(0, -1));
+  const write =
+    typeof stdout?.write === 'function'
+      ? (text: string) => stdout.write!(text)
+      : (text: string) => console.log(text.slice(0, -1));
   let pending = '';
   const flush = () => {
     if (!pending) return;
@@ -57,10 +64,12 @@ export function createLogger(level: LogLevel, write?: (line: string) => void, fo
   const pretty = format === 'pretty' || (format === 'auto' && !write && stdoutIsTerminal());
   const render = pretty ? prettyRenderer(!write && stdoutIsTerminal() && colourAllowed()) : jsonLine;
   const out = write ?? consoleWriter();
-  const at = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (levels.indexOf(name) < threshold) return;
-    out(render({ time: isoNow(), level: name, message }, fields));
-  };
+  const at =
+    (name: Exclude<LogLevel, 'silent'>) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (levels.indexOf(name) < threshold) return;
+      out(render({ time: isoNow(), level: name, message }, fields));
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -95,7 +104,8 @@ export function configuredLogger(config: { BIMS_LOG_LEVEL: LogLevel; BIMS_LOG_FO
  * first cost as much as the rest of the line).
  */
 function jsonLine(own: OwnFields, fields: Record<string, unknown>): string {
-  if ('time' in fields || 'level' in fields || 'message' in fields) return JSON.stringify(Object.assign({ ...own }, fields, own));
+  if ('time' in fields || 'level' in fields || 'message' in fields)
+    return JSON.stringify(Object.assign({ ...own }, fields, own));
   const head = `{"time":"${own.time}","level":"${own.level}","message":${JSON.stringify(own.message)}`;
   const rest = JSON.stringify(fields);
   return rest === '{}' ? `${head}}` : `${head},${rest.slice(1)}`;
@@ -127,7 +137,12 @@ function colourAllowed(): boolean {
   return !env.NO_COLOR && env.TERM !== 'dumb';
 }
 
-const LEVEL_COLOUR: Record<OwnFields['level'], string> = { debug: '\x1b[90m', info: '\x1b[36m', warn: '\x1b[33m', error: '\x1b[31m' };
+const LEVEL_COLOUR: Record<OwnFields['level'], string> = {
+  debug: '\x1b[90m',
+  info: '\x1b[36m',
+  warn: '\x1b[33m',
+  error: '\x1b[31m',
+};
 
 /**
  * `12:04:05.123 INFO  listening url=http://127.0.0.1:8080 database=pglite`: local time, level, message, then the
@@ -138,7 +153,8 @@ function prettyRenderer(colour: boolean): (own: OwnFields, fields: Record<string
   const paint = (code: string, text: string) => (colour ? `${code}${text}\x1b[0m` : text);
   return (own, fields) => {
     const time = new Date(own.time);
-    const clock = [time.getHours(), time.getMinutes(), time.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':') +
+    const clock =
+      [time.getHours(), time.getMinutes(), time.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':') +
       `.${String(time.getMilliseconds()).padStart(3, '0')}`;
     const pairs: string[] = [];
     const blocks: string[] = [];
@@ -148,7 +164,12 @@ function prettyRenderer(colour: boolean): (own: OwnFields, fields: Record<string
         blocks.push(`  ${paint('\x1b[2m', `${key}:`)}\n${value.replace(/^/gm, '    ')}`);
         continue;
       }
-      const text = typeof value === 'string' ? (/^[^\s"'=]+$/.test(value) ? value : JSON.stringify(value)) : JSON.stringify(value) ?? String(value);
+      const text =
+        typeof value === 'string'
+          ? /^[^\s"'=]+$/.test(value)
+            ? value
+            : JSON.stringify(value)
+          : (JSON.stringify(value) ?? String(value));
       pairs.push(`${paint('\x1b[2m', `${key}=`)}${text}`);
     }
     const head = `${paint('\x1b[2m', clock)} ${paint(LEVEL_COLOUR[own.level], own.level.toUpperCase().padEnd(5))} ${own.message}`;

@@ -17,8 +17,15 @@ describe('the generated Janus configuration', () => {
     const configDir = join(await mkdtemp(join(tmpdir(), 'bims-janus-config-')), 'conf');
     dirs.push(join(configDir, '..'));
     await writeJanusConfig({
-      configDir, libDir: libDir!, httpPort: 18001, adminPort: 18002, apiSecret: 'api-secret-value',
-      adminSecret: 'admin-secret-value', sessionTimeout: 45, logLevel: 2, iceEnforceList: '',
+      configDir,
+      libDir: libDir!,
+      httpPort: 18001,
+      adminPort: 18002,
+      apiSecret: 'api-secret-value',
+      adminSecret: 'admin-secret-value',
+      sessionTimeout: 45,
+      logLevel: 2,
+      iceEnforceList: '',
     });
     const core = await readFile(join(configDir, 'janus.jcfg'), 'utf8');
     const http = await readFile(join(configDir, 'janus.transport.http.jcfg'), 'utf8');
@@ -28,7 +35,8 @@ describe('the generated Janus configuration', () => {
     expect(core).toMatch(/session_timeout = 45/);
     expect(core).toMatch(/ice_lite = true/);
     expect(core).not.toMatch(/stun_server|turn_server|ice_enforce_list/);
-    const disabled = (section: string) => new RegExp(`${section}: \\{\\s*disable = "([^"]*)"`).exec(core)?.[1].split(',') ?? [];
+    const disabled = (section: string) =>
+      new RegExp(`${section}: \\{\\s*disable = "([^"]*)"`).exec(core)?.[1].split(',') ?? [];
     expect(disabled('plugins')).not.toContain('libjanus_echotest.so');
     expect(disabled('plugins')).not.toContain('libjanus_videoroom.so');
     expect(disabled('plugins')).toEqual(expect.arrayContaining(['libjanus_streaming.so', 'libjanus_sip.so']));
@@ -50,8 +58,15 @@ describe('the generated Janus configuration', () => {
     dirs.push(configDir);
     await expect(
       writeJanusConfig({
-        configDir, libDir: '/nowhere', httpPort: 1, adminPort: 2, apiSecret: 'a"; admin_http = true #',
-        adminSecret: 'x', sessionTimeout: 60, logLevel: 3, iceEnforceList: '',
+        configDir,
+        libDir: '/nowhere',
+        httpPort: 1,
+        adminPort: 2,
+        apiSecret: 'a"; admin_http = true #',
+        adminSecret: 'x',
+        sessionTimeout: 60,
+        logLevel: 3,
+        iceEnforceList: '',
       }),
     ).rejects.toThrow(/quotes/);
   });
@@ -61,7 +76,16 @@ describe('the sidecar token check', () => {
   const token = 't'.repeat(40);
   it('accepts exactly "Bearer <token>"', () => {
     expect(bearerMatches(`Bearer ${token}`, token)).toBe(true);
-    for (const header of [undefined, '', `Bearer ${token}x`, `Bearer ${token.slice(1)}`, `bearer ${token}`, `Basic ${token}`, `Bearer  ${token}`, 'Bearer ']) {
+    for (const header of [
+      undefined,
+      '',
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(1)}`,
+      `bearer ${token}`,
+      `Basic ${token}`,
+      `Bearer  ${token}`,
+      'Bearer ',
+    ]) {
       expect(bearerMatches(header, token), String(header)).toBe(false);
     }
   });

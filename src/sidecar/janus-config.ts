@@ -54,12 +54,16 @@ async function disabledIn(libDir: string, kind: keyof typeof allowedLibraries): 
   } catch {
     return '';
   }
-  return names.filter((n) => !allowedLibraries[kind].includes(n)).sort().join(',');
+  return names
+    .filter((n) => !allowedLibraries[kind].includes(n))
+    .sort()
+    .join(',');
 }
 
 /** Quote a value for a libconfig string: the secrets are ours, but a stray quote must never end the string. */
 function jcfgString(value: string): string {
-  if (/["\\\n\r]/.test(value)) throw new Error('Janus configuration values may not contain quotes, backslashes or line breaks');
+  if (/["\\\n\r]/.test(value))
+    throw new Error('Janus configuration values may not contain quotes, backslashes or line breaks');
   return value;
 }
 

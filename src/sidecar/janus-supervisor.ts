@@ -112,7 +112,12 @@ export class JanusSupervisor {
       restarts: this.restarts,
       lastError: this.lastError,
       version: this.version,
-      janus: { url: this.url, adminUrl: this.adminUrl, apiSecret: this.options.apiSecret, adminSecret: this.options.adminSecret },
+      janus: {
+        url: this.url,
+        adminUrl: this.adminUrl,
+        apiSecret: this.options.apiSecret,
+        adminSecret: this.options.adminSecret,
+      },
     };
   }
 
@@ -132,10 +137,23 @@ export class JanusSupervisor {
     this.setState(this.restarts === 0 && this.state !== 'restarting' ? 'starting' : 'restarting');
     const o = this.options;
     const libDir = findJanusLibDir(o.libDir);
-    if (!libDir) return this.failed('Janus is not installed (no libjanus_http.so found); run scripts/ensure-janus.sh or set BIMS_JANUS_LIB_DIR');
+    if (!libDir)
+      return this.failed(
+        'Janus is not installed (no libjanus_http.so found); run scripts/ensure-janus.sh or set BIMS_JANUS_LIB_DIR',
+      );
     try {
       const { httpPort, adminPort, apiSecret, adminSecret, sessionTimeout, logLevel, iceEnforceList } = o;
-      await writeJanusConfig({ configDir: this.configDir, libDir, httpPort, adminPort, apiSecret, adminSecret, sessionTimeout, logLevel, iceEnforceList });
+      await writeJanusConfig({
+        configDir: this.configDir,
+        libDir,
+        httpPort,
+        adminPort,
+        apiSecret,
+        adminSecret,
+        sessionTimeout,
+        logLevel,
+        iceEnforceList,
+      });
     } catch (error) {
       return this.failed(`could not write the Janus configuration: ${(error as Error).message}`);
     }

@@ -17,7 +17,9 @@ export function createSidecarApp(deps: { token: string; janus: JanusSupervisor; 
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.use('/v1/*', async (c, next) => {
     if (!bearerMatches(c.req.header('authorization'), deps.token)) {
-      return c.json({ error: 'unauthorized', detail: 'a valid Bearer token is required' }, 401, { 'WWW-Authenticate': 'Bearer realm="bims-sidecar"' });
+      return c.json({ error: 'unauthorized', detail: 'a valid Bearer token is required' }, 401, {
+        'WWW-Authenticate': 'Bearer realm="bims-sidecar"',
+      });
     }
     await next();
   });

@@ -22,7 +22,11 @@ export interface RunningSidecar {
  * Start the sidecar: its HTTP interface on 127.0.0.1:BIMS_SIDECAR_PORT (0 picks a free port) and Janus under
  * supervision (unless BIMS_JANUS=off), and the licence dongles. Resolves once Janus's first start is over, so callers can use the gateway at once.
  */
-export async function startSidecar(config: Config, log: Logger, options: { janus?: Partial<ConstructorParameters<typeof JanusSupervisor>[0]> } = {}): Promise<RunningSidecar> {
+export async function startSidecar(
+  config: Config,
+  log: Logger,
+  options: { janus?: Partial<ConstructorParameters<typeof JanusSupervisor>[0]> } = {},
+): Promise<RunningSidecar> {
   const token = config.BIMS_SIDECAR_TOKEN;
   if (!token) throw new Error('BIMS_SIDECAR_TOKEN is not set: the sidecar accepts no caller without it');
   const janus = new JanusSupervisor({

@@ -3,12 +3,35 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { analyseImage, type ImageAnalysis } from '../../src/biometrics/index.js';
-import { ActiveLiveness, EYES_CLOSED, landmarkYaw, SAME_FACE_COSINE, type Challenge } from '../../src/services/capture/active-liveness.js';
+import {
+  ActiveLiveness,
+  EYES_CLOSED,
+  landmarkYaw,
+  SAME_FACE_COSINE,
+  type Challenge,
+} from '../../src/services/capture/active-liveness.js';
 import { getRunner, photo, PHOTOS } from './helpers.js';
 
 /** The photo flipped left to right, as a JPEG: the same face turned the other way. */
 const mirrored = (rel: string) =>
-  new Uint8Array(execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', PHOTOS + rel, '-vf', 'hflip', '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '2', 'pipe:1']));
+  new Uint8Array(
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-i',
+      PHOTOS + rel,
+      '-vf',
+      'hflip',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'mjpeg',
+      '-q:v',
+      '2',
+      'pipe:1',
+    ]),
+  );
 
 const analyses = new Map<string, Promise<ImageAnalysis>>();
 /** One analysis per photo (or its mirror, `rel` ending in `:mirror`) for the whole file. */
@@ -16,7 +39,9 @@ function analysed(rel: string): Promise<ImageAnalysis> {
   let a = analyses.get(rel);
   if (!a) {
     const [path, mirror] = rel.split(':');
-    a = getRunner().then((runner) => analyseImage(runner, mirror ? mirrored(path!) : photo(path!), { attributes: false }));
+    a = getRunner().then((runner) =>
+      analyseImage(runner, mirror ? mirrored(path!) : photo(path!), { attributes: false }),
+    );
     analyses.set(rel, a);
   }
   return a;
@@ -32,18 +57,23 @@ async function follow(asked: Challenge, action: string): Promise<{ state: string
   const frontal = await analysed(FRONTAL);
   const active = new ActiveLiveness({ challenges: 1, kinds: [asked], challengeMs: 8000, retries: 0 }, () => asked);
   active.begin([frontal.faces[0]!], 0);
-  const events = [frontal, await analysed(action), frontal].flatMap((f, i) => active.observe(f, 200 * (i + 1)))
+  const events = [frontal, await analysed(action), frontal]
+    .flatMap((f, i) => active.observe(f, 200 * (i + 1)))
     .map((e) => ('reason' in e ? `${e.type}:${e.reason}` : e.type));
   return { state: active.state, events };
 }
 
 describe('active liveness on real photos', () => {
-  it('the landmark yaw changes sign on the mirror of every photo; the turned one reads as the subject\'s left', async () => {
-    const names = ['franck_01829', 'franck_02045', 'franck_02683', 'franck_03909'].map((n) => `labelled/franck/${n}.jpg`);
+  it("the landmark yaw changes sign on the mirror of every photo; the turned one reads as the subject's left", async () => {
+    const names = ['franck_01829', 'franck_02045', 'franck_02683', 'franck_03909'].map(
+      (n) => `labelled/franck/${n}.jpg`,
+    );
     const rows: string[] = [];
     for (const rel of names) {
       const [a, m] = [(await analysed(rel)).faces[0]!, (await analysed(`${rel}:mirror`)).faces[0]!];
-      rows.push(`${rel.split('/').pop()}: landmark ${landmarkYaw(a).toFixed(1)} / ${landmarkYaw(m).toFixed(1)}, pose model ${a.yaw.toFixed(1)} / ${m.yaw.toFixed(1)}`);
+      rows.push(
+        `${rel.split('/').pop()}: landmark ${landmarkYaw(a).toFixed(1)} / ${landmarkYaw(m).toFixed(1)}, pose model ${a.yaw.toFixed(1)} / ${m.yaw.toFixed(1)}`,
+      );
       // A mirror turns the head the other way by as much (within the landmark model's noise).
       expect(Math.abs(landmarkYaw(a) + landmarkYaw(m)), rel).toBeLessThan(6);
     }
@@ -55,16 +85,26 @@ describe('active liveness on real photos', () => {
 
   it('TURN_LEFT passes with the turned photo and fails with its mirror; TURN_RIGHT the other way round', async () => {
     expect(await follow('TURN_LEFT', TURNED_LEFT)).toEqual({ state: 'PASSED', events: ['CHALLENGE_PASSED'] });
-    expect(await follow('TURN_LEFT', `${TURNED_LEFT}:mirror`)).toEqual({ state: 'FAILED', events: ['CHALLENGE_FAILED:WRONG_MOVE'] });
-    expect(await follow('TURN_RIGHT', `${TURNED_LEFT}:mirror`)).toEqual({ state: 'PASSED', events: ['CHALLENGE_PASSED'] });
-    expect(await follow('TURN_RIGHT', TURNED_LEFT)).toEqual({ state: 'FAILED', events: ['CHALLENGE_FAILED:WRONG_MOVE'] });
+    expect(await follow('TURN_LEFT', `${TURNED_LEFT}:mirror`)).toEqual({
+      state: 'FAILED',
+      events: ['CHALLENGE_FAILED:WRONG_MOVE'],
+    });
+    expect(await follow('TURN_RIGHT', `${TURNED_LEFT}:mirror`)).toEqual({
+      state: 'PASSED',
+      events: ['CHALLENGE_PASSED'],
+    });
+    expect(await follow('TURN_RIGHT', TURNED_LEFT)).toEqual({
+      state: 'FAILED',
+      events: ['CHALLENGE_FAILED:WRONG_MOVE'],
+    });
   }, 120_000);
 
   it('BLINK passes with a frame of closed eyes between open ones; the frontal photo alone never passes', async () => {
     const closed = (await analysed(BLINKING)).faces[0]!;
     expect(Math.max(closed.eyesOpen.left, closed.eyesOpen.right)).toBeLessThan(EYES_CLOSED);
     expect(await follow('BLINK', BLINKING)).toEqual({ state: 'PASSED', events: ['CHALLENGE_PASSED'] });
-    for (const asked of ['BLINK', 'TURN_LEFT', 'TURN_RIGHT'] as const) expect(await follow(asked, FRONTAL), asked).toEqual({ state: 'CHALLENGING', events: [] });
+    for (const asked of ['BLINK', 'TURN_LEFT', 'TURN_RIGHT'] as const)
+      expect(await follow(asked, FRONTAL), asked).toEqual({ state: 'CHALLENGING', events: [] });
   }, 120_000);
 
   it('the same-person check holds one person turned or blinking, and tells another apart', async () => {

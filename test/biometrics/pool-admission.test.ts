@@ -18,7 +18,8 @@ afterAll(async () => {
 describe('extraction pool admission', () => {
   it('serves an owner arriving behind a flood with the next free worker', async () => {
     const finished: string[] = [];
-    const job = (owner: string, name: string) => pool.analyseFace(img, { checks: false, owner }).then(() => finished.push(name));
+    const job = (owner: string, name: string) =>
+      pool.analyseFace(img, { checks: false, owner }).then(() => finished.push(name));
     const flood = Array.from({ length: 6 }, (_, i) => job('account:1', `flood-${i}`));
     const other = job('account:2', 'other');
     await Promise.all([...flood, other]);
@@ -28,8 +29,16 @@ describe('extraction pool admission', () => {
 
   it('refuses an owner past its share of the queue, while another owner is still admitted', async () => {
     const outcome = await Promise.all([
-      ...Array.from({ length: 9 }, () => pool.analyseFace(img, { checks: false, owner: 'account:1' }).then(() => 'ok', (e) => e.code)),
-      pool.analyseFace(img, { checks: false, owner: 'account:2' }).then(() => 'ok', (e) => e.code),
+      ...Array.from({ length: 9 }, () =>
+        pool.analyseFace(img, { checks: false, owner: 'account:1' }).then(
+          () => 'ok',
+          (e) => e.code,
+        ),
+      ),
+      pool.analyseFace(img, { checks: false, owner: 'account:2' }).then(
+        () => 'ok',
+        (e) => e.code,
+      ),
     ]);
     // One running and six waiting of account 1; the other two are refused; account 2 still gets in.
     expect(outcome.slice(0, 9).filter((o) => o === 'CALLER_QUEUE_FULL').length).toBe(2);
@@ -40,16 +49,29 @@ describe('extraction pool admission', () => {
   it('drops the waiting jobs of a caller that went away, and never starts them', async () => {
     const before = pool.stats();
     const controller = new AbortController();
-    const jobs = Array.from({ length: 5 }, () => pool.analyseFace(img, { checks: false, owner: 'account:3', signal: controller.signal }).then(() => 'ok', (e) => e.code));
+    const jobs = Array.from({ length: 5 }, () =>
+      pool.analyseFace(img, { checks: false, owner: 'account:3', signal: controller.signal }).then(
+        () => 'ok',
+        (e) => e.code,
+      ),
+    );
     controller.abort();
     const outcome = await Promise.all(jobs);
     // The first had started already and finishes; the four waiting ones are dropped.
-    expect(outcome).toEqual(['ok', 'EXTRACTION_CANCELLED', 'EXTRACTION_CANCELLED', 'EXTRACTION_CANCELLED', 'EXTRACTION_CANCELLED']);
+    expect(outcome).toEqual([
+      'ok',
+      'EXTRACTION_CANCELLED',
+      'EXTRACTION_CANCELLED',
+      'EXTRACTION_CANCELLED',
+      'EXTRACTION_CANCELLED',
+    ]);
     const after = pool.stats();
     expect(after.completed - before.completed).toBe(1);
     expect(after.cancelled! - before.cancelled!).toBe(4);
     expect(after.queued).toBe(0);
-    await expect(pool.analyseFace(img, { signal: controller.signal })).rejects.toMatchObject({ code: 'EXTRACTION_CANCELLED' });
+    await expect(pool.analyseFace(img, { signal: controller.signal })).rejects.toMatchObject({
+      code: 'EXTRACTION_CANCELLED',
+    });
   });
 
   it('replaces a worker that a job left past the memory bound, without losing a job', async () => {

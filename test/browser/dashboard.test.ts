@@ -43,7 +43,8 @@ const answer = async (res: Response, status = 200) => {
   return text ? JSON.parse(text) : null;
 };
 const call = (method: string, path: string, body?: unknown) => send(booted.app, method, path, body);
-const enrol = async (subjectId: string, image: Uint8Array) => answer(await call('POST', '/admin/subjects/create', { subjectId, faces: [{ image: b64(image) }] }), 201);
+const enrol = async (subjectId: string, image: Uint8Array) =>
+  answer(await call('POST', '/admin/subjects/create', { subjectId, faces: [{ image: b64(image) }] }), 201);
 const operation = async (uuid: string) => answer(await call('GET', `/admin/operations/uuid/?uuid=${uuid}`));
 
 /** A small, tight photo of a face (its detected box and a little more): the token frame reaches past it. */
@@ -51,7 +52,12 @@ async function tightCrop(bytes: Uint8Array): Promise<Uint8Array> {
   const checks = await answer(await call('POST', '/admin/operations/checkimage', { image: b64(bytes) }));
   const { x, y, width, height } = checks.faces[0].rectangle;
   const margin = 0.15;
-  const [cx, cy, w, h] = [Math.round(x - width * margin), Math.round(y - height * margin), Math.round(width * (1 + 2 * margin)), Math.round(height * (1 + 2 * margin))];
+  const [cx, cy, w, h] = [
+    Math.round(x - width * margin),
+    Math.round(y - height * margin),
+    Math.round(width * (1 + 2 * margin)),
+    Math.round(height * (1 + 2 * margin)),
+  ];
   return encodePng(cropResize(await decodeImage(bytes), cx, cy, w, h, w, h));
 }
 
@@ -67,7 +73,11 @@ const tokenAttempt = (username: string, password: string) =>
   booted.app.request('/oauth2/token', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: username, client_secret: password }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: username,
+      client_secret: password,
+    }).toString(),
   });
 
 async function signIn(page: Page, username: string, password: string) {
@@ -93,8 +103,15 @@ function corners(page: Page, selector: string): Promise<number[][]> {
 
 beforeAll(async () => {
   await mkdir(ARTIFACTS, { recursive: true });
-  dashboard = await startDashboardChild(loadConfig({ BIMS_DASHBOARD_PORT: '0', BIMS_LOG_LEVEL: 'warn' }), createLogger('warn'));
-  booted = await bootForTest('pglite', { DASHBOARD_URL: dashboard.config.DASHBOARD_URL! }, { createExtractor: sharedExtractorFactory() });
+  dashboard = await startDashboardChild(
+    loadConfig({ BIMS_DASHBOARD_PORT: '0', BIMS_LOG_LEVEL: 'warn' }),
+    createLogger('warn'),
+  );
+  booted = await bootForTest(
+    'pglite',
+    { DASHBOARD_URL: dashboard.config.DASHBOARD_URL! },
+    { createExtractor: sharedExtractorFactory() },
+  );
   api = await serveOnLoopback(booted.app.fetch);
   browser = await launchChromium();
 }, 180_000);
@@ -114,7 +131,8 @@ afterAll(async () => {
 function watch(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) problems.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()))
+      problems.push(`console: ${m.text()}`);
   });
   page.on('response', (r) => {
     if (r.status() >= 500) problems.push(`answer: ${r.status()} ${r.url()}`);
@@ -139,7 +157,10 @@ describe('the dashboard in a real browser', () => {
   let rejectedUuid = '';
 
   it('with the defaults a real duplicate is REJECTED; an administrator sends them to adjudication from the settings page', async () => {
-    await answer(await call('POST', '/admin/accounts/create', { username: USERNAME, password: PASSWORD, role: 'ADJUDICATOR' }), 201);
+    await answer(
+      await call('POST', '/admin/accounts/create', { username: USERNAME, password: PASSWORD, role: 'ADJUDICATOR' }),
+      201,
+    );
     expect((await enrol('franck-1', photo(franck('01829')))).status).toBe('ENROLLED');
     // Another photo of him scores far above the default duplicateThreshold: rejected without a human.
     const rejected = await enrol('franck-0', photo(franck('02683')));
@@ -160,13 +181,22 @@ describe('the dashboard in a real browser', () => {
     expect(said).not.toMatch(/client/i);
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-sign-in-error.png` });
     // An account whose password was guessed at too often: the page says to wait, and how long.
-    await answer(await call('POST', '/admin/accounts/create', { username: 'guessed-at', password: 'guessed-at-password-1', role: 'ADJUDICATOR' }), 201);
+    await answer(
+      await call('POST', '/admin/accounts/create', {
+        username: 'guessed-at',
+        password: 'guessed-at-password-1',
+        role: 'ADJUDICATOR',
+      }),
+      201,
+    );
     for (let i = 0; i < 5; i++) expect((await tokenAttempt('guessed-at', `guess-${i}`)).status).toBe(401);
     await page.fill('#username', 'guessed-at');
     await page.fill('#password', 'guess-5');
     await page.click('#sign-in');
     await page.waitForFunction(() => /^Too many/.test(document.querySelector('#login-error')?.textContent ?? ''));
-    expect(await page.textContent('#login-error')).toMatch(/^Too many failed sign-ins for this account\. Wait and try again in (1 second|([2-9]|\d\d+) seconds|1 minute|([2-9]|\d\d+) minutes)\.$/);
+    expect(await page.textContent('#login-error')).toMatch(
+      /^Too many failed sign-ins for this account\. Wait and try again in (1 second|([2-9]|\d\d+) seconds|1 minute|([2-9]|\d\d+) minutes)\.$/,
+    );
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-sign-in-throttled.png` });
     await signIn(page, 'admin', ADMIN_PASSWORD);
 
@@ -177,8 +207,13 @@ describe('the dashboard in a real browser', () => {
     await page.waitForSelector(row);
     await page.fill(`${row} input`, '200');
     await page.click(`${row} button:has-text("Save")`);
-    await page.waitForFunction((r) => /Saved/.test(document.querySelector(`${r} .field-error`)?.textContent ?? ''), row);
-    expect((await answer(await call('GET', '/admin/management/setting?key=deduplication.duplicateThreshold'))).value).toBe(200);
+    await page.waitForFunction(
+      (r) => /Saved/.test(document.querySelector(`${r} .field-error`)?.textContent ?? ''),
+      row,
+    );
+    expect(
+      (await answer(await call('GET', '/admin/management/setting?key=deduplication.duplicateThreshold'))).value,
+    ).toBe(200);
     expect(problems).toEqual([]);
     await page.close();
 
@@ -187,7 +222,10 @@ describe('the dashboard in a real browser', () => {
     expect(near.status).toBe('PENDING_ADJUDICATION');
     const tight = await enrol('franck-tight', await tightCrop(photo(franck('02045'))));
     expect(tight.status).toBe('PENDING_ADJUDICATION');
-    for (const [key, subjectId] of [['near', 'franck-2'], ['tight', 'franck-tight']] as const) {
+    for (const [key, subjectId] of [
+      ['near', 'franck-2'],
+      ['tight', 'franck-tight'],
+    ] as const) {
       cases[key] = (await answer(await call('GET', `/admin/adjudication/pending/list?subjectId=${subjectId}`)))[0].id;
     }
     expect((await operation(near.enrollmentOperationUuid)).status).toBe('PENDING_ADJUDICATION');
@@ -213,7 +251,11 @@ describe('the dashboard in a real browser', () => {
     await page.waitForSelector('#take-next');
     expect(await page.textContent('#who')).toContain(`${USERNAME} (ADJUDICATOR)`);
     // Adjudicators see the queue and the decisions.
-    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual(['Adjudication', 'Decisions', 'Camera']);
+    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual([
+      'Adjudication',
+      'Decisions',
+      'Camera',
+    ]);
     await page.waitForFunction(() => /2 pending/.test(document.querySelector('#queue-counts')?.textContent ?? ''));
     expect(await page.textContent('#decision-count')).toBe('0 decisions recorded');
 
@@ -242,7 +284,9 @@ describe('the dashboard in a real browser', () => {
     await page.fill('#comment', 'Same pose, different people: ears and jaw differ');
     await page.click('#decide');
     await page.waitForSelector('#solved-message');
-    expect(await page.textContent('#solved-message')).toBe(`Case #${caseId} is solved: franck-2 is now ENROLLED and joins the gallery.`);
+    expect(await page.textContent('#solved-message')).toBe(
+      `Case #${caseId} is solved: franck-2 is now ENROLLED and joins the gallery.`,
+    );
     expect(await page.textContent(`[data-case-id="${caseId}"] h2 .badge`)).toBe('SOLVED');
     expect(await page.textContent('[data-testid=probe] .badge')).toBe('ENROLLED');
     // The decision shows at once, with its author and comment, and is counted.
@@ -258,14 +302,17 @@ describe('the dashboard in a real browser', () => {
     await page.waitForSelector(`[data-case-id="${cases.tight}"]`);
     await imagesShown(page, '[data-testid=probe] img');
     expect(await page.getAttribute('[data-testid=probe] img.main', 'alt')).toBe('token image');
-    for (const colour of await corners(page, '[data-testid=probe] img.main')) expect(colour).toEqual([...TOKEN_PADDING]);
+    for (const colour of await corners(page, '[data-testid=probe] img.main'))
+      expect(colour).toEqual([...TOKEN_PADDING]);
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-token-padding.png`, fullPage: true });
     await page.check('#decision-reject');
     await page.selectOption('#duplicate-of', 'franck-1');
     await page.fill('#comment', 'Same man as franck-1: the scar above the left eyebrow');
     await page.click('#decide');
     await page.waitForSelector('#solved-message');
-    expect(await page.textContent('#solved-message')).toBe(`Case #${cases.tight} is solved: franck-tight is now REJECTED as a duplicate.`);
+    expect(await page.textContent('#solved-message')).toBe(
+      `Case #${cases.tight} is solved: franck-tight is now REJECTED as a duplicate.`,
+    );
     await page.waitForFunction(() => document.querySelector('#decision-count')?.textContent === '2 decisions recorded');
 
     // Nothing else waits.
@@ -292,7 +339,11 @@ describe('the dashboard in a real browser', () => {
     const solved = await answer(await call('GET', `/admin/adjudication/solved?id=${caseId}`));
     expect(solved.adjudication).toMatchObject({ id: caseId, outcome: 'NOT_DUPLICATE', subjectId: 'franck-2' });
     expect(solved.adjudication.decisions).toEqual([
-      expect.objectContaining({ username: USERNAME, decision: 'NOT_DUPLICATE', comment: 'Same pose, different people: ears and jaw differ' }),
+      expect.objectContaining({
+        username: USERNAME,
+        decision: 'NOT_DUPLICATE',
+        comment: 'Same pose, different people: ears and jaw differ',
+      }),
     ]);
     expect((await answer(await call('GET', '/admin/subjects/franck-2'))).status).toBe('ENROLLED');
     expect((await operation(solved.adjudication.operationUuid)).status).toBe('SUCCESS');
@@ -307,7 +358,19 @@ describe('the dashboard in a real browser', () => {
     expect(waiting.status).toBe('PENDING_ADJUDICATION');
     const waitingCase = (await answer(await call('GET', '/admin/adjudication/pending/list?subjectId=franck-3')))[0].id;
     // The adjudicator has taken it and is looking at it.
-    expect((await answer(await send(booted.app, 'GET', '/adjudicator/adjudication/pending/oncoming', undefined, basic(USERNAME, PASSWORD)))).adjudication.id).toBe(waitingCase);
+    expect(
+      (
+        await answer(
+          await send(
+            booted.app,
+            'GET',
+            '/adjudicator/adjudication/pending/oncoming',
+            undefined,
+            basic(USERNAME, PASSWORD),
+          ),
+        )
+      ).adjudication.id,
+    ).toBe(waitingCase);
     const rejectedOp = await operation(rejectedUuid);
     const waitingOp = await operation(waiting.enrollmentOperationUuid);
 
@@ -315,7 +378,16 @@ describe('the dashboard in a real browser', () => {
     const problems = watch(page);
     await page.goto(`${api.url}/admin/dashboard/`);
     await signIn(page, 'admin', ADMIN_PASSWORD);
-    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual(['Adjudication', 'Solved cases', 'Decisions', 'Subjects', 'Operations', 'Settings', 'Licence', 'Camera']);
+    expect(await page.$$eval('#nav a', (links) => links.map((a) => a.textContent))).toEqual([
+      'Adjudication',
+      'Solved cases',
+      'Decisions',
+      'Subjects',
+      'Operations',
+      'Settings',
+      'Licence',
+      'Camera',
+    ]);
 
     await page.click('#nav a[href="#/subjects"]');
     await page.fill('#filter-subjectId', 'franck');
@@ -326,11 +398,20 @@ describe('the dashboard in a real browser', () => {
     await page.click('main tbody tr.link:has-text("franck-0")');
     await page.waitForSelector('h1:has-text("Subject franck-0")');
     await page.waitForSelector('[data-testid=duplicates]');
-    expect(await page.textContent('#verdict')).toBe(`Enrolment found a duplicate scoring ${rejectedOp.score.toFixed(1)}, at or above the duplicate threshold ${rejectedOp.threshold.toFixed(1)}.`);
-    expect(await page.$$eval('[data-testid=duplicates] tbody a', (as) => as.map((a) => a.getAttribute('href')))).toEqual(['#/subjects/franck-1']);
-    expect(Number(await page.textContent('[data-testid=candidate-score]'))).toBeCloseTo(rejectedOp.candidates[0].score, 1);
+    expect(await page.textContent('#verdict')).toBe(
+      `Enrolment found a duplicate scoring ${rejectedOp.score.toFixed(1)}, at or above the duplicate threshold ${rejectedOp.threshold.toFixed(1)}.`,
+    );
+    expect(
+      await page.$$eval('[data-testid=duplicates] tbody a', (as) => as.map((a) => a.getAttribute('href'))),
+    ).toEqual(['#/subjects/franck-1']);
+    expect(Number(await page.textContent('[data-testid=candidate-score]'))).toBeCloseTo(
+      rejectedOp.candidates[0].score,
+      1,
+    );
     // Who enrolled it, by name, with its operation; and its history.
-    expect(await page.textContent('[data-testid=enrolled-by]')).toMatch(new RegExp(`^admin on .* \\(operation #${rejectedOp.id}\\)$`));
+    expect(await page.textContent('[data-testid=enrolled-by]')).toMatch(
+      new RegExp(`^admin on .* \\(operation #${rejectedOp.id}\\)$`),
+    );
     expect(await page.textContent('[data-testid=history] tbody')).toContain('DUPLICATE_FOUND');
     expect((await imagesShown(page, '.gallery img')).every((w) => w > 0)).toBe(true);
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-subject-rejected.png`, fullPage: true });
@@ -341,8 +422,15 @@ describe('the dashboard in a real browser', () => {
     await page.goto(`${api.url}/admin/dashboard/#/subjects/franck-3`);
     await page.waitForSelector('[data-testid=duplicates]');
     expect(await page.textContent('#verdict')).toContain(`case #${waitingCase} waits for an adjudicator`);
-    const shown = await page.$$eval('[data-testid=duplicates] tbody tr', (trs) => trs.map((tr) => [tr.querySelector('a')?.textContent, tr.querySelector('[data-testid=candidate-score]')?.textContent]));
-    expect(shown).toEqual(waitingOp.candidates.map((c: { subjectId: string; score: number }) => [c.subjectId, c.score.toFixed(1)]));
+    const shown = await page.$$eval('[data-testid=duplicates] tbody tr', (trs) =>
+      trs.map((tr) => [
+        tr.querySelector('a')?.textContent,
+        tr.querySelector('[data-testid=candidate-score]')?.textContent,
+      ]),
+    );
+    expect(shown).toEqual(
+      waitingOp.candidates.map((c: { subjectId: string; score: number }) => [c.subjectId, c.score.toFixed(1)]),
+    );
     expect(shown.map(([s]) => s)).toEqual(expect.arrayContaining(['franck-1', 'franck-2']));
     await page.screenshot({ path: `${ARTIFACTS}/dashboard-subject-pending.png`, fullPage: true });
     await page.click(`#verdict a[href="#/queue/${waitingCase}"]`);
@@ -351,15 +439,25 @@ describe('the dashboard in a real browser', () => {
     const queued = `#pending-list tbody tr:has-text("franck-3")`;
     await page.waitForSelector(queued);
     expect(await page.$$eval(`${queued} td`, (tds) => tds.map((td) => td.textContent))).toEqual([
-      `#${waitingCase}`, 'franck-3', 'ASSIGNED', expect.stringMatching(/^franck-[12] \(\d+\.\d\)$/), expect.any(String), USERNAME, 'none',
+      `#${waitingCase}`,
+      'franck-3',
+      'ASSIGNED',
+      expect.stringMatching(/^franck-[12] \(\d+\.\d\)$/),
+      expect.any(String),
+      USERNAME,
+      'none',
     ]);
 
     // REJECTED by an adjudicator: whom he named, the case with the decision and its comment; the ENROLL
     // operation in the history says DUPLICATE_FOUND, not PENDING_ADJUDICATION.
     await page.goto(`${api.url}/admin/dashboard/#/subjects/franck-tight`);
     await page.waitForSelector('[data-testid=cases]');
-    expect(await page.textContent('#verdict')).toBe(`An adjudicator judged it the same person as franck-1 in case #${cases.tight}.`);
-    expect(await page.textContent('[data-testid=cases]')).toContain(`${USERNAME}: DUPLICATE – “Same man as franck-1: the scar above the left eyebrow”`);
+    expect(await page.textContent('#verdict')).toBe(
+      `An adjudicator judged it the same person as franck-1 in case #${cases.tight}.`,
+    );
+    expect(await page.textContent('[data-testid=cases]')).toContain(
+      `${USERNAME}: DUPLICATE – “Same man as franck-1: the scar above the left eyebrow”`,
+    );
     const history = await page.$$eval('[data-testid=history] tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
     expect(history).toHaveLength(1);
     expect(history[0]).toContain('ENROLL');
@@ -394,9 +492,17 @@ describe('the dashboard in a real browser', () => {
     await page.selectOption('#filter-type', 'ENROLL');
     await page.click('form.row button[type=submit]');
     await page.waitForFunction(() => document.querySelectorAll('main tbody tr.link').length === 5);
-    const ops = await page.$$eval('main tbody tr.link', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const ops = await page.$$eval('main tbody tr.link', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
     expect(ops.map((cells) => cells[6])).toEqual(Array(5).fill('admin'));
-    expect(ops.map((cells) => cells[3]).sort()).toEqual(['DUPLICATE_FOUND', 'DUPLICATE_FOUND', 'PENDING_ADJUDICATION', 'SUCCESS', 'SUCCESS']);
+    expect(ops.map((cells) => cells[3]).sort()).toEqual([
+      'DUPLICATE_FOUND',
+      'DUPLICATE_FOUND',
+      'PENDING_ADJUDICATION',
+      'SUCCESS',
+      'SUCCESS',
+    ]);
     await page.click('main tbody tr.link >> nth=0');
     await page.waitForSelector('h1:has-text("ENROLL")');
     expect(await page.textContent('[data-testid=operation-by]')).toBe('admin');
@@ -409,11 +515,18 @@ describe('the dashboard in a real browser', () => {
     await page.fill(`${row} input`, '0');
     await page.click(`${row} button:has-text("Save")`);
     await page.waitForFunction((r) => /\S/.test(document.querySelector(`${r} .field-error`)?.textContent ?? ''), row);
-    expect(await page.textContent(`${row} .field-error`)).toBe("Setting 'adjudication.requiredDecisions': Too small: expected number to be >=1");
+    expect(await page.textContent(`${row} .field-error`)).toBe(
+      "Setting 'adjudication.requiredDecisions': Too small: expected number to be >=1",
+    );
     await page.fill(`${row} input`, '2');
     await page.click(`${row} button:has-text("Save")`);
-    await page.waitForFunction((r) => /Saved/.test(document.querySelector(`${r} .field-error`)?.textContent ?? ''), row);
-    expect((await answer(await call('GET', '/admin/management/setting?key=adjudication.requiredDecisions'))).value).toBe(2);
+    await page.waitForFunction(
+      (r) => /Saved/.test(document.querySelector(`${r} .field-error`)?.textContent ?? ''),
+      row,
+    );
+    expect(
+      (await answer(await call('GET', '/admin/management/setting?key=adjudication.requiredDecisions'))).value,
+    ).toBe(2);
 
     await page.click('#nav a[href="#/licence"]');
     await page.waitForSelector('main dl.facts');

@@ -37,7 +37,11 @@ describe('/docs in a real browser', () => {
     expect(adminText).toContain('/admin/accounts/create');
 
     await page.selectOption('.topbar select', { label: 'user (/user)' });
-    await page.waitForFunction(() => document.querySelector('#swagger-ui')?.textContent?.includes('/user/subjects/id-list'), null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => document.querySelector('#swagger-ui')?.textContent?.includes('/user/subjects/id-list'),
+      null,
+      { timeout: 30_000 },
+    );
     const userText = await page.textContent('#swagger-ui');
     expect(userText).not.toContain('createAccount');
     expect(userText).toContain('getSubjectsIdList');

@@ -25,7 +25,9 @@ let api: Awaited<ReturnType<typeof serveOnLoopback>>;
 let page: Awaited<ReturnType<typeof serveOnLoopback>>;
 let browser: Browser;
 
-const pageApp = new Hono().get('/', (c) => c.html('<!doctype html><html><head><title>gateway test</title></head><body>gateway test</body></html>'));
+const pageApp = new Hono().get('/', (c) =>
+  c.html('<!doctype html><html><head><title>gateway test</title></head><body>gateway test</body></html>'),
+);
 
 beforeAll(async () => {
   net = await setUpMediaNet();
@@ -38,8 +40,10 @@ beforeAll(async () => {
   api = await serveOnLoopback(booted.app.fetch, listenOn);
   const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'];
   browser = isolated
-    // getUserMedia needs a secure context; http://127.0.0.1 is one, the link's address is not unless told so.
-    ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${page.url}`], { netns: isolated.netns })
+    ? // getUserMedia needs a secure context; http://127.0.0.1 is one, the link's address is not unless told so.
+      await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${page.url}`], {
+        netns: isolated.netns,
+      })
     : await launchChromium(media);
 });
 afterAll(async () => {
@@ -53,11 +57,18 @@ afterAll(async () => {
 });
 
 async function admin(path: string, init: RequestInit = {}) {
-  const res = await fetch(`${api.url}${path}`, { ...init, headers: { authorization: adminAuth, 'content-type': 'application/json', ...init.headers } });
+  const res = await fetch(`${api.url}${path}`, {
+    ...init,
+    headers: { authorization: adminAuth, 'content-type': 'application/json', ...init.headers },
+  });
   return { status: res.status, json: await res.json() };
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -103,7 +114,10 @@ describe('WebRTC through the gateway operations', () => {
         const offer = await pc.createOffer();
         await pc.setLocalDescription(offer);
         const connected = await call('/user/gateway/connect', {
-          sessionId, handleId, jsep: { type: offer.type, sdp: offer.sdp }, params: { kind: 'FV', purpose: 'CHECK' },
+          sessionId,
+          handleId,
+          jsep: { type: offer.type, sdp: offer.sdp },
+          params: { kind: 'FV', purpose: 'CHECK' },
         });
         if (connected.jsep?.type !== 'answer') throw new Error(`no JSEP answer: ${JSON.stringify(connected)}`);
         await pc.setRemoteDescription(connected.jsep);
@@ -135,14 +149,17 @@ describe('WebRTC through the gateway operations', () => {
         const pc = (window as unknown as { pc: RTCPeerConnection }).pc;
         const out: Record<string, { bytesReceived: number; framesDecoded?: number }> = {};
         (await pc.getStats()).forEach((r) => {
-          if (r.type === 'inbound-rtp') out[r.kind] = { bytesReceived: r.bytesReceived, framesDecoded: r.framesDecoded };
+          if (r.type === 'inbound-rtp')
+            out[r.kind] = { bytesReceived: r.bytesReceived, framesDecoded: r.framesDecoded };
         });
         return out;
       });
       return (inbound.video?.framesDecoded ?? 0) > 5 && (inbound.audio?.bytesReceived ?? 0) > 0 ? inbound : null;
     });
     expect(stats.video!.bytesReceived).toBeGreaterThan(0);
-    expect(await tab.evaluate(() => (window as unknown as { pc: RTCPeerConnection }).pc.connectionState)).toBe('connected');
+    expect(await tab.evaluate(() => (window as unknown as { pc: RTCPeerConnection }).pc.connectionState)).toBe(
+      'connected',
+    );
 
     // Which path ICE chose: the transport's selected pair and every pair whose checks succeeded.
     const path = await tab.evaluate(async () => {
@@ -150,7 +167,10 @@ describe('WebRTC through the gateway operations', () => {
       const byId = new Map<string, Record<string, unknown>>();
       report.forEach((r) => byId.set(r.id, r));
       const address = (id: unknown) => byId.get(id as string)?.address as string | undefined;
-      const pairOf = (p: Record<string, unknown>) => ({ local: address(p.localCandidateId), remote: address(p.remoteCandidateId) });
+      const pairOf = (p: Record<string, unknown>) => ({
+        local: address(p.localCandidateId),
+        remote: address(p.remoteCandidateId),
+      });
       const transport = [...byId.values()].find((r) => r.type === 'transport' && r.selectedCandidatePairId);
       const selected = transport ? byId.get(transport.selectedCandidatePairId as string) : undefined;
       return {
@@ -171,7 +191,10 @@ describe('WebRTC through the gateway operations', () => {
     }
 
     // Stop through the operation: hangup, detach, destroy; the session is gone from the gateway.
-    const stopped = await admin('/user/gateway/stop', { method: 'POST', body: JSON.stringify({ sessionId, handleId }) });
+    const stopped = await admin('/user/gateway/stop', {
+      method: 'POST',
+      body: JSON.stringify({ sessionId, handleId }),
+    });
     expect(stopped.status).toBe(200);
     const { json: listed } = await admin('/admin/gateway/list-sessions');
     expect(listed.sessions).not.toContain(sessionId);

@@ -21,7 +21,9 @@ beforeAll(async () => {
   // Plays the native app's loopback listener (RFC 8252), on a port of its own: another origin.
   callback = await serveOnLoopback((request) => {
     received.push(new URL(request.url));
-    return new Response('<!doctype html><title>done</title><p>You may close this window.</p>', { headers: { 'content-type': 'text/html' } });
+    return new Response('<!doctype html><title>done</title><p>You may close this window.</p>', {
+      headers: { 'content-type': 'text/html' },
+    });
   });
   browser = await launchChromium();
 });
@@ -43,7 +45,9 @@ describe('the OAuth sign-in page in a real browser', () => {
     const redirectUri = `${callback.url}/callback`;
     await page.goto(`${server.url}${authorizeUrl({ challenge, clientId: 'bims-cli', redirectUri, state: 'xyz' })}`);
     // The style arrived (nonce accepted): the button has the colour the inline style gives it.
-    expect(await page.$eval('button[value=login]', (b) => getComputedStyle(b).backgroundColor)).toBe('rgb(36, 86, 201)');
+    expect(await page.$eval('button[value=login]', (b) => getComputedStyle(b).backgroundColor)).toBe(
+      'rgb(36, 86, 201)',
+    );
 
     await page.fill('#username', 'admin');
     await page.fill('#password', 'wrong-password');

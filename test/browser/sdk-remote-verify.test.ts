@@ -24,23 +24,35 @@ const ENROLLED = 'labelled/franck/franck_01829.jpg';
 const GENUINE = 'labelled/franck/franck_04000.jpg';
 const IMPOSTOR = 'labelled/obama/obama4_crop.jpg';
 const TYPES: Record<string, string> = {
-  '.js': 'text/javascript', '.map': 'application/json', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream', '.jpg': 'image/jpeg',
+  '.js': 'text/javascript',
+  '.map': 'application/json',
+  '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
+  '.jpg': 'image/jpeg',
 };
 
 /** Static files by base name only (no traversal): the SDK folder and the labelled photos. */
 const file = (dir: string, name: string) => {
   try {
-    return new Response(readFileSync(join(dir, basename(name))), { headers: { 'content-type': TYPES[extname(name)] ?? 'application/octet-stream' } });
+    return new Response(readFileSync(join(dir, basename(name))), {
+      headers: { 'content-type': TYPES[extname(name)] ?? 'application/octet-stream' },
+    });
   } catch {
     return new Response('not found', { status: 404 });
   }
 };
 const pageApp = new Hono()
-  .get('/', (c) => c.html(`<!doctype html><html><head><title>sdk test</title>
+  .get('/', (c) =>
+    c.html(`<!doctype html><html><head><title>sdk test</title>
 <script type="module">import * as sdk from '/sdk/bims-face-sdk.js'; window.bims = sdk; document.title = 'ready';</script>
-</head><body>sdk test</body></html>`))
+</head><body>sdk test</body></html>`),
+  )
   // A module worker extracting off the main thread (the setup the README recommends for responsive pages).
-  .get('/worker.js', () => new Response(`import * as bims from '/sdk/bims-face-sdk.js';
+  .get(
+    '/worker.js',
+    () =>
+      new Response(
+        `import * as bims from '/sdk/bims-face-sdk.js';
 onmessage = async ({ data: url }) => {
   try {
     const sdk = await bims.createFaceSdk({ modelBaseUrl: '/sdk/', wasmBaseUrl: '/sdk/', warm: false });
@@ -52,9 +64,14 @@ onmessage = async ({ data: url }) => {
   } catch (e) {
     postMessage({ error: String(e) });
   }
-};`, { headers: { 'content-type': 'text/javascript' } }))
+};`,
+        { headers: { 'content-type': 'text/javascript' } },
+      ),
+  )
   .get('/sdk/:name', (c) => file(SDK_DIR, c.req.param('name')))
-  .get('/photos/:person/:name', (c) => file(join(PHOTOS, 'labelled', basename(c.req.param('person'))), c.req.param('name')));
+  .get('/photos/:person/:name', (c) =>
+    file(join(PHOTOS, 'labelled', basename(c.req.param('person'))), c.req.param('name')),
+  );
 
 let booted: Awaited<ReturnType<typeof bootForTest>>;
 let api: Awaited<ReturnType<typeof serveOnLoopback>>;
@@ -93,7 +110,13 @@ afterAll(async () => {
 });
 
 /** What the page reports per photo. */
-interface InPage { templateBase64: string; quality: number; faceCount: number; ms: number; result: { verified: boolean; score: number; threshold: number; subjectId?: string } }
+interface InPage {
+  templateBase64: string;
+  quality: number;
+  faceCount: number;
+  ms: number;
+  result: { verified: boolean; score: number; threshold: number; subjectId?: string };
+}
 
 /** In the page: load the SDK from relative folders, extract each photo (fetched as a Blob), remote-verify it. */
 function verifyInBrowser(photos: string[]) {
@@ -109,8 +132,18 @@ function verifyInBrowser(photos: string[]) {
         t = performance.now();
         const fresh = await sdk.extractTemplate(blob);
         const ms = performance.now() - t;
-        const result = await bims.remoteVerify(apiUrl, { authorization }, { encryptedTemplate, template: fresh.template });
-        out.push({ templateBase64: fresh.templateBase64, quality: fresh.quality, faceCount: fresh.faceCount, ms, result });
+        const result = await bims.remoteVerify(
+          apiUrl,
+          { authorization },
+          { encryptedTemplate, template: fresh.template },
+        );
+        out.push({
+          templateBase64: fresh.templateBase64,
+          quality: fresh.quality,
+          faceCount: fresh.faceCount,
+          ms,
+          result,
+        });
       }
       // Steady state: the same photo a few more times (the first call also pays for decoder and wasm warm-up).
       const blob = await (await fetch(`/photos/${photos[0].replace('labelled/', '')}`)).blob();
@@ -131,15 +164,18 @@ async function nodeTemplate(path: string) {
   const analysis = await extractor.analyseFace(photo(path), { checks: false });
   return encodeFaceTemplate(extractor.templateVersion, analysis.faces[0]!);
 }
-const cos = (a: Uint8Array, b: Uint8Array) => cosineInt8(faceRecord(parseTemplate(a))!.q, faceRecord(parseTemplate(b))!.q);
+const cos = (a: Uint8Array, b: Uint8Array) =>
+  cosineInt8(faceRecord(parseTemplate(a))!.q, faceRecord(parseTemplate(b))!.q);
 
 describe('browser SDK and remoteVerify', () => {
   it('verifies another photo of the enrolled person and refuses a different person, with templates made in the browser', async () => {
     requests.length = 0;
     const run = await verifyInBrowser([GENUINE, IMPOSTOR]);
     const [genuine, impostor] = run.out;
-    console.log(`[sdk] load+warm ${run.loadMs.toFixed(0)} ms; first template ${genuine!.ms.toFixed(0)} ms, ` +
-      `then ${impostor!.ms.toFixed(0)} ms; steady ${run.steadyMs.toFixed(1)} ms per template`);
+    console.log(
+      `[sdk] load+warm ${run.loadMs.toFixed(0)} ms; first template ${genuine!.ms.toFixed(0)} ms, ` +
+        `then ${impostor!.ms.toFixed(0)} ms; steady ${run.steadyMs.toFixed(1)} ms per template`,
+    );
 
     expect(run.templateVersion).toBe((await booted.services.extractors.get()).templateVersion);
     expect(genuine!.result).toMatchObject({ verified: true, subjectId: 'franck' });
@@ -150,11 +186,19 @@ describe('browser SDK and remoteVerify', () => {
     expect(genuine!.quality).toBeGreaterThan(50);
 
     // Both attempts are logged as REMOTE_VERIFY operations.
-    const logged = await booted.services.ctx.db.selectFrom('operations').select(['status']).where('type', '=', 'REMOTE_VERIFY').orderBy('id').execute();
+    const logged = await booted.services.ctx.db
+      .selectFrom('operations')
+      .select(['status'])
+      .where('type', '=', 'REMOTE_VERIFY')
+      .orderBy('id')
+      .execute();
     expect(logged.map((o) => o.status)).toEqual(['SUCCESS', 'MATCH_NOT_FOUND']);
 
     // Same pipeline: the browser's template equals the Node pool's for the same photo.
-    for (const [path, made] of [[GENUINE, genuine!], [IMPOSTOR, impostor!]] as const) {
+    for (const [path, made] of [
+      [GENUINE, genuine!],
+      [IMPOSTOR, impostor!],
+    ] as const) {
       const browserBytes = Buffer.from(made.templateBase64, 'base64');
       const nodeBytes = await nodeTemplate(path);
       expect(cos(browserBytes, nodeBytes)).toBeGreaterThan(0.995);
@@ -164,10 +208,22 @@ describe('browser SDK and remoteVerify', () => {
     // The samples never left the device: the API only received the two remote-verify bodies (template +
     // ciphertext); only the three template models were fetched, and no ort .mjs glue was needed.
     const toApi = requests.filter((r) => r.url.startsWith(api.url) && r.method === 'POST');
-    expect(toApi.map((r) => new URL(r.url).pathname)).toEqual(['/user/operations/remote-verify', '/user/operations/remote-verify']);
+    expect(toApi.map((r) => new URL(r.url).pathname)).toEqual([
+      '/user/operations/remote-verify',
+      '/user/operations/remote-verify',
+    ]);
     for (const r of toApi) expect(Object.keys(JSON.parse(r.body!)).sort()).toEqual(['encryptedTemplate', 'template']);
-    const assets = requests.filter((r) => r.url.startsWith(`${page.url}/sdk/`)).map((r) => basename(new URL(r.url).pathname)).sort();
-    expect([...new Set(assets)]).toEqual(['fr_detect.onnx', 'fr_feature.onnx', 'fr_landmark.onnx', 'mozjpeg_dec.wasm', 'ort-wasm-simd-threaded.wasm']);
+    const assets = requests
+      .filter((r) => r.url.startsWith(`${page.url}/sdk/`))
+      .map((r) => basename(new URL(r.url).pathname))
+      .sort();
+    expect([...new Set(assets)]).toEqual([
+      'fr_detect.onnx',
+      'fr_feature.onnx',
+      'fr_landmark.onnx',
+      'mozjpeg_dec.wasm',
+      'ort-wasm-simd-threaded.wasm',
+    ]);
     expect(errors).toEqual([]);
   });
 
@@ -175,18 +231,32 @@ describe('browser SDK and remoteVerify', () => {
     const run = await tab.evaluate(
       async ({ apiUrl, authorization, encryptedTemplate, path }) => {
         const bims = (window as unknown as { bims: typeof import('../../src/sdk/index.js') }).bims;
-        const sdk = await bims.createFaceSdk({ modelBaseUrl: `${location.origin}/sdk/`, wasmBaseUrl: new URL('/sdk/', location.href), warm: false });
+        const sdk = await bims.createFaceSdk({
+          modelBaseUrl: `${location.origin}/sdk/`,
+          wasmBaseUrl: new URL('/sdk/', location.href),
+          warm: false,
+        });
         const blob = await (await fetch(`/photos/${path}`)).blob();
         const fromBlob = await sdk.extractTemplate(blob);
         const fromBitmap = await sdk.extractTemplate(await createImageBitmap(blob));
         const grey = new ImageData(320, 240);
         grey.data.fill(128);
-        const noFace = await sdk.extractTemplate(grey).then(() => 'found a face', (e) => `${e.name}:${e.code}`);
+        const noFace = await sdk.extractTemplate(grey).then(
+          () => 'found a face',
+          (e) => `${e.name}:${e.code}`,
+        );
         const tampered = encryptedTemplate.slice(0, -6) + (encryptedTemplate.endsWith('AAAAAA') ? 'BBBBBB' : 'AAAAAA');
-        const refused = await bims.remoteVerify(apiUrl, { authorization }, { encryptedTemplate: tampered, template: fromBlob.templateBase64 })
-          .then(() => 'accepted', (e) => `${e.name}:${e.status}`);
+        const refused = await bims
+          .remoteVerify(apiUrl, { authorization }, { encryptedTemplate: tampered, template: fromBlob.templateBase64 })
+          .then(
+            () => 'accepted',
+            (e) => `${e.name}:${e.status}`,
+          );
         await sdk.close();
-        const closed = await sdk.extractTemplate(blob).then(() => 'ran', (e) => `${e.name}:${e.code}`);
+        const closed = await sdk.extractTemplate(blob).then(
+          () => 'ran',
+          (e) => `${e.name}:${e.code}`,
+        );
         return { fromBlob: fromBlob.templateBase64, fromBitmap: fromBitmap.templateBase64, noFace, refused, closed };
       },
       { apiUrl: api.url, authorization: adminAuth, encryptedTemplate, path: GENUINE.replace('labelled/', '') },
@@ -201,12 +271,16 @@ describe('browser SDK and remoteVerify', () => {
 
   it('runs inside a module Web Worker (OffscreenCanvas for bitmaps), with the same template as the Node pool', async () => {
     const run = await tab.evaluate(
-      (url) => new Promise<{ fromBlob?: string; fromBitmap?: string; error?: string }>((resolve) => {
-        const worker = new Worker('/worker.js', { type: 'module' });
-        worker.onmessage = (e) => { worker.terminate(); resolve(e.data); };
-        worker.onerror = (e) => resolve({ error: e.message });
-        worker.postMessage(url);
-      }),
+      (url) =>
+        new Promise<{ fromBlob?: string; fromBitmap?: string; error?: string }>((resolve) => {
+          const worker = new Worker('/worker.js', { type: 'module' });
+          worker.onmessage = (e) => {
+            worker.terminate();
+            resolve(e.data);
+          };
+          worker.onerror = (e) => resolve({ error: e.message });
+          worker.postMessage(url);
+        }),
       `/photos/${GENUINE.replace('labelled/', '')}`,
     );
     expect(run.error).toBeUndefined();

@@ -32,7 +32,11 @@ for (const dialect of dialects) {
         new TextEncoder().encode("\\x00'; drop table blobs; --"), // bytes that look like hex text or SQL stay bytes
       ];
       for (const [id, b] of values.entries()) await sql`insert into blobs (id, b) values (${id}, ${b})`.execute(db);
-      const rows = await sql<{ id: number; b: Uint8Array; n: number }>`select id, b, octet_length(b) as n from blobs order by id`.execute(db);
+      const rows = await sql<{
+        id: number;
+        b: Uint8Array;
+        n: number;
+      }>`select id, b, octet_length(b) as n from blobs order by id`.execute(db);
       expect(rows.rows.map((r) => Number(r.n))).toEqual(values.map((v) => v.length));
       for (const r of rows.rows) expect(Buffer.from(r.b).equals(Buffer.from(values[r.id]!)), `row ${r.id}`).toBe(true);
     });

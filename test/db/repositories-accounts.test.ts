@@ -30,8 +30,19 @@ for (const dialect of dialects) {
       ({ db, close } = await openMigratedDatabase(dialect));
       expect(await anyAdminExists(db)).toBe(false);
       // Same role for the three op_ accounts: sorting by role falls back to ids ascending.
-      for (const [username, role] of [['op_b', 'USER'], ['op_a', 'USER'], ['opXc', 'USER'], ['root', 'ADMIN']] as const) {
-        const row = await insertAccountUnlessNameTaken(db, { username, password_hash: `hash-${username}`, role, created_at: t0, updated_at: t0 });
+      for (const [username, role] of [
+        ['op_b', 'USER'],
+        ['op_a', 'USER'],
+        ['opXc', 'USER'],
+        ['root', 'ADMIN'],
+      ] as const) {
+        const row = await insertAccountUnlessNameTaken(db, {
+          username,
+          password_hash: `hash-${username}`,
+          role,
+          created_at: t0,
+          updated_at: t0,
+        });
         ids[username] = row!.id;
       }
     }, 120_000);
@@ -42,14 +53,27 @@ for (const dialect of dialects) {
       expect(locked?.created_at).toBeInstanceOf(Date);
       expect(locked?.created_at.toISOString()).toBe(t0.toISOString());
       expect(locked).toMatchObject({ id: ids.op_a, enabled: true, credential_version: 1 });
-      expect(await insertAccountUnlessNameTaken(db, { username: 'op_a', password_hash: 'other', role: 'ADMIN', created_at: t0, updated_at: t0 })).toBeUndefined();
+      expect(
+        await insertAccountUnlessNameTaken(db, {
+          username: 'op_a',
+          password_hash: 'other',
+          role: 'ADMIN',
+          created_at: t0,
+          updated_at: t0,
+        }),
+      ).toBeUndefined();
       expect((await findAccountForLogin(db, 'op_a'))?.password_hash).toBe('hash-op_a');
       expect(await accountNameTaken(db, 'op_a')).toBe(true);
       expect(await accountNameTaken(db, 'nobody')).toBe(false);
     });
 
     it('raises the credential version only for a change that ends tokens', async () => {
-      const renamed = await updateAccount(db, ids.opXc!, { username: 'op_c', updated_at: new Date(t0.getTime() + 1000) }, false);
+      const renamed = await updateAccount(
+        db,
+        ids.opXc!,
+        { username: 'op_c', updated_at: new Date(t0.getTime() + 1000) },
+        false,
+      );
       expect(renamed).toMatchObject({ username: 'op_c', credential_version: 1 });
       expect(renamed.updated_at.toISOString()).toBe(new Date(t0.getTime() + 1000).toISOString());
       const disabled = await updateAccount(db, ids.opXc!, { enabled: false, updated_at: t0 }, true);

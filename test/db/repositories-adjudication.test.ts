@@ -15,8 +15,18 @@ import {
   lockNextOpenCaseFor,
   markCaseSolved,
 } from '../../src/db/repositories/adjudication/cases.js';
-import { countDecisionsOfCases, findDecisionById, findDecisionsOfCases, insertDecision } from '../../src/db/repositories/adjudication/decisions.js';
-import { countPending, findDecisionPage, findPendingPage, findSolvedPage } from '../../src/db/repositories/adjudication/lists.js';
+import {
+  countDecisionsOfCases,
+  findDecisionById,
+  findDecisionsOfCases,
+  insertDecision,
+} from '../../src/db/repositories/adjudication/decisions.js';
+import {
+  countPending,
+  findDecisionPage,
+  findPendingPage,
+  findSolvedPage,
+} from '../../src/db/repositories/adjudication/lists.js';
 import { rejectPendingSubjects, settlePendingEnrolOperations } from '../../src/db/repositories/adjudication/related.js';
 import { dialects } from '../support/databases.js';
 import { openMigratedDatabase } from '../support/migrated-database.js';
@@ -33,16 +43,50 @@ for (const dialect of dialects) {
     const uuids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
     beforeAll(async () => {
       ({ db, close } = await openMigratedDatabase(dialect));
-      await db.insertInto('accounts').values([{ id: 1, username: 'ann', password_hash: 'x', role: 'ADJUDICATOR' }, { id: 2, username: 'bob', password_hash: 'x', role: 'ADJUDICATOR' }]).execute();
+      await db
+        .insertInto('accounts')
+        .values([
+          { id: 1, username: 'ann', password_hash: 'x', role: 'ADJUDICATOR' },
+          { id: 2, username: 'bob', password_hash: 'x', role: 'ADJUDICATOR' },
+        ])
+        .execute();
       for (const [i, uuid] of uuids.entries()) {
-        await db.insertInto('subjects').values({ subject_id: `probe_${i}`, status: 'PENDING_ADJUDICATION', metadata: json({}), enrollment_operation_uuid: uuid }).execute();
+        await db
+          .insertInto('subjects')
+          .values({
+            subject_id: `probe_${i}`,
+            status: 'PENDING_ADJUDICATION',
+            metadata: json({}),
+            enrollment_operation_uuid: uuid,
+          })
+          .execute();
         await db
           .insertInto('operations')
-          .values({ uuid, type: 'ENROLL', status: 'PENDING_ADJUDICATION', subject_id: `probe_${i}`, modalities: json(['FACE']), score: null, threshold: null, candidates: json(candidates), checks: json(null), details: json(null), duration_ms: 1, account_id: null, surface: 'admin', created_at: t0 })
+          .values({
+            uuid,
+            type: 'ENROLL',
+            status: 'PENDING_ADJUDICATION',
+            subject_id: `probe_${i}`,
+            modalities: json(['FACE']),
+            score: null,
+            threshold: null,
+            candidates: json(candidates),
+            checks: json(null),
+            details: json(null),
+            duration_ms: 1,
+            account_id: null,
+            surface: 'admin',
+            created_at: t0,
+          })
           .execute();
         const row = await db
           .insertInto('adjudication_cases')
-          .values({ operation_uuid: uuid, subject_id: `probe_${i}`, candidates: json(candidates), created_at: later(i) })
+          .values({
+            operation_uuid: uuid,
+            subject_id: `probe_${i}`,
+            candidates: json(candidates),
+            created_at: later(i),
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
         ids.push(row.id);
@@ -60,7 +104,14 @@ for (const dialect of dialects) {
     });
 
     it('hands out the oldest open case the adjudicator has not decided on, and leases it', async () => {
-      await insertDecision(db, { case_id: ids[0]!, account_id: 1, decision: 'NOT_DUPLICATE', duplicate_of_subject_id: null, comment: 'looks new', created_at: later(10) });
+      await insertDecision(db, {
+        case_id: ids[0]!,
+        account_id: 1,
+        decision: 'NOT_DUPLICATE',
+        duplicate_of_subject_id: null,
+        comment: 'looks new',
+        created_at: later(10),
+      });
       const leased = await db.transaction().execute(async (trx) => {
         const next = await lockNextOpenCaseFor(trx, 1, later(20));
         expect(next).toBe(ids[1]);
@@ -78,8 +129,13 @@ for (const dialect of dialects) {
     it('filters the pending store by the clock (a lease that ran out is OPEN again) and counts the same', async () => {
       const window = { page: 0, size: 10 };
       const order = { column: 'created_at', direction: 'asc' as const };
-      expect((await findPendingPage(db, { status: 'ASSIGNED' }, later(30), order, window)).map((r) => r.id)).toEqual([ids[1]]);
-      expect((await findPendingPage(db, { status: 'OPEN' }, later(30), order, window)).map((r) => r.id)).toEqual([ids[0], ids[2]]);
+      expect((await findPendingPage(db, { status: 'ASSIGNED' }, later(30), order, window)).map((r) => r.id)).toEqual([
+        ids[1],
+      ]);
+      expect((await findPendingPage(db, { status: 'OPEN' }, later(30), order, window)).map((r) => r.id)).toEqual([
+        ids[0],
+        ids[2],
+      ]);
       expect(await countPending(db, { status: 'OPEN' }, later(90))).toBe(3);
       // Never-assigned cases sort last whichever the direction.
       const byAssigned = await findPendingPage(db, {}, later(30), { column: 'assigned_at', direction: 'desc' }, window);
@@ -92,11 +148,21 @@ for (const dialect of dialects) {
       expect(decisions.map((d) => [d.case_id, d.username, d.comment])).toEqual([[ids[0], 'ann', 'looks new']]);
       expect(decisions[0]!.created_at).toBeInstanceOf(Date);
       expect((await findDecisionById(db, decisions[0]!.id))?.username).toBe('ann');
-      const page = await findDecisionPage(db, { accountId: 1 }, { column: 'created_at', direction: 'desc' }, { page: 0, size: 5 });
+      const page = await findDecisionPage(
+        db,
+        { accountId: 1 },
+        { column: 'created_at', direction: 'desc' },
+        { page: 0, size: 5 },
+      );
       expect(page.map((d) => d.id)).toEqual([decisions[0]!.id]);
 
       await markCaseSolved(db, ids[2]!, 'DUPLICATE', later(40));
-      const solved = await findSolvedPage(db, { outcome: 'DUPLICATE' }, { column: 'solved_at', direction: 'desc' }, { page: 0, size: 5 });
+      const solved = await findSolvedPage(
+        db,
+        { outcome: 'DUPLICATE' },
+        { column: 'solved_at', direction: 'desc' },
+        { page: 0, size: 5 },
+      );
       expect(solved.map((r) => r.id)).toEqual([ids[2]]);
       expect(solved[0]!.solved_at?.toISOString()).toBe(later(40).toISOString());
     });
@@ -104,10 +170,17 @@ for (const dialect of dialects) {
     it('clears the pending store: decisions counted first, subjects and ENROLL operations settled only when still pending', async () => {
       const result = await db.transaction().execute(async (trx) => {
         const rows = await lockCasesOfStore(trx, 'pending');
-        const decisions = await countDecisionsOfCases(trx, rows.map((r) => r.id));
+        const decisions = await countDecisionsOfCases(
+          trx,
+          rows.map((r) => r.id),
+        );
         const deleted = await deleteCasesOfStore(trx, 'pending');
         const rejected = await rejectPendingSubjects(trx, [...rows.map((r) => r.subject_id), 'probe_2'], later(50));
-        const settled = await settlePendingEnrolOperations(trx, rows.map((r) => r.operation_uuid), 'DUPLICATE_FOUND');
+        const settled = await settlePendingEnrolOperations(
+          trx,
+          rows.map((r) => r.operation_uuid),
+          'DUPLICATE_FOUND',
+        );
         return { cases: rows.map((r) => r.id).sort(), decisions, deleted, rejected, settled };
       });
       expect(result).toEqual({ cases: [ids[0], ids[1]].sort(), decisions: 1, deleted: 2, rejected: 3, settled: 2 });

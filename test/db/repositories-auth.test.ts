@@ -14,7 +14,11 @@ import {
   listOauthClients,
   upsertOauthClient,
 } from '../../src/db/repositories/auth/oauth-clients.js';
-import { findAuthorizationCode, insertAuthorizationCode, markAuthorizationCodeUsed } from '../../src/db/repositories/auth/authorization-codes.js';
+import {
+  findAuthorizationCode,
+  insertAuthorizationCode,
+  markAuthorizationCodeUsed,
+} from '../../src/db/repositories/auth/authorization-codes.js';
 import {
   familyHasRevokedToken,
   findRefreshToken,
@@ -37,17 +41,44 @@ for (const dialect of dialects) {
     let accountId: number;
     beforeAll(async () => {
       ({ db, close } = await openMigratedDatabase(dialect));
-      const account = await insertAccountUnlessNameTaken(db, { username: 'alice', password_hash: 'x', role: 'USER', created_at: t0, updated_at: t0 });
+      const account = await insertAccountUnlessNameTaken(db, {
+        username: 'alice',
+        password_hash: 'x',
+        role: 'USER',
+        created_at: t0,
+        updated_at: t0,
+      });
       accountId = account!.id;
     }, 120_000);
     afterAll(async () => close?.());
 
     it('gives a client its redirect URIs and grant types as arrays, its creation time as a Date, oldest first', async () => {
       const base = { secret_hash: null, role: 'ADMIN' as const };
-      const inserted = await insertOauthClient(db, { ...base, client_id: 'b', name: 'B', redirect_uris: ['http://127.0.0.1/cb'], grant_types: ['authorization_code'], created_at: t0 });
+      const inserted = await insertOauthClient(db, {
+        ...base,
+        client_id: 'b',
+        name: 'B',
+        redirect_uris: ['http://127.0.0.1/cb'],
+        grant_types: ['authorization_code'],
+        created_at: t0,
+      });
       expect(inserted.redirect_uris).toEqual(['http://127.0.0.1/cb']);
-      await insertOauthClient(db, { ...base, client_id: 'a', name: 'A', redirect_uris: [], grant_types: ['client_credentials'], created_at: t0 });
-      await insertOauthClient(db, { ...base, client_id: 'c', name: 'C', redirect_uris: [], grant_types: [], created_at: later(-1000) });
+      await insertOauthClient(db, {
+        ...base,
+        client_id: 'a',
+        name: 'A',
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        created_at: t0,
+      });
+      await insertOauthClient(db, {
+        ...base,
+        client_id: 'c',
+        name: 'C',
+        redirect_uris: [],
+        grant_types: [],
+        created_at: later(-1000),
+      });
       const found = await findOauthClient(db, 'b');
       expect(found?.redirect_uris).toEqual(['http://127.0.0.1/cb']);
       expect(found?.grant_types).toEqual(['authorization_code']);
@@ -59,9 +90,21 @@ for (const dialect of dialects) {
     });
 
     it('upserts a built-in client: its definition is replaced, its creation time kept', async () => {
-      const builtin = { client_id: 'builtin', name: 'one', secret_hash: null, redirect_uris: ['http://a/'], grant_types: ['refresh_token'], role: 'ADMIN' as const };
+      const builtin = {
+        client_id: 'builtin',
+        name: 'one',
+        secret_hash: null,
+        redirect_uris: ['http://a/'],
+        grant_types: ['refresh_token'],
+        role: 'ADMIN' as const,
+      };
       await upsertOauthClient(db, { ...builtin, created_at: t0 });
-      await upsertOauthClient(db, { ...builtin, name: 'two', redirect_uris: ['http://b/', 'http://c/'], created_at: later(5000) });
+      await upsertOauthClient(db, {
+        ...builtin,
+        name: 'two',
+        redirect_uris: ['http://b/', 'http://c/'],
+        created_at: later(5000),
+      });
       const row = await findOauthClient(db, 'builtin');
       expect(row).toMatchObject({ name: 'two', redirect_uris: ['http://b/', 'http://c/'] });
       expect(row?.created_at.toISOString()).toBe(t0.toISOString());
@@ -71,21 +114,41 @@ for (const dialect of dialects) {
 
     it('lets exactly one of two concurrent redemptions mark a code used', async () => {
       await insertAuthorizationCode(db, {
-        code_hash: 'code-1', client_id: 'a', account_id: accountId, redirect_uri: 'http://x/', code_challenge: 'c', scope: 'USER', expires_at: later(60_000),
+        code_hash: 'code-1',
+        client_id: 'a',
+        account_id: accountId,
+        redirect_uri: 'http://x/',
+        code_challenge: 'c',
+        scope: 'USER',
+        expires_at: later(60_000),
       });
       const fresh = await findAuthorizationCode(db, 'code-1');
       expect(fresh?.expires_at).toBeInstanceOf(Date);
       expect(fresh?.used_at).toBeNull();
-      const wins = await Promise.all([markAuthorizationCodeUsed(db, 'code-1', later(1)), markAuthorizationCodeUsed(db, 'code-1', later(2))]);
+      const wins = await Promise.all([
+        markAuthorizationCodeUsed(db, 'code-1', later(1)),
+        markAuthorizationCodeUsed(db, 'code-1', later(2)),
+      ]);
       expect(wins.filter(Boolean)).toHaveLength(1);
       expect((await findAuthorizationCode(db, 'code-1'))?.used_at).toBeInstanceOf(Date);
     });
 
     it('replaces a refresh token once, never a revoked one, and sees a family revoked by any of its rows', async () => {
-      const token = (hash: string) => ({ token_hash: hash, family_id: 'fam', account_id: accountId, client_id: 'a', scope: 'USER', expires_at: later(3600_000), created_at: t0 });
+      const token = (hash: string) => ({
+        token_hash: hash,
+        family_id: 'fam',
+        account_id: accountId,
+        client_id: 'a',
+        scope: 'USER',
+        expires_at: later(3600_000),
+        created_at: t0,
+      });
       await insertRefreshToken(db, token('r1'));
       await insertRefreshToken(db, token('r2'));
-      const wins = await Promise.all([markRefreshTokenReplaced(db, 'r1', later(1)), markRefreshTokenReplaced(db, 'r1', later(2))]);
+      const wins = await Promise.all([
+        markRefreshTokenReplaced(db, 'r1', later(1)),
+        markRefreshTokenReplaced(db, 'r1', later(2)),
+      ]);
       expect(wins.filter(Boolean)).toHaveLength(1);
       const replaced = await findRefreshToken(db, 'r1');
       expect(replaced?.replaced_at).toBeInstanceOf(Date);
@@ -99,8 +162,20 @@ for (const dialect of dialects) {
 
     it('gives signing keys their JWKs as objects and their retirement as a Date', async () => {
       const jwk = { kty: 'EC', crv: 'P-256', x: 'xx', y: 'yy' };
-      await insertSigningKey(db, { kid: 'k2', alg: 'ES256', private_jwk: { ...jwk, d: 'dd' }, public_jwk: jwk, created_at: later(1000) });
-      await insertSigningKey(db, { kid: 'k1', alg: 'ES256', private_jwk: { ...jwk, d: 'dd' }, public_jwk: jwk, created_at: t0 });
+      await insertSigningKey(db, {
+        kid: 'k2',
+        alg: 'ES256',
+        private_jwk: { ...jwk, d: 'dd' },
+        public_jwk: jwk,
+        created_at: later(1000),
+      });
+      await insertSigningKey(db, {
+        kid: 'k1',
+        alg: 'ES256',
+        private_jwk: { ...jwk, d: 'dd' },
+        public_jwk: jwk,
+        created_at: t0,
+      });
       await retireSigningKey(db, 'k1', later(2000));
       const keys = await listSigningKeys(db);
       expect(keys.map((k) => k.kid)).toEqual(['k1', 'k2']);
@@ -112,13 +187,21 @@ for (const dialect of dialects) {
     });
 
     it('counts throttle failures: a sliding row, a fixed window for the total, an expired row starting again at 1', async () => {
-      const fail = (at: Date) => countThrottleFailures(db, '10.0.0.1', at, [
-        { subject: 'alice', expiresAt: new Date(at.getTime() + 1000) },
-        { subject: '*', expiresAt: new Date(at.getTime() + 5000) },
-      ], '*');
+      const fail = (at: Date) =>
+        countThrottleFailures(
+          db,
+          '10.0.0.1',
+          at,
+          [
+            { subject: 'alice', expiresAt: new Date(at.getTime() + 1000) },
+            { subject: '*', expiresAt: new Date(at.getTime() + 5000) },
+          ],
+          '*',
+        );
       await fail(t0);
       await fail(later(500));
-      const bySubject = async () => Object.fromEntries((await findThrottleRows(db, '10.0.0.1', ['alice', '*'])).map((r) => [r.subject, r]));
+      const bySubject = async () =>
+        Object.fromEntries((await findThrottleRows(db, '10.0.0.1', ['alice', '*'])).map((r) => [r.subject, r]));
       let rows = await bySubject();
       expect(rows.alice).toMatchObject({ failures: 2 });
       expect(rows.alice!.expires_at.toISOString()).toBe(later(1500).toISOString());

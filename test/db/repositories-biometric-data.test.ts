@@ -7,11 +7,33 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../../src/db/json.js';
 import type { Database } from '../../src/db/tables.js';
 import { knownOperationUuids } from '../../src/db/repositories/biometric-data/identifiers.js';
-import { listFaceDataOfOperation, listImagesInScope, listImagesOfOperation } from '../../src/db/repositories/biometric-data/samples.js';
-import { listPendingTokenImageIds, listTokenImageSources, storeTokenImage } from '../../src/db/repositories/biometric-data/token-images.js';
-import { insertFaceSample, insertImage, insertSubjectTemplate, insertSubjectUnlessTaken } from '../../src/db/repositories/enrolment.js';
-import { countOutdatedSubjectsByVersion, listOutdatedSubjectsAfter, listStoredFaceSamples, replaceSubjectTemplate } from '../../src/db/repositories/reextract.js';
-import { findServiceKey, findSubjectFaceTemplate, listFaceTemplatesOfVersion } from '../../src/db/repositories/templates.js';
+import {
+  listFaceDataOfOperation,
+  listImagesInScope,
+  listImagesOfOperation,
+} from '../../src/db/repositories/biometric-data/samples.js';
+import {
+  listPendingTokenImageIds,
+  listTokenImageSources,
+  storeTokenImage,
+} from '../../src/db/repositories/biometric-data/token-images.js';
+import {
+  insertFaceSample,
+  insertImage,
+  insertSubjectTemplate,
+  insertSubjectUnlessTaken,
+} from '../../src/db/repositories/enrolment.js';
+import {
+  countOutdatedSubjectsByVersion,
+  listOutdatedSubjectsAfter,
+  listStoredFaceSamples,
+  replaceSubjectTemplate,
+} from '../../src/db/repositories/reextract.js';
+import {
+  findServiceKey,
+  findSubjectFaceTemplate,
+  listFaceTemplatesOfVersion,
+} from '../../src/db/repositories/templates.js';
 import { ownsSample } from '../../src/services/ownership.js';
 import { dialects } from '../support/databases.js';
 import { openMigratedDatabase } from '../support/migrated-database.js';
@@ -32,50 +54,126 @@ for (const dialect of dialects) {
     beforeAll(async () => {
       ({ db, close } = await openMigratedDatabase(dialect));
       await db.insertInto('accounts').values({ id: 7, username: 'u7', password_hash: 'x', role: 'USER' }).execute();
-      await db.insertInto('operations').values({
-        uuid: enrolUuid, type: 'ENROLL', status: 'SUCCESS', subject_id: 'alice', modalities: json(['FACE']), score: null, threshold: null,
-        candidates: json(null), checks: json(null), details: json(null), duration_ms: 1, account_id: 7, surface: 'user', created_at: at,
-      }).execute();
+      await db
+        .insertInto('operations')
+        .values({
+          uuid: enrolUuid,
+          type: 'ENROLL',
+          status: 'SUCCESS',
+          subject_id: 'alice',
+          modalities: json(['FACE']),
+          score: null,
+          threshold: null,
+          candidates: json(null),
+          checks: json(null),
+          details: json(null),
+          duration_ms: 1,
+          account_id: 7,
+          surface: 'user',
+          created_at: at,
+        })
+        .execute();
     }, 120_000);
     afterAll(async () => close?.());
 
     it('stores a subject once per subjectId and answers it decoded', async () => {
       const subject = await insertSubjectUnlessTaken(db, {
-        subject_id: 'alice', status: 'ENROLLED', metadata: json({ team: 'blue', n: 1 }), template_version: 'face:v1', enrollment_operation_uuid: enrolUuid,
-        created_at: at, updated_at: at,
+        subject_id: 'alice',
+        status: 'ENROLLED',
+        metadata: json({ team: 'blue', n: 1 }),
+        template_version: 'face:v1',
+        enrollment_operation_uuid: enrolUuid,
+        created_at: at,
+        updated_at: at,
       });
       expect(subject).toMatchObject({ subject_id: 'alice', metadata: { team: 'blue', n: 1 } });
       expect(subject!.created_at).toBeInstanceOf(Date);
       expect(subject!.created_at.toISOString()).toBe(at.toISOString());
       subjectRef = subject!.id;
-      expect(await insertSubjectUnlessTaken(db, { subject_id: 'alice', status: 'ENROLLED', metadata: json({}), template_version: null, enrollment_operation_uuid: null, created_at: at, updated_at: at })).toBeUndefined();
+      expect(
+        await insertSubjectUnlessTaken(db, {
+          subject_id: 'alice',
+          status: 'ENROLLED',
+          metadata: json({}),
+          template_version: null,
+          enrollment_operation_uuid: null,
+          created_at: at,
+          updated_at: at,
+        }),
+      ).toBeUndefined();
 
-      originalId = await insertImage(db, { operation_uuid: enrolUuid, subject_ref: subjectRef, kind: 'ORIGINAL', format: 'JPEG', width: 10, height: 20, bytes: photo, created_at: at });
-      tokenId = await insertImage(db, { operation_uuid: enrolUuid, subject_ref: subjectRef, kind: 'TOKEN', format: 'PNG', width: 240, height: 320, bytes: null, source_image_id: originalId, created_at: at });
+      originalId = await insertImage(db, {
+        operation_uuid: enrolUuid,
+        subject_ref: subjectRef,
+        kind: 'ORIGINAL',
+        format: 'JPEG',
+        width: 10,
+        height: 20,
+        bytes: photo,
+        created_at: at,
+      });
+      tokenId = await insertImage(db, {
+        operation_uuid: enrolUuid,
+        subject_ref: subjectRef,
+        kind: 'TOKEN',
+        format: 'PNG',
+        width: 240,
+        height: 320,
+        bytes: null,
+        source_image_id: originalId,
+        created_at: at,
+      });
       await insertFaceSample(db, {
-        subject_ref: subjectRef, operation_uuid: enrolUuid, image_id: originalId, rectangle: json({ x: 1, y: 2, width: 30, height: 40 }), landmarks: json(landmarks),
-        yaw: 1.5, pitch: null, roll: null, quality: 80, liveness_score: null, template_version: 'face:v1', template: Uint8Array.of(1, 2, 3), created_at: at,
+        subject_ref: subjectRef,
+        operation_uuid: enrolUuid,
+        image_id: originalId,
+        rectangle: json({ x: 1, y: 2, width: 30, height: 40 }),
+        landmarks: json(landmarks),
+        yaw: 1.5,
+        pitch: null,
+        roll: null,
+        quality: 80,
+        liveness_score: null,
+        template_version: 'face:v1',
+        template: Uint8Array.of(1, 2, 3),
+        created_at: at,
       });
       // A probe's face sample: no subject, no operation row (deleted from the log).
-      await insertFaceSample(db, { subject_ref: null, operation_uuid: probeUuid, image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null), template_version: 'face:v1', created_at: at });
+      await insertFaceSample(db, {
+        subject_ref: null,
+        operation_uuid: probeUuid,
+        image_id: null,
+        rectangle: json({ x: 0, y: 0, width: 0, height: 0 }),
+        landmarks: json(null),
+        template_version: 'face:v1',
+        created_at: at,
+      });
     });
 
     it('reads images and face data decoded, leaves out a token not made yet, and narrows them to an owner', async () => {
       const images = await listImagesOfOperation(db, enrolUuid);
-      expect(images.map((i) => [i.id, i.kind, i.size, i.subject_id])).toEqual([[originalId, 'ORIGINAL', photo.length, 'alice']]);
+      expect(images.map((i) => [i.id, i.kind, i.size, i.subject_id])).toEqual([
+        [originalId, 'ORIGINAL', photo.length, 'alice'],
+      ]);
       expect(images[0]!.created_at).toBeInstanceOf(Date);
       const faces = await listFaceDataOfOperation(db, enrolUuid);
       expect(faces).toHaveLength(1);
       expect(faces[0]!.rectangle).toEqual({ x: 1, y: 2, width: 30, height: 40 });
       expect(faces[0]!.created_at.toISOString()).toBe(at.toISOString());
-      expect(await listFaceDataOfOperation(db, enrolUuid, (alias) => ownsSample(alias, { accountId: 7 }))).toHaveLength(1);
+      expect(await listFaceDataOfOperation(db, enrolUuid, (alias) => ownsSample(alias, { accountId: 7 }))).toHaveLength(
+        1,
+      );
       expect(await listFaceDataOfOperation(db, enrolUuid, (alias) => ownsSample(alias, { accountId: 8 }))).toEqual([]);
-      expect((await listImagesInScope(db, { operationUuids: [], subjectRefs: [subjectRef] })).map((i) => i.id)).toEqual([originalId]);
+      expect((await listImagesInScope(db, { operationUuids: [], subjectRefs: [subjectRef] })).map((i) => i.id)).toEqual(
+        [originalId],
+      );
     });
 
     it('knows an operation UUID by its row or by its samples alone', async () => {
       const unknown = crypto.randomUUID();
-      expect([...(await knownOperationUuids(db, [enrolUuid, probeUuid, unknown]))].sort()).toEqual([enrolUuid, probeUuid].sort());
+      expect([...(await knownOperationUuids(db, [enrolUuid, probeUuid, unknown]))].sort()).toEqual(
+        [enrolUuid, probeUuid].sort(),
+      );
     });
 
     it('keeps a token image pending with its decoded source until it is stored, and stores it once', async () => {
@@ -91,17 +189,53 @@ for (const dialect of dialects) {
     });
 
     it('reads a subject with its face template (or none), and template keys with their JWKs as objects', async () => {
-      await insertSubjectTemplate(db, { subject_ref: subjectRef, modality: 'FACE', template_version: 'face:v1', data: Uint8Array.of(2), quality: 60, created_at: at });
-      await insertSubjectTemplate(db, { subject_ref: subjectRef, modality: 'VOICE', template_version: 'voice:v1', data: Uint8Array.of(3), quality: 1, created_at: at });
+      await insertSubjectTemplate(db, {
+        subject_ref: subjectRef,
+        modality: 'FACE',
+        template_version: 'face:v1',
+        data: Uint8Array.of(2),
+        quality: 60,
+        created_at: at,
+      });
+      await insertSubjectTemplate(db, {
+        subject_ref: subjectRef,
+        modality: 'VOICE',
+        template_version: 'voice:v1',
+        data: Uint8Array.of(3),
+        quality: 1,
+        created_at: at,
+      });
       const found = await findSubjectFaceTemplate(db, 'alice');
       expect(found).toMatchObject({ id: subjectRef, status: 'ENROLLED', template_version: 'face:v1' });
       expect([...found!.data!]).toEqual([2]);
-      await insertSubjectUnlessTaken(db, { subject_id: 'carol', status: 'PENDING_ADJUDICATION', metadata: json({}), template_version: null, enrollment_operation_uuid: null, created_at: at, updated_at: at });
-      expect(await findSubjectFaceTemplate(db, 'carol')).toMatchObject({ status: 'PENDING_ADJUDICATION', data: null, template_version: null });
+      await insertSubjectUnlessTaken(db, {
+        subject_id: 'carol',
+        status: 'PENDING_ADJUDICATION',
+        metadata: json({}),
+        template_version: null,
+        enrollment_operation_uuid: null,
+        created_at: at,
+        updated_at: at,
+      });
+      expect(await findSubjectFaceTemplate(db, 'carol')).toMatchObject({
+        status: 'PENDING_ADJUDICATION',
+        data: null,
+        template_version: null,
+      });
       expect(await findSubjectFaceTemplate(db, 'nobody')).toBeUndefined();
       expect((await listFaceTemplatesOfVersion(db, subjectRef, 'face:v1')).map((d) => [...d])).toEqual([[2]]);
       expect(await listFaceTemplatesOfVersion(db, subjectRef, 'face:v2')).toEqual([]);
-      await db.insertInto('service_keys').values({ id: 'k1', purpose: 'template-signing', alg: 'Ed25519', private_jwk: json({ kty: 'OKP', d: 'x' }), public_jwk: json({ kty: 'OKP', x: 'y' }), created_at: at }).execute();
+      await db
+        .insertInto('service_keys')
+        .values({
+          id: 'k1',
+          purpose: 'template-signing',
+          alg: 'Ed25519',
+          private_jwk: json({ kty: 'OKP', d: 'x' }),
+          public_jwk: json({ kty: 'OKP', x: 'y' }),
+          created_at: at,
+        })
+        .execute();
       const key = await findServiceKey(db, 'template-signing', 'k1');
       expect(key?.public_jwk).toEqual({ kty: 'OKP', x: 'y' });
       expect(key?.created_at).toBeInstanceOf(Date);
@@ -109,22 +243,65 @@ for (const dialect of dialects) {
     });
 
     it('counts outdated subjects by version, pages them after a cursor, and replaces a template in place or adds it', async () => {
-      const bob = await insertSubjectUnlessTaken(db, { subject_id: 'bob', status: 'ENROLLED', metadata: json({}), template_version: 'face:v2', enrollment_operation_uuid: null, created_at: at, updated_at: at });
+      const bob = await insertSubjectUnlessTaken(db, {
+        subject_id: 'bob',
+        status: 'ENROLLED',
+        metadata: json({}),
+        template_version: 'face:v2',
+        enrollment_operation_uuid: null,
+        created_at: at,
+        updated_at: at,
+      });
       const current = { face: 'face:v2', voice: 'voice:v1' };
       // carol has no template version and no sample: nothing of hers is of another version.
       expect(await countOutdatedSubjectsByVersion(db, current)).toEqual([{ templateVersion: 'face:v1', count: 1 }]);
       expect((await listOutdatedSubjectsAfter(db, current, 0, 10)).map((s) => s.subject_id)).toEqual(['alice']);
       expect(await listOutdatedSubjectsAfter(db, current, subjectRef, 10)).toEqual([]);
       // A face sample of an older version makes bob outdated although his own version is current.
-      await insertFaceSample(db, { subject_ref: bob!.id, operation_uuid: crypto.randomUUID(), image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null), template_version: 'face:v1', created_at: at });
-      expect(await countOutdatedSubjectsByVersion(db, current)).toEqual(expect.arrayContaining([{ templateVersion: 'face:v1', count: 1 }, { templateVersion: 'face:v2', count: 1 }]));
+      await insertFaceSample(db, {
+        subject_ref: bob!.id,
+        operation_uuid: crypto.randomUUID(),
+        image_id: null,
+        rectangle: json({ x: 0, y: 0, width: 0, height: 0 }),
+        landmarks: json(null),
+        template_version: 'face:v1',
+        created_at: at,
+      });
+      expect(await countOutdatedSubjectsByVersion(db, current)).toEqual(
+        expect.arrayContaining([
+          { templateVersion: 'face:v1', count: 1 },
+          { templateVersion: 'face:v2', count: 1 },
+        ]),
+      );
       expect(await countOutdatedSubjectsByVersion(db, current)).toHaveLength(2);
       expect((await listOutdatedSubjectsAfter(db, current, subjectRef, 1)).map((s) => s.subject_id)).toEqual(['bob']);
-      expect((await listStoredFaceSamples(db, subjectRef))[0]!.rectangle).toEqual({ x: 1, y: 2, width: 30, height: 40 });
+      expect((await listStoredFaceSamples(db, subjectRef))[0]!.rectangle).toEqual({
+        x: 1,
+        y: 2,
+        width: 30,
+        height: 40,
+      });
 
-      await replaceSubjectTemplate(db, bob!.id, 'VOICE', { template_version: 'voice:v1', data: Uint8Array.of(5), quality: 1 }, at);
-      await replaceSubjectTemplate(db, bob!.id, 'VOICE', { template_version: 'voice:v2', data: Uint8Array.of(6), quality: 2 }, at);
-      const voices = await db.selectFrom('templates').select(['template_version', 'data']).where('subject_ref', '=', bob!.id).where('modality', '=', 'VOICE').execute();
+      await replaceSubjectTemplate(
+        db,
+        bob!.id,
+        'VOICE',
+        { template_version: 'voice:v1', data: Uint8Array.of(5), quality: 1 },
+        at,
+      );
+      await replaceSubjectTemplate(
+        db,
+        bob!.id,
+        'VOICE',
+        { template_version: 'voice:v2', data: Uint8Array.of(6), quality: 2 },
+        at,
+      );
+      const voices = await db
+        .selectFrom('templates')
+        .select(['template_version', 'data'])
+        .where('subject_ref', '=', bob!.id)
+        .where('modality', '=', 'VOICE')
+        .execute();
       expect(voices.map((v) => [v.template_version, [...v.data]])).toEqual([['voice:v2', [6]]]);
     });
   });

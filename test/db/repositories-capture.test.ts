@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../../src/db/json.js';
 import type { Database } from '../../src/db/tables.js';
 import {
-  deleteCapturesFinishedBefore, findCaptureSession, listCaptureHandles, settleUnfinishedCaptures, updateUnfinishedCapture, upsertCaptureSession,
+  deleteCapturesFinishedBefore,
+  findCaptureSession,
+  listCaptureHandles,
+  settleUnfinishedCaptures,
+  updateUnfinishedCapture,
+  upsertCaptureSession,
 } from '../../src/db/repositories/capture.js';
 import { dialects } from '../support/databases.js';
 import { openMigratedDatabase } from '../support/migrated-database.js';
@@ -14,8 +19,17 @@ import { openMigratedDatabase } from '../support/migrated-database.js';
 const at = new Date('2026-06-01T12:00:00.000Z');
 const started = { at: at.toISOString(), type: 'STARTED', purpose: 'CHECK' };
 const row = (captureId: string, nodeId = 'node-a') => ({
-  capture_id: captureId, node_id: nodeId, account_id: null, purpose: 'CHECK', state: 'WAITING_MEDIA', events: json([started]), result: json(null),
-  started_at: at, updated_at: at, finished_at: null, deadline_at: new Date(at.getTime() + 60_000),
+  capture_id: captureId,
+  node_id: nodeId,
+  account_id: null,
+  purpose: 'CHECK',
+  state: 'WAITING_MEDIA',
+  events: json([started]),
+  result: json(null),
+  started_at: at,
+  updated_at: at,
+  finished_at: null,
+  deadline_at: new Date(at.getTime() + 60_000),
 });
 
 for (const dialect of dialects) {
@@ -37,10 +51,24 @@ for (const dialect of dialects) {
       expect(read).toMatchObject({ capture_id: second, events: [started], result: null, finished_at: null });
       expect(read!.deadline_at).toBeInstanceOf(Date);
       expect(read!.deadline_at.getTime()).toBe(at.getTime() + 60_000);
-      expect(await updateUnfinishedCapture(db, { sessionId: 1, handleId: 12, captureId: first }, { state: 'CAPTURING' })).toBe(false);
-      expect(await updateUnfinishedCapture(db, { sessionId: 1, handleId: 12, captureId: second }, { state: 'DONE', result: json({ status: 'SUCCESS' }), finished_at: at })).toBe(true);
-      expect(await updateUnfinishedCapture(db, { sessionId: 1, handleId: 12, captureId: second }, { state: 'FAILED' })).toBe(false);
-      expect(await findCaptureSession(db, 1, 12)).toMatchObject({ state: 'DONE', result: { status: 'SUCCESS' }, finished_at: at });
+      expect(
+        await updateUnfinishedCapture(db, { sessionId: 1, handleId: 12, captureId: first }, { state: 'CAPTURING' }),
+      ).toBe(false);
+      expect(
+        await updateUnfinishedCapture(
+          db,
+          { sessionId: 1, handleId: 12, captureId: second },
+          { state: 'DONE', result: json({ status: 'SUCCESS' }), finished_at: at },
+        ),
+      ).toBe(true);
+      expect(
+        await updateUnfinishedCapture(db, { sessionId: 1, handleId: 12, captureId: second }, { state: 'FAILED' }),
+      ).toBe(false);
+      expect(await findCaptureSession(db, 1, 12)).toMatchObject({
+        state: 'DONE',
+        result: { status: 'SUCCESS' },
+        finished_at: at,
+      });
       expect(await listCaptureHandles(db, 1)).toEqual([11, 12]);
       expect(await listCaptureHandles(db, 1, 12)).toEqual([12]);
     });
@@ -48,16 +76,36 @@ for (const dialect of dialects) {
     it('settles the unfinished captures of a session with the event appended, and a lost one only when its node is silent', async () => {
       const now = new Date(at.getTime() + 120_000);
       const failed = { at: now.toISOString(), type: 'FAILED', status: 'FAILED', reason: 'stopped' };
-      expect(await settleUnfinishedCaptures(db, { sessionId: 1 }, { status: 'FAILED', reason: 'stopped' }, failed, now)).toBe(1); // handle 12 is DONE
+      expect(
+        await settleUnfinishedCaptures(db, { sessionId: 1 }, { status: 'FAILED', reason: 'stopped' }, failed, now),
+      ).toBe(1); // handle 12 is DONE
       const settled = await findCaptureSession(db, 1, 11);
-      expect(settled).toMatchObject({ state: 'FAILED', result: { status: 'FAILED', reason: 'stopped' }, events: [started, failed] });
+      expect(settled).toMatchObject({
+        state: 'FAILED',
+        result: { status: 'FAILED', reason: 'stopped' },
+        events: [started, failed],
+      });
       expect(settled!.finished_at).toEqual(now);
 
       await upsertCaptureSession(db, 2, 21, row(crypto.randomUUID(), 'node-b'));
-      await db.insertInto('service_nodes').values({ node_id: 'node-b', hostname: 'b', version: 't', runtime: 'node', started_at: at, last_seen_at: new Date(now.getTime() - 1000) }).execute();
+      await db
+        .insertInto('service_nodes')
+        .values({
+          node_id: 'node-b',
+          hostname: 'b',
+          version: 't',
+          runtime: 'node',
+          started_at: at,
+          last_seen_at: new Date(now.getTime() - 1000),
+        })
+        .execute();
       const lost = { lost: { aliveSince: new Date(now.getTime() - 30_000) } };
       expect(await settleUnfinishedCaptures(db, lost, { status: 'FAILED', reason: 'NODE_LOST' }, failed, now)).toBe(0);
-      await db.updateTable('service_nodes').set({ last_seen_at: new Date(now.getTime() - 60_000) }).where('node_id', '=', 'node-b').execute();
+      await db
+        .updateTable('service_nodes')
+        .set({ last_seen_at: new Date(now.getTime() - 60_000) })
+        .where('node_id', '=', 'node-b')
+        .execute();
       expect(await settleUnfinishedCaptures(db, lost, { status: 'FAILED', reason: 'NODE_LOST' }, failed, now)).toBe(1);
       expect(await findCaptureSession(db, 2, 21)).toMatchObject({ state: 'FAILED', result: { reason: 'NODE_LOST' } });
 

@@ -19,8 +19,16 @@ import { openMigratedDatabase } from '../support/migrated-database.js';
 
 const at = new Date('2026-03-04T05:06:07.089Z');
 const row = (id: string, path: string, timestamp = at) => ({
-  id, timestamp, type: 'TypeError', message: `failed ${id}`, operation_id: null, method: 'GET', path,
-  account_id: null, surface: 'admin', call_stack: `stack of ${id}`,
+  id,
+  timestamp,
+  type: 'TypeError',
+  message: `failed ${id}`,
+  operation_id: null,
+  method: 'GET',
+  path,
+  account_id: null,
+  surface: 'admin',
+  call_stack: `stack of ${id}`,
 });
 
 for (const dialect of dialects) {
@@ -30,7 +38,8 @@ for (const dialect of dialects) {
     beforeAll(async () => {
       ({ db, close } = await openMigratedDatabase(dialect));
       // Same millisecond for b, a, c: the tie-break orders them by id. d is a row older than the API's range.
-      for (const id of ['b', 'a', 'c']) await insertException(db, row(id, id === 'c' ? '/admin/100%_done' : '/admin/subjects'));
+      for (const id of ['b', 'a', 'c'])
+        await insertException(db, row(id, id === 'c' ? '/admin/100%_done' : '/admin/subjects'));
       await insertException(db, row('d', '/admin/100x_done'));
       await sql`update exceptions set "timestamp" = '-infinity' where id = 'd'`.execute(db);
     }, 120_000);
@@ -55,7 +64,11 @@ for (const dialect of dialects) {
 
     it('matches the path as a literal prefix (% and _ are not wildcards) and counts what it lists', async () => {
       const filter = { path: '/admin/100%_' };
-      expect((await findExceptionPage(db, filter, { column: 'timestamp', direction: 'asc' }, { page: 0, size: 10 })).map((r) => r.id)).toEqual(['c']);
+      expect(
+        (await findExceptionPage(db, filter, { column: 'timestamp', direction: 'asc' }, { page: 0, size: 10 })).map(
+          (r) => r.id,
+        ),
+      ).toEqual(['c']);
       expect(await countExceptions(db, filter)).toBe(1);
       expect(await countExceptions(db, { from: at, to: new Date(at.getTime() + 1) })).toBe(3);
     });

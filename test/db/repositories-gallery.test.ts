@@ -35,7 +35,13 @@ for (const dialect of dialects) {
     const subject = async (subjectId: string, status: 'ENROLLED' | 'PENDING_ADJUDICATION') => {
       const row = await db
         .insertInto('subjects')
-        .values({ subject_id: subjectId, status, metadata: json({}), template_version: 'v1', enrollment_operation_uuid: null })
+        .values({
+          subject_id: subjectId,
+          status,
+          metadata: json({}),
+          template_version: 'v1',
+          enrollment_operation_uuid: null,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       refs[subjectId] = row.id;
@@ -45,15 +51,29 @@ for (const dialect of dialects) {
       const row = await db
         .insertInto('face_samples')
         .values({
-          subject_ref: subjectRef, operation_uuid: crypto.randomUUID(), image_id: null, rectangle: json({ x: 0, y: 0, width: 1, height: 1 }),
-          landmarks: json(null), yaw: null, pitch: null, roll: null, quality: null, liveness_score: null, template_version: 'v1', template,
+          subject_ref: subjectRef,
+          operation_uuid: crypto.randomUUID(),
+          image_id: null,
+          rectangle: json({ x: 0, y: 0, width: 1, height: 1 }),
+          landmarks: json(null),
+          yaw: null,
+          pitch: null,
+          roll: null,
+          quality: null,
+          liveness_score: null,
+          template_version: 'v1',
+          template,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
       return row.id;
     };
     const stored = async (subjectRef: number, modality: 'FACE' | 'VOICE', data: Uint8Array) => {
-      const row = await db.insertInto('templates').values({ subject_ref: subjectRef, modality, template_version: 'v1', data, quality: null }).returning('id').executeTakeFirstOrThrow();
+      const row = await db
+        .insertInto('templates')
+        .values({ subject_ref: subjectRef, modality, template_version: 'v1', data, quality: null })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return row.id;
     };
 
@@ -81,13 +101,19 @@ for (const dialect of dialects) {
         if (batch.length < 2) break;
         after = batch[batch.length - 1]!.rowId;
       }
-      expect(all.map((r) => [r.subjectId, r.source])).toEqual([['ann', 'face'], ['ann', 'face'], ['cat', 'face']]);
+      expect(all.map((r) => [r.subjectId, r.source])).toEqual([
+        ['ann', 'face'],
+        ['ann', 'face'],
+        ['cat', 'face'],
+      ]);
       expect(all.map((r) => r.rowId)).toEqual([...all.map((r) => r.rowId)].sort((a, b) => a - b));
       expect(all[0]).toMatchObject({ subjectRef: refs.ann, subjectId: 'ann' });
       expect(all[0]!.template).toBeInstanceOf(Uint8Array);
       expect([...all[0]!.template]).toEqual([1, 2, 3, 4, 0xff, 0xff, 0xff, 0xff]);
       const voices = await galleryVoiceTemplatesAfter(db, 0, 10);
-      expect(voices.map((r) => [r.subjectId, r.source, [...r.template]])).toEqual([['cat', 'voice', [1, 2, 3, 4, 7, 7, 7, 7]]]);
+      expect(voices.map((r) => [r.subjectId, r.source, [...r.template]])).toEqual([
+        ['cat', 'voice', [1, 2, 3, 4, 7, 7, 7, 7]],
+      ]);
     });
 
     it('reads the gallery templates of chosen subjects: faces then voices, nothing for a subject outside the gallery', async () => {
@@ -98,7 +124,10 @@ for (const dialect of dialects) {
     });
 
     it('sums the digest in SQL exactly as digestTerm does in JavaScript (terms above 2^53 included)', async () => {
-      const rows = [...(await galleryFaceTemplatesAfter(db, 0, 100)), ...(await galleryVoiceTemplatesAfter(db, 0, 100))];
+      const rows = [
+        ...(await galleryFaceTemplatesAfter(db, 0, 100)),
+        ...(await galleryVoiceTemplatesAfter(db, 0, 100)),
+      ];
       const sum = rows.reduce((s, r) => s + digestTerm(r.source, r.rowId, r.subjectRef, r.template), 0n);
       expect(await galleryDigestInDatabase(db)).toEqual({ templates: 4, sum: sum.toString() });
     });
@@ -124,7 +153,9 @@ for (const dialect of dialects) {
       expect(await galleryChangesAfter(db, first, 1)).toEqual([changes[1]]);
 
       // The first two are a day old: the older goes, the newer of them becomes the pruned marker.
-      await sql`update gallery_changes set created_at = now() - interval '1 day' - (${third} - id) * interval '1 second' where id < ${third}`.execute(db);
+      await sql`update gallery_changes set created_at = now() - interval '1 day' - (${third} - id) * interval '1 second' where id < ${third}`.execute(
+        db,
+      );
       expect(await pruneGalleryChanges(db, 3600_000)).toBe(1);
       expect(await galleryChangesAfter(db, 0, 10)).toEqual([
         { id: second, kind: 'pruned', subjectRefs: [] },

@@ -50,7 +50,9 @@ for (const dialect of dialects) {
 
     it('counts concurrent increments of one counter exactly, each transaction seeing its own count', async () => {
       const counter = { period: 'DAY:2026-09-10', operationType: 'ENROLL', licenceId: 'L1' };
-      const seen = await Promise.all(Array.from({ length: 8 }, () => db.transaction().execute((trx) => incrementUsageCounter(trx, counter))));
+      const seen = await Promise.all(
+        Array.from({ length: 8 }, () => db.transaction().execute((trx) => incrementUsageCounter(trx, counter))),
+      );
       expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(await findUsageCount(db, counter)).toBe(8);
       expect(await findUsageCount(db, { ...counter, licenceId: 'other' })).toBeUndefined();
@@ -64,11 +66,15 @@ for (const dialect of dialects) {
         { period: 'DAY:2026-09-09', operation_type: 'VERIFY', count: 1 },
         { period: 'DAY:2026-09-10', operation_type: 'ENROLL', count: 9 },
       ]);
-      expect(await sumUsageByPeriod(db, 'DAY', 'VERIFY')).toEqual([{ period: 'DAY:2026-09-09', operation_type: 'VERIFY', count: 1 }]);
-      expect(await sumUsageByPeriod(db, 'MONTH')).toEqual([{ period: 'MONTH:2026-09', operation_type: 'ENROLL', count: 1 }]);
-      expect((await listUsageCountersOfLicence(db, 'L1')).map((r) => `${r.period} ${r.operation_type} ${r.count}`)).toEqual([
-        'DAY:2026-09-09 VERIFY 1', 'DAY:2026-09-10 ENROLL 8', 'MONTH:2026-09 ENROLL 1',
+      expect(await sumUsageByPeriod(db, 'DAY', 'VERIFY')).toEqual([
+        { period: 'DAY:2026-09-09', operation_type: 'VERIFY', count: 1 },
       ]);
+      expect(await sumUsageByPeriod(db, 'MONTH')).toEqual([
+        { period: 'MONTH:2026-09', operation_type: 'ENROLL', count: 1 },
+      ]);
+      expect(
+        (await listUsageCountersOfLicence(db, 'L1')).map((r) => `${r.period} ${r.operation_type} ${r.count}`),
+      ).toEqual(['DAY:2026-09-09 VERIFY 1', 'DAY:2026-09-10 ENROLL 8', 'MONTH:2026-09 ENROLL 1']);
     });
   });
 }

@@ -23,7 +23,14 @@ import { dialects } from '../support/databases.js';
 import { openMigratedDatabase } from '../support/migrated-database.js';
 
 const started = new Date('2026-05-01T10:00:00.000Z');
-const node = (id: string, seen: Date) => ({ node_id: id, hostname: `host-${id}`, version: '1.0.0', runtime: 'node', started_at: started, last_seen_at: seen });
+const node = (id: string, seen: Date) => ({
+  node_id: id,
+  hostname: `host-${id}`,
+  version: '1.0.0',
+  runtime: 'node',
+  started_at: started,
+  last_seen_at: seen,
+});
 
 for (const dialect of dialects) {
   describe(`management repository on ${dialect}`, () => {
@@ -55,19 +62,37 @@ for (const dialect of dialects) {
       expect(await streamingReplicas(db)).toEqual([]);
       const connections = await connectionsByState(db);
       expect(connections.every((c) => typeof c.count === 'number' && c.count > 0)).toBe(true);
-      expect(await listBaseTables(db)).toEqual(expect.arrayContaining(['subjects', 'templates', 'adjudication_cases', 'service_nodes']));
+      expect(await listBaseTables(db)).toEqual(
+        expect.arrayContaining(['subjects', 'templates', 'adjudication_cases', 'service_nodes']),
+      );
     });
 
     it('counts subjects by status and pending cases, and truncates counting what went', async () => {
       const subjects = await db
         .insertInto('subjects')
-        .values(['ENROLLED', 'ENROLLED', 'PENDING_ADJUDICATION'].map((status, i) => ({ subject_id: `s${i}`, status: status as 'ENROLLED', metadata: json({}) })))
+        .values(
+          ['ENROLLED', 'ENROLLED', 'PENDING_ADJUDICATION'].map((status, i) => ({
+            subject_id: `s${i}`,
+            status: status as 'ENROLLED',
+            metadata: json({}),
+          })),
+        )
         .returning('id')
         .execute();
-      await db.insertInto('templates').values({ subject_ref: subjects[0]!.id, modality: 'FACE', template_version: 'v', data: new Uint8Array([1]) }).execute();
+      await db
+        .insertInto('templates')
+        .values({ subject_ref: subjects[0]!.id, modality: 'FACE', template_version: 'v', data: new Uint8Array([1]) })
+        .execute();
       await db
         .insertInto('adjudication_cases')
-        .values(['PENDING', 'CONFLICTED', 'SOLVED'].map((status, i) => ({ operation_uuid: crypto.randomUUID(), subject_id: `s${i}`, candidates: json([]), status: status as 'PENDING' })))
+        .values(
+          ['PENDING', 'CONFLICTED', 'SOLVED'].map((status, i) => ({
+            operation_uuid: crypto.randomUUID(),
+            subject_id: `s${i}`,
+            candidates: json([]),
+            status: status as 'PENDING',
+          })),
+        )
         .execute();
       const byStatus = Object.fromEntries((await countSubjectsByStatus(db)).map((r) => [r.status, r.count]));
       expect(byStatus).toEqual({ ENROLLED: 2, PENDING_ADJUDICATION: 1 });
@@ -75,9 +100,25 @@ for (const dialect of dialects) {
       expect(await countTableRows(db, 'operations')).toBe(0);
 
       // Every table referencing subjects goes in the same statement, as truncateDatabase clears them all.
-      const tables = ['subjects', 'templates', 'images', 'face_samples', 'voice_samples', 'adjudication_cases', 'adjudication_decisions'];
+      const tables = [
+        'subjects',
+        'templates',
+        'images',
+        'face_samples',
+        'voice_samples',
+        'adjudication_cases',
+        'adjudication_decisions',
+      ];
       const removed = await db.transaction().execute((trx) => truncateTablesCounting(trx, tables));
-      expect(removed).toEqual({ subjects: 3, templates: 1, images: 0, face_samples: 0, voice_samples: 0, adjudication_cases: 3, adjudication_decisions: 0 });
+      expect(removed).toEqual({
+        subjects: 3,
+        templates: 1,
+        images: 0,
+        face_samples: 0,
+        voice_samples: 0,
+        adjudication_cases: 3,
+        adjudication_decisions: 0,
+      });
       expect(await countSubjectsByStatus(db)).toEqual([]);
       expect(await db.transaction().execute((trx) => truncateTablesCounting(trx, []))).toEqual({});
     });

@@ -26,9 +26,20 @@ const candidates = [{ subjectId: 'alice', score: 0.91, scores: { FACE: 0.91 }, r
 
 function operation(uuid: string, score: number | null, accountId: number | null, offsetMs = 0) {
   return {
-    uuid, type: 'IDENTIFY' as const, status: 'SUCCESS' as const, subject_id: null, modalities: json(['FACE']), score, threshold: 0.5,
-    candidates: json(score === null ? null : candidates), checks: json(null), details: json({ reason: 'test' }), duration_ms: 12,
-    account_id: accountId, surface: 'admin' as const, created_at: new Date(at.getTime() + offsetMs),
+    uuid,
+    type: 'IDENTIFY' as const,
+    status: 'SUCCESS' as const,
+    subject_id: null,
+    modalities: json(['FACE']),
+    score,
+    threshold: 0.5,
+    candidates: json(score === null ? null : candidates),
+    checks: json(null),
+    details: json({ reason: 'test' }),
+    duration_ms: 12,
+    account_id: accountId,
+    surface: 'admin' as const,
+    created_at: new Date(at.getTime() + offsetMs),
   };
 }
 
@@ -66,7 +77,12 @@ for (const dialect of dialects) {
       const asc = await findOperationPage(db, {}, { column: 'score', direction: 'asc' }, window);
       expect(asc.map((r) => r.uuid)).toEqual([uuids[2], uuids[3], uuids[0], uuids[1]]);
       expect(asc[3]!.candidates).toBeNull();
-      const second = await findOperationPage(db, { createdFrom: new Date(at.getTime() + 1000) }, { column: 'created_at', direction: 'desc' }, { page: 1, size: 2 });
+      const second = await findOperationPage(
+        db,
+        { createdFrom: new Date(at.getTime() + 1000) },
+        { column: 'created_at', direction: 'desc' },
+        { page: 1, size: 2 },
+      );
       expect(second.map((r) => r.uuid)).toEqual([uuids[1]]);
       expect(await countOperations(db, { createdFrom: new Date(at.getTime() + 1000) })).toBe(3);
       expect(await countOperations(db, { accountId: 7 })).toBe(1);
@@ -74,10 +90,16 @@ for (const dialect of dialects) {
 
     it('narrows a read by UUID with the ownership condition', async () => {
       expect((await findOperationByUuid(db, uuids[0]!))?.score).toBe(0.91);
-      expect((await findOperationByUuid(db, uuids[0]!, (column) => ownsOperation(column, { accountId: 7 })))?.uuid).toBe(uuids[0]);
-      expect(await findOperationByUuid(db, uuids[0]!, (column) => ownsOperation(column, { accountId: 8 }))).toBeUndefined();
+      expect(
+        (await findOperationByUuid(db, uuids[0]!, (column) => ownsOperation(column, { accountId: 7 })))?.uuid,
+      ).toBe(uuids[0]);
+      expect(
+        await findOperationByUuid(db, uuids[0]!, (column) => ownsOperation(column, { accountId: 8 })),
+      ).toBeUndefined();
       // A caller without an account owns nothing, not even rows that name no account.
-      expect(await findOperationByUuid(db, uuids[1]!, (column) => ownsOperation(column, { accountId: null }))).toBeUndefined();
+      expect(
+        await findOperationByUuid(db, uuids[1]!, (column) => ownsOperation(column, { accountId: null })),
+      ).toBeUndefined();
     });
 
     it('names the subjects holding an operation and deletes operations with their probe images only', async () => {
@@ -87,13 +109,20 @@ for (const dialect of dialects) {
         .returning('id')
         .executeTakeFirstOrThrow();
       const image = { format: 'JPEG', width: 1, height: 1, bytes: new Uint8Array([1]), created_at: at };
-      await db.insertInto('images').values({ ...image, operation_uuid: uuids[2]!, subject_ref: subject.id, kind: 'ORIGINAL' }).execute();
+      await db
+        .insertInto('images')
+        .values({ ...image, operation_uuid: uuids[2]!, subject_ref: subject.id, kind: 'ORIGINAL' })
+        .execute();
       await insertProbeImage(db, { ...image, operation_uuid: uuids[1]! });
       const held = await findSubjectsDependingOnOperations(db, [uuids[0]!, uuids[1]!, uuids[2]!]);
-      expect(held.map((r) => `${r.uuid}:${r.subject_id}`).sort()).toEqual([`${uuids[0]}:alice`, `${uuids[2]}:alice`].sort());
+      expect(held.map((r) => `${r.uuid}:${r.subject_id}`).sort()).toEqual(
+        [`${uuids[0]}:alice`, `${uuids[2]}:alice`].sort(),
+      );
 
       const deleted = await db.transaction().execute(async (trx) => {
-        expect(await lockOperationsByUuids(trx, [uuids[1]!, 'ffffffff-0000-4000-8000-000000000000'])).toEqual([uuids[1]]);
+        expect(await lockOperationsByUuids(trx, [uuids[1]!, 'ffffffff-0000-4000-8000-000000000000'])).toEqual([
+          uuids[1],
+        ]);
         return deleteOperationsWithProbes(trx, [uuids[1]!]);
       });
       expect(deleted).toBe(1);

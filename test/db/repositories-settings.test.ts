@@ -27,7 +27,13 @@ for (const dialect of dialects) {
     afterAll(async () => close?.());
 
     it('stores numbers, strings, booleans, lists and objects and reads them back as such, with Date times', async () => {
-      const values: Record<string, unknown> = { n: 48.5, s: '48', b: false, l: ['FACE', 'VOICE'], o: { a: { b: [1, null] } } };
+      const values: Record<string, unknown> = {
+        n: 48.5,
+        s: '48',
+        b: false,
+        l: ['FACE', 'VOICE'],
+        o: { a: { b: [1, null] } },
+      };
       for (const [key, value] of Object.entries(values)) await upsertSetting(db, key, value, t0);
       await upsertSetting(db, 'n', 52, new Date(t0.getTime() + 1000));
       const rows = Object.fromEntries((await listSettingOverrides(db)).map((r) => [r.key, r]));

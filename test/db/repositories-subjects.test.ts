@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/tables.js';
 import { filteredSubjectsOfShape, filterShape, filterValues } from '../../src/db/repositories/subjects/filters.js';
 import { bound, compiledOnce } from '../../src/db/repositories/subjects/shapes.js';
-import { compileSubjectStates, knownRevisions, readSubjectStates } from '../../src/db/repositories/subjects/with-samples.js';
+import {
+  compileSubjectStates,
+  knownRevisions,
+  readSubjectStates,
+} from '../../src/db/repositories/subjects/with-samples.js';
 import { json } from '../../src/db/json.js';
 import { dialects } from '../support/databases.js';
 import { openMigratedDatabase } from '../support/migrated-database.js';
@@ -19,10 +23,22 @@ for (const dialect of dialects) {
     const ids: number[] = [];
     beforeAll(async () => {
       ({ db, close } = await openMigratedDatabase(dialect));
-      ids.push((await seedSubject(db, { subjectId: 'rs_a', faces: [80, 60], voices: [12], metadata: { a: [1, { b: null }] }, createdAt: new Date('2026-01-02T03:04:05.678Z') })).id);
+      ids.push(
+        (
+          await seedSubject(db, {
+            subjectId: 'rs_a',
+            faces: [80, 60],
+            voices: [12],
+            metadata: { a: [1, { b: null }] },
+            createdAt: new Date('2026-01-02T03:04:05.678Z'),
+          })
+        ).id,
+      );
       ids.push((await seedSubject(db, { subjectId: 'rs_b', faces: [70] })).id);
       ids.push((await seedSubject(db, { subjectId: 'rsXc', faces: [] })).id);
-      await sql`update face_samples set quality = 'NaN', yaw = '-Infinity' where subject_ref = ${ids[0]!} and quality = 60`.execute(db);
+      await sql`update face_samples set quality = 'NaN', yaw = '-Infinity' where subject_ref = ${ids[0]!} and quality = 60`.execute(
+        db,
+      );
     }, 120_000);
     afterAll(async () => close?.());
 
@@ -56,13 +72,20 @@ for (const dialect of dialects) {
       const before = await page('rs_', []);
       const known = await page('rs_', [before[0]!.revision]);
       expect(known.map((r) => r.state === null)).toEqual([true, false]);
-      await db.updateTable('subjects').set({ metadata: json({ changed: true }) }).where('id', '=', ids[0]!).execute();
+      await db
+        .updateTable('subjects')
+        .set({ metadata: json({ changed: true }) })
+        .where('id', '=', ids[0]!)
+        .execute();
       const after = await page('rs_', [before[0]!.revision]);
       expect(after[0]!.revision).toBeGreaterThan(before[0]!.revision);
       expect(after[0]!.state?.row.metadata).toEqual({ changed: true });
       // A sample change alone moves it too.
       await db.deleteFrom('face_samples').where('subject_ref', '=', ids[1]!).execute();
-      const again = await page('rs_', after.map((r) => r.revision));
+      const again = await page(
+        'rs_',
+        after.map((r) => r.revision),
+      );
       expect(again.map((r) => r.state === null)).toEqual([true, false]);
       expect(again[1]!.state?.faces).toEqual([]);
     });

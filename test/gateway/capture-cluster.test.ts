@@ -29,15 +29,35 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
     sidecar = await startTestSidecar();
     a = await bootForTest('postgres', sidecar.env, { createExtractor: sharedExtractorFactory() });
     for (const username of ['capture-user', 'capture-other']) {
-      const res = await onA('POST', '/admin/accounts/create', adminAuth, { username, password: `${username}-password`, role: 'USER' });
+      const res = await onA('POST', '/admin/accounts/create', adminAuth, {
+        username,
+        password: `${username}-password`,
+        role: 'USER',
+      });
       expect(res.status).toBe(201);
     }
-    userId = (await a.services.ctx.db.selectFrom('accounts').select('id').where('username', '=', 'capture-user').executeTakeFirstOrThrow()).id;
-    nodeB = startService({ DATABASE_URL: a.config.DATABASE_URL!, BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'info', ...sidecar.env }, { startupMs: 90_000 });
+    userId = (
+      await a.services.ctx.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('username', '=', 'capture-user')
+        .executeTakeFirstOrThrow()
+    ).id;
+    nodeB = startService(
+      {
+        DATABASE_URL: a.config.DATABASE_URL!,
+        BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        BIMS_PASSWORD_ITERATIONS: '10000',
+        BIMS_LOG_LEVEL: 'info',
+        ...sidecar.env,
+      },
+      { startupMs: 90_000 },
+    );
     b = await nodeB.listening;
   }, 180_000);
   afterAll(async () => {
-    for (const child of [nodeB?.child, ...children]) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of [nodeB?.child, ...children])
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await nodeB?.exited;
     await a?.close();
     await sidecar?.stop();
@@ -45,11 +65,17 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
   });
 
   async function onA(method: string, path: string, authorization: string, body?: unknown) {
-    const res = await a.app.request(path, { method, headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await a.app.request(path, {
+      method,
+      headers: { authorization, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     return { status: res.status, body: (await res.json()) as any };
   }
-  const onB = (method: string, path: string, authorization: string, body?: unknown) => serviceCaller(authorization)(b, method, path, body);
-  const trickleOnB = (authorization: string, ids: { sessionId: number; handleId: number }) => onB('POST', '/user/gateway/trickle', authorization, { ...ids, completed: true });
+  const onB = (method: string, path: string, authorization: string, body?: unknown) =>
+    serviceCaller(authorization)(b, method, path, body);
+  const trickleOnB = (authorization: string, ids: { sessionId: number; handleId: number }) =>
+    onB('POST', '/user/gateway/trickle', authorization, { ...ids, completed: true });
 
   /** A gateway session with a VideoRoom handle, made on node A by the user. */
   async function handleOnA() {
@@ -64,7 +90,10 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
     const opened = new Promise<void>((resolve) => (open = resolve));
     const media: CaptureMedia = {
       async *frames(signal) {
-        await Promise.race([opened, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
+        await Promise.race([
+          opened,
+          new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })),
+        ]);
         for (let i = 0; i < count && !signal.aborted; i++) yield Buffer.from(photo('labelled/franck/franck_02159.jpg'));
       },
       release: async () => {},
@@ -72,9 +101,21 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
     return { media, open };
   }
 
-  function startOnA(ids: { sessionId: number; handleId: number }, media: CaptureMedia, params: Record<string, unknown>): Promise<CaptureSession> {
-    const caller = { principal: { accountId: userId, username: 'capture-user', role: 'USER' as const, via: 'basic' as const }, surface: 'user' as const };
-    return a.services.gateway.captures.start({ ...ids, params: InitParams.parse(params), starter: { services: a.services, caller }, media });
+  function startOnA(
+    ids: { sessionId: number; handleId: number },
+    media: CaptureMedia,
+    params: Record<string, unknown>,
+  ): Promise<CaptureSession> {
+    const caller = {
+      principal: { accountId: userId, username: 'capture-user', role: 'USER' as const, via: 'basic' as const },
+      surface: 'user' as const,
+    };
+    return a.services.gateway.captures.start({
+      ...ids,
+      params: InitParams.parse(params),
+      starter: { services: a.services, caller },
+      media,
+    });
   }
 
   /** Node B's view of the capture, once it says `state` (bounded: the last write may still be on its way). */
@@ -91,19 +132,38 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
   it('node B answers trickle and getSession with the capture node A runs, to the account that started it only', async () => {
     const ids = await handleOnA();
     const { media, open } = camera(2);
-    const session = await startOnA(ids, media, { kind: 'FV', purpose: 'CHECK', livenessFrames: 1, selectFrames: 1, detectLiveness: false, timeoutSeconds: 30 });
+    const session = await startOnA(ids, media, {
+      kind: 'FV',
+      purpose: 'CHECK',
+      livenessFrames: 1,
+      selectFrames: 1,
+      detectLiveness: false,
+      timeoutSeconds: 30,
+    });
 
     // Written before the connect would answer: B reads it at once, while it waits for its media.
     const waiting = await trickleOnB(userAuth, ids);
     expect(waiting.status, JSON.stringify(waiting.body)).toBe(200);
-    expect(waiting.body.capture).toMatchObject({ state: 'WAITING_MEDIA', purpose: 'CHECK', events: [{ type: 'STARTED', purpose: 'CHECK', timeoutSeconds: 30 }] });
+    expect(waiting.body.capture).toMatchObject({
+      state: 'WAITING_MEDIA',
+      purpose: 'CHECK',
+      events: [{ type: 'STARTED', purpose: 'CHECK', timeoutSeconds: 30 }],
+    });
     const theirs = await trickleOnB(otherAuth, ids);
     expect(theirs.status).toBe(404);
     expect(JSON.stringify(theirs.body)).not.toContain('STARTED');
     // A trickle to B did not make B poll the session: A still gets its events (B holds no tracker of it).
-    const listed = await onB('GET', `/admin/gateway/session?sessionId=${ids.sessionId}&handleId=${ids.handleId}`, adminAuth);
+    const listed = await onB(
+      'GET',
+      `/admin/gateway/session?sessionId=${ids.sessionId}&handleId=${ids.handleId}`,
+      adminAuth,
+    );
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);
-    expect(listed.body.events.filter((e: any) => e.plugindata?.plugin === 'bims.capture').map((e: any) => e.plugindata.data.type)).toEqual(['STARTED']);
+    expect(
+      listed.body.events
+        .filter((e: any) => e.plugindata?.plugin === 'bims.capture')
+        .map((e: any) => e.plugindata.data.type),
+    ).toEqual(['STARTED']);
 
     open();
     await session.finished;
@@ -117,7 +177,11 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
     expect(onNodeA.body.capture).toEqual(done);
     expect((await trickleOnB(otherAuth, ids)).status).toBe(404);
 
-    const info = await onB('GET', `/admin/gateway/session?sessionId=${ids.sessionId}&handleId=${ids.handleId}`, adminAuth);
+    const info = await onB(
+      'GET',
+      `/admin/gateway/session?sessionId=${ids.sessionId}&handleId=${ids.handleId}`,
+      adminAuth,
+    );
     expect(info.status, JSON.stringify(info.body)).toBe(200);
     const captureEvents = info.body.events.filter((e: any) => e.plugindata?.plugin === 'bims.capture');
     expect(captureEvents.map((e: any) => e.plugindata.data)).toEqual(done.events);
@@ -129,29 +193,57 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
     const ids = await handleOnA();
     const { media } = camera(0);
     const session = await startOnA(ids, media, { kind: 'FV', purpose: 'CHECK', timeoutSeconds: 60 });
-    const operationsBefore = await a.services.ctx.db.selectFrom('operations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const operationsBefore = await a.services.ctx.db
+      .selectFrom('operations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
 
     const stopped = await onB('POST', '/user/gateway/stop', userAuth, ids);
     expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
     // B settled the row at once; A, which runs it, learns it when its gateway session goes.
     const seen = await trickleOnB(userAuth, ids);
-    expect(seen.body.capture).toMatchObject({ state: 'FAILED', result: { status: 'FAILED', reason: 'stopped by the client' } });
+    expect(seen.body.capture).toMatchObject({
+      state: 'FAILED',
+      result: { status: 'FAILED', reason: 'stopped by the client' },
+    });
     await session.finished;
     expect(session.state).toBe('FAILED');
     expect(seen.body.capture.events.at(-1)).toMatchObject({ type: 'FAILED', reason: 'stopped by the client' });
     // The row keeps what B wrote: A's own ending (a moment later) does not overwrite it.
     expect((await trickleOnB(userAuth, ids)).body.capture).toEqual(seen.body.capture);
-    const operationsAfter = await a.services.ctx.db.selectFrom('operations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const operationsAfter = await a.services.ctx.db
+      .selectFrom('operations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(operationsAfter.n)).toBe(Number(operationsBefore.n));
   }, 60_000);
 
-  it('a capture whose node was killed ends FAILED with NODE_LOST once past its deadline, and not before; a living node\'s is left alone', async () => {
-    const operationCount = async () => Number((await a.services.ctx.db.selectFrom('operations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  it("a capture whose node was killed ends FAILED with NODE_LOST once past its deadline, and not before; a living node's is left alone", async () => {
+    const operationCount = async () =>
+      Number(
+        (
+          await a.services.ctx.db
+            .selectFrom('operations')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const operationsBefore = await operationCount();
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'support', 'capture-node.ts')], {
-      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', DATABASE_URL: a.config.DATABASE_URL!, BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', ...sidecar.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, '..', 'support', 'capture-node.ts')],
+      {
+        env: {
+          PATH: process.env.PATH!,
+          HOME: process.env.HOME ?? '/tmp',
+          DATABASE_URL: a.config.DATABASE_URL!,
+          BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+          BIMS_PASSWORD_ITERATIONS: '10000',
+          ...sidecar.env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     children.push(child);
     let output = '';
     const started = await new Promise<{ sessionId: number; handleId: number; nodeId: string }>((resolve, reject) => {
@@ -161,7 +253,9 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
         if (line) resolve(JSON.parse(line));
       });
       child.stderr!.on('data', (chunk) => (output += chunk));
-      child.on('exit', (code) => reject(new Error(`the capture node exited (${code}) before its capture started:\n${output.slice(-2000)}`)));
+      child.on('exit', (code) =>
+        reject(new Error(`the capture node exited (${code}) before its capture started:\n${output.slice(-2000)}`)),
+      );
     });
     const ids = { sessionId: started.sessionId, handleId: started.handleId };
     const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -170,18 +264,35 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
 
     const db = a.services.ctx.db;
     const admin = serviceCaller(adminAuth);
-    const read = async () => (await admin(b, 'POST', '/admin/gateway/trickle', { ...ids, completed: true })).body.capture;
+    const read = async () =>
+      (await admin(b, 'POST', '/admin/gateway/trickle', { ...ids, completed: true })).body.capture;
     // Killed, but within its timeout (and the margin): it may yet be running, as far as anyone can tell.
-    const before = await db.selectFrom('capture_sessions').selectAll().where('session_id', '=', ids.sessionId).executeTakeFirstOrThrow();
+    const before = await db
+      .selectFrom('capture_sessions')
+      .selectAll()
+      .where('session_id', '=', ids.sessionId)
+      .executeTakeFirstOrThrow();
     expect(before).toMatchObject({ node_id: started.nodeId, state: 'WAITING_MEDIA', finished_at: null });
     expect(await read()).toMatchObject({ state: 'WAITING_MEDIA', events: [{ type: 'STARTED' }] });
 
     // Time passes (moved in the rows rather than waited for): the deadline is behind, the dead node's
     // heartbeat is older than NODE_ALIVE_SECONDS.
-    await db.updateTable('capture_sessions').set({ deadline_at: new Date(Date.now() - 1000) }).where('session_id', '=', ids.sessionId).execute();
-    await db.updateTable('service_nodes').set({ last_seen_at: new Date(Date.now() - 10 * 60_000) }).where('node_id', '=', started.nodeId).execute();
+    await db
+      .updateTable('capture_sessions')
+      .set({ deadline_at: new Date(Date.now() - 1000) })
+      .where('session_id', '=', ids.sessionId)
+      .execute();
+    await db
+      .updateTable('service_nodes')
+      .set({ last_seen_at: new Date(Date.now() - 10 * 60_000) })
+      .where('node_id', '=', started.nodeId)
+      .execute();
     const lost = await read();
-    expect(lost).toMatchObject({ state: 'FAILED', purpose: 'CHECK', result: { status: 'FAILED', reason: 'NODE_LOST' } });
+    expect(lost).toMatchObject({
+      state: 'FAILED',
+      purpose: 'CHECK',
+      result: { status: 'FAILED', reason: 'NODE_LOST' },
+    });
     expect(lost.events.map((e: any) => e.type)).toEqual(['STARTED', 'FAILED']);
     // Every node reads the same now: the row was settled, not just answered.
     const onNodeA = await onA('POST', '/admin/gateway/trickle', adminAuth, { ...ids, completed: true });
@@ -192,7 +303,11 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
     // A capture of a living node (A reports in) past its deadline is not declared lost.
     const live = await handleOnA();
     const session = await startOnA(live, camera(0).media, { kind: 'FV', purpose: 'CHECK', timeoutSeconds: 60 });
-    await db.updateTable('capture_sessions').set({ deadline_at: new Date(Date.now() - 1000) }).where('session_id', '=', live.sessionId).execute();
+    await db
+      .updateTable('capture_sessions')
+      .set({ deadline_at: new Date(Date.now() - 1000) })
+      .where('session_id', '=', live.sessionId)
+      .execute();
     expect((await trickleOnB(userAuth, live)).body.capture).toMatchObject({ state: 'WAITING_MEDIA' });
     await onA('POST', '/user/gateway/stop', userAuth, live);
     await session.finished;

@@ -29,26 +29,60 @@ describe('capture session init params', () => {
     const cases: [unknown, string, RegExp][] = [
       [{ kind: 'FV', purpose: 'ENROLL' }, 'body.params.subjectId', /required for ENROLL/],
       [{ kind: 'FV', purpose: 'VERIFY' }, 'body.params.subjectId', /required for VERIFY/],
-      [{ kind: 'FV', purpose: 'IDENTIFY', subjectId: 'someone' }, 'body.params.subjectId', /only for ENROLL and VERIFY/],
+      [
+        { kind: 'FV', purpose: 'IDENTIFY', subjectId: 'someone' },
+        'body.params.subjectId',
+        /only for ENROLL and VERIFY/,
+      ],
       [{ kind: 'MULTIMODAL', purpose: 'CHECK' }, 'body.params.modalities', /faces only/],
       [{ kind: 'FV', purpose: 'CHECK', framesPerSecond: 0 }, 'body.params.framesPerSecond', /./],
       [{ kind: 'FV', purpose: 'CHECK', timeoutSeconds: 601 }, 'body.params.timeoutSeconds', /./],
       [{ kind: 'FV', purpose: 'CHECK', overrides: {} }, 'body.params.overrides', /./],
-      [{ kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'quality.face.minimum': 101 } }, 'body.params.overrides.quality.face.minimum', /./],
-      [{ kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'faces.allowMultiple': true } }, 'body.params.overrides', /faces\.allowMultiple/],
+      [
+        { kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'quality.face.minimum': 101 } },
+        'body.params.overrides.quality.face.minimum',
+        /./,
+      ],
+      [
+        { kind: 'FV_ADVANCED', purpose: 'CHECK', overrides: { 'faces.allowMultiple': true } },
+        'body.params.overrides',
+        /faces\.allowMultiple/,
+      ],
       [{ kind: 'FV', purpose: 'DELETE' }, 'body.params.purpose', /./],
-      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { challenges: 4 } }, 'body.params.activeLiveness.challenges', /./],
+      [
+        { kind: 'FV', purpose: 'CHECK', activeLiveness: { challenges: 4 } },
+        'body.params.activeLiveness.challenges',
+        /./,
+      ],
       [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { kinds: ['NOD'] } }, 'body.params.activeLiveness.kinds.0', /./],
-      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { kinds: ['BLINK', 'BLINK'] } }, 'body.params.activeLiveness.kinds', /must not repeat/],
-      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { challengeSeconds: 2 } }, 'body.params.activeLiveness.challengeSeconds', /./],
-      [{ kind: 'FV', purpose: 'CHECK', activeLiveness: { smile: true } }, 'body.params.activeLiveness.smile', /not a known field/],
-      [{ kind: 'MULTIMODAL', purpose: 'ENROLL', subjectId: 'bob', modalities: ['VOICE'], activeLiveness: {} }, 'body.params.activeLiveness', /needs the FACE modality/],
+      [
+        { kind: 'FV', purpose: 'CHECK', activeLiveness: { kinds: ['BLINK', 'BLINK'] } },
+        'body.params.activeLiveness.kinds',
+        /must not repeat/,
+      ],
+      [
+        { kind: 'FV', purpose: 'CHECK', activeLiveness: { challengeSeconds: 2 } },
+        'body.params.activeLiveness.challengeSeconds',
+        /./,
+      ],
+      [
+        { kind: 'FV', purpose: 'CHECK', activeLiveness: { smile: true } },
+        'body.params.activeLiveness.smile',
+        /not a known field/,
+      ],
+      [
+        { kind: 'MULTIMODAL', purpose: 'ENROLL', subjectId: 'bob', modalities: ['VOICE'], activeLiveness: {} },
+        'body.params.activeLiveness',
+        /needs the FACE modality/,
+      ],
     ];
     for (const [params, field, message] of cases) {
       const res = await connect(params);
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.type).toContain('application/problem+json');
-      const error = (res.json.errors as { field: string; message: string }[]).find((e) => e.field === field || (field.endsWith('overrides') && e.field.startsWith(field)));
+      const error = (res.json.errors as { field: string; message: string }[]).find(
+        (e) => e.field === field || (field.endsWith('overrides') && e.field.startsWith(field)),
+      );
       expect(error, `${JSON.stringify(params)} -> ${JSON.stringify(res.json.errors)}`).toBeDefined();
       expect(`${error!.field} ${error!.message}`).toMatch(message);
     }
@@ -58,10 +92,21 @@ describe('capture session init params', () => {
     for (const params of [
       { kind: 'FV', purpose: 'ENROLL', subjectId: 'alice' },
       { kind: 'FV', purpose: 'CHECK' },
-      { kind: 'FV_ADVANCED', purpose: 'VERIFY', subjectId: 'alice', framesPerSecond: 3, overrides: { 'liveness.mode': 'PASSIVE', 'liveness.threshold': 40 } },
+      {
+        kind: 'FV_ADVANCED',
+        purpose: 'VERIFY',
+        subjectId: 'alice',
+        framesPerSecond: 3,
+        overrides: { 'liveness.mode': 'PASSIVE', 'liveness.threshold': 40 },
+      },
       { kind: 'MULTIMODAL', purpose: 'IDENTIFY', modalities: ['FACE'] },
       { kind: 'FV', purpose: 'CHECK', activeLiveness: {} },
-      { kind: 'MULTIMODAL', purpose: 'VERIFY', subjectId: 'alice', activeLiveness: { challenges: 3, kinds: ['TURN_LEFT', 'BLINK'], challengeSeconds: 10, retries: 0 } },
+      {
+        kind: 'MULTIMODAL',
+        purpose: 'VERIFY',
+        subjectId: 'alice',
+        activeLiveness: { challenges: 3, kinds: ['TURN_LEFT', 'BLINK'], challengeSeconds: 10, retries: 0 },
+      },
     ]) {
       const res = await connect(params);
       expect(res.status, JSON.stringify(res.json)).toBe(503);

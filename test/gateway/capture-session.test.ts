@@ -33,20 +33,36 @@ describe('capture session', () => {
   it('runs the operation on the frames it selected, even when they came as Buffers', async () => {
     const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK', livenessFrames: 2, selectFrames: 2 });
     const events: string[] = [];
-    const session = new CaptureSession(booted.services, params, { principal: { accountId: null, username: 'admin', role: 'ADMIN', via: 'basic' }, surface: 'admin' },
-      frames(photo('labelled/franck/franck_02159.jpg'), 4), (e) => events.push(e.type));
+    const session = new CaptureSession(
+      booted.services,
+      params,
+      { principal: { accountId: null, username: 'admin', role: 'ADMIN', via: 'basic' }, surface: 'admin' },
+      frames(photo('labelled/franck/franck_02159.jpg'), 4),
+      (e) => events.push(e.type),
+    );
     session.start();
     await session.finished;
-    expect(session.result, JSON.stringify(session.result)).toMatchObject({ status: 'SUCCESS', operationUuid: expect.any(String) });
+    expect(session.result, JSON.stringify(session.result)).toMatchObject({
+      status: 'SUCCESS',
+      operationUuid: expect.any(String),
+    });
     expect(events).toEqual(['STARTED', 'MEDIA', 'FACE_FOUND', 'FACE_FOUND', 'PROCESSING', 'DONE']);
-    const row = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', session.result!.operationUuid!).executeTakeFirstOrThrow();
+    const row = await booted.services.ctx.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('uuid', '=', session.result!.operationUuid!)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ type: 'CHECK', status: 'SUCCESS' });
   }, 60_000);
 
   it('a stream that ends before a result is FAILED, without an operation', async () => {
     const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK' });
-    const session = new CaptureSession(booted.services, params, { principal: { accountId: null, username: 'admin', role: 'ADMIN', via: 'basic' }, surface: 'admin' },
-      frames(photo('labelled/franck/franck_02159.jpg'), 0));
+    const session = new CaptureSession(
+      booted.services,
+      params,
+      { principal: { accountId: null, username: 'admin', role: 'ADMIN', via: 'basic' }, surface: 'admin' },
+      frames(photo('labelled/franck/franck_02159.jpg'), 0),
+    );
     session.start();
     await session.finished;
     expect(session.state).toBe('FAILED');
@@ -54,12 +70,17 @@ describe('capture session', () => {
   });
 });
 
-const admin = { principal: { accountId: null, username: 'admin', role: 'ADMIN' as const, via: 'basic' as const }, surface: 'admin' as const };
+const admin = {
+  principal: { accountId: null, username: 'admin', role: 'ADMIN' as const, via: 'basic' as const },
+  surface: 'admin' as const,
+};
 
 /** Run one capture on `count` copies of a frame and give its result and events. */
 async function capture(params: Record<string, unknown>, bytes: Uint8Array, count = 4) {
   const events: string[] = [];
-  const session = new CaptureSession(booted.services, InitParams.parse(params), admin, frames(bytes, count), (e) => events.push(e.type));
+  const session = new CaptureSession(booted.services, InitParams.parse(params), admin, frames(bytes, count), (e) =>
+    events.push(e.type),
+  );
   session.start();
   await session.finished;
   return { result: session.result!, events, state: session.state };
@@ -67,7 +88,22 @@ async function capture(params: Record<string, unknown>, bytes: Uint8Array, count
 
 /** A photo as a small camera would give it: shrunk to a twelfth and blown up again, so its face is blurred. */
 function blurred(rel: string): Uint8Array {
-  return new Uint8Array(execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', PHOTOS + rel, '-vf', 'scale=iw/12:-2,scale=iw*12:-2', '-f', 'image2pipe', '-c:v', 'mjpeg', 'pipe:1']));
+  return new Uint8Array(
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-i',
+      PHOTOS + rel,
+      '-vf',
+      'scale=iw/12:-2,scale=iw*12:-2',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'mjpeg',
+      'pipe:1',
+    ]),
+  );
 }
 
 describe('per-session overrides of the Advanced init params', () => {
@@ -75,19 +111,43 @@ describe('per-session overrides of the Advanced init params', () => {
   const franckAgain = 'labelled/franck/franck_02221.jpg';
 
   it('matching.threshold: a VERIFY the settings accept fails at a stricter threshold of the session', async () => {
-    const enrolled = await capture({ kind: 'FV', purpose: 'ENROLL', subjectId: 'override-verify', livenessFrames: 1 }, photo(franck));
-    expect(enrolled.result, JSON.stringify(enrolled.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED' });
-    const plain = await capture({ kind: 'FV', purpose: 'VERIFY', subjectId: 'override-verify', livenessFrames: 1 }, photo(franckAgain));
+    const enrolled = await capture(
+      { kind: 'FV', purpose: 'ENROLL', subjectId: 'override-verify', livenessFrames: 1 },
+      photo(franck),
+    );
+    expect(enrolled.result, JSON.stringify(enrolled.result)).toMatchObject({
+      status: 'SUCCESS',
+      subjectStatus: 'ENROLLED',
+    });
+    const plain = await capture(
+      { kind: 'FV', purpose: 'VERIFY', subjectId: 'override-verify', livenessFrames: 1 },
+      photo(franckAgain),
+    );
     expect(plain.result, JSON.stringify(plain.result)).toMatchObject({ status: 'SUCCESS', score: expect.any(Number) });
-    const strict = await capture({ kind: 'FV_ADVANCED', purpose: 'VERIFY', subjectId: 'override-verify', livenessFrames: 1, overrides: { 'matching.threshold': plain.result.score! + 1 } }, photo(franckAgain));
+    const strict = await capture(
+      {
+        kind: 'FV_ADVANCED',
+        purpose: 'VERIFY',
+        subjectId: 'override-verify',
+        livenessFrames: 1,
+        overrides: { 'matching.threshold': plain.result.score! + 1 },
+      },
+      photo(franckAgain),
+    );
     expect(strict.result, JSON.stringify(strict.result)).toMatchObject({ status: 'MATCH_NOT_FOUND' });
-    const row = await booted.services.ctx.db.selectFrom('operations').select(['status', 'threshold']).where('uuid', '=', strict.result.operationUuid!).executeTakeFirstOrThrow();
+    const row = await booted.services.ctx.db
+      .selectFrom('operations')
+      .select(['status', 'threshold'])
+      .where('uuid', '=', strict.result.operationUuid!)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'MATCH_NOT_FOUND', threshold: plain.result.score! + 1 });
   }, 120_000);
 
   it('quality.face.minimum: a blurred face the settings refuse passes, frame gates and operation alike, at a lower minimum', async () => {
     const frame = blurred(franck);
-    const [analysis] = await (await booted.services.extractors.get()).analyseFace(frame, { checks: true }).then((a) => [a]);
+    const [analysis] = await (await booted.services.extractors.get())
+      .analyseFace(frame, { checks: true })
+      .then((a) => [a]);
     const quality = analysis!.faces[0]!.quality;
     // The premise: one face, found, below the setting's minimum (50).
     expect(analysis!.faces).toHaveLength(1);
@@ -95,26 +155,81 @@ describe('per-session overrides of the Advanced init params', () => {
     const plain = await capture({ kind: 'FV', purpose: 'CHECK', livenessFrames: 1, detectLiveness: false }, frame);
     expect(plain.result).toMatchObject({ status: 'FAILED', reason: 'the media stream ended before a result' });
     expect(plain.events).toContain('LOW_QUALITY');
-    const lenient = await capture({ kind: 'FV_ADVANCED', purpose: 'CHECK', livenessFrames: 1, detectLiveness: false, overrides: { 'quality.face.minimum': Math.floor(quality) - 1 } }, frame);
-    expect(lenient.result, JSON.stringify(lenient.result)).toMatchObject({ status: 'SUCCESS', operationUuid: expect.any(String) });
+    const lenient = await capture(
+      {
+        kind: 'FV_ADVANCED',
+        purpose: 'CHECK',
+        livenessFrames: 1,
+        detectLiveness: false,
+        overrides: { 'quality.face.minimum': Math.floor(quality) - 1 },
+      },
+      frame,
+    );
+    expect(lenient.result, JSON.stringify(lenient.result)).toMatchObject({
+      status: 'SUCCESS',
+      operationUuid: expect.any(String),
+    });
     // ENROLL judges the selected frame again: it too is held to the session's minimum, not the setting's.
-    const enrol = await capture({ kind: 'FV_ADVANCED', purpose: 'ENROLL', subjectId: 'override-quality', livenessFrames: 1, detectLiveness: false, overrides: { 'quality.face.minimum': Math.floor(quality) - 1, 'deduplication.adjudicationThreshold': 200, 'deduplication.duplicateThreshold': 200 } }, frame);
+    const enrol = await capture(
+      {
+        kind: 'FV_ADVANCED',
+        purpose: 'ENROLL',
+        subjectId: 'override-quality',
+        livenessFrames: 1,
+        detectLiveness: false,
+        overrides: {
+          'quality.face.minimum': Math.floor(quality) - 1,
+          'deduplication.adjudicationThreshold': 200,
+          'deduplication.duplicateThreshold': 200,
+        },
+      },
+      frame,
+    );
     expect(enrol.result, JSON.stringify(enrol.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED' });
   }, 120_000);
 
-  it('deduplication thresholds: a second enrolment of one person is refused under the settings and enrolled under the session\'s', async () => {
+  it("deduplication thresholds: a second enrolment of one person is refused under the settings and enrolled under the session's", async () => {
     await capture({ kind: 'FV', purpose: 'ENROLL', subjectId: 'override-dedup-a', livenessFrames: 1 }, photo(franck));
-    const plain = await capture({ kind: 'FV', purpose: 'ENROLL', subjectId: 'override-dedup-b', livenessFrames: 1 }, photo(franckAgain));
+    const plain = await capture(
+      { kind: 'FV', purpose: 'ENROLL', subjectId: 'override-dedup-b', livenessFrames: 1 },
+      photo(franckAgain),
+    );
     expect(plain.result.status, JSON.stringify(plain.result)).toMatch(/^(DUPLICATE_FOUND|PENDING_ADJUDICATION)$/);
-    const lenient = await capture({ kind: 'FV_ADVANCED', purpose: 'ENROLL', subjectId: 'override-dedup-c', livenessFrames: 1,
-      overrides: { 'deduplication.duplicateThreshold': 200, 'deduplication.adjudicationThreshold': 200 } }, photo(franckAgain));
-    expect(lenient.result, JSON.stringify(lenient.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED' });
+    const lenient = await capture(
+      {
+        kind: 'FV_ADVANCED',
+        purpose: 'ENROLL',
+        subjectId: 'override-dedup-c',
+        livenessFrames: 1,
+        overrides: { 'deduplication.duplicateThreshold': 200, 'deduplication.adjudicationThreshold': 200 },
+      },
+      photo(franckAgain),
+    );
+    expect(lenient.result, JSON.stringify(lenient.result)).toMatchObject({
+      status: 'SUCCESS',
+      subjectStatus: 'ENROLLED',
+    });
   }, 120_000);
 });
 
 /** A recording as the sidecar's Opus decoder hands it over: 16 kHz mono s16le, in 100 ms chunks. */
 function pcmChunks(speechPath: string): Uint8Array[] {
-  const pcm = execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', new URL(`../fixtures/speech/${speechPath}`, import.meta.url).pathname, '-t', '12', '-ac', '1', '-ar', '16000', '-f', 's16le', 'pipe:1']);
+  const pcm = execFileSync('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-i',
+    new URL(`../fixtures/speech/${speechPath}`, import.meta.url).pathname,
+    '-t',
+    '12',
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-f',
+    's16le',
+    'pipe:1',
+  ]);
   const chunks: Uint8Array[] = [];
   for (let at = 0; at + 3200 <= pcm.length; at += 3200) chunks.push(new Uint8Array(pcm.subarray(at, at + 3200)));
   return chunks;
@@ -143,23 +258,51 @@ describe('multimodal capture', () => {
       release: async () => {},
     };
     const events: { type: string; speechMs?: number }[] = [];
-    const params = InitParams.parse({ kind: 'MULTIMODAL', purpose: 'ENROLL', subjectId: 'multimodal-stream', livenessFrames: 1, minSpeechMs: 3000, timeoutSeconds: 60, detectLiveness: false });
+    const params = InitParams.parse({
+      kind: 'MULTIMODAL',
+      purpose: 'ENROLL',
+      subjectId: 'multimodal-stream',
+      livenessFrames: 1,
+      minSpeechMs: 3000,
+      timeoutSeconds: 60,
+      detectLiveness: false,
+    });
     const session = new CaptureSession(booted.services, params, admin, media, (e) => events.push(e));
     session.start();
     await session.finished;
-    expect(session.result, JSON.stringify(session.result)).toMatchObject({ status: 'SUCCESS', subjectStatus: 'ENROLLED', operationUuid: expect.any(String) });
+    expect(session.result, JSON.stringify(session.result)).toMatchObject({
+      status: 'SUCCESS',
+      subjectStatus: 'ENROLLED',
+      operationUuid: expect.any(String),
+    });
     const types = events.map((e) => e.type);
     // The client heard how much speech there is (KEEP_SPEAKING too when the face was ready first: timing).
     expect(types).toContain('SPEECH');
     const processing = events.find((e) => e.type === 'PROCESSING')!;
     expect(processing.speechMs).toBeGreaterThanOrEqual(3000);
     const db = booted.services.ctx.db;
-    const op = await db.selectFrom('operations').selectAll().where('uuid', '=', session.result!.operationUuid!).executeTakeFirstOrThrow();
-    expect([...op.modalities as string[]].sort()).toEqual(['FACE', 'VOICE']);
-    const subject = await db.selectFrom('subjects').select('id').where('subject_id', '=', 'multimodal-stream').executeTakeFirstOrThrow();
-    const templates = await db.selectFrom('templates').select('modality').where('subject_ref', '=', subject.id).execute();
+    const op = await db
+      .selectFrom('operations')
+      .selectAll()
+      .where('uuid', '=', session.result!.operationUuid!)
+      .executeTakeFirstOrThrow();
+    expect([...(op.modalities as string[])].sort()).toEqual(['FACE', 'VOICE']);
+    const subject = await db
+      .selectFrom('subjects')
+      .select('id')
+      .where('subject_id', '=', 'multimodal-stream')
+      .executeTakeFirstOrThrow();
+    const templates = await db
+      .selectFrom('templates')
+      .select('modality')
+      .where('subject_ref', '=', subject.id)
+      .execute();
     expect(templates.map((t) => t.modality).sort()).toEqual(['FACE', 'VOICE']);
-    const voice = await db.selectFrom('voice_samples').selectAll().where('subject_ref', '=', subject.id).executeTakeFirstOrThrow();
+    const voice = await db
+      .selectFrom('voice_samples')
+      .selectAll()
+      .where('subject_ref', '=', subject.id)
+      .executeTakeFirstOrThrow();
     expect(voice.speech_ratio).toBeGreaterThan(0);
   }, 120_000);
 
@@ -181,28 +324,62 @@ describe('multimodal capture', () => {
       },
       release: async () => {},
     };
-    const params = InitParams.parse({ kind: 'MULTIMODAL', purpose: 'CHECK', modalities: ['FACE'], livenessFrames: 1, timeoutSeconds: 5 });
+    const params = InitParams.parse({
+      kind: 'MULTIMODAL',
+      purpose: 'CHECK',
+      modalities: ['FACE'],
+      livenessFrames: 1,
+      timeoutSeconds: 5,
+    });
     // CHECK takes faces only: the voice is not waited for, the face alone decides.
     const check = new CaptureSession(booted.services, params, admin, media);
     check.start();
     await check.finished;
     expect(check.result).toMatchObject({ status: 'SUCCESS' });
-    const verify = new CaptureSession(booted.services, InitParams.parse({ kind: 'MULTIMODAL', purpose: 'IDENTIFY', livenessFrames: 1, timeoutSeconds: 5 }), admin, media);
+    const verify = new CaptureSession(
+      booted.services,
+      InitParams.parse({ kind: 'MULTIMODAL', purpose: 'IDENTIFY', livenessFrames: 1, timeoutSeconds: 5 }),
+      admin,
+      media,
+    );
     verify.start();
     await verify.finished;
-    expect(verify.result, JSON.stringify(verify.result)).toMatchObject({ status: 'TIMEOUT', operationUuid: expect.any(String) });
-    const op = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', verify.result!.operationUuid!).executeTakeFirstOrThrow();
-    expect([...op.modalities as string[]].sort()).toEqual(['FACE', 'VOICE']);
+    expect(verify.result, JSON.stringify(verify.result)).toMatchObject({
+      status: 'TIMEOUT',
+      operationUuid: expect.any(String),
+    });
+    const op = await booted.services.ctx.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('uuid', '=', verify.result!.operationUuid!)
+      .executeTakeFirstOrThrow();
+    expect([...(op.modalities as string[])].sort()).toEqual(['FACE', 'VOICE']);
   }, 60_000);
 });
-
 
 describe('active liveness (init param activeLiveness)', () => {
   // Frames of one person from the Franck sequence: frontal, turned to his own left (its mirror: to his right),
   // eyes closed. See test/biometrics/active-liveness-photos.test.ts for what the pipeline measures on them.
   const frontal = photo('labelled/franck/franck_01829.jpg');
   const turnedLeft = photo('labelled/franck/franck_03909.jpg');
-  const turnedRight = new Uint8Array(execFileSync('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-i', `${PHOTOS}labelled/franck/franck_03909.jpg`, '-vf', 'hflip', '-f', 'image2pipe', '-c:v', 'mjpeg', '-q:v', '2', 'pipe:1']));
+  const turnedRight = new Uint8Array(
+    execFileSync('ffmpeg', [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-i',
+      `${PHOTOS}labelled/franck/franck_03909.jpg`,
+      '-vf',
+      'hflip',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'mjpeg',
+      '-q:v',
+      '2',
+      'pipe:1',
+    ]),
+  );
   const blinking = photo('labelled/franck/franck_03979.jpg');
 
   /**
@@ -229,23 +406,48 @@ describe('active liveness (init param activeLiveness)', () => {
   it('a subject who follows every random instruction passes; the operation runs on frontal frames of the track', async () => {
     const camera = obedientCamera();
     // IDENTIFY keeps its probe images under the operation's UUID: they show which frames the operation ran on.
-    const params = InitParams.parse({ kind: 'FV', purpose: 'IDENTIFY', livenessFrames: 1, selectFrames: 2, activeLiveness: { challenges: 3 } });
+    const params = InitParams.parse({
+      kind: 'FV',
+      purpose: 'IDENTIFY',
+      livenessFrames: 1,
+      selectFrames: 2,
+      activeLiveness: { challenges: 3 },
+    });
     const session = new CaptureSession(booted.services, params, admin, camera.media, camera.onEvent);
     session.start();
     await session.finished;
     const types = camera.events.map((e) => e.type);
-    console.info('[capture-session] active liveness', JSON.stringify(camera.events.filter((e) => e.type === 'INSTRUCTION').map((e) => e.instruction)));
-    expect(session.result, JSON.stringify(camera.events)).toMatchObject({ status: expect.stringMatching(/^(SUCCESS|MATCH_NOT_FOUND)$/), operationUuid: expect.any(String) });
+    console.info(
+      '[capture-session] active liveness',
+      JSON.stringify(camera.events.filter((e) => e.type === 'INSTRUCTION').map((e) => e.instruction)),
+    );
+    expect(session.result, JSON.stringify(camera.events)).toMatchObject({
+      status: expect.stringMatching(/^(SUCCESS|MATCH_NOT_FOUND)$/),
+      operationUuid: expect.any(String),
+    });
     expect(types.filter((t) => t === 'INSTRUCTION')).toHaveLength(3);
     expect(types.filter((t) => t === 'CHALLENGE_PASSED')).toHaveLength(3);
     // The instructions come after the face was found, the operation after the last one was followed.
     expect(types.indexOf('FACE_FOUND')).toBeLessThan(types.indexOf('INSTRUCTION'));
     expect(types.lastIndexOf('CHALLENGE_PASSED')).toBeLessThan(types.indexOf('PROCESSING'));
-    expect(camera.events.find((e) => e.type === 'INSTRUCTION')).toMatchObject({ step: 1, steps: 3, withinMs: 8000, instruction: expect.stringMatching(/^(TURN_LEFT|TURN_RIGHT|BLINK)$/) });
-    const row = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', session.result!.operationUuid!).executeTakeFirstOrThrow();
+    expect(camera.events.find((e) => e.type === 'INSTRUCTION')).toMatchObject({
+      step: 1,
+      steps: 3,
+      withinMs: 8000,
+      instruction: expect.stringMatching(/^(TURN_LEFT|TURN_RIGHT|BLINK)$/),
+    });
+    const row = await booted.services.ctx.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('uuid', '=', session.result!.operationUuid!)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ type: 'IDENTIFY', status: session.result!.status });
     // The images the operation ran on (kept under its UUID) are frontal frames, none of the turned or blinking ones.
-    const images = await booted.services.ctx.db.selectFrom('images').select('bytes').where('operation_uuid', '=', session.result!.operationUuid!).execute();
+    const images = await booted.services.ctx.db
+      .selectFrom('images')
+      .select('bytes')
+      .where('operation_uuid', '=', session.result!.operationUuid!)
+      .execute();
     expect(images).toHaveLength(2);
     for (const image of images) expect(Buffer.from(image.bytes!).equals(Buffer.from(frontal))).toBe(true);
   }, 120_000);
@@ -258,17 +460,35 @@ describe('active liveness (init param activeLiveness)', () => {
       release: async () => {},
     };
     const events: Record<string, unknown>[] = [];
-    const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK', livenessFrames: 1, activeLiveness: { challenges: 1, challengeSeconds: 3, retries: 0 } });
+    const params = InitParams.parse({
+      kind: 'FV',
+      purpose: 'CHECK',
+      livenessFrames: 1,
+      activeLiveness: { challenges: 1, challengeSeconds: 3, retries: 0 },
+    });
     const session = new CaptureSession(booted.services, params, admin, still, (e) => events.push(e));
     session.start();
     await session.finished;
     expect(session.state).toBe('DONE');
-    expect(session.result).toMatchObject({ status: 'LIVENESS_CHECK_FAILED', reason: 'ACTIVE_LIVENESS_FAILED', operationUuid: expect.any(String) });
-    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['FACE_FOUND', 'INSTRUCTION', 'CHALLENGE_FAILED', 'DONE']));
+    expect(session.result).toMatchObject({
+      status: 'LIVENESS_CHECK_FAILED',
+      reason: 'ACTIVE_LIVENESS_FAILED',
+      operationUuid: expect.any(String),
+    });
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['FACE_FOUND', 'INSTRUCTION', 'CHALLENGE_FAILED', 'DONE']),
+    );
     expect(events.find((e) => e.type === 'CHALLENGE_FAILED')).toMatchObject({ reason: 'TIMEOUT', retriesLeft: 0 });
     expect(events.map((e) => e.type)).not.toContain('PROCESSING');
-    const row = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', session.result!.operationUuid!).executeTakeFirstOrThrow();
+    const row = await booted.services.ctx.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('uuid', '=', session.result!.operationUuid!)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ type: 'CHECK', status: 'LIVENESS_CHECK_FAILED' });
-    expect(row.details).toMatchObject({ reason: 'ACTIVE_LIVENESS_FAILED', activeLiveness: [{ instruction: expect.any(String), outcome: 'TIMEOUT' }] });
+    expect(row.details).toMatchObject({
+      reason: 'ACTIVE_LIVENESS_FAILED',
+      activeLiveness: [{ instruction: expect.any(String), outcome: 'TIMEOUT' }],
+    });
   }, 60_000);
 });

@@ -16,52 +16,128 @@ for (const dialect of dialects) {
     });
     afterAll(async () => booted?.close());
 
-    const started: CaptureEvent = { at: '2026-11-26T12:00:00.000Z', type: 'STARTED', purpose: 'CHECK', timeoutSeconds: 30 };
-    const snapshot = (over: Partial<CaptureSnapshot> = {}): CaptureSnapshot => ({ state: 'WAITING_MEDIA', events: [started], result: null, over: false, deadlineAt: new Date(clock + 90_000), ...over });
+    const started: CaptureEvent = {
+      at: '2026-11-26T12:00:00.000Z',
+      type: 'STARTED',
+      purpose: 'CHECK',
+      timeoutSeconds: 30,
+    };
+    const snapshot = (over: Partial<CaptureSnapshot> = {}): CaptureSnapshot => ({
+      state: 'WAITING_MEDIA',
+      events: [started],
+      result: null,
+      over: false,
+      deadlineAt: new Date(clock + 90_000),
+      ...over,
+    });
 
     it('keeps a finished capture readable for 10 minutes, then the heartbeat prunes it', async () => {
-      await store.begin({ sessionId: 11, handleId: 12, captureId: crypto.randomUUID(), accountId: 7, purpose: 'CHECK', snapshot: snapshot({ state: 'DONE', over: true, result: { status: 'SUCCESS' } }) });
-      expect(await store.read(11, 12)).toMatchObject({ over: true, accountId: 7, view: { state: 'DONE', purpose: 'CHECK', events: [started], result: { status: 'SUCCESS' } } });
+      await store.begin({
+        sessionId: 11,
+        handleId: 12,
+        captureId: crypto.randomUUID(),
+        accountId: 7,
+        purpose: 'CHECK',
+        snapshot: snapshot({ state: 'DONE', over: true, result: { status: 'SUCCESS' } }),
+      });
+      expect(await store.read(11, 12)).toMatchObject({
+        over: true,
+        accountId: 7,
+        view: { state: 'DONE', purpose: 'CHECK', events: [started], result: { status: 'SUCCESS' } },
+      });
       clock += KEEP_FINISHED_MS;
       expect(await store.read(11, 12)).toMatchObject({ view: { state: 'DONE' } });
       clock += 1000;
       expect(await store.read(11, 12)).toBeUndefined();
       await store.prune();
-      expect(await booted.services.ctx.db.selectFrom('capture_sessions').select('session_id').where('session_id', '=', 11).execute()).toEqual([]);
+      expect(
+        await booted.services.ctx.db
+          .selectFrom('capture_sessions')
+          .select('session_id')
+          .where('session_id', '=', 11)
+          .execute(),
+      ).toEqual([]);
     });
 
     it('takes writes only from the capture that owns the row, and only while it is unfinished', async () => {
       const first = crypto.randomUUID();
-      await store.begin({ sessionId: 21, handleId: 22, captureId: first, accountId: null, purpose: 'CHECK', snapshot: snapshot() });
+      await store.begin({
+        sessionId: 21,
+        handleId: 22,
+        captureId: first,
+        accountId: null,
+        purpose: 'CHECK',
+        snapshot: snapshot(),
+      });
       // A new connect on the handle replaces the capture: the old one's late writes change nothing.
       const second = crypto.randomUUID();
-      await store.begin({ sessionId: 21, handleId: 22, captureId: second, accountId: null, purpose: 'VERIFY', snapshot: snapshot() });
+      await store.begin({
+        sessionId: 21,
+        handleId: 22,
+        captureId: second,
+        accountId: null,
+        purpose: 'VERIFY',
+        snapshot: snapshot(),
+      });
       expect(await store.write(21, 22, first, snapshot({ state: 'CAPTURING' }))).toBe(false);
       expect(await store.write(21, 22, second, snapshot({ state: 'CAPTURING' }))).toBe(true);
       // A stop on another node settles it; the capture's own ending, a moment later, is refused.
       await store.stopSession(21, 'stopped by the client');
-      expect(await store.write(21, 22, second, snapshot({ state: 'DONE', over: true, result: { status: 'SUCCESS' } }))).toBe(false);
+      expect(
+        await store.write(21, 22, second, snapshot({ state: 'DONE', over: true, result: { status: 'SUCCESS' } })),
+      ).toBe(false);
       const read = await store.read(21, 22);
-      expect(read).toMatchObject({ over: true, view: { state: 'FAILED', purpose: 'VERIFY', result: { status: 'FAILED', reason: 'stopped by the client' } } });
+      expect(read).toMatchObject({
+        over: true,
+        view: { state: 'FAILED', purpose: 'VERIFY', result: { status: 'FAILED', reason: 'stopped by the client' } },
+      });
       expect(read!.view.events.map((e) => e.type)).toEqual(['STARTED', 'FAILED']);
     });
 
     it('settles an unfinished capture as NODE_LOST only past its deadline and with its node silent', async () => {
       const db = booted.services.ctx.db;
       // Another node's capture (named rows rather than this node's own, which its heartbeat keeps writing).
-      await db.insertInto('service_nodes').values({ node_id: 'other-node', hostname: 'other', version: 'test', runtime: 'node', started_at: new Date(clock), last_seen_at: new Date(clock) }).execute();
-      await store.begin({ sessionId: 31, handleId: 32, captureId: crypto.randomUUID(), accountId: null, purpose: 'CHECK', snapshot: snapshot() });
+      await db
+        .insertInto('service_nodes')
+        .values({
+          node_id: 'other-node',
+          hostname: 'other',
+          version: 'test',
+          runtime: 'node',
+          started_at: new Date(clock),
+          last_seen_at: new Date(clock),
+        })
+        .execute();
+      await store.begin({
+        sessionId: 31,
+        handleId: 32,
+        captureId: crypto.randomUUID(),
+        accountId: null,
+        purpose: 'CHECK',
+        snapshot: snapshot(),
+      });
       await db.updateTable('capture_sessions').set({ node_id: 'other-node' }).where('session_id', '=', 31).execute();
       clock += 60_000;
       expect(await store.read(31, 32)).toMatchObject({ over: false, view: { state: 'WAITING_MEDIA' } });
       // Past the deadline, but its node reported in a moment ago: not lost.
       clock += 60_000;
-      await db.updateTable('service_nodes').set({ last_seen_at: new Date(clock - 1000) }).where('node_id', '=', 'other-node').execute();
+      await db
+        .updateTable('service_nodes')
+        .set({ last_seen_at: new Date(clock - 1000) })
+        .where('node_id', '=', 'other-node')
+        .execute();
       expect(await store.read(31, 32)).toMatchObject({ over: false, view: { state: 'WAITING_MEDIA' } });
       // Its node silent for longer than NODE_ALIVE_SECONDS: lost, settled in the row for every reader.
       clock += 91_000;
-      expect(await store.read(31, 32)).toMatchObject({ over: true, view: { state: 'FAILED', result: { status: 'FAILED', reason: 'NODE_LOST' } } });
-      const row = await db.selectFrom('capture_sessions').select(['state', 'finished_at', 'events']).where('session_id', '=', 31).executeTakeFirstOrThrow();
+      expect(await store.read(31, 32)).toMatchObject({
+        over: true,
+        view: { state: 'FAILED', result: { status: 'FAILED', reason: 'NODE_LOST' } },
+      });
+      const row = await db
+        .selectFrom('capture_sessions')
+        .select(['state', 'finished_at', 'events'])
+        .where('session_id', '=', 31)
+        .executeTakeFirstOrThrow();
       expect(row.finished_at).not.toBeNull();
       expect((row.events as CaptureEvent[]).map((e) => e.type)).toEqual(['STARTED', 'FAILED']);
     });

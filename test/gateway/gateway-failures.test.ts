@@ -41,7 +41,10 @@ function serviceWith(env: Record<string, string>): GatewayService {
 }
 
 async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DomainError);
   return error as DomainError;
 }
@@ -56,7 +59,10 @@ describe('the sidecar guards its door', () => {
     expect((await fetch(url, { headers: { authorization: `Basic ${sidecar.token}` } })).status).toBe(401);
     const ok = await fetch(url, { headers: { authorization: `Bearer ${sidecar.token}` } });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ state: 'running', janus: { url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/janus$/) } });
+    expect(await ok.json()).toMatchObject({
+      state: 'running',
+      janus: { url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/janus$/) },
+    });
   });
 
   it('a wrong token configured in the API is a 502 naming the sidecar', async () => {
@@ -90,7 +96,10 @@ describe('a Janus that hangs or dies', () => {
     try {
       const res = await call('GET', '/admin/gateway/list-sessions');
       expect(res.status).toBe(503);
-      expect(res.json).toMatchObject({ type: expect.stringMatching(/\/service-unavailable$/), component: 'janus-admin' });
+      expect(res.json).toMatchObject({
+        type: expect.stringMatching(/\/service-unavailable$/),
+        component: 'janus-admin',
+      });
       expect(res.json.detail).toMatch(/did not answer within 1000 ms/);
       expect(res.ms).toBeLessThan(2500);
     } finally {
@@ -115,7 +124,11 @@ describe('a Janus that hangs or dies', () => {
       info = await call('GET', '/admin/gateway/info');
     }
     expect(info.status).toBe(200);
-    expect(info.json.supervisor).toMatchObject({ state: 'running', restarts: before.restarts + 1, lastError: expect.stringMatching(/SIGKILL/) });
+    expect(info.json.supervisor).toMatchObject({
+      state: 'running',
+      restarts: before.restarts + 1,
+      lastError: expect.stringMatching(/SIGKILL/),
+    });
     expect(info.json.supervisor.pid).not.toBe(before.pid);
   });
 });
@@ -126,7 +139,10 @@ describe('keeping sessions alive while in use', () => {
     expect((await call('POST', '/admin/gateway/settings', { sessionTimeout: 1 })).json.status.session_timeout).toBe(1);
     try {
       const ours = (await call('POST', '/admin/gateway/create')).json.data.id as number;
-      const direct = await fetch(janus.url, { method: 'POST', body: JSON.stringify({ janus: 'create', transaction: 't', apisecret: janus.apiSecret }) });
+      const direct = await fetch(janus.url, {
+        method: 'POST',
+        body: JSON.stringify({ janus: 'create', transaction: 't', apisecret: janus.apiSecret }),
+      });
       const theirs = ((await direct.json()) as { data: { id: number } }).data.id;
       // Janus's watchdog looks every two seconds or so: wait until the session nobody keeps alive is gone.
       const deadline = Date.now() + 12_000;

@@ -22,7 +22,12 @@ async function call(method: 'GET' | 'POST', path: string, body?: unknown) {
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text, json: text ? JSON.parse(text) : null };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    text,
+    json: text ? JSON.parse(text) : null,
+  };
 }
 
 const sessions = async () => (await call('GET', '/admin/gateway/list-sessions')).json.sessions as number[];
@@ -55,11 +60,22 @@ describe('sessions and handles', () => {
 
     const session = await call('GET', `/admin/gateway/session?sessionId=${sessionId}`);
     expect(session.status, session.text).toBe(200);
-    expect(session.json).toMatchObject({ janus: 'success', session_id: sessionId, handles: [handleId], events: [], liveHandles: [] });
+    expect(session.json).toMatchObject({
+      janus: 'success',
+      session_id: sessionId,
+      handles: [handleId],
+      events: [],
+      liveHandles: [],
+    });
 
     const raw = await call('GET', `/gateway/session-raw?sessionId=${sessionId}&handleId=${handleId}`);
     expect(raw.status, raw.text).toBe(200);
-    expect(raw.json).toMatchObject({ janus: 'success', session_id: sessionId, handle_id: handleId, info: { plugin: 'janus.plugin.echotest' } });
+    expect(raw.json).toMatchObject({
+      janus: 'success',
+      session_id: sessionId,
+      handle_id: handleId,
+      info: { plugin: 'janus.plugin.echotest' },
+    });
     expect(raw.json.events).toBeUndefined();
 
     const stopped = await call('POST', '/admin/gateway/stop', { sessionId, handleId });
@@ -74,15 +90,24 @@ describe('sessions and handles', () => {
     const unknown = await call('POST', '/admin/gateway/attach?plugin=janus.plugin.nope', { sessionId });
     expect(unknown.status, unknown.text).toBe(404);
     expect(unknown.type).toMatch(/^application\/problem\+json/);
-    expect(unknown.json).toMatchObject({ type: expect.stringMatching(/\/not-found$/), gatewayError: { code: 460, reason: expect.stringContaining('janus.plugin.nope') } });
+    expect(unknown.json).toMatchObject({
+      type: expect.stringMatching(/\/not-found$/),
+      gatewayError: { code: 460, reason: expect.stringContaining('janus.plugin.nope') },
+    });
     await call('POST', '/admin/gateway/stop', { sessionId });
   });
 
-  it('connect with an SDP Janus cannot parse is the client\'s fault (400 with the gateway code)', async () => {
+  it("connect with an SDP Janus cannot parse is the client's fault (400 with the gateway code)", async () => {
     const both = await call('POST', '/admin/gateway/create-and-attach');
-    const { session_id: sessionId, data: { id: handleId } } = both.json;
+    const {
+      session_id: sessionId,
+      data: { id: handleId },
+    } = both.json;
     const bad = await call('POST', '/admin/gateway/connect', {
-      sessionId, handleId, jsep: { type: 'offer', sdp: 'v=0\r\n' }, params: { kind: 'FV', purpose: 'CHECK' },
+      sessionId,
+      handleId,
+      jsep: { type: 'offer', sdp: 'v=0\r\n' },
+      params: { kind: 'FV', purpose: 'CHECK' },
     });
     expect(bad.status, bad.text).toBe(400);
     expect(bad.json.gatewayError.code).toBe(465);
@@ -103,11 +128,14 @@ describe('unknown sessions and handles', () => {
       const res = await call(method, path, body);
       expect(res.status, res.text).toBe(404);
       expect(res.type).toMatch(/^application\/problem\+json/);
-      expect(res.json).toMatchObject({ status: 404, gatewayError: { code: 458, reason: `No such session ${unknown}` } });
+      expect(res.json).toMatchObject({
+        status: 404,
+        gatewayError: { code: 458, reason: `No such session ${unknown}` },
+      });
     });
   }
 
-  it('an unknown handle of a live session is a 404 with Janus\'s 459', async () => {
+  it("an unknown handle of a live session is a 404 with Janus's 459", async () => {
     const created = await call('POST', '/admin/gateway/create');
     const sessionId = created.json.data.id;
     const res = await call('GET', `/admin/gateway/session-raw?sessionId=${sessionId}&handleId=99`);
@@ -121,7 +149,11 @@ describe('server information and settings', () => {
   it('info describes Janus and its supervision, never the secrets', async () => {
     const res = await call('GET', '/admin/gateway/info');
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toMatchObject({ janus: 'server_info', version_string: expect.any(String), supervisor: { state: 'running', restarts: 0 } });
+    expect(res.json).toMatchObject({
+      janus: 'server_info',
+      version_string: expect.any(String),
+      supervisor: { state: 'running', restarts: 0 },
+    });
     expect(Object.keys(res.json.plugins).sort()).toEqual(['janus.plugin.echotest', 'janus.plugin.videoroom']);
     expect(Object.keys(res.json.transports)).toEqual(['janus.transport.http']);
     const { apiSecret, adminSecret } = sidecar.sidecar.janus.snapshot().janus;
@@ -132,20 +164,42 @@ describe('server information and settings', () => {
   it('get-status reports the run-time settings; settings changes them', async () => {
     const before = await call('GET', '/gateway/get-status');
     expect(before.status, before.text).toBe(200);
-    expect(before.json).toMatchObject({ janus: 'success', status: { session_timeout: 60, log_level: expect.any(Number) } });
+    expect(before.json).toMatchObject({
+      janus: 'success',
+      status: { session_timeout: 60, log_level: expect.any(Number) },
+    });
 
-    const changed = await call('POST', '/admin/gateway/settings', { logLevel: 5, noMediaTimer: 2, slowlinkThreshold: 4, libniceDebug: false });
+    const changed = await call('POST', '/admin/gateway/settings', {
+      logLevel: 5,
+      noMediaTimer: 2,
+      slowlinkThreshold: 4,
+      libniceDebug: false,
+    });
     expect(changed.status, changed.text).toBe(200);
-    expect(changed.json.status).toMatchObject({ log_level: 5, no_media_timer: 2, slowlink_threshold: 4, libnice_debug: false });
+    expect(changed.json.status).toMatchObject({
+      log_level: 5,
+      no_media_timer: 2,
+      slowlink_threshold: 4,
+      libnice_debug: false,
+    });
 
-    const restored = await call('POST', '/gateway/settings', { logLevel: before.json.status.log_level, noMediaTimer: 1, slowlinkThreshold: 0 });
+    const restored = await call('POST', '/gateway/settings', {
+      logLevel: before.json.status.log_level,
+      noMediaTimer: 1,
+      slowlinkThreshold: 0,
+    });
     expect(restored.json.status).toMatchObject({ log_level: before.json.status.log_level, no_media_timer: 1 });
   });
 
   it('validates input before reaching the gateway', async () => {
     for (const [method, path, body, field] of [
       ['POST', '/admin/gateway/trickle', { sessionId: 1, handleId: 2 }, /exactly one of candidate/],
-      ['POST', '/admin/gateway/connect', { sessionId: 1, handleId: 2, jsep: { type: 'offer', sdp: 'v=0' }, params: { kind: 'XX' } }, /body\.params/],
+      [
+        'POST',
+        '/admin/gateway/connect',
+        { sessionId: 1, handleId: 2, jsep: { type: 'offer', sdp: 'v=0' }, params: { kind: 'XX' } },
+        /body\.params/,
+      ],
       ['GET', '/admin/gateway/session', undefined, /query\.sessionId/],
       ['POST', '/admin/gateway/settings', { logLevel: 9 }, /body\.logLevel/],
       ['POST', '/admin/gateway/create-and-attach?plugin=Bad/Plugin', undefined, /query\.plugin/],

@@ -12,46 +12,84 @@ for (const dialect of dialects) {
       await booted?.close();
     });
 
-    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth, headers: Record<string, string> = {}) =>
-      request(booted.app, method, path, body, auth, headers);
+    const send = (
+      method: string,
+      path: string,
+      body?: unknown,
+      auth: string | null = adminAuth,
+      headers: Record<string, string> = {},
+    ) => request(booted.app, method, path, body, auth, headers);
 
     it('creates accounts and never shows a password or hash', async () => {
-      const res = await send('POST', '/admin/accounts/create', { username: 'alice', password: 'alice-password', role: 'USER' });
+      const res = await send('POST', '/admin/accounts/create', {
+        username: 'alice',
+        password: 'alice-password',
+        role: 'USER',
+      });
       expect(res.status).toBe(201);
       const body = await res.json();
       expect(body).toMatchObject({ username: 'alice', role: 'USER', enabled: true });
       expect(Object.keys(body).sort()).toEqual(['createdAt', 'enabled', 'id', 'role', 'updatedAt', 'username']);
-      const row = await booted.services.ctx.db.selectFrom('accounts').selectAll().where('username', '=', 'alice').executeTakeFirstOrThrow();
+      const row = await booted.services.ctx.db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('username', '=', 'alice')
+        .executeTakeFirstOrThrow();
       expect(row.password_hash).toMatch(/^pbkdf2-sha256\$\d+\$/);
       expect(row.password_hash).not.toContain('alice-password');
     });
 
     it('refuses a taken user name with 409 and a short password with 400 naming the field', async () => {
-      const taken = await send('POST', '/admin/accounts/create', { username: 'alice', password: 'another-password', role: 'USER' });
+      const taken = await send('POST', '/admin/accounts/create', {
+        username: 'alice',
+        password: 'another-password',
+        role: 'USER',
+      });
       expect(taken.status).toBe(409);
       expect(taken.headers.get('content-type')).toMatch(/application\/problem\+json/);
       const short = await send('POST', '/admin/accounts/create', { username: 'bob', password: 'short', role: 'USER' });
       expect(short.status).toBe(400);
       const problem = await short.json();
       expect(problem.errors).toEqual([{ field: 'body.password', message: expect.stringMatching(/at least 8/) }]);
-      expect(await booted.services.ctx.db.selectFrom('accounts').select('id').where('username', '=', 'bob').executeTakeFirst()).toBeUndefined();
+      expect(
+        await booted.services.ctx.db
+          .selectFrom('accounts')
+          .select('id')
+          .where('username', '=', 'bob')
+          .executeTakeFirst(),
+      ).toBeUndefined();
     });
 
     it('rejects malformed JSON, wrong types, unknown fields and other media types with 4xx problems', async () => {
       const malformed = await send('POST', '/admin/accounts/create', '{"username": ');
       expect(malformed.status).toBe(400);
       expect((await malformed.json()).errors[0].field).toBe('body');
-      const wrongType = await send('POST', '/admin/accounts/create', { username: 7, password: 'long-enough', role: 'USER' });
+      const wrongType = await send('POST', '/admin/accounts/create', {
+        username: 7,
+        password: 'long-enough',
+        role: 'USER',
+      });
       expect(wrongType.status).toBe(400);
       expect((await wrongType.json()).errors[0].field).toBe('body.username');
-      const unknown = await send('POST', '/admin/accounts/create', { username: 'carol', password: 'long-enough', role: 'USER', admin: true });
+      const unknown = await send('POST', '/admin/accounts/create', {
+        username: 'carol',
+        password: 'long-enough',
+        role: 'USER',
+        admin: true,
+      });
       expect(unknown.status).toBe(400);
       expect((await unknown.json()).errors[0].field).toBe('body.admin');
-      const xml = await send('POST', '/admin/accounts/create', '<account/>', adminAuth, { 'content-type': 'application/xml' });
+      const xml = await send('POST', '/admin/accounts/create', '<account/>', adminAuth, {
+        'content-type': 'application/xml',
+      });
       expect(xml.status).toBe(415);
       const array = await send('POST', '/admin/accounts/create', []);
       expect(array.status).toBe(400);
-      const nul = await send('POST', '/admin/accounts/create', { username: 'nul', password: 'pass\u0000word', role: 'USER' });
+      const nul = await send('POST', '/admin/accounts/create', {
+        username: 'nul',
+        password: 'pass\u0000word',
+        role: 'USER',
+      });
       expect(nul.status).toBe(400);
       expect((await nul.json()).errors[0].field).toBe('body.password');
       const hugeId = await send('POST', '/admin/accounts/change', { id: 2 ** 31, enabled: false });
@@ -62,14 +100,24 @@ for (const dialect of dialects) {
     });
 
     it('answers 413 for a body over the limit', async () => {
-      const huge = await send('POST', '/admin/accounts/create', { username: 'x', password: 'y'.repeat(70_000), role: 'USER' });
+      const huge = await send('POST', '/admin/accounts/create', {
+        username: 'x',
+        password: 'y'.repeat(70_000),
+        role: 'USER',
+      });
       expect(huge.status).toBe(413);
       expect(huge.headers.get('content-type')).toMatch(/application\/problem\+json/);
     });
 
     it('lists, filters, sorts, pages and counts', async () => {
-      for (const [username, role] of [['adj1', 'ADJUDICATOR'], ['adj2', 'ADJUDICATOR'], ['user2', 'USER']] as const) {
-        expect((await send('POST', '/admin/accounts/create', { username, password: 'password-123', role })).status).toBe(201);
+      for (const [username, role] of [
+        ['adj1', 'ADJUDICATOR'],
+        ['adj2', 'ADJUDICATOR'],
+        ['user2', 'USER'],
+      ] as const) {
+        expect(
+          (await send('POST', '/admin/accounts/create', { username, password: 'password-123', role })).status,
+        ).toBe(201);
       }
       const adjudicators = await (await send('GET', '/admin/accounts?role=ADJUDICATOR&sort=username,desc')).json();
       expect(adjudicators.map((a: { username: string }) => a.username)).toEqual(['adj2', 'adj1']);
@@ -82,17 +130,26 @@ for (const dialect of dialects) {
       const badSize = await send('GET', '/admin/accounts?size=5000');
       expect(badSize.status).toBe(400);
       expect((await badSize.json()).errors[0]).toEqual({ field: 'query.size', message: 'must be at most 1000' });
-      expect((await (await send('GET', '/admin/accounts?page=x')).json()).errors[0]).toEqual({ field: 'query.page', message: 'must be an integer' });
+      expect((await (await send('GET', '/admin/accounts?page=x')).json()).errors[0]).toEqual({
+        field: 'query.page',
+        message: 'must be an integer',
+      });
       const unknownFilter = await send('GET', '/admin/accounts?colour=blue');
       expect(unknownFilter.status).toBe(400);
     });
 
     it('changes role, password and enabled state; a disabled account cannot authenticate', async () => {
       const [bob] = await (await send('GET', '/admin/accounts?username=user2')).json();
-      const changed = await send('POST', '/admin/accounts/change', { id: bob.id, role: 'ADJUDICATOR', password: 'new-password-1' });
+      const changed = await send('POST', '/admin/accounts/change', {
+        id: bob.id,
+        role: 'ADJUDICATOR',
+        password: 'new-password-1',
+      });
       expect(changed.status).toBe(200);
       expect((await changed.json()).role).toBe('ADJUDICATOR');
-      expect((await send('GET', '/adjudicator/management/info', undefined, basic('user2', 'new-password-1'))).status).not.toBe(401);
+      expect(
+        (await send('GET', '/adjudicator/management/info', undefined, basic('user2', 'new-password-1'))).status,
+      ).not.toBe(401);
       expect((await send('GET', '/user/management/info', undefined, basic('user2', 'password-123'))).status).toBe(401);
       await send('POST', '/admin/accounts/change', { id: bob.id, enabled: false });
       const disabled = await send('GET', '/user/management/info', undefined, basic('user2', 'new-password-1'));
@@ -111,10 +168,14 @@ for (const dialect of dialects) {
     });
 
     it('deletes accounts all or nothing', async () => {
-      const partial = await send('DELETE', '/admin/accounts/delete', { accounts: [{ username: 'adj1' }, { id: 424242 }] });
+      const partial = await send('DELETE', '/admin/accounts/delete', {
+        accounts: [{ username: 'adj1' }, { id: 424242 }],
+      });
       expect(partial.status).toBe(404);
       expect(await (await send('GET', '/admin/accounts/count?username=adj1')).json()).toEqual({ count: 1 });
-      const ok = await send('DELETE', '/admin/accounts/delete', { accounts: [{ username: 'adj1' }, { username: 'adj2' }] });
+      const ok = await send('DELETE', '/admin/accounts/delete', {
+        accounts: [{ username: 'adj1' }, { username: 'adj2' }],
+      });
       expect(ok.status).toBe(200);
       expect((await ok.json()).deleted.map((a: { username: string }) => a.username).sort()).toEqual(['adj1', 'adj2']);
       expect(await (await send('GET', '/admin/accounts/count?username=adj')).json()).toEqual({ count: 0 });
@@ -151,7 +212,8 @@ for (const dialect of dialects) {
     it('throttles repeated failed logins for a user name', async () => {
       await send('POST', '/admin/accounts/create', { username: 'target', password: 'target-password', role: 'USER' });
       const statuses: number[] = [];
-      for (let i = 0; i < 7; i++) statuses.push((await send('POST', '/login', { username: 'target', password: `guess-${i}` }, null)).status);
+      for (let i = 0; i < 7; i++)
+        statuses.push((await send('POST', '/login', { username: 'target', password: `guess-${i}` }, null)).status);
       expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
       expect(statuses.slice(5)).toContain(429);
       const locked = await send('POST', '/login', { username: 'target', password: 'target-password' }, null);

@@ -21,7 +21,8 @@ for (const dialect of dialects) {
   describe(`samples stored by createSubject, read back on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let subject: { id: number; subjectId: string; enrollmentOperationUuid: string; faces: unknown[] };
-    const get = (path: string, headers: Record<string, string> = {}) => booted.app.request(path, { headers: { authorization: adminAuth, ...headers } });
+    const get = (path: string, headers: Record<string, string> = {}) =>
+      booted.app.request(path, { headers: { authorization: adminAuth, ...headers } });
     const getJson = async (path: string) => {
       const res = await get(path);
       const text = await res.text();
@@ -48,13 +49,26 @@ for (const dialect of dialects) {
       const uuid = subject.enrollmentOperationUuid;
       const original = await decodeImage(photo(PHOTO));
       const images = await getJson(`/admin/images/uuid/?uuid=${uuid}`);
-      expect(images.map((i: { kind: string; format: string }) => [i.kind, i.format])).toEqual([['ORIGINAL', 'JPEG'], ['TOKEN', 'PNG']]);
-      expect(images[0]).toMatchObject({ subjectId: 'franck/../1', uuid, width: original.width, height: original.height, sizeBytes: photo(PHOTO).length });
+      expect(images.map((i: { kind: string; format: string }) => [i.kind, i.format])).toEqual([
+        ['ORIGINAL', 'JPEG'],
+        ['TOKEN', 'PNG'],
+      ]);
+      expect(images[0]).toMatchObject({
+        subjectId: 'franck/../1',
+        uuid,
+        width: original.width,
+        height: original.height,
+        sizeBytes: photo(PHOTO).length,
+      });
       const faces = await getJson(`/user/biometric-data/face/uuid/?uuid=${uuid}`);
       expect(faces).toEqual(subject.faces);
       expect(faces[0].imageId).toBe(images[0].id);
       expect(await getJson(`/admin/biometric-data/face/id/?id=${images[0].id}`)).toEqual(faces[0]);
-      const operation = await booted.services.ctx.db.selectFrom('operations').select('id').where('uuid', '=', uuid).executeTakeFirstOrThrow();
+      const operation = await booted.services.ctx.db
+        .selectFrom('operations')
+        .select('id')
+        .where('uuid', '=', uuid)
+        .executeTakeFirstOrThrow();
       expect(await getJson(`/images/id/?id=${images[1].id}&operationId=${operation.id}`)).toEqual(images[1]);
     });
 
@@ -70,7 +84,11 @@ for (const dialect of dialects) {
       const token = await decodeImage(files[tokenEntry.path]!);
       expect(token.width).toBeGreaterThan(0);
       // No template bytes in the archive: the sample's template is nowhere in any file.
-      const sample = await booted.services.ctx.db.selectFrom('face_samples').select('template').where('subject_ref', '=', subject.id).executeTakeFirstOrThrow();
+      const sample = await booted.services.ctx.db
+        .selectFrom('face_samples')
+        .select('template')
+        .where('subject_ref', '=', subject.id)
+        .executeTakeFirstOrThrow();
       const needle = Buffer.from(sample.template!).subarray(16, 48);
       for (const bytes of Object.values(files)) expect(Buffer.from(bytes).indexOf(needle)).toBe(-1);
     });

@@ -33,10 +33,40 @@ for (const dialect of dialects) {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const userAuth = basic('viewer', USER_PASSWORD);
     // What was stored, for comparing answers and archives with.
-    const U1 = uuid(), U2 = uuid(), U3 = uuid(), U4 = uuid(), U5 = uuid();
+    const U1 = uuid(),
+      U2 = uuid(),
+      U3 = uuid(),
+      U4 = uuid(),
+      U5 = uuid();
     const at = new Date('2026-11-20T10:00:00.000Z');
-    const bytes = { aliceJpeg: makeJpeg(64, 48, 1), aliceToken: makePng(48, 64, 2), weirdPng: makePng(40, 40, 3), probeJpeg: makeJpeg(32, 32, 4), bigPng: makeNoisePng(320, 320), aliceWav: makeWav(250) };
-    const ids = {} as Record<'alice' | 'weird' | 'bob' | 'big' | 'op1' | 'op2' | 'op3' | 'op4' | 'op5' | 'aliceJpeg' | 'aliceToken' | 'weirdPng' | 'probeJpeg' | 'bigPng' | 'aliceFace' | 'weirdFace' | 'aliceVoice', number>;
+    const bytes = {
+      aliceJpeg: makeJpeg(64, 48, 1),
+      aliceToken: makePng(48, 64, 2),
+      weirdPng: makePng(40, 40, 3),
+      probeJpeg: makeJpeg(32, 32, 4),
+      bigPng: makeNoisePng(320, 320),
+      aliceWav: makeWav(250),
+    };
+    const ids = {} as Record<
+      | 'alice'
+      | 'weird'
+      | 'bob'
+      | 'big'
+      | 'op1'
+      | 'op2'
+      | 'op3'
+      | 'op4'
+      | 'op5'
+      | 'aliceJpeg'
+      | 'aliceToken'
+      | 'weirdPng'
+      | 'probeJpeg'
+      | 'bigPng'
+      | 'aliceFace'
+      | 'weirdFace'
+      | 'aliceVoice',
+      number
+    >;
 
     beforeAll(async () => {
       booted = await bootForTest(dialect, { BIMS_MAX_DOWNLOAD_BYTES: String(CAP) });
@@ -50,11 +80,66 @@ for (const dialect of dialects) {
       // The operations are the viewer's (the user surface shows a caller what its account recorded).
       const viewerId = (await created.json()).id as number;
       const subject = async (subjectId: string, op: string) =>
-        (await db.insertInto('subjects').values({ subject_id: subjectId, status: 'ENROLLED', metadata: json({}), template_version: 'face-test-v1', enrollment_operation_uuid: op, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+        (
+          await db
+            .insertInto('subjects')
+            .values({
+              subject_id: subjectId,
+              status: 'ENROLLED',
+              metadata: json({}),
+              template_version: 'face-test-v1',
+              enrollment_operation_uuid: op,
+              created_at: at,
+              updated_at: at,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
       const operation = async (u: string, type: 'ENROLL' | 'VERIFY' | 'IDENTIFY' | 'CHECK', subjectId: string | null) =>
-        (await db.insertInto('operations').values({ uuid: u, type, status: 'SUCCESS', subject_id: subjectId, modalities: json(['FACE']), candidates: json(null), checks: json(null), details: json(null), duration_ms: 5, account_id: viewerId, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
-      const image = async (u: string, ref: number | null, kind: 'ORIGINAL' | 'TOKEN', format: 'JPEG' | 'PNG', w: number, h: number, b: Uint8Array) =>
-        (await db.insertInto('images').values({ operation_uuid: u, subject_ref: ref, kind, format, width: w, height: h, bytes: b, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+        (
+          await db
+            .insertInto('operations')
+            .values({
+              uuid: u,
+              type,
+              status: 'SUCCESS',
+              subject_id: subjectId,
+              modalities: json(['FACE']),
+              candidates: json(null),
+              checks: json(null),
+              details: json(null),
+              duration_ms: 5,
+              account_id: viewerId,
+              created_at: at,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
+      const image = async (
+        u: string,
+        ref: number | null,
+        kind: 'ORIGINAL' | 'TOKEN',
+        format: 'JPEG' | 'PNG',
+        w: number,
+        h: number,
+        b: Uint8Array,
+      ) =>
+        (
+          await db
+            .insertInto('images')
+            .values({
+              operation_uuid: u,
+              subject_ref: ref,
+              kind,
+              format,
+              width: w,
+              height: h,
+              bytes: b,
+              created_at: at,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
 
       ids.alice = await subject('alice', U1);
       ids.weird = await subject(WEIRD, U2);
@@ -71,10 +156,54 @@ for (const dialect of dialects) {
       ids.probeJpeg = await image(U3, null, 'ORIGINAL', 'JPEG', 32, 32, bytes.probeJpeg);
       ids.bigPng = await image(U5, ids.big, 'ORIGINAL', 'PNG', 320, 320, bytes.bigPng);
       const face = async (ref: number, u: string, imageId: number, extra: Record<string, number | null>) =>
-        (await db.insertInto('face_samples').values({ subject_ref: ref, operation_uuid: u, image_id: imageId, rectangle: json({ x: 10.4, y: 5, width: 30, height: 40.6 }), landmarks: json([[1, 2]]), yaw: null, pitch: null, roll: null, quality: null, liveness_score: null, template_version: 'face-test-v1', template, created_at: at, ...extra }).returning('id').executeTakeFirstOrThrow()).id;
-      ids.aliceFace = await face(ids.alice, U1, ids.aliceJpeg, { yaw: 1.5, pitch: -2, roll: 0.5, quality: 81.5, liveness_score: 93 });
+        (
+          await db
+            .insertInto('face_samples')
+            .values({
+              subject_ref: ref,
+              operation_uuid: u,
+              image_id: imageId,
+              rectangle: json({ x: 10.4, y: 5, width: 30, height: 40.6 }),
+              landmarks: json([[1, 2]]),
+              yaw: null,
+              pitch: null,
+              roll: null,
+              quality: null,
+              liveness_score: null,
+              template_version: 'face-test-v1',
+              template,
+              created_at: at,
+              ...extra,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
+      ids.aliceFace = await face(ids.alice, U1, ids.aliceJpeg, {
+        yaw: 1.5,
+        pitch: -2,
+        roll: 0.5,
+        quality: 81.5,
+        liveness_score: 93,
+      });
       ids.weirdFace = await face(ids.weird, U2, ids.weirdPng, { quality: 55, liveness_score: Number.NaN });
-      ids.aliceVoice = (await db.insertInto('voice_samples').values({ subject_ref: ids.alice, operation_uuid: U1, audio: bytes.aliceWav, duration_ms: 250, sample_rate: 16000, quality: 70, speech_ratio: 0.75, template_version: 'voice-test-v1', template, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+      ids.aliceVoice = (
+        await db
+          .insertInto('voice_samples')
+          .values({
+            subject_ref: ids.alice,
+            operation_uuid: U1,
+            audio: bytes.aliceWav,
+            duration_ms: 250,
+            sample_rate: 16000,
+            quality: 70,
+            speech_ratio: 0.75,
+            template_version: 'voice-test-v1',
+            template,
+            created_at: at,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
     });
     afterAll(async () => {
       await booted?.close();
@@ -99,15 +228,49 @@ for (const dialect of dialects) {
     }
 
     const aliceFace = () => ({
-      id: ids.aliceFace, uuid: U1, subjectId: 'alice', imageId: ids.aliceJpeg, rectangle: { x: 10, y: 5, width: 30, height: 41 },
-      yaw: 1.5, pitch: -2, roll: 0.5, quality: 81.5, livenessScore: 93, templateVersion: 'face-test-v1', createdAt: at.toISOString(),
+      id: ids.aliceFace,
+      uuid: U1,
+      subjectId: 'alice',
+      imageId: ids.aliceJpeg,
+      rectangle: { x: 10, y: 5, width: 30, height: 41 },
+      yaw: 1.5,
+      pitch: -2,
+      roll: 0.5,
+      quality: 81.5,
+      livenessScore: 93,
+      templateVersion: 'face-test-v1',
+      createdAt: at.toISOString(),
     });
     const aliceVoice = () => ({
-      id: ids.aliceVoice, uuid: U1, subjectId: 'alice', durationMs: 250, sampleRate: 16000, quality: 70, speechRatio: 0.75,
-      templateVersion: 'voice-test-v1', createdAt: at.toISOString(),
+      id: ids.aliceVoice,
+      uuid: U1,
+      subjectId: 'alice',
+      durationMs: 250,
+      sampleRate: 16000,
+      quality: 70,
+      speechRatio: 0.75,
+      templateVersion: 'voice-test-v1',
+      createdAt: at.toISOString(),
     });
-    const image = (id: number, u: string, subjectId: string | undefined, kind: string, format: string, width: number, height: number, b: Uint8Array) => ({
-      id, uuid: u, ...(subjectId ? { subjectId } : {}), kind, format, width, height, sizeBytes: b.length, createdAt: at.toISOString(),
+    const image = (
+      id: number,
+      u: string,
+      subjectId: string | undefined,
+      kind: string,
+      format: string,
+      width: number,
+      height: number,
+      b: Uint8Array,
+    ) => ({
+      id,
+      uuid: u,
+      ...(subjectId ? { subjectId } : {}),
+      kind,
+      format,
+      width,
+      height,
+      sizeBytes: b.length,
+      createdAt: at.toISOString(),
     });
 
     describe('face and voice data', () => {
@@ -122,8 +285,14 @@ for (const dialect of dialects) {
       it('leaves out measures that were not taken (NULL, NaN)', async () => {
         const face = await getJson(`/admin/biometric-data/face/id/?id=${ids.weirdPng}`);
         expect(face).toEqual({
-          id: ids.weirdFace, uuid: U2, subjectId: WEIRD, imageId: ids.weirdPng, rectangle: { x: 10, y: 5, width: 30, height: 41 },
-          quality: 55, templateVersion: 'face-test-v1', createdAt: at.toISOString(),
+          id: ids.weirdFace,
+          uuid: U2,
+          subjectId: WEIRD,
+          imageId: ids.weirdPng,
+          rectangle: { x: 10, y: 5, width: 30, height: 41 },
+          quality: 55,
+          templateVersion: 'face-test-v1',
+          createdAt: at.toISOString(),
         });
       });
 
@@ -140,7 +309,9 @@ for (const dialect of dialects) {
         expect(await getJson(`/admin/biometric-data/face/uuid/?uuid=${U1}`)).toEqual([aliceFace()]);
         expect(await getJson(`/biometric-data/face/uuid/?uuid=${U1}`)).toEqual([aliceFace()]);
         expect(await getJson(`/user/biometric-data/face/uuid/?uuid=${U1}`, 200, userAuth)).toEqual([aliceFace()]);
-        expect(await getJson(`/user/biometric-data/face/uuid/?uuid=${U1.toUpperCase()}`, 200, userAuth)).toEqual([aliceFace()]);
+        expect(await getJson(`/user/biometric-data/face/uuid/?uuid=${U1.toUpperCase()}`, 200, userAuth)).toEqual([
+          aliceFace(),
+        ]);
         await expectProblem(`/biometric-data/face/uuid/?uuid=${U1}`, 403, 'forbidden', userAuth);
       });
 
@@ -187,7 +358,12 @@ for (const dialect of dialects) {
         await expectProblem(`/admin/images/id/?id=999999&operationId=${ids.op1}`, 404, 'not-found');
         const problem = await expectProblem(`/admin/images/id/?id=${ids.aliceJpeg}`, 400, 'validation');
         expect(JSON.stringify(problem.errors)).toContain('query.operationId');
-        await expectProblem(`/user/images/id/?id=${ids.aliceJpeg}&operationId=${ids.op1}`, 404, 'route-not-found', userAuth);
+        await expectProblem(
+          `/user/images/id/?id=${ids.aliceJpeg}&operationId=${ids.op1}`,
+          404,
+          'route-not-found',
+          userAuth,
+        );
         await expectProblem(`/images/id/?id=${ids.aliceJpeg}&operationId=${ids.op1}`, 403, 'forbidden', userAuth);
       });
 
@@ -207,15 +383,50 @@ for (const dialect of dialects) {
       it('samples stay readable by UUID after their operation left the log (known by their samples)', async () => {
         const db = booted.services.ctx.db;
         const orphan = uuid();
-        const carol = (await db.insertInto('subjects').values({ subject_id: 'carol', status: 'ENROLLED', metadata: json({}), template_version: 'face-test-v1', enrollment_operation_uuid: orphan, created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow()).id;
+        const carol = (
+          await db
+            .insertInto('subjects')
+            .values({
+              subject_id: 'carol',
+              status: 'ENROLLED',
+              metadata: json({}),
+              template_version: 'face-test-v1',
+              enrollment_operation_uuid: orphan,
+              created_at: at,
+              updated_at: at,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
         const png = makePng(20, 30, 9);
-        const id = (await db.insertInto('images').values({ operation_uuid: orphan, subject_ref: carol, kind: 'ORIGINAL', format: 'PNG', width: 20, height: 30, bytes: png, created_at: at }).returning('id').executeTakeFirstOrThrow()).id;
-        expect(await getJson(`/admin/images/uuid/?uuid=${orphan}`)).toEqual([image(id, orphan, 'carol', 'ORIGINAL', 'PNG', 20, 30, png)]);
+        const id = (
+          await db
+            .insertInto('images')
+            .values({
+              operation_uuid: orphan,
+              subject_ref: carol,
+              kind: 'ORIGINAL',
+              format: 'PNG',
+              width: 20,
+              height: 30,
+              bytes: png,
+              created_at: at,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
+        expect(await getJson(`/admin/images/uuid/?uuid=${orphan}`)).toEqual([
+          image(id, orphan, 'carol', 'ORIGINAL', 'PNG', 20, 30, png),
+        ]);
         expect(await getJson(`/admin/biometric-data/face/uuid/?uuid=${orphan}`)).toEqual([]);
         // On /user nobody owns them any more: the enrolment that named the account is gone.
         await expectProblem(`/user/images/uuid/?uuid=${orphan}`, 404, 'not-found', userAuth);
-        const res = await get(`/admin/biometric-data/uuid/${orphan}/download`, adminAuth, { accept: 'application/json' });
-        expect((await res.json()).entries).toEqual([expect.objectContaining({ path: `subjects/carol/original-${id}.png`, size: png.length })]);
+        const res = await get(`/admin/biometric-data/uuid/${orphan}/download`, adminAuth, {
+          accept: 'application/json',
+        });
+        expect((await res.json()).entries).toEqual([
+          expect.objectContaining({ path: `subjects/carol/original-${id}.png`, size: png.length }),
+        ]);
       });
     });
 
@@ -236,7 +447,9 @@ for (const dialect of dialects) {
         expect(manifest.contentType).toBe('application/zip');
         expect(manifest.entries.map((e: { path: string }) => e.path)).toEqual(names.slice(1));
         for (const entry of manifest.entries) {
-          expect(entry.path).toMatch(/^(subjects|operations)\/[A-Za-z0-9_~-]+\/(original|token|face-crop|voice)-\d+\.(jpg|png|wav)$/);
+          expect(entry.path).toMatch(
+            /^(subjects|operations)\/[A-Za-z0-9_~-]+\/(original|token|face-crop|voice)-\d+\.(jpg|png|wav)$/,
+          );
           expect(files[entry.path]!.length).toBe(entry.size);
           expectNoTemplate(files[entry.path]!);
         }
@@ -257,7 +470,8 @@ for (const dialect of dialects) {
       /** The archive holds exactly these files, byte for byte. */
       function expectFiles(got: Awaited<ReturnType<typeof zip>>, expected: Record<string, Uint8Array>) {
         expect(got.names.sort()).toEqual(Object.keys(expected).sort());
-        for (const [name, b] of Object.entries(expected)) expect(Buffer.from(got.files[name]!).equals(Buffer.from(b)), name).toBe(true);
+        for (const [name, b] of Object.entries(expected))
+          expect(Buffer.from(got.files[name]!).equals(Buffer.from(b)), name).toBe(true);
       }
 
       it('downloadBiometricDataByUUID: originals, token image and voice of one operation, with a matching manifest', async () => {
@@ -265,9 +479,36 @@ for (const dialect of dialects) {
         expectFiles(got, { ...aliceFiles(), ...aliceVoiceFile() });
         expect(got.manifest.fileName).toMatch(new RegExp(`^bims-biometric-data-operation-${U1}-\\d{8}T\\d{6}Z\\.zip$`));
         expect(got.manifest.entries).toEqual([
-          { path: `subjects/alice/original-${ids.aliceJpeg}.jpg`, contentType: 'image/jpeg', size: bytes.aliceJpeg.length, kind: 'ORIGINAL', subjectId: 'alice', uuid: U1, imageId: ids.aliceJpeg, createdAt: at.toISOString() },
-          { path: `subjects/alice/token-${ids.aliceToken}.png`, contentType: 'image/png', size: bytes.aliceToken.length, kind: 'TOKEN', subjectId: 'alice', uuid: U1, imageId: ids.aliceToken, createdAt: at.toISOString() },
-          { path: `subjects/alice/voice-${ids.aliceVoice}.wav`, contentType: 'audio/wav', size: bytes.aliceWav.length, kind: 'VOICE', subjectId: 'alice', uuid: U1, voiceId: ids.aliceVoice, createdAt: at.toISOString() },
+          {
+            path: `subjects/alice/original-${ids.aliceJpeg}.jpg`,
+            contentType: 'image/jpeg',
+            size: bytes.aliceJpeg.length,
+            kind: 'ORIGINAL',
+            subjectId: 'alice',
+            uuid: U1,
+            imageId: ids.aliceJpeg,
+            createdAt: at.toISOString(),
+          },
+          {
+            path: `subjects/alice/token-${ids.aliceToken}.png`,
+            contentType: 'image/png',
+            size: bytes.aliceToken.length,
+            kind: 'TOKEN',
+            subjectId: 'alice',
+            uuid: U1,
+            imageId: ids.aliceToken,
+            createdAt: at.toISOString(),
+          },
+          {
+            path: `subjects/alice/voice-${ids.aliceVoice}.wav`,
+            contentType: 'audio/wav',
+            size: bytes.aliceWav.length,
+            kind: 'VOICE',
+            subjectId: 'alice',
+            uuid: U1,
+            voiceId: ids.aliceVoice,
+            createdAt: at.toISOString(),
+          },
         ]);
         expectFiles(await zip(`/admin/biometric-data/uuid/${U3}/download`), probeFiles());
         expectFiles(await zip(`/admin/biometric-data/uuid/${U4}/download`), {});
@@ -283,18 +524,35 @@ for (const dialect of dialects) {
         const text = await res.text();
         expectNoTemplate(text);
         const manifest = JSON.parse(text);
-        expect({ ...manifest, fileName: undefined, createdAt: undefined }).toEqual({ ...got.manifest, fileName: undefined, createdAt: undefined });
+        expect({ ...manifest, fileName: undefined, createdAt: undefined }).toEqual({
+          ...got.manifest,
+          fileName: undefined,
+          createdAt: undefined,
+        });
         // A ZIP preferred, or anything else: the ZIP.
         for (const accept of ['application/zip, application/json;q=0.5', '*/*', 'text/html']) {
-          expect((await get(`/admin/biometric-data/uuid/${U1}/download`, adminAuth, { accept })).headers.get('content-type'), accept).toBe('application/zip');
+          expect(
+            (await get(`/admin/biometric-data/uuid/${U1}/download`, adminAuth, { accept })).headers.get('content-type'),
+            accept,
+          ).toBe('application/zip');
         }
-        expect((await get(`/images/operation/${ids.op1}/download`, adminAuth, { accept: 'application/json' })).headers.get('content-type')).toMatch(/^application\/json/);
+        expect(
+          (await get(`/images/operation/${ids.op1}/download`, adminAuth, { accept: 'application/json' })).headers.get(
+            'content-type',
+          ),
+        ).toMatch(/^application\/json/);
       });
 
       it('downloadBiometricDataBySubjectId and downloadSubjectsBiometricDataById: one subject, odd subjectIds made safe', async () => {
-        expectFiles(await zip('/admin/biometric-data/subjectid/alice/download'), { ...aliceFiles(), ...aliceVoiceFile() });
+        expectFiles(await zip('/admin/biometric-data/subjectid/alice/download'), {
+          ...aliceFiles(),
+          ...aliceVoiceFile(),
+        });
         expectFiles(await zip(`/admin/biometric-data/subjectid/${encodeURIComponent(WEIRD)}/download`), weirdFiles());
-        expectFiles(await zip(`/admin/biometric-data/subject/${ids.alice}/download`), { ...aliceFiles(), ...aliceVoiceFile() });
+        expectFiles(await zip(`/admin/biometric-data/subject/${ids.alice}/download`), {
+          ...aliceFiles(),
+          ...aliceVoiceFile(),
+        });
         const weird = await zip(`/admin/biometric-data/subject/${ids.weird}/download`);
         expectFiles(weird, weirdFiles());
         expect(weird.manifest.entries[0].subjectId).toBe(WEIRD);
@@ -308,17 +566,38 @@ for (const dialect of dialects) {
 
       it('bulk biometric-data downloads by subjectIds, subject ids, operation ids and UUIDs', async () => {
         const both = { ...aliceFiles(), ...aliceVoiceFile(), ...weirdFiles() };
-        expectFiles(await zip(`/admin/biometric-data/subjectids/download?ids=alice&ids=${encodeURIComponent(WEIRD)}`), both);
-        expectFiles(await zip(`/admin/biometric-data/subjects/download?ids=${ids.alice},${ids.weird},${ids.alice}`), both);
-        expectFiles(await zip(`/admin/biometric-data/operation/download?ids=${ids.op1},${ids.op3},${ids.op4}`), { ...aliceFiles(), ...aliceVoiceFile(), ...probeFiles() });
-        expectFiles(await zip(`/admin/biometric-data/uuid/download?ids=${U2}&ids=${U3}`), { ...weirdFiles(), ...probeFiles() });
+        expectFiles(
+          await zip(`/admin/biometric-data/subjectids/download?ids=alice&ids=${encodeURIComponent(WEIRD)}`),
+          both,
+        );
+        expectFiles(
+          await zip(`/admin/biometric-data/subjects/download?ids=${ids.alice},${ids.weird},${ids.alice}`),
+          both,
+        );
+        expectFiles(await zip(`/admin/biometric-data/operation/download?ids=${ids.op1},${ids.op3},${ids.op4}`), {
+          ...aliceFiles(),
+          ...aliceVoiceFile(),
+          ...probeFiles(),
+        });
+        expectFiles(await zip(`/admin/biometric-data/uuid/download?ids=${U2}&ids=${U3}`), {
+          ...weirdFiles(),
+          ...probeFiles(),
+        });
       });
 
       it('bulk downloads are all or nothing: 404 naming every unknown identifier', async () => {
-        const bySubjectId = await expectProblem('/admin/biometric-data/subjectids/download?ids=alice,nobody,ghost', 404, 'not-found');
+        const bySubjectId = await expectProblem(
+          '/admin/biometric-data/subjectids/download?ids=alice,nobody,ghost',
+          404,
+          'not-found',
+        );
         expect(bySubjectId.missing).toEqual(['nobody', 'ghost']);
         expect(bySubjectId.detail).toContain("'nobody'");
-        const byRef = await expectProblem(`/admin/biometric-data/subjects/download?ids=${ids.alice},999998`, 404, 'not-found');
+        const byRef = await expectProblem(
+          `/admin/biometric-data/subjects/download?ids=${ids.alice},999998`,
+          404,
+          'not-found',
+        );
         expect(byRef.missing).toEqual([999998]);
         const byOp = await expectProblem(`/admin/images/operation/download?ids=${ids.op1},999997`, 404, 'not-found');
         expect(byOp.missing).toEqual([999997]);
@@ -326,15 +605,25 @@ for (const dialect of dialects) {
         const byUuid = await expectProblem(`/admin/biometric-data/uuid/download?ids=${U1},${ghost}`, 404, 'not-found');
         expect(byUuid.missing).toEqual([ghost]);
         await expectProblem('/admin/biometric-data/uuid/download?ids=1,2', 400, 'validation');
-        await expectProblem(`/admin/biometric-data/subjects/download?ids=${Array.from({ length: 1001 }, (_, i) => i + 1).join(',')}`, 400, 'validation');
+        await expectProblem(
+          `/admin/biometric-data/subjects/download?ids=${Array.from({ length: 1001 }, (_, i) => i + 1).join(',')}`,
+          400,
+          'validation',
+        );
       });
 
       it('image downloads serve images only, on /admin and root', async () => {
         for (const prefix of ['/admin', '']) {
           expectFiles(await zip(`${prefix}/images/operation/${ids.op1}/download`), aliceFiles());
           expectFiles(await zip(`${prefix}/images/subject/${ids.alice}/download`), aliceFiles());
-          expectFiles(await zip(`${prefix}/images/operation/download?ids=${ids.op2},${ids.op3}`), { ...weirdFiles(), ...probeFiles() });
-          expectFiles(await zip(`${prefix}/images/subjects/download?ids=${ids.alice}&ids=${ids.weird}`), { ...aliceFiles(), ...weirdFiles() });
+          expectFiles(await zip(`${prefix}/images/operation/download?ids=${ids.op2},${ids.op3}`), {
+            ...weirdFiles(),
+            ...probeFiles(),
+          });
+          expectFiles(await zip(`${prefix}/images/subjects/download?ids=${ids.alice}&ids=${ids.weird}`), {
+            ...aliceFiles(),
+            ...weirdFiles(),
+          });
           const named = await zip(`${prefix}/images/subject/${ids.alice}/download`);
           expect(named.manifest.fileName).toMatch(new RegExp(`^bims-images-subject-${ids.alice}-`));
         }
@@ -357,18 +646,27 @@ for (const dialect of dialects) {
 
       it('a USER reaches no download: 403 on /admin and root, 404 on /user', async () => {
         const paths = [
-          `/biometric-data/operation/download?ids=${ids.op1}`, '/biometric-data/subjectids/download?ids=alice', `/biometric-data/uuid/download?ids=${U1}`,
-          '/biometric-data/subjectid/alice/download', `/biometric-data/uuid/${U1}/download`, `/biometric-data/subject/${ids.alice}/download`,
-          `/biometric-data/subjects/download?ids=${ids.alice}`, `/images/operation/download?ids=${ids.op1}`, `/images/subjects/download?ids=${ids.alice}`,
-          `/images/operation/${ids.op1}/download`, `/images/subject/${ids.alice}/download`,
+          `/biometric-data/operation/download?ids=${ids.op1}`,
+          '/biometric-data/subjectids/download?ids=alice',
+          `/biometric-data/uuid/download?ids=${U1}`,
+          '/biometric-data/subjectid/alice/download',
+          `/biometric-data/uuid/${U1}/download`,
+          `/biometric-data/subject/${ids.alice}/download`,
+          `/biometric-data/subjects/download?ids=${ids.alice}`,
+          `/images/operation/download?ids=${ids.op1}`,
+          `/images/subjects/download?ids=${ids.alice}`,
+          `/images/operation/${ids.op1}/download`,
+          `/images/subject/${ids.alice}/download`,
         ];
         for (const path of paths) {
           await expectProblem(`/admin${path}`, 403, 'forbidden', userAuth);
           await expectProblem(`/user${path}`, 404, 'route-not-found', userAuth);
           expect((await get(`/admin${path}`, null)).status).toBe(401);
         }
-        for (const path of paths.filter((p) => p.startsWith('/images'))) await expectProblem(path, 403, 'forbidden', userAuth);
-        for (const path of paths.filter((p) => p.startsWith('/biometric-data'))) await expectProblem(path, 404, 'route-not-found');
+        for (const path of paths.filter((p) => p.startsWith('/images')))
+          await expectProblem(path, 403, 'forbidden', userAuth);
+        for (const path of paths.filter((p) => p.startsWith('/biometric-data')))
+          await expectProblem(path, 404, 'route-not-found');
       });
     });
   });

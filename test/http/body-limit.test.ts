@@ -23,8 +23,22 @@ afterAll(async () => {
 async function stored() {
   const db = booted.services.ctx.db;
   const n = async (table: 'subjects' | 'operations' | 'images' | 'face_samples' | 'accounts' | 'exceptions') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  return { subjects: await n('subjects'), operations: await n('operations'), images: await n('images'), samples: await n('face_samples'), accounts: await n('accounts'), exceptions: await n('exceptions') };
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return {
+    subjects: await n('subjects'),
+    operations: await n('operations'),
+    images: await n('images'),
+    samples: await n('face_samples'),
+    accounts: await n('accounts'),
+    exceptions: await n('exceptions'),
+  };
 }
 
 /** An enrolment whose body is `bytes` long (a base64 "image" padding it out). */
@@ -62,7 +76,9 @@ function rawHttp(request: string | Buffer[]): Promise<{ status: number; headers:
 }
 
 const chunked = (path: string, body: string, chunkSize = 4096) => {
-  const parts = [`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${adminAuth}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`];
+  const parts = [
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${adminAuth}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
+  ];
   for (let i = 0; i < body.length; i += chunkSize) {
     const chunk = body.slice(i, i + chunkSize);
     parts.push(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
@@ -75,7 +91,11 @@ function expectTooLarge(status: number, contentType: string | null, body: string
   expect(status).toBe(413);
   expect(contentType).toMatch(/^application\/problem\+json/);
   const problem = JSON.parse(body);
-  expect(problem).toMatchObject({ status: 413, type: expect.stringMatching(/\/payload-too-large$/), detail: expect.stringContaining(String(LIMIT)) });
+  expect(problem).toMatchObject({
+    status: 413,
+    type: expect.stringMatching(/\/payload-too-large$/),
+    detail: expect.stringContaining(String(LIMIT)),
+  });
 }
 
 describe('request size limits', () => {
@@ -86,7 +106,9 @@ describe('request size limits', () => {
     // Refused before authentication too, from the declared length alone: a stranger cannot make the service
     // read a large body.
     const body = enrolment(LIMIT * 4);
-    const anonymous = await rawHttp(`POST /admin/subjects/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    const anonymous = await rawHttp(
+      `POST /admin/subjects/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
     expect(anonymous.status).toBe(413);
     expect(await stored()).toEqual(before);
   });
@@ -136,7 +158,13 @@ describe('request size limits', () => {
 
   it('read a chunked body under the limit whole', async () => {
     const before = await stored();
-    const res = await rawHttp(chunked('/admin/accounts/create', JSON.stringify({ username: 'chunked', password: 'chunked-password', role: 'USER' }), 7));
+    const res = await rawHttp(
+      chunked(
+        '/admin/accounts/create',
+        JSON.stringify({ username: 'chunked', password: 'chunked-password', role: 'USER' }),
+        7,
+      ),
+    );
     expect(res.status).toBe(201);
     expect(JSON.parse(res.body)).toMatchObject({ username: 'chunked', role: 'USER' });
     expect((await stored()).accounts).toBe(before.accounts + 1);

@@ -23,9 +23,11 @@ const BUDGET_MS = 300_000;
  * dashboard component running (the real one, on a loopback port).
  */
 const edge = (op: DocOperation) => ['login', 'oauth2Token'].includes(op.operationId) || op.path.includes('/dashboard/');
-const destructive = (op: DocOperation) => op.method === 'DELETE' || /^(delete|clear|truncate|reset|change|update|set|remove|revoke)/i.test(op.operationId);
+const destructive = (op: DocOperation) =>
+  op.method === 'DELETE' || /^(delete|clear|truncate|reset|change|update|set|remove|revoke)/i.test(op.operationId);
 type Pass = 'safe' | 'destructive' | 'edge';
-const inPass = (op: DocOperation, pass: Pass) => (pass === 'edge' ? edge(op) : !edge(op) && destructive(op) === (pass === 'destructive'));
+const inPass = (op: DocOperation, pass: Pass) =>
+  pass === 'edge' ? edge(op) : !edge(op) && destructive(op) === (pass === 'destructive');
 
 async function exercise(pass: Pass) {
   const dashboard = pass === 'edge' ? await startDashboardServer({ host: '127.0.0.1', port: 0 }) : undefined;
@@ -48,7 +50,8 @@ async function exercise(pass: Pass) {
         for (const request of fc.sample(requestArbitrary(op, doc), { numRuns: RUNS, seed: 17 })) {
           const headers: Record<string, string> = { authorization: auth };
           // A FormData body sets its own Content-Type, with the boundary.
-          if (request.encoded !== undefined && !(request.encoded instanceof FormData)) headers['content-type'] = request.mediaType!;
+          if (request.encoded !== undefined && !(request.encoded instanceof FormData))
+            headers['content-type'] = request.mediaType!;
           const res = await booted.app.request(request.url, {
             method: request.method,
             headers,
@@ -62,7 +65,10 @@ async function exercise(pass: Pass) {
             continue;
           }
           const breach = await contractBreach(op, res);
-          if (breach) breaches.push(`${surface} ${op.operationId} ${request.method} ${request.url.slice(0, 120)} ${request.mediaType ?? ''} ${request.body === undefined ? '' : JSON.stringify(request.body).slice(0, 200)}: ${breach}`);
+          if (breach)
+            breaches.push(
+              `${surface} ${op.operationId} ${request.method} ${request.url.slice(0, 120)} ${request.mediaType ?? ''} ${request.body === undefined ? '' : JSON.stringify(request.body).slice(0, 200)}: ${breach}`,
+            );
         }
       }
     }
@@ -74,26 +80,38 @@ async function exercise(pass: Pass) {
 }
 
 describe('requests generated from the published documents', () => {
-  it('non-destructive operations on every surface keep the documents\' word', async () => {
-    const { breaches, sent, mediaTypesSent } = await exercise('safe');
-    expect(sent).toBeGreaterThan(150);
-    // The photo operations' forms were drawn as well as their JSON.
-    expect([...mediaTypesSent].sort()).toEqual(['application/json', 'multipart/form-data']);
-    expect(breaches).toEqual([]);
-  }, BUDGET_MS);
+  it(
+    "non-destructive operations on every surface keep the documents' word",
+    async () => {
+      const { breaches, sent, mediaTypesSent } = await exercise('safe');
+      expect(sent).toBeGreaterThan(150);
+      // The photo operations' forms were drawn as well as their JSON.
+      expect([...mediaTypesSent].sort()).toEqual(['application/json', 'multipart/form-data']);
+      expect(breaches).toEqual([]);
+    },
+    BUDGET_MS,
+  );
 
-  it('destructive operations, on a database of their own, keep it too', async () => {
-    const { breaches, sent } = await exercise('destructive');
-    expect(sent).toBeGreaterThan(30);
-    expect(breaches).toEqual([]);
-  }, BUDGET_MS);
+  it(
+    'destructive operations, on a database of their own, keep it too',
+    async () => {
+      const { breaches, sent } = await exercise('destructive');
+      expect(sent).toBeGreaterThan(30);
+      expect(breaches).toEqual([]);
+    },
+    BUDGET_MS,
+  );
 
-  it('login, the token endpoint and the dashboard proxy (to the real dashboard component) keep it too', async () => {
-    const { breaches, sent, mediaTypesSent } = await exercise('edge');
-    // The token endpoint is sent the URL-encoded form it declares.
-    expect(mediaTypesSent.has('application/x-www-form-urlencoded')).toBe(true);
-    // login and oauth2Token on three documents, the proxy's five methods on two.
-    expect(sent).toBeGreaterThanOrEqual(RUNS * (2 * 3 + 5 * 2));
-    expect(breaches).toEqual([]);
-  }, BUDGET_MS);
+  it(
+    'login, the token endpoint and the dashboard proxy (to the real dashboard component) keep it too',
+    async () => {
+      const { breaches, sent, mediaTypesSent } = await exercise('edge');
+      // The token endpoint is sent the URL-encoded form it declares.
+      expect(mediaTypesSent.has('application/x-www-form-urlencoded')).toBe(true);
+      // login and oauth2Token on three documents, the proxy's five methods on two.
+      expect(sent).toBeGreaterThanOrEqual(RUNS * (2 * 3 + 5 * 2));
+      expect(breaches).toEqual([]);
+    },
+    BUDGET_MS,
+  );
 });

@@ -77,7 +77,9 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.body.equals(await readFile(`${PUBLIC_DIR}js/main.js`))).toBe(true);
     // Conditional requests pass both ways: the component's ETag, then its 304.
-    const again = await raw(`${api.url}/admin/dashboard/js/main.js`, 'GET', { 'if-none-match': String(script.headers.etag) });
+    const again = await raw(`${api.url}/admin/dashboard/js/main.js`, 'GET', {
+      'if-none-match': String(script.headers.etag),
+    });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });
@@ -123,9 +125,17 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
         text,
       );
       expect(res.status, method).toBe(200);
-      expect(res.headers['x-bims-operation']).toBe({ POST: 'proxyDashboard1', PUT: 'proxyDashboard2', DELETE: 'proxyDashboard3', PATCH: 'proxyDashboard4' }[method]);
+      expect(res.headers['x-bims-operation']).toBe(
+        { POST: 'proxyDashboard1', PUT: 'proxyDashboard2', DELETE: 'proxyDashboard3', PATCH: 'proxyDashboard4' }[
+          method
+        ],
+      );
       const echo = JSON.parse(res.body.toString());
-      expect(echo).toMatchObject({ method, path: '/admin/dashboard/_diagnostics/echo', query: { a: ['1', '2'], b: [' x'] } });
+      expect(echo).toMatchObject({
+        method,
+        path: '/admin/dashboard/_diagnostics/echo',
+        query: { a: ['1', '2'], b: [' x'] },
+      });
       expect(echo.body).toEqual({ size: Buffer.byteLength(text), sha256: sha256(text), text });
       expect(echo.headers['content-type']).toBe('application/json');
       expect(echo.headers['x-custom']).toBe('kept');
@@ -137,7 +147,12 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
 
   it('streams a large request body through unchanged (sent after 100 Continue)', async () => {
     const bytes = randomBytes(3 * 1024 * 1024 + 17);
-    const res = await raw(`${api.url}/dashboard/_diagnostics/echo`, 'POST', { authorization: adminAuth, 'content-type': 'application/octet-stream', expect: '100-continue' }, bytes);
+    const res = await raw(
+      `${api.url}/dashboard/_diagnostics/echo`,
+      'POST',
+      { authorization: adminAuth, 'content-type': 'application/octet-stream', expect: '100-continue' },
+      bytes,
+    );
     expect(res.status).toBe(200);
     const echo = JSON.parse(res.body.toString());
     expect(echo.body).toEqual({ size: bytes.length, sha256: sha256(bytes) });
@@ -154,7 +169,10 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
         },
       });
       const res = await small.app.request('/admin/dashboard/_diagnostics/echo', {
-        method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/octet-stream' }, body, duplex: 'half',
+        method: 'POST',
+        headers: { authorization: adminAuth, 'content-type': 'application/octet-stream' },
+        body,
+        duplex: 'half',
       } as RequestInit);
       expect(res.status).toBe(413);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -182,12 +200,15 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
     // The address the proxy saw is appended when the runtime reports one (this test's server does not).
     expect(headers['x-forwarded-for']).toMatch(/^203\.0\.113\.7(, 127\.0\.0\.1)?$/);
     expect(headers['x-end-to-end']).toBe('must pass');
-    for (const name of ['x-hop-by-hop', 'keep-alive', 'te', 'proxy-authorization']) expect(headers[name], name).toBeUndefined();
+    for (const name of ['x-hop-by-hop', 'keep-alive', 'te', 'proxy-authorization'])
+      expect(headers[name], name).toBeUndefined();
     expect(headers.connection ?? '').not.toMatch(/x-hop-by-hop/);
   });
 
   it('drops hop-by-hop response headers, including those the component names in Connection', async () => {
-    const asked = ['X-Echo-Hop: dropped', 'Connection: x-echo-hop', 'X-Echo-Kept: yes'].map((h) => `header=${encodeURIComponent(h)}`).join('&');
+    const asked = ['X-Echo-Hop: dropped', 'Connection: x-echo-hop', 'X-Echo-Kept: yes']
+      .map((h) => `header=${encodeURIComponent(h)}`)
+      .join('&');
     // Straight from the component, the headers are there.
     const direct = await raw(`${dashboard.url}/dashboard/_diagnostics/echo?${asked}`, 'GET');
     expect(direct.headers['x-echo-hop']).toBe('dropped');
@@ -208,7 +229,8 @@ describe('the dashboard proxy forwards to the dashboard component', () => {
     let seen = '';
     while (!seen.includes('\n\n')) seen += new TextDecoder().decode((await reader.read()).value);
     expect(seen).toMatch(/^event: tick\ndata: \{"n":1,/);
-    const echo = async () => JSON.parse((await raw(`${dashboard.url}/dashboard/_diagnostics/echo`, 'GET')).body.toString());
+    const echo = async () =>
+      JSON.parse((await raw(`${dashboard.url}/dashboard/_diagnostics/echo`, 'GET')).body.toString());
     expect((await echo()).openStreams).toBe(1);
     await reader.cancel();
     // The proxy lets go of the component once the client has gone.

@@ -13,13 +13,18 @@ const lines: string[] = [];
 /** The adapter's requests as the app got them. */
 const served: Request[] = [];
 /** Whether the adapter built a request's `Headers` (it keeps them under a symbol once asked for them). */
-const builtHeaders = (request: Request) => Object.getOwnPropertySymbols(request).some((s) => s.description === 'headersKey');
+const builtHeaders = (request: Request) =>
+  Object.getOwnPropertySymbols(request).some((s) => s.description === 'headersKey');
 let booted: Awaited<ReturnType<typeof bootForTest>>;
 let server: Awaited<ReturnType<typeof serveOnLoopback>>;
 const ORIGIN = 'https://app.example';
 
 beforeAll(async () => {
-  booted = await bootForTest('pglite', { BIMS_MAX_BODY_BYTES: '4096', BIMS_CORS_ORIGINS: ORIGIN }, { logger: createLogger('info', (line) => lines.push(line)) });
+  booted = await bootForTest(
+    'pglite',
+    { BIMS_MAX_BODY_BYTES: '4096', BIMS_CORS_ORIGINS: ORIGIN },
+    { logger: createLogger('info', (line) => lines.push(line)) },
+  );
   // The app as the Node entry builds it: headers read from the adapter's IncomingMessage.
   const app = createApp({ services: booted.services, readHeader: readIncomingHeader });
   server = await serveOnLoopback((request, env) => {
@@ -32,7 +37,8 @@ afterAll(async () => {
   await booted?.close();
 });
 
-const requestLines = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.message === 'request');
+const requestLines = () =>
+  lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.message === 'request');
 
 /** One request on a fresh raw connection, with exactly the header lines given (repeats included). */
 async function raw(request: string) {
@@ -45,12 +51,20 @@ async function raw(request: string) {
 
 describe('readIncomingHeader', () => {
   it("reads the IncomingMessage's record without asking the request for its Headers, and joins repeats", () => {
-    const request = Object.defineProperty({}, 'headers', { get: () => { throw new Error('Headers asked for'); } }) as Request;
+    const request = Object.defineProperty({}, 'headers', {
+      get: () => {
+        throw new Error('Headers asked for');
+      },
+    }) as Request;
     expect(readIncomingHeader(request, { incoming: { headers: { 'x-request-id': 'a' } } }, 'x-request-id')).toBe('a');
-    expect(readIncomingHeader(request, { incoming: { headers: { 'x-request-id': ['a', 'b'] } } }, 'x-request-id')).toBe('a, b');
+    expect(readIncomingHeader(request, { incoming: { headers: { 'x-request-id': ['a', 'b'] } } }, 'x-request-id')).toBe(
+      'a, b',
+    );
     expect(readIncomingHeader(request, { incoming: { headers: {} } }, 'origin')).toBeUndefined();
     // Not from the adapter (app.request): the request's own headers.
-    expect(readIncomingHeader(new Request('http://x/', { headers: { 'x-request-id': 'c' } }), undefined, 'x-request-id')).toBe('c');
+    expect(
+      readIncomingHeader(new Request('http://x/', { headers: { 'x-request-id': 'c' } }), undefined, 'x-request-id'),
+    ).toBe('c');
   });
 });
 
@@ -63,7 +77,9 @@ describe('every request, over the Node adapter', () => {
     expect(builtHeaders(served[0]!)).toBe(false);
     // The check itself sees them built when something asks (the authentication reads Authorization).
     served.length = 0;
-    expect((await fetch(`${server.url}/admin/management/info`, { headers: { authorization: adminAuth } })).status).toBe(200);
+    expect((await fetch(`${server.url}/admin/management/info`, { headers: { authorization: adminAuth } })).status).toBe(
+      200,
+    );
     expect(builtHeaders(served[0]!)).toBe(true);
   });
 
@@ -84,7 +100,9 @@ describe('every request, over the Node adapter', () => {
   });
 
   it('joins a repeated X-Request-Id as Headers.get does, and makes one up when none is sent', async () => {
-    const repeated = await raw('GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: first\r\nX-Request-Id: second\r\nConnection: close\r\n\r\n');
+    const repeated = await raw(
+      'GET /health HTTP/1.1\r\nHost: x\r\nX-Request-Id: first\r\nX-Request-Id: second\r\nConnection: close\r\n\r\n',
+    );
     expect(repeated.status).toBe(200);
     expect(repeated.headers['x-request-id']).toBe('first, second');
 
@@ -97,7 +115,10 @@ describe('every request, over the Node adapter', () => {
 
   it('reads Origin the same way: an allowed preflight is answered, another origin is not', async () => {
     const preflight = (origin: string) =>
-      fetch(`${server.url}/admin/subjects/create`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST' } });
+      fetch(`${server.url}/admin/subjects/create`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
     const allowed = await preflight(ORIGIN);
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(ORIGIN);
@@ -122,8 +143,12 @@ describe('every request, over the Node adapter', () => {
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.headers.get('x-request-id')).toBe('too-big-1');
     expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=/);
-    expect(requestLines()).toMatchObject([{ requestId: 'too-big-1', method: 'POST', path: '/admin/accounts/create', status: 413 }]);
+    expect(requestLines()).toMatchObject([
+      { requestId: 'too-big-1', method: 'POST', path: '/admin/accounts/create', status: 413 },
+    ]);
     const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: adminAuth } })).text();
-    expect(metrics).toMatch(/^bims_http_requests_total\{operation="none",surface="none",method="POST",status="413"\} [1-9]/m);
+    expect(metrics).toMatch(
+      /^bims_http_requests_total\{operation="none",surface="none",method="POST",status="413"\} [1-9]/m,
+    );
   });
 });

@@ -31,7 +31,8 @@ for (const dialect of dialects) {
       await booted?.close();
     });
 
-    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) => request(booted.app, method, path, body, auth);
+    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) =>
+      request(booted.app, method, path, body, auth);
     const json = async (method: string, path: string, body?: unknown) => {
       const res = await send(method, path, body);
       expect(res.status, `${method} ${path}: ${res.status}`).toBe(200);
@@ -53,16 +54,35 @@ for (const dialect of dialects) {
       expect(text).not.toMatch(/\bat \S+ \(|\.ts:|node_modules|\/work\/|updated_at|does not exist/);
       failureId = problem.exceptionId;
 
-      const row = await booted.services.ctx.db.selectFrom('exceptions').selectAll().where('id', '=', failureId).executeTakeFirstOrThrow();
-      expect(row).toMatchObject({ operation_id: 'getAccounts', method: 'GET', path: '/admin/accounts', surface: 'admin', account_id: 1 });
+      const row = await booted.services.ctx.db
+        .selectFrom('exceptions')
+        .selectAll()
+        .where('id', '=', failureId)
+        .executeTakeFirstOrThrow();
+      expect(row).toMatchObject({
+        operation_id: 'getAccounts',
+        method: 'GET',
+        path: '/admin/accounts',
+        surface: 'admin',
+        account_id: 1,
+      });
       expect(row.message).toMatch(/updated_at/);
       expect(row.call_stack).toMatch(/\n\s+at /);
-      await sql`alter table accounts add column updated_at timestamptz not null default now()`.execute(booted.services.ctx.db);
+      await sql`alter table accounts add column updated_at timestamptz not null default now()`.execute(
+        booted.services.ctx.db,
+      );
     });
 
     it('reads the exception by id and its call stack apart', async () => {
       const one = await json('GET', `/admin/exceptions/id?id=${failureId}`);
-      expect(one).toMatchObject({ id: failureId, operationId: 'getAccounts', method: 'GET', path: '/admin/accounts', surface: 'admin', accountId: 1 });
+      expect(one).toMatchObject({
+        id: failureId,
+        operationId: 'getAccounts',
+        method: 'GET',
+        path: '/admin/accounts',
+        surface: 'admin',
+        accountId: 1,
+      });
       expect(one).not.toHaveProperty('callStack');
       expect(new Date(one.timestamp).toISOString()).toBe(one.timestamp);
       const stack = await json('GET', `/exceptions/callstack?id=${failureId}`);
@@ -102,7 +122,10 @@ for (const dialect of dialects) {
       for (const [filter, keep] of cases) {
         const expected = filter.startsWith('from=') ? records.slice(10, 20) : records.filter(keep);
         const page = await json('GET', `/admin/exceptions?${filter}&size=1000&sort=timestamp,asc`);
-        expect(page.map((e: { id: string }) => e.id), filter).toEqual(expected.map((r) => r.id));
+        expect(
+          page.map((e: { id: string }) => e.id),
+          filter,
+        ).toEqual(expected.map((r) => r.id));
         expect(await json('GET', `/admin/exceptions/count?${filter}`), filter).toEqual({ count: expected.length });
       }
       // LIKE wildcards in a path prefix are taken literally.
@@ -127,7 +150,10 @@ for (const dialect of dialects) {
       ]) {
         const res = await send('GET', `/admin/exceptions?${query}`);
         expect(res.status, query).toBe(400);
-        expect((await res.json()).errors.map((e: { field: string }) => e.field), query).toContain(field);
+        expect(
+          (await res.json()).errors.map((e: { field: string }) => e.field),
+          query,
+        ).toContain(field);
       }
     });
 
@@ -153,13 +179,20 @@ for (const dialect of dialects) {
 
     it('refuses a bad import as a whole, writing nothing', async () => {
       const before = await json('GET', '/admin/exceptions/count');
-      const fresh = syntheticRecords(40).slice(35).map((r) => ({ ...r, id: `fresh-${r.id}` }));
+      const fresh = syntheticRecords(40)
+        .slice(35)
+        .map((r) => ({ ...r, id: `fresh-${r.id}` }));
       const broken = [...fresh.slice(0, 3), { ...fresh[3]!, timestamp: 'last tuesday' }, fresh[4]];
       const res = await send('POST', '/admin/exceptions/import', broken);
       expect(res.status).toBe(400);
       const problem = await res.json();
       expect(problem.errors.map((e: { field: string }) => e.field)).toEqual(['body.3.timestamp']);
-      for (const bad of [{ records: fresh }, [{ ...fresh[0], extra: true }], [{ ...fresh[0], surface: 'moon' }], '[{"id": ']) {
+      for (const bad of [
+        { records: fresh },
+        [{ ...fresh[0], extra: true }],
+        [{ ...fresh[0], surface: 'moon' }],
+        '[{"id": ',
+      ]) {
         expect((await send('POST', '/admin/exceptions/import', bad)).status).toBe(400);
       }
       expect(await json('GET', '/admin/exceptions/count')).toEqual(before);
@@ -173,11 +206,17 @@ for (const dialect of dialects) {
       expect(exported).toHaveLength(total);
       const order = exported.map((r: { timestamp: string; id: string }) => `${r.timestamp} ${r.id}`);
       expect([...order].sort()).toEqual(order);
-      expect(exported.filter((r: { id: string }) => r.id.startsWith('bulk-'))).toEqual(many.sort((a, b) => (a.timestamp + a.id < b.timestamp + b.id ? -1 : 1)));
+      expect(exported.filter((r: { id: string }) => r.id.startsWith('bulk-'))).toEqual(
+        many.sort((a, b) => (a.timestamp + a.id < b.timestamp + b.id ? -1 : 1)),
+      );
     });
 
     it('belongs to ADMIN on the admin and root surfaces only', async () => {
-      const created = await send('POST', '/admin/accounts/create', { username: 'adj', password: 'adj-password', role: 'ADJUDICATOR' });
+      const created = await send('POST', '/admin/accounts/create', {
+        username: 'adj',
+        password: 'adj-password',
+        role: 'ADJUDICATOR',
+      });
       expect(created.status).toBe(201);
       expect((await send('GET', '/exceptions', undefined, basic('adj', 'adj-password'))).status).toBe(403);
       expect((await send('GET', '/exceptions', undefined, null)).status).toBe(401);

@@ -22,12 +22,19 @@ const call = (node: Node, method: string, path: string, body?: unknown) =>
 
 async function enrol(node: Node, subjectId: string) {
   // Every subject is the same face: deduplication off, so each is ENROLLED rather than sent to adjudication.
-  const res = await call(node, 'POST', '/admin/subjects/create', { subjectId, faces: [{ image: b64(photo(enrolled)) }], options: { deduplicate: false } });
+  const res = await call(node, 'POST', '/admin/subjects/create', {
+    subjectId,
+    faces: [{ image: b64(photo(enrolled)) }],
+    options: { deduplicate: false },
+  });
   expect(res.status).toBe(201);
 }
 
 async function identifyOn(node: Node): Promise<string[]> {
-  const res = await call(node, 'POST', '/admin/operations/create', { type: 'IDENTIFY', faces: [{ image: b64(photo(probe)) }] });
+  const res = await call(node, 'POST', '/admin/operations/create', {
+    type: 'IDENTIFY',
+    faces: [{ image: b64(photo(probe)) }],
+  });
   expect(res.status).toBe(201);
   return ((await res.json()).candidates as { subjectId: string }[]).map((c) => c.subjectId);
 }
@@ -37,50 +44,57 @@ async function identifyOn(node: Node): Promise<string[]> {
  * first node's changes from the gallery change log, read before each search. Nothing waits: the very next
  * identification on the second node must already see each change.
  */
-describe.skipIf(!process.env.DATABASE_URL)('gallery change log: a node without LISTEN sees other nodes\' changes at once', () => {
-  let a: Awaited<ReturnType<typeof bootForTest>>;
-  let b: Booted;
-  beforeAll(async () => {
-    a = await bootForTest('postgres', {}, { createExtractor: sharedExtractorFactory() });
-    b = await boot({
-      config: a.config, runtime: 'test', hostname: 'polling-node', logger: createLogger('silent'),
-      createExtractor: sharedExtractorFactory(), galleryFreshness: 'poll',
+describe.skipIf(!process.env.DATABASE_URL)(
+  "gallery change log: a node without LISTEN sees other nodes' changes at once",
+  () => {
+    let a: Awaited<ReturnType<typeof bootForTest>>;
+    let b: Booted;
+    beforeAll(async () => {
+      a = await bootForTest('postgres', {}, { createExtractor: sharedExtractorFactory() });
+      b = await boot({
+        config: a.config,
+        runtime: 'test',
+        hostname: 'polling-node',
+        logger: createLogger('silent'),
+        createExtractor: sharedExtractorFactory(),
+        galleryFreshness: 'poll',
+      });
     });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await closeSharedExtractor();
-  });
+    afterAll(async () => {
+      await b?.close();
+      await a?.close();
+      await closeSharedExtractor();
+    });
 
-  it('an enrolment, then its deletion, through the first node', async () => {
-    expect(await identifyOn(b)).toEqual([]); // b's gallery is loaded while empty
-    await enrol(a, 'log-1');
-    expect(await identifyOn(b)).toEqual(['log-1']);
-    const res = await call(a, 'DELETE', '/admin/subjects/id/?subjectId=log-1');
-    expect(res.status).toBe(200);
-    expect(await identifyOn(b)).toEqual([]);
-  });
+    it('an enrolment, then its deletion, through the first node', async () => {
+      expect(await identifyOn(b)).toEqual([]); // b's gallery is loaded while empty
+      await enrol(a, 'log-1');
+      expect(await identifyOn(b)).toEqual(['log-1']);
+      const res = await call(a, 'DELETE', '/admin/subjects/id/?subjectId=log-1');
+      expect(res.status).toBe(200);
+      expect(await identifyOn(b)).toEqual([]);
+    });
 
-  it('a prefix clear and a whole-database clear (reset entries) through the first node', async () => {
-    await enrol(a, 'log-2');
-    expect(await identifyOn(b)).toEqual(['log-2']);
-    expect((await call(a, 'DELETE', '/admin/subjects/clear-db?prefix=log-')).status).toBe(200);
-    expect(await identifyOn(b)).toEqual([]);
-    await enrol(a, 'log-3');
-    expect(await identifyOn(b)).toEqual(['log-3']);
-    expect((await call(a, 'DELETE', '/admin/management/database/clear-db')).status).toBe(200);
-    expect(await identifyOn(b)).toEqual([]);
-  });
+    it('a prefix clear and a whole-database clear (reset entries) through the first node', async () => {
+      await enrol(a, 'log-2');
+      expect(await identifyOn(b)).toEqual(['log-2']);
+      expect((await call(a, 'DELETE', '/admin/subjects/clear-db?prefix=log-')).status).toBe(200);
+      expect(await identifyOn(b)).toEqual([]);
+      await enrol(a, 'log-3');
+      expect(await identifyOn(b)).toEqual(['log-3']);
+      expect((await call(a, 'DELETE', '/admin/management/database/clear-db')).status).toBe(200);
+      expect(await identifyOn(b)).toEqual([]);
+    });
 
-  it('a node whose unapplied changes were pruned reloads its gallery', async () => {
-    expect(await identifyOn(b)).toEqual([]); // b is caught up
-    await enrol(a, 'log-4');
-    // Retention 0: the enrolment's row, the newest, becomes the horizon marker and loses its content.
-    await pruneChanges(a.services.ctx.db, 0);
-    expect(await identifyOn(b)).toEqual(['log-4']);
-  });
-});
+    it('a node whose unapplied changes were pruned reloads its gallery', async () => {
+      expect(await identifyOn(b)).toEqual([]); // b is caught up
+      await enrol(a, 'log-4');
+      // Retention 0: the enrolment's row, the newest, becomes the horizon marker and loses its content.
+      await pruneChanges(a.services.ctx.db, 0);
+      expect(await identifyOn(b)).toEqual(['log-4']);
+    });
+  },
+);
 
 /**
  * The same on every dialect, one process: a second gallery in poll mode on the same database (a second

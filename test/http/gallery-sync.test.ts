@@ -15,7 +15,13 @@ describe.skipIf(!process.env.DATABASE_URL)('gallery kept in step across processe
   let b: Booted;
   beforeAll(async () => {
     a = await bootForTest('postgres', {}, { createExtractor: sharedExtractorFactory() });
-    b = await boot({ config: a.config, runtime: 'test', hostname: 'second-node', logger: createLogger('silent'), createExtractor: sharedExtractorFactory() });
+    b = await boot({
+      config: a.config,
+      runtime: 'test',
+      hostname: 'second-node',
+      logger: createLogger('silent'),
+      createExtractor: sharedExtractorFactory(),
+    });
   });
   afterAll(async () => {
     await b?.close();
@@ -56,7 +62,10 @@ describe.skipIf(!process.env.DATABASE_URL)('gallery kept in step across processe
   });
 
   it('a deletion through one process leaves the other process gallery at once', async () => {
-    const res = await a.app.request('/admin/subjects/clear-db?prefix=sync-', { method: 'DELETE', headers: { authorization: adminAuth } });
+    const res = await a.app.request('/admin/subjects/clear-db?prefix=sync-', {
+      method: 'DELETE',
+      headers: { authorization: adminAuth },
+    });
     expect(res.status).toBe(200);
     expect(await within(1000, async () => (await b.services.gallery.stats()).subjects === 0)).toBe(true);
     expect(await identifyOn(b)).toEqual([]);

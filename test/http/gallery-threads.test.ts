@@ -19,7 +19,8 @@ for (const dialect of dialects) {
 
     beforeAll(async () => {
       booted = await bootForTest(dialect, {}, { matcherThreads: pool });
-      for (let i = 0; i < 48; i++) subjects.push(await seedSubject(booted.services.ctx.db, { subjectId: `thr-${i}`, faces: [60 + (i % 30)] }));
+      for (let i = 0; i < 48; i++)
+        subjects.push(await seedSubject(booted.services.ctx.db, { subjectId: `thr-${i}`, faces: [60 + (i % 30)] }));
       // The rows were written behind the service's back (no change log), so it reloads them like the reference.
       booted.services.gallery.forget();
       oneThread = new GalleryCache(booted.services.ctx, 'poll');
@@ -41,11 +42,18 @@ for (const dialect of dialects) {
 
     it('leaves out excluded subjects and a subject deleted through the API', async () => {
       const [first, second] = subjects;
-      const excluded = await booted.services.gallery.identify(first!.template, { topK: 48, threshold: 0, excludeRefs: [first!.id] });
+      const excluded = await booted.services.gallery.identify(first!.template, {
+        topK: 48,
+        threshold: 0,
+        excludeRefs: [first!.id],
+      });
       expect(excluded.map((m) => m.subjectId)).not.toContain(first!.subjectId);
       expect(excluded).toHaveLength(47);
 
-      const res = await booted.app.request(`/admin/subjects/id/?subjectId=${second!.subjectId}`, { method: 'DELETE', headers: { authorization: adminAuth } });
+      const res = await booted.app.request(`/admin/subjects/id/?subjectId=${second!.subjectId}`, {
+        method: 'DELETE',
+        headers: { authorization: adminAuth },
+      });
       expect(res.status).toBe(200);
       const after = await booted.services.gallery.identify(second!.template, { topK: 48, threshold: 0 });
       expect(after.map((m) => m.subjectId)).not.toContain(second!.subjectId);

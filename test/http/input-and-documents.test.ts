@@ -40,7 +40,12 @@ afterAll(async () => {
   await booted?.close();
 });
 
-function call(spec: OperationSpec, surface: OperationSpec['surfaces'][number], auth: boolean, input: { query?: string; body?: unknown }) {
+function call(
+  spec: OperationSpec,
+  surface: OperationSpec['surfaces'][number],
+  auth: boolean,
+  input: { query?: string; body?: unknown },
+) {
   const url = `${prefixOf(spec, surface)}${concrete(spec.path)}${input.query ? `?${input.query}` : ''}`;
   const headers: Record<string, string> = {};
   if (auth) headers.authorization = adminAuth;
@@ -92,15 +97,20 @@ describe('OpenAPI documents', () => {
       for (const item of Object.values<Record<string, { operationId?: string }>>(doc.paths)) {
         for (const op of Object.values(item)) if (op.operationId) ids.add(op.operationId);
       }
-      for (const spec of declared) expect(ids.has(spec.id), `${spec.id} on ${surface}`).toBe(spec.surfaces.includes(surface));
+      for (const spec of declared)
+        expect(ids.has(spec.id), `${spec.id} on ${surface}`).toBe(spec.surfaces.includes(surface));
       const components = Object.keys(doc.components.schemas);
       for (const model of namedModels) {
-        expect(components.includes(model.name), `${model.name} on ${surface}`).toBe(model.surfaces.includes(letter[surface]));
+        expect(components.includes(model.name), `${model.name} on ${surface}`).toBe(
+          model.surfaces.includes(letter[surface]),
+        );
       }
       if (surface !== 'user') {
         const dashboard = doc.paths[`${surface === 'admin' ? '/admin' : ''}/dashboard/{path}`];
         expect(Object.keys(dashboard).sort()).toEqual(['delete', 'get', 'patch', 'post', 'put']);
-        expect(dashboard.get.parameters).toEqual([expect.objectContaining({ name: 'path', in: 'path', required: true })]);
+        expect(dashboard.get.parameters).toEqual([
+          expect.objectContaining({ name: 'path', in: 'path', required: true }),
+        ]);
       }
     });
   }
@@ -120,7 +130,8 @@ describe('statuses in the documents', () => {
           if (op.security?.length) want.push('401', '403', '429');
           if (op.requestBody) want.push('413', '415');
           for (const m of `${op.summary ?? ''} ${op.description ?? ''}`.matchAll(/\b([45]\d\d)\b/g)) want.push(m[1]!);
-          for (const status of want) if (!statuses.includes(status)) wrong.push(`${op.operationId}: ${status} not documented`);
+          for (const status of want)
+            if (!statuses.includes(status)) wrong.push(`${op.operationId}: ${status} not documented`);
           for (const status of statuses.filter((s) => Number(s) >= 400)) {
             const response = op.responses[status];
             const typed = /problems\/[a-z-]+/.test(response.description) || response.content?.['application/json'];
@@ -136,8 +147,12 @@ describe('statuses in the documents', () => {
     const admin = await (await booted.app.request('/admin/openapi.json')).json();
     const root = await (await booted.app.request('/openapi.json')).json();
     expect(Object.keys(admin.paths['/admin/accounts/create'].post.responses)).toContain('409');
-    expect(Object.keys(admin.paths['/admin/subjects/create'].post.responses)).toEqual(expect.arrayContaining(['402', '409', '429', '503']));
-    expect(Object.keys(admin.paths['/admin/operations/create'].post.responses)).toEqual(expect.arrayContaining(['402', '429', '503']));
+    expect(Object.keys(admin.paths['/admin/subjects/create'].post.responses)).toEqual(
+      expect.arrayContaining(['402', '409', '429', '503']),
+    );
+    expect(Object.keys(admin.paths['/admin/operations/create'].post.responses)).toEqual(
+      expect.arrayContaining(['402', '429', '503']),
+    );
     expect(Object.keys(root.paths['/licensing/update'].post.responses)).toContain('422');
     expect(Object.keys(root.paths['/dashboard/{path}'].get.responses)).toContain('405');
     expect(Object.keys(root.paths['/login'].post.responses)).toEqual(expect.arrayContaining(['400', '429']));
@@ -150,21 +165,42 @@ describe('the documents state the rules the server enforces', () => {
   it('ids are 1..2147483647, paging integers are not nullable, /user clearDb requires its prefix, one-of rules are stated', async () => {
     const admin = await (await booted.app.request('/admin/openapi.json')).json();
     const user = await (await booted.app.request('/user/openapi.json')).json();
-    const param = (doc: any, path: string, method: string, name: string) => doc.paths[path][method].parameters.find((p: any) => p.name === name);
-    expect(param(admin, '/admin/operations/id/', 'get', 'id').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 2147483647 });
+    const param = (doc: any, path: string, method: string, name: string) =>
+      doc.paths[path][method].parameters.find((p: any) => p.name === name);
+    expect(param(admin, '/admin/operations/id/', 'get', 'id').schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 2147483647,
+    });
     expect(param(admin, '/admin/subjects', 'get', 'page').schema.type).toBe('integer');
-    expect(param(admin, '/admin/subjects/download', 'get', 'ids')).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer', minimum: 1 } } });
-    expect(param(admin, '/admin/subjects', 'get', 'metadata').schema).toMatchObject({ contentMediaType: 'application/json', contentSchema: { type: 'object' } });
-    expect(param(user, '/user/subjects/clear-db', 'delete', 'prefix')).toMatchObject({ required: true, schema: { minLength: 1 } });
+    expect(param(admin, '/admin/subjects/download', 'get', 'ids')).toMatchObject({
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { type: 'integer', minimum: 1 } },
+    });
+    expect(param(admin, '/admin/subjects', 'get', 'metadata').schema).toMatchObject({
+      contentMediaType: 'application/json',
+      contentSchema: { type: 'object' },
+    });
+    expect(param(user, '/user/subjects/clear-db', 'delete', 'prefix')).toMatchObject({
+      required: true,
+      schema: { minLength: 1 },
+    });
     expect(param(admin, '/admin/subjects/clear-db', 'delete', 'prefix').required).toBe(false);
     const schemas = admin.components.schemas;
     expect(schemas.GetTemplateModalitiesRequest.oneOf).toHaveLength(2);
     expect(schemas.CreateSubjectRequest.anyOf).toHaveLength(3);
     expect(schemas.ReextractSubjectRequest.oneOf).toHaveLength(2);
-    expect(schemas.TrickleData.oneOf).toEqual([{ required: ['candidate'] }, { required: ['candidates'] }, { required: ['completed'] }]);
+    expect(schemas.TrickleData.oneOf).toEqual([
+      { required: ['candidate'] },
+      { required: ['candidates'] },
+      { required: ['completed'] },
+    ]);
     expect(schemas.CreateOperationRequest.allOf).toHaveLength(2);
     // Example template versions are the one the shipped models produce, not an invented name.
-    const versions = [...JSON.stringify(admin).matchAll(/"templateVersion":\{[^}]*"example":"([^"]+)"/g)].map((m) => m[1]);
+    const versions = [...JSON.stringify(admin).matchAll(/"templateVersion":\{[^}]*"example":"([^"]+)"/g)].map(
+      (m) => m[1],
+    );
     expect(versions.length).toBeGreaterThan(0);
     expect(new Set(versions)).toEqual(new Set([faceModels.templateVersion]));
   });
@@ -172,13 +208,18 @@ describe('the documents state the rules the server enforces', () => {
   it('the trickle body is exactly one of candidate, candidates and completed, in the document and on the server alike', async () => {
     const doc = await (await booted.app.request('/admin/openapi.json')).json();
     const rule: { required: string[] }[] = doc.components.schemas.TrickleData.oneOf;
-    const parts = { candidate: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.1 54400 typ host' }, candidates: [{ candidate: 'candidate:2 1 udp 1 192.0.2.2 9 typ host' }], completed: true };
+    const parts = {
+      candidate: { candidate: 'candidate:1 1 udp 2122260223 192.0.2.1 54400 typ host' },
+      candidates: [{ candidate: 'candidate:2 1 udp 1 192.0.2.2 9 typ host' }],
+      completed: true,
+    };
     const names = Object.keys(parts) as (keyof typeof parts)[];
     // Every combination of the three: none, each alone, each pair, all.
     for (let mask = 0; mask < 8; mask++) {
       const given = names.filter((_, i) => mask & (1 << i));
       const body = { sessionId: 1, handleId: 2, ...Object.fromEntries(given.map((k) => [k, parts[k]])) };
-      const documentSays = rule.filter((alt) => alt.required.every((k) => given.includes(k as keyof typeof parts))).length === 1;
+      const documentSays =
+        rule.filter((alt) => alt.required.every((k) => given.includes(k as keyof typeof parts))).length === 1;
       const res = await booted.app.request('/admin/gateway/trickle', {
         method: 'POST',
         headers: { authorization: adminAuth, 'content-type': 'application/json' },
@@ -191,7 +232,7 @@ describe('the documents state the rules the server enforces', () => {
     }
   });
 
-  it('requests built from the documents\' own examples are not refused as invalid', async () => {
+  it("requests built from the documents' own examples are not refused as invalid", async () => {
     const refused: string[] = [];
     let sent = 0;
     for (const docPath of ['/admin/openapi.json', '/openapi.json', '/user/openapi.json']) {
@@ -250,7 +291,10 @@ describe('the documents state the rules the server enforces', () => {
             headers: { authorization: adminAuth, ...(bodySchema ? { 'content-type': 'application/json' } : {}) },
             ...(bodySchema ? { body: JSON.stringify(body) } : {}),
           });
-          if (res.status === 400) refused.push(`${method.toUpperCase()} ${concrete} ${JSON.stringify(body ?? '').slice(0, 120)}: ${(await res.text()).slice(0, 200)}`);
+          if (res.status === 400)
+            refused.push(
+              `${method.toUpperCase()} ${concrete} ${JSON.stringify(body ?? '').slice(0, 120)}: ${(await res.text()).slice(0, 200)}`,
+            );
           else await res.body?.cancel();
         }
       }

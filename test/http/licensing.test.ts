@@ -24,7 +24,7 @@ async function call(booted: Booted, method: 'GET' | 'POST', path: string, body?:
     headers: { authorization: adminAuth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  return { status: res.status, json: await res.json() as any };
+  return { status: res.status, json: (await res.json()) as any };
 }
 
 /** One transaction that counts `type` and holds its row a moment, as a real operation's would. */
@@ -48,17 +48,28 @@ for (const dialect of dialects) {
     afterAll(async () => booted?.close());
 
     it('says UNLICENSED in every licensing answer and in management info, and counts without limit', async () => {
-      for (const path of ['/admin/licensing/cloud', '/licensing/internet', '/admin/licensing/token', '/admin/licensing/usage']) {
+      for (const path of [
+        '/admin/licensing/cloud',
+        '/licensing/internet',
+        '/admin/licensing/token',
+        '/admin/licensing/usage',
+      ]) {
         const { status, json } = await call(booted, 'GET', path);
         expect(status, path).toBe(200);
-        expect(json.licensing, path).toMatchObject({ mode: 'UNLICENSED', state: 'UNLICENSED', message: expect.stringContaining('BIMS_LICENCE_PUBLIC_KEY') });
+        expect(json.licensing, path).toMatchObject({
+          mode: 'UNLICENSED',
+          state: 'UNLICENSED',
+          message: expect.stringContaining('BIMS_LICENCE_PUBLIC_KEY'),
+        });
       }
       expect((await call(booted, 'GET', '/admin/licensing/token')).json.token).toBeUndefined();
       const info = await call(booted, 'GET', '/admin/management/info');
       expect(info.json.licence).toMatchObject({ mode: 'UNLICENSED', state: 'UNLICENSED' });
       await Promise.all(Array.from({ length: 7 }, () => countIn(booted, 'VERIFY')));
       const usage = await call(booted, 'GET', '/admin/licensing/usage?period=MONTH');
-      expect(usage.json.entries).toEqual([{ operation: 'VERIFY', periodStart: expect.stringMatching(/-01T00:00:00.000Z$/), count: 7 }]);
+      expect(usage.json.entries).toEqual([
+        { operation: 'VERIFY', periodStart: expect.stringMatching(/-01T00:00:00.000Z$/), count: 7 },
+      ]);
       expect(usage.json.totals).toEqual([{ operation: 'VERIFY', count: 7 }]);
     });
   });
@@ -70,56 +81,113 @@ for (const dialect of dialects) {
     const licenceId = `LIC-Q-${dialect.toUpperCase()}`;
     beforeAll(async () => {
       keys = await vendor();
-      jws = await licence(keys, { licenceId, quotas: { CHECK: { period: 'DAY', limit: 5 }, VERIFY: { period: 'TOTAL', limit: 5 } } });
-      booted = await bootForTest(dialect, { ...keys.env, BIMS_LICENCE: jws }, { createExtractor: sharedExtractorFactory() });
+      jws = await licence(keys, {
+        licenceId,
+        quotas: { CHECK: { period: 'DAY', limit: 5 }, VERIFY: { period: 'TOTAL', limit: 5 } },
+      });
+      booted = await bootForTest(
+        dialect,
+        { ...keys.env, BIMS_LICENCE: jws },
+        { createExtractor: sharedExtractorFactory() },
+      );
     });
     afterAll(async () => booted?.close());
 
     it('activates the licence once and reports it from every angle', async () => {
       const internet = await call(booted, 'GET', '/admin/licensing/internet');
       expect(internet.json).toMatchObject({
-        activated: true, state: 'VALID', licenseId: licenceId, licensee: 'Acme Test', modalities: ['FACE'],
+        activated: true,
+        state: 'VALID',
+        licenseId: licenceId,
+        licensee: 'Acme Test',
+        modalities: ['FACE'],
         licensing: { mode: 'LICENSED', source: 'INTERNET', state: 'VALID', licenseId: licenceId },
       });
-      expect(internet.json.quotas).toEqual(expect.arrayContaining([{ operation: 'CHECK', period: 'DAY', limit: 5 }, { operation: 'VERIFY', period: 'TOTAL', limit: 5 }]));
+      expect(internet.json.quotas).toEqual(
+        expect.arrayContaining([
+          { operation: 'CHECK', period: 'DAY', limit: 5 },
+          { operation: 'VERIFY', period: 'TOTAL', limit: 5 },
+        ]),
+      );
       const stored = await booted.services.ctx.db.selectFrom('licences').selectAll().execute();
-      expect(stored).toEqual([expect.objectContaining({ id: licenceId, source: 'INTERNET', document: jws, active: true })]);
+      expect(stored).toEqual([
+        expect.objectContaining({ id: licenceId, source: 'INTERNET', document: jws, active: true }),
+      ]);
       expect((await call(booted, 'GET', '/licensing/token')).json).toMatchObject({ token: jws, source: 'INTERNET' });
-      expect((await call(booted, 'GET', '/admin/licensing/cloud')).json).toMatchObject({ configured: false, state: 'MISSING', licensing: { mode: 'LICENSED' } });
-      expect((await call(booted, 'GET', '/admin/management/info')).json.licence).toMatchObject({ mode: 'LICENSED', state: 'VALID', licenseId: licenceId });
+      expect((await call(booted, 'GET', '/admin/licensing/cloud')).json).toMatchObject({
+        configured: false,
+        state: 'MISSING',
+        licensing: { mode: 'LICENSED' },
+      });
+      expect((await call(booted, 'GET', '/admin/management/info')).json.licence).toMatchObject({
+        mode: 'LICENSED',
+        state: 'VALID',
+        licenseId: licenceId,
+      });
     });
 
     it('lets exactly the quota through when 12 transactions count at once: none lost, none over', async () => {
       const results = await Promise.allSettled(Array.from({ length: 12 }, () => countIn(booted, 'VERIFY')));
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
-      const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as DomainError);
+      const refused = results
+        .filter((r): r is PromiseRejectedResult => r.status === 'rejected')
+        .map((r) => r.reason as DomainError);
       expect(refused).toHaveLength(7);
       for (const error of refused) {
         expect(error).toBeInstanceOf(DomainError);
         expect(error.code).toBe('licence-exhausted');
         expect(error.detail).toContain(licenceId);
       }
-      const rows = await booted.services.ctx.db.selectFrom('usage_counters').selectAll().where('operation_type', '=', 'VERIFY').orderBy('period').execute();
-      expect(rows.map((r) => [r.period.split(':')[0], r.count, r.licence_id])).toEqual([['DAY', 5, licenceId], ['MONTH', 5, licenceId], ['TOTAL', 5, licenceId]]);
+      const rows = await booted.services.ctx.db
+        .selectFrom('usage_counters')
+        .selectAll()
+        .where('operation_type', '=', 'VERIFY')
+        .orderBy('period')
+        .execute();
+      expect(rows.map((r) => [r.period.split(':')[0], r.count, r.licence_id])).toEqual([
+        ['DAY', 5, licenceId],
+        ['MONTH', 5, licenceId],
+        ['TOTAL', 5, licenceId],
+      ]);
     });
 
     it('refuses CHECK operations over the daily quota with 402 naming the licence, under concurrent requests', async () => {
       const image = b64(photo('labelled/franck/franck_01829.jpg'));
-      const answers = await Promise.all(Array.from({ length: 12 }, () => call(booted, 'POST', '/admin/operations/create', { type: 'CHECK', faces: [{ image }] })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          call(booted, 'POST', '/admin/operations/create', { type: 'CHECK', faces: [{ image }] }),
+        ),
+      );
       expect(answers.filter((a) => a.status === 201)).toHaveLength(5);
       const refused = answers.filter((a) => a.status !== 201);
       expect(refused).toHaveLength(7);
       for (const { status, json } of refused) {
         expect(status).toBe(402);
-        expect(json).toMatchObject({ type: 'https://bims.dev/problems/licence-exhausted', licenceId, operationType: 'CHECK', limit: 5, period: 'DAY' });
+        expect(json).toMatchObject({
+          type: 'https://bims.dev/problems/licence-exhausted',
+          licenceId,
+          operationType: 'CHECK',
+          limit: 5,
+          period: 'DAY',
+        });
         expect(json.detail).toContain(licenceId);
       }
-      const recorded = await booted.services.ctx.db.selectFrom('operations').select('uuid').where('type', '=', 'CHECK').execute();
+      const recorded = await booted.services.ctx.db
+        .selectFrom('operations')
+        .select('uuid')
+        .where('type', '=', 'CHECK')
+        .execute();
       expect(recorded).toHaveLength(5);
       const usage = await call(booted, 'GET', '/admin/licensing/usage?operation=CHECK');
-      expect(usage.json).toMatchObject({ period: 'DAY', entries: [{ operation: 'CHECK', count: 5, limit: 5 }], totals: [{ operation: 'CHECK', count: 5 }] });
+      expect(usage.json).toMatchObject({
+        period: 'DAY',
+        entries: [{ operation: 'CHECK', count: 5, limit: 5 }],
+        totals: [{ operation: 'CHECK', count: 5 }],
+      });
       // The cheap pre-check also refuses now, before any extraction.
-      expect((await call(booted, 'POST', '/admin/operations/create', { type: 'CHECK', faces: [{ image: 'AAAA' }] })).status).toBe(402);
+      expect(
+        (await call(booted, 'POST', '/admin/operations/create', { type: 'CHECK', faces: [{ image: 'AAAA' }] })).status,
+      ).toBe(402);
     });
   });
 }
@@ -143,22 +211,37 @@ describe('licences that are not in force refuse before extraction work', () => {
 
   it('expired: 403 licence-expired naming the licence, and countUsage refuses inside a transaction too', async () => {
     const keys = await vendor();
-    const jws = await licence(keys, { licenceId: 'LIC-OLD', notBefore: new Date(Date.now() - 60 * DAY).toISOString(), expiresAt: new Date(Date.now() - DAY).toISOString() });
+    const jws = await licence(keys, {
+      licenceId: 'LIC-OLD',
+      notBefore: new Date(Date.now() - 60 * DAY).toISOString(),
+      expiresAt: new Date(Date.now() - DAY).toISOString(),
+    });
     const booted = await bootWith({ ...keys.env, BIMS_LICENCE: jws });
     for (const [path, body] of attempts) {
       const { status, json } = await call(booted, 'POST', path, body);
       expect(status, path).toBe(403);
-      expect(json).toMatchObject({ type: 'https://bims.dev/problems/licence-expired', licenceId: 'LIC-OLD', licenceState: 'EXPIRED' });
+      expect(json).toMatchObject({
+        type: 'https://bims.dev/problems/licence-expired',
+        licenceId: 'LIC-OLD',
+        licenceState: 'EXPIRED',
+      });
       expect(json.detail).toMatch(/LIC-OLD.*expired/);
     }
     await expect(countIn(booted, 'CHECK')).rejects.toMatchObject({ code: 'licence-expired' });
     expect(await booted.services.ctx.db.selectFrom('usage_counters').selectAll().execute()).toEqual([]);
-    expect((await call(booted, 'GET', '/admin/licensing/internet')).json).toMatchObject({ state: 'EXPIRED', activated: true, licensing: { state: 'EXPIRED' } });
+    expect((await call(booted, 'GET', '/admin/licensing/internet')).json).toMatchObject({
+      state: 'EXPIRED',
+      activated: true,
+      licensing: { state: 'EXPIRED' },
+    });
   });
 
   it('not yet valid: 403 licence-expired with the state NOT_YET_VALID', async () => {
     const keys = await vendor();
-    const booted = await bootWith({ ...keys.env, BIMS_LICENCE: await licence(keys, { licenceId: 'LIC-SOON', notBefore: new Date(Date.now() + DAY).toISOString() }) });
+    const booted = await bootWith({
+      ...keys.env,
+      BIMS_LICENCE: await licence(keys, { licenceId: 'LIC-SOON', notBefore: new Date(Date.now() + DAY).toISOString() }),
+    });
     const { status, json } = await call(booted, 'POST', ...attempts[0]);
     expect(status).toBe(403);
     expect(json).toMatchObject({ licenceId: 'LIC-SOON', licenceState: 'NOT_YET_VALID' });
@@ -170,19 +253,32 @@ describe('licences that are not in force refuse before extraction work', () => {
     for (const [path, body] of attempts) {
       const { status, json } = await call(booted, 'POST', path, body);
       expect(status, path).toBe(403);
-      expect(json).toMatchObject({ type: 'https://bims.dev/problems/licence-invalid', licenceState: 'INVALID_SIGNATURE' });
+      expect(json).toMatchObject({
+        type: 'https://bims.dev/problems/licence-invalid',
+        licenceState: 'INVALID_SIGNATURE',
+      });
     }
-    expect((await call(booted, 'GET', '/admin/licensing/internet')).json).toMatchObject({ activated: false, state: 'INVALID_SIGNATURE' });
+    expect((await call(booted, 'GET', '/admin/licensing/internet')).json).toMatchObject({
+      activated: false,
+      state: 'INVALID_SIGNATURE',
+    });
     expect(await booted.services.ctx.db.selectFrom('licences').selectAll().execute()).toEqual([]);
   });
 
   it('a licence without the FACE modality refuses face operations with 403 naming the modality', async () => {
     const keys = await vendor();
-    const booted = await bootWith({ ...keys.env, BIMS_LICENCE: await licence(keys, { licenceId: 'LIC-VOICE', modalities: ['VOICE'] }) });
+    const booted = await bootWith({
+      ...keys.env,
+      BIMS_LICENCE: await licence(keys, { licenceId: 'LIC-VOICE', modalities: ['VOICE'] }),
+    });
     for (const [path, body] of attempts) {
       const { status, json } = await call(booted, 'POST', path, body);
       expect(status, path).toBe(403);
-      expect(json).toMatchObject({ type: 'https://bims.dev/problems/licence-invalid', licenceId: 'LIC-VOICE', modalities: ['FACE'] });
+      expect(json).toMatchObject({
+        type: 'https://bims.dev/problems/licence-invalid',
+        licenceId: 'LIC-VOICE',
+        modalities: ['FACE'],
+      });
     }
   });
 
@@ -220,17 +316,29 @@ describe('a CLOUD licence', () => {
   it('is fetched with the token, reported with its endpoint (no query, no token), and kept for when the endpoint is down', async () => {
     const cloud = await call(booted, 'GET', '/admin/licensing/cloud');
     expect(cloud.json).toMatchObject({
-      configured: true, state: 'VALID', licenseId: 'LIC-CLOUD', endpoint: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/licence$/),
-      lastFetchedAt: expect.any(String), nextRefreshAt: expect.any(String), licensing: { source: 'CLOUD', state: 'VALID' },
+      configured: true,
+      state: 'VALID',
+      licenseId: 'LIC-CLOUD',
+      endpoint: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/licence$/),
+      lastFetchedAt: expect.any(String),
+      nextRefreshAt: expect.any(String),
+      licensing: { source: 'CLOUD', state: 'VALID' },
     });
     expect(JSON.stringify(cloud.json)).not.toContain(token);
     expect((await call(booted, 'GET', '/admin/licensing/token')).json).toMatchObject({ token: jws, source: 'CLOUD' });
-    expect((await call(booted, 'GET', '/admin/licensing/internet')).json).toMatchObject({ activated: false, state: 'MISSING' });
+    expect((await call(booted, 'GET', '/admin/licensing/internet')).json).toMatchObject({
+      activated: false,
+      state: 'MISSING',
+    });
     // The endpoint goes away: the last good licence stays in force, and the answer says the endpoint is unreachable.
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     booted.services.licensing.invalidate();
     const stale = await call(booted, 'GET', '/admin/licensing/cloud');
-    expect(stale.json).toMatchObject({ state: 'VALID', licenseId: 'LIC-CLOUD', licensing: { message: expect.stringContaining('cannot be reached') } });
+    expect(stale.json).toMatchObject({
+      state: 'VALID',
+      licenseId: 'LIC-CLOUD',
+      licensing: { message: expect.stringContaining('cannot be reached') },
+    });
   });
 });

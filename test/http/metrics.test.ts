@@ -52,8 +52,11 @@ for (const dialect of dialects) {
       families.get(name)?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
     const value = (families: Awaited<ReturnType<typeof scrape>>, name: string, labels: Record<string, string> = {}) =>
       Number(sample(families, name, labels)?.value ?? 0);
-    const histogramCount = (families: Awaited<ReturnType<typeof scrape>>, name: string, labels: Record<string, string>) =>
-      value(families, `${name}_count`, labels);
+    const histogramCount = (
+      families: Awaited<ReturnType<typeof scrape>>,
+      name: string,
+      labels: Record<string, string>,
+    ) => value(families, `${name}_count`, labels);
     /** One histogram series' cumulative buckets, by upper bound. */
     const bucketsOf = (families: Awaited<ReturnType<typeof scrape>>, name: string, labels: Record<string, string>) =>
       Object.fromEntries(
@@ -67,24 +70,45 @@ for (const dialect of dialects) {
       expect(none.status).toBe(401);
       expect(none.headers.get('content-type')).toMatch(/application\/problem\+json/);
       expect(none.headers.get('www-authenticate')).toMatch(/Basic|Bearer/);
-      expect((await call('POST', '/admin/accounts/create', { username: 'metrics-user', password: 'metrics-user-password', role: 'USER' })).status).toBe(201);
-      const user = await booted.app.request('/metrics', { headers: { authorization: basic('metrics-user', 'metrics-user-password') } });
+      expect(
+        (
+          await call('POST', '/admin/accounts/create', {
+            username: 'metrics-user',
+            password: 'metrics-user-password',
+            role: 'USER',
+          })
+        ).status,
+      ).toBe(201);
+      const user = await booted.app.request('/metrics', {
+        headers: { authorization: basic('metrics-user', 'metrics-user-password') },
+      });
       expect(user.status).toBe(403);
       expect((await user.json()).detail).toMatch(/ADMIN/);
-      const wrong = await booted.app.request('/metrics', { headers: { authorization: `Bearer ${TOKEN.replace(/.$/, 'x')}` } });
+      const wrong = await booted.app.request('/metrics', {
+        headers: { authorization: `Bearer ${TOKEN.replace(/.$/, 'x')}` },
+      });
       expect(wrong.status).toBe(401);
       expect((await booted.app.request('/metrics', { headers: { authorization: adminAuth } })).status).toBe(200);
-      expect((await booted.app.request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+      expect((await booted.app.request('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(
+        200,
+      );
       // OAuth access tokens: an ADMIN one reads, a USER one is 403.
       const token = async (auth: string) => {
         const res = await booted.app.request('/oauth2/token', {
-          method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
         });
         expect(res.status).toBe(200);
         return (await res.json()).access_token as string;
       };
-      expect((await booted.app.request('/metrics', { headers: { authorization: `Bearer ${await token(adminAuth)}` } })).status).toBe(200);
-      const userBearer = await booted.app.request('/metrics', { headers: { authorization: `Bearer ${await token(basic('metrics-user', 'metrics-user-password'))}` } });
+      expect(
+        (await booted.app.request('/metrics', { headers: { authorization: `Bearer ${await token(adminAuth)}` } }))
+          .status,
+      ).toBe(200);
+      const userBearer = await booted.app.request('/metrics', {
+        headers: { authorization: `Bearer ${await token(basic('metrics-user', 'metrics-user-password'))}` },
+      });
       expect(userBearer.status).toBe(403);
       const post = await booted.app.request('/metrics', { method: 'POST', headers: { authorization: adminAuth } });
       expect(post.status).toBe(405);
@@ -100,33 +124,48 @@ for (const dialect of dialects) {
       expect((await call('GET', '/no/such/route')).status).toBe(404);
       const after = await scrape();
       expect(value(after, 'bims_http_requests_total', ok) - value(before, 'bims_http_requests_total', ok)).toBe(3);
-      expect(value(after, 'bims_http_requests_total', missing) - value(before, 'bims_http_requests_total', missing)).toBe(1);
+      expect(
+        value(after, 'bims_http_requests_total', missing) - value(before, 'bims_http_requests_total', missing),
+      ).toBe(1);
       // A path that is no operation is counted without inventing a label value from it.
       expect(value(after, 'bims_http_requests_total', { operation: 'none', status: '404' })).toBeGreaterThanOrEqual(1);
       expect(JSON.stringify([...after.values()])).not.toMatch(/no\/such\/route/);
       const hist = { operation: 'getSubjectsCount', surface: 'admin', status: '200' };
-      expect(histogramCount(after, 'bims_http_request_duration_seconds', hist) - histogramCount(before, 'bims_http_request_duration_seconds', hist)).toBe(3);
+      expect(
+        histogramCount(after, 'bims_http_request_duration_seconds', hist) -
+          histogramCount(before, 'bims_http_request_duration_seconds', hist),
+      ).toBe(3);
       const buckets = bucketsOf(after, 'bims_http_request_duration_seconds', hist);
       expect(buckets['+Inf']).toBe(histogramCount(after, 'bims_http_request_duration_seconds', hist));
       // Cumulative: each bucket holds at least the one below it.
-      const counts = Object.entries(buckets).filter(([le]) => le !== '+Inf').sort((a, b) => Number(a[0]) - Number(b[0])).map(([, n]) => n);
+      const counts = Object.entries(buckets)
+        .filter(([le]) => le !== '+Inf')
+        .sort((a, b) => Number(a[0]) - Number(b[0]))
+        .map(([, n]) => n);
       expect(counts.length).toBeGreaterThan(5);
       expect(counts).toEqual([...counts].sort((a, b) => a - b));
       expect(after.get('bims_http_requests_total')!.type).toBe('COUNTER');
       expect(after.get('bims_http_request_duration_seconds')!.type).toBe('HISTOGRAM');
       // The scrapes themselves are requests too.
-      expect(value(after, 'bims_http_requests_total', { operation: 'metrics', status: '200' })).toBeGreaterThanOrEqual(1);
+      expect(value(after, 'bims_http_requests_total', { operation: 'metrics', status: '200' })).toBeGreaterThanOrEqual(
+        1,
+      );
     });
 
     it('extraction jobs, the pool and the gallery per template version move with an enrolment', async () => {
       const before = await scrape();
-      const res = await call('POST', '/admin/subjects/create', { subjectId: 'metrics-franck', faces: [{ image: b64(photo('labelled/franck/franck_01829.jpg')) }] });
+      const res = await call('POST', '/admin/subjects/create', {
+        subjectId: 'metrics-franck',
+        faces: [{ image: b64(photo('labelled/franck/franck_01829.jpg')) }],
+      });
       expect(res.status).toBe(201);
       const subject = await res.json();
       expect(subject.status).toBe('ENROLLED');
       const after = await scrape();
       const face = { kind: 'face', outcome: 'ok' };
-      expect(histogramCount(after, 'bims_extraction_duration_seconds', face)).toBeGreaterThan(histogramCount(before, 'bims_extraction_duration_seconds', face));
+      expect(histogramCount(after, 'bims_extraction_duration_seconds', face)).toBeGreaterThan(
+        histogramCount(before, 'bims_extraction_duration_seconds', face),
+      );
       expect(value(after, 'bims_extraction_duration_seconds_sum', face)).toBeGreaterThan(0);
       expect(value(after, 'bims_extraction_pool_state', { state: 'running' })).toBe(1);
       expect(value(after, 'bims_extraction_pool_workers')).toBeGreaterThanOrEqual(1);
@@ -136,10 +175,14 @@ for (const dialect of dialects) {
       expect(value(after, 'bims_gallery_subjects', version) - value(before, 'bims_gallery_subjects', version)).toBe(1);
       expect(value(after, 'bims_gallery_templates', version)).toBeGreaterThanOrEqual(1);
       // A failed extraction is counted as an error.
-      const bad = await call('POST', '/admin/operations/checkimage', { image: b64(new TextEncoder().encode('\xff\xd8\xff not really a jpeg')) });
+      const bad = await call('POST', '/admin/operations/checkimage', {
+        image: b64(new TextEncoder().encode('\xff\xd8\xff not really a jpeg')),
+      });
       expect(bad.status).toBeGreaterThanOrEqual(400);
       const afterBad = await scrape();
-      expect(histogramCount(afterBad, 'bims_extraction_duration_seconds', { kind: 'face', outcome: 'error' })).toBeGreaterThanOrEqual(1);
+      expect(
+        histogramCount(afterBad, 'bims_extraction_duration_seconds', { kind: 'face', outcome: 'error' }),
+      ).toBeGreaterThanOrEqual(1);
     }, 120_000);
 
     it('states the database and the gallery freshness of this dialect', async () => {
@@ -149,7 +192,10 @@ for (const dialect of dialects) {
       if (dialect === 'postgres') {
         // A pg pool and a LISTEN connection exist: both are reported.
         expect(value(families, 'bims_database_pool_max')).toBeGreaterThan(0);
-        expect(value(families, 'bims_database_pool_connections', { state: 'idle' }) + value(families, 'bims_database_pool_connections', { state: 'active' })).toBeGreaterThan(0);
+        expect(
+          value(families, 'bims_database_pool_connections', { state: 'idle' }) +
+            value(families, 'bims_database_pool_connections', { state: 'active' }),
+        ).toBeGreaterThan(0);
         expect(value(families, 'bims_gallery_listen_up')).toBe(1);
       } else {
         // PGlite: one process, no pool, nobody to LISTEN to.

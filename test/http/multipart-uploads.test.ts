@@ -14,7 +14,11 @@ import { decodeImage, encodePng } from '../../src/biometrics/index.js';
 import { ALLISON, ALLISON_PROBE, wav } from '../support/speech.js';
 
 const run = promisify(execFile);
-const franck = ['labelled/franck/franck_01829.jpg', 'labelled/franck/franck_04000.jpg', 'labelled/franck/franck_02683.jpg'];
+const franck = [
+  'labelled/franck/franck_01829.jpg',
+  'labelled/franck/franck_04000.jpg',
+  'labelled/franck/franck_02683.jpg',
+];
 const blob = (bytes: Uint8Array, type: string) => new Blob([bytes as Uint8Array<ArrayBuffer>], { type });
 
 /**
@@ -37,7 +41,9 @@ async function bigPng(rel: string, scale = 2.5): Promise<Uint8Array> {
       const fx = sx - x0;
       for (let c = 0; c < 3; c++) {
         const at = (xx: number, yy: number) => src.data[(yy * src.width + xx) * 3 + c]!;
-        const v = (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) + (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
+        const v =
+          (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) +
+          (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
         seed = (seed * 1103515245 + 12345) & 0x7fffffff;
         data[(y * width + x) * 3 + c] = Math.max(0, Math.min(255, Math.round(v + ((seed >> 16) % 7) - 3)));
       }
@@ -78,14 +84,25 @@ describe('multipart/form-data uploads on a started server', () => {
     const form = new FormData();
     form.append('subjectId', 'franck-form');
     form.append('image', blob(big, 'image/png'), 'franck.png');
-    form.append('metadata', blob(new TextEncoder().encode(JSON.stringify({ office: 'north', tags: ['a'] })), 'application/json'));
+    form.append(
+      'metadata',
+      blob(new TextEncoder().encode(JSON.stringify({ office: 'north', tags: ['a'] })), 'application/json'),
+    );
     form.append('options', JSON.stringify({ deduplicate: true }));
     const res = await send('/admin/subjects/create', form);
     expect(res.status).toBe(201);
     const subject = await res.json();
-    expect(subject).toMatchObject({ subjectId: 'franck-form', status: 'ENROLLED', modalities: ['FACE'], metadata: { office: 'north', tags: ['a'] } });
+    expect(subject).toMatchObject({
+      subjectId: 'franck-form',
+      status: 'ENROLLED',
+      modalities: ['FACE'],
+      metadata: { office: 'north', tags: ['a'] },
+    });
     const original = await booted.services.ctx.db
-      .selectFrom('images').select(['format', 'bytes', 'width']).where('subject_ref', '=', subject.id).where('kind', '=', 'ORIGINAL')
+      .selectFrom('images')
+      .select(['format', 'bytes', 'width'])
+      .where('subject_ref', '=', subject.id)
+      .where('kind', '=', 'ORIGINAL')
       .executeTakeFirstOrThrow();
     expect(original.format).toBe('PNG');
     expect(original.width).toBe(1800);
@@ -104,7 +121,11 @@ describe('multipart/form-data uploads on a started server', () => {
     expect(verify).toMatchObject({ type: 'VERIFY', status: 'SUCCESS', subjectId: 'franck-form' });
     expect(verify.score).toBeGreaterThanOrEqual(verify.threshold);
     // Both parts were used: two probe images are kept under the operation.
-    const probes = await booted.services.ctx.db.selectFrom('images').select('kind').where('operation_uuid', '=', verify.uuid).execute();
+    const probes = await booted.services.ctx.db
+      .selectFrom('images')
+      .select('kind')
+      .where('operation_uuid', '=', verify.uuid)
+      .execute();
     expect(probes).toHaveLength(2);
 
     const identify = new FormData();
@@ -124,7 +145,12 @@ describe('multipart/form-data uploads on a started server', () => {
     const subject = await res.json();
     expect(subject).toMatchObject({ subjectId: 'allison-form', modalities: ['FACE', 'VOICE'] });
     expect(subject.voices).toHaveLength(3);
-    const rows = await booted.services.ctx.db.selectFrom('voice_samples').select(['audio']).where('subject_ref', '=', subject.id).orderBy('id').execute();
+    const rows = await booted.services.ctx.db
+      .selectFrom('voice_samples')
+      .select(['audio'])
+      .where('subject_ref', '=', subject.id)
+      .orderBy('id')
+      .execute();
     expect(rows.map((r, i) => Buffer.from(r.audio).equals(Buffer.from(wav(ALLISON[i]!))))).toEqual([true, true, true]);
     // The held-apart recording verifies her by voice alone, sent as a form too.
     const verify = new FormData();
@@ -156,17 +182,36 @@ describe('multipart/form-data uploads on a started server', () => {
 
   it('real curl -F image=@file enrols and verifies against the started server', async () => {
     const curl = async (...args: string[]) => {
-      const { stdout } = await run('curl', ['-sS', '-u', `admin:${ADMIN_PASSWORD}`, '-w', '\n%{http_code}', ...args], { maxBuffer: 1 << 24 });
+      const { stdout } = await run('curl', ['-sS', '-u', `admin:${ADMIN_PASSWORD}`, '-w', '\n%{http_code}', ...args], {
+        maxBuffer: 1 << 24,
+      });
       const lines = stdout.trimEnd().split('\n');
       return { status: Number(lines.pop()), body: JSON.parse(lines.join('\n')) };
     };
-    const enrolled = await curl('-F', 'subjectId=franck-curl', '-F', `image=@${bigPath};type=image/png`, '-F', 'metadata={"via":"curl"};type=application/json',
-      '-F', 'options={"deduplicate":false}', `${server.url}/admin/subjects/create`);
+    const enrolled = await curl(
+      '-F',
+      'subjectId=franck-curl',
+      '-F',
+      `image=@${bigPath};type=image/png`,
+      '-F',
+      'metadata={"via":"curl"};type=application/json',
+      '-F',
+      'options={"deduplicate":false}',
+      `${server.url}/admin/subjects/create`,
+    );
     expect(enrolled.status).toBe(201);
     expect(enrolled.body).toMatchObject({ subjectId: 'franck-curl', status: 'ENROLLED', metadata: { via: 'curl' } });
     const jpegPath = join(dir, 'probe.jpg');
     writeFileSync(jpegPath, photo(franck[1]!));
-    const verified = await curl('-F', 'type=VERIFY', '-F', 'subjectId=franck-curl', '-F', `image=@${jpegPath}`, `${server.url}/operations/create`);
+    const verified = await curl(
+      '-F',
+      'type=VERIFY',
+      '-F',
+      'subjectId=franck-curl',
+      '-F',
+      `image=@${jpegPath}`,
+      `${server.url}/operations/create`,
+    );
     expect(verified.status).toBe(201);
     expect(verified.body).toMatchObject({ status: 'SUCCESS', subjectId: 'franck-curl' });
   }, 120_000);
@@ -187,20 +232,93 @@ describe('multipart/form-data uploads on a started server', () => {
     };
     const jpeg = blob(photo(franck[1]!), 'image/jpeg');
     // A photo sent as a text field (curl -F image=face.jpg without the @).
-    await expectField(await send('/admin/subjects/create', form([['subjectId', 'x1'], ['image', 'face.jpg']])), 'body.image');
-    await expectField(await send('/admin/subjects/create', form([['subjectId', 'x2'], ['image', jpeg], ['metadata', '{"office":']])), 'body.metadata');
-    await expectField(await send('/admin/subjects/create', form([['subjectId', 'x3'], ['image', jpeg], ['photo', jpeg]])), 'body.photo');
-    await expectField(await send('/admin/subjects/create', form([['subjectId', 'x4'], ['subjectId', 'x5'], ['image', jpeg]])), 'body.subjectId');
+    await expectField(
+      await send(
+        '/admin/subjects/create',
+        form([
+          ['subjectId', 'x1'],
+          ['image', 'face.jpg'],
+        ]),
+      ),
+      'body.image',
+    );
+    await expectField(
+      await send(
+        '/admin/subjects/create',
+        form([
+          ['subjectId', 'x2'],
+          ['image', jpeg],
+          ['metadata', '{"office":'],
+        ]),
+      ),
+      'body.metadata',
+    );
+    await expectField(
+      await send(
+        '/admin/subjects/create',
+        form([
+          ['subjectId', 'x3'],
+          ['image', jpeg],
+          ['photo', jpeg],
+        ]),
+      ),
+      'body.photo',
+    );
+    await expectField(
+      await send(
+        '/admin/subjects/create',
+        form([
+          ['subjectId', 'x4'],
+          ['subjectId', 'x5'],
+          ['image', jpeg],
+        ]),
+      ),
+      'body.subjectId',
+    );
     await expectField(await send('/admin/subjects/create', form([['subjectId', 'x6']])), 'body.image');
     // An empty second photo: the schema's failure names the second image part.
-    await expectField(await send('/admin/subjects/create', form([['subjectId', 'x7'], ['image', jpeg], ['image', blob(new Uint8Array(0), 'image/jpeg')]])), 'body.image.1');
+    await expectField(
+      await send(
+        '/admin/subjects/create',
+        form([
+          ['subjectId', 'x7'],
+          ['image', jpeg],
+          ['image', blob(new Uint8Array(0), 'image/jpeg')],
+        ]),
+      ),
+      'body.image.1',
+    );
     // Bytes that are no image: the extraction's failure names the part too.
-    const notImage = await send('/admin/operations/create', form([['type', 'IDENTIFY'], ['image', blob(new TextEncoder().encode('GIF89a not a face'), 'image/gif')]]));
+    const notImage = await send(
+      '/admin/operations/create',
+      form([
+        ['type', 'IDENTIFY'],
+        ['image', blob(new TextEncoder().encode('GIF89a not a face'), 'image/gif')],
+      ]),
+    );
     expect(notImage.status).toBeGreaterThanOrEqual(400);
     expect(notImage.status).toBeLessThan(500);
     expect(JSON.stringify(await notImage.json())).toMatch(/body\.image\.0/);
-    await expectField(await send('/admin/operations/checkimage', form([['image', jpeg], ['image', jpeg]])), 'body.image');
-    await expectField(await send('/admin/operations/create', form([['type', 'VERIFY'], ['image', jpeg]])), 'body.subjectId');
+    await expectField(
+      await send(
+        '/admin/operations/checkimage',
+        form([
+          ['image', jpeg],
+          ['image', jpeg],
+        ]),
+      ),
+      'body.image',
+    );
+    await expectField(
+      await send(
+        '/admin/operations/create',
+        form([
+          ['type', 'VERIFY'],
+          ['image', jpeg],
+        ]),
+      ),
+      'body.subjectId',
+    );
     // A truncated multipart body (no closing boundary).
     const truncated = await fetch(server.url + '/admin/operations/checkimage', {
       method: 'POST',
@@ -209,18 +327,25 @@ describe('multipart/form-data uploads on a started server', () => {
     });
     await expectField(truncated, 'body');
     // Nothing was stored by any of them.
-    const stored = await booted.services.ctx.db.selectFrom('subjects').select('subject_id').where('subject_id', 'like', 'x%').execute();
+    const stored = await booted.services.ctx.db
+      .selectFrom('subjects')
+      .select('subject_id')
+      .where('subject_id', 'like', 'x%')
+      .execute();
     expect(stored).toEqual([]);
   }, 120_000);
 
   it('another media type is a 415 that names both accepted types; JSON still works', async () => {
     const res = await fetch(server.url + '/admin/operations/checkimage', {
-      method: 'POST', headers: { authorization: adminAuth, 'content-type': 'image/jpeg' }, body: photo(franck[1]!) as Uint8Array<ArrayBuffer>,
+      method: 'POST',
+      headers: { authorization: adminAuth, 'content-type': 'image/jpeg' },
+      body: photo(franck[1]!) as Uint8Array<ArrayBuffer>,
     });
     expect(res.status).toBe(415);
     expect((await res.json()).detail).toMatch(/application\/json or multipart\/form-data/);
     const json = await fetch(server.url + '/admin/operations/checkimage', {
-      method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: adminAuth, 'content-type': 'application/json' },
       body: JSON.stringify({ image: Buffer.from(photo(franck[1]!)).toString('base64') }),
     });
     expect(json.status).toBe(200);
@@ -235,7 +360,9 @@ describe('multipart/form-data uploads on a started server', () => {
   });
 
   it('the documents state the form: parts, binary files, their media types', async () => {
-    const doc = await (await fetch(server.url + '/admin/openapi.json', { headers: { authorization: adminAuth } })).json();
+    const doc = await (
+      await fetch(server.url + '/admin/openapi.json', { headers: { authorization: adminAuth } })
+    ).json();
     const body = (path: string) => doc.paths[path].post.requestBody.content;
     const create = body('/admin/subjects/create')['multipart/form-data'];
     expect(body('/admin/subjects/create')['application/json']).toBeDefined();
@@ -243,9 +370,16 @@ describe('multipart/form-data uploads on a started server', () => {
     expect(props.image).toMatchObject({ type: 'array', items: { type: 'string', format: 'binary' } });
     expect(props.voice).toMatchObject({ type: 'array' });
     expect(Object.keys(props)).toEqual(expect.arrayContaining(['subjectId', 'metadata', 'options', 'template']));
-    expect(create.encoding).toMatchObject({ image: { contentType: 'image/jpeg, image/png' }, voice: { contentType: 'audio/wav' }, metadata: { contentType: 'application/json' } });
+    expect(create.encoding).toMatchObject({
+      image: { contentType: 'image/jpeg, image/png' },
+      voice: { contentType: 'audio/wav' },
+      metadata: { contentType: 'application/json' },
+    });
     expect(body('/admin/operations/create')['multipart/form-data'].schema.properties.type).toBeDefined();
-    expect(body('/admin/operations/checkimage')['multipart/form-data'].schema.properties.image).toMatchObject({ type: 'string', format: 'binary' });
+    expect(body('/admin/operations/checkimage')['multipart/form-data'].schema.properties.image).toMatchObject({
+      type: 'string',
+      format: 'binary',
+    });
     expect(doc.paths['/admin/operations/checkimage'].post.responses['415'].description).toMatch(/multipart\/form-data/);
   });
 });
@@ -254,7 +388,11 @@ describe('multipart uploads over the body limit', () => {
   let booted: Awaited<ReturnType<typeof bootForTest>>;
   let server: Awaited<ReturnType<typeof serveOnLoopback>>;
   beforeAll(async () => {
-    booted = await bootForTest('pglite', { BIMS_MAX_BODY_BYTES: String(1024 * 1024) }, { createExtractor: sharedExtractorFactory() });
+    booted = await bootForTest(
+      'pglite',
+      { BIMS_MAX_BODY_BYTES: String(1024 * 1024) },
+      { createExtractor: sharedExtractorFactory() },
+    );
     server = await serveOnLoopback(booted.app.fetch);
   }, 120_000);
   afterAll(async () => {
@@ -270,7 +408,11 @@ describe('multipart uploads over the body limit', () => {
   };
 
   it('a declared length over the limit is a 413 before anything is read', async () => {
-    const res = await fetch(server.url + '/admin/subjects/create', { method: 'POST', headers: { authorization: adminAuth }, body: twoMegabytes() });
+    const res = await fetch(server.url + '/admin/subjects/create', {
+      method: 'POST',
+      headers: { authorization: adminAuth },
+      body: twoMegabytes(),
+    });
     expect(res.status).toBe(413);
     expect((await res.json()).type).toMatch(/payload-too-large/);
   });
@@ -287,7 +429,10 @@ describe('multipart uploads over the body limit', () => {
       },
     });
     const res = await fetch(server.url + '/admin/subjects/create', {
-      method: 'POST', headers: { authorization: adminAuth, 'content-type': contentType }, body: stream, duplex: 'half',
+      method: 'POST',
+      headers: { authorization: adminAuth, 'content-type': contentType },
+      body: stream,
+      duplex: 'half',
     } as RequestInit);
     expect(res.status).toBe(413);
     expect((await res.json()).detail).toMatch(/limit of 1048576 bytes/);

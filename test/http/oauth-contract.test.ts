@@ -26,17 +26,32 @@ afterAll(async () => {
 async function documentedAnswers(): Promise<Map<string, string[]>> {
   const text = await readFile(new URL('../../docs/oauth.md', import.meta.url), 'utf8');
   const rows = new Map<string, string[]>();
-  for (const m of text.matchAll(/^\| (GET|POST) \| (\S+) \| ([\d, ]+) \|$/gm)) rows.set(`${m[1]} ${m[2]}`, m[3]!.split(',').map((s) => s.trim()));
+  for (const m of text.matchAll(/^\| (GET|POST) \| (\S+) \| ([\d, ]+) \|$/gm))
+    rows.set(
+      `${m[1]} ${m[2]}`,
+      m[3]!.split(',').map((s) => s.trim()),
+    );
   return rows;
 }
 
 // A valid PKCE challenge is 43 base64url characters; the rest are near misses and junk.
-const challenge = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{43}$/), fc.string({ maxLength: 50 }), fc.constant(undefined));
+const challenge = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+  fc.string({ maxLength: 50 }),
+  fc.constant(undefined),
+);
 const anyParams = fc.record(
   {
     response_type: fc.constantFrom('code', 'token', '', 'CODE'),
     client_id: fc.constantFrom('bims-docs', 'bims-cli', 'nobody', ''),
-    redirect_uri: fc.constantFrom(DOCS_REDIRECT, 'http://127.0.0.1:53682/cb', 'https://evil.example/cb', `${DOCS_REDIRECT}?x=1`, 'not a uri', ''),
+    redirect_uri: fc.constantFrom(
+      DOCS_REDIRECT,
+      'http://127.0.0.1:53682/cb',
+      'https://evil.example/cb',
+      `${DOCS_REDIRECT}?x=1`,
+      'not a uri',
+      '',
+    ),
     code_challenge: challenge,
     code_challenge_method: fc.constantFrom('S256', 'plain', 'x', undefined),
     state: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
@@ -64,7 +79,13 @@ const formExtras = fc.record(
   },
   { requiredKeys: [] },
 );
-const mediaType = fc.constantFrom('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded; charset=utf-8', 'application/json', 'text/plain', undefined);
+const mediaType = fc.constantFrom(
+  'application/x-www-form-urlencoded',
+  'application/x-www-form-urlencoded; charset=utf-8',
+  'application/json',
+  'text/plain',
+  undefined,
+);
 
 function query(values: Record<string, string | undefined>): string {
   const q = new URLSearchParams();
@@ -100,10 +121,15 @@ describe('OAuth endpoints outside the surface documents (docs/oauth.md)', () => 
     const send = async (key: string, url: string, init?: RequestInit) => {
       const res = await booted.app.request(url, init);
       await res.body?.cancel();
-      if (!documented.get(key)!.includes(String(res.status))) breaches.push(`${key} ${url.slice(0, 160)}: ${res.status}`);
+      if (!documented.get(key)!.includes(String(res.status)))
+        breaches.push(`${key} ${url.slice(0, 160)}: ${res.status}`);
       seen.set(key, (seen.get(key) ?? new Set()).add(res.status));
     };
-    for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/oauth2/jwks']) {
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/openid-configuration',
+      '/oauth2/jwks',
+    ]) {
       await send(`GET ${path}`, path);
       await send(`GET ${path}`, `${path}?${query({ x: 'y' })}`);
     }
@@ -111,7 +137,10 @@ describe('OAuth endpoints outside the surface documents (docs/oauth.md)', () => 
       await send('GET /oauth2/authorize', `/oauth2/authorize?${query(params)}`);
     }
     // Forms are posted without the page's cookie, or with the token of a page opened just before.
-    const posts = fc.sample(fc.tuple(authorizeParams, formExtras, mediaType, fc.boolean()), { numRuns: RUNS, seed: 17 });
+    const posts = fc.sample(fc.tuple(authorizeParams, formExtras, mediaType, fc.boolean()), {
+      numRuns: RUNS,
+      seed: 17,
+    });
     for (const [params, extras, type, fromPage] of posts) {
       const headers: Record<string, string> = type ? { 'content-type': type } : {};
       const fields: Record<string, string | undefined> = { ...params, ...extras };

@@ -66,16 +66,23 @@ for (const dialect of dialects) {
           state,
         });
         const callback = await browserSignIn(url, 'admin', ADMIN_PASSWORD);
-        const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+        const tokens = await client.authorizationCodeGrant(config, callback, {
+          pkceCodeVerifier: verifier,
+          expectedState: state,
+        });
         expect(tokens.token_type.toLowerCase()).toBe('bearer');
         expect(tokens.scope).toBe('ADMIN');
-        const accounts = await fetch(`${base}/admin/accounts`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+        const accounts = await fetch(`${base}/admin/accounts`, {
+          headers: { authorization: `Bearer ${tokens.access_token}` },
+        });
         expect(accounts.status).toBe(200);
 
         const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
         expect(refreshed.access_token).not.toBe(tokens.access_token);
         expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
-        const again = await fetch(`${base}/admin/accounts`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+        const again = await fetch(`${base}/admin/accounts`, {
+          headers: { authorization: `Bearer ${refreshed.access_token}` },
+        });
         expect(again.status).toBe(200);
       });
     }
@@ -87,16 +94,26 @@ for (const dialect of dialects) {
         body: JSON.stringify({ username: 'ulla', password: 'ulla-password', role: 'USER' }),
       });
       expect(create.status).toBe(201);
-      const config = await client.discovery(new URL(base), 'ulla', 'ulla-password', undefined, { execute: [client.allowInsecureRequests] });
+      const config = await client.discovery(new URL(base), 'ulla', 'ulla-password', undefined, {
+        execute: [client.allowInsecureRequests],
+      });
       const tokens = await client.clientCredentialsGrant(config);
-      const res = await fetch(`${base}/admin/accounts`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      const res = await fetch(`${base}/admin/accounts`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
       expect(res.status).toBe(403);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="bims", error="insufficient_scope", scope="ADMIN"');
+      expect(res.headers.get('www-authenticate')).toBe(
+        'Bearer realm="bims", error="insufficient_scope", scope="ADMIN"',
+      );
     });
 
     it('the token endpoint refuses a body it does not declare with 415', async () => {
-      const res = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'grant_type=client_credentials' });
+      const res = await fetch(`${base}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: 'grant_type=client_credentials',
+      });
       expect(res.status).toBe(415);
       expect(await res.json()).toMatchObject({ error: 'invalid_request' });
     });
@@ -105,7 +122,10 @@ for (const dialect of dialects) {
 
 describe('discovery follows BIMS_AUTH_URL', () => {
   it('names the auth URL as issuer and endpoint base in both documents', async () => {
-    const booted = await bootForTest('pglite', { BIMS_BASE_URL: 'https://api.example', BIMS_AUTH_URL: 'https://auth.example' });
+    const booted = await bootForTest('pglite', {
+      BIMS_BASE_URL: 'https://api.example',
+      BIMS_AUTH_URL: 'https://auth.example',
+    });
     try {
       for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
         const res = await booted.app.request(path);
@@ -121,7 +141,9 @@ describe('discovery follows BIMS_AUTH_URL', () => {
           code_challenge_methods_supported: ['S256'],
           scopes_supported: ['ADMIN', 'ADJUDICATOR', 'USER'],
         });
-        expect(body.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none']));
+        expect(body.token_endpoint_auth_methods_supported).toEqual(
+          expect.arrayContaining(['client_secret_basic', 'client_secret_post', 'none']),
+        );
       }
     } finally {
       await booted.close();

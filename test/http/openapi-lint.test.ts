@@ -27,9 +27,13 @@ describe('Redocly lint', () => {
         files.push(file);
       }
       const cli = resolve('node_modules/@redocly/cli/bin/cli.js');
-      const { stdout, stderr } = await run(process.execPath, [cli, 'lint', ...files, '--config', resolve('redocly.yaml'), '--format=summary'], {
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
-      }).catch((error: { stdout?: string; stderr?: string }) => {
+      const { stdout, stderr } = await run(
+        process.execPath,
+        [cli, 'lint', ...files, '--config', resolve('redocly.yaml'), '--format=summary'],
+        {
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+        },
+      ).catch((error: { stdout?: string; stderr?: string }) => {
         throw new Error(`redocly lint found errors:\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
       });
       expect(`${stdout}${stderr}`).not.toMatch(/\berror\b/i);

@@ -25,8 +25,21 @@ const checks = {
   faces: [
     {
       rectangle: { x: 10, y: 12, width: 80, height: 96 },
-      landmarks: [{ x: 30, y: 40 }, { x: 60, y: 40 }, { x: 45, y: 60 }, { x: 35, y: 80 }, { x: 55, y: 80 }],
-      yaw: 1.5, pitch: -2, roll: 0.5, eyesOpen: { left: 1, right: 1 }, quality: 31, sharpness: 40, brightness: 55, icaoWarnings: ['BLURRED'],
+      landmarks: [
+        { x: 30, y: 40 },
+        { x: 60, y: 40 },
+        { x: 45, y: 60 },
+        { x: 35, y: 80 },
+        { x: 55, y: 80 },
+      ],
+      yaw: 1.5,
+      pitch: -2,
+      roll: 0.5,
+      eyesOpen: { left: 1, right: 1 },
+      quality: 31,
+      sharpness: 40,
+      brightness: 55,
+      icaoWarnings: ['BLURRED'],
     },
   ],
   icaoWarnings: ['BLURRED'],
@@ -42,7 +55,8 @@ for (const dialect of dialects) {
     const ops: Record<string, { uuid: string; expected: Record<string, unknown> }> = {};
     let aliceRef: number;
 
-    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) => request(booted.app, method, path, body, auth);
+    const send = (method: string, path: string, body?: unknown, auth: string | null = adminAuth) =>
+      request(booted.app, method, path, body, auth);
     const getJson = async (path: string, auth: string | null = adminAuth) => {
       const res = await send('GET', path, undefined, auth);
       const text = await res.text();
@@ -52,10 +66,21 @@ for (const dialect of dialects) {
     const uuidsOf = (list: { uuid: string }[]) => list.map((o) => o.uuid);
     const named = (...names: string[]) => names.map((n) => ops[n]!.uuid);
 
-    async function log(name: string, op: Omit<OperationRecord, 'uuid' | 'principal' | 'durationMs'> & { durationMs?: number; accountId?: number }) {
+    async function log(
+      name: string,
+      op: Omit<OperationRecord, 'uuid' | 'principal' | 'durationMs'> & { durationMs?: number; accountId?: number },
+    ) {
       const uuid = randomUUID();
-      const principal = op.accountId === undefined ? admin : { accountId: op.accountId, username: 'operator', role: 'USER' as const, via: 'basic' as const };
-      const row = await recordOperation(booted.services.ctx.db, { ...op, uuid, principal, durationMs: op.durationMs ?? 10 });
+      const principal =
+        op.accountId === undefined
+          ? admin
+          : { accountId: op.accountId, username: 'operator', role: 'USER' as const, via: 'basic' as const };
+      const row = await recordOperation(booted.services.ctx.db, {
+        ...op,
+        uuid,
+        principal,
+        durationMs: op.durationMs ?? 10,
+      });
       ops[name] = {
         uuid,
         expected: {
@@ -79,10 +104,23 @@ for (const dialect of dialects) {
       return uuid;
     }
 
-    async function storeImage(operationUuid: string, subjectRef: number | null, kind: 'ORIGINAL' | 'TOKEN' = 'ORIGINAL') {
+    async function storeImage(
+      operationUuid: string,
+      subjectRef: number | null,
+      kind: 'ORIGINAL' | 'TOKEN' = 'ORIGINAL',
+    ) {
       const row = await booted.services.ctx.db
         .insertInto('images')
-        .values({ operation_uuid: operationUuid, subject_ref: subjectRef, kind, format: 'PNG', width: 4, height: 4, bytes: png(90), created_at: at(1) })
+        .values({
+          operation_uuid: operationUuid,
+          subject_ref: subjectRef,
+          kind,
+          format: 'PNG',
+          width: 4,
+          height: 4,
+          bytes: png(90),
+          created_at: at(1),
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       return row.id;
@@ -91,8 +129,13 @@ for (const dialect of dialects) {
       await booted.services.ctx.db
         .insertInto('face_samples')
         .values({
-          subject_ref: subjectRef, operation_uuid: operationUuid, image_id: imageId, rectangle: json({ x: 0, y: 0, width: 4, height: 4 }),
-          landmarks: json(null), template_version: 'face-test-v1', created_at: at(1),
+          subject_ref: subjectRef,
+          operation_uuid: operationUuid,
+          image_id: imageId,
+          rectangle: json({ x: 0, y: 0, width: 4, height: 4 }),
+          landmarks: json(null),
+          template_version: 'face-test-v1',
+          created_at: at(1),
         })
         .execute();
     }
@@ -109,38 +152,98 @@ for (const dialect of dialects) {
 
     beforeAll(async () => {
       booted = await bootForTest(dialect);
-      const created = await send('POST', '/admin/accounts/create', { username: 'operator', password: USER_PASSWORD, role: 'USER' });
+      const created = await send('POST', '/admin/accounts/create', {
+        username: 'operator',
+        password: USER_PASSWORD,
+        role: 'USER',
+      });
       expect(created.status).toBe(201);
       userId = (await created.json()).id;
 
       const enroll = await log('enroll', {
-        type: 'ENROLL', status: 'SUCCESS', subjectId: 'alice', modalities: ['FACE'], score: 30, threshold: 72, candidates: [],
-        durationMs: 900, surface: 'admin', at: at(1), details: { samples: 1 },
+        type: 'ENROLL',
+        status: 'SUCCESS',
+        subjectId: 'alice',
+        modalities: ['FACE'],
+        score: 30,
+        threshold: 72,
+        candidates: [],
+        durationMs: 900,
+        surface: 'admin',
+        at: at(1),
+        details: { samples: 1 },
       });
       const alice = await booted.services.ctx.db
         .insertInto('subjects')
-        .values({ subject_id: 'alice', status: 'ENROLLED', metadata: json({}), template_version: 'face-test-v1', enrollment_operation_uuid: enroll, created_at: at(1), updated_at: at(1) })
+        .values({
+          subject_id: 'alice',
+          status: 'ENROLLED',
+          metadata: json({}),
+          template_version: 'face-test-v1',
+          enrollment_operation_uuid: enroll,
+          created_at: at(1),
+          updated_at: at(1),
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       aliceRef = alice.id;
       await storeFaceSample(enroll, aliceRef, await storeImage(enroll, aliceRef));
 
       const verify = await log('verify', {
-        type: 'VERIFY', status: 'SUCCESS', subjectId: 'alice', modalities: ['FACE'], score: 80.25, threshold: 48, durationMs: 120,
-        surface: 'root', at: at(2), details: { internal: 'never shown' },
+        type: 'VERIFY',
+        status: 'SUCCESS',
+        subjectId: 'alice',
+        modalities: ['FACE'],
+        score: 80.25,
+        threshold: 48,
+        durationMs: 120,
+        surface: 'root',
+        at: at(2),
+        details: { internal: 'never shown' },
       });
       await storeFaceSample(verify, null, await storeImage(verify, null));
       await storeImage(verify, null, 'TOKEN');
       await log('identify', {
-        type: 'IDENTIFY', status: 'MATCH_NOT_FOUND', modalities: ['FACE', 'VOICE'], threshold: 48, candidates, durationMs: 300,
-        surface: 'user', accountId: userId, at: at(3),
+        type: 'IDENTIFY',
+        status: 'MATCH_NOT_FOUND',
+        modalities: ['FACE', 'VOICE'],
+        threshold: 48,
+        candidates,
+        durationMs: 300,
+        surface: 'user',
+        accountId: userId,
+        at: at(3),
       });
-      await log('check', { type: 'CHECK', status: 'QUALITY_CHECK_FAILED', modalities: ['FACE'], checks, durationMs: 40, surface: 'admin', at: at(4) });
+      await log('check', {
+        type: 'CHECK',
+        status: 'QUALITY_CHECK_FAILED',
+        modalities: ['FACE'],
+        checks,
+        durationMs: 40,
+        surface: 'admin',
+        at: at(4),
+      });
       await log('remote', {
-        type: 'REMOTE_VERIFY', status: 'SUCCESS', subjectId: 'carol', modalities: ['FACE'], score: 60, threshold: 48, durationMs: 5,
-        surface: 'user', accountId: userId, at: at(5),
+        type: 'REMOTE_VERIFY',
+        status: 'SUCCESS',
+        subjectId: 'carol',
+        modalities: ['FACE'],
+        score: 60,
+        threshold: 48,
+        durationMs: 5,
+        surface: 'user',
+        accountId: userId,
+        at: at(5),
       });
-      await log('reextract', { type: 'REEXTRACT', status: 'FAILED', subjectId: 'alice', modalities: ['FACE'], durationMs: 2000, surface: 'root', at: at(6) });
+      await log('reextract', {
+        type: 'REEXTRACT',
+        status: 'FAILED',
+        subjectId: 'alice',
+        modalities: ['FACE'],
+        durationMs: 2000,
+        surface: 'root',
+        at: at(6),
+      });
     });
     afterAll(async () => {
       await booted?.close();
@@ -149,13 +252,19 @@ for (const dialect of dialects) {
     it('answers each operation on exactly the surfaces the seed marks, 404 route-not-found elsewhere (405 where the surface has the path with another method)', async () => {
       const seed = new Map(parseSeedOperations().map((o) => [o.id, o]));
       const query: Record<string, string> = {
-        getLog: '', getLogCount: '', getOperationById: `?id=${ops.verify!.expected.id}`, getOperationByUUID: `?uuid=${ops.check!.uuid}`,
-        deleteOperation: `?uuid=${randomUUID()}`, deleteOperations: '',
+        getLog: '',
+        getLogCount: '',
+        getOperationById: `?id=${ops.verify!.expected.id}`,
+        getOperationByUUID: `?uuid=${ops.check!.uuid}`,
+        deleteOperation: `?uuid=${randomUUID()}`,
+        deleteOperations: '',
       };
       const expectedStatus: Record<string, number> = { deleteOperation: 404, deleteOperations: 404 };
       for (const [id, q] of Object.entries(query)) {
         const op = seed.get(id)!;
-        expect(Object.keys(op.paths).sort(), id).toEqual(id === 'getOperationByUUID' ? ['admin', 'root', 'user'] : ['admin', 'root']);
+        expect(Object.keys(op.paths).sort(), id).toEqual(
+          id === 'getOperationByUUID' ? ['admin', 'root', 'user'] : ['admin', 'root'],
+        );
         for (const surface of ['admin', 'root', 'user'] as const) {
           const path = op.paths[surface] ?? `${surface === 'user' ? '/user' : '/admin'}${op.paths.root}`;
           const body = id === 'deleteOperations' ? { uuids: [randomUUID()] } : undefined;
@@ -183,7 +292,9 @@ for (const dialect of dialects) {
       expect((await send('GET', `/user/operations/uuid/?uuid=${ops.remote!.uuid}`, undefined, null)).status).toBe(401);
       expect((await send('GET', '/admin/operations', undefined, userAuth)).status).toBe(403);
       expect((await send('GET', '/operations', undefined, userAuth)).status).toBe(403);
-      expect((await send('DELETE', `/admin/operations/uuid/?uuid=${ops.check!.uuid}`, undefined, userAuth)).status).toBe(403);
+      expect(
+        (await send('DELETE', `/admin/operations/uuid/?uuid=${ops.check!.uuid}`, undefined, userAuth)).status,
+      ).toBe(403);
       expect((await send('DELETE', '/operations', { uuids: [ops.check!.uuid] }, userAuth)).status).toBe(403);
       expect(await countRows('operations', ops.check!.uuid)).toBe(1);
     });
@@ -220,7 +331,10 @@ for (const dialect of dialects) {
         [`createdFrom=${at(3).toISOString()}`, ['reextract', 'remote', 'check', 'identify']],
         [`createdTo=${at(2).toISOString()}`, ['verify', 'enroll']],
         [`createdFrom=${at(2).toISOString()}&createdTo=${at(4).toISOString()}`, ['check', 'identify', 'verify']],
-        [`createdFrom=${encodeURIComponent('2026-01-03T13:00:00+01:00')}&createdTo=${at(3).toISOString()}`, ['identify']],
+        [
+          `createdFrom=${encodeURIComponent('2026-01-03T13:00:00+01:00')}&createdTo=${at(3).toISOString()}`,
+          ['identify'],
+        ],
         ['type=VERIFY&status=SUCCESS&subjectId=alice&surface=root&accountId=1', ['verify']],
         ['type=VERIFY&surface=user', []],
       ];
@@ -235,7 +349,8 @@ for (const dialect of dialects) {
 
     it('pages without overlap or gaps and honours the size limits', async () => {
       const pages = [];
-      for (let page = 0; page < 4; page++) pages.push(uuidsOf(await getJson(`/admin/operations?size=2&page=${page}&sort=id,asc`)));
+      for (let page = 0; page < 4; page++)
+        pages.push(uuidsOf(await getJson(`/admin/operations?size=2&page=${page}&sort=id,asc`)));
       expect(pages).toEqual([named('enroll', 'verify'), named('identify', 'check'), named('remote', 'reextract'), []]);
       expect(uuidsOf(await getJson('/operations?size=1&page=1'))).toEqual(named('remote'));
       expect(await getJson('/admin/operations?size=1000')).toHaveLength(6);
@@ -300,10 +415,15 @@ for (const dialect of dialects) {
         expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         const problem = JSON.parse(text);
         expect(problem.type).toMatch(/\/validation$/);
-        expect(problem.errors.map((e: { field: string }) => e.field), path).toContainEqual(expect.stringMatching(field));
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          path,
+        ).toContainEqual(expect.stringMatching(field));
       }
       // A one-instant range is fine: from == to.
-      expect(uuidsOf(await getJson(`/admin/operations?createdFrom=${at(4).toISOString()}&createdTo=${at(4).toISOString()}`))).toEqual(named('check'));
+      expect(
+        uuidsOf(await getJson(`/admin/operations?createdFrom=${at(4).toISOString()}&createdTo=${at(4).toISOString()}`)),
+      ).toEqual(named('check'));
     });
 
     it('finds one operation by id and by UUID on admin and root, and 404 for unknown ones', async () => {
@@ -313,7 +433,9 @@ for (const dialect of dialects) {
           expect(await getJson(`${prefix}/operations/id/?id=${expected.id}`), name).toStrictEqual(expected);
           expect(await getJson(`${prefix}/operations/uuid/?uuid=${uuid}`), name).toStrictEqual(expected);
         }
-        expect(await getJson(`${prefix}/operations/uuid/?uuid=${ops.verify!.uuid.toUpperCase()}`)).toStrictEqual(ops.verify!.expected);
+        expect(await getJson(`${prefix}/operations/uuid/?uuid=${ops.verify!.uuid.toUpperCase()}`)).toStrictEqual(
+          ops.verify!.expected,
+        );
         for (const path of [`${prefix}/operations/id/?id=99999`, `${prefix}/operations/uuid/?uuid=${randomUUID()}`]) {
           const res = await send('GET', path);
           expect(res.status, path).toBe(404);
@@ -325,8 +447,12 @@ for (const dialect of dialects) {
     });
 
     it('on the user surface shows callers their own operations only', async () => {
-      expect(await getJson(`/user/operations/uuid/?uuid=${ops.remote!.uuid}`, userAuth)).toStrictEqual(ops.remote!.expected);
-      expect(await getJson(`/user/operations/uuid/?uuid=${ops.identify!.uuid}`, userAuth)).toStrictEqual(ops.identify!.expected);
+      expect(await getJson(`/user/operations/uuid/?uuid=${ops.remote!.uuid}`, userAuth)).toStrictEqual(
+        ops.remote!.expected,
+      );
+      expect(await getJson(`/user/operations/uuid/?uuid=${ops.identify!.uuid}`, userAuth)).toStrictEqual(
+        ops.identify!.expected,
+      );
       const others = await send('GET', `/user/operations/uuid/?uuid=${ops.verify!.uuid}`, undefined, userAuth);
       expect(others.status).toBe(404);
       expect((await others.json()).type).toMatch(/\/not-found$/);
@@ -336,11 +462,22 @@ for (const dialect of dialects) {
       expect((await send('GET', '/user/operations', undefined, userAuth)).status).toBe(404);
     });
 
-    it('deleteOperation removes the operation and its probe data, never a subject\'s, then answers 404', async () => {
-      const probe = await log('probe', { type: 'VERIFY', status: 'MATCH_NOT_FOUND', subjectId: 'alice', modalities: ['FACE'], score: 10, surface: 'root', at: at(20) });
+    it("deleteOperation removes the operation and its probe data, never a subject's, then answers 404", async () => {
+      const probe = await log('probe', {
+        type: 'VERIFY',
+        status: 'MATCH_NOT_FOUND',
+        subjectId: 'alice',
+        modalities: ['FACE'],
+        score: 10,
+        surface: 'root',
+        at: at(20),
+      });
       await storeFaceSample(probe, null, await storeImage(probe, null));
       await storeImage(probe, null, 'TOKEN');
-      const before = { enroll: await countRows('images', ops.enroll!.uuid), verify: await countRows('images', ops.verify!.uuid) };
+      const before = {
+        enroll: await countRows('images', ops.enroll!.uuid),
+        verify: await countRows('images', ops.verify!.uuid),
+      };
 
       const res = await send('DELETE', `/admin/operations/uuid/?uuid=${probe}`);
       expect(res.status, await res.clone().text()).toBe(200);
@@ -348,7 +485,10 @@ for (const dialect of dialects) {
       expect(await countRows('operations', probe)).toBe(0);
       expect(await countRows('images', probe)).toBe(0);
       expect(await countRows('face_samples', probe)).toBe(0);
-      expect({ enroll: await countRows('images', ops.enroll!.uuid), verify: await countRows('images', ops.verify!.uuid) }).toEqual(before);
+      expect({
+        enroll: await countRows('images', ops.enroll!.uuid),
+        verify: await countRows('images', ops.verify!.uuid),
+      }).toEqual(before);
       expect(await getJson('/admin/operations/count')).toEqual({ count: 6 });
 
       const again = await send('DELETE', `/operations/uuid/?uuid=${probe}`);
@@ -374,7 +514,14 @@ for (const dialect of dialects) {
       expect(await countRows('face_samples', enroll)).toBe(1);
 
       // Not only the enrolment: any operation that stored one of the subject's samples (a re-extraction with a new sample).
-      const reextract = await log('reextract-sample', { type: 'REEXTRACT', status: 'SUCCESS', subjectId: 'alice', modalities: ['FACE'], surface: 'admin', at: at(21) });
+      const reextract = await log('reextract-sample', {
+        type: 'REEXTRACT',
+        status: 'SUCCESS',
+        subjectId: 'alice',
+        modalities: ['FACE'],
+        surface: 'admin',
+        at: at(21),
+      });
       await storeImage(reextract, aliceRef);
       const sample = await send('DELETE', `/admin/operations/uuid/?uuid=${reextract}`);
       expect(sample.status).toBe(409);
@@ -384,9 +531,22 @@ for (const dialect of dialects) {
       expect((await send('DELETE', `/admin/operations/uuid/?uuid=${reextract}`)).status).toBe(200);
     });
 
-    it('deleteOperations is all or nothing: 404 naming every missing UUID, 409 for a subject\'s operation', async () => {
-      const a = await log('bulk-a', { type: 'IDENTIFY', status: 'MATCH_NOT_FOUND', modalities: ['FACE'], surface: 'admin', at: at(22) });
-      const b = await log('bulk-b', { type: 'CHECK', status: 'SUCCESS', modalities: ['FACE'], checks, surface: 'root', at: at(23) });
+    it("deleteOperations is all or nothing: 404 naming every missing UUID, 409 for a subject's operation", async () => {
+      const a = await log('bulk-a', {
+        type: 'IDENTIFY',
+        status: 'MATCH_NOT_FOUND',
+        modalities: ['FACE'],
+        surface: 'admin',
+        at: at(22),
+      });
+      const b = await log('bulk-b', {
+        type: 'CHECK',
+        status: 'SUCCESS',
+        modalities: ['FACE'],
+        checks,
+        surface: 'root',
+        at: at(23),
+      });
       await storeImage(a, null);
       await storeFaceSample(b, null, await storeImage(b, null));
       const missing = [randomUUID(), randomUUID()];
@@ -431,7 +591,9 @@ for (const dialect of dialects) {
         const res = await send('DELETE', '/admin/operations', body);
         const text = await res.text();
         expect(res.status, text.slice(0, 200)).toBe(400);
-        expect(JSON.parse(text).errors.map((e: { field: string }) => e.field)).toContainEqual(expect.stringMatching(field));
+        expect(JSON.parse(text).errors.map((e: { field: string }) => e.field)).toContainEqual(
+          expect.stringMatching(field),
+        );
       }
       const missingBody = await send('DELETE', '/admin/operations');
       expect(missingBody.status).toBe(400);

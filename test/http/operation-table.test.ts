@@ -60,7 +60,9 @@ describe('every operation answers on exactly its surfaces', () => {
             expect(res.status, `${op.method} ${expected}`).toBe(401);
             expect(res.headers.get('www-authenticate')).toMatch(/Basic/);
           }
-          expect(res.headers.get('x-bims-operation'), `${op.method} ${expected} reached the wrong operation`).toBe(op.id);
+          expect(res.headers.get('x-bims-operation'), `${op.method} ${expected} reached the wrong operation`).toBe(
+            op.id,
+          );
         } else {
           // The same path after this surface's prefix is not a route for this operation.
           const path = concretePath(`${prefixOn(surface, op)}${suffix}`);

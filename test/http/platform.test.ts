@@ -41,12 +41,20 @@ describe('the docs page', () => {
 describe('OpenAPI documents', () => {
   it('describe the security schemes of the seed and the named models of each surface', async () => {
     const admin = await (await booted.app.request('/admin/openapi.json')).json();
-    expect(Object.keys(admin.components.securitySchemes).sort()).toEqual(
-      ['adjudicator-basic', 'adjudicator-oauth', 'admin-basic', 'admin-oauth', 'user-basic', 'user-oauth'],
-    );
+    expect(Object.keys(admin.components.securitySchemes).sort()).toEqual([
+      'adjudicator-basic',
+      'adjudicator-oauth',
+      'admin-basic',
+      'admin-oauth',
+      'user-basic',
+      'user-oauth',
+    ]);
     // Section 2 of the seed: which surfaces show each named model.
     const table = seedText().split('## 2.')[1]!.split('## 3.')[0]!;
-    const models = [...table.matchAll(/^\| (\w+) \| ([ARU ]+) \|$/gm)].map((m) => ({ name: m[1]!, on: m[2]!.split(' ') }));
+    const models = [...table.matchAll(/^\| (\w+) \| ([ARU ]+) \|$/gm)].map((m) => ({
+      name: m[1]!,
+      on: m[2]!.split(' '),
+    }));
     expect(models).toHaveLength(52);
     const docs = {
       A: admin,
@@ -55,7 +63,8 @@ describe('OpenAPI documents', () => {
     };
     for (const [letter, doc] of Object.entries(docs)) {
       const schemas = Object.keys(doc.components.schemas);
-      for (const model of models.filter((m) => m.on.includes(letter))) expect(schemas, `${model.name} on ${letter}`).toContain(model.name);
+      for (const model of models.filter((m) => m.on.includes(letter)))
+        expect(schemas, `${model.name} on ${letter}`).toContain(model.name);
     }
     expect(parseSeedOperations().length).toBe(110);
   });
@@ -73,7 +82,13 @@ describe('request logs', () => {
     expect(res.headers.get('x-request-id')).toBe('req-123');
     const entries = logLines.map((l) => JSON.parse(l));
     const request = entries.find((e) => e.message === 'request');
-    expect(request).toMatchObject({ requestId: 'req-123', method: 'POST', path: '/admin/accounts/create', status: 201, operationId: 'createAccount' });
+    expect(request).toMatchObject({
+      requestId: 'req-123',
+      method: 'POST',
+      path: '/admin/accounts/create',
+      status: 201,
+      operationId: 'createAccount',
+    });
     const all = logLines.join('\n');
     expect(all).not.toContain('very-secret-password');
     expect(all).not.toContain(ADMIN_PASSWORD);

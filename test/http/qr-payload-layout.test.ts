@@ -35,14 +35,25 @@ describe('the QR payload layout (docs/qr-code.md)', () => {
     const enrolled = await booted.app.request('/admin/subjects/create', {
       method: 'POST',
       headers: { authorization: adminAuth, 'content-type': 'application/json' },
-      body: JSON.stringify({ subjectId, faces: [{ image: Buffer.from(photo('labelled/franck/franck_01829.jpg')).toString('base64') }] }),
+      body: JSON.stringify({
+        subjectId,
+        faces: [{ image: Buffer.from(photo('labelled/franck/franck_01829.jpg')).toString('base64') }],
+      }),
     });
     expect(enrolled.status).toBe(201);
     const { templateVersion } = await enrolled.json();
-    const json = await (await booted.app.request(`/subjects/qrcode/${subjectId}`, { headers: { authorization: adminAuth, accept: 'application/json' } })).json();
+    const json = await (
+      await booted.app.request(`/subjects/qrcode/${subjectId}`, {
+        headers: { authorization: adminAuth, accept: 'application/json' },
+      })
+    ).json();
     expect(json.payloadType).toBe('SIGNED_TEMPLATE');
     const payload = Buffer.from(json.payload, 'base64');
-    const png = Buffer.from(await (await booted.app.request(`/subjects/qrcode/${subjectId}`, { headers: { authorization: adminAuth } })).arrayBuffer());
+    const png = Buffer.from(
+      await (
+        await booted.app.request(`/subjects/qrcode/${subjectId}`, { headers: { authorization: adminAuth } })
+      ).arrayBuffer(),
+    );
     const file = join(dir, 'alice.png');
     writeFileSync(file, png);
 
@@ -87,7 +98,13 @@ describe('the QR payload layout (docs/qr-code.md)', () => {
       headers: { authorization: adminAuth, 'content-type': 'application/json' },
       body: JSON.stringify({ template: scanned.toString('base64') }),
     });
-    expect(await checked.json()).toMatchObject({ subjectId, signed: true, signatureValid: true, modalities: ['FACE'], templateVersion });
+    expect(await checked.json()).toMatchObject({
+      subjectId,
+      signed: true,
+      signatureValid: true,
+      modalities: ['FACE'],
+      templateVersion,
+    });
     // One flipped bit in the signed bytes and it no longer verifies.
     const flipped = Buffer.from(scanned);
     flipped[16] ^= 1;

@@ -29,7 +29,10 @@ for (const dialect of dialects) {
       expect(res.headers.get('content-type')).toBe('image/png');
     });
 
-    for (const [subjectId, status] of [['qr-rejected', 'REJECTED'], ['qr-pending', 'PENDING_ADJUDICATION']] as const) {
+    for (const [subjectId, status] of [
+      ['qr-rejected', 'REJECTED'],
+      ['qr-pending', 'PENDING_ADJUDICATION'],
+    ] as const) {
       for (const accept of [undefined, 'image/svg+xml', 'application/json']) {
         it(`answers 409 for a ${status} subject (Accept ${accept ?? 'none'}), naming its status and carrying no code`, async () => {
           for (const surface of ['/admin', '', '/user']) {
@@ -38,7 +41,9 @@ for (const dialect of dialects) {
             expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
             const body = await res.json();
             expect(body).toMatchObject({ status: 409, subjectStatus: status });
-            expect(body.detail).toBe(`Subject '${subjectId}' is ${status}: QR codes are issued for ENROLLED subjects only`);
+            expect(body.detail).toBe(
+              `Subject '${subjectId}' is ${status}: QR codes are issued for ENROLLED subjects only`,
+            );
             expect(JSON.stringify(body)).not.toMatch(/payload|encryptedTemplate|image/);
           }
         });
@@ -49,7 +54,7 @@ for (const dialect of dialects) {
       expect((await get('/admin/subjects/qrcode/qr-nobody')).status).toBe(404);
     });
 
-    it('declares the 409 in the operation\'s OpenAPI document', async () => {
+    it("declares the 409 in the operation's OpenAPI document", async () => {
       const doc = await (await booted.app.request('/admin/openapi.json')).json();
       const op = doc.paths['/admin/subjects/qrcode/{subjectid}'].get;
       expect(op.responses['409'].description).toMatch(/not ENROLLED/);

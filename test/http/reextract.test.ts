@@ -21,7 +21,11 @@ import { runReextractJob, type ReextractProgress } from '../../src/services/reex
 
 const OLD = 'face:old@0/p0';
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
-const franck = ['labelled/franck/franck_01829.jpg', 'labelled/franck/franck_04000.jpg', 'labelled/franck/franck_02683.jpg'];
+const franck = [
+  'labelled/franck/franck_01829.jpg',
+  'labelled/franck/franck_04000.jpg',
+  'labelled/franck/franck_02683.jpg',
+];
 const connery = 'labelled/connery/SeanConnery.jpg';
 const obama = 'labelled/obama/obama4_crop.jpg';
 const audrey = 'labelled/audrey/audrey.jpg';
@@ -40,9 +44,17 @@ afterAll(async () => {
 function helpers(get: () => Booted) {
   const db = () => get().services.ctx.db;
   const post = (path: string, body: unknown) =>
-    get().app.request(path, { method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    get().app.request(path, {
+      method: 'POST',
+      headers: { authorization: adminAuth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const enrol = async (subjectId: string, images: string[]) => {
-    const res = await post('/admin/subjects/create', { subjectId, faces: images.map((p) => ({ image: b64(photo(p)) })), options: { deduplicate: false } });
+    const res = await post('/admin/subjects/create', {
+      subjectId,
+      faces: images.map((p) => ({ image: b64(photo(p)) })),
+      options: { deduplicate: false },
+    });
     expect(res.status).toBe(201);
     return res.json();
   };
@@ -51,22 +63,52 @@ function helpers(get: () => Booted) {
   /** Rewrite every template row of the subject as an older model's, then reload the gallery from the database. */
   const makeOutdated = async (subjectId: string) => {
     const ref = await refOf(subjectId);
-    await db().transaction().execute(async (trx) => {
-      for (const s of await trx.selectFrom('face_samples').select(['id', 'template']).where('subject_ref', '=', ref).execute()) {
-        await trx.updateTable('face_samples').set({ template: asOld(s.template!), template_version: OLD }).where('id', '=', s.id).execute();
-      }
-      for (const t of await trx.selectFrom('templates').select(['id', 'data']).where('subject_ref', '=', ref).execute()) {
-        await trx.updateTable('templates').set({ data: asOld(t.data), template_version: OLD }).where('id', '=', t.id).execute();
-      }
-      await trx.updateTable('subjects').set({ template_version: OLD }).where('id', '=', ref).execute();
-    });
+    await db()
+      .transaction()
+      .execute(async (trx) => {
+        for (const s of await trx
+          .selectFrom('face_samples')
+          .select(['id', 'template'])
+          .where('subject_ref', '=', ref)
+          .execute()) {
+          await trx
+            .updateTable('face_samples')
+            .set({ template: asOld(s.template!), template_version: OLD })
+            .where('id', '=', s.id)
+            .execute();
+        }
+        for (const t of await trx
+          .selectFrom('templates')
+          .select(['id', 'data'])
+          .where('subject_ref', '=', ref)
+          .execute()) {
+          await trx
+            .updateTable('templates')
+            .set({ data: asOld(t.data), template_version: OLD })
+            .where('id', '=', t.id)
+            .execute();
+        }
+        await trx.updateTable('subjects').set({ template_version: OLD }).where('id', '=', ref).execute();
+      });
     get().services.gallery.forget();
   };
   const versionsOf = async (subjectId: string) => {
     const ref = await refOf(subjectId);
-    const samples = await db().selectFrom('face_samples').select(['template', 'template_version']).where('subject_ref', '=', ref).execute();
-    const compact = await db().selectFrom('templates').select(['data', 'template_version']).where('subject_ref', '=', ref).execute();
-    const subject = await db().selectFrom('subjects').select('template_version').where('id', '=', ref).executeTakeFirstOrThrow();
+    const samples = await db()
+      .selectFrom('face_samples')
+      .select(['template', 'template_version'])
+      .where('subject_ref', '=', ref)
+      .execute();
+    const compact = await db()
+      .selectFrom('templates')
+      .select(['data', 'template_version'])
+      .where('subject_ref', '=', ref)
+      .execute();
+    const subject = await db()
+      .selectFrom('subjects')
+      .select('template_version')
+      .where('id', '=', ref)
+      .executeTakeFirstOrThrow();
     return new Set([
       subject.template_version,
       ...samples.flatMap((s) => [s.template_version, parseTemplate(s.template!).templateVersion]),
@@ -99,7 +141,12 @@ for (const dialect of dialects) {
 
     it('brings an outdated stored subject back to the current version, and the gallery identifies it again', async () => {
       const ref = await h.refOf('franck');
-      const before = await h.db().selectFrom('face_samples').select('template').where('subject_ref', '=', ref).executeTakeFirstOrThrow();
+      const before = await h
+        .db()
+        .selectFrom('face_samples')
+        .select('template')
+        .where('subject_ref', '=', ref)
+        .executeTakeFirstOrThrow();
       await h.makeOutdated('franck');
       expect(await h.versionsOf('franck')).toEqual(new Set([OLD]));
       expect(await h.identify(franck[1]!)).not.toContain('franck');
@@ -108,7 +155,12 @@ for (const dialect of dialects) {
       expect(res.status).toBe(200);
       const body = await res.json();
       expect(body.templateVersion).toBe(current);
-      expect(body.operation).toMatchObject({ type: 'REEXTRACT', status: 'SUCCESS', subjectId: 'franck', surface: 'admin' });
+      expect(body.operation).toMatchObject({
+        type: 'REEXTRACT',
+        status: 'SUCCESS',
+        subjectId: 'franck',
+        surface: 'admin',
+      });
       expect(body.subject).toMatchObject({ subjectId: 'franck', status: 'ENROLLED', templateVersion: current });
       expect(body.subject.faces.map((f: { templateVersion: string }) => f.templateVersion)).toEqual([current]);
       expect(body.subject.faces[0].quality).toBeGreaterThan(0);
@@ -116,9 +168,21 @@ for (const dialect of dialects) {
 
       expect(await h.versionsOf('franck')).toEqual(new Set([current]));
       // Same photo, same models: the recomputed template is the one enrolment made.
-      const after = await h.db().selectFrom('face_samples').select('template').where('subject_ref', '=', ref).executeTakeFirstOrThrow();
-      expect(cosineInt8(faceRecord(parseTemplate(after.template!))!.q, faceRecord(parseTemplate(before.template!))!.q)).toBeGreaterThan(0.999);
-      const op = await h.db().selectFrom('operations').selectAll().where('uuid', '=', body.operation.uuid).executeTakeFirstOrThrow();
+      const after = await h
+        .db()
+        .selectFrom('face_samples')
+        .select('template')
+        .where('subject_ref', '=', ref)
+        .executeTakeFirstOrThrow();
+      expect(
+        cosineInt8(faceRecord(parseTemplate(after.template!))!.q, faceRecord(parseTemplate(before.template!))!.q),
+      ).toBeGreaterThan(0.999);
+      const op = await h
+        .db()
+        .selectFrom('operations')
+        .selectAll()
+        .where('uuid', '=', body.operation.uuid)
+        .executeTakeFirstOrThrow();
       expect(op).toMatchObject({ type: 'REEXTRACT', status: 'SUCCESS', subject_id: 'franck' });
       expect(await h.identify(franck[1]!)).toContain('franck');
     });
@@ -126,7 +190,14 @@ for (const dialect of dialects) {
     it('keeps a stored liveness score unless liveness.mode PASSIVE measures it again', async () => {
       const ref = await h.refOf('connery');
       const liveness = async () =>
-        (await h.db().selectFrom('face_samples').select('liveness_score').where('subject_ref', '=', ref).executeTakeFirstOrThrow()).liveness_score;
+        (
+          await h
+            .db()
+            .selectFrom('face_samples')
+            .select('liveness_score')
+            .where('subject_ref', '=', ref)
+            .executeTakeFirstOrThrow()
+        ).liveness_score;
       // As if enrolled under liveness.mode PASSIVE: the score describes the capture, not the template version.
       await h.db().updateTable('face_samples').set({ liveness_score: 77 }).where('subject_ref', '=', ref).execute();
       await h.makeOutdated('connery');
@@ -155,13 +226,22 @@ for (const dialect of dialects) {
       expect(unknown.status).toBe(404);
       expect((await unknown.json()).type).toMatch(/\/not-found$/);
 
-      const garbage = await h.post('/admin/subjects/reextract-subject', { template: b64(new TextEncoder().encode('not a template at all')), faces: [{ image: b64(photo(franck[1]!)) }] });
+      const garbage = await h.post('/admin/subjects/reextract-subject', {
+        template: b64(new TextEncoder().encode('not a template at all')),
+        faces: [{ image: b64(photo(franck[1]!)) }],
+      });
       expect(garbage.status).toBe(400);
       expect((await garbage.json()).errors[0].field).toBe('body.template');
-      const both = await h.post('/admin/subjects/reextract-subject', { subjectId: 'franck', template: b64(new Uint8Array(8)) });
+      const both = await h.post('/admin/subjects/reextract-subject', {
+        subjectId: 'franck',
+        template: b64(new Uint8Array(8)),
+      });
       expect(both.status).toBe(400);
       expect((await both.json()).errors[0].field).toBe('body.subjectId');
-      const stray = await h.post('/admin/subjects/reextract-subject', { subjectId: 'franck', faces: [{ image: b64(photo(franck[1]!)) }] });
+      const stray = await h.post('/admin/subjects/reextract-subject', {
+        subjectId: 'franck',
+        faces: [{ image: b64(photo(franck[1]!)) }],
+      });
       expect(stray.status).toBe(400);
       expect((await stray.json()).errors[0].field).toBe('body.faces');
       const noSample = await h.post('/admin/subjects/reextract-subject', { template: b64(new Uint8Array(8)) });
@@ -170,10 +250,18 @@ for (const dialect of dialects) {
     });
 
     it('takes an old template with new samples only when they show its owner, and answers the new template', async () => {
-      const compact = await h.db().selectFrom('templates').select('data').where('subject_ref', '=', await h.refOf('franck')).executeTakeFirstOrThrow();
+      const compact = await h
+        .db()
+        .selectFrom('templates')
+        .select('data')
+        .where('subject_ref', '=', await h.refOf('franck'))
+        .executeTakeFirstOrThrow();
       const template = b64(compact.data);
 
-      const same = await h.post('/admin/subjects/reextract-subject', { template, faces: [{ image: b64(photo(franck[2]!)) }] });
+      const same = await h.post('/admin/subjects/reextract-subject', {
+        template,
+        faces: [{ image: b64(photo(franck[2]!)) }],
+      });
       expect(same.status, await same.clone().text()).toBe(200);
       const accepted = await same.json();
       expect(accepted.templateVersion).toBe(current);
@@ -183,36 +271,62 @@ for (const dialect of dialects) {
       expect(fresh.templateVersion).toBe(current);
       expect(accepted.subject).toBeUndefined();
 
-      const other = await h.post('/admin/subjects/reextract-subject', { template, faces: [{ image: b64(photo(connery)) }] });
+      const other = await h.post('/admin/subjects/reextract-subject', {
+        template,
+        faces: [{ image: b64(photo(connery)) }],
+      });
       expect(other.status).toBe(422);
       const refused = await other.json();
       expect(refused).toMatchObject({ operationStatus: 'MATCH_NOT_FOUND' });
       expect(refused.score).toBeLessThan(refused.threshold);
       expect(refused.template).toBeUndefined();
-      const op = await h.db().selectFrom('operations').selectAll().where('uuid', '=', refused.operationUuid).executeTakeFirstOrThrow();
+      const op = await h
+        .db()
+        .selectFrom('operations')
+        .selectAll()
+        .where('uuid', '=', refused.operationUuid)
+        .executeTakeFirstOrThrow();
       expect(op).toMatchObject({ type: 'REEXTRACT', status: 'MATCH_NOT_FOUND' });
 
       // One matching photo does not carry another person's through.
-      const mixed = await h.post('/admin/subjects/reextract-subject', { template, faces: [{ image: b64(photo(franck[2]!)) }, { image: b64(photo(connery)) }] });
+      const mixed = await h.post('/admin/subjects/reextract-subject', {
+        template,
+        faces: [{ image: b64(photo(franck[2]!)) }, { image: b64(photo(connery)) }],
+      });
       expect(mixed.status).toBe(422);
       expect((await mixed.json()).sampleIndex).toBe(1);
 
       // Templates of another model version cannot be compared with the new samples.
-      const old = await h.post('/admin/subjects/reextract-subject', { template: b64(asOld(compact.data)), faces: [{ image: b64(photo(franck[2]!)) }] });
+      const old = await h.post('/admin/subjects/reextract-subject', {
+        template: b64(asOld(compact.data)),
+        faces: [{ image: b64(photo(franck[2]!)) }],
+      });
       expect(old.status).toBe(422);
       const problem = await old.json();
       expect(problem.detail).toMatch(/cannot be compared/);
       expect(problem.detail).toMatch(/subjectId/);
       expect(problem.errors[0].field).toBe('body.template');
 
-      const voices = await h.post('/admin/subjects/reextract-subject', { template, voices: [{ audio: b64(new Uint8Array(64)) }] });
+      const voices = await h.post('/admin/subjects/reextract-subject', {
+        template,
+        voices: [{ audio: b64(new Uint8Array(64)) }],
+      });
       expect(voices.status).toBe(422);
       expect((await voices.json()).detail).toMatch(/^body\.voices: .*new face samples only/);
     });
 
     it('keeps a current sample enrolled from a template, and refuses with 422 naming an outdated one', async () => {
-      const compact = await h.db().selectFrom('templates').select('data').where('subject_ref', '=', await h.refOf('obama')).executeTakeFirstOrThrow();
-      const created = await h.post('/admin/subjects/create', { subjectId: 'from-template', template: b64(compact.data), options: { deduplicate: false } });
+      const compact = await h
+        .db()
+        .selectFrom('templates')
+        .select('data')
+        .where('subject_ref', '=', await h.refOf('obama'))
+        .executeTakeFirstOrThrow();
+      const created = await h.post('/admin/subjects/create', {
+        subjectId: 'from-template',
+        template: b64(compact.data),
+        options: { deduplicate: false },
+      });
       expect(created.status).toBe(201);
       const kept = await h.post('/admin/subjects/reextract-subject', { subjectId: 'from-template' });
       expect(kept.status).toBe(200);
@@ -222,7 +336,12 @@ for (const dialect of dialects) {
       const res = await h.post('/admin/subjects/reextract-subject', { subjectId: 'from-template' });
       expect(res.status).toBe(422);
       const problem = await res.json();
-      const sample = await h.db().selectFrom('face_samples').select('id').where('subject_ref', '=', await h.refOf('from-template')).executeTakeFirstOrThrow();
+      const sample = await h
+        .db()
+        .selectFrom('face_samples')
+        .select('id')
+        .where('subject_ref', '=', await h.refOf('from-template'))
+        .executeTakeFirstOrThrow();
       expect(problem).toMatchObject({ operationStatus: 'FAILED', samplesWithoutImage: [sample.id] });
       expect(problem.detail).toMatch(/no original image/);
       expect(await h.versionsOf('from-template')).toEqual(new Set([OLD]));
@@ -242,21 +361,58 @@ for (const dialect of dialects) {
       expect(await h.versionsOf('connery')).toEqual(new Set([current]));
 
       const progress: ReextractProgress[] = [];
-      const rest = await runReextractJob(booted.services, { batchSize: 2, concurrency: 2, onProgress: (p) => progress.push(p) });
-      expect(rest).toMatchObject({ templateVersion: current, outdated: 3, total: 3, done: 3, reextracted: 2, failed: 1, stopped: false });
-      expect(rest.failures).toEqual([expect.objectContaining({ subjectId: 'from-template', reason: expect.stringMatching(/no original image/) })]);
+      const rest = await runReextractJob(booted.services, {
+        batchSize: 2,
+        concurrency: 2,
+        onProgress: (p) => progress.push(p),
+      });
+      expect(rest).toMatchObject({
+        templateVersion: current,
+        outdated: 3,
+        total: 3,
+        done: 3,
+        reextracted: 2,
+        failed: 1,
+        stopped: false,
+      });
+      expect(rest.failures).toEqual([
+        expect.objectContaining({ subjectId: 'from-template', reason: expect.stringMatching(/no original image/) }),
+      ]);
       expect(progress[0]).toEqual({ done: 0, total: 3, failed: 0, currentSubjectId: null });
       expect(progress.at(-1)).toMatchObject({ done: 3, total: 3, failed: 1 });
-      expect(progress.slice(1).map((p) => p.currentSubjectId).sort()).toEqual(['audrey', 'from-template', 'obama']);
+      expect(
+        progress
+          .slice(1)
+          .map((p) => p.currentSubjectId)
+          .sort(),
+      ).toEqual(['audrey', 'from-template', 'obama']);
       for (const s of ['obama', 'audrey']) expect(await h.versionsOf(s)).toEqual(new Set([current]));
-      const ops = await h.db().selectFrom('operations').select(['subject_id', 'status']).where('type', '=', 'REEXTRACT').where('account_id', 'is', null).execute();
-      expect(ops).toEqual(expect.arrayContaining([{ subject_id: 'from-template', status: 'FAILED' }, { subject_id: 'audrey', status: 'SUCCESS' }]));
-      for (const [image, subjectId] of [[franck[1]!, 'franck'], [connery, 'connery'], [audrey, 'audrey']] as const) {
+      const ops = await h
+        .db()
+        .selectFrom('operations')
+        .select(['subject_id', 'status'])
+        .where('type', '=', 'REEXTRACT')
+        .where('account_id', 'is', null)
+        .execute();
+      expect(ops).toEqual(
+        expect.arrayContaining([
+          { subject_id: 'from-template', status: 'FAILED' },
+          { subject_id: 'audrey', status: 'SUCCESS' },
+        ]),
+      );
+      for (const [image, subjectId] of [
+        [franck[1]!, 'franck'],
+        [connery, 'connery'],
+        [audrey, 'audrey'],
+      ] as const) {
         expect(await h.identify(image)).toContain(subjectId);
       }
 
       // The subject that cannot be re-extracted goes; then nothing is left to do.
-      const removed = await booted.app.request('/admin/subjects/id/?subjectId=from-template', { method: 'DELETE', headers: { authorization: adminAuth } });
+      const removed = await booted.app.request('/admin/subjects/id/?subjectId=from-template', {
+        method: 'DELETE',
+        headers: { authorization: adminAuth },
+      });
       expect(removed.status).toBe(200);
       const again = await runReextractJob(booted.services, {});
       expect(again).toMatchObject({ outdated: 0, total: 0, done: 0, failed: 0 });
@@ -266,18 +422,32 @@ for (const dialect of dialects) {
 
 describe('npm run reextract on a PGlite data directory', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bims-reextract-'));
-  const env = { BIMS_DATA_DIR: dir, BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent' };
+  const env = {
+    BIMS_DATA_DIR: dir,
+    BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    BIMS_PASSWORD_ITERATIONS: '10000',
+    BIMS_LOG_LEVEL: 'silent',
+  };
   const cli = async (...args: string[]) => {
     const childEnv: Record<string, string | undefined> = { ...process.env, ...env, BIMS_EXTRACTION_WORKERS: '1' };
     delete childEnv.DATABASE_URL; // the data directory, not the suite's PostgreSQL
-    const { stdout, stderr } = await promisify(execFile)('npx', ['tsx', 'scripts/reextract.ts', ...args], { cwd: join(import.meta.dirname, '../..'), env: childEnv });
+    const { stdout, stderr } = await promisify(execFile)('npx', ['tsx', 'scripts/reextract.ts', ...args], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: childEnv,
+    });
     return { summary: JSON.parse(stdout), stderr };
   };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('counts outdated subjects with --dry-run, re-extracts them with a progress bar, then finds nothing to do', async () => {
     // The service writes to the data directory, then stops: PGlite is opened by one process at a time.
-    let booted: Booted | undefined = await boot({ config: loadConfig(env), runtime: 'test', hostname: 'test-host', logger: createLogger('silent'), createExtractor: sharedExtractorFactory() });
+    let booted: Booted | undefined = await boot({
+      config: loadConfig(env),
+      runtime: 'test',
+      hostname: 'test-host',
+      logger: createLogger('silent'),
+      createExtractor: sharedExtractorFactory(),
+    });
     const h = helpers(() => booted!);
     await h.enrol('franck', [franck[0]!]);
     await h.enrol('connery', [connery]);
@@ -286,7 +456,9 @@ describe('npm run reextract on a PGlite data directory', () => {
     await booted.close();
     booted = undefined;
 
-    const help = await promisify(execFile)('npx', ['tsx', 'scripts/reextract.ts', '--help'], { cwd: join(import.meta.dirname, '../..') });
+    const help = await promisify(execFile)('npx', ['tsx', 'scripts/reextract.ts', '--help'], {
+      cwd: join(import.meta.dirname, '../..'),
+    });
     expect(help.stdout).toMatch(/STOP THE SERVER FIRST/);
 
     const dry = await cli('--dry-run');

@@ -16,7 +16,9 @@ import { closeSharedExtractor, sharedExtractorFactory } from '../support/extract
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
 const unb64 = (s: string) => new Uint8Array(Buffer.from(s, 'base64'));
 /** Person A: two frames of one man (enrolment and a later capture); person B: someone else. */
-const A_ENROL = 'labelled/franck/franck_01829.jpg', A_FRESH = 'labelled/franck/franck_04117.jpg', B = 'labelled/obama/obama4_crop.jpg';
+const A_ENROL = 'labelled/franck/franck_01829.jpg',
+  A_FRESH = 'labelled/franck/franck_04117.jpg',
+  B = 'labelled/obama/obama4_crop.jpg';
 const DAY = 86_400_000;
 
 /** The bytes of the QR code in a PNG, read with jsQR (an independent decoder). */
@@ -24,7 +26,10 @@ async function readQrPng(png: Uint8Array): Promise<Uint8Array> {
   const rgb = await decodeImage(png);
   const rgba = new Uint8ClampedArray(rgb.width * rgb.height * 4);
   for (let i = 0, j = 0; i < rgb.data.length; i += 3, j += 4) {
-    rgba[j] = rgb.data[i]!; rgba[j + 1] = rgb.data[i + 1]!; rgba[j + 2] = rgb.data[i + 2]!; rgba[j + 3] = 255;
+    rgba[j] = rgb.data[i]!;
+    rgba[j + 1] = rgb.data[i + 1]!;
+    rgba[j + 2] = rgb.data[i + 2]!;
+    rgba[j + 3] = 255;
   }
   const code = jsQR(rgba, rgb.width, rgb.height);
   expect(code, 'a QR code was found').not.toBeNull();
@@ -42,7 +47,11 @@ for (const dialect of dialects) {
     let freshA: string;
 
     beforeAll(async () => {
-      booted = await bootForTest(dialect, {}, { createExtractor: sharedExtractorFactory(), now: () => new Date(clock) });
+      booted = await bootForTest(
+        dialect,
+        {},
+        { createExtractor: sharedExtractorFactory(), now: () => new Date(clock) },
+      );
       freshA = await fresh(A_FRESH);
     }, 120_000);
     afterAll(async () => {
@@ -52,7 +61,11 @@ for (const dialect of dialects) {
     const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
       booted.app.request(path, {
         method,
-        headers: { authorization: adminAuth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          authorization: adminAuth,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     const db = () => booted.services.ctx.db;
@@ -62,13 +75,18 @@ for (const dialect of dialects) {
       return b64(encodeFaceTemplate(extractor.templateVersion, analysis.faces[0]!));
     }
     async function enrol(subjectId: string, image: string) {
-      const res = await send('POST', '/admin/subjects/create', { subjectId, faces: [{ image: b64(photo(image)) }], options: { deduplicate: false } });
+      const res = await send('POST', '/admin/subjects/create', {
+        subjectId,
+        faces: [{ image: b64(photo(image)) }],
+        options: { deduplicate: false },
+      });
       const body = await res.json();
       expect(res.status, JSON.stringify(body)).toBe(201);
       expect(body.encryptedTemplate).toBeTruthy();
       return body as { id: number; encryptedTemplate: string; enrollmentOperationUuid: string };
     }
-    const remove = async (subjectId: string) => expect((await send('DELETE', `/admin/subjects/id/?subjectId=${subjectId}`)).status).toBe(200);
+    const remove = async (subjectId: string) =>
+      expect((await send('DELETE', `/admin/subjects/id/?subjectId=${subjectId}`)).status).toBe(200);
     const qrJson = async (subjectId: string) => {
       const res = await send('GET', `/admin/subjects/qrcode/${subjectId}`, undefined, { accept: 'application/json' });
       expect(res.status).toBe(200);
@@ -79,7 +97,9 @@ for (const dialect of dialects) {
       const res = await send('POST', '/user/operations/remote-verify', { template, encryptedTemplate });
       const body = await res.json();
       const uuid = body.operationUuid;
-      const operation = uuid ? await db().selectFrom('operations').selectAll().where('uuid', '=', uuid).executeTakeFirst() : undefined;
+      const operation = uuid
+        ? await db().selectFrom('operations').selectAll().where('uuid', '=', uuid).executeTakeFirst()
+        : undefined;
       return { status: res.status, body, operation };
     }
     /** A refusal: the status, the named reason in the problem body, a FAILED REMOTE_VERIFY operation with that reason. */
@@ -113,8 +133,13 @@ for (const dialect of dialects) {
       // Nudged: a few components moved by one step, other quality byte, re-quantised with another scale.
       const t = parseTemplate(clear);
       const record = t.records[0]!;
-      const q = Int8Array.from(record.q, (v, i) => (i % 7 === 0 ? Math.max(-127, Math.min(127, v + (i % 2 ? 1 : -1))) : v));
-      const nudged = encodeTemplate({ templateVersion: t.templateVersion, records: [{ ...record, quality: 55, q, scale: record.scale * 1.01 }] });
+      const q = Int8Array.from(record.q, (v, i) =>
+        i % 7 === 0 ? Math.max(-127, Math.min(127, v + (i % 2 ? 1 : -1))) : v,
+      );
+      const nudged = encodeTemplate({
+        templateVersion: t.templateVersion,
+        records: [{ ...record, quality: 55, q, scale: record.scale * 1.01 }],
+      });
       await expectRefused(b64(nudged), encryptedTemplate, 422, 'PROBE_REPLAYED');
       await remove('replayed');
     });
@@ -122,23 +147,29 @@ for (const dialect of dialects) {
     it('a stored sample template of the subject (what its images give when extracted again) is refused too', async () => {
       // Two photos: the compact template is one of them; the other sample is also something the service holds.
       const res = await send('POST', '/admin/subjects/create', {
-        subjectId: 'two-samples', faces: [{ image: b64(photo(A_ENROL)) }, { image: b64(photo('labelled/franck/franck_02683.jpg')) }], options: { deduplicate: false },
+        subjectId: 'two-samples',
+        faces: [{ image: b64(photo(A_ENROL)) }, { image: b64(photo('labelled/franck/franck_02683.jpg')) }],
+        options: { deduplicate: false },
       });
       const subject = await res.json();
       expect(res.status, JSON.stringify(subject)).toBe(201);
-      const samples = await db().selectFrom('face_samples').select('template').where('subject_ref', '=', subject.id).execute();
+      const samples = await db()
+        .selectFrom('face_samples')
+        .select('template')
+        .where('subject_ref', '=', subject.id)
+        .execute();
       expect(samples).toHaveLength(2);
       for (const s of samples) await expectRefused(b64(s.template!), subject.encryptedTemplate, 422, 'PROBE_REPLAYED');
       await remove('two-samples');
     });
 
-    it("an encrypted template of a deleted subject no longer verifies (SUBJECT_DELETED)", async () => {
+    it('an encrypted template of a deleted subject no longer verifies (SUBJECT_DELETED)', async () => {
       const { encryptedTemplate } = await enrol('gone', A_ENROL);
       await remove('gone');
       await expectRefused(freshA, encryptedTemplate, 404, 'SUBJECT_DELETED');
     });
 
-    it('A enrolled as X, deleted, B enrolled as X: A\'s old encrypted template with a fresh capture of A is refused (SUBJECT_REENROLLED)', async () => {
+    it("A enrolled as X, deleted, B enrolled as X: A's old encrypted template with a fresh capture of A is refused (SUBJECT_REENROLLED)", async () => {
       const a = await enrol('x', A_ENROL);
       await remove('x');
       const b = await enrol('x', B);
@@ -154,9 +185,16 @@ for (const dialect of dialects) {
       const { id, encryptedTemplate } = await enrol('reextracted', A_ENROL);
       // What a re-extraction with new models writes: another face template in the subject's FACE row.
       const other = unb64(await fresh('labelled/franck/franck_02045.jpg'));
-      await db().updateTable('templates').set({ data: other }).where('subject_ref', '=', id).where('modality', '=', 'FACE').execute();
+      await db()
+        .updateTable('templates')
+        .set({ data: other })
+        .where('subject_ref', '=', id)
+        .where('modality', '=', 'FACE')
+        .execute();
       await expectRefused(freshA, encryptedTemplate, 422, 'TEMPLATE_REEXTRACTED');
-      expect((await verify(freshA, (await qrJson('reextracted')).encryptedTemplate)).body).toMatchObject({ verified: true });
+      expect((await verify(freshA, (await qrJson('reextracted')).encryptedTemplate)).body).toMatchObject({
+        verified: true,
+      });
       await remove('reextracted');
     });
 
@@ -183,7 +221,9 @@ for (const dialect of dialects) {
       const header = { alg: key.alg, enc: 'A256GCM', kid: key.id, typ: 'bims-template+jwe', tv: qr.templateVersion };
       // Exactly what encryptTemplateForDevice made before templates were bound: the signed QR envelope, encrypted.
       const stored = (await verifySignedTemplate(booted.services.ctx, unb64(qr.payload))).templateBytes;
-      const old = await new CompactEncrypt(await signTemplate(booted.services.ctx, stored, 'unbound')).setProtectedHeader(header).encrypt(key.publicKey);
+      const old = await new CompactEncrypt(await signTemplate(booted.services.ctx, stored, 'unbound'))
+        .setProtectedHeader(header)
+        .encrypt(key.publicKey);
       const body = await expectRefused(freshA, old, 422, 'TEMPLATE_UNBOUND');
       expect(body.detail).toMatch(/new one/);
       const wrapped = await new CompactEncrypt(unb64(qr.payload)).setProtectedHeader(header).encrypt(key.publicKey);
@@ -193,7 +233,12 @@ for (const dialect of dialects) {
 
     it('qrcode.clearTemplate off: the code carries the encrypted template, which remoteVerify and getTemplateModalities read', async () => {
       await enrol('no-clear', A_ENROL);
-      const stored = await db().selectFrom('templates').innerJoin('subjects', 'subjects.id', 'templates.subject_ref').select('templates.data').where('subject_id', '=', 'no-clear').executeTakeFirstOrThrow();
+      const stored = await db()
+        .selectFrom('templates')
+        .innerJoin('subjects', 'subjects.id', 'templates.subject_ref')
+        .select('templates.data')
+        .where('subject_id', '=', 'no-clear')
+        .executeTakeFirstOrThrow();
       expect((await qrJson('no-clear')).payloadType).toBe('SIGNED_TEMPLATE');
       await booted.services.settings.set('qrcode.clearTemplate', false);
       try {
@@ -210,12 +255,23 @@ for (const dialect of dialects) {
         console.log(`QR code with the encrypted template: ${payload.length} bytes, QR version ${body.qrVersion}`);
         expect(body.qrVersion).toBeLessThanOrEqual(32);
         // The code's JWE is a bound encrypted template: a fresh capture verifies with it.
-        expect((await verify(freshA, new TextDecoder().decode(payload))).body).toMatchObject({ verified: true, subjectId: 'no-clear' });
+        expect((await verify(freshA, new TextDecoder().decode(payload))).body).toMatchObject({
+          verified: true,
+          subjectId: 'no-clear',
+        });
         const modalities = await send('POST', '/user/subjects/qrcode/modalities', { payload: body.payload });
         expect(modalities.status).toBe(200);
-        expect(await modalities.json()).toMatchObject({ modalities: ['FACE'], subjectId: 'no-clear', signed: true, signatureValid: true, encrypted: true });
+        expect(await modalities.json()).toMatchObject({
+          modalities: ['FACE'],
+          subjectId: 'no-clear',
+          signed: true,
+          signatureValid: true,
+          encrypted: true,
+        });
         const tampered = carried.slice(0, -6) + (carried.endsWith('AAAAAA') ? 'BBBBBB' : 'AAAAAA');
-        const refused = await send('POST', '/user/subjects/qrcode/modalities', { payload: b64(new TextEncoder().encode(tampered)) });
+        const refused = await send('POST', '/user/subjects/qrcode/modalities', {
+          payload: b64(new TextEncoder().encode(tampered)),
+        });
         expect(refused.status).toBe(422);
         expect((await refused.json()).errors[0].field).toBe('body.payload');
       } finally {
@@ -226,7 +282,8 @@ for (const dialect of dialects) {
 
     it('the nudged replay is recorded with the template it copies, for the audit trail only', async () => {
       const { encryptedTemplate } = await enrol('audited', A_ENROL);
-      const clear = (await verifySignedTemplate(booted.services.ctx, unb64((await qrJson('audited')).payload))).templateBytes;
+      const clear = (await verifySignedTemplate(booted.services.ctx, unb64((await qrJson('audited')).payload)))
+        .templateBytes;
       const r = await verify(b64(clear), encryptedTemplate);
       expect(r.status).toBe(422);
       expect(r.operation!.details).toMatchObject({ reason: 'PROBE_REPLAYED', copyOf: 'ENCRYPTED_TEMPLATE', cosine: 1 });

@@ -33,7 +33,15 @@ describe('security headers', () => {
   const userAuth = basic('plain-user', 'plain-user-password');
   beforeAll(async () => {
     app = (await boot()).app;
-    expect((await send(app, 'POST', '/admin/accounts/create', { username: 'plain-user', password: 'plain-user-password', role: 'USER' })).status).toBe(201);
+    expect(
+      (
+        await send(app, 'POST', '/admin/accounts/create', {
+          username: 'plain-user',
+          password: 'plain-user-password',
+          role: 'USER',
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('are on every answer: successes, every error status, unknown routes, OAuth, the sign-in page and the docs', async () => {
@@ -42,22 +50,54 @@ describe('security headers', () => {
       ['health', await send(app, 'GET', '/health', undefined, null), 200],
       ['ready', await send(app, 'GET', '/ready', undefined, null), 200],
       ['management info', await send(app, 'GET', '/admin/management/info'), 200],
-      ['create account', await send(app, 'POST', '/admin/accounts/create', { username: 'h2', password: 'h2-password', role: 'USER' }), 201],
+      [
+        'create account',
+        await send(app, 'POST', '/admin/accounts/create', { username: 'h2', password: 'h2-password', role: 'USER' }),
+        201,
+      ],
       ['validation', await send(app, 'POST', '/admin/accounts/create', { username: '' }), 400],
       ['malformed JSON', await send(app, 'POST', '/admin/accounts/create', '{"username":'), 400],
       ['no credentials', await send(app, 'GET', '/admin/management/info', undefined, null), 401],
-      ['bad password', await send(app, 'GET', '/admin/management/info', undefined, basic('admin', 'wrong-password')), 401],
+      [
+        'bad password',
+        await send(app, 'GET', '/admin/management/info', undefined, basic('admin', 'wrong-password')),
+        401,
+      ],
       ['bad bearer', await send(app, 'GET', '/admin/management/info', undefined, 'Bearer not.a.token'), 401],
       ['forbidden', await send(app, 'GET', '/admin/management/info', undefined, userAuth), 403],
       ['unknown subject', await send(app, 'GET', '/admin/subjects/nobody-here'), 404],
       ['unknown route', await send(app, 'GET', '/no/such/route', undefined, null), 404],
       ['wrong method', await send(app, 'DELETE', '/health', undefined, null), 405],
-      ['conflict', await send(app, 'POST', '/admin/accounts/create', { username: 'h2', password: 'h2-password', role: 'USER' }), 409],
-      ['too large', await send(app, 'POST', '/admin/accounts/create', { username: 'big', password: 'x'.repeat(8000), role: 'USER' }), 413],
-      ['media type', await send(app, 'POST', '/admin/accounts/create', 'username=x', adminAuth, { 'content-type': 'text/plain' }), 415],
+      [
+        'conflict',
+        await send(app, 'POST', '/admin/accounts/create', { username: 'h2', password: 'h2-password', role: 'USER' }),
+        409,
+      ],
+      [
+        'too large',
+        await send(app, 'POST', '/admin/accounts/create', {
+          username: 'big',
+          password: 'x'.repeat(8000),
+          role: 'USER',
+        }),
+        413,
+      ],
+      [
+        'media type',
+        await send(app, 'POST', '/admin/accounts/create', 'username=x', adminAuth, { 'content-type': 'text/plain' }),
+        415,
+      ],
       ['not implemented or gateway down', await send(app, 'GET', '/admin/gateway/info'), -1],
-      ['login', await send(app, 'POST', '/login', { username: 'plain-user', password: 'plain-user-password' }, null), 200],
-      ['token', await postForm(app, '/oauth2/token', { grant_type: 'client_credentials' }, { authorization: userAuth }), 200],
+      [
+        'login',
+        await send(app, 'POST', '/login', { username: 'plain-user', password: 'plain-user-password' }, null),
+        200,
+      ],
+      [
+        'token',
+        await postForm(app, '/oauth2/token', { grant_type: 'client_credentials' }, { authorization: userAuth }),
+        200,
+      ],
       ['token error', await postForm(app, '/oauth2/token', { grant_type: 'password' }), 400],
       ['jwks', await app.request('/oauth2/jwks'), 200],
       ['sign-in page', await app.request(authorizeUrl({ challenge })), 200],
@@ -86,7 +126,12 @@ describe('security headers', () => {
   it("give the docs page a policy of its own that runs its own scripts and nothing else's", async () => {
     const res = await app.request('/docs');
     const csp = res.headers.get('content-security-policy')!;
-    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
     // Scripts: from our origin only (script-src absent falls back to default-src).
     expect(directives['script-src'] ?? directives['default-src']).toEqual(["'self'"]);
     expect(directives['frame-ancestors']).toEqual(["'none'"]);
@@ -109,9 +154,14 @@ describe('CORS', () => {
   const preflight = (app: Booted['app'], origin: string) =>
     app.request('/admin/subjects/create', {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type',
+      },
     });
-  const simple = (app: Booted['app'], origin: string) => app.request('/admin/management/info', { headers: { origin, authorization: adminAuth } });
+  const simple = (app: Booted['app'], origin: string) =>
+    app.request('/admin/management/info', { headers: { origin, authorization: adminAuth } });
 
   it('is closed by default: no origin is allowed, by preflight or by a plain request', async () => {
     const { app } = await boot();

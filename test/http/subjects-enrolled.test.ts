@@ -37,7 +37,10 @@ for (const dialect of dialects) {
       const created: Record<string, any> = {};
       for (const [subjectId, path] of Object.entries(people)) {
         const res = await send('POST', '/admin/subjects/create', {
-          subjectId, faces: [{ image: b64(photo(path)) }], metadata: { source: 'e2e' }, options: { deduplicate: false },
+          subjectId,
+          faces: [{ image: b64(photo(path)) }],
+          metadata: { source: 'e2e' },
+          options: { deduplicate: false },
         });
         expect(res.status, await res.clone().text()).toBe(201);
         created[subjectId] = await res.json();
@@ -49,23 +52,46 @@ for (const dialect of dialects) {
       const byOperation = await (await send('GET', `/user/subjects/operation/${obama.enrollmentOperationUuid}`)).json();
       expect(byOperation.id).toBe(obama.id);
       const multi = await (await send('GET', `/subjects/multimodal/id/${obama.id}`)).json();
-      expect(multi.face).toMatchObject({ templateVersion: obama.templateVersion, quality: obama.faces[0].quality, samples: obama.faces });
-      const filtered = await (await send('GET', `/admin/subjects?metadata=${encodeURIComponent('{"source":"e2e"}')}&sort=subjectId,desc`)).json();
+      expect(multi.face).toMatchObject({
+        templateVersion: obama.templateVersion,
+        quality: obama.faces[0].quality,
+        samples: obama.faces,
+      });
+      const filtered = await (
+        await send('GET', `/admin/subjects?metadata=${encodeURIComponent('{"source":"e2e"}')}&sort=subjectId,desc`)
+      ).json();
       expect(filtered.map((s: { subjectId: string }) => s.subjectId)).toEqual(['e2e-obama', 'e2e-audrey']);
 
-      const template = (await db().selectFrom('face_samples').select('template').where('subject_ref', '=', obama.id).executeTakeFirstOrThrow()).template!;
-      const top = async () => (await booted.services.gallery.identify(template, { topK: 5, threshold: 0 }))[0]?.subjectId;
+      const template = (
+        await db()
+          .selectFrom('face_samples')
+          .select('template')
+          .where('subject_ref', '=', obama.id)
+          .executeTakeFirstOrThrow()
+      ).template!;
+      const top = async () =>
+        (await booted.services.gallery.identify(template, { topK: 5, threshold: 0 }))[0]?.subjectId;
       expect(await top()).toBe('e2e-obama');
 
       const res = await send('DELETE', '/admin/subjects/delete', { uuids: [obama.enrollmentOperationUuid] });
       expect(await res.json()).toEqual({ deleted: 1 });
       expect(await top()).toBe('e2e-audrey');
       for (const table of ['images', 'face_samples', 'templates'] as const) {
-        expect(await db().selectFrom(table).select('id').where('subject_ref', '=', obama.id).execute(), table).toEqual([]);
+        expect(await db().selectFrom(table).select('id').where('subject_ref', '=', obama.id).execute(), table).toEqual(
+          [],
+        );
       }
       // Original and token images both went: only the other subject's remain.
-      expect(await db().selectFrom('images').select('kind').where('operation_uuid', '=', obama.enrollmentOperationUuid).execute()).toEqual([]);
-      expect(await db().selectFrom('operations').select('id').where('subject_id', '=', 'e2e-obama').execute()).toEqual([]);
+      expect(
+        await db()
+          .selectFrom('images')
+          .select('kind')
+          .where('operation_uuid', '=', obama.enrollmentOperationUuid)
+          .execute(),
+      ).toEqual([]);
+      expect(await db().selectFrom('operations').select('id').where('subject_id', '=', 'e2e-obama').execute()).toEqual(
+        [],
+      );
       expect((await send('GET', '/admin/subjects/e2e-obama')).status).toBe(404);
       expect((await (await send('GET', '/admin/subjects/count')).json()).count).toBe(1);
 

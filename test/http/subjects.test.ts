@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
 import { listMultimodalSubjects, listSubjects } from '../../src/services/subjects/queries.js';
-import { TEMPLATE_VERSION, rowsOf, seedCase, seedOperation, seedSubject, type SeededSubject } from '../support/subject-rows.js';
+import {
+  TEMPLATE_VERSION,
+  rowsOf,
+  seedCase,
+  seedOperation,
+  seedSubject,
+  type SeededSubject,
+} from '../support/subject-rows.js';
 
 /**
  * Subject reads, lists, counts and deletes (seed 4.11) through HTTP on every surface the seed gives them,
@@ -46,7 +53,9 @@ for (const dialect of dialects) {
 
     beforeAll(async () => {
       booted = await bootForTest(dialect);
-      const created = await send('POST', '/admin/accounts/create', { body: { username: 'subjects-user', password: 'user-password-1', role: 'USER' } });
+      const created = await send('POST', '/admin/accounts/create', {
+        body: { username: 'subjects-user', password: 'user-password-1', role: 'USER' },
+      });
       expect(created.status).toBe(201);
       // Enrolled by the test's USER account, so that the user surface shows them to it (docs/user-surface.md).
       const userId = (await created.json()).id as number;
@@ -54,7 +63,13 @@ for (const dialect of dialects) {
       const specs = [
         { subjectId: 'alice', metadata: { country: 'FR', tier: 1 }, createdAt: day(1), faces: [60, 90] },
         { subjectId: 'bob', metadata: { country: 'DE' }, createdAt: day(2), faces: [70], voices: [55] },
-        { subjectId: 'carol', status: 'PENDING_ADJUDICATION' as const, metadata: { country: 'FR', tags: ['vip', 'x'] }, createdAt: day(3), faces: [50] },
+        {
+          subjectId: 'carol',
+          status: 'PENDING_ADJUDICATION' as const,
+          metadata: { country: 'FR', tags: ['vip', 'x'] },
+          createdAt: day(3),
+          faces: [50],
+        },
         { subjectId: 'dave', status: 'REJECTED' as const, createdAt: day(4), faces: [], voices: [40, 65] },
         { subjectId: 'a%b_c', createdAt: day(5), faces: [75] },
         { subjectId: 'axbxc', createdAt: day(6), faces: [75] },
@@ -79,18 +94,37 @@ for (const dialect of dialects) {
         expect(list.map((s: { subjectId: string }) => s.subjectId)).toEqual(Object.keys(seeded));
         const alice = list[0];
         expect(alice).toMatchObject({
-          id: seeded.alice!.id, subjectId: 'alice', status: 'ENROLLED', modalities: ['FACE'], templateVersion: TEMPLATE_VERSION,
-          metadata: { country: 'FR', tier: 1 }, enrollmentOperationUuid: seeded.alice!.enrollUuid, voices: [],
+          id: seeded.alice!.id,
+          subjectId: 'alice',
+          status: 'ENROLLED',
+          modalities: ['FACE'],
+          templateVersion: TEMPLATE_VERSION,
+          metadata: { country: 'FR', tier: 1 },
+          enrollmentOperationUuid: seeded.alice!.enrollUuid,
+          voices: [],
           createdAt: '2026-01-01T12:00:00.000Z',
         });
         expect(alice.faces).toHaveLength(2);
         expect(alice.faces[0]).toMatchObject({
-          uuid: seeded.alice!.enrollUuid, subjectId: 'alice', rectangle: { x: 0, y: 1, width: 3, height: 3 }, yaw: 1.5, quality: 60, templateVersion: TEMPLATE_VERSION,
+          uuid: seeded.alice!.enrollUuid,
+          subjectId: 'alice',
+          rectangle: { x: 0, y: 1, width: 3, height: 3 },
+          yaw: 1.5,
+          quality: 60,
+          templateVersion: TEMPLATE_VERSION,
         });
         expect(alice.faces[0].imageId).toEqual(expect.any(Number));
         expect(list.find((s: { subjectId: string }) => s.subjectId === 'bob').modalities).toEqual(['FACE', 'VOICE']);
-        expect(list.find((s: { subjectId: string }) => s.subjectId === 'dave')).toMatchObject({ modalities: ['VOICE'], faces: [] });
-        expect(list.find((s: { subjectId: string }) => s.subjectId === 'dave').voices[0]).toMatchObject({ durationMs: 2000, sampleRate: 16000, quality: 40, speechRatio: 0.75 });
+        expect(list.find((s: { subjectId: string }) => s.subjectId === 'dave')).toMatchObject({
+          modalities: ['VOICE'],
+          faces: [],
+        });
+        expect(list.find((s: { subjectId: string }) => s.subjectId === 'dave').voices[0]).toMatchObject({
+          durationMs: 2000,
+          sampleRate: 16000,
+          quality: 40,
+          speechRatio: 0.75,
+        });
         // No template, image or audio bytes, under any name.
         for (const s of Object.values(seeded)) {
           expect(text).not.toContain(base64(s.template).slice(0, 40));
@@ -125,20 +159,34 @@ for (const dialect of dialects) {
       for (const [query, expected] of cases) {
         for (const surface of ['admin', 'root'] as const) {
           const list = await get(surface, `/subjects?${query}&sort=subjectId&size=100`);
-          expect(list.map((s: { subjectId: string }) => s.subjectId), query).toEqual([...expected].sort());
+          expect(
+            list.map((s: { subjectId: string }) => s.subjectId),
+            query,
+          ).toEqual([...expected].sort());
           expect((await get(surface, `/subjects/count?${query}`)).count, query).toBe(expected.length);
           const multi = await get(surface, `/subjects/multimodal?${query}&sort=subjectId&size=100`);
-          expect(multi.map((s: { subjectId: string }) => s.subjectId), query).toEqual([...expected].sort());
+          expect(
+            multi.map((s: { subjectId: string }) => s.subjectId),
+            query,
+          ).toEqual([...expected].sort());
         }
         const ids = await get('user', `/subjects/id-list?${query}&sort=subjectId&size=100`);
-        expect(ids.map((s: { subjectId: string }) => s.subjectId), query).toEqual([...expected].sort());
+        expect(
+          ids.map((s: { subjectId: string }) => s.subjectId),
+          query,
+        ).toEqual([...expected].sort());
       }
     });
 
     it('pages and sorts, and refuses unknown sort fields, unknown parameters and malformed metadata with 400', async () => {
       const page0 = await get('admin', '/subjects?size=2&page=0&sort=createdAt,desc');
       const page1 = await get('admin', '/subjects?size=2&page=1&sort=createdAt,desc');
-      expect([...page0, ...page1].map((s: { subjectId: string }) => s.subjectId)).toEqual(['tmpx', 'tmp-2', 'tmp-1', 'axbxc']);
+      expect([...page0, ...page1].map((s: { subjectId: string }) => s.subjectId)).toEqual([
+        'tmpx',
+        'tmp-2',
+        'tmp-1',
+        'axbxc',
+      ]);
       expect(await get('admin', '/subjects?size=5&page=100')).toEqual([]);
       expect((await get('root', '/subjects/count')).count).toBe(9);
       const ids = await get('admin', '/subjects/id-list?size=3&page=1&sort=id');
@@ -179,7 +227,8 @@ for (const dialect of dialects) {
       // Statements compiled once (the subject reads) go to `executeQuery` as they are, past the plugin: counted there.
       const countedToo = new Proxy(counted, {
         get(target, key) {
-          if (key === 'executeQuery') return (...args: Parameters<typeof target.executeQuery>) => ((queries += 1), target.executeQuery(...args));
+          if (key === 'executeQuery')
+            return (...args: Parameters<typeof target.executeQuery>) => ((queries += 1), target.executeQuery(...args));
           const value = Reflect.get(target, key, target);
           return typeof value === 'function' ? value.bind(target) : value;
         },
@@ -206,7 +255,9 @@ for (const dialect of dialects) {
         expect((await get(surface, `/subjects/${encodeURIComponent('a%b_c')}`)).subjectId).toBe('a%b_c');
         const multi = await get(surface, `/subjects/multimodal/id/${bob.id}`);
         expect(multi).toMatchObject({
-          subjectId: 'bob', face: { templateVersion: TEMPLATE_VERSION, quality: 70 }, voice: { templateVersion: 'voice-test-v1', quality: 55 },
+          subjectId: 'bob',
+          face: { templateVersion: TEMPLATE_VERSION, quality: 70 },
+          voice: { templateVersion: 'voice-test-v1', quality: 55 },
         });
         expect(multi.face.samples).toHaveLength(1);
         expect(multi).not.toHaveProperty('faces');
@@ -226,11 +277,21 @@ for (const dialect of dialects) {
       }
       const identify = await seedOperation(db(), null, 'IDENTIFY');
       await get('admin', `/subjects/operation/${identify}`, 404);
-      for (const path of ['/subjects/id/999999', '/subjects/nobody', '/subjects/multimodal/id/999999', '/subjects/multimodal/nobody']) {
+      for (const path of [
+        '/subjects/id/999999',
+        '/subjects/nobody',
+        '/subjects/multimodal/id/999999',
+        '/subjects/multimodal/nobody',
+      ]) {
         expect((await get('admin', path, 404)).type).toMatch(/\/not-found$/);
       }
       await get('admin', '/subjects/id/0', 400);
-      for (const path of [`/subjects/id/${bob.id}`, '/subjects/bob', '/subjects/multimodal/bob', `/subjects/multimodal/id/${bob.id}`]) {
+      for (const path of [
+        `/subjects/id/${bob.id}`,
+        '/subjects/bob',
+        '/subjects/multimodal/bob',
+        `/subjects/multimodal/id/${bob.id}`,
+      ]) {
         expect((await send('GET', `/user${path}`, { auth: USER })).status).toBe(404);
       }
     });
@@ -238,7 +299,10 @@ for (const dialect of dialects) {
     it('tells the enrolled modalities of a subject on every surface', async () => {
       for (const surface of ['admin', 'root', 'user'] as const) {
         expect(await get(surface, '/subjects/modality/types?subjectId=bob')).toEqual({
-          subjectId: 'bob', status: 'ENROLLED', modalities: ['FACE', 'VOICE'], templateVersion: TEMPLATE_VERSION,
+          subjectId: 'bob',
+          status: 'ENROLLED',
+          modalities: ['FACE', 'VOICE'],
+          templateVersion: TEMPLATE_VERSION,
         });
         expect((await get(surface, '/subjects/modality/types?subjectId=dave')).modalities).toEqual(['VOICE']);
         expect((await get(surface, '/subjects/modality/types?subjectId=nobody', 404)).type).toMatch(/\/not-found$/);
@@ -248,7 +312,10 @@ for (const dialect of dialects) {
 
     it('downloads subjects as a subjects.json attachment without bytes, all or nothing', async () => {
       for (const surface of ['admin', 'root'] as const) {
-        const res = await send('GET', `${prefixes[surface]}/subjects/download?ids=${seeded.bob!.id},${seeded.alice!.id}`);
+        const res = await send(
+          'GET',
+          `${prefixes[surface]}/subjects/download?ids=${seeded.bob!.id},${seeded.alice!.id}`,
+        );
         expect(res.status).toBe(200);
         expect(res.headers.get('content-disposition')).toBe('attachment; filename="subjects.json"');
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -279,17 +346,36 @@ for (const dialect of dialects) {
       const solved = await seedCase(db(), 'alice', alice.enrollUuid, 'SOLVED');
       const bobBefore = await rowsOf(db(), bob);
       expect(await identifies(alice)).toBe(true);
-      expect(await rowsOf(db(), alice)).toMatchObject({ subjects: 1, faceSamples: 2, images: 2, templates: 1, operations: 2, openCases: 1 });
+      expect(await rowsOf(db(), alice)).toMatchObject({
+        subjects: 1,
+        faceSamples: 2,
+        images: 2,
+        templates: 1,
+        operations: 2,
+        openCases: 1,
+      });
 
       const res = await send('DELETE', '/admin/subjects/id/?subjectId=alice');
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ deleted: 1 });
-      expect(await rowsOf(db(), alice)).toEqual({ subjects: 0, faceSamples: 0, voiceSamples: 0, images: 0, templates: 0, operations: 0, openCases: 0 });
+      expect(await rowsOf(db(), alice)).toEqual({
+        subjects: 0,
+        faceSamples: 0,
+        voiceSamples: 0,
+        images: 0,
+        templates: 0,
+        operations: 0,
+        openCases: 0,
+      });
       // The verification's probe image (owned by no subject) went with its operation; the decisions with their case.
       expect(await db().selectFrom('images').select('id').where('operation_uuid', '=', verify).execute()).toEqual([]);
-      expect(await db().selectFrom('adjudication_decisions').select('id').where('case_id', '=', pending).execute()).toEqual([]);
+      expect(
+        await db().selectFrom('adjudication_decisions').select('id').where('case_id', '=', pending).execute(),
+      ).toEqual([]);
       // A solved case stays: it is the audit of a decision taken.
-      expect(await db().selectFrom('adjudication_cases').select('id').where('id', '=', solved).execute()).toHaveLength(1);
+      expect(await db().selectFrom('adjudication_cases').select('id').where('id', '=', solved).execute()).toHaveLength(
+        1,
+      );
       expect(await rowsOf(db(), bob)).toEqual(bobBefore);
       expect(await identifies(alice)).toBe(false);
       expect(await identifies(bob)).toBe(true);
@@ -317,7 +403,9 @@ for (const dialect of dialects) {
     it('deleteSubjects is all or nothing, naming the unknown subjectIds', async () => {
       const carol = seeded.carol!;
       const dave = seeded.dave!;
-      const refused = await send('DELETE', '/admin/subjects', { body: { subjectIds: ['carol', 'ghost-1', 'dave', 'ghost-2'] } });
+      const refused = await send('DELETE', '/admin/subjects', {
+        body: { subjectIds: ['carol', 'ghost-1', 'dave', 'ghost-2'] },
+      });
       expect(refused.status).toBe(404);
       const problem = await refused.json();
       expect(problem.missing).toEqual(['ghost-1', 'ghost-2']);
@@ -341,7 +429,9 @@ for (const dialect of dialects) {
       const verify = await seedOperation(db(), 'a%b_c');
       const unknown = crypto.randomUUID();
       const identify = await seedOperation(db(), null, 'IDENTIFY');
-      const refused = await send('DELETE', '/admin/subjects/delete', { body: { uuids: [bob.enrollUuid, unknown, identify] } });
+      const refused = await send('DELETE', '/admin/subjects/delete', {
+        body: { uuids: [bob.enrollUuid, unknown, identify] },
+      });
       expect(refused.status).toBe(404);
       expect((await refused.json()).missing.sort()).toEqual([unknown, identify].sort());
       expect((await rowsOf(db(), bob)).subjects).toBe(1);
@@ -350,7 +440,14 @@ for (const dialect of dialects) {
       const res = await send('DELETE', '/subjects/delete', { body: { uuids: [bob.enrollUuid, verify] } });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ deleted: 2 });
-      expect(await rowsOf(db(), bob)).toMatchObject({ subjects: 0, faceSamples: 0, voiceSamples: 0, images: 0, templates: 0, operations: 0 });
+      expect(await rowsOf(db(), bob)).toMatchObject({
+        subjects: 0,
+        faceSamples: 0,
+        voiceSamples: 0,
+        images: 0,
+        templates: 0,
+        operations: 0,
+      });
       expect((await rowsOf(db(), pct)).subjects).toBe(0);
       expect(await identifies(bob)).toBe(false);
       expect(await identifies(pct)).toBe(false);
@@ -378,7 +475,15 @@ for (const dialect of dialects) {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({
         deleted: 2,
-        removed: { subjects: 2, operations: 3, images: 3, faceSamples: 2, voiceSamples: 1, templates: 2, adjudicationCases: 1 },
+        removed: {
+          subjects: 2,
+          operations: 3,
+          images: 3,
+          faceSamples: 2,
+          voiceSamples: 1,
+          templates: 2,
+          adjudicationCases: 1,
+        },
       });
       expect(await rowsOf(db(), one)).toMatchObject({ subjects: 0, operations: 0 });
       expect(await rowsOf(db(), two)).toMatchObject({ subjects: 0, openCases: 0 });
@@ -395,21 +500,55 @@ for (const dialect of dialects) {
       const many = Array.from({ length: 1203 }, (_, i) => `bulk-${String(i).padStart(4, '0')}`);
       const rows = await db()
         .insertInto('subjects')
-        .values(many.map((subjectId) => ({ subject_id: subjectId, status: 'ENROLLED' as const, metadata: '{}', template_version: TEMPLATE_VERSION })))
+        .values(
+          many.map((subjectId) => ({
+            subject_id: subjectId,
+            status: 'ENROLLED' as const,
+            metadata: '{}',
+            template_version: TEMPLATE_VERSION,
+          })),
+        )
         .returning('id')
         .execute();
       await db()
         .insertInto('operations')
-        .values(many.map((subjectId) => ({ uuid: crypto.randomUUID(), type: 'VERIFY', status: 'SUCCESS', subject_id: subjectId, modalities: '[]', candidates: 'null', checks: 'null', details: 'null', duration_ms: 1 })))
+        .values(
+          many.map((subjectId) => ({
+            uuid: crypto.randomUUID(),
+            type: 'VERIFY',
+            status: 'SUCCESS',
+            subject_id: subjectId,
+            modalities: '[]',
+            candidates: 'null',
+            checks: 'null',
+            details: 'null',
+            duration_ms: 1,
+          })),
+        )
         .execute();
       await db()
         .insertInto('templates')
-        .values(rows.map((r) => ({ subject_ref: r.id, modality: 'FACE' as const, template_version: TEMPLATE_VERSION, data: new Uint8Array([1]) })))
+        .values(
+          rows.map((r) => ({
+            subject_ref: r.id,
+            modality: 'FACE' as const,
+            template_version: TEMPLATE_VERSION,
+            data: new Uint8Array([1]),
+          })),
+        )
         .execute();
       const bulk = await send('DELETE', '/admin/subjects/clear-db?prefix=bulk-');
       expect(await bulk.json()).toEqual({
         deleted: 1203,
-        removed: { subjects: 1203, operations: 1203, images: 0, faceSamples: 0, voiceSamples: 0, templates: 1203, adjudicationCases: 0 },
+        removed: {
+          subjects: 1203,
+          operations: 1203,
+          images: 0,
+          faceSamples: 0,
+          voiceSamples: 0,
+          templates: 1203,
+          adjudicationCases: 0,
+        },
       });
 
       // Without a prefix, on the admin and root surfaces: every subject.

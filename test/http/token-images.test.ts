@@ -28,7 +28,12 @@ for (const dialect of dialects) {
       return body as { id: number; enrollmentOperationUuid: string };
     };
     const tokenRow = (subjectRef: number) =>
-      db().selectFrom('images').select(['id', 'bytes', 'source_image_id']).where('subject_ref', '=', subjectRef).where('kind', '=', 'TOKEN').executeTakeFirstOrThrow();
+      db()
+        .selectFrom('images')
+        .select(['id', 'bytes', 'source_image_id'])
+        .where('subject_ref', '=', subjectRef)
+        .where('kind', '=', 'TOKEN')
+        .executeTakeFirstOrThrow();
     /** What the extraction pipeline makes for the largest face of the photo (what enrolment stored before). */
     const expectedToken = async (file: string) => {
       const extractor = await booted.services.extractors.get();
@@ -48,22 +53,42 @@ for (const dialect of dialects) {
       const subject = await enrol('token-info', file);
       const pending = await tokenRow(subject.id);
       expect(pending.bytes).toBeNull();
-      const original = await db().selectFrom('images').select('id').where('subject_ref', '=', subject.id).where('kind', '=', 'ORIGINAL').executeTakeFirstOrThrow();
+      const original = await db()
+        .selectFrom('images')
+        .select('id')
+        .where('subject_ref', '=', subject.id)
+        .where('kind', '=', 'ORIGINAL')
+        .executeTakeFirstOrThrow();
       expect(pending.source_image_id).toBe(original.id);
 
       const res = await request(`/admin/images/uuid/?uuid=${subject.enrollmentOperationUuid}`);
       expect(res.status).toBe(200);
-      const images = (await res.json()) as { id: number; kind: string; format: string; width: number; height: number; sizeBytes: number }[];
+      const images = (await res.json()) as {
+        id: number;
+        kind: string;
+        format: string;
+        width: number;
+        height: number;
+        sizeBytes: number;
+      }[];
       expect(images.map((i) => i.kind)).toEqual(['ORIGINAL', 'TOKEN']);
       const made = await tokenRow(subject.id);
       expect(made.bytes).not.toBeNull();
-      expect(images[1]).toMatchObject({ id: pending.id, format: 'PNG', width: 240, height: 320, sizeBytes: made.bytes!.length });
+      expect(images[1]).toMatchObject({
+        id: pending.id,
+        format: 'PNG',
+        width: 240,
+        height: 320,
+        sizeBytes: made.bytes!.length,
+      });
       expect(Buffer.from(made.bytes!).equals(await expectedToken(file))).toBe(true);
       const decoded = await decodeImage(made.bytes!);
       expect([decoded.width, decoded.height]).toEqual([240, 320]);
 
       // A second read finds it made and changes nothing.
-      expect(await (await request(`/admin/images/uuid/?uuid=${subject.enrollmentOperationUuid}`)).json()).toEqual(images);
+      expect(await (await request(`/admin/images/uuid/?uuid=${subject.enrollmentOperationUuid}`)).json()).toEqual(
+        images,
+      );
       expect(Buffer.from((await tokenRow(subject.id)).bytes!).equals(Buffer.from(made.bytes!))).toBe(true);
     });
 
@@ -71,7 +96,11 @@ for (const dialect of dialects) {
       const subject = await enrol('token-by-id', 'labelled/connery/SeanConnery.jpg');
       const token = await tokenRow(subject.id);
       expect(token.bytes).toBeNull();
-      const operation = await db().selectFrom('operations').select('id').where('uuid', '=', subject.enrollmentOperationUuid).executeTakeFirstOrThrow();
+      const operation = await db()
+        .selectFrom('operations')
+        .select('id')
+        .where('uuid', '=', subject.enrollmentOperationUuid)
+        .executeTakeFirstOrThrow();
       const res = await request(`/admin/images/id/?id=${token.id}&operationId=${operation.id}`);
       expect(res.status).toBe(200);
       const made = await tokenRow(subject.id);
@@ -86,7 +115,9 @@ for (const dialect of dialects) {
       const res = await request(`/admin/biometric-data/subject/${subject.id}/download`);
       expect(res.status).toBe(200);
       const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
-      const manifest = JSON.parse(new TextDecoder().decode(files['manifest.json'])) as { entries: { kind: string; path: string; size: number }[] };
+      const manifest = JSON.parse(new TextDecoder().decode(files['manifest.json'])) as {
+        entries: { kind: string; path: string; size: number }[];
+      };
       const token = manifest.entries.find((e) => e.kind === 'TOKEN')!;
       expect(token).toBeDefined();
       expect(Buffer.from(files[token.path]!).equals(await expectedToken(file))).toBe(true);
@@ -97,7 +128,11 @@ for (const dialect of dialects) {
     it('a token image that cannot be made is left out of the read and recorded in the exception log, never a 500', async () => {
       const subject = await enrol('token-broken', 'labelled/obama/obama4_crop.jpg');
       // The face sample's landmarks are what the token is cut by; without them it cannot be made.
-      await db().updateTable('face_samples').set({ landmarks: sql<string>`null` }).where('subject_ref', '=', subject.id).execute();
+      await db()
+        .updateTable('face_samples')
+        .set({ landmarks: sql<string>`null` })
+        .where('subject_ref', '=', subject.id)
+        .execute();
       const before = await db().selectFrom('exceptions').select('id').execute();
       const res = await request(`/admin/images/uuid/?uuid=${subject.enrollmentOperationUuid}`);
       expect(res.status).toBe(200);

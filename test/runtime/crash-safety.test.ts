@@ -70,7 +70,10 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
     const killed = new Promise<void>((resolve) => {
       const attempts = photos.map(async (path, i) => {
         try {
-          const res = await call(first.url, 'POST', '/admin/subjects/create', { subjectId: subjectIdOf(i), faces: [{ image: Buffer.from(photo(path)).toString('base64') }] });
+          const res = await call(first.url, 'POST', '/admin/subjects/create', {
+            subjectId: subjectIdOf(i),
+            faces: [{ image: Buffer.from(photo(path)).toString('base64') }],
+          });
           outcome[i] = `HTTP ${res.status}`;
           if (res.status >= 200 && res.status < 300) {
             acknowledged.set(subjectIdOf(i), { status: res.body.status, id: res.body.id });
@@ -98,14 +101,22 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
     // Nothing half-written: every subject has its sample (with a template), its two images, its compact
     // template and its ENROLL operation; no sample, image or operation claims a subject that is not there.
     const orphans = {
-      samplesWithoutSubject: await count(`select count(*) n from face_samples f where f.subject_ref is null or not exists (select 1 from subjects s where s.id = f.subject_ref)`),
+      samplesWithoutSubject: await count(
+        `select count(*) n from face_samples f where f.subject_ref is null or not exists (select 1 from subjects s where s.id = f.subject_ref)`,
+      ),
       samplesWithoutTemplate: await count(`select count(*) n from face_samples where template is null`),
       enrolmentImagesWithoutSubject: await count(
         `select count(*) n from images i where not exists (select 1 from subjects s where s.id = i.subject_ref) and (i.operation_uuid in (select uuid from operations where type = 'ENROLL') or not exists (select 1 from operations o where o.uuid = i.operation_uuid))`,
       ),
-      subjectsWithoutSample: await count(`select count(*) n from subjects s where not exists (select 1 from face_samples f where f.subject_ref = s.id)`),
-      subjectsWithoutTemplate: await count(`select count(*) n from subjects s where not exists (select 1 from templates t where t.subject_ref = s.id)`),
-      subjectsWithoutImages: await count(`select count(*) n from subjects s where (select count(*) from images i where i.subject_ref = s.id) <> 2`),
+      subjectsWithoutSample: await count(
+        `select count(*) n from subjects s where not exists (select 1 from face_samples f where f.subject_ref = s.id)`,
+      ),
+      subjectsWithoutTemplate: await count(
+        `select count(*) n from subjects s where not exists (select 1 from templates t where t.subject_ref = s.id)`,
+      ),
+      subjectsWithoutImages: await count(
+        `select count(*) n from subjects s where (select count(*) from images i where i.subject_ref = s.id) <> 2`,
+      ),
       subjectsWithoutOperation: await count(
         `select count(*) n from subjects s where not exists (select 1 from operations o where o.uuid = s.enrollment_operation_uuid and o.type = 'ENROLL' and o.subject_id = s.subject_id)`,
       ),
@@ -117,7 +128,11 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
 
     // Every acknowledged enrolment is there, as answered, with the very image that was sent.
     const stored = new Map<string, string>(
-      (await sql.query(`select s.subject_id, md5(i.bytes) as md5 from subjects s join images i on i.subject_ref = s.id and i.kind = 'ORIGINAL'`)).rows.map((r) => [r.subject_id, r.md5]),
+      (
+        await sql.query(
+          `select s.subject_id, md5(i.bytes) as md5 from subjects s join images i on i.subject_ref = s.id and i.kind = 'ORIGINAL'`,
+        )
+      ).rows.map((r) => [r.subject_id, r.md5]),
     );
     for (const [subjectId, a] of acknowledged) {
       const i = Number(subjectId.split('-')[1]);
@@ -126,18 +141,28 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
       expect(read.body).toMatchObject({ subjectId, id: a.id, status: 'ENROLLED' });
       expect(read.body.faces).toHaveLength(1);
       expect(stored.get(subjectId), subjectId).toBe(md5(photo(photos[i]!)));
-      const verify = await call(restarted.url, 'POST', '/admin/operations/create', { type: 'VERIFY', subjectId, faces: [{ image: Buffer.from(photo(photos[i]!)).toString('base64') }] });
+      const verify = await call(restarted.url, 'POST', '/admin/operations/create', {
+        type: 'VERIFY',
+        subjectId,
+        faces: [{ image: Buffer.from(photo(photos[i]!)).toString('base64') }],
+      });
       expect(verify.body.status, subjectId).toBe('SUCCESS');
     }
     // Unacknowledged enrolments may have committed just before the kill; they must then be whole (above).
-    const enrolled = new Set<string>((await sql.query(`select subject_id from subjects where status = 'ENROLLED'`)).rows.map((r) => r.subject_id));
+    const enrolled = new Set<string>(
+      (await sql.query(`select subject_id from subjects where status = 'ENROLLED'`)).rows.map((r) => r.subject_id),
+    );
     for (const subjectId of acknowledged.keys()) expect(enrolled.has(subjectId)).toBe(true);
 
     // Every gallery holds exactly the database's ENROLLED templates: the restarted node loaded it, the
     // peer followed the notifications (delivered with each commit, so none was lost with the killed node).
     const inDatabase = {
-      subjects: await count(`select count(distinct s.id) n from subjects s join face_samples f on f.subject_ref = s.id where s.status = 'ENROLLED' and f.template is not null`),
-      templates: await count(`select count(*) n from face_samples f join subjects s on s.id = f.subject_ref where s.status = 'ENROLLED' and f.template is not null`),
+      subjects: await count(
+        `select count(distinct s.id) n from subjects s join face_samples f on f.subject_ref = s.id where s.status = 'ENROLLED' and f.template is not null`,
+      ),
+      templates: await count(
+        `select count(*) n from face_samples f join subjects s on s.id = f.subject_ref where s.status = 'ENROLLED' and f.template is not null`,
+      ),
     };
     expect(inDatabase.subjects).toBe(enrolled.size);
     const restartedGallery = (await call(restarted.url, 'GET', '/admin/management/info')).body.gallery;
@@ -158,7 +183,10 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
       for (const node of [restarted, peer]) {
         const found = await call(node.url, 'POST', '/admin/operations/create', probe);
         const expected = enrolled.has(subjectIdOf(i)) ? [subjectIdOf(i)] : [];
-        expect(found.body.candidates.map((c: { subjectId: string }) => c.subjectId), `${subjectIdOf(i)} on ${node.url}`).toEqual(expected);
+        expect(
+          found.body.candidates.map((c: { subjectId: string }) => c.subjectId),
+          `${subjectIdOf(i)} on ${node.url}`,
+        ).toEqual(expected);
       }
     }
 

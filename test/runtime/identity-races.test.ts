@@ -48,7 +48,9 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
     const second = startService(env, { startupMs: 90_000 });
     processes.push(second);
     b = await second.listening;
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 2 }) }) });
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 2 }) }),
+    });
   }, 200_000);
   afterAll(async () => {
     for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
@@ -58,16 +60,21 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
   });
 
   const call = serviceCaller(auth);
-  const galleryOf = async (url: string) => (await call(url, 'GET', '/admin/management/info')).body.gallery as { templates: number; digest: string };
+  const galleryOf = async (url: string) =>
+    (await call(url, 'GET', '/admin/management/info')).body.gallery as { templates: number; digest: string };
   /** Wait (bounded, no time assertion) until both nodes' galleries equal the database; the nodes that do not. */
   const unconverged = async () => {
     let behind: string[] = [];
     for (let tries = 0; tries < 60; tries++) {
       const truth = await databaseDigest(db);
       behind = [];
-      for (const [name, url] of [['A', a], ['B', b]] as const) {
+      for (const [name, url] of [
+        ['A', a],
+        ['B', b],
+      ] as const) {
         const g = await galleryOf(url);
-        if (g.templates !== truth.templates || g.digest !== truth.sum) behind.push(`${name}: ${g.templates}/${g.digest} vs ${truth.templates}/${truth.sum}`);
+        if (g.templates !== truth.templates || g.digest !== truth.sum)
+          behind.push(`${name}: ${g.templates}/${g.digest} vs ${truth.templates}/${truth.sum}`);
       }
       if (behind.length === 0) return behind;
       await new Promise((r) => setTimeout(r, 50));
@@ -85,10 +92,12 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
       ]);
       expect([onA.status, onB.status], JSON.stringify([onA.body, onB.body]).slice(0, 600)).toEqual([201, 201]);
       const statuses = [onA.body.status, onB.body.status].sort();
-      if (statuses.filter((s) => s === 'ENROLLED').length !== 1) failures.push(`trial ${trial}: ${statuses.join(', ')}`);
+      if (statuses.filter((s) => s === 'ENROLLED').length !== 1)
+        failures.push(`trial ${trial}: ${statuses.join(', ')}`);
       else expect(statuses).toEqual(['ENROLLED', 'REJECTED']); // the same photo scores far above the duplicate threshold
       // Both go again before the person comes round again (20 people, 32 trials).
-      for (const subjectId of [`dup-${trial}-a`, `dup-${trial}-b`]) expect((await call(a, 'DELETE', `/admin/subjects/id/?subjectId=${subjectId}`)).status).toBe(200);
+      for (const subjectId of [`dup-${trial}-a`, `dup-${trial}-b`])
+        expect((await call(a, 'DELETE', `/admin/subjects/id/?subjectId=${subjectId}`)).status).toBe(200);
     }
     expect(failures, `${failures.length} of ${DEDUP_TRIALS} trials enrolled one face twice`).toEqual([]);
     expect(await unconverged()).toEqual([]);
@@ -96,9 +105,17 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
 
   it(`keeps both galleries equal to the database when a subject enrolled on one node is deleted on the other at once, under identification load (${DELETE_TRIALS} trials)`, async () => {
     // One face template to enrol by (no extraction per trial), taken from a seed enrolment.
-    const seed = await call(a, 'POST', '/admin/subjects/create', { subjectId: 'seed', faces: [{ image: b64(photo(photos[0]!)) }] });
+    const seed = await call(a, 'POST', '/admin/subjects/create', {
+      subjectId: 'seed',
+      faces: [{ image: b64(photo(photos[0]!)) }],
+    });
     expect(seed.status, JSON.stringify(seed.body)).toBe(201);
-    const row = await db.selectFrom('templates').select('data').where('subject_ref', '=', seed.body.id).where('modality', '=', 'FACE').executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('templates')
+      .select('data')
+      .where('subject_ref', '=', seed.body.id)
+      .where('modality', '=', 'FACE')
+      .executeTakeFirstOrThrow();
     const template = b64(row.data);
 
     // Identification load on the deleting node for the whole run (bounded by the trials).
@@ -114,7 +131,11 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
     try {
       for (let trial = 0; trial < DELETE_TRIALS; trial++) {
         const subjectId = `race-${trial}`;
-        const enrolment = call(b, 'POST', '/admin/subjects/create', { subjectId, template, options: { deduplicate: false } });
+        const enrolment = call(b, 'POST', '/admin/subjects/create', {
+          subjectId,
+          template,
+          options: { deduplicate: false },
+        });
         // Node A deletes the subject as soon as it can see it.
         let deleted = false;
         const deleting = (async () => {
@@ -139,20 +160,36 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
     }
     expect(identifyAnswers.length).toBeGreaterThan(0);
     expect(identifyAnswers.filter((s) => s !== 201)).toEqual([]);
-    expect(wrongAnswers, `${wrongAnswers.length} of ${DELETE_TRIALS} committed enrolments were not answered as committed`).toEqual([]);
-    expect(diverged, `${diverged.length} of ${DELETE_TRIALS} trials left a gallery different from the database`).toEqual([]);
+    expect(
+      wrongAnswers,
+      `${wrongAnswers.length} of ${DELETE_TRIALS} committed enrolments were not answered as committed`,
+    ).toEqual([]);
+    expect(
+      diverged,
+      `${diverged.length} of ${DELETE_TRIALS} trials left a gallery different from the database`,
+    ).toEqual([]);
     // The seed is the only subject left, and both nodes find exactly it.
     for (const url of [a, b]) {
-      const found = await call(url, 'POST', '/admin/operations/create', { type: 'IDENTIFY', faces: [{ image: b64(photo(photos[0]!)) }] });
+      const found = await call(url, 'POST', '/admin/operations/create', {
+        type: 'IDENTIFY',
+        faces: [{ image: b64(photo(photos[0]!)) }],
+      });
       expect(found.body.candidates.map((c: { subjectId: string }) => c.subjectId)).toEqual(['seed']);
     }
   }, 600_000);
 
   it('a node reconciling every second finds a gallery that differs from the database, reports it in management info and repairs it', async () => {
-    const third = startService({
-      DATABASE_URL: database.url, BIMS_ADMIN_PASSWORD: PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_EXTRACTION_WORKERS: '1',
-      BIMS_GALLERY_RECONCILE_SECONDS: '1', BIMS_LOG_LEVEL: 'info',
-    }, { startupMs: 90_000 });
+    const third = startService(
+      {
+        DATABASE_URL: database.url,
+        BIMS_ADMIN_PASSWORD: PASSWORD,
+        BIMS_PASSWORD_ITERATIONS: '10000',
+        BIMS_EXTRACTION_WORKERS: '1',
+        BIMS_GALLERY_RECONCILE_SECONDS: '1',
+        BIMS_LOG_LEVEL: 'info',
+      },
+      { startupMs: 90_000 },
+    );
     processes.push(third);
     const c = await third.listening;
     let info = (await call(c, 'GET', '/admin/management/info')).body.gallery;
@@ -176,7 +213,10 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
     // Repaired: the reload holds what the database holds, and the ghost is no longer identified.
     info = (await call(c, 'GET', '/admin/management/info')).body.gallery;
     expect(info).toMatchObject({ templates: 0, digest: truth.sum });
-    const found = await call(c, 'POST', '/admin/operations/create', { type: 'IDENTIFY', faces: [{ image: b64(photo(photos[0]!)) }] });
+    const found = await call(c, 'POST', '/admin/operations/create', {
+      type: 'IDENTIFY',
+      faces: [{ image: b64(photo(photos[0]!)) }],
+    });
     expect(found.body.candidates).toEqual([]);
     // The two nodes that do not reconcile still hold the ghost: that is what the comparison is for.
     expect((await galleryOf(a)).templates).toBe(1);

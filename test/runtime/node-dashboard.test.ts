@@ -26,8 +26,15 @@ async function startApi(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_SIDECAR: 'off', PORT: String(port), BIMS_DATA_DIR: dataDir,
-      BIMS_PASSWORD_ITERATIONS: '10000', BIMS_ADMIN_PASSWORD: 'admin-password-1', BIMS_EXTRACTION_WORKERS: '1', ...env,
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? '/tmp',
+      BIMS_SIDECAR: 'off',
+      PORT: String(port),
+      BIMS_DATA_DIR: dataDir,
+      BIMS_PASSWORD_ITERATIONS: '10000',
+      BIMS_ADMIN_PASSWORD: 'admin-password-1',
+      BIMS_EXTRACTION_WORKERS: '1',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

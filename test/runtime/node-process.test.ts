@@ -80,7 +80,9 @@ describe('the Node entry', () => {
     children.push(again.child);
     await waitFor(() => /"message":"listening"/.test(again.output()), 'the second start');
     expect(again.output()).not.toMatch(/with the password/);
-    const res = await fetch(`http://127.0.0.1:${port}/admin/accounts/count?username=late`, { headers: { authorization: `Basic ${auth}` } });
+    const res = await fetch(`http://127.0.0.1:${port}/admin/accounts/count?username=late`, {
+      headers: { authorization: `Basic ${auth}` },
+    });
     expect(await res.json()).toEqual({ count: 1 });
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);

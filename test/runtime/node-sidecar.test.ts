@@ -31,9 +31,15 @@ describe('npm start with the sidecar', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
       cwd: root,
       env: {
-        PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', PORT: String(port), BIMS_DATA_DIR: dataDir,
-        BIMS_PASSWORD_ITERATIONS: '10000', BIMS_ADMIN_PASSWORD: password, BIMS_SIDECAR_PORT: String(sidecarPort),
-        BIMS_JANUS_HTTP_PORT: String(janusPort), BIMS_JANUS_ADMIN_PORT: String(adminPort),
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME ?? '/tmp',
+        PORT: String(port),
+        BIMS_DATA_DIR: dataDir,
+        BIMS_PASSWORD_ITERATIONS: '10000',
+        BIMS_ADMIN_PASSWORD: password,
+        BIMS_SIDECAR_PORT: String(sidecarPort),
+        BIMS_JANUS_HTTP_PORT: String(janusPort),
+        BIMS_JANUS_ADMIN_PORT: String(adminPort),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -48,7 +54,9 @@ describe('npm start with the sidecar', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(output).toMatch(/"message":"sidecar listening"/);
-      const res = await fetch(`http://127.0.0.1:${port}/admin/gateway/info`, { headers: { authorization: basic('admin', password) } });
+      const res = await fetch(`http://127.0.0.1:${port}/admin/gateway/info`, {
+        headers: { authorization: basic('admin', password) },
+      });
       const info = await res.json();
       expect(res.status, JSON.stringify(info)).toBe(200);
       expect(info.supervisor).toMatchObject({ state: 'running', pid: expect.any(Number) });

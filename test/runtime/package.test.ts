@@ -26,7 +26,16 @@ function linkModels(into: string) {
 
 beforeAll(() => {
   const tree = join(work, 'tree');
-  for (const entry of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'README.md', 'src', 'workers', 'scripts', 'docs']) {
+  for (const entry of [
+    'package.json',
+    'tsconfig.json',
+    'tsconfig.build.json',
+    'README.md',
+    'src',
+    'workers',
+    'scripts',
+    'docs',
+  ]) {
     cpSync(join(root, entry), join(tree, entry), { recursive: true });
   }
   linkModels(join(tree, 'wasm', 'models'));
@@ -34,8 +43,16 @@ beforeAll(() => {
     copyFileSync(join(root, 'wasm', 'models', json), join(tree, 'wasm', 'models', json));
   }
   symlinkSync(join(root, 'node_modules'), join(tree, 'node_modules'));
-  execFileSync(process.execPath, [join(tree, 'scripts', 'build.mjs')], { cwd: tree, stdio: ['ignore', 'ignore', 'inherit'] });
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: tree, encoding: 'utf8' }));
+  execFileSync(process.execPath, [join(tree, 'scripts', 'build.mjs')], {
+    cwd: tree,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+      cwd: tree,
+      encoding: 'utf8',
+    }),
+  );
   files = packed.files.map((f: { path: string }) => f.path);
   execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', work]);
   symlinkSync(join(root, 'node_modules'), join(unpacked, 'node_modules'));
@@ -45,13 +62,28 @@ beforeAll(() => {
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const env = (extra: Record<string, string>) => ({ PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', ...extra });
+const env = (extra: Record<string, string>) => ({
+  PATH: process.env.PATH!,
+  HOME: process.env.HOME ?? '/tmp',
+  ...extra,
+});
 
 describe('the npm package', () => {
   it('holds compiled code with declarations, the bims command, the worker entry and the browser SDK, and no sources or tests', () => {
-    for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/runtime/cli.js', 'dist/workers/face.worker.js',
-      'dist/sdk/bims-face-sdk.js', 'dist/sdk/bims-capture.js', 'dist/sdk/ort-wasm-simd-threaded.wasm', 'dist/wasm/models/manifest.json', 'scripts/postinstall.mjs',
-      'scripts/fetch-models.mjs', 'wasm/models/manifest.json']) {
+    for (const f of [
+      'package.json',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/runtime/cli.js',
+      'dist/workers/face.worker.js',
+      'dist/sdk/bims-face-sdk.js',
+      'dist/sdk/bims-capture.js',
+      'dist/sdk/ort-wasm-simd-threaded.wasm',
+      'dist/wasm/models/manifest.json',
+      'scripts/postinstall.mjs',
+      'scripts/fetch-models.mjs',
+      'wasm/models/manifest.json',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
@@ -61,7 +93,8 @@ describe('the npm package', () => {
 
   it('bims --help lists the commands; an unknown command is refused', () => {
     const help = execFileSync(process.execPath, [bin, '--help'], { encoding: 'utf8', env: env({}) });
-    for (const command of ['serve', 'migrate', 'eval', 'reextract', 'licence', 'extraction-service']) expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['serve', 'migrate', 'eval', 'reextract', 'licence', 'extraction-service'])
+      expect(help).toMatch(new RegExp(`^  ${command} `, 'm'));
     let refused: { status?: number; stderr?: string } = {};
     try {
       execFileSync(process.execPath, [bin, 'frobnicate'], { encoding: 'utf8', env: env({}), stdio: 'pipe' });
@@ -74,12 +107,23 @@ describe('the npm package', () => {
 
   it('bims migrate prepares a PGlite database, and bims serve then enrols a face on the compiled worker pool and serves the camera page', async () => {
     const dataDir = join(work, 'data');
-    const migrated = execFileSync(process.execPath, [bin, 'migrate'], { encoding: 'utf8', env: env({ BIMS_DATA_DIR: dataDir }) });
+    const migrated = execFileSync(process.execPath, [bin, 'migrate'], {
+      encoding: 'utf8',
+      env: env({ BIMS_DATA_DIR: dataDir }),
+    });
     expect(migrated).toMatch(/^applied: 2026_11_25_0001_initial/);
 
     const port = await serverPort();
     const child = spawn(process.execPath, [bin, 'serve'], {
-      env: env({ PORT: port, BIMS_DATA_DIR: dataDir, BIMS_SIDECAR: 'off', BIMS_DASHBOARD_PORT: '0', BIMS_EXTRACTION_WORKERS: '1', BIMS_ADMIN_PASSWORD: 'package-admin-password', BIMS_PASSWORD_ITERATIONS: '10000' }),
+      env: env({
+        PORT: port,
+        BIMS_DATA_DIR: dataDir,
+        BIMS_SIDECAR: 'off',
+        BIMS_DASHBOARD_PORT: '0',
+        BIMS_EXTRACTION_WORKERS: '1',
+        BIMS_ADMIN_PASSWORD: 'package-admin-password',
+        BIMS_PASSWORD_ITERATIONS: '10000',
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -94,7 +138,9 @@ describe('the npm package', () => {
       const base = `http://127.0.0.1:${port}`;
       expect(output).not.toMatch(/migrations applied/); // bims migrate did it
       expect((await fetch(`${base}/ready`)).status).toBe(200);
-      const image = readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', 'cage', 'cage.jpg')).toString('base64');
+      const image = readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', 'cage', 'cage.jpg')).toString(
+        'base64',
+      );
       const res = await fetch(`${base}/admin/subjects/create`, {
         method: 'POST',
         headers: { authorization: `Basic ${btoa('admin:package-admin-password')}`, 'content-type': 'application/json' },
@@ -109,7 +155,9 @@ describe('the npm package', () => {
       expect(camera.headers.get('permissions-policy')).toBe('camera=(self), microphone=(self), geolocation=()');
       const helper = await fetch(`${base}/dashboard/js/bims-capture.js`);
       expect(helper.status).toBe(200);
-      const module = await import(`data:text/javascript;base64,${Buffer.from(await helper.arrayBuffer()).toString('base64')}`);
+      const module = await import(
+        `data:text/javascript;base64,${Buffer.from(await helper.arrayBuffer()).toString('base64')}`
+      );
       expect(typeof module.captureWithGateway).toBe('function');
     } finally {
       child.kill('SIGTERM');

@@ -16,7 +16,10 @@ let local: Extractor;
 let remote: Extractor;
 
 beforeAll(async () => {
-  [service, local] = await Promise.all([startExtractionService(TOKEN), createExtractor({ mode: 'worker-threads', size: 1 })]);
+  [service, local] = await Promise.all([
+    startExtractionService(TOKEN),
+    createExtractor({ mode: 'worker-threads', size: 1 }),
+  ]);
   remote = await createRemoteExtractor({ url: service.url, token: TOKEN });
 }, 120_000);
 
@@ -33,13 +36,20 @@ describe('extraction delegated to the extraction service', () => {
   it('answers the same template versions and the same face analyses, embeddings bit-identical', async () => {
     expect(remote.templateVersion).toBe(local.templateVersion);
     expect(remote.voiceTemplateVersion).toBe(local.voiceTemplateVersion);
-    const photo = new Uint8Array(readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', 'cage', 'cage.jpg')));
-    const [there, here] = await Promise.all([remote.analyseFace(photo, { tokenImage: true }), local.analyseFace(photo, { tokenImage: true })]);
+    const photo = new Uint8Array(
+      readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', 'cage', 'cage.jpg')),
+    );
+    const [there, here] = await Promise.all([
+      remote.analyseFace(photo, { tokenImage: true }),
+      local.analyseFace(photo, { tokenImage: true }),
+    ]);
     expect(there.faces).toHaveLength(1);
     expect(there.faces[0]!.embedding).toBeInstanceOf(Float32Array);
     expect(there.tokenImage).toBeInstanceOf(Uint8Array);
     expect(withoutTimings(there)).toEqual(withoutTimings(here));
-    expect(Buffer.from(there.faces[0]!.embedding.buffer).equals(Buffer.from(here.faces[0]!.embedding.buffer))).toBe(true);
+    expect(Buffer.from(there.faces[0]!.embedding.buffer).equals(Buffer.from(here.faces[0]!.embedding.buffer))).toBe(
+      true,
+    );
     expect(remote.stats()).toMatchObject({ kind: 'remote', completed: 1, failed: 0, busy: 0 });
     const token = await remote.renderTokenImage(photo, { landmarks: here.faces[0]!.landmarks });
     expect(Buffer.from(token).equals(Buffer.from(here.tokenImage!))).toBe(true);
@@ -53,11 +63,16 @@ describe('extraction delegated to the extraction service', () => {
   });
 
   it('rethrows the service errors with their codes, and refuses a wrong token', async () => {
-    await expect(remote.analyseFace(new TextEncoder().encode('GIF89a not really'))).rejects.toMatchObject({ name: 'BiometricError', code: 'UNSUPPORTED_FORMAT' });
+    await expect(remote.analyseFace(new TextEncoder().encode('GIF89a not really'))).rejects.toMatchObject({
+      name: 'BiometricError',
+      code: 'UNSUPPORTED_FORMAT',
+    });
     await expect(createRemoteExtractor({ url: service.url, token: 'x'.repeat(40) })).rejects.toMatchObject({
       code: 'MODEL_UNAVAILABLE',
       message: expect.stringMatching(/Bearer token/),
     });
-    await expect(createRemoteExtractor({ url: 'http://127.0.0.1:9', token: TOKEN })).rejects.toMatchObject({ code: 'MODEL_UNAVAILABLE' });
+    await expect(createRemoteExtractor({ url: 'http://127.0.0.1:9', token: TOKEN })).rejects.toMatchObject({
+      code: 'MODEL_UNAVAILABLE',
+    });
   });
 });

@@ -33,7 +33,9 @@ describe('runtime-neutral core', () => {
   it('no file under src/ outside the runtime entries, the separate Node processes and the Node pool imports Node or reads process', () => {
     const files = sourceFiles(join(root, 'src')).filter((f) => !NODE_ONLY.some((re) => re.test(f)));
     expect(files.length).toBeGreaterThan(100);
-    const offenders = files.flatMap((f) => scanSource(f, readFileSync(join(root, f), 'utf8')).map((x) => `${f}:${x.line} ${x.what}`));
+    const offenders = files.flatMap((f) =>
+      scanSource(f, readFileSync(join(root, f), 'utf8')).map((x) => `${f}:${x.line} ${x.what}`),
+    );
     expect(offenders).toEqual([]);
   });
 
@@ -42,7 +44,9 @@ describe('runtime-neutral core', () => {
     const naming = files.filter((f) => /['"`]onnxruntime-node['"`]/.test(readFileSync(join(root, f), 'utf8')));
     expect(naming).toEqual([]);
     // ... and the native runner is one of them, so the check above has something to keep out.
-    expect(/['"`]onnxruntime-node['"`]/.test(readFileSync(join(root, 'src/extraction/node-native-runner.ts'), 'utf8'))).toBe(true);
+    expect(
+      /['"`]onnxruntime-node['"`]/.test(readFileSync(join(root, 'src/extraction/node-native-runner.ts'), 'utf8')),
+    ).toBe(true);
   });
 
   it('what the runtime-neutral start-up loads (bootstrap, the library entry) reaches no Node-only file', () => {
@@ -67,22 +71,25 @@ describe('runtime-neutral core', () => {
   });
 
   it('the scan sees every form of Node dependency and ignores mere mentions', () => {
-    const found = scanSource('x.ts', [
-      "import { readFile } from 'node:fs/promises';",
-      "import path from 'path';",
-      "export * from 'worker_threads';",
-      "const os = await import('node:os');",
-      "const cp = require('child_process');",
-      "type T = import('fs').Stats;",
-      'const port = process.env.PORT;',
-      'const b = Buffer.from("x");',
-      "const { env } = process;",
-      // Mentions only: a comment, a string, a property name, a key, a local property access.
-      '// process.env is read by the runtime entry',
-      "const s = 'process';",
-      'const o = { process: 1 }; o.process; const { process: p } = o;',
-      "import { z } from 'zod';",
-    ].join('\n'));
+    const found = scanSource(
+      'x.ts',
+      [
+        "import { readFile } from 'node:fs/promises';",
+        "import path from 'path';",
+        "export * from 'worker_threads';",
+        "const os = await import('node:os');",
+        "const cp = require('child_process');",
+        "type T = import('fs').Stats;",
+        'const port = process.env.PORT;',
+        'const b = Buffer.from("x");',
+        'const { env } = process;',
+        // Mentions only: a comment, a string, a property name, a key, a local property access.
+        '// process.env is read by the runtime entry',
+        "const s = 'process';",
+        'const o = { process: 1 }; o.process; const { process: p } = o;',
+        "import { z } from 'zod';",
+      ].join('\n'),
+    );
     expect(found.map((f) => f.line)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 });

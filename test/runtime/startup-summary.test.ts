@@ -28,7 +28,10 @@ async function waitFor(check: () => boolean, what: string, ms = 180_000) {
 async function summaryOf(env: Record<string, string>): Promise<{ lines: string[]; output: string; url: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-summary-'));
   dirs.push(dataDir);
-  const run = startService({ BIMS_DATA_DIR: dataDir, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_DASHBOARD_PORT: '0', ...env }, { startupMs: 180_000 });
+  const run = startService(
+    { BIMS_DATA_DIR: dataDir, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_DASHBOARD_PORT: '0', ...env },
+    { startupMs: 180_000 },
+  );
   runs.push(run);
   const url = await run.listening;
   await waitFor(() => /^ {2}licence {4}/m.test(run.output()), 'the startup summary');
@@ -46,37 +49,65 @@ describe('startup summary', () => {
     expect(lines).toContain(`  URL        ${url}`);
     expect(lines).toContain(`  API docs   ${url}/docs`);
     expect(lines).toContain(`  dashboard  ${url}/dashboard/`);
-    expect(lines.find((l) => l.startsWith('  database'))).toMatch(/^ {2}database {3}PGlite \(embedded\) in \/.*bims-summary-/);
+    expect(lines.find((l) => l.startsWith('  database'))).toMatch(
+      /^ {2}database {3}PGlite \(embedded\) in \/.*bims-summary-/,
+    );
     expect(lines).toContain('  faces      on');
     expect(lines).toContain('  voice      on');
-    expect(lines).toContain('  gateway    off: the sidecar is off (BIMS_SIDECAR=off). Turn on: unset BIMS_SIDECAR and start again');
-    expect(lines).toContain('  licence    off: UNLICENSED: no licence is checked and every operation is unlimited. Turn on: set BIMS_LICENCE_PUBLIC_KEY (npm run licence -- keygen --out DIR makes a key pair)');
+    expect(lines).toContain(
+      '  gateway    off: the sidecar is off (BIMS_SIDECAR=off). Turn on: unset BIMS_SIDECAR and start again',
+    );
+    expect(lines).toContain(
+      '  licence    off: UNLICENSED: no licence is checked and every operation is unlimited. Turn on: set BIMS_LICENCE_PUBLIC_KEY (npm run licence -- keygen --out DIR makes a key pair)',
+    );
     expect(lines).toHaveLength(9);
     // The same, for machines, as one log line.
-    expect(output).toMatch(/"message":"startup summary".*"faces":"on","voice":"on","gateway":"off: the sidecar is off \(BIMS_SIDECAR=off\)"/);
+    expect(output).toMatch(
+      /"message":"startup summary".*"faces":"on","voice":"on","gateway":"off: the sidecar is off \(BIMS_SIDECAR=off\)"/,
+    );
   }, 300_000);
 
   it('says voice is off and how to build the model, and that Janus is missing in one plain line with the command, when it may not install it', async () => {
     const [sidecar, janusHttp, janusAdmin] = await freePorts(3);
     const { lines, output } = await summaryOf({
       BIMS_VOICE_MODEL: '/nonexistent/voice.onnx',
-      BIMS_SIDECAR: 'on', BIMS_SIDECAR_PORT: String(sidecar), BIMS_JANUS_HTTP_PORT: String(janusHttp), BIMS_JANUS_ADMIN_PORT: String(janusAdmin),
+      BIMS_SIDECAR: 'on',
+      BIMS_SIDECAR_PORT: String(sidecar),
+      BIMS_JANUS_HTTP_PORT: String(janusHttp),
+      BIMS_JANUS_ADMIN_PORT: String(janusAdmin),
       BIMS_JANUS_BIN: '/nonexistent/janus',
     });
-    expect(lines).toContain("  voice      off: the voice model is not installed or cannot be loaded. Turn on: npm run voice-model -- --from pretrained.pt (Resemblyzer's checkpoint; docs/voice.md)");
-    expect(lines).toContain('  gateway    off: Janus is not installed (/nonexistent/janus not found). Turn on: install Janus or point BIMS_JANUS_BIN at it');
+    expect(lines).toContain(
+      "  voice      off: the voice model is not installed or cannot be loaded. Turn on: npm run voice-model -- --from pretrained.pt (Resemblyzer's checkpoint; docs/voice.md)",
+    );
+    expect(lines).toContain(
+      '  gateway    off: Janus is not installed (/nonexistent/janus not found). Turn on: install Janus or point BIMS_JANUS_BIN at it',
+    );
     expect(lines).toContain('  faces      on');
-    expect(output).toContain('BIMS: gateway off: Janus is not installed (/nonexistent/janus not found); turn it on with: install Janus or point BIMS_JANUS_BIN at it\n');
+    expect(output).toContain(
+      'BIMS: gateway off: Janus is not installed (/nonexistent/janus not found); turn it on with: install Janus or point BIMS_JANUS_BIN at it\n',
+    );
     expect(output.match(/BIMS: gateway off/g)).toHaveLength(1);
   }, 300_000);
 });
 
 describe('the camera page in the summary', () => {
   it('is named when the media gateway is on, and not when it is off (the page could not capture)', () => {
-    const capabilities = (gateway: boolean) => ({ faces: { on: true, detail: '' }, voice: { on: true, detail: '' }, gateway: { on: gateway, detail: gateway ? '' : 'off' }, licence: { on: true, detail: '' } });
+    const capabilities = (gateway: boolean) => ({
+      faces: { on: true, detail: '' },
+      voice: { on: true, detail: '' },
+      gateway: { on: gateway, detail: gateway ? '' : 'off' },
+      licence: { on: true, detail: '' },
+    });
     const camera = '  camera     http://127.0.0.1:8080/dashboard/capture.html (enrol and verify with a webcam)';
-    expect(summaryLines({ url: 'http://127.0.0.1:8080', database: 'PGlite', capabilities: capabilities(true) })).toContain(camera);
-    expect(summaryLines({ url: 'http://127.0.0.1:8080', database: 'PGlite', capabilities: capabilities(false) }).some((l) => l.startsWith('  camera'))).toBe(false);
+    expect(
+      summaryLines({ url: 'http://127.0.0.1:8080', database: 'PGlite', capabilities: capabilities(true) }),
+    ).toContain(camera);
+    expect(
+      summaryLines({ url: 'http://127.0.0.1:8080', database: 'PGlite', capabilities: capabilities(false) }).some((l) =>
+        l.startsWith('  camera'),
+      ),
+    ).toBe(false);
   });
 });
 
@@ -87,7 +118,9 @@ describe('Janus before the sidecar', () => {
     expect(janusPlan(def, { found: false, root: true, aptGet: true })).toBe('install');
     expect(janusPlan(def, { found: false, root: false, aptGet: true })).toBe('missing');
     expect(janusPlan(def, { found: false, root: true, aptGet: false })).toBe('missing');
-    expect(janusPlan({ BIMS_JANUS_BIN: '/opt/janus/bin/janus' }, { found: false, root: true, aptGet: true })).toBe('missing');
+    expect(janusPlan({ BIMS_JANUS_BIN: '/opt/janus/bin/janus' }, { found: false, root: true, aptGet: true })).toBe(
+      'missing',
+    );
   });
 
   it('finds programs by name on PATH or by path, and reports the gateway of a present Janus as on', () => {
@@ -98,6 +131,9 @@ describe('Janus before the sidecar', () => {
     const gateway = prepareGateway(loadConfig({ BIMS_JANUS_BIN: '/bin/sh' }), (l) => lines.push(l));
     expect(gateway).toEqual({ on: true, detail: 'Janus at /bin/sh' });
     expect(lines).toEqual([]);
-    expect(prepareGateway(loadConfig({ BIMS_JANUS: 'off' }), (l) => lines.push(l))).toMatchObject({ on: false, detail: 'Janus is off (BIMS_JANUS=off)' });
+    expect(prepareGateway(loadConfig({ BIMS_JANUS: 'off' }), (l) => lines.push(l))).toMatchObject({
+      on: false,
+      detail: 'Janus is off (BIMS_JANUS=off)',
+    });
   });
 });

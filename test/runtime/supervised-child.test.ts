@@ -12,22 +12,30 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A child that counts its starts in a file, reports ready, then exits with the code the first start is told. */
 const entry = join(dir, 'child.mjs');
-writeFileSync(entry, `
+writeFileSync(
+  entry,
+  `
 import { appendFileSync, readFileSync } from 'node:fs';
 appendFileSync(process.env.STARTS, 'x');
 process.send({ type: 'ready', url: 'http://127.0.0.1:1' });
 const first = readFileSync(process.env.STARTS, 'utf8').length === 1;
 if (first) setTimeout(() => process.exit(Number(process.env.EXIT_WITH)), 50);
 else setInterval(() => {}, 1000);
-`);
+`,
+);
 
 async function run(exitWith: string) {
   const starts = join(dir, `starts-${exitWith}`);
   writeFileSync(starts, '');
   const lines: string[] = [];
   const child = await superviseChild({
-    name: 'test child', entry, execArgv: [], env: () => ({ ...process.env, STARTS: starts, EXIT_WITH: exitWith }),
-    meanwhile: 'nothing', onReady: () => {}, log: createLogger('info', (line) => lines.push(line)),
+    name: 'test child',
+    entry,
+    execArgv: [],
+    env: () => ({ ...process.env, STARTS: starts, EXIT_WITH: exitWith }),
+    meanwhile: 'nothing',
+    onReady: () => {},
+    log: createLogger('info', (line) => lines.push(line)),
   });
   await new Promise((r) => setTimeout(r, 2500)); // the first restart comes after 1 s
   await child.stop();

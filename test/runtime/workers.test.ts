@@ -20,7 +20,8 @@ import { smokeSuite } from './smoke/smoke-suite.js';
 const root = join(import.meta.dirname, '..', '..');
 const ADMIN_PASSWORD = 'workers-smoke-admin-password';
 const MIB = 1024 * 1024;
-const photo = (path: string) => new Uint8Array(readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', path)));
+const photo = (path: string) =>
+  new Uint8Array(readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', path)));
 
 interface SizeReport {
   modules: { file: string; bytes: number; gzip: number }[];
@@ -45,22 +46,42 @@ async function startWrangler(databaseUrl: string, vars: Record<string, string> =
 function startWranglerOnce(databaseUrl: string, vars: Record<string, string>, port: string): Promise<Wrangler> {
   const node22 = execFileSync(process.execPath, [join(root, 'scripts', 'node22.mjs')], { encoding: 'utf8' }).trim();
   // wrangler is in tools/workers (scripts/tool.mjs installs it on first use), not in the root install.
-  const wrangler = execFileSync(process.execPath, [join(root, 'scripts', 'tool.mjs'), 'workers', 'wrangler/bin/wrangler.js'], { encoding: 'utf8' }).trim();
-  const child = spawn(node22, [
-    wrangler, 'dev', 'dist/cloudflare/workers.js', '--no-bundle',
-    '--ip', '127.0.0.1', '--port', port, '--persist-to', '.cache/wrangler-state', '--show-interactive-dev-session=false',
-    ...Object.entries({ BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_LOG_LEVEL: 'warn', ...vars }).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
-  ], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH!,
-      HOME: process.env.HOME ?? '/tmp',
-      WRANGLER_SEND_METRICS: 'false',
-      WRANGLER_LOG_PATH: join(root, '.cache', 'wrangler-logs'),
-      CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: databaseUrl,
+  const wrangler = execFileSync(
+    process.execPath,
+    [join(root, 'scripts', 'tool.mjs'), 'workers', 'wrangler/bin/wrangler.js'],
+    { encoding: 'utf8' },
+  ).trim();
+  const child = spawn(
+    node22,
+    [
+      wrangler,
+      'dev',
+      'dist/cloudflare/workers.js',
+      '--no-bundle',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      port,
+      '--persist-to',
+      '.cache/wrangler-state',
+      '--show-interactive-dev-session=false',
+      ...Object.entries({ BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_LOG_LEVEL: 'warn', ...vars }).flatMap(([k, v]) => [
+        '--var',
+        `${k}:${v}`,
+      ]),
+    ],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME ?? '/tmp',
+        WRANGLER_SEND_METRICS: 'false',
+        WRANGLER_LOG_PATH: join(root, '.cache', 'wrangler-logs'),
+        CLOUDFLARE_HYPERDRIVE_LOCAL_CONNECTION_STRING_HYPERDRIVE: databaseUrl,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let output = '';
   return new Promise((resolve, reject) => {
     const seen = (d: Buffer) => {
@@ -81,7 +102,11 @@ function withPassword(url: string): string {
   return u.toString();
 }
 
-const photos = { enrol: photo('cage/cage.jpg'), genuine: photo('cage/cage2_crop.jpg'), impostor: photo('clooney/fragrance-George-Clooney-main_crop.jpg') };
+const photos = {
+  enrol: photo('cage/cage.jpg'),
+  genuine: photo('cage/cage2_crop.jpg'),
+  impostor: photo('clooney/fragrance-George-Clooney-main_crop.jpg'),
+};
 
 /** The smoke suite's steps in order (they share state); a failure names the step and shows wrangler's output. */
 async function runSmoke(worker: Awaited<ReturnType<typeof startWrangler>>) {
@@ -89,10 +114,16 @@ async function runSmoke(worker: Awaited<ReturnType<typeof startWrangler>>) {
     try {
       await step.run();
     } catch (error) {
-      throw new Error(`${step.name}: ${(error as Error).message}\n--- wrangler output ---\n${worker.output().slice(-4000)}`);
+      throw new Error(
+        `${step.name}: ${(error as Error).message}\n--- wrangler output ---\n${worker.output().slice(-4000)}`,
+      );
     }
   }
-  const info = await (await fetch(`${worker.url}/admin/management/info`, { headers: { authorization: `Basic ${btoa(`admin:${ADMIN_PASSWORD}`)}` } })).json();
+  const info = await (
+    await fetch(`${worker.url}/admin/management/info`, {
+      headers: { authorization: `Basic ${btoa(`admin:${ADMIN_PASSWORD}`)}` },
+    })
+  ).json();
   expect(info.node.runtime).toMatch(/^workers/);
   expect(info.database.dialect).toBe('postgres');
   return info;
@@ -122,7 +153,10 @@ function workerOnFreshDatabase(vars: () => Record<string, string> = () => ({})) 
 describe.skipIf(!process.env.DATABASE_URL)('BIMS on Cloudflare Workers (wrangler dev on the dry-run build)', () => {
   let size: SizeReport;
   beforeAll(() => {
-    execFileSync(process.execPath, [join(root, 'scripts', 'build-workers.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    execFileSync(process.execPath, [join(root, 'scripts', 'build-workers.mjs')], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     size = JSON.parse(readFileSync(join(root, 'dist', 'cloudflare', 'size.json'), 'utf8'));
   }, 240_000);
 
@@ -146,11 +180,25 @@ describe.skipIf(!process.env.DATABASE_URL)('BIMS on Cloudflare Workers (wrangler
     it('sees a deletion made by a Node process at its next identification (the gallery change log)', async () => {
       // The isolate's gallery holds the smoke suite's subject; a Node node on the same database deletes it.
       const node = await boot({
-        config: loadConfig({ DATABASE_URL: handle.url!, BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_LOG_LEVEL: 'silent', BIMS_PASSWORD_ITERATIONS: '100000' }),
-        runtime: 'test', hostname: 'node-beside-workers', logger: createLogger('silent'),
+        config: loadConfig({
+          DATABASE_URL: handle.url!,
+          BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+          BIMS_LOG_LEVEL: 'silent',
+          BIMS_PASSWORD_ITERATIONS: '100000',
+        }),
+        runtime: 'test',
+        hostname: 'node-beside-workers',
+        logger: createLogger('silent'),
       });
       try {
-        expect((await clearDb(node.services, undefined, { surface: 'admin', principal: { accountId: null, username: 'test', role: 'ADMIN', via: 'basic' } })).deleted).toBe(1);
+        expect(
+          (
+            await clearDb(node.services, undefined, {
+              surface: 'admin',
+              principal: { accountId: null, username: 'test', role: 'ADMIN', via: 'basic' },
+            })
+          ).deleted,
+        ).toBe(1);
       } finally {
         await node.close();
       }

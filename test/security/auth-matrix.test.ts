@@ -44,8 +44,16 @@ for (const dialect of dialects) {
       // forgotten after each refused credential. The office's are never cleared: thousands of failures for
       // `admin` from the stranger must not refuse admin's own password from the office.
       const address = credential.role ? 'office' : 'stranger';
-      const headers: Record<string, string> = { 'x-test-address': address, ...(credential.header === null ? {} : { authorization: credential.header }) };
-      const res = await booted.app.fetch(new Request(`http://127.0.0.1:8080${concretePath(route.path)}`, { method: route.spec.method.toUpperCase(), headers }));
+      const headers: Record<string, string> = {
+        'x-test-address': address,
+        ...(credential.header === null ? {} : { authorization: credential.header }),
+      };
+      const res = await booted.app.fetch(
+        new Request(`http://127.0.0.1:8080${concretePath(route.path)}`, {
+          method: route.spec.method.toUpperCase(),
+          headers,
+        }),
+      );
       if (!credential.role) await booted.services.auth.throttle.forget(address);
       return res;
     }
@@ -53,12 +61,14 @@ for (const dialect of dialects) {
     /** What is wrong with the answer, or null when it is the expected one. */
     async function judge(route: Route, credential: Credential, res: Response): Promise<string | null> {
       const body = await res.text();
-      if (res.headers.get('x-bims-operation') !== route.spec.id) return `answered by ${res.headers.get('x-bims-operation')} (${res.status})`;
+      if (res.headers.get('x-bims-operation') !== route.spec.id)
+        return `answered by ${res.headers.get('x-bims-operation')} (${res.status})`;
       // An operation the table declares open reads no credentials: whatever is sent, it is let through.
       if (!credential.role && !route.open) {
         if (res.status !== 401) return `${res.status}, expected 401`;
         const challenge = res.headers.get('www-authenticate') ?? '';
-        if (!/^Basic realm=/.test(challenge) || !/Bearer realm=/.test(challenge)) return `401 without a Basic and Bearer challenge: '${challenge}'`;
+        if (!/^Basic realm=/.test(challenge) || !/Bearer realm=/.test(challenge))
+          return `401 without a Basic and Bearer challenge: '${challenge}'`;
         if (!/\/unauthorized"/.test(body)) return `401 body is not the unauthorized problem: ${body.slice(0, 200)}`;
         return null;
       }
@@ -67,11 +77,14 @@ for (const dialect of dialects) {
         if (!/\/forbidden"/.test(body)) return `403 body is not the forbidden problem: ${body.slice(0, 200)}`;
         return null;
       }
-      if (res.status === 401 || res.status === 403) return `${res.status} for ${credential.name}: ${body.slice(0, 200)}`;
+      if (res.status === 401 || res.status === 403)
+        return `${res.status} for ${credential.name}: ${body.slice(0, 200)}`;
       // Problems are for API callers: no server paths, commands or configuration to set (the log has those).
-      if (res.status >= 400 && operatorLeaks(body).length) return `a problem carrying ${operatorLeaks(body).join('; ')}`;
+      if (res.status >= 400 && operatorLeaks(body).length)
+        return `a problem carrying ${operatorLeaks(body).join('; ')}`;
       // The user surface shows no host details (docs/user-surface.md).
-      if (route.surface === 'user' && res.status === 200 && /"(hostname|runtime|serverVersion|accounts)"/.test(body)) return `host details on /user: ${body.slice(0, 200)}`;
+      if (route.surface === 'user' && res.status === 200 && /"(hostname|runtime|serverVersion|accounts)"/.test(body))
+        return `host details on /user: ${body.slice(0, 200)}`;
       if (res.status >= 500) {
         const type = componentProblems[res.status];
         const documented = externalOperations.has(route.spec.id) && type !== undefined && body.includes(`/${type}"`);
@@ -89,7 +102,8 @@ for (const dialect of dialects) {
         for (const route of opRoutes) {
           for (const credential of credentials) {
             const verdict = await judge(route, credential, await call(route, credential));
-            if (verdict) wrong.push(`${route.spec.method.toUpperCase()} ${route.path} [${credential.name}]: ${verdict}`);
+            if (verdict)
+              wrong.push(`${route.spec.method.toUpperCase()} ${route.path} [${credential.name}]: ${verdict}`);
           }
         }
         expect(wrong).toEqual([]);

@@ -25,7 +25,12 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
 
   beforeAll(async () => {
     database = await freshPostgres();
-    const env = { DATABASE_URL: database.url, BIMS_ADMIN_PASSWORD: PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_EXTRACTION_WORKERS: '1' };
+    const env = {
+      DATABASE_URL: database.url,
+      BIMS_ADMIN_PASSWORD: PASSWORD,
+      BIMS_PASSWORD_ITERATIONS: '10000',
+      BIMS_EXTRACTION_WORKERS: '1',
+    };
     a = startService(env, { startupMs: 90_000 });
     urlA = await a.listening;
     b = startService(env, { startupMs: 90_000 });
@@ -41,12 +46,19 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
   });
 
   const call = (url: string, method: string, path: string, auth: string, body?: unknown) =>
-    fetch(`${url}${path}`, { method, headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
 
   async function tokenFor(url: string, username: string, password: string): Promise<string> {
     const res = await fetch(`${url}/oauth2/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials',
     });
     expect(res.status).toBe(200);
@@ -65,7 +77,11 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
     for (let round = 0; round < TRIALS_PER_CHANGE; round++) {
       for (const kind of CHANGES) {
         const username = `cc-${kind}-${round}-${trial++}`;
-        const created = await call(urlA, 'POST', '/admin/accounts/create', admin, { username, password: `${username}-password`, role: 'ADMIN' });
+        const created = await call(urlA, 'POST', '/admin/accounts/create', admin, {
+          username,
+          password: `${username}-password`,
+          role: 'ADMIN',
+        });
         expect(created.status).toBe(201);
         const id = (await created.json()).id;
         const token = await tokenFor(urlA, username, `${username}-password`);
@@ -77,7 +93,17 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
         const changed =
           kind === 'delete'
             ? await call(urlA, 'DELETE', '/admin/accounts/delete', admin, { accounts: [{ id }] })
-            : await call(urlA, 'POST', '/admin/accounts/change', admin, kind === 'disable' ? { id, enabled: false } : kind === 'password' ? { id, password: `${username}-new` } : { id, role: 'USER' });
+            : await call(
+                urlA,
+                'POST',
+                '/admin/accounts/change',
+                admin,
+                kind === 'disable'
+                  ? { id, enabled: false }
+                  : kind === 'password'
+                    ? { id, password: `${username}-new` }
+                    : { id, role: 'USER' },
+              );
         expect(changed.status).toBe(200);
         const onB = await statusOf(urlB, token);
         const onA = await statusOf(urlA, token);
@@ -116,7 +142,11 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
     for (let round = 0; round < 2; round++) {
       for (const kind of CHANGES) {
         const username = `cc-read-${kind}-${round}`;
-        const created = await call(urlA, 'POST', '/admin/accounts/create', admin, { username, password: `${username}-password`, role: 'ADMIN' });
+        const created = await call(urlA, 'POST', '/admin/accounts/create', admin, {
+          username,
+          password: `${username}-password`,
+          role: 'ADMIN',
+        });
         expect(created.status).toBe(201);
         const id = (await created.json()).id;
         const token = await tokenFor(urlA, username, `${username}-password`);
@@ -124,10 +154,21 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
         const changed =
           kind === 'delete'
             ? await call(urlA, 'DELETE', '/admin/accounts/delete', admin, { accounts: [{ id }] })
-            : await call(urlA, 'POST', '/admin/accounts/change', admin, kind === 'disable' ? { id, enabled: false } : kind === 'password' ? { id, password: `${username}-new` } : { id, role: 'USER' });
+            : await call(
+                urlA,
+                'POST',
+                '/admin/accounts/change',
+                admin,
+                kind === 'disable'
+                  ? { id, enabled: false }
+                  : kind === 'password'
+                    ? { id, password: `${username}-new` }
+                    : { id, role: 'USER' },
+              );
         expect(changed.status).toBe(200);
         const onB = await statuses(urlB, token);
-        if (onB.some((status) => status !== 401)) failures.push(`${kind} round ${round}: node B answered ${onB.join(', ')}`);
+        if (onB.some((status) => status !== 401))
+          failures.push(`${kind} round ${round}: node B answered ${onB.join(', ')}`);
       }
     }
     expect(failures).toEqual([]);
@@ -137,7 +178,11 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
     const failures: string[] = [];
     for (let round = 0; round < TRIALS_PER_CHANGE; round++) {
       const username = `cc-reverse-${round}`;
-      const created = await call(urlB, 'POST', '/admin/accounts/create', admin, { username, password: `${username}-password`, role: 'ADMIN' });
+      const created = await call(urlB, 'POST', '/admin/accounts/create', admin, {
+        username,
+        password: `${username}-password`,
+        role: 'ADMIN',
+      });
       const id = (await created.json()).id;
       const token = await tokenFor(urlB, username, `${username}-password`);
       for (let i = 0; i < 3; i++) expect(await statusOf(urlA, token)).toBe(200);

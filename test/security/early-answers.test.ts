@@ -17,7 +17,12 @@ type Served = { booted: Awaited<ReturnType<typeof bootForTest>>; server: Awaited
 function upload(bytes: number, headers: Record<string, string> = {}): string {
   const head = JSON.stringify({ subjectId: 'early', faces: [{ image: '' }] });
   const body = head.replace('"image":""', `"image":"${'A'.repeat(Math.max(0, bytes - head.length))}"`);
-  const lines = Object.entries({ Host: 'bims.test', 'Content-Type': 'application/json', 'Content-Length': String(body.length), ...headers }).map(([k, v]) => `${k}: ${v}`);
+  const lines = Object.entries({
+    Host: 'bims.test',
+    'Content-Type': 'application/json',
+    'Content-Length': String(body.length),
+    ...headers,
+  }).map(([k, v]) => `${k}: ${v}`);
   return `POST /user/subjects/create HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 const HEALTH = 'GET /health HTTP/1.1\r\nHost: bims.test\r\n\r\n';
@@ -70,7 +75,8 @@ for (const dialect of dialects) {
     });
 
     it('the same with an expired or forged token', async () => {
-      const forged = 'Bearer eyJhbGciOiJFZERTQSIsImtpZCI6Im5vLXN1Y2gta2V5In0.eyJzdWIiOiJhY2NvdW50OjEiLCJleHAiOjF9.c2lnbmF0dXJl';
+      const forged =
+        'Bearer eyJhbGciOiJFZERTQSIsImtpZCI6Im5vLXN1Y2gta2V5In0.eyJzdWIiOiJhY2NvdW50OjEiLCJleHAiOjF9.c2lnbmF0dXJl';
       expect(await twoOnOneSocket(open.server.url, upload(300 * 1024, { Authorization: forged }), 401)).toBe('kept');
     });
 
@@ -85,8 +91,9 @@ for (const dialect of dialects) {
 
     it('a chunked body of unknown length gets Connection: close and a clean end', async () => {
       const chunk = 'A'.repeat(64 * 1024);
-      const chunked = `POST /user/subjects/create HTTP/1.1\r\nHost: bims.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${
-        `${chunk.length.toString(16)}\r\n${chunk}\r\n`.repeat(5)}0\r\n\r\n`;
+      const chunked = `POST /user/subjects/create HTTP/1.1\r\nHost: bims.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${`${chunk.length.toString(16)}\r\n${chunk}\r\n`.repeat(
+        5,
+      )}0\r\n\r\n`;
       expect(await twoOnOneSocket(open.server.url, chunked, 401)).toBe('closed');
     });
   });

@@ -11,10 +11,26 @@ import { send as request } from '../support/http.js';
  * columns) are a 400 naming the field everywhere.
  */
 
-const EDGE_DATES = ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '0099-12-31T23:59:59Z', '1969-12-31T23:59:59Z', '9999-12-31T23:59:59-05:00'];
+const EDGE_DATES = [
+  '0000-01-01T00:00:00Z',
+  '0001-01-01T00:00:00Z',
+  '0099-12-31T23:59:59Z',
+  '1969-12-31T23:59:59Z',
+  '9999-12-31T23:59:59-05:00',
+];
 
 function record(id: string, timestamp: string, extra: Record<string, unknown> = {}) {
-  return { id, timestamp, type: 'TypeError', message: 'edge', method: 'GET', path: '/admin/x', surface: 'admin', callStack: 'TypeError: edge', ...extra };
+  return {
+    id,
+    timestamp,
+    type: 'TypeError',
+    message: 'edge',
+    method: 'GET',
+    path: '/admin/x',
+    surface: 'admin',
+    callStack: 'TypeError: edge',
+    ...extra,
+  };
 }
 
 for (const dialect of dialects) {
@@ -40,7 +56,13 @@ for (const dialect of dialects) {
     it('a date filter outside 1970..9999 is a 400 naming it, on every list and count', async () => {
       for (const date of EDGE_DATES) {
         const q = encodeURIComponent(date);
-        for (const path of ['/admin/subjects', '/admin/subjects/count', '/admin/subjects/id-list', '/admin/operations', '/admin/operations/count']) {
+        for (const path of [
+          '/admin/subjects',
+          '/admin/subjects/count',
+          '/admin/subjects/id-list',
+          '/admin/operations',
+          '/admin/operations/count',
+        ]) {
           await expect400('GET', `${path}?createdFrom=${q}`, /query\.createdFrom/);
           await expect400('GET', `${path}?createdTo=${q}`, /query\.createdTo/);
         }
@@ -67,7 +89,11 @@ for (const dialect of dialects) {
 
     it('dates inside the range come back exactly as sent, without any century shift', async () => {
       const dates = ['1970-01-01T00:00:00.000Z', '2000-02-29T12:34:56.789Z', '9999-12-31T23:59:59.999Z'];
-      const res = await send('POST', '/admin/exceptions/import', dates.map((d, i) => record(`kept-${i}`, d)));
+      const res = await send(
+        'POST',
+        '/admin/exceptions/import',
+        dates.map((d, i) => record(`kept-${i}`, d)),
+      );
       expect(res.status, await res.clone().text()).toBe(200);
       for (const [i, d] of dates.entries()) {
         expect((await (await send('GET', `/admin/exceptions/id?id=kept-${i}`)).json()).timestamp).toBe(d);
@@ -77,18 +103,29 @@ for (const dialect of dialects) {
 
     it('an imported accountId outside the integer range is a 400 naming it', async () => {
       for (const accountId of [2147483648, 0, -1, 1e300]) {
-        await expect400('POST', '/admin/exceptions/import', /body\.0\.accountId/, [record('acc', '2026-01-01T00:00:00Z', { accountId })]);
+        await expect400('POST', '/admin/exceptions/import', /body\.0\.accountId/, [
+          record('acc', '2026-01-01T00:00:00Z', { accountId }),
+        ]);
       }
     });
 
     it('a log holding a date the rule now refuses (written before it) still lists and exports whole, clamped', async () => {
       const db = booted.services.ctx.db;
-      const stored = { 'old-50': '0050-06-01 00:00:00+00', 'old-bc': '0001-01-01 00:00:00+00 BC', 'old-inf': 'infinity', 'old-minf': '-infinity', 'new-1': '2026-01-01 00:00:00+00' };
+      const stored = {
+        'old-50': '0050-06-01 00:00:00+00',
+        'old-bc': '0001-01-01 00:00:00+00 BC',
+        'old-inf': 'infinity',
+        'old-minf': '-infinity',
+        'new-1': '2026-01-01 00:00:00+00',
+      };
       for (const [id, at] of Object.entries(stored)) {
-        await sql`insert into exceptions (id, timestamp, type, message, method, path, surface, call_stack) values (${id}, ${at}::timestamptz, 'TypeError', 'old', 'GET', '/x', 'admin', 'old')`.execute(db);
+        await sql`insert into exceptions (id, timestamp, type, message, method, path, surface, call_stack) values (${id}, ${at}::timestamptz, 'TypeError', 'old', 'GET', '/x', 'admin', 'old')`.execute(
+          db,
+        );
       }
       const ids = Object.keys(stored).sort();
-      const inRange = (t: string) => new Date(t).toISOString() === t && t >= '1970-01-01T00:00:00.000Z' && t <= '9999-12-31T23:59:59.999Z';
+      const inRange = (t: string) =>
+        new Date(t).toISOString() === t && t >= '1970-01-01T00:00:00.000Z' && t <= '9999-12-31T23:59:59.999Z';
       const list = await send('GET', '/admin/exceptions?size=10');
       const listed = await list.text();
       expect(list.status, listed).toBe(200);

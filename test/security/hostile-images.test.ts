@@ -21,8 +21,16 @@ const hostile = Object.entries(hostileImages()).filter(([name]) => name !== 'rea
 /** The image operations, each with a valid body around one face image. */
 const operations: [string, string, (image: string, n: number) => unknown][] = [
   ['createSubject', '/admin/subjects/create', (image, n) => ({ subjectId: `hostile-${n}`, faces: [{ image }] })],
-  ['createSubject (user surface)', '/user/subjects/create', (image, n) => ({ subjectId: `hostile-user-${n}`, faces: [{ image }] })],
-  ['createOperation VERIFY', '/operations/create', (image) => ({ type: 'VERIFY', subjectId: 'hostile-target', faces: [{ image }] })],
+  [
+    'createSubject (user surface)',
+    '/user/subjects/create',
+    (image, n) => ({ subjectId: `hostile-user-${n}`, faces: [{ image }] }),
+  ],
+  [
+    'createOperation VERIFY',
+    '/operations/create',
+    (image) => ({ type: 'VERIFY', subjectId: 'hostile-target', faces: [{ image }] }),
+  ],
   ['createOperation IDENTIFY', '/admin/operations/create', (image) => ({ type: 'IDENTIFY', faces: [{ image }] })],
   ['createOperation CHECK', '/admin/operations/create', (image) => ({ type: 'CHECK', faces: [{ image }] })],
   ['checkImage', '/admin/operations/checkimage', (image) => ({ image })],
@@ -45,7 +53,11 @@ describe('hostile images reach the decoder and are refused cleanly', () => {
   });
 
   const post = (path: string, body: unknown) =>
-    booted.app.request(path, { method: 'POST', headers: { authorization: adminAuth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    booted.app.request(path, {
+      method: 'POST',
+      headers: { authorization: adminAuth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   for (const [name, path, bodyOf] of operations) {
     it(name, async () => {
@@ -58,9 +70,13 @@ describe('hostile images reach the decoder and are refused cleanly', () => {
         const recorded = res.status === 422 && /"operationUuid"/.test(text ?? '');
         const refusedForTheImage = res.status === 400 && /"field":"body\.(faces\.0\.)?image"/.test(text ?? '');
         // A CHECK, a VERIFY or an IDENTIFY of a picture without a face is still an answered operation.
-        const answeredWithoutFace = res.status === 201 && name.startsWith('createOperation') && /"status":"NO_FACE_DETECTED"|"FAILED"/.test(text ?? '');
+        const answeredWithoutFace =
+          res.status === 201 &&
+          name.startsWith('createOperation') &&
+          /"status":"NO_FACE_DETECTED"|"FAILED"/.test(text ?? '');
         const checkedWithoutFace = res.status === 200 && name === 'checkImage';
-        if (!refusedForTheImage && !recorded && !answeredWithoutFace && !checkedWithoutFace) problems.push(`answered ${res.status}: ${text?.slice(0, 300)}`);
+        if (!refusedForTheImage && !recorded && !answeredWithoutFace && !checkedWithoutFace)
+          problems.push(`answered ${res.status}: ${text?.slice(0, 300)}`);
         if (res.status >= 400 && !recorded) {
           const changed = changedTables(before, await rowVersions(booted.services.ctx.db, tables));
           if (changed.length) problems.push(`a refusal changed ${changed.join(', ')}`);
@@ -72,14 +88,20 @@ describe('hostile images reach the decoder and are refused cleanly', () => {
   }
 
   it.skipIf(!hasRealPhoto)('still enrols a real photo, so the refusals above are about the bytes', async () => {
-    const res = await post('/admin/subjects/create', { subjectId: 'real-face', faces: [{ image: b64(hostileImages()['real photo']!) }] });
+    const res = await post('/admin/subjects/create', {
+      subjectId: 'real-face',
+      faces: [{ image: b64(hostileImages()['real photo']!) }],
+    });
     expect(res.status).toBe(201);
   });
 
   it('refuses hostile recordings without a 5xx', async () => {
     // 'short wav' is a well-formed recording a voice engine may accept; the others are broken files.
     for (const [audioName, bytes] of Object.entries(hostileAudio()).filter(([name]) => name !== 'short wav')) {
-      const res = await post('/admin/subjects/create', { subjectId: `voice-${audioName.replace(/\W/g, '-')}`, voices: [{ audio: b64(bytes) }] });
+      const res = await post('/admin/subjects/create', {
+        subjectId: `voice-${audioName.replace(/\W/g, '-')}`,
+        voices: [{ audio: b64(bytes) }],
+      });
       const text = await textOf(res);
       expect(judgeAnswer('createSubject', res, text), audioName).toEqual([]);
       expect(res.status, `${audioName}: ${text?.slice(0, 200)}`).toBeGreaterThanOrEqual(400);

@@ -21,14 +21,33 @@ type Path = 'basic' | 'login' | 'token' | 'authorize';
 const PATHS: Path[] = ['basic', 'login', 'token', 'authorize'];
 
 /** One password attempt through a path from an address; answers the HTTP status, normalised: 200 accepted, 401, 429. */
-async function attempt(node: { app: Booted['app'] }, path: Path, username: string, password: string, address: string): Promise<{ status: number; retryAfter: number | null }> {
+async function attempt(
+  node: { app: Booted['app'] },
+  path: Path,
+  username: string,
+  password: string,
+  address: string,
+): Promise<{ status: number; retryAfter: number | null }> {
   const from = { 'x-test-address': address };
-  const app = { request: (p: string, init: RequestInit = {}) => node.app.request(p, { ...init, headers: { ...(init.headers as Record<string, string>), ...from } }) };
+  const app = {
+    request: (p: string, init: RequestInit = {}) =>
+      node.app.request(p, { ...init, headers: { ...(init.headers as Record<string, string>), ...from } }),
+  };
   let res: Response;
-  if (path === 'basic') res = await app.request('/admin/accounts/count', { headers: { authorization: basic(username, password) } });
+  if (path === 'basic')
+    res = await app.request('/admin/accounts/count', { headers: { authorization: basic(username, password) } });
   else if (path === 'login') {
-    res = await app.request('/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
-  } else if (path === 'token') res = await postForm(app, '/oauth2/token', { grant_type: 'client_credentials', client_id: username, client_secret: password });
+    res = await app.request('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    });
+  } else if (path === 'token')
+    res = await postForm(app, '/oauth2/token', {
+      grant_type: 'client_credentials',
+      client_id: username,
+      client_secret: password,
+    });
   else res = await signIn(app, username, password, { challenge: (await pkcePair()).challenge });
   await res.arrayBuffer();
   // A sign-in redirects with a code; an operation above the account's role answers 403 once the password passed.
@@ -83,7 +102,8 @@ for (const dialect of dialects) {
 
     it('delays grow per (account, address), refuse even the right password while they run, and a success clears them', async () => {
       const from = 'guesser';
-      for (let i = 0; i < 5; i++) expect((await attempt(booted, 'login', 'carol', `guess-${i}`, from)).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect((await attempt(booted, 'login', 'carol', `guess-${i}`, from)).status).toBe(401);
       const locked = await attempt(booted, 'login', 'carol', 'carol-password', from);
       expect(locked).toEqual({ status: 429, retryAfter: 1 });
       // The lock says nothing about the password: a right one is refused like a wrong one.
@@ -121,7 +141,8 @@ for (const dialect of dialects) {
 
     it('an address past its budget may still sign in accounts it has not failed, one guess each, and nothing else', async () => {
       const from = 'sprayer';
-      for (let i = 0; i < ADDRESS_BUDGET; i++) expect((await attempt(booted, 'token', `sprayed-${i}`, 'Winter2026!', from)).status).toBe(401);
+      for (let i = 0; i < ADDRESS_BUDGET; i++)
+        expect((await attempt(booted, 'token', `sprayed-${i}`, 'Winter2026!', from)).status).toBe(401);
       // Past the budget: an account this address has not failed is still checked once...
       expect((await attempt(booted, 'token', 'sprayed-new', 'Winter2026!', from)).status).toBe(401);
       // ...and an account it has failed is refused without a check, even one failure in.
@@ -143,7 +164,11 @@ for (const dialect of dialects) {
       let overRun = 0;
       for (let t = 0; t < trials; t++) {
         const from = `burst-${t}`;
-        const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(booted, 'basic', 'frank', `guess-${i}`, from).then((r) => r.status)));
+        const statuses = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            attempt(booted, 'basic', 'frank', `guess-${i}`, from).then((r) => r.status),
+          ),
+        );
         const checked = statuses.filter((s) => s === 401).length;
         expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
         if (checked > 5) overRun += 1;
@@ -153,22 +178,34 @@ for (const dialect of dialects) {
 
     it('concurrent requests with the right password from one address all pass', async () => {
       await createAccount(booted, 'integration');
-      const statuses = await Promise.all(Array.from({ length: 20 }, () => attempt(booted, 'basic', 'integration', 'integration-password', 'integration-host').then((r) => r.status)));
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          attempt(booted, 'basic', 'integration', 'integration-password', 'integration-host').then((r) => r.status),
+        ),
+      );
       expect(statuses).toEqual(Array(20).fill(200));
     });
 
     it('stores one row per failing (account, address) and per address, deletes the pair on success and prunes old rows', async () => {
       const db = booted.services.ctx.db;
-      const rows = () => db.selectFrom('login_throttle').selectAll().where('address', '=', 'row-check').orderBy('subject').execute();
+      const rows = () =>
+        db.selectFrom('login_throttle').selectAll().where('address', '=', 'row-check').orderBy('subject').execute();
       await attempt(booted, 'login', 'alice', 'wrong', 'row-check');
       await attempt(booted, 'login', 'alice', 'wrong-again', 'row-check');
-      expect((await rows()).map((r) => [r.subject, r.failures])).toEqual([['*', 2], ['account:alice', 2]]);
+      expect((await rows()).map((r) => [r.subject, r.failures])).toEqual([
+        ['*', 2],
+        ['account:alice', 2],
+      ]);
       await attempt(booted, 'login', 'alice', 'alice-password', 'row-check');
       expect((await rows()).map((r) => [r.subject, r.failures])).toEqual([['*', 2]]);
       skew += 2 * 3_600_000;
       await attempt(booted, 'login', 'alice', 'wrong', 'row-check-later');
       expect(await rows()).toEqual([]);
-      const stale = await db.selectFrom('login_throttle').select('address').where('expires_at', '<', new Date(Date.now() + skew)).execute();
+      const stale = await db
+        .selectFrom('login_throttle')
+        .select('address')
+        .where('expires_at', '<', new Date(Date.now() + skew))
+        .execute();
       expect(stale).toEqual([]);
     });
   });
@@ -180,7 +217,13 @@ describe.skipIf(!process.env.DATABASE_URL)('login throttle shared across process
   let b: Booted;
   beforeAll(async () => {
     a = await bootForTest('postgres', NO_SIDECAR_ENV, { clientAddress: addressOf });
-    b = await boot({ config: a.config, runtime: 'test', hostname: 'second-node', logger: createLogger('silent'), clientAddress: addressOf });
+    b = await boot({
+      config: a.config,
+      runtime: 'test',
+      hostname: 'second-node',
+      logger: createLogger('silent'),
+      clientAddress: addressOf,
+    });
     await createAccount(a, 'shared');
   });
   afterAll(async () => {
@@ -189,7 +232,8 @@ describe.skipIf(!process.env.DATABASE_URL)('login throttle shared across process
   });
 
   it('failures on one node lock the pair on the other, and a success on the other clears it', async () => {
-    for (let i = 0; i < 5; i++) expect((await attempt(i % 2 ? a : b, 'login', 'shared', `guess-${i}`, 'roamer')).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await attempt(i % 2 ? a : b, 'login', 'shared', `guess-${i}`, 'roamer')).status).toBe(401);
     expect((await attempt(b, 'login', 'shared', 'guess-5', 'roamer')).status).toBe(429);
     expect((await attempt(a, 'basic', 'shared', 'guess-5', 'roamer')).status).toBe(429);
     // Another address is untouched on both nodes.
@@ -197,7 +241,11 @@ describe.skipIf(!process.env.DATABASE_URL)('login throttle shared across process
     expect((await attempt(b, 'login', 'shared', 'shared-password', 'home')).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await attempt(b, 'login', 'shared', 'shared-password', 'roamer')).status).toBe(200);
-    const rows = await a.services.ctx.db.selectFrom('login_throttle').select('subject').where('address', '=', 'roamer').execute();
+    const rows = await a.services.ctx.db
+      .selectFrom('login_throttle')
+      .select('subject')
+      .where('address', '=', 'roamer')
+      .execute();
     expect(rows.map((r) => r.subject)).toEqual(['*']);
   });
 

@@ -29,14 +29,31 @@ for (const dialect of dialects) {
     beforeAll(async () => {
       const logger = createLogger('warn', (line) => lines.push(line));
       // Face models missing: the extractor cannot start at all.
-      noModels = await bootForTest(dialect, {}, { logger, createExtractor: () => createExtractor({ mode: 'inline', loadModel: nodeModelLoader(MISSING_DIR), warm: false }) });
+      noModels = await bootForTest(
+        dialect,
+        {},
+        {
+          logger,
+          createExtractor: () =>
+            createExtractor({ mode: 'inline', loadModel: nodeModelLoader(MISSING_DIR), warm: false }),
+        },
+      );
       // Face models present, voice model missing: voice jobs fail with the engine's MODEL_UNAVAILABLE.
       const faceOnly = nodeModelLoader(MODELS_DIR);
       const missing = nodeModelLoader(MISSING_DIR);
-      noVoice = await bootForTest(dialect, {}, {
-        logger,
-        createExtractor: () => createExtractor({ mode: 'inline', loadModel: (file) => (file === VOICE_MODEL_FILE ? missing(file) : faceOnly(file)), warm: false }),
-      });
+      noVoice = await bootForTest(
+        dialect,
+        {},
+        {
+          logger,
+          createExtractor: () =>
+            createExtractor({
+              mode: 'inline',
+              loadModel: (file) => (file === VOICE_MODEL_FILE ? missing(file) : faceOnly(file)),
+              warm: false,
+            }),
+        },
+      );
       for (const booted of [noModels, noVoice]) {
         expect((await send(booted.app, 'POST', '/admin/accounts/create', { ...USER, role: 'USER' })).status).toBe(201);
       }
@@ -48,10 +65,20 @@ for (const dialect of dialects) {
 
     it('a missing voice model is a 503 without paths or instructions; the log names the file and the fix', async () => {
       lines.length = 0;
-      const res = await send(noVoice.app, 'POST', '/user/subjects/create', { subjectId: 'voice-1', voices: [{ audio: b64(makeWav(1500)) }] }, userAuth);
+      const res = await send(
+        noVoice.app,
+        'POST',
+        '/user/subjects/create',
+        { subjectId: 'voice-1', voices: [{ audio: b64(makeWav(1500)) }] },
+        userAuth,
+      );
       const text = await res.text();
       expect(res.status, text).toBe(503);
-      expect(JSON.parse(text)).toMatchObject({ type: expect.stringMatching(/\/service-unavailable$/), reason: 'MODEL_UNAVAILABLE', modality: 'VOICE' });
+      expect(JSON.parse(text)).toMatchObject({
+        type: expect.stringMatching(/\/service-unavailable$/),
+        reason: 'MODEL_UNAVAILABLE',
+        modality: 'VOICE',
+      });
       expect(operatorLeaks(text)).toEqual([]);
       expect(text).not.toContain(MISSING_DIR);
       const logged = lines.join('\n');
@@ -61,7 +88,13 @@ for (const dialect of dialects) {
 
     it('face models that cannot load are a 503 without paths or instructions; the log has them', async () => {
       lines.length = 0;
-      const res = await send(noModels.app, 'POST', '/user/subjects/create', { subjectId: 'face-1', faces: [{ image: b64(makeJpeg(64, 64)) }] }, userAuth);
+      const res = await send(
+        noModels.app,
+        'POST',
+        '/user/subjects/create',
+        { subjectId: 'face-1', faces: [{ image: b64(makeJpeg(64, 64)) }] },
+        userAuth,
+      );
       const text = await res.text();
       expect(res.status, text).toBe(503);
       expect(operatorLeaks(text)).toEqual([]);
@@ -70,7 +103,9 @@ for (const dialect of dialects) {
     }, 60_000);
 
     it('the leak check itself sees paths and instructions', () => {
-      expect(operatorLeaks('voice model x.onnx is missing (ENOENT, open \'/work/main/wasm/models/x.onnx\')')).not.toEqual([]);
+      expect(operatorLeaks("voice model x.onnx is missing (ENOENT, open '/work/main/wasm/models/x.onnx')")).not.toEqual(
+        [],
+      );
       expect(operatorLeaks('run `node scripts/fetch-voice-model.mjs`')).not.toEqual([]);
       expect(operatorLeaks('no sidecar token is configured (BIMS_SIDECAR_TOKEN)')).not.toEqual([]);
       expect(operatorLeaks('No operation answers GET /user/nothing')).toEqual([]);

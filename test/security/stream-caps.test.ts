@@ -35,17 +35,27 @@ afterAll(async () => {
 /** Opens the diagnostics stream from `address`; a 200 is read up to its first event, so it is surely open. */
 async function open(address: string) {
   const controller = new AbortController();
-  const res = await fetch(`${api.url}/dashboard/_diagnostics/stream`, { headers: { 'x-test-address': address }, signal: controller.signal });
+  const res = await fetch(`${api.url}/dashboard/_diagnostics/stream`, {
+    headers: { 'x-test-address': address },
+    signal: controller.signal,
+  });
   if (res.status === 200) {
     const reader = res.body!.getReader();
     let seen = '';
     while (!seen.includes('\n\n')) seen += new TextDecoder().decode((await reader.read()).value);
     return { status: res.status, type: res.headers.get('content-type'), close: () => controller.abort() };
   }
-  return { status: res.status, type: res.headers.get('content-type'), retryAfter: res.headers.get('retry-after'), problem: await res.json(), close: () => {} };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    retryAfter: res.headers.get('retry-after'),
+    problem: await res.json(),
+    close: () => {},
+  };
 }
 
-const echo = async () => (await (await fetch(`${dashboard.url}/dashboard/_diagnostics/echo`)).json()) as { openStreams: number };
+const echo = async () =>
+  (await (await fetch(`${dashboard.url}/dashboard/_diagnostics/echo`)).json()) as { openStreams: number };
 
 describe('event streams through the dashboard proxy are capped per address and in total', () => {
   it('a burst from one address gets its share, the rest 429 problem+json, and /health keeps answering', async () => {
@@ -62,7 +72,11 @@ describe('event streams through the dashboard proxy are capped per address and i
       expect(r.status).toBe(429);
       expect(r.type).toBe('application/problem+json');
       expect(r.retryAfter).toBe('10');
-      expect(r.problem).toMatchObject({ status: 429, limit: PER_ADDRESS, type: 'https://bims.dev/problems/too-many-requests' });
+      expect(r.problem).toMatchObject({
+        status: 429,
+        limit: PER_ADDRESS,
+        type: 'https://bims.dev/problems/too-many-requests',
+      });
     }
     // The refused ones hold nothing at the component either.
     await expect.poll(async () => (await echo()).openStreams, { timeout: 10_000 }).toBe(PER_ADDRESS);
@@ -78,11 +92,15 @@ describe('event streams through the dashboard proxy are capped per address and i
     // Closing streams gives their slots back.
     for (const s of [...admitted, ...other]) s.close();
     await expect.poll(async () => (await echo()).openStreams, { timeout: 10_000 }).toBe(0);
-    await expect.poll(async () => (await open('192.0.2.10').then((s) => (s.close(), s.status))), { timeout: 10_000 }).toBe(200);
+    await expect
+      .poll(async () => await open('192.0.2.10').then((s) => (s.close(), s.status)), { timeout: 10_000 })
+      .toBe(200);
   });
 
   it('the proxy operations declare the 429 and 503 in the OpenAPI document', async () => {
-    const doc = await (await booted.app.request('/admin/openapi.json', { headers: { authorization: adminAuth } })).json();
+    const doc = await (
+      await booted.app.request('/admin/openapi.json', { headers: { authorization: adminAuth } })
+    ).json();
     for (const method of ['get', 'post']) {
       const responses = doc.paths['/admin/dashboard/{path}'][method].responses;
       expect(Object.keys(responses)).toEqual(expect.arrayContaining(['429', '502', '503']));

@@ -21,7 +21,15 @@ import { MultimodalSubject, Subject } from '../../src/schemas/subjects.js';
  * in one process (one connection).
  */
 
-const KINDS = ['add face sample', 'remove face sample', 'remove template', 'metadata', 'subjectId', 're-extract', 'delete'] as const;
+const KINDS = [
+  'add face sample',
+  'remove face sample',
+  'remove template',
+  'metadata',
+  'subjectId',
+  're-extract',
+  'delete',
+] as const;
 type Kind = (typeof KINDS)[number];
 
 /** A node as the test drives it: GET answers, and the delete through its API. */
@@ -31,19 +39,47 @@ interface Node {
 }
 
 /** The change of one kind, written by another connection (or, for `delete`, through node A). */
-async function change(kind: Kind, db: Kysely<Database>, subject: { id: number; subjectId: string }, a: Node, trial: number): Promise<string> {
+async function change(
+  kind: Kind,
+  db: Kysely<Database>,
+  subject: { id: number; subjectId: string },
+  a: Node,
+  trial: number,
+): Promise<string> {
   const id = subject.id;
   switch (kind) {
     case 'add face sample': {
-      const op = await db.selectFrom('subjects').select('enrollment_operation_uuid').where('id', '=', id).executeTakeFirstOrThrow();
-      await db.insertInto('face_samples').values({
-        subject_ref: id, operation_uuid: op.enrollment_operation_uuid!, image_id: null, rectangle: json({ x: 1, y: 2, width: 3, height: 4 }), landmarks: json(null),
-        yaw: null, pitch: null, roll: null, quality: 42 + trial, liveness_score: null, template_version: TEMPLATE_VERSION, template: null,
-      }).execute();
+      const op = await db
+        .selectFrom('subjects')
+        .select('enrollment_operation_uuid')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('face_samples')
+        .values({
+          subject_ref: id,
+          operation_uuid: op.enrollment_operation_uuid!,
+          image_id: null,
+          rectangle: json({ x: 1, y: 2, width: 3, height: 4 }),
+          landmarks: json(null),
+          yaw: null,
+          pitch: null,
+          roll: null,
+          quality: 42 + trial,
+          liveness_score: null,
+          template_version: TEMPLATE_VERSION,
+          template: null,
+        })
+        .execute();
       return subject.subjectId;
     }
     case 'remove face sample': {
-      const first = await db.selectFrom('face_samples').select('id').where('subject_ref', '=', id).orderBy('id').executeTakeFirstOrThrow();
+      const first = await db
+        .selectFrom('face_samples')
+        .select('id')
+        .where('subject_ref', '=', id)
+        .orderBy('id')
+        .executeTakeFirstOrThrow();
       await db.deleteFrom('face_samples').where('id', '=', first.id).execute();
       return subject.subjectId;
     }
@@ -52,7 +88,11 @@ async function change(kind: Kind, db: Kysely<Database>, subject: { id: number; s
       await db.deleteFrom('templates').where('subject_ref', '=', id).where('modality', '=', 'VOICE').execute();
       return subject.subjectId;
     case 'metadata':
-      await db.updateTable('subjects').set({ metadata: json({ trial, note: `changed ${trial}` }) }).where('id', '=', id).execute();
+      await db
+        .updateTable('subjects')
+        .set({ metadata: json({ trial, note: `changed ${trial}` }) })
+        .where('id', '=', id)
+        .execute();
       return subject.subjectId;
     case 'subjectId': {
       const renamed = `${subject.subjectId}-renamed`;
@@ -62,8 +102,16 @@ async function change(kind: Kind, db: Kysely<Database>, subject: { id: number; s
     case 're-extract':
       // What a re-extraction writes, in one transaction: the samples' measures and version, the template, the subject's version.
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('face_samples').set({ quality: 11.5 + trial, yaw: 0.25, template_version: 'face-test-v2' }).where('subject_ref', '=', id).execute();
-        await trx.updateTable('templates').set({ quality: 11.5 + trial, template_version: 'face-test-v2' }).where('subject_ref', '=', id).execute();
+        await trx
+          .updateTable('face_samples')
+          .set({ quality: 11.5 + trial, yaw: 0.25, template_version: 'face-test-v2' })
+          .where('subject_ref', '=', id)
+          .execute();
+        await trx
+          .updateTable('templates')
+          .set({ quality: 11.5 + trial, template_version: 'face-test-v2' })
+          .where('subject_ref', '=', id)
+          .execute();
       });
       return subject.subjectId;
     case 'delete':
@@ -74,12 +122,22 @@ async function change(kind: Kind, db: Kysely<Database>, subject: { id: number; s
 
 /** A template's quality changed, nothing else: the multimodal answer's voice quality is the template's (no voice samples). */
 async function templateOnly(db: Kysely<Database>, id: number, trial: number) {
-  await db.updateTable('templates').set({ quality: 20 + trial }).where('subject_ref', '=', id).where('modality', '=', 'VOICE').execute();
+  await db
+    .updateTable('templates')
+    .set({ quality: 20 + trial })
+    .where('subject_ref', '=', id)
+    .where('modality', '=', 'VOICE')
+    .execute();
 }
 
 /** What the database holds now, as the schema writes it: the presenters over the rows, each sample table on its own. */
 async function expected(db: Kysely<Database>, prefix: string) {
-  const rows = await db.selectFrom('subjects').selectAll().where('subject_id', 'like', `${prefix}%`).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('subjects')
+    .selectAll()
+    .where('subject_id', 'like', `${prefix}%`)
+    .orderBy('id')
+    .execute();
   const plain = (await presentPage(db, rows, presentSubject)).map((p) => Subject.parse(p));
   const multi = (await presentPage(db, rows, presentMultimodalSubject)).map((p) => MultimodalSubject.parse(p));
   return { rows, plain, multi };
@@ -95,8 +153,22 @@ async function trials(db: Kysely<Database>, a: Node, b: Node, perKind: number, t
     for (const kind of [...KINDS, 'template only' as const]) {
       const prefix = `rm-${tag}-${kind.replace(/ /g, '')}-${trial}-`;
       // Two faces, and a voice enrolled from a template only (its quality and modality show nothing but the template).
-      const subject = await seedSubject(db, { subjectId: `${prefix}a`, faces: [80, 60], voices: [], metadata: { trial } });
-      await db.insertInto('templates').values({ subject_ref: subject.id, modality: 'VOICE', template_version: 'voice-test-v1', data: new Uint8Array([1]), quality: 5 }).execute();
+      const subject = await seedSubject(db, {
+        subjectId: `${prefix}a`,
+        faces: [80, 60],
+        voices: [],
+        metadata: { trial },
+      });
+      await db
+        .insertInto('templates')
+        .values({
+          subject_ref: subject.id,
+          modality: 'VOICE',
+          template_version: 'voice-test-v1',
+          data: new Uint8Array([1]),
+          quality: 5,
+        })
+        .execute();
       await seedSubject(db, { subjectId: `${prefix}b`, faces: [70] });
       const reads = (subjectId: string) => [
         `/admin/subjects/id/${subject.id}`,
@@ -106,8 +178,13 @@ async function trials(db: Kysely<Database>, a: Node, b: Node, perKind: number, t
         `/admin/subjects?subjectId=${encodeURIComponent(prefix)}&page=0&size=5`,
         `/admin/subjects/multimodal?subjectId=${encodeURIComponent(prefix)}&page=0&size=5`,
       ];
-      for (let i = 0; i < 2; i++) for (const node of [b, a]) for (const path of reads(subject.subjectId)) expect((await node.get(path)).status, path).toBe(200);
-      const subjectId = kind === 'template only' ? (await templateOnly(db, subject.id, trial), subject.subjectId) : await change(kind, db, subject, a, trial);
+      for (let i = 0; i < 2; i++)
+        for (const node of [b, a])
+          for (const path of reads(subject.subjectId)) expect((await node.get(path)).status, path).toBe(200);
+      const subjectId =
+        kind === 'template only'
+          ? (await templateOnly(db, subject.id, trial), subject.subjectId)
+          : await change(kind, db, subject, a, trial);
       const now = await expected(db, prefix);
       const mine = now.rows.findIndex((r) => r.id === subject.id);
       const [byId, bySubjectId, multiById, byOperation, page, multiPage] = reads(subjectId);
@@ -122,7 +199,8 @@ async function trials(db: Kysely<Database>, a: Node, b: Node, perKind: number, t
       if (mine >= 0) want.push([byOperation!, 200, JSON.stringify(now.plain[mine])]);
       for (const [path, status, text] of want) {
         const got = await b.get(path);
-        if (got.status !== status || (text !== undefined && got.text !== text)) stale.push(`${kind} trial ${trial}: ${path} answered ${got.status} ${got.text.slice(0, 200)}`);
+        if (got.status !== status || (text !== undefined && got.text !== text))
+          stale.push(`${kind} trial ${trial}: ${path} answered ${got.status} ${got.text.slice(0, 200)}`);
       }
     }
   }
@@ -139,7 +217,10 @@ describe.skipIf(!process.env.DATABASE_URL)('subject read model across two servic
       return { status: res.status, text: await res.text() };
     },
     async deleteSubject(subjectId) {
-      const res = await fetch(`${url}/admin/subjects/id/?subjectId=${encodeURIComponent(subjectId)}`, { method: 'DELETE', headers: { authorization: adminAuth } });
+      const res = await fetch(`${url}/admin/subjects/id/?subjectId=${encodeURIComponent(subjectId)}`, {
+        method: 'DELETE',
+        headers: { authorization: adminAuth },
+      });
       await res.arrayBuffer();
       return res.status;
     },
@@ -147,7 +228,12 @@ describe.skipIf(!process.env.DATABASE_URL)('subject read model across two servic
 
   beforeAll(async () => {
     database = await freshPostgres();
-    const env = { DATABASE_URL: database.url, BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_EXTRACTION_WORKERS: '1' };
+    const env = {
+      DATABASE_URL: database.url,
+      BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      BIMS_PASSWORD_ITERATIONS: '10000',
+      BIMS_EXTRACTION_WORKERS: '1',
+    };
     nodes = [startService(env, { startupMs: 90_000 })];
     await nodes[0]!.listening;
     nodes.push(startService(env, { startupMs: 90_000 }));
@@ -183,7 +269,12 @@ describe('subject read model in one process (PGlite)', () => {
         return { status: res.status, text: await res.text() };
       },
       async deleteSubject(subjectId) {
-        return (await booted.app.request(`/admin/subjects/id/?subjectId=${encodeURIComponent(subjectId)}`, { method: 'DELETE', headers: { authorization: adminAuth } })).status;
+        return (
+          await booted.app.request(`/admin/subjects/id/?subjectId=${encodeURIComponent(subjectId)}`, {
+            method: 'DELETE',
+            headers: { authorization: adminAuth },
+          })
+        ).status;
       },
     };
   });
@@ -197,7 +288,11 @@ describe('subject read model in one process (PGlite)', () => {
     expect(stale, `${stale.length} stale answers`).toEqual([]);
     // The reads did come from memory: the model holds subjects (by revision) it answered.
     const model = readModelOf(db);
-    const last = await db.selectFrom('subjects').select(['id', 'revision']).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const last = await db
+      .selectFrom('subjects')
+      .select(['id', 'revision'])
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     await node.get(`/admin/subjects/id/${last.id}`);
     expect(model.peek(last.id)?.revision).toBe(Number(last.revision));
   }, 400_000);
@@ -210,7 +305,11 @@ describe('subject read model in one process (PGlite)', () => {
     expect((await node.get(path)).text).toBe(before);
     await expect(
       db.transaction().execute(async (trx) => {
-        await trx.updateTable('subjects').set({ metadata: json({ kept: false }) }).where('id', '=', subject.id).execute();
+        await trx
+          .updateTable('subjects')
+          .set({ metadata: json({ kept: false }) })
+          .where('id', '=', subject.id)
+          .execute();
         await trx.deleteFrom('face_samples').where('subject_ref', '=', subject.id).execute();
         // Read inside the transaction, as enrolment and re-extraction do: it sees the change that will not commit.
         const inside = await getSubject({ ...booted.services.ctx, db: trx }, { id: subject.id });
@@ -221,7 +320,9 @@ describe('subject read model in one process (PGlite)', () => {
     ).rejects.toThrow('roll back');
     expect((await node.get(path)).text).toBe(before);
     const rows = await db.selectFrom('subjects').selectAll().where('id', '=', subject.id).execute();
-    expect((await node.get(path)).text).toBe(JSON.stringify(Subject.parse((await presentPage(db, rows, presentSubject))[0])));
+    expect((await node.get(path)).text).toBe(
+      JSON.stringify(Subject.parse((await presentPage(db, rows, presentSubject))[0])),
+    );
     // A later committed change still shows at once.
     await sql`update subjects set metadata = '{"kept":"later"}' where id = ${subject.id}`.execute(db);
     expect(JSON.parse((await node.get(path)).text).metadata).toEqual({ kept: 'later' });

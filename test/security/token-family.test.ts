@@ -33,14 +33,23 @@ for (const dialect of dialects) {
       const out = new Map<number, string[]>();
       for (const route of guarded) {
         const res = await booted.app.fetch(
-          new Request(`http://127.0.0.1:8080${concretePath(route.path)}`, { method: route.spec.method.toUpperCase(), headers: { authorization: `Bearer ${String(accessToken)}` } }),
+          new Request(`http://127.0.0.1:8080${concretePath(route.path)}`, {
+            method: route.spec.method.toUpperCase(),
+            headers: { authorization: `Bearer ${String(accessToken)}` },
+          }),
         );
-        if (res.status === 401 && !/error="invalid_token"/.test(res.headers.get('www-authenticate') ?? '')) out.set(-1, [...(out.get(-1) ?? []), route.path]);
+        if (res.status === 401 && !/error="invalid_token"/.test(res.headers.get('www-authenticate') ?? ''))
+          out.set(-1, [...(out.get(-1) ?? []), route.path]);
         out.set(res.status, [...(out.get(res.status) ?? []), `${route.spec.method.toUpperCase()} ${route.path}`]);
       }
       return out;
     }
-    const refresh = (token: unknown) => postForm(app, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: String(token), client_id: 'bims-docs' });
+    const refresh = (token: unknown) =>
+      postForm(app, '/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: String(token),
+        client_id: 'bims-docs',
+      });
 
     it('revokes every access token of the family on every route, and only that family', async () => {
       const first = (await loginWithCode(app, 'admin', ADMIN_PASSWORD)).body;
@@ -97,7 +106,11 @@ interface Node {
   app: { request(path: string, init?: RequestInit): Response | Promise<Response> };
 }
 
-const json = (body: unknown) => ({ authorization: adminAuth, 'content-type': 'application/json', body: JSON.stringify(body) });
+const json = (body: unknown) => ({
+  authorization: adminAuth,
+  'content-type': 'application/json',
+  body: JSON.stringify(body),
+});
 async function adminCall(node: Node, method: string, path: string, body: unknown): Promise<Response> {
   const { body: text, ...headers } = json(body);
   return node.app.request(path, { method, headers, body: text });
@@ -106,10 +119,18 @@ async function adminCall(node: Node, method: string, path: string, body: unknown
 /** Every kind of token an account can hold, obtained through the token endpoint. */
 async function holdTokens(node: Node, username: string, password: string): Promise<Held> {
   const code = (await loginWithCode(node.app, username, password)).body;
-  const refreshed = await postForm(node.app, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: String(code.refresh_token), client_id: 'bims-docs' });
+  const refreshed = await postForm(node.app, '/oauth2/token', {
+    grant_type: 'refresh_token',
+    refresh_token: String(code.refresh_token),
+    client_id: 'bims-docs',
+  });
   expect(refreshed.status).toBe(200);
   const rotated = await refreshed.json();
-  const cc = await postForm(node.app, '/oauth2/token', { grant_type: 'client_credentials', client_id: username, client_secret: password });
+  const cc = await postForm(node.app, '/oauth2/token', {
+    grant_type: 'client_credentials',
+    client_id: username,
+    client_secret: password,
+  });
   expect(cc.status).toBe(200);
   const { verifier, challenge } = await pkcePair();
   const signedIn = await signIn(node.app, username, password, { challenge });
@@ -127,14 +148,34 @@ async function change(node: Node, kind: Change, id: number, username: string): P
   const res =
     kind === 'delete'
       ? await adminCall(node, 'DELETE', '/admin/accounts/delete', { accounts: [{ id }] })
-      : await adminCall(node, 'POST', '/admin/accounts/change', kind === 'password' ? { id, password: `${username}-new-password` } : kind === 'role' ? { id, role: 'ADJUDICATOR' } : { id, enabled: false });
+      : await adminCall(
+          node,
+          'POST',
+          '/admin/accounts/change',
+          kind === 'password'
+            ? { id, password: `${username}-new-password` }
+            : kind === 'role'
+              ? { id, role: 'ADJUDICATOR' }
+              : { id, enabled: false },
+        );
   expect(res.status).toBe(200);
 }
 
-const accessTokens = (held: Held) => ({ authorization_code: held.codeAccess, refresh_token: held.refreshedAccess, client_credentials: held.clientCredentialsAccess });
+const accessTokens = (held: Held) => ({
+  authorization_code: held.codeAccess,
+  refresh_token: held.refreshedAccess,
+  client_credentials: held.clientCredentialsAccess,
+});
 const redeem = (node: Node, pending: Held['pendingCode']) =>
-  postForm(node.app, '/oauth2/token', { grant_type: 'authorization_code', code: pending.code, redirect_uri: DOCS_REDIRECT, code_verifier: pending.verifier, client_id: 'bims-docs' });
-const refreshWith = (node: Node, token: string) => postForm(node.app, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: token, client_id: 'bims-docs' });
+  postForm(node.app, '/oauth2/token', {
+    grant_type: 'authorization_code',
+    code: pending.code,
+    redirect_uri: DOCS_REDIRECT,
+    code_verifier: pending.verifier,
+    client_id: 'bims-docs',
+  });
+const refreshWith = (node: Node, token: string) =>
+  postForm(node.app, '/oauth2/token', { grant_type: 'refresh_token', refresh_token: token, client_id: 'bims-docs' });
 
 /** Statuses of a few routes across the surfaces (ADMIN, root: both scope ADMIN; USER) for a Bearer token. */
 async function sampleStatuses(node: Node, token: string): Promise<number[]> {
@@ -148,7 +189,11 @@ async function sampleStatuses(node: Node, token: string): Promise<number[]> {
 }
 
 async function createAdmin(node: Node, username: string): Promise<number> {
-  const res = await adminCall(node, 'POST', '/admin/accounts/create', { username, password: `${username}-password`, role: 'ADMIN' });
+  const res = await adminCall(node, 'POST', '/admin/accounts/create', {
+    username,
+    password: `${username}-password`,
+    role: 'ADMIN',
+  });
   expect(res.status).toBe(201);
   return (await res.json()).id;
 }
@@ -168,7 +213,8 @@ for (const dialect of dialects) {
         const username = `cv-${kind}`;
         const id = await createAdmin(booted, username);
         const held = await holdTokens(booted, username, `${username}-password`);
-        for (const token of Object.values(accessTokens(held))) expect(await sampleStatuses(booted, token)).toEqual([200, 200, 200]);
+        for (const token of Object.values(accessTokens(held)))
+          expect(await sampleStatuses(booted, token)).toEqual([200, 200, 200]);
 
         await change(booted, kind, id, username);
 
@@ -192,7 +238,8 @@ for (const dialect of dialects) {
           const password = kind === 'password' ? `${username}-new-password` : `${username}-password`;
           const fresh = await holdTokens(booted, username, password);
           const expected = kind === 'role' ? [403, 403, 200] : [200, 200, 200];
-          for (const token of Object.values(accessTokens(fresh))) expect(await sampleStatuses(booted, token)).toEqual(expected);
+          for (const token of Object.values(accessTokens(fresh)))
+            expect(await sampleStatuses(booted, token)).toEqual(expected);
         }
       });
     }
@@ -200,8 +247,11 @@ for (const dialect of dialects) {
     it('a change that touches none of password, role or enabled (a rename) keeps the tokens', async () => {
       const id = await createAdmin(booted, 'cv-rename');
       const held = await holdTokens(booted, 'cv-rename', 'cv-rename-password');
-      expect((await adminCall(booted, 'POST', '/admin/accounts/change', { id, username: 'cv-renamed' })).status).toBe(200);
-      for (const token of Object.values(accessTokens(held))) expect(await sampleStatuses(booted, token)).toEqual([200, 200, 200]);
+      expect((await adminCall(booted, 'POST', '/admin/accounts/change', { id, username: 'cv-renamed' })).status).toBe(
+        200,
+      );
+      for (const token of Object.values(accessTokens(held)))
+        expect(await sampleStatuses(booted, token)).toEqual([200, 200, 200]);
       expect((await refreshWith(booted, held.refreshToken)).status).toBe(200);
     });
   });
@@ -211,9 +261,13 @@ for (const dialect of dialects) {
 async function statusesOn(node: Node, token: string): Promise<Map<number, string[]>> {
   const out = new Map<number, string[]>();
   for (const route of guarded) {
-    const res = await node.app.request(`http://127.0.0.1:8080${concretePath(route.path)}`, { method: route.spec.method.toUpperCase(), headers: { authorization: `Bearer ${token}` } });
+    const res = await node.app.request(`http://127.0.0.1:8080${concretePath(route.path)}`, {
+      method: route.spec.method.toUpperCase(),
+      headers: { authorization: `Bearer ${token}` },
+    });
     await res.arrayBuffer();
-    const status = res.status === 401 && !/error="invalid_token"/.test(res.headers.get('www-authenticate') ?? '') ? -1 : res.status;
+    const status =
+      res.status === 401 && !/error="invalid_token"/.test(res.headers.get('www-authenticate') ?? '') ? -1 : res.status;
     out.set(status, [...(out.get(status) ?? []), `${route.spec.method.toUpperCase()} ${route.path}`]);
   }
   return out;
@@ -237,7 +291,8 @@ describe.skipIf(!process.env.DATABASE_URL)('a change of credentials ends tokens 
       const username = `two-${kind}`;
       const id = await createAdmin(a, username);
       const held = await holdTokens(a, username, `${username}-password`);
-      for (const token of Object.values(accessTokens(held))) expect(await sampleStatuses(b, token)).toEqual([200, 200, 200]);
+      for (const token of Object.values(accessTokens(held)))
+        expect(await sampleStatuses(b, token)).toEqual([200, 200, 200]);
       await change(b, kind, id, username);
       for (const token of Object.values(accessTokens(held))) {
         expect(await sampleStatuses(a, token)).toEqual([401, 401, 401]);

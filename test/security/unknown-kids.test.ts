@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, generateKeyPair } from 'jose';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { bootForTest, dialects } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { SigningKeys } from '../../src/auth/signing-keys.js';
@@ -16,7 +23,8 @@ import { randomSecret } from '../../src/auth/password.js';
 class KeyReads implements KyselyPlugin {
   count = 0;
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from ?? {}).includes('"signing_keys"')) this.count += 1;
+    if (args.node.kind === 'SelectQueryNode' && JSON.stringify(args.node.from ?? {}).includes('"signing_keys"'))
+      this.count += 1;
     return args.node;
   }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
@@ -53,13 +61,20 @@ for (const dialect of dialects) {
 
     it('many distinct unknown kids cost at most one key read per second', async () => {
       const { reads, keys } = observedNode();
-      expect(await keys.verify(await booted.services.auth.keys.sign({ sub: 'client:x', scope: 'USER' }, 60, booted.services.auth.issuer), booted.services.auth.issuer)).not.toBeNull();
+      expect(
+        await keys.verify(
+          await booted.services.auth.keys.sign({ sub: 'client:x', scope: 'USER' }, 60, booted.services.auth.issuer),
+          booted.services.auth.issuer,
+        ),
+      ).not.toBeNull();
       const before = reads.count;
       const started = Date.now();
       const tokens = await Promise.all(Array.from({ length: 400 }, () => forged(randomSecret(12))));
       // Four waves of a hundred concurrent requests, each wave a little apart.
       for (let wave = 0; wave < 4; wave++) {
-        const verdicts = await Promise.all(tokens.slice(wave * 100, wave * 100 + 100).map((t) => keys.verify(t, booted.services.auth.issuer)));
+        const verdicts = await Promise.all(
+          tokens.slice(wave * 100, wave * 100 + 100).map((t) => keys.verify(t, booted.services.auth.issuer)),
+        );
         expect(verdicts.every((v) => v === null)).toBe(true);
         await new Promise((r) => setTimeout(r, 150));
       }
@@ -73,7 +88,9 @@ for (const dialect of dialects) {
       const token = await forged(randomSecret(12));
       expect(await keys.verify(token, booted.services.auth.issuer)).toBeNull();
       const after = reads.count;
-      const verdicts = await Promise.all(Array.from({ length: 200 }, () => keys.verify(token, booted.services.auth.issuer)));
+      const verdicts = await Promise.all(
+        Array.from({ length: 200 }, () => keys.verify(token, booted.services.auth.issuer)),
+      );
       expect(verdicts.every((v) => v === null)).toBe(true);
       expect(reads.count).toBe(after);
     });
@@ -83,9 +100,13 @@ for (const dialect of dialects) {
       const otherNode = new SigningKeys(booted.services.ctx);
       const issuer = booted.services.auth.issuer;
       for (let trial = 0; trial < 3; trial++) {
-        expect(await keys.verify(await otherNode.sign({ sub: 'client:x', scope: 'USER' }, 60, issuer), issuer)).not.toBeNull();
+        expect(
+          await keys.verify(await otherNode.sign({ sub: 'client:x', scope: 'USER' }, 60, issuer), issuer),
+        ).not.toBeNull();
         // A stream of unknown kids uses up the reload allowance just before the rotation...
-        const flood = Promise.all(Array.from({ length: 50 }, async () => keys.verify(await forged(randomSecret(12)), issuer)));
+        const flood = Promise.all(
+          Array.from({ length: 50 }, async () => keys.verify(await forged(randomSecret(12)), issuer)),
+        );
         await otherNode.rotate();
         const fresh = await otherNode.sign({ sub: 'client:x', scope: 'USER' }, 60, issuer);
         // ...and the token of the new key is still accepted, by the next reload.
@@ -97,7 +118,9 @@ for (const dialect of dialects) {
     it('answers 401 invalid_token over HTTP for unknown kids, and a known key keeps working', async () => {
       const statuses = await Promise.all(
         Array.from({ length: 50 }, async () => {
-          const res = await booted.app.request('/admin/accounts/count', { headers: { authorization: `Bearer ${await forged(randomSecret(12))}` } });
+          const res = await booted.app.request('/admin/accounts/count', {
+            headers: { authorization: `Bearer ${await forged(randomSecret(12))}` },
+          });
           return `${res.status} ${/invalid_token/.test(res.headers.get('www-authenticate') ?? '')}`;
         }),
       );
@@ -105,10 +128,16 @@ for (const dialect of dialects) {
       const ok = await booted.app.request('/oauth2/token', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'admin', client_secret: 'admin-password-for-tests' }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: 'admin',
+          client_secret: 'admin-password-for-tests',
+        }).toString(),
       });
       const token = (await ok.json()).access_token;
-      expect((await booted.app.request('/admin/accounts/count', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      expect(
+        (await booted.app.request('/admin/accounts/count', { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(200);
     });
   });
 }

@@ -14,7 +14,11 @@ for (const dialect of dialects) {
     // requests cannot move a token nearer its expiry than the test says.
     let frozenAt: number | undefined;
     beforeAll(async () => {
-      booted = await bootForTest(dialect, { BIMS_ACCESS_TOKEN_SECONDS: '60' }, { now: () => new Date((frozenAt ?? Date.now()) + skew) });
+      booted = await bootForTest(
+        dialect,
+        { BIMS_ACCESS_TOKEN_SECONDS: '60' },
+        { now: () => new Date((frozenAt ?? Date.now()) + skew) },
+      );
     });
     afterAll(async () => {
       await booted?.close();
@@ -24,7 +28,8 @@ for (const dialect of dialects) {
       await res.arrayBuffer();
       return res.status;
     };
-    const adminToken = () => booted.services.auth.accessToken({ accountId: 1, username: 'admin', credentialVersion: 1 }, 'ADMIN', 'bims-docs');
+    const adminToken = () =>
+      booted.services.auth.accessToken({ accountId: 1, username: 'admin', credentialVersion: 1 }, 'ADMIN', 'bims-docs');
 
     it('a remembered token fails once it expires', async () => {
       frozenAt = Date.now();

@@ -7,7 +7,9 @@ import { chromium, type Browser } from 'playwright-core';
  */
 export function launchChromium(extraArgs: string[] = [], options: { netns?: string } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: options.netns ? fileURLToPath(new URL('./chromium-in-netns.sh', import.meta.url)) : '/usr/bin/chromium',
+    executablePath: options.netns
+      ? fileURLToPath(new URL('./chromium-in-netns.sh', import.meta.url))
+      : '/usr/bin/chromium',
     env: options.netns ? { ...process.env, BIMS_CHROMIUM_NETNS: options.netns } : undefined,
     headless: true,
     args: [

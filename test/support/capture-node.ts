@@ -10,14 +10,26 @@ import { createLogger } from '../../src/services/logger.js';
 import { InitParams } from '../../src/schemas/gateway.js';
 
 const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent' } as Record<string, string>);
-const booted = await boot({ config, runtime: 'test', hostname: 'capture-node', pgliteDir: 'memory://', logger: createLogger('silent'), readAsset: nodeAssetReader() });
+const booted = await boot({
+  config,
+  runtime: 'test',
+  hostname: 'capture-node',
+  pgliteDir: 'memory://',
+  logger: createLogger('silent'),
+  readAsset: nodeAssetReader(),
+});
 const { services } = booted;
 const created = await services.gateway.createAndAttach('janus.plugin.videoroom');
 const sessionId = created.session_id!;
 const handleId = created.data!.id!;
-const admin = { principal: { accountId: null, username: 'admin', role: 'ADMIN' as const, via: 'basic' as const }, surface: 'admin' as const };
+const admin = {
+  principal: { accountId: null, username: 'admin', role: 'ADMIN' as const, via: 'basic' as const },
+  surface: 'admin' as const,
+};
 await services.gateway.captures.start({
-  sessionId, handleId, starter: { services, caller: admin },
+  sessionId,
+  handleId,
+  starter: { services, caller: admin },
   params: InitParams.parse({ kind: 'FV', purpose: 'CHECK', timeoutSeconds: 5 }),
   media: {
     async *frames(signal) {

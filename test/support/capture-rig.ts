@@ -32,20 +32,33 @@ export interface CaptureRig {
   close(): Promise<void>;
 }
 
-const pageApp = new Hono().get('/', (c) => c.html('<!doctype html><html><head><title>capture test</title></head><body>capture test</body></html>'));
+const pageApp = new Hono().get('/', (c) =>
+  c.html('<!doctype html><html><head><title>capture test</title></head><body>capture test</body></html>'),
+);
 
 /** `env`: more configuration of the service; `createExtractor`: its extraction pool (boot's default otherwise). */
-export async function startCaptureRig(options: { env?: Record<string, string>; createExtractor?: () => Promise<Extractor> } = {}): Promise<CaptureRig> {
+export async function startCaptureRig(
+  options: { env?: Record<string, string>; createExtractor?: () => Promise<Extractor> } = {},
+): Promise<CaptureRig> {
   const clips = await mkdtemp(join(tmpdir(), 'bims-capture-clips-'));
   const net = await setUpMediaNet();
   const isolated = net.mode === 'isolated' ? net : null;
   const sidecar = await startTestSidecar(isolated ? { BIMS_JANUS_ICE_ENFORCE_LIST: isolated.hostIf } : {});
   const listenOn = isolated?.hostAddr ?? '127.0.0.1';
   const page = await serveOnLoopback(pageApp.fetch, listenOn);
-  const booted = await bootForTest('pglite', { ...sidecar.env, BIMS_CORS_ORIGINS: page.url, ...options.env }, { createExtractor: options.createExtractor });
+  const booted = await bootForTest(
+    'pglite',
+    { ...sidecar.env, BIMS_CORS_ORIGINS: page.url, ...options.env },
+    { createExtractor: options.createExtractor },
+  );
   const api = await serveOnLoopback(booted.app.fetch, listenOn);
   return {
-    net, sidecar, booted, api, page, clips,
+    net,
+    sidecar,
+    booted,
+    api,
+    page,
+    clips,
     async close() {
       await api.stop();
       await page.stop();
@@ -61,7 +74,23 @@ export async function startCaptureRig(options: { env?: Record<string, string>; c
 export async function speechWav(rig: CaptureRig, name: string, speechPath: string): Promise<string> {
   const out = join(rig.clips, `${name}.wav`);
   const input = fileURLToPath(new URL(`../fixtures/speech/${speechPath}`, import.meta.url));
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', input, '-t', '12', '-ac', '1', '-ar', '48000', '-c:a', 'pcm_s16le', out]);
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    input,
+    '-t',
+    '12',
+    '-ac',
+    '1',
+    '-ar',
+    '48000',
+    '-c:a',
+    'pcm_s16le',
+    out,
+  ]);
   return out;
 }
 
@@ -70,12 +99,35 @@ export async function speechWav(rig: CaptureRig, name: string, speechPath: strin
  * letterboxed, or a test pattern with no face. `noise`: the strength of a sensor-like noise that changes every
  * frame (0, the default, keeps every frame the same).
  */
-export async function clip(rig: CaptureRig, name: string, photoPath?: string, options: { seconds?: number; noise?: number } = {}): Promise<string> {
+export async function clip(
+  rig: CaptureRig,
+  name: string,
+  photoPath?: string,
+  options: { seconds?: number; noise?: number } = {},
+): Promise<string> {
   const out = join(rig.clips, `${name}.y4m`);
-  const input = photoPath ? ['-loop', '1', '-i', join(PHOTOS, photoPath)] : ['-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=10'];
-  const fit = 'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2,format=yuv420p'
-    + (options.noise ? `,noise=alls=${options.noise}:allf=t` : '');
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...input, '-vf', fit, '-r', '10', '-t', String(options.seconds ?? 1), '-f', 'yuv4mpegpipe', out]);
+  const input = photoPath
+    ? ['-loop', '1', '-i', join(PHOTOS, photoPath)]
+    : ['-f', 'lavfi', '-i', 'testsrc=size=640x480:rate=10'];
+  const fit =
+    'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2,format=yuv420p' +
+    (options.noise ? `,noise=alls=${options.noise}:allf=t` : '');
+  await run('ffmpeg', [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    ...input,
+    '-vf',
+    fit,
+    '-r',
+    '10',
+    '-t',
+    String(options.seconds ?? 1),
+    '-f',
+    'yuv4mpegpipe',
+    out,
+  ]);
   return out;
 }
 
@@ -89,7 +141,15 @@ export interface CaptureEventSeen {
 export interface BrowserCapture {
   state: string;
   events: CaptureEventSeen[];
-  result?: { type: string; status: string; operationUuid?: string; subjectId?: string; subjectStatus?: string; score?: number; reason?: string };
+  result?: {
+    type: string;
+    status: string;
+    operationUuid?: string;
+    subjectId?: string;
+    subjectStatus?: string;
+    score?: number;
+    reason?: string;
+  };
   metrics: Record<string, number | null>;
   sessionId: number;
   handleId: number;
@@ -102,18 +162,35 @@ let bundled: Promise<string> | undefined;
 function sdkHelper(): Promise<string> {
   bundled ??= build({
     entryPoints: [fileURLToPath(new URL('../../src/sdk/gateway-capture.ts', import.meta.url))],
-    bundle: true, write: false, format: 'iife', globalName: 'bimsCapture', platform: 'browser', target: 'chrome110',
+    bundle: true,
+    write: false,
+    format: 'iife',
+    globalName: 'bimsCapture',
+    platform: 'browser',
+    target: 'chrome110',
   }).then((out) => out.outputFiles[0]!.text);
   return bundled;
 }
 
 /** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
-export async function captureInBrowser(rig: CaptureRig, clipPath: string, params: Record<string, unknown>, authorization = adminAuth, wavPath?: string): Promise<BrowserCapture> {
-  const media = ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', `--use-file-for-fake-video-capture=${clipPath}`,
-    ...(wavPath ? [`--use-file-for-fake-audio-capture=${wavPath}`] : [])];
+export async function captureInBrowser(
+  rig: CaptureRig,
+  clipPath: string,
+  params: Record<string, unknown>,
+  authorization = adminAuth,
+  wavPath?: string,
+): Promise<BrowserCapture> {
+  const media = [
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    `--use-file-for-fake-video-capture=${clipPath}`,
+    ...(wavPath ? [`--use-file-for-fake-audio-capture=${wavPath}`] : []),
+  ];
   const isolated = rig.net.mode === 'isolated' ? rig.net : null;
   const browser = isolated
-    ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${rig.page.url}`], { netns: isolated.netns })
+    ? await launchChromium([...media, `--unsafely-treat-insecure-origin-as-secure=${rig.page.url}`], {
+        netns: isolated.netns,
+      })
     : await launchChromium(media);
   try {
     const tab = await browser.newPage();
@@ -125,7 +202,8 @@ export async function captureInBrowser(rig: CaptureRig, clipPath: string, params
     await tab.addScriptTag({ content: 'window.__name = window.__name || ((f) => f);' });
     return await tab.evaluate(
       async ({ apiUrl, authorization, params, audio }) => {
-        const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') }).bimsCapture;
+        const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') })
+          .bimsCapture;
         const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio });
         const events: { type: string }[] = [];
         let sessionId = 0;
@@ -134,13 +212,29 @@ export async function captureInBrowser(rig: CaptureRig, clipPath: string, params
         // Only to learn the session id for the callers' assertions; the helper itself does every call.
         window.fetch = async (input, init) => {
           const res = await realFetch(input, init);
-          if (String(input).includes('create-and-attach')) ({ session_id: sessionId, data: { id: handleId } } = await res.clone().json());
+          if (String(input).includes('create-and-attach'))
+            ({
+              session_id: sessionId,
+              data: { id: handleId },
+            } = await res.clone().json());
           return res;
         };
         const t0 = performance.now();
-        const outcome = await sdk.captureWithGateway(apiUrl, { authorization }, { stream, params, onEvent: (e) => events.push(e) });
+        const outcome = await sdk.captureWithGateway(
+          apiUrl,
+          { authorization },
+          { stream, params, onEvent: (e) => events.push(e) },
+        );
         const clientMs = performance.now() - t0;
-        return { sessionId, handleId, state: outcome.type, events, result: outcome, metrics: outcome.metrics as Record<string, number | null>, clientMs };
+        return {
+          sessionId,
+          handleId,
+          state: outcome.type,
+          events,
+          result: outcome,
+          metrics: outcome.metrics as Record<string, number | null>,
+          clientMs,
+        };
       },
       { apiUrl: rig.api.url, authorization, params, audio: Boolean(wavPath) },
     );

@@ -13,10 +13,13 @@ import { testSettings } from './test-settings.js';
  * The dialects every repository and HTTP suite runs over: PGlite always, PostgreSQL when DATABASE_URL is set;
  * BIMS_TEST_DIALECTS (e.g. `postgres`) narrows that to some of them (`npm run test:postgres`).
  */
-const chosenDialects = testSettings().BIMS_TEST_DIALECTS?.split(',').map((d) => d.trim()).filter(Boolean);
-export const dialects: ('pglite' | 'postgres')[] = (process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)).filter(
-  (d) => !chosenDialects?.length || chosenDialects.includes(d),
-);
+const chosenDialects = testSettings()
+  .BIMS_TEST_DIALECTS?.split(',')
+  .map((d) => d.trim())
+  .filter(Boolean);
+export const dialects: ('pglite' | 'postgres')[] = (
+  process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)
+).filter((d) => !chosenDialects?.length || chosenDialects.includes(d));
 
 const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 
@@ -72,7 +75,9 @@ function migratedTemplate(adminUrl: URL): Promise<string> {
  * Make a PostgreSQL database of its own for one suite and return its URL plus a drop function: empty, or with
  * `migrated`, a copy of the migrated template (for suites that test the service, not its migrations).
  */
-export async function freshPostgres(options: { migrated?: boolean } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function freshPostgres(
+  options: { migrated?: boolean } = {},
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = new URL(process.env.DATABASE_URL!);
   const name = uniqueName('bims_t');
   const adminUrl = new URL(base);
@@ -108,7 +113,13 @@ export async function bootForTest(
   } = {},
 ): Promise<Booted & { config: Config }> {
   let dropDb: (() => Promise<void>) | undefined;
-  const vars: Record<string, string> = { BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_LOG_LEVEL: 'silent', BIMS_CHECK_ANSWERS: 'on', ...env };
+  const vars: Record<string, string> = {
+    BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    BIMS_PASSWORD_ITERATIONS: '10000',
+    BIMS_LOG_LEVEL: 'silent',
+    BIMS_CHECK_ANSWERS: 'on',
+    ...env,
+  };
   if (dialect === 'postgres') {
     // Boot still runs the migrations, and finds them applied: the migrations on PostgreSQL are tested by the
     // suites that start on an empty database (data-migrations, the service-process suites).
@@ -117,7 +128,11 @@ export async function bootForTest(
     dropDb = fresh.drop;
   }
   const config = loadConfig(vars);
-  const booted = await boot({ config, runtime: 'test', hostname: 'test-host', pgliteDir: 'memory://',
+  const booted = await boot({
+    config,
+    runtime: 'test',
+    hostname: 'test-host',
+    pgliteDir: 'memory://',
     pgliteImage: dialect === 'pglite' ? await migratedPgliteImage() : undefined,
     logger: options.logger ?? createLogger('silent'),
     now: options.now,
@@ -137,5 +152,6 @@ export async function bootForTest(
   };
 }
 
-export const basic = (username: string, password: string) => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+export const basic = (username: string, password: string) =>
+  `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 export const adminAuth = basic('admin', ADMIN_PASSWORD);

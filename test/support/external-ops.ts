@@ -5,8 +5,18 @@
  * Listed by name, on purpose: a new operation that starts answering 503 must be added here consciously.
  */
 const gateway = [
-  'createGatewayConnection', 'attachToGatewayConnection', 'createAndAttach', 'connectToGateway', 'trickleGateway',
-  'stopGatewayConnection', 'getInfo', 'getListSession', 'getSession', 'getSessionRaw', 'getStatus', 'setSettings',
+  'createGatewayConnection',
+  'attachToGatewayConnection',
+  'createAndAttach',
+  'connectToGateway',
+  'trickleGateway',
+  'stopGatewayConnection',
+  'getInfo',
+  'getListSession',
+  'getSession',
+  'getSessionRaw',
+  'getStatus',
+  'setSettings',
 ];
 /** The licensing operations that ask the sidecar about the dongle. */
 const sidecar = ['getDongles', 'generateDongleDump', 'updateDongle', 'getUpdateStatus'];
@@ -18,10 +28,17 @@ export const externalOperations: ReadonlySet<string> = new Set([...gateway, ...s
  * The problem types (last segment) an external operation may answer with a 5xx status: the component is
  * down (503) or failed (502); the dashboard proxy is still 501 until its component is built.
  */
-export const componentProblems: Readonly<Record<number, string>> = { 501: 'not-implemented', 502: 'bad-gateway', 503: 'service-unavailable' };
+export const componentProblems: Readonly<Record<number, string>> = {
+  501: 'not-implemented',
+  502: 'bad-gateway',
+  503: 'service-unavailable',
+};
 
 /**
  * Where the sidecar is said to be: port 9 (discard) on loopback, where nothing of ours listens, so a
  * sidecar that another process on this machine started can never answer the suite's requests.
  */
-export const NO_SIDECAR_ENV: Record<string, string> = { BIMS_SIDECAR_URL: 'http://127.0.0.1:9', BIMS_SIDECAR_TOKEN: 'x'.repeat(40) };
+export const NO_SIDECAR_ENV: Record<string, string> = {
+  BIMS_SIDECAR_URL: 'http://127.0.0.1:9',
+  BIMS_SIDECAR_TOKEN: 'x'.repeat(40),
+};

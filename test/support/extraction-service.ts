@@ -7,12 +7,24 @@ const root = join(import.meta.dirname, '..', '..');
  * Start the real extraction service (`bims extraction-service`, src/runtime/node-extraction.ts) with one
  * worker on a free port; resolves once it listens.
  */
-export function startExtractionService(token: string): Promise<{ url: string; child: ChildProcess; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'src/runtime/node-extraction.ts'], {
-    cwd: root,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_EXTRACTION_TOKEN: token, BIMS_EXTRACTION_PORT: '0', BIMS_EXTRACTION_WORKERS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startExtractionService(
+  token: string,
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<number | null> }> {
+  const child = spawn(
+    process.execPath,
+    [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), 'src/runtime/node-extraction.ts'],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME ?? '/tmp',
+        BIMS_EXTRACTION_TOKEN: token,
+        BIMS_EXTRACTION_PORT: '0',
+        BIMS_EXTRACTION_WORKERS: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const stop = () => {

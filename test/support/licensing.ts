@@ -20,10 +20,19 @@ const DAY = 86_400_000;
 
 /** A licence valid from yesterday for 30 days unless `over` says otherwise. */
 export function licence(keys: VendorKeys, over: Partial<LicenceDocument> = {}): Promise<string> {
-  return issueLicence({
-    licenceId: `LIC-${randomBytes(4).toString('hex').toUpperCase()}`, licensee: 'Acme Test', source: 'INTERNET', modalities: ['FACE'], quotas: {},
-    notBefore: new Date(Date.now() - DAY).toISOString(), expiresAt: new Date(Date.now() + 30 * DAY).toISOString(), ...over,
-  }, keys.privateKey);
+  return issueLicence(
+    {
+      licenceId: `LIC-${randomBytes(4).toString('hex').toUpperCase()}`,
+      licensee: 'Acme Test',
+      source: 'INTERNET',
+      modalities: ['FACE'],
+      quotas: {},
+      notBefore: new Date(Date.now() - DAY).toISOString(),
+      expiresAt: new Date(Date.now() + 30 * DAY).toISOString(),
+      ...over,
+    },
+    keys.privateKey,
+  );
 }
 
 export interface LicensingSidecar {
@@ -40,12 +49,19 @@ export async function startLicensingSidecar(env: Record<string, string> = {}): P
   const token = randomBytes(32).toString('base64url');
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-sidecar-'));
   const config = loadConfig({
-    BIMS_SIDECAR_PORT: '0', BIMS_SIDECAR_TOKEN: token, BIMS_JANUS: 'off', BIMS_SIDECAR_DATA_DIR: dataDir,
-    BIMS_DONGLE_SYSFS_ROOT: join(dataDir, 'no-usb'), BIMS_LOG_LEVEL: 'silent', ...env,
+    BIMS_SIDECAR_PORT: '0',
+    BIMS_SIDECAR_TOKEN: token,
+    BIMS_JANUS: 'off',
+    BIMS_SIDECAR_DATA_DIR: dataDir,
+    BIMS_DONGLE_SYSFS_ROOT: join(dataDir, 'no-usb'),
+    BIMS_LOG_LEVEL: 'silent',
+    ...env,
   });
   const sidecar = await startSidecar(config, createLogger('silent'));
   return {
-    sidecar, token, dataDir,
+    sidecar,
+    token,
+    dataDir,
     env: { BIMS_SIDECAR_URL: sidecar.url, BIMS_SIDECAR_TOKEN: token },
     async stop() {
       await sidecar.stop();

@@ -32,7 +32,11 @@ async function createAccount(booted: Booted, account: (typeof ACCOUNTS)[number])
 
 /** An access token for an account, through the token endpoint (client_credentials with its password). */
 async function tokenFor(booted: Booted, username: string, password: string): Promise<string> {
-  const res = await postForm(booted.app, '/oauth2/token', { grant_type: 'client_credentials', client_id: username, client_secret: password });
+  const res = await postForm(booted.app, '/oauth2/token', {
+    grant_type: 'client_credentials',
+    client_id: username,
+    client_secret: password,
+  });
   if (res.status !== 200) throw new Error(`token for ${username} answered ${res.status}`);
   return String((await res.json()).access_token);
 }
@@ -93,7 +97,11 @@ export async function makeCredentials(booted: Booted, setSkew: (ms: number) => v
     { name: 'USER Basic', header: basic(user.username, user.password), role: 'USER' },
     { name: 'USER Bearer', header: `Bearer ${await tokenFor(booted, user.username, user.password)}`, role: 'USER' },
     { name: 'ADJUDICATOR Basic', header: basic(adjudicator.username, adjudicator.password), role: 'ADJUDICATOR' },
-    { name: 'ADJUDICATOR Bearer', header: `Bearer ${await tokenFor(booted, adjudicator.username, adjudicator.password)}`, role: 'ADJUDICATOR' },
+    {
+      name: 'ADJUDICATOR Bearer',
+      header: `Bearer ${await tokenFor(booted, adjudicator.username, adjudicator.password)}`,
+      role: 'ADJUDICATOR',
+    },
     { name: 'ADMIN Basic', header: adminAuth, role: 'ADMIN' },
     { name: 'ADMIN Bearer', header: `Bearer ${adminBearer}`, role: 'ADMIN' },
   ];

@@ -15,7 +15,15 @@ const script = fileURLToPath(new URL('../../scripts/media-net.sh', import.meta.u
  *   be made here (not root); the kernel still keeps host-to-itself traffic inside the host.
  */
 export type MediaNet =
-  | { mode: 'isolated'; netns: string; hostIf: string; hostAddr: string; peerAddr: string; describe: string; down(): Promise<void> }
+  | {
+      mode: 'isolated';
+      netns: string;
+      hostIf: string;
+      hostAddr: string;
+      peerAddr: string;
+      describe: string;
+      down(): Promise<void>;
+    }
   | { mode: 'host'; reason: string; hostAddrs: string[]; describe: string; down(): Promise<void> };
 
 /**
@@ -26,10 +34,14 @@ export type MediaNet =
 export async function setUpMediaNet(): Promise<MediaNet> {
   // testSettings() refuses any other value than isolated, host or auto, naming the variable.
   const wanted = testSettings().BIMS_TEST_MEDIA_NET ?? (process.getuid?.() === 0 ? 'isolated' : 'auto');
-  const hostAddrs = Object.values(networkInterfaces()).flat()
-    .filter((a) => a && a.family === 'IPv4' && !a.internal).map((a) => a!.address);
+  const hostAddrs = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === 'IPv4' && !a.internal)
+    .map((a) => a!.address);
   const host = (reason: string): MediaNet => ({
-    mode: 'host', reason, hostAddrs,
+    mode: 'host',
+    reason,
+    hostAddrs,
     describe: `host addresses ${hostAddrs.join(', ') || '(none)'} (fallback: ${reason})`,
     down: async () => {},
   });
@@ -42,16 +54,28 @@ export async function setUpMediaNet(): Promise<MediaNet> {
   } catch (error) {
     const reason = ((error as { stderr?: string }).stderr ?? (error as Error).message).trim();
     if (wanted === 'isolated') {
-      throw new Error(`the isolated media network could not be made: ${reason} (BIMS_TEST_MEDIA_NET=host runs the test over the host's addresses instead)`);
+      throw new Error(
+        `the isolated media network could not be made: ${reason} (BIMS_TEST_MEDIA_NET=host runs the test over the host's addresses instead)`,
+      );
     }
     return host(reason);
   }
-  const v = Object.fromEntries(out.trim().split('\n').map((line) => line.split('=') as [string, string]));
+  const v = Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => line.split('=') as [string, string]),
+  );
   const down = async () => {
     await run('bash', [script, 'down', owner]);
   };
   return {
-    mode: 'isolated', netns: v.NETNS!, hostIf: v.HOST_IF!, hostAddr: v.HOST_ADDR!, peerAddr: v.PEER_ADDR!, down,
+    mode: 'isolated',
+    netns: v.NETNS!,
+    hostIf: v.HOST_IF!,
+    hostAddr: v.HOST_ADDR!,
+    peerAddr: v.PEER_ADDR!,
+    down,
     describe: `isolated veth ${v.HOST_IF} ${v.HOST_ADDR} <-> ${v.PEER_ADDR} in netns ${v.NETNS}`,
   };
 }

@@ -49,7 +49,8 @@ export function makeWav(durationMs: number, sampleRate = 16000, frequency = 440)
   const samples = Math.round((durationMs * sampleRate) / 1000);
   const buffer = new ArrayBuffer(44 + samples * 2);
   const view = new DataView(buffer);
-  const ascii = (offset: number, text: string) => [...text].forEach((ch, i) => view.setUint8(offset + i, ch.charCodeAt(0)));
+  const ascii = (offset: number, text: string) =>
+    [...text].forEach((ch, i) => view.setUint8(offset + i, ch.charCodeAt(0)));
   ascii(0, 'RIFF');
   view.setUint32(4, 36 + samples * 2, true);
   ascii(8, 'WAVE');
@@ -63,6 +64,7 @@ export function makeWav(durationMs: number, sampleRate = 16000, frequency = 440)
   view.setUint16(34, 16, true);
   ascii(36, 'data');
   view.setUint32(40, samples * 2, true);
-  for (let i = 0; i < samples; i++) view.setInt16(44 + i * 2, Math.round(Math.sin((2 * Math.PI * frequency * i) / sampleRate) * 12000), true);
+  for (let i = 0; i < samples; i++)
+    view.setInt16(44 + i * 2, Math.round(Math.sin((2 * Math.PI * frequency * i) / sampleRate) * 12000), true);
   return new Uint8Array(buffer);
 }

@@ -9,7 +9,9 @@ import { migratedPgliteImage } from './pglite-image.js';
  * booting the service: PGlite from the cached migrated image, PostgreSQL as a copy of the migrated template.
  * `close` also drops the PostgreSQL database.
  */
-export async function openMigratedDatabase(dialect: 'pglite' | 'postgres'): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
+export async function openMigratedDatabase(
+  dialect: 'pglite' | 'postgres',
+): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
   if (dialect === 'pglite') {
     const handle = await connectDatabase({ dataDir: 'memory://', loadDataDir: await migratedPgliteImage() });
     return { db: handle.db, close: () => handle.close() };

@@ -17,12 +17,16 @@ export async function pkcePair(): Promise<{ verifier: string; challenge: string 
 }
 
 const unescape = (text: string) =>
-  text.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
+  text.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!,
+  );
 
 /** The hidden fields of the sign-in form in a page, as a browser would post them back. */
 export function hiddenFields(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescape(m[1]!)] = unescape(m[2]!);
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    out[unescape(m[1]!)] = unescape(m[2]!);
   return out;
 }
 
@@ -32,7 +36,12 @@ export function cookieOf(res: Response): string {
 }
 
 /** Form-encoded POST. */
-export function postForm(app: Requester, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+export function postForm(
+  app: Requester,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   return app.request(path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -68,11 +77,21 @@ export function authorizeUrl(o: AuthorizeOptions & { challenge: string }): strin
  * Sign in through the form: GET the page, post the credentials with the page's hidden fields and cookie.
  * Returns the POST's response (a 302 to the client on success).
  */
-export async function signIn(app: Requester, username: string, password: string, o: AuthorizeOptions & { challenge: string }) {
+export async function signIn(
+  app: Requester,
+  username: string,
+  password: string,
+  o: AuthorizeOptions & { challenge: string },
+) {
   const page = await app.request(authorizeUrl(o));
   if (page.status !== 200) throw new Error(`authorize page answered ${page.status}`);
   const fields = hiddenFields(await page.text());
-  return postForm(app, '/oauth2/authorize', { ...fields, username, password, action: 'login' }, { cookie: cookieOf(page) });
+  return postForm(
+    app,
+    '/oauth2/authorize',
+    { ...fields, username, password, action: 'login' },
+    { cookie: cookieOf(page) },
+  );
 }
 
 /** Run the whole authorization_code + PKCE flow and return the token response. */

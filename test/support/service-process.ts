@@ -20,10 +20,20 @@ export interface ServiceProcess {
  * tsx runs as a loader inside this one process rather than through its CLI, which would run the server in
  * a child of its own: a SIGKILL of the CLI cannot be relayed and would leave that server running.
  */
-export function startService(env: Record<string, string>, options: { startupMs?: number; /** another checkout to run (a bench's baseline) */ root?: string } = {}): ServiceProcess {
+export function startService(
+  env: Record<string, string>,
+  options: { startupMs?: number /** another checkout to run (a bench's baseline) */; root?: string } = {},
+): ServiceProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
     cwd: options.root ?? root,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_SIDECAR: 'off', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME ?? '/tmp',
+      BIMS_SIDECAR: 'off',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -36,8 +46,16 @@ export function startService(env: Record<string, string>, options: { startupMs?:
     };
     child.stdout!.on('data', look);
     child.stderr!.on('data', look);
-    void exited.then((code) => reject(new Error(`the service exited (${code}) before listening:\n${output.slice(-2000)}`)));
-    const timer = setTimeout(() => reject(new Error(`the service did not listen within ${options.startupMs ?? 60_000} ms:\n${output.slice(-2000)}`)), options.startupMs ?? 60_000);
+    void exited.then((code) =>
+      reject(new Error(`the service exited (${code}) before listening:\n${output.slice(-2000)}`)),
+    );
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(`the service did not listen within ${options.startupMs ?? 60_000} ms:\n${output.slice(-2000)}`),
+        ),
+      options.startupMs ?? 60_000,
+    );
     timer.unref();
   });
   listening.catch(() => {}); // observed by whoever awaits it; do not crash the runner meanwhile

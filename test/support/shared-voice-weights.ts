@@ -11,7 +11,8 @@ import { OrderedDict, Tensor, type PickleValue } from './torch-checkpoint-writer
 export const SHARED_VOICE_DIR = new URL('../../../shared/models/voice/', import.meta.url);
 
 function varint(b: Uint8Array, p: number): [number, number] {
-  let v = 0, scale = 1;
+  let v = 0,
+    scale = 1;
   for (;;) {
     const c = b[p++]!;
     v += (c & 0x7f) * scale;
@@ -31,7 +32,11 @@ function messages(b: Uint8Array, from: number, to: number): [number, Uint8Array]
     if (wire === 0) [, p] = varint(b, p);
     else if (wire === 1) p += 8;
     else if (wire === 5) p += 4;
-    else { [len, p] = varint(b, p); out.push([tag >> 3, b.subarray(p, p + len)]); p += len; }
+    else {
+      [len, p] = varint(b, p);
+      out.push([tag >> 3, b.subarray(p, p + len)]);
+      p += len;
+    }
   }
   return out;
 }
@@ -48,7 +53,13 @@ function initializers(model: Uint8Array): Map<string, Float32Array> {
     const raw = fields.find(([f]) => f === 9)?.[1];
     if (!raw || !name.endsWith('_f16')) continue;
     const dv = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    out.set(name.slice(0, -4), Float32Array.from({ length: raw.length / 2 }, (_, i) => { bits.setUint32(0, halfToFloatBits(dv.getUint16(i * 2, true))); return bits.getFloat32(0); }));
+    out.set(
+      name.slice(0, -4),
+      Float32Array.from({ length: raw.length / 2 }, (_, i) => {
+        bits.setUint32(0, halfToFloatBits(dv.getUint16(i * 2, true)));
+        return bits.getFloat32(0);
+      }),
+    );
   }
   return out;
 }
@@ -76,7 +87,10 @@ export function sharedStateDict(): [string, Tensor][] {
       [`lstm.bias_hh_l${k}`, new Tensor([1024], pytorchGates(b.slice(1024)))],
     );
   }
-  entries.push(['linear.weight', new Tensor([256, 256], w.get('linW')!)], ['linear.bias', new Tensor([256], w.get('linB')!)]);
+  entries.push(
+    ['linear.weight', new Tensor([256, 256], w.get('linW')!)],
+    ['linear.bias', new Tensor([256], w.get('linB')!)],
+  );
   return entries;
 }
 
@@ -91,8 +105,35 @@ export function resemblyzerCheckpointObject(stateDict: [string, Tensor][] = shar
     ...stateDict,
   ]);
   const optimizer = new Map<string, PickleValue>([
-    ['state', new Map<number, PickleValue>([[0, new Map<string, PickleValue>([['step', 1_560_000], ['exp_avg', new Tensor([1], Float32Array.of(0.001))]])]])],
-    ['param_groups', [new Map<string, PickleValue>([['lr', 0.0001], ['betas', [0.9, 0.999]], ['eps', 1e-8], ['weight_decay', 0], ['amsgrad', false], ['params', [0, 1, 2]]])]],
+    [
+      'state',
+      new Map<number, PickleValue>([
+        [
+          0,
+          new Map<string, PickleValue>([
+            ['step', 1_560_000],
+            ['exp_avg', new Tensor([1], Float32Array.of(0.001))],
+          ]),
+        ],
+      ]),
+    ],
+    [
+      'param_groups',
+      [
+        new Map<string, PickleValue>([
+          ['lr', 0.0001],
+          ['betas', [0.9, 0.999]],
+          ['eps', 1e-8],
+          ['weight_decay', 0],
+          ['amsgrad', false],
+          ['params', [0, 1, 2]],
+        ]),
+      ],
+    ],
   ]);
-  return new Map<string, PickleValue>([['step', 1_560_001], ['model_state', model], ['optimizer_state', optimizer]]);
+  return new Map<string, PickleValue>([
+    ['step', 1_560_001],
+    ['model_state', model],
+    ['optimizer_state', optimizer],
+  ]);
 }

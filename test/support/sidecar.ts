@@ -34,5 +34,10 @@ export async function startTestSidecar(env: Record<string, string> = {}): Promis
     await sidecar.stop();
     throw new Error(`Janus did not start: ${lastError} (is it installed? scripts/ensure-janus.sh)`);
   }
-  return { sidecar, token, env: { BIMS_SIDECAR_URL: sidecar.url, BIMS_SIDECAR_TOKEN: token }, stop: () => sidecar.stop() };
+  return {
+    sidecar,
+    token,
+    env: { BIMS_SIDECAR_URL: sidecar.url, BIMS_SIDECAR_TOKEN: token },
+    stop: () => sidecar.stop(),
+  };
 }

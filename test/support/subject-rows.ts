@@ -69,7 +69,15 @@ export async function seedSubject(db: Kysely<Database>, spec: SeedSubject): Prom
   return db.transaction().execute(async (trx) => {
     const modalities = [...(faces.length ? ['FACE' as const] : []), ...(voices.length ? ['VOICE' as const] : [])];
     await recordOperation(trx, {
-      uuid: enrollUuid, type: 'ENROLL', status: 'SUCCESS', subjectId: spec.subjectId, modalities, durationMs: 5, principal: { ...principal, accountId: spec.accountId ?? 1 }, surface: 'admin', at,
+      uuid: enrollUuid,
+      type: 'ENROLL',
+      status: 'SUCCESS',
+      subjectId: spec.subjectId,
+      modalities,
+      durationMs: 5,
+      principal: { ...principal, accountId: spec.accountId ?? 1 },
+      surface: 'admin',
+      at,
     });
     const subject = await trx
       .insertInto('subjects')
@@ -87,14 +95,34 @@ export async function seedSubject(db: Kysely<Database>, spec: SeedSubject): Prom
     for (const quality of faces) {
       const image = await trx
         .insertInto('images')
-        .values({ operation_uuid: enrollUuid, subject_ref: subject.id, kind: 'ORIGINAL', format: 'PNG', width: 4, height: 4, bytes: png, created_at: at })
+        .values({
+          operation_uuid: enrollUuid,
+          subject_ref: subject.id,
+          kind: 'ORIGINAL',
+          format: 'PNG',
+          width: 4,
+          height: 4,
+          bytes: png,
+          created_at: at,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       await trx
         .insertInto('face_samples')
         .values({
-          subject_ref: subject.id, operation_uuid: enrollUuid, image_id: image.id, rectangle: json({ x: 0.4, y: 1, width: 2.6, height: 3 }),
-          landmarks: json(null), yaw: 1.5, pitch: -2, roll: 0.5, quality, liveness_score: null, template_version: TEMPLATE_VERSION, template, created_at: at,
+          subject_ref: subject.id,
+          operation_uuid: enrollUuid,
+          image_id: image.id,
+          rectangle: json({ x: 0.4, y: 1, width: 2.6, height: 3 }),
+          landmarks: json(null),
+          yaw: 1.5,
+          pitch: -2,
+          roll: 0.5,
+          quality,
+          liveness_score: null,
+          template_version: TEMPLATE_VERSION,
+          template,
+          created_at: at,
         })
         .execute();
     }
@@ -102,15 +130,30 @@ export async function seedSubject(db: Kysely<Database>, spec: SeedSubject): Prom
       await trx
         .insertInto('voice_samples')
         .values({
-          subject_ref: subject.id, operation_uuid: enrollUuid, audio: new Uint8Array([82, 73, 70, 70, 1, 2, 3, 4]), duration_ms: 2000, sample_rate: 16000,
-          quality, speech_ratio: 0.75, template_version: 'voice-test-v1', template: new Uint8Array([9, 9, 9, 9]), created_at: at,
+          subject_ref: subject.id,
+          operation_uuid: enrollUuid,
+          audio: new Uint8Array([82, 73, 70, 70, 1, 2, 3, 4]),
+          duration_ms: 2000,
+          sample_rate: 16000,
+          quality,
+          speech_ratio: 0.75,
+          template_version: 'voice-test-v1',
+          template: new Uint8Array([9, 9, 9, 9]),
+          created_at: at,
         })
         .execute();
     }
     if (faces.length) {
       await trx
         .insertInto('templates')
-        .values({ subject_ref: subject.id, modality: 'FACE', template_version: TEMPLATE_VERSION, data: template, quality: Math.max(...faces), created_at: at })
+        .values({
+          subject_ref: subject.id,
+          modality: 'FACE',
+          template_version: TEMPLATE_VERSION,
+          data: template,
+          quality: Math.max(...faces),
+          created_at: at,
+        })
         .execute();
     }
     return { id: subject.id, subjectId: spec.subjectId, enrollUuid, embedding, template, png };
@@ -118,41 +161,113 @@ export async function seedSubject(db: Kysely<Database>, spec: SeedSubject): Prom
 }
 
 /** Log another operation about a subject (a verification, say), with an unowned probe image; `accountId` records who asked (default 1). */
-export async function seedOperation(db: Kysely<Database>, subjectId: string | null, type: OperationType = 'VERIFY', accountId = 1): Promise<string> {
+export async function seedOperation(
+  db: Kysely<Database>,
+  subjectId: string | null,
+  type: OperationType = 'VERIFY',
+  accountId = 1,
+): Promise<string> {
   const uuid = crypto.randomUUID();
   await recordOperation(db, {
-    uuid, type, status: 'SUCCESS', subjectId, modalities: ['FACE'], score: 90, threshold: 48, durationMs: 3, principal: { ...principal, accountId }, surface: 'admin', at: new Date(),
+    uuid,
+    type,
+    status: 'SUCCESS',
+    subjectId,
+    modalities: ['FACE'],
+    score: 90,
+    threshold: 48,
+    durationMs: 3,
+    principal: { ...principal, accountId },
+    surface: 'admin',
+    at: new Date(),
   });
   await db
     .insertInto('images')
-    .values({ operation_uuid: uuid, subject_ref: null, kind: 'ORIGINAL', format: 'PNG', width: 4, height: 4, bytes: tinyPng(7) })
+    .values({
+      operation_uuid: uuid,
+      subject_ref: null,
+      kind: 'ORIGINAL',
+      format: 'PNG',
+      width: 4,
+      height: 4,
+      bytes: tinyPng(7),
+    })
     .execute();
   return uuid;
 }
 
 /** An adjudication case with `subjectId` as the probe. */
-export async function seedCase(db: Kysely<Database>, subjectId: string, operationUuid: string, status: 'PENDING' | 'SOLVED' = 'PENDING') {
+export async function seedCase(
+  db: Kysely<Database>,
+  subjectId: string,
+  operationUuid: string,
+  status: 'PENDING' | 'SOLVED' = 'PENDING',
+) {
   const row = await db
     .insertInto('adjudication_cases')
-    .values({ operation_uuid: operationUuid, subject_id: subjectId, candidates: json([]), status, ...(status === 'SOLVED' ? { outcome: 'NOT_DUPLICATE', solved_at: new Date() } : {}) })
+    .values({
+      operation_uuid: operationUuid,
+      subject_id: subjectId,
+      candidates: json([]),
+      status,
+      ...(status === 'SOLVED' ? { outcome: 'NOT_DUPLICATE', solved_at: new Date() } : {}),
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
-  await db.insertInto('adjudication_decisions').values({ case_id: row.id, account_id: 1, decision: 'NOT_DUPLICATE' }).execute();
+  await db
+    .insertInto('adjudication_decisions')
+    .values({ case_id: row.id, account_id: 1, decision: 'NOT_DUPLICATE' })
+    .execute();
   return row.id;
 }
 
 /** Rows per table that belong to a subject (by ref, subjectId or its enrolment UUID). */
 export async function rowsOf(db: Kysely<Database>, s: SeededSubject) {
-  const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) => Number((await q.executeTakeFirstOrThrow()).n);
+  const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>
+    Number((await q.executeTakeFirstOrThrow()).n);
   return {
-    subjects: await count(db.selectFrom('subjects').select((eb) => eb.fn.countAll<number>().as('n')).where('id', '=', s.id)),
-    faceSamples: await count(db.selectFrom('face_samples').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_ref', '=', s.id)),
-    voiceSamples: await count(db.selectFrom('voice_samples').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_ref', '=', s.id)),
-    images: await count(db.selectFrom('images').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_ref', '=', s.id)),
-    templates: await count(db.selectFrom('templates').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_ref', '=', s.id)),
-    operations: await count(db.selectFrom('operations').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', s.subjectId)),
+    subjects: await count(
+      db
+        .selectFrom('subjects')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('id', '=', s.id),
+    ),
+    faceSamples: await count(
+      db
+        .selectFrom('face_samples')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subject_ref', '=', s.id),
+    ),
+    voiceSamples: await count(
+      db
+        .selectFrom('voice_samples')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subject_ref', '=', s.id),
+    ),
+    images: await count(
+      db
+        .selectFrom('images')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subject_ref', '=', s.id),
+    ),
+    templates: await count(
+      db
+        .selectFrom('templates')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subject_ref', '=', s.id),
+    ),
+    operations: await count(
+      db
+        .selectFrom('operations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subject_id', '=', s.subjectId),
+    ),
     openCases: await count(
-      db.selectFrom('adjudication_cases').select((eb) => eb.fn.countAll<number>().as('n')).where('subject_id', '=', s.subjectId).where('status', '=', 'PENDING'),
+      db
+        .selectFrom('adjudication_cases')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('subject_id', '=', s.subjectId)
+        .where('status', '=', 'PENDING'),
     ),
   };
 }

@@ -25,7 +25,13 @@ export const testSettingsSchema = z.object({
 });
 
 /** The suite's switches from this process's environment (an empty value counts as unset, as for the service). */
-export function testSettings(env: Record<string, string | undefined> = process.env): z.infer<typeof testSettingsSchema> {
-  const set = Object.fromEntries(Object.keys(testSettingsSchema.shape).filter((key) => env[key]).map((key) => [key, env[key]]));
+export function testSettings(
+  env: Record<string, string | undefined> = process.env,
+): z.infer<typeof testSettingsSchema> {
+  const set = Object.fromEntries(
+    Object.keys(testSettingsSchema.shape)
+      .filter((key) => env[key])
+      .map((key) => [key, env[key]]),
+  );
   return testSettingsSchema.parse(set);
 }

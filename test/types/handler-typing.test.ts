@@ -11,7 +11,12 @@ const run = promisify(execFile);
  * It compiles most of src: minutes on a loaded 2-core machine, hence the budget.
  */
 it('a handler that names a field its schemas do not have fails to compile', async () => {
-  const result = await run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'test/types/tsconfig.json']).then(
+  const result = await run(process.execPath, [
+    'node_modules/typescript/bin/tsc',
+    '--noEmit',
+    '-p',
+    'test/types/tsconfig.json',
+  ]).then(
     () => ({ code: 0, out: '' }),
     (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, out: error.stdout ?? '' }),
   );

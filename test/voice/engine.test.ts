@@ -3,13 +3,23 @@
 // extractor bit for bit.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VOICE_CALIBRATION, cosine, decodeWav, encodeWav16, gateVoice, DEFAULT_VOICE_GATES, type VoiceAnalysis } from '../../src/biometrics/index.js';
+import {
+  VOICE_CALIBRATION,
+  cosine,
+  decodeWav,
+  encodeWav16,
+  gateVoice,
+  DEFAULT_VOICE_GATES,
+  type VoiceAnalysis,
+} from '../../src/biometrics/index.js';
 import { l2normalise } from '../../src/biometrics/voice/pipeline.js';
 import { createExtractor, type Extractor } from '../../src/extraction/index.js';
 import { nodeModelLoader } from '../../src/extraction/node-models.js';
 
 const speech = (path: string) => new Uint8Array(readFileSync(new URL(`../fixtures/speech/${path}`, import.meta.url)));
-const ALLISON = 'asterisk-en_US_f_Allison', CARLO = 'asterisk-it_IT_m_Carlo', JUNE = 'asterisk-fr_CA_f_June';
+const ALLISON = 'asterisk-en_US_f_Allison',
+  CARLO = 'asterisk-it_IT_m_Carlo',
+  JUNE = 'asterisk-fr_CA_f_June';
 
 let pool: Extractor;
 let inline: Extractor;
@@ -23,13 +33,25 @@ afterAll(async () => {
 });
 
 const embed = async (path: string) => (await pool.analyseVoice(speech(path))).embedding!;
-const mean = (vs: Float32Array[]) => { const m = new Float32Array(256); for (const v of vs) for (let i = 0; i < 256; i++) m[i]! += v[i]!; return l2normalise(m); };
+const mean = (vs: Float32Array[]) => {
+  const m = new Float32Array(256);
+  for (const v of vs) for (let i = 0; i < 256; i++) m[i]! += v[i]!;
+  return l2normalise(m);
+};
 
 describe('voice engine on real speech', () => {
   it('scores a held-apart clip of the enrolled speaker above FAR 1% and other speakers below', async () => {
-    const enrolled = mean(await Promise.all(['agent-alreadyon.wav', 'conf-getconfno.wav', 'demo-instruct.wav'].map((f) => embed(`${ALLISON}/${f}`))));
+    const enrolled = mean(
+      await Promise.all(
+        ['agent-alreadyon.wav', 'conf-getconfno.wav', 'demo-instruct.wav'].map((f) => embed(`${ALLISON}/${f}`)),
+      ),
+    );
     const same = VOICE_CALIBRATION.cosineToScore(cosine(enrolled, await embed(`${ALLISON}/vm-newuser.wav`)));
-    const others = await Promise.all([`${CARLO}/conf-getconfno.wav`, `${JUNE}/conf-invalid.wav`, 'klettres-de/utterance-03.wav'].map(async (p) => VOICE_CALIBRATION.cosineToScore(cosine(enrolled, await embed(p)))));
+    const others = await Promise.all(
+      [`${CARLO}/conf-getconfno.wav`, `${JUNE}/conf-invalid.wav`, 'klettres-de/utterance-03.wav'].map(async (p) =>
+        VOICE_CALIBRATION.cosineToScore(cosine(enrolled, await embed(p))),
+      ),
+    );
     expect(same).toBeGreaterThanOrEqual(24); // FAR 1e-2
     for (const s of others) expect(s).toBeLessThan(24);
   }, 60_000);
@@ -54,7 +76,10 @@ describe('voice quality gates', () => {
   it('refuses silence and noise without speech as TOO_LITTLE_SPEECH', async () => {
     expect(gate(await pool.analyseVoice(encodeWav16(new Float32Array(16000 * 3), 16000)))).toBe('TOO_LITTLE_SPEECH');
     let seed = 7;
-    const noise = Float32Array.from({ length: 16000 * 4 }, () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.2);
+    const noise = Float32Array.from(
+      { length: 16000 * 4 },
+      () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.2,
+    );
     expect(gate(await pool.analyseVoice(encodeWav16(noise, 16000)))).toBe('TOO_LITTLE_SPEECH');
   });
 
@@ -76,7 +101,12 @@ describe('voice quality gates', () => {
 
   it('refuses a truncated WAV as INVALID_AUDIO and Ogg as UNSUPPORTED_FORMAT', async () => {
     const bytes = speech(`${ALLISON}/vm-newuser.wav`);
-    await expect(pool.analyseVoice(bytes.subarray(0, bytes.length >> 1))).rejects.toMatchObject({ code: 'INVALID_AUDIO', message: expect.stringMatching(/truncated/) });
-    await expect(pool.analyseVoice(new TextEncoder().encode('OggS\0\x02 a page'))).rejects.toMatchObject({ code: 'UNSUPPORTED_FORMAT' });
+    await expect(pool.analyseVoice(bytes.subarray(0, bytes.length >> 1))).rejects.toMatchObject({
+      code: 'INVALID_AUDIO',
+      message: expect.stringMatching(/truncated/),
+    });
+    await expect(pool.analyseVoice(new TextEncoder().encode('OggS\0\x02 a page'))).rejects.toMatchObject({
+      code: 'UNSUPPORTED_FORMAT',
+    });
   });
 });

@@ -38,4 +38,9 @@ for (const [name, [file, shared]] of Object.entries(kernels)) {
   out += `export const ${name} = '${b64}';\n`;
 }
 writeFileSync(new URL('../../src/biometrics/matcher-kernel.ts', import.meta.url), out);
-console.log(out.split('\n').filter((l) => l.startsWith('/**')).join('\n'));
+console.log(
+  out
+    .split('\n')
+    .filter((l) => l.startsWith('/**'))
+    .join('\n'),
+);

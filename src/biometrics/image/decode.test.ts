@@ -12,18 +12,48 @@ const tiny = () => {
   return { width: 3, height: 2, data };
 };
 const reds = (img: { width: number; height: number; data: Uint8Array }) =>
-  Array.from({ length: img.height }, (_, y) => Array.from({ length: img.width }, (_, x) => img.data[(y * img.width + x) * 3]));
+  Array.from({ length: img.height }, (_, y) =>
+    Array.from({ length: img.width }, (_, x) => img.data[(y * img.width + x) * 3]),
+  );
 
 describe('image decoding', () => {
   it('applies every EXIF orientation', () => {
-    expect(reds(applyOrientation(tiny(), 1))).toEqual([[0, 1, 2], [10, 11, 12]]);
-    expect(reds(applyOrientation(tiny(), 2))).toEqual([[2, 1, 0], [12, 11, 10]]);
-    expect(reds(applyOrientation(tiny(), 3))).toEqual([[12, 11, 10], [2, 1, 0]]);
-    expect(reds(applyOrientation(tiny(), 4))).toEqual([[10, 11, 12], [0, 1, 2]]);
-    expect(reds(applyOrientation(tiny(), 5))).toEqual([[0, 10], [1, 11], [2, 12]]);
-    expect(reds(applyOrientation(tiny(), 6))).toEqual([[10, 0], [11, 1], [12, 2]]);
-    expect(reds(applyOrientation(tiny(), 7))).toEqual([[12, 2], [11, 1], [10, 0]]);
-    expect(reds(applyOrientation(tiny(), 8))).toEqual([[2, 12], [1, 11], [0, 10]]);
+    expect(reds(applyOrientation(tiny(), 1))).toEqual([
+      [0, 1, 2],
+      [10, 11, 12],
+    ]);
+    expect(reds(applyOrientation(tiny(), 2))).toEqual([
+      [2, 1, 0],
+      [12, 11, 10],
+    ]);
+    expect(reds(applyOrientation(tiny(), 3))).toEqual([
+      [12, 11, 10],
+      [2, 1, 0],
+    ]);
+    expect(reds(applyOrientation(tiny(), 4))).toEqual([
+      [10, 11, 12],
+      [0, 1, 2],
+    ]);
+    expect(reds(applyOrientation(tiny(), 5))).toEqual([
+      [0, 10],
+      [1, 11],
+      [2, 12],
+    ]);
+    expect(reds(applyOrientation(tiny(), 6))).toEqual([
+      [10, 0],
+      [11, 1],
+      [12, 2],
+    ]);
+    expect(reds(applyOrientation(tiny(), 7))).toEqual([
+      [12, 2],
+      [11, 1],
+      [10, 0],
+    ]);
+    expect(reds(applyOrientation(tiny(), 8))).toEqual([
+      [2, 12],
+      [1, 11],
+      [0, 10],
+    ]);
   });
 
   it('reads the orientation tag of a JPEG and ignores broken EXIF', async () => {
@@ -39,16 +69,37 @@ describe('image decoding', () => {
   });
 
   it('decodes grey, grey+alpha, RGBA, 16-bit and palette PNGs to RGB', async () => {
-    const w = 2, h = 1;
-    const grey = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255]), channels: 1, depth: 8 }));
+    const w = 2,
+      h = 1;
+    const grey = await decodeImage(
+      encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255]), channels: 1, depth: 8 }),
+    );
     expect(Array.from(grey.data)).toEqual([0, 0, 0, 255, 255, 255]);
-    const rgba = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([255, 0, 0, 255, 0, 0, 0, 0]), channels: 4, depth: 8 }));
+    const rgba = await decodeImage(
+      encodePngRaw({ width: w, height: h, data: new Uint8Array([255, 0, 0, 255, 0, 0, 0, 0]), channels: 4, depth: 8 }),
+    );
     expect(Array.from(rgba.data)).toEqual([255, 0, 0, 255, 255, 255]); // transparent -> white
-    const ga = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255, 0, 0]), channels: 2, depth: 8 }));
+    const ga = await decodeImage(
+      encodePngRaw({ width: w, height: h, data: new Uint8Array([0, 255, 0, 0]), channels: 2, depth: 8 }),
+    );
     expect(Array.from(ga.data)).toEqual([0, 0, 0, 255, 255, 255]);
-    const deep = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint16Array([65535, 0, 0, 0, 65535, 0]), channels: 3, depth: 16 }));
+    const deep = await decodeImage(
+      encodePngRaw({ width: w, height: h, data: new Uint16Array([65535, 0, 0, 0, 65535, 0]), channels: 3, depth: 16 }),
+    );
     expect(Array.from(deep.data)).toEqual([255, 0, 0, 0, 255, 0]);
-    const pal = await decodeImage(encodePngRaw({ width: w, height: h, data: new Uint8Array([1, 0]), channels: 1, depth: 8, palette: [[1, 2, 3], [200, 100, 50]] }));
+    const pal = await decodeImage(
+      encodePngRaw({
+        width: w,
+        height: h,
+        data: new Uint8Array([1, 0]),
+        channels: 1,
+        depth: 8,
+        palette: [
+          [1, 2, 3],
+          [200, 100, 50],
+        ],
+      }),
+    );
     expect(Array.from(pal.data)).toEqual([200, 100, 50, 1, 2, 3]);
   });
 
@@ -66,7 +117,8 @@ describe('image decoding', () => {
 
 describe('image dimensions from the header, before any decoding', () => {
   const rgba = (w: number, h: number) => new Uint8Array(w * h * 4).fill(200);
-  const jpegOf = (w: number, h: number) => new Uint8Array(jpeg.encode({ data: rgba(w, h), width: w, height: h }, 80).data);
+  const jpegOf = (w: number, h: number) =>
+    new Uint8Array(jpeg.encode({ data: rgba(w, h), width: w, height: h }, 80).data);
 
   it('reads JPEG frame headers, also behind fill bytes, and PNG IHDR', () => {
     expect(imageDimensions(jpegOf(40, 30))).toEqual({ width: 40, height: 30 });
@@ -74,7 +126,9 @@ describe('image dimensions from the header, before any decoding', () => {
     const plain = jpegOf(40, 30);
     const filled = Uint8Array.from([0xff, 0xd8, 0xff, 0xff, 0xff, ...plain.subarray(2)]);
     expect(imageDimensions(filled)).toEqual({ width: 40, height: 30 });
-    expect(imageDimensions(new Uint8Array(encodePngRaw({ width: 7, height: 5, data: rgba(7, 5), channels: 4 })))).toEqual({ width: 7, height: 5 });
+    expect(
+      imageDimensions(new Uint8Array(encodePngRaw({ width: 7, height: 5, data: rgba(7, 5), channels: 4 }))),
+    ).toEqual({ width: 7, height: 5 });
   });
 
   it('gives no size for other formats, or a PNG whose first chunk is not IHDR', () => {
@@ -85,14 +139,17 @@ describe('image dimensions from the header, before any decoding', () => {
   });
 
   it('refuses an image over the pixel limit before decoding it', async () => {
-    await expect(decodeImage(jpegOf(40, 30), { maxMegapixels: 0.001 })).rejects.toMatchObject({ code: 'IMAGE_TOO_LARGE' });
+    await expect(decodeImage(jpegOf(40, 30), { maxMegapixels: 0.001 })).rejects.toMatchObject({
+      code: 'IMAGE_TOO_LARGE',
+    });
   });
 
-  it('drops the alpha byte of every pixel, whatever the RGBA view\'s alignment', () => {
+  it("drops the alpha byte of every pixel, whatever the RGBA view's alignment", () => {
     const n = 37;
     const backing = new Uint8Array(n * 4 + 1);
     for (let i = 0; i < backing.length; i++) backing[i] = (i * 97 + 13) & 255;
-    const expected = (rgba: Uint8Array) => Array.from({ length: n * 3 }, (_, i) => rgba[Math.floor(i / 3) * 4 + (i % 3)]);
+    const expected = (rgba: Uint8Array) =>
+      Array.from({ length: n * 3 }, (_, i) => rgba[Math.floor(i / 3) * 4 + (i % 3)]);
     const aligned = backing.subarray(0, n * 4); // the 32-bit path
     const unaligned = backing.subarray(1, n * 4 + 1); // the byte path
     expect(Array.from(rgbaToRgb(aligned, n))).toEqual(expected(aligned));

@@ -49,7 +49,8 @@ export function fastJpegEnabled(): boolean {
 
 /** A JPEG must end with an EOI marker (allowing trailing padding some cameras append). */
 function hasEoi(b: Uint8Array): boolean {
-  for (let i = b.length - 2, stop = Math.max(2, b.length - 65536); i >= stop; i--) if (b[i] === 0xff && b[i + 1] === 0xd9) return true;
+  for (let i = b.length - 2, stop = Math.max(2, b.length - 65536); i >= stop; i--)
+    if (b[i] === 0xff && b[i + 1] === 0xd9) return true;
   return false;
 }
 
@@ -57,7 +58,9 @@ async function decodeJpegFast(bytes: Uint8Array): Promise<{ width: number; heigh
   if (!mozjpegReady) return null;
   try {
     await mozjpegReady;
-    const r = await decodeMozjpeg(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    const r = await decodeMozjpeg(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    );
     return { width: r.width, height: r.height, data: rgbaToRgb(r.data, r.width * r.height) };
   } catch {
     // A fatal libjpeg error may leave the module unusable: start a fresh instance, let jpeg-js report.
@@ -79,10 +82,16 @@ export function rgbaToRgb(rgba: Uint8Array | Uint8ClampedArray, n: number): Uint
     const words = new Uint32Array(rgba.buffer, rgba.byteOffset, n);
     for (let p = 0, q = 0; p < n; p++, q += 3) {
       const w = words[p]!;
-      rgb[q] = w; rgb[q + 1] = w >>> 8; rgb[q + 2] = w >>> 16; // a Uint8Array store keeps the low 8 bits
+      rgb[q] = w;
+      rgb[q + 1] = w >>> 8;
+      rgb[q + 2] = w >>> 16; // a Uint8Array store keeps the low 8 bits
     }
   } else {
-    for (let p = 0, q = 0, s = 0; p < n; p++, q += 3, s += 4) { rgb[q] = rgba[s]!; rgb[q + 1] = rgba[s + 1]!; rgb[q + 2] = rgba[s + 2]!; }
+    for (let p = 0, q = 0, s = 0; p < n; p++, q += 3, s += 4) {
+      rgb[q] = rgba[s]!;
+      rgb[q + 1] = rgba[s + 1]!;
+      rgb[q + 2] = rgba[s + 2]!;
+    }
   }
   return rgb;
 }
@@ -98,7 +107,12 @@ export function sniffFormat(b: Uint8Array): ImageFormat | `other:${string}` {
   if (b.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'other:webp';
   if (b.length >= 2 && b[0] === 0x42 && b[1] === 0x4d) return 'other:bmp';
   if (b.length >= 12 && ascii(4, 8) === 'ftyp') return 'other:heif/avif/mp4';
-  if (b.length >= 4 && ((b[0] === 0x49 && b[1] === 0x49) || (b[0] === 0x4d && b[1] === 0x4d)) && (b[2] === 42 || b[3] === 42)) return 'other:tiff';
+  if (
+    b.length >= 4 &&
+    ((b[0] === 0x49 && b[1] === 0x49) || (b[0] === 0x4d && b[1] === 0x4d)) &&
+    (b[2] === 42 || b[3] === 42)
+  )
+    return 'other:tiff';
   if (b.length >= 4 && b[0] === 0xff && b[1] === 0x4f && b[2] === 0xff && b[3] === 0x51) return 'other:jpeg2000';
   return 'other:unknown';
 }
@@ -119,21 +133,24 @@ export async function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}):
     const orientation = jpegOrientation(bytes);
     if (!hasEoi(bytes)) throw new BiometricError('INVALID_IMAGE', 'truncated JPEG (no end-of-image marker)');
     const size = jpegSize(bytes);
-    if (size && size.w * size.h > maxMp * 1e6) throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
+    if (size && size.w * size.h > maxMp * 1e6)
+      throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
     let raw: { width: number; height: number; data: Uint8Array } | null = await decodeJpegFast(bytes);
-    if (!raw) try {
-      raw = jpeg.decode(bytes, {
-        useTArray: true,
-        formatAsRGBA: false,
-        tolerantDecoding: false,
-        maxResolutionInMP: maxMp,
-        maxMemoryUsageInMB: Math.ceil(maxMp * 12) + 64,
-      });
-    } catch (e) {
-      const msg = (e as Error).message ?? String(e);
-      if (/maxResolutionInMP|exceeds/i.test(msg)) throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
-      throw new BiometricError('INVALID_IMAGE', `corrupt or truncated JPEG: ${msg}`);
-    }
+    if (!raw)
+      try {
+        raw = jpeg.decode(bytes, {
+          useTArray: true,
+          formatAsRGBA: false,
+          tolerantDecoding: false,
+          maxResolutionInMP: maxMp,
+          maxMemoryUsageInMB: Math.ceil(maxMp * 12) + 64,
+        });
+      } catch (e) {
+        const msg = (e as Error).message ?? String(e);
+        if (/maxResolutionInMP|exceeds/i.test(msg))
+          throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
+        throw new BiometricError('INVALID_IMAGE', `corrupt or truncated JPEG: ${msg}`);
+      }
     if (!raw || !raw.width || !raw.height || raw.data.length < raw.width * raw.height * 3) {
       throw new BiometricError('INVALID_IMAGE', 'JPEG without image data');
     }
@@ -170,10 +187,17 @@ function jpegSize(b: Uint8Array): { w: number; h: number } | null {
     if (b[off] !== 0xff) return null;
     const m = b[off + 1];
     // Any number of 0xFF fill bytes may precede a marker (ITU T.81 B.1.1.2): libjpeg skips them, so must we.
-    if (m === 0xff) { off += 1; continue; }
-    if (m === 0xd8 || (m >= 0xd0 && m <= 0xd7) || m === 0x01) { off += 2; continue; }
+    if (m === 0xff) {
+      off += 1;
+      continue;
+    }
+    if (m === 0xd8 || (m >= 0xd0 && m <= 0xd7) || m === 0x01) {
+      off += 2;
+      continue;
+    }
     const len = (b[off + 2] << 8) | b[off + 3];
-    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) return { h: (b[off + 5] << 8) | b[off + 6], w: (b[off + 7] << 8) | b[off + 8] };
+    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc)
+      return { h: (b[off + 5] << 8) | b[off + 6], w: (b[off + 7] << 8) | b[off + 8] };
     if (m === 0xda) return null;
     off += 2 + len;
   }
@@ -184,7 +208,8 @@ function decodePng(bytes: Uint8Array, maxMp: number): RgbImage {
   // Check the declared size before inflating (IHDR is the first chunk).
   if (bytes.length < 33) throw new BiometricError('INVALID_IMAGE', 'truncated PNG');
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const w = dv.getUint32(16), h = dv.getUint32(20);
+  const w = dv.getUint32(16),
+    h = dv.getUint32(20);
   if (w === 0 || h === 0) throw new BiometricError('INVALID_IMAGE', 'PNG with zero size');
   if (w * h > maxMp * 1e6) throw new BiometricError('IMAGE_TOO_LARGE', `PNG larger than ${maxMp} megapixels`);
   let png: ReturnType<typeof decodePngRaw>;
@@ -205,17 +230,35 @@ function decodePng(bytes: Uint8Array, maxMp: number): RgbImage {
   const maxV = png.depth < 8 && !png.palette ? (1 << png.depth) - 1 : 0;
   const out = new Uint8Array(n * 3);
   for (let p = 0; p < n; p++) {
-    let r: number, g: number, b: number, a = 255;
+    let r: number,
+      g: number,
+      b: number,
+      a = 255;
     const q = p * channels;
-    if (channels <= 2) { r = g = b = data[q] >> shift; if (channels === 2) a = data[q + 1] >> shift; }
-    else { r = data[q] >> shift; g = data[q + 1] >> shift; b = data[q + 2] >> shift; if (channels === 4) a = data[q + 3] >> shift; }
-    if (maxV) { r = Math.round((r * 255) / maxV); g = Math.round((g * 255) / maxV); b = Math.round((b * 255) / maxV); }
+    if (channels <= 2) {
+      r = g = b = data[q] >> shift;
+      if (channels === 2) a = data[q + 1] >> shift;
+    } else {
+      r = data[q] >> shift;
+      g = data[q + 1] >> shift;
+      b = data[q + 2] >> shift;
+      if (channels === 4) a = data[q + 3] >> shift;
+    }
+    if (maxV) {
+      r = Math.round((r * 255) / maxV);
+      g = Math.round((g * 255) / maxV);
+      b = Math.round((b * 255) / maxV);
+    }
     if (a !== 255) {
       // Composite over white: a transparent background must not read as a dark frame.
       const f = a / 255;
-      r = Math.round(r * f + 255 * (1 - f)); g = Math.round(g * f + 255 * (1 - f)); b = Math.round(b * f + 255 * (1 - f));
+      r = Math.round(r * f + 255 * (1 - f));
+      g = Math.round(g * f + 255 * (1 - f));
+      b = Math.round(b * f + 255 * (1 - f));
     }
-    out[p * 3] = r; out[p * 3 + 1] = g; out[p * 3 + 2] = b;
+    out[p * 3] = r;
+    out[p * 3 + 1] = g;
+    out[p * 3 + 2] = b;
   }
   return { width: png.width, height: png.height, data: out };
 }

@@ -45,5 +45,10 @@ export function encodePng(img: RgbImage): Uint8Array {
   view.setUint32(4, height);
   header[8] = 8; // bit depth
   header[9] = 2; // colour type: truecolour RGB
-  return concatBytes([Uint8Array.from(SIGNATURE), chunk('IHDR', header), chunk('IDAT', zlibSync(rows, { level: 1 })), chunk('IEND', new Uint8Array(0))]);
+  return concatBytes([
+    Uint8Array.from(SIGNATURE),
+    chunk('IHDR', header),
+    chunk('IDAT', zlibSync(rows, { level: 1 })),
+    chunk('IEND', new Uint8Array(0)),
+  ]);
 }

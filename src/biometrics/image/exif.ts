@@ -21,7 +21,8 @@ export function jpegOrientation(bytes: Uint8Array): number {
 
 function readExifOrientation(b: Uint8Array, start: number, len: number): number | 0 {
   // "Exif\0\0"
-  if (len < 14 || b[start] !== 0x45 || b[start + 1] !== 0x78 || b[start + 2] !== 0x69 || b[start + 3] !== 0x66) return 0;
+  if (len < 14 || b[start] !== 0x45 || b[start + 1] !== 0x78 || b[start + 2] !== 0x69 || b[start + 3] !== 0x66)
+    return 0;
   const tiff = start + 6;
   const end = start + len;
   const le = b[tiff] === 0x49 && b[tiff + 1] === 0x49;
@@ -29,7 +30,11 @@ function readExifOrientation(b: Uint8Array, start: number, len: number): number 
   if (!le && !be) return 0;
   const u16 = (p: number) => (p + 2 > end ? -1 : le ? b[p] | (b[p + 1] << 8) : (b[p] << 8) | b[p + 1]);
   const u32 = (p: number) =>
-    p + 4 > end ? -1 : le ? (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16)) + b[p + 3] * 0x1000000 : ((b[p] << 24) >>> 0) + ((b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]);
+    p + 4 > end
+      ? -1
+      : le
+        ? (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16)) + b[p + 3] * 0x1000000
+        : ((b[p] << 24) >>> 0) + ((b[p + 1] << 16) | (b[p + 2] << 8) | b[p + 3]);
   const ifd = tiff + u32(tiff + 4);
   const count = u16(ifd);
   if (count < 0 || count > 1000) return 0;

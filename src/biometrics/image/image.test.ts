@@ -2,7 +2,13 @@ import { expect, it } from 'vitest';
 import { cropResize, resizeArea, warpAffine, type Affine, type RgbImage } from './image.js';
 
 /** The sampling rule of `warpAffine` written plainly, one sample at a time: the reference the fast paths must equal. */
-function reference(img: RgbImage, m: Affine, ow: number, oh: number, fill?: readonly [number, number, number]): Uint8Array {
+function reference(
+  img: RgbImage,
+  m: Affine,
+  ow: number,
+  oh: number,
+  fill?: readonly [number, number, number],
+): Uint8Array {
   const { width: W, height: H, data: src } = img;
   const scale = Math.max(Math.hypot(m[0], m[3]), Math.hypot(m[1], m[4]));
   const k = scale > 1.5 ? Math.min(4, Math.ceil(scale)) : 1;
@@ -14,18 +20,26 @@ function reference(img: RgbImage, m: Affine, ow: number, oh: number, fill?: read
         const vv = v + ((j + 0.5) / k - 0.5);
         for (let i = 0; i < k; i++) {
           const uu = u + ((i + 0.5) / k - 0.5);
-          const sx = m[0] * uu + m[1] * vv + m[2], sy = m[3] * uu + m[4] * vv + m[5];
+          const sx = m[0] * uu + m[1] * vv + m[2],
+            sy = m[3] * uu + m[4] * vv + m[5];
           if (fill && (sx < -0.5 || sy < -0.5 || sx > W - 0.5 || sy > H - 0.5)) {
             for (let c = 0; c < 3; c++) acc[c]! += fill[c]!;
             continue;
           }
           const x = Math.min(W - 1, Math.max(0, m[0] * uu + m[1] * vv + m[2]));
           const y = Math.min(H - 1, Math.max(0, m[3] * uu + m[4] * vv + m[5]));
-          const x0 = Math.floor(x), y0 = Math.floor(y), fx = x - x0, fy = y - y0;
-          const x1 = Math.min(W - 1, x0 + 1), y1 = Math.min(H - 1, y0 + 1);
+          const x0 = Math.floor(x),
+            y0 = Math.floor(y),
+            fx = x - x0,
+            fy = y - y0;
+          const x1 = Math.min(W - 1, x0 + 1),
+            y1 = Math.min(H - 1, y0 + 1);
           for (let c = 0; c < 3; c++) {
-            acc[c]! += src[(y0 * W + x0) * 3 + c]! * ((1 - fx) * (1 - fy)) + src[(y0 * W + x1) * 3 + c]! * (fx * (1 - fy))
-              + src[(y1 * W + x0) * 3 + c]! * ((1 - fx) * fy) + src[(y1 * W + x1) * 3 + c]! * (fx * fy);
+            acc[c]! +=
+              src[(y0 * W + x0) * 3 + c]! * ((1 - fx) * (1 - fy)) +
+              src[(y0 * W + x1) * 3 + c]! * (fx * (1 - fy)) +
+              src[(y1 * W + x0) * 3 + c]! * ((1 - fx) * fy) +
+              src[(y1 * W + x1) * 3 + c]! * (fx * fy);
           }
         }
       }
@@ -47,7 +61,8 @@ function noise(width: number, height: number, seed: number): RgbImage {
 
 /** Bytes where `got` and `want` differ, and the largest difference. */
 function differences(got: Uint8Array, want: Uint8Array) {
-  let count = 0, largest = 0;
+  let count = 0,
+    largest = 0;
   for (let i = 0; i < want.length; i++) {
     const d = Math.abs(got[i]! - want[i]!);
     if (d) count++;
@@ -57,7 +72,8 @@ function differences(got: Uint8Array, want: Uint8Array) {
 }
 
 it('crops (no rotation) equal the plain rule, inside, across the edges and at every supersampling', () => {
-  let count = 0, bytes = 0;
+  let count = 0,
+    bytes = 0;
   for (const seed of [7, 8, 9]) {
     const img = noise(97, 61, seed);
     const crops: [number, number, number, number, number, number][] = [
@@ -70,7 +86,8 @@ it('crops (no rotation) equal the plain rule, inside, across the edges and at ev
     ];
     for (const [x, y, w, h, ow, oh] of crops) {
       const got = cropResize(img, x, y, w, h, ow, oh);
-      const sx = w / ow, sy = h / oh;
+      const sx = w / ow,
+        sy = h / oh;
       const diff = differences(got.data, reference(img, [sx, 0, x + (sx - 1) / 2, 0, sy, y + (sy - 1) / 2], ow, oh));
       // The separable sum rounds differently only for a value within about 1e-12 of .5: a byte off by one.
       expect(diff.largest, `${x},${y} ${w}x${h} -> ${ow}x${oh}`).toBeLessThanOrEqual(1);
@@ -83,10 +100,17 @@ it('crops (no rotation) equal the plain rule, inside, across the edges and at ev
 
 it('rotated maps sample exactly as the plain rule', () => {
   const img = noise(80, 90, 3);
-  for (const [angle, scale] of [[0.3, 1], [-0.7, 2.2], [1.2, 3.6]] as const) {
-    const c = Math.cos(angle) * scale, s = Math.sin(angle) * scale;
+  for (const [angle, scale] of [
+    [0.3, 1],
+    [-0.7, 2.2],
+    [1.2, 3.6],
+  ] as const) {
+    const c = Math.cos(angle) * scale,
+      s = Math.sin(angle) * scale;
     const m: Affine = [c, -s, 40, s, c, 20];
-    expect(Array.from(warpAffine(img, m, 30, 25).data), `angle ${angle} scale ${scale}`).toEqual(Array.from(reference(img, m, 30, 25)));
+    expect(Array.from(warpAffine(img, m, 30, 25).data), `angle ${angle} scale ${scale}`).toEqual(
+      Array.from(reference(img, m, 30, 25)),
+    );
   }
 });
 
@@ -106,13 +130,16 @@ it('a fill colour pads what falls past the image instead of repeating its edge, 
   }
   // Entirely inside, the fill changes nothing.
   const inside: Affine = [0.5, 0.1, 20, -0.1, 0.5, 15];
-  expect(Array.from(warpAffine(img, inside, 20, 20, grey).data)).toEqual(Array.from(warpAffine(img, inside, 20, 20).data));
+  expect(Array.from(warpAffine(img, inside, 20, 20, grey).data)).toEqual(
+    Array.from(warpAffine(img, inside, 20, 20).data),
+  );
 });
 
 /** The area rule of `resizeArea` written plainly: each output pixel is the rounded mean of its source span. */
 function areaReference(img: RgbImage, ow: number, oh: number): Uint8Array {
   const { width: W, height: H, data: src } = img;
-  const sx = W / ow, sy = H / oh;
+  const sx = W / ow,
+    sy = H / oh;
   const span = (t: number, s: number, max: number) => {
     const a = Math.floor(t * s);
     return [a, Math.max(a + 1, Math.min(max, Math.floor((t + 1) * s)))] as const;

@@ -23,17 +23,40 @@ export function applyOrientation(img: RgbImage, orientation: number): RgbImage {
     for (let x = 0; x < ow; x++) {
       let sx: number, sy: number;
       switch (orientation) {
-        case 2: sx = W - 1 - x; sy = y; break;
-        case 3: sx = W - 1 - x; sy = H - 1 - y; break;
-        case 4: sx = x; sy = H - 1 - y; break;
-        case 5: sx = y; sy = x; break;
-        case 6: sx = y; sy = H - 1 - x; break;
-        case 7: sx = W - 1 - y; sy = H - 1 - x; break;
-        default: sx = W - 1 - y; sy = x; break; // 8
+        case 2:
+          sx = W - 1 - x;
+          sy = y;
+          break;
+        case 3:
+          sx = W - 1 - x;
+          sy = H - 1 - y;
+          break;
+        case 4:
+          sx = x;
+          sy = H - 1 - y;
+          break;
+        case 5:
+          sx = y;
+          sy = x;
+          break;
+        case 6:
+          sx = y;
+          sy = H - 1 - x;
+          break;
+        case 7:
+          sx = W - 1 - y;
+          sy = H - 1 - x;
+          break;
+        default:
+          sx = W - 1 - y;
+          sy = x;
+          break; // 8
       }
       const s = (sy * W + sx) * 3;
       const d = (y * ow + x) * 3;
-      out[d] = src[s]; out[d + 1] = src[s + 1]; out[d + 2] = src[s + 2];
+      out[d] = src[s];
+      out[d + 1] = src[s + 1];
+      out[d + 2] = src[s + 2];
     }
   }
   return { width: ow, height: oh, data: out };
@@ -51,7 +74,8 @@ export function resizeArea(img: RgbImage, ow: number, oh: number): RgbImage {
   if (sx <= 1 && sy <= 1) return warpAffine(img, [sx, 0, (sx - 1) / 2, 0, sy, (sy - 1) / 2], ow, oh);
   const out = new Uint8Array(ow * oh * 3);
   // Precompute the column spans and weights once.
-  const x0s = new Int32Array(ow), x1s = new Int32Array(ow);
+  const x0s = new Int32Array(ow),
+    x1s = new Int32Array(ow);
   for (let x = 0; x < ow; x++) {
     x0s[x] = Math.floor(x * sx);
     x1s[x] = Math.max(x0s[x] + 1, Math.min(W, Math.floor((x + 1) * sx)));
@@ -64,11 +88,17 @@ export function resizeArea(img: RgbImage, ow: number, oh: number): RgbImage {
     for (let yy = y0; yy < y1; yy++) {
       const row = yy * W * 3;
       for (let x = 0; x < ow; x++) {
-        let r = 0, g = 0, b = 0;
+        let r = 0,
+          g = 0,
+          b = 0;
         for (let xx = x0s[x], p = row + xx * 3; xx < x1s[x]; xx++, p += 3) {
-          r += src[p]; g += src[p + 1]; b += src[p + 2];
+          r += src[p];
+          g += src[p + 1];
+          b += src[p + 2];
         }
-        acc[x * 3] += r; acc[x * 3 + 1] += g; acc[x * 3 + 2] += b;
+        acc[x * 3] += r;
+        acc[x * 3 + 1] += g;
+        acc[x * 3 + 2] += b;
       }
     }
     const rows = y1 - y0;
@@ -90,7 +120,13 @@ export function resizeArea(img: RgbImage, ow: number, oh: number): RgbImage {
  * for people (the token image) is padded with a flat colour, since repeating the edge pixel smears it into
  * streaks; the crops fed to the models keep the edge rule they were measured with.
  */
-export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number, fill?: readonly [number, number, number]): RgbImage {
+export function warpAffine(
+  img: RgbImage,
+  m: Affine,
+  ow: number,
+  oh: number,
+  fill?: readonly [number, number, number],
+): RgbImage {
   const scale = Math.max(Math.hypot(m[0], m[3]), Math.hypot(m[1], m[4]));
   const k = scale > 1.5 ? Math.min(4, Math.ceil(scale)) : 1;
   // Sub-sample offsets within a destination pixel (the same for every pixel).
@@ -100,7 +136,8 @@ export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number, fil
   const { width: W, height: H, data: src } = img;
   const out = new Uint8Array(ow * oh * 3);
   const inv = 1 / (k * k);
-  const maxX = W - 1, maxY = H - 1;
+  const maxX = W - 1,
+    maxY = H - 1;
   const [m0, m1, m2, m3, m4, m5] = m;
   // A sub-sample is outside when it falls beyond the outer half of the border pixels (pixel centres are integers).
   const padded = fill !== undefined;
@@ -108,32 +145,48 @@ export function warpAffine(img: RgbImage, m: Affine, ow: number, oh: number, fil
   let d = 0;
   for (let v = 0; v < oh; v++) {
     for (let u = 0; u < ow; u++) {
-      let r = 0, g = 0, b = 0;
+      let r = 0,
+        g = 0,
+        b = 0;
       for (let j = 0; j < k; j++) {
         const vv = v + offs[j];
-        const bx = m1 * vv, by = m4 * vv;
+        const bx = m1 * vv,
+          by = m4 * vv;
         for (let i = 0; i < k; i++) {
           const uu = u + offs[i];
           let x = m0 * uu + bx + m2; // same association as m0*u + m1*v + m2
           let y = m3 * uu + by + m5;
           if (padded && (x < -0.5 || y < -0.5 || x > maxX + 0.5 || y > maxY + 0.5)) {
-            r += fr; g += fg; b += fb;
+            r += fr;
+            g += fg;
+            b += fb;
             continue;
           }
           x = x < 0 ? 0 : x > maxX ? maxX : x;
           y = y < 0 ? 0 : y > maxY ? maxY : y;
-          const x0 = x | 0, y0 = y | 0; // x, y >= 0: truncation is floor
-          const dx = x0 < maxX ? 3 : 0, dy = y0 < maxY ? W * 3 : 0;
-          const fx = x - x0, fy = y - y0;
-          const p00 = (y0 * W + x0) * 3, p01 = p00 + dx, p10 = p00 + dy, p11 = p10 + dx;
-          const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
+          const x0 = x | 0,
+            y0 = y | 0; // x, y >= 0: truncation is floor
+          const dx = x0 < maxX ? 3 : 0,
+            dy = y0 < maxY ? W * 3 : 0;
+          const fx = x - x0,
+            fy = y - y0;
+          const p00 = (y0 * W + x0) * 3,
+            p01 = p00 + dx,
+            p10 = p00 + dy,
+            p11 = p10 + dx;
+          const w00 = (1 - fx) * (1 - fy),
+            w01 = fx * (1 - fy),
+            w10 = (1 - fx) * fy,
+            w11 = fx * fy;
           r += src[p00] * w00 + src[p01] * w01 + src[p10] * w10 + src[p11] * w11;
           g += src[p00 + 1] * w00 + src[p01 + 1] * w01 + src[p10 + 1] * w10 + src[p11 + 1] * w11;
           b += src[p00 + 2] * w00 + src[p01 + 2] * w01 + src[p10 + 2] * w10 + src[p11 + 2] * w11;
         }
       }
       // Values are >= 0, so (v + 0.5) | 0 equals Math.round(v).
-      out[d] = (r * inv + 0.5) | 0; out[d + 1] = (g * inv + 0.5) | 0; out[d + 2] = (b * inv + 0.5) | 0;
+      out[d] = (r * inv + 0.5) | 0;
+      out[d + 1] = (g * inv + 0.5) | 0;
+      out[d + 2] = (b * inv + 0.5) | 0;
       d += 3;
     }
   }
@@ -168,7 +221,8 @@ function axisFilter(n: number, offs: Float64Array, scale: number, shift: number,
   for (let t = 0; t < n; t++) {
     for (let i = 0; i < k; i++) {
       const c = at(t, i);
-      const c0 = c | 0, f = c - c0;
+      const c0 = c | 0,
+        f = c - c0;
       const o = t * taps + c0 - first[t]!;
       weights[o] += 1 - f;
       weights[c0 < max ? o + 1 : o] += f;
@@ -193,7 +247,8 @@ function warpAxisAligned(img: RgbImage, m: Affine, ow: number, oh: number, k: nu
   const { first: cx, taps: tx, weights: wx } = cols;
   const { first: ry, taps: ty, weights: wy } = rows;
   // Every source row some destination row reads, filtered across once.
-  let r0 = H, r1 = -1;
+  let r0 = H,
+    r1 = -1;
   for (let v = 0; v < oh; v++) {
     r0 = Math.min(r0, ry[v]!);
     r1 = Math.max(r1, Math.min(H - 1, ry[v]! + ty - 1));
@@ -202,26 +257,38 @@ function warpAxisAligned(img: RgbImage, m: Affine, ow: number, oh: number, k: nu
   for (let row = r0, q = 0; row <= r1; row++) {
     const line = row * W * 3;
     for (let u = 0; u < ow; u++, q += 3) {
-      let r = 0, g = 0, b = 0;
+      let r = 0,
+        g = 0,
+        b = 0;
       for (let a = 0, wb = u * tx, p = line + cx[u]! * 3; a < tx; a++, p += 3) {
         const w = wx[wb + a]!;
         if (w === 0) continue; // also keeps reads inside the row where the window passes the right edge
-        r += src[p]! * w; g += src[p + 1]! * w; b += src[p + 2]! * w;
+        r += src[p]! * w;
+        g += src[p + 1]! * w;
+        b += src[p + 2]! * w;
       }
-      across[q] = r; across[q + 1] = g; across[q + 2] = b;
+      across[q] = r;
+      across[q + 1] = g;
+      across[q + 2] = b;
     }
   }
   let d = 0;
   for (let v = 0; v < oh; v++) {
     const base = (ry[v]! - r0) * ow * 3;
     for (let u = 0; u < ow; u++) {
-      let r = 0, g = 0, b = 0;
+      let r = 0,
+        g = 0,
+        b = 0;
       for (let a = 0, wb = v * ty, q = base + u * 3; a < ty; a++, q += ow * 3) {
         const w = wy[wb + a]!;
         if (w === 0) continue;
-        r += across[q]! * w; g += across[q + 1]! * w; b += across[q + 2]! * w;
+        r += across[q]! * w;
+        g += across[q + 1]! * w;
+        b += across[q + 2]! * w;
       }
-      out[d] = (r * inv + 0.5) | 0; out[d + 1] = (g * inv + 0.5) | 0; out[d + 2] = (b * inv + 0.5) | 0;
+      out[d] = (r * inv + 0.5) | 0;
+      out[d + 1] = (g * inv + 0.5) | 0;
+      out[d + 2] = (b * inv + 0.5) | 0;
       d += 3;
     }
   }
@@ -230,22 +297,39 @@ function warpAxisAligned(img: RgbImage, m: Affine, ow: number, oh: number, k: nu
 
 /** Affine map cropping the source rectangle (x, y, w, h) into an `ow` x `oh` raster. */
 export function cropMap(x: number, y: number, w: number, h: number, ow: number, oh: number): Affine {
-  const sx = w / ow, sy = h / oh;
+  const sx = w / ow,
+    sy = h / oh;
   return [sx, 0, x + (sx - 1) / 2, 0, sy, y + (sy - 1) / 2];
 }
 
 /** Crops and resizes a source rectangle (may extend past the edges). */
-export function cropResize(img: RgbImage, x: number, y: number, w: number, h: number, ow: number, oh: number): RgbImage {
+export function cropResize(
+  img: RgbImage,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  ow: number,
+  oh: number,
+): RgbImage {
   return warpAffine(img, cropMap(x, y, w, h, ow, oh), ow, oh);
 }
 
 /** Planar float tensor (1x3xHxW) from an RGB raster: out = (v - mean[c]) / std[c], channel order RGB or BGR. */
-export function toPlanar(img: RgbImage, mean: [number, number, number], std: [number, number, number], order: 'RGB' | 'BGR' = 'RGB'): Float32Array {
+export function toPlanar(
+  img: RgbImage,
+  mean: [number, number, number],
+  std: [number, number, number],
+  order: 'RGB' | 'BGR' = 'RGB',
+): Float32Array {
   const n = img.width * img.height;
   const out = new Float32Array(3 * n);
   const d = img.data;
-  const c0 = order === 'RGB' ? 0 : 2, c2 = order === 'RGB' ? 2 : 0;
-  const i0 = 1 / std[0], i1 = 1 / std[1], i2 = 1 / std[2];
+  const c0 = order === 'RGB' ? 0 : 2,
+    c2 = order === 'RGB' ? 2 : 0;
+  const i0 = 1 / std[0],
+    i1 = 1 / std[1],
+    i2 = 1 / std[2];
   for (let p = 0, q = 0; p < n; p++, q += 3) {
     out[p] = (d[q + c0] - mean[0]) * i0;
     out[n + p] = (d[q + 1] - mean[1]) * i1;
@@ -260,7 +344,8 @@ export function toGreyPlane(img: RgbImage, div: number): Float32Array {
   const out = new Float32Array(n);
   const d = img.data;
   const s = 1 / div;
-  for (let p = 0, q = 0; p < n; p++, q += 3) out[p] = Math.round(0.299 * d[q] + 0.587 * d[q + 1] + 0.114 * d[q + 2]) * s;
+  for (let p = 0, q = 0; p < n; p++, q += 3)
+    out[p] = Math.round(0.299 * d[q] + 0.587 * d[q + 1] + 0.114 * d[q + 2]) * s;
   return out;
 }
 

@@ -4,11 +4,14 @@ import { MelSpectrogram, frameCount, hzToMel, melFilterBank, melToHz } from './m
 
 /** The textbook O(n^2) DFT, as the independent reference. */
 function naiveDft(x: ArrayLike<number>): { re: Float64Array; im: Float64Array } {
-  const n = x.length, re = new Float64Array(n), im = new Float64Array(n);
-  for (let k = 0; k < n; k++) for (let t = 0; t < n; t++) {
-    re[k]! += x[t]! * Math.cos((2 * Math.PI * k * t) / n);
-    im[k]! -= x[t]! * Math.sin((2 * Math.PI * k * t) / n);
-  }
+  const n = x.length,
+    re = new Float64Array(n),
+    im = new Float64Array(n);
+  for (let k = 0; k < n; k++)
+    for (let t = 0; t < n; t++) {
+      re[k]! += x[t]! * Math.cos((2 * Math.PI * k * t) / n);
+      im[k]! -= x[t]! * Math.sin((2 * Math.PI * k * t) / n);
+    }
   return { re, im };
 }
 
@@ -21,7 +24,8 @@ describe('Fft', () => {
   for (const n of [400, 200, 16, 25, 12, 7, 1]) {
     it(`matches the naive DFT for n = ${n}`, () => {
       const x = noise(n, n);
-      const re = Float64Array.from(x), im = new Float64Array(n);
+      const re = Float64Array.from(x),
+        im = new Float64Array(n);
       new Fft(n).forward(re, im);
       const ref = naiveDft(x);
       for (let k = 0; k < n; k++) {
@@ -44,7 +48,8 @@ describe('mel front end', () => {
     expect(w.length).toBe(40 * 201);
     for (let b = 0; b < 40; b++) expect(Math.max(...w.subarray(b * 201, (b + 1) * 201))).toBeGreaterThan(0);
     // 40 bands up to 8 kHz: mel(8000) = 15 + ln 8 / (ln 6.4 / 27) = 45.245; edges every 45.245 / 41 mel.
-    const e1 = (200 / 3) * (45.245 / 41), e2 = 2 * e1; // both below 1 kHz: linear part of the scale
+    const e1 = (200 / 3) * (45.245 / 41),
+      e2 = 2 * e1; // both below 1 kHz: linear part of the scale
     const area = 2 / e2;
     expect(w[1]).toBeCloseTo((40 / e1) * area, 5); // 40 Hz: rising edge
     expect(w[3]).toBeCloseTo(((e2 - 120) / e1) * area, 5); // 120 Hz: falling edge
@@ -59,7 +64,10 @@ describe('mel front end', () => {
     const bank = melFilterBank();
     const reflect = (i: number) => (i < 0 ? -i : i >= x.length ? 2 * (x.length - 1) - i : i);
     for (const f of [0, 3, 6]) {
-      const frame = Array.from({ length: 400 }, (_, t) => x[reflect(f * 160 - 200 + t)]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * t) / 400)));
+      const frame = Array.from(
+        { length: 400 },
+        (_, t) => x[reflect(f * 160 - 200 + t)]! * (0.5 - 0.5 * Math.cos((2 * Math.PI * t) / 400)),
+      );
       const { re, im } = naiveDft(frame);
       for (const b of [0, 10, 25, 39]) {
         let want = 0;
@@ -77,6 +85,7 @@ describe('mel front end', () => {
     const frames = new MelSpectrogram().compute(x);
     const loud = Math.max(...frames.subarray(8 * 40, 9 * 40));
     expect(loud).toBeGreaterThan(0.1);
-    for (let f = 9; f < frameCount(x.length); f++) for (let b = 0; b < 40; b++) expect(frames[f * 40 + b]! / loud).toBeLessThan(1e-25);
+    for (let f = 9; f < frameCount(x.length); f++)
+      for (let b = 0; b < 40; b++) expect(frames[f * 40 + b]! / loud).toBeLessThan(1e-25);
   });
 });

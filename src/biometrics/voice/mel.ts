@@ -10,13 +10,19 @@ export const MEL = Object.freeze({ sampleRate: 16000, nFft: 400, hop: 160, bands
 
 /** Slaney mel scale (librosa htk=False): linear below 1 kHz, logarithmic above. */
 export function hzToMel(f: number): number {
-  const fSp = 200 / 3, minLogHz = 1000, minLogMel = minLogHz / fSp, logStep = Math.log(6.4) / 27;
+  const fSp = 200 / 3,
+    minLogHz = 1000,
+    minLogMel = minLogHz / fSp,
+    logStep = Math.log(6.4) / 27;
   return f >= minLogHz ? minLogMel + Math.log(f / minLogHz) / logStep : f / fSp;
 }
 
 /** Inverse of hzToMel. */
 export function melToHz(m: number): number {
-  const fSp = 200 / 3, minLogHz = 1000, minLogMel = minLogHz / fSp, logStep = Math.log(6.4) / 27;
+  const fSp = 200 / 3,
+    minLogHz = 1000,
+    minLogMel = minLogHz / fSp,
+    logStep = Math.log(6.4) / 27;
   return m >= minLogMel ? minLogHz * Math.exp(logStep * (m - minLogMel)) : fSp * m;
 }
 
@@ -25,14 +31,22 @@ export function melToHz(m: number): number {
  * consecutive mel-spaced edges, each scaled by 2 / (upper edge - lower edge) in Hz. Row-major
  * [bands][nFft / 2 + 1], cast to float32 as librosa does.
  */
-export function melFilterBank(sr = MEL.sampleRate, nFft = MEL.nFft, bands = MEL.bands, fMin = MEL.fMin, fMax = MEL.fMax): Float32Array {
+export function melFilterBank(
+  sr = MEL.sampleRate,
+  nFft = MEL.nFft,
+  bands = MEL.bands,
+  fMin = MEL.fMin,
+  fMax = MEL.fMax,
+): Float32Array {
   const bins = nFft / 2 + 1;
-  const lo = hzToMel(fMin), hi = hzToMel(fMax);
+  const lo = hzToMel(fMin),
+    hi = hzToMel(fMax);
   const edges = Array.from({ length: bands + 2 }, (_, i) => melToHz(lo + ((hi - lo) * i) / (bands + 1)));
   const w = new Float32Array(bands * bins);
   for (let b = 0; b < bands; b++) {
     const enorm = 2 / (edges[b + 2]! - edges[b]!);
-    const d0 = edges[b + 1]! - edges[b]!, d1 = edges[b + 2]! - edges[b + 1]!;
+    const d0 = edges[b + 1]! - edges[b]!,
+      d1 = edges[b + 2]! - edges[b + 1]!;
     for (let k = 0; k < bins; k++) {
       const f = (k * sr) / nFft;
       const lower = (f - edges[b]!) / d0;
@@ -69,8 +83,13 @@ export class MelSpectrogram {
     const bins = MEL.nFft / 2 + 1;
     this.span = new Int32Array(MEL.bands * 2);
     for (let b = 0; b < MEL.bands; b++) {
-      let first = bins, last = -1;
-      for (let k = 0; k < bins; k++) if (this.bank[b * bins + k] !== 0) { first = Math.min(first, k); last = k; }
+      let first = bins,
+        last = -1;
+      for (let k = 0; k < bins; k++)
+        if (this.bank[b * bins + k] !== 0) {
+          first = Math.min(first, k);
+          last = k;
+        }
       this.span[2 * b] = first;
       this.span[2 * b + 1] = last;
     }
@@ -79,7 +98,10 @@ export class MelSpectrogram {
   /** Mel frames of `samples` (16 kHz): Float32Array of frameCount(n) x 40. */
   compute(samples: Float32Array): Float32Array {
     const n = samples.length;
-    const nFft = MEL.nFft, half = nFft / 2, hop = MEL.hop, bins = half + 1;
+    const nFft = MEL.nFft,
+      half = nFft / 2,
+      hop = MEL.hop,
+      bins = half + 1;
     const frames = frameCount(n);
     const out = new Float32Array(frames * MEL.bands);
     const { re, im, window, power, power2 } = this;
@@ -105,11 +127,15 @@ export class MelSpectrogram {
     for (let f = 0; f < frames; f += 2) {
       const pair = f + 1 < frames;
       load(re, f);
-      if (pair) load(im, f + 1); else im.fill(0);
+      if (pair) load(im, f + 1);
+      else im.fill(0);
       this.fft.forward(re, im);
       for (let k = 0; k < bins; k++) {
         const j = k === 0 ? 0 : nFft - k;
-        const sr = re[k]! + re[j]!, di = im[k]! - im[j]!, si = im[k]! + im[j]!, dr = re[k]! - re[j]!;
+        const sr = re[k]! + re[j]!,
+          di = im[k]! - im[j]!,
+          si = im[k]! + im[j]!,
+          dr = re[k]! - re[j]!;
         power[k] = (sr * sr + di * di) / 4;
         power2[k] = (si * si + dr * dr) / 4;
       }
@@ -121,7 +147,9 @@ export class MelSpectrogram {
 
   /** The 40 mel energies of one power spectrum into frame f of out (each band's few non-zero bins only). */
   private bands(power: Float64Array, out: Float32Array, f: number): void {
-    const { bank, span } = this, bins = MEL.nFft / 2 + 1, bands = MEL.bands;
+    const { bank, span } = this,
+      bins = MEL.nFft / 2 + 1,
+      bands = MEL.bands;
     for (let b = 0; b < bands; b++) {
       let acc = 0;
       const row = b * bins;

@@ -69,19 +69,32 @@ let mel: MelSpectrogram | undefined;
  * The utterance embedding of speech already trimmed by the VAD: partials of 160 mel frames, embedded as
  * one batch, averaged and L2-normalised (Resemblyzer's embed_utterance).
  */
-export async function embedSpeech(runner: VoiceModelRunner, speech: Float32Array, timings?: VoiceStageTimings): Promise<{ embedding: Float32Array; partials: number }> {
+export async function embedSpeech(
+  runner: VoiceModelRunner,
+  speech: Float32Array,
+  timings?: VoiceStageTimings,
+): Promise<{ embedding: Float32Array; partials: number }> {
   let t = performance.now();
   const { starts, paddedLength } = partialSlices(speech.length);
   let audio = speech;
-  if (paddedLength > speech.length) { audio = new Float32Array(paddedLength); audio.set(speech); }
+  if (paddedLength > speech.length) {
+    audio = new Float32Array(paddedLength);
+    audio.set(speech);
+  }
   mel ??= new MelSpectrogram();
   const frames = mel.compute(audio);
   const batch = new Float32Array(starts.length * PARTIAL_FRAMES * MEL.bands);
-  starts.forEach((s, i) => batch.set(frames.subarray(s * MEL.bands, (s + PARTIAL_FRAMES) * MEL.bands), i * PARTIAL_FRAMES * MEL.bands));
-  if (timings) { timings.features += performance.now() - t; t = performance.now(); }
+  starts.forEach((s, i) =>
+    batch.set(frames.subarray(s * MEL.bands, (s + PARTIAL_FRAMES) * MEL.bands), i * PARTIAL_FRAMES * MEL.bands),
+  );
+  if (timings) {
+    timings.features += performance.now() - t;
+    t = performance.now();
+  }
   const out = await runner.embed(batch, starts.length);
   const embedding = new Float32Array(VOICE_EMBEDDING_DIMS);
-  for (let b = 0; b < starts.length; b++) for (let k = 0; k < VOICE_EMBEDDING_DIMS; k++) embedding[k]! += out[b * VOICE_EMBEDDING_DIMS + k]! / starts.length;
+  for (let b = 0; b < starts.length; b++)
+    for (let k = 0; k < VOICE_EMBEDDING_DIMS; k++) embedding[k]! += out[b * VOICE_EMBEDDING_DIMS + k]! / starts.length;
   l2normalise(embedding);
   if (timings) timings.template += performance.now() - t;
   return { embedding, partials: starts.length };
@@ -107,7 +120,11 @@ export function l2normalise(v: Float32Array): Float32Array {
  * const a = await analyseVoice(runner, wavBytes);
  * if (a.embedding) encodeVoiceTemplate(version, a);
  */
-export async function analyseVoice(runner: VoiceModelRunner, bytes: Uint8Array, opts: VoiceAnalyseOptions = {}): Promise<VoiceAnalysis> {
+export async function analyseVoice(
+  runner: VoiceModelRunner,
+  bytes: Uint8Array,
+  opts: VoiceAnalyseOptions = {},
+): Promise<VoiceAnalysis> {
   const timings: VoiceStageTimings = { decode: 0, vad: 0, features: 0, template: 0 };
   let t = performance.now();
   const decoded = decodeWav(bytes);
@@ -124,13 +141,19 @@ export async function analyseVoice(runner: VoiceModelRunner, bytes: Uint8Array, 
     try {
       ({ embedding, partials } = await embedSpeech(runner, speech, timings));
     } catch (e) {
-      throw BiometricError.is(e) ? e : new BiometricError('EXTRACTION_FAILED', `voice encoder failed: ${(e as Error).message}`);
+      throw BiometricError.is(e)
+        ? e
+        : new BiometricError('EXTRACTION_FAILED', `voice encoder failed: ${(e as Error).message}`);
     }
   }
   return {
     ...measures,
-    sampleRate: decoded.sampleRate, channels: decoded.channels, bitsPerSample: decoded.bitsPerSample,
+    sampleRate: decoded.sampleRate,
+    channels: decoded.channels,
+    bitsPerSample: decoded.bitsPerSample,
     durationMs: Math.round((decoded.samples.length / decoded.sampleRate) * 1000),
-    partials, embedding, timings,
+    partials,
+    embedding,
+    timings,
   };
 }

@@ -23,7 +23,8 @@ const SNR_CAP_DB = 60;
 
 /** Speech duration, SNR estimate and quality from the VAD's windows. */
 export function measureVoice(vad: VadResult, sampleCount: number, rate: number, clippedRatio: number): VoiceMeasures {
-  let speechWindows = 0, speechPower = 0;
+  let speechWindows = 0,
+    speechPower = 0;
   for (let w = 0; w < vad.mask.length; w++) {
     if (!vad.mask[w]) continue;
     speechWindows++;
@@ -33,7 +34,14 @@ export function measureVoice(vad: VadResult, sampleCount: number, rate: number, 
   const speechSeconds = (speechWindows * vad.window) / rate;
   const snrDb = speechWindows ? Math.min(SNR_CAP_DB, 10 * Math.log10(speechPower / speechWindows) - vad.floorDb) : 0;
   const speechRatio = durationSeconds > 0 ? Math.min(1, speechSeconds / durationSeconds) : 0;
-  return { durationSeconds, speechSeconds, speechRatio, snrDb, clippedRatio, quality: voiceQuality(speechSeconds, snrDb, clippedRatio) };
+  return {
+    durationSeconds,
+    speechSeconds,
+    speechRatio,
+    snrDb,
+    clippedRatio,
+    quality: voiceQuality(speechSeconds, snrDb, clippedRatio),
+  };
 }
 
 /**

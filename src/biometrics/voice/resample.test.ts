@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { resample } from './resample.js';
 
-const sine = (f: number, rate: number, seconds: number) => Float32Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.sin((2 * Math.PI * f * i) / rate));
+const sine = (f: number, rate: number, seconds: number) =>
+  Float32Array.from({ length: Math.round(rate * seconds) }, (_, i) => Math.sin((2 * Math.PI * f * i) / rate));
 
 /** RMS of a signal away from its edges (the filter sees zeros beyond them). */
 function rms(x: Float32Array, skip = 200): number {

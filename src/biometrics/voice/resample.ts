@@ -25,7 +25,8 @@ function gcd(a: number, b: number): number {
 
 /** Modified Bessel function of the first kind, order 0 (series; converges fast for the betas used). */
 function bessel0(x: number): number {
-  let sum = 1, term = 1;
+  let sum = 1,
+    term = 1;
   for (let k = 1; k < 50; k++) {
     term *= (x / (2 * k)) ** 2;
     sum += term;
@@ -51,7 +52,8 @@ function planFor(inRate: number, outRate: number): Plan {
   const cached = plans.get(key);
   if (cached) return cached;
   const g = gcd(inRate, outRate);
-  const L = outRate / g, M = inRate / g;
+  const L = outRate / g,
+    M = inRate / g;
   const phases = Math.min(L, MAX_PHASES);
   // Cut-off as a fraction of the input sample rate's Nyquist frequency.
   const cutoff = Math.min(1, outRate / inRate) * ROLLOFF;
@@ -101,7 +103,10 @@ export function resample(input: Float32Array, inRate: number, outRate = 16000): 
     let p = pos - base * L;
     if (phases !== L) {
       p = Math.round((p * phases) / L);
-      if (p === phases) { p = 0; base++; }
+      if (p === phases) {
+        p = 0;
+        base++;
+      }
     }
     const start = base - half + 1;
     const t = p * width;

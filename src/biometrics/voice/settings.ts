@@ -14,7 +14,12 @@ export interface VoiceGates {
   minQuality: number;
 }
 
-export const DEFAULT_VOICE_GATES: Readonly<VoiceGates> = Object.freeze({ minSpeechSeconds: 2, minSnrDb: 12, maxClippedRatio: 0.002, minQuality: 30 });
+export const DEFAULT_VOICE_GATES: Readonly<VoiceGates> = Object.freeze({
+  minSpeechSeconds: 2,
+  minSnrDb: 12,
+  maxClippedRatio: 0.002,
+  minQuality: 30,
+});
 
 /** Why a recording was refused, in the order the gates are applied. */
 export type VoiceGateFailure = 'TOO_LITTLE_SPEECH' | 'CLIPPED' | 'TOO_NOISY' | 'LOW_QUALITY';
@@ -29,16 +34,28 @@ export function gateVoice(
   g: VoiceGates,
 ): { failure: VoiceGateFailure; reason: string } | null {
   if (m.speechSeconds < g.minSpeechSeconds) {
-    return { failure: 'TOO_LITTLE_SPEECH', reason: `${m.speechSeconds.toFixed(2)} s of speech detected, ${g.minSpeechSeconds} s needed (setting voice.minSpeechSeconds)` };
+    return {
+      failure: 'TOO_LITTLE_SPEECH',
+      reason: `${m.speechSeconds.toFixed(2)} s of speech detected, ${g.minSpeechSeconds} s needed (setting voice.minSpeechSeconds)`,
+    };
   }
   if (m.clippedRatio > g.maxClippedRatio) {
-    return { failure: 'CLIPPED', reason: `${(m.clippedRatio * 100).toFixed(2)}% of samples are clipped at full scale, at most ${(g.maxClippedRatio * 100).toFixed(2)}% allowed (setting voice.maxClippedRatio)` };
+    return {
+      failure: 'CLIPPED',
+      reason: `${(m.clippedRatio * 100).toFixed(2)}% of samples are clipped at full scale, at most ${(g.maxClippedRatio * 100).toFixed(2)}% allowed (setting voice.maxClippedRatio)`,
+    };
   }
   if (m.snrDb < g.minSnrDb) {
-    return { failure: 'TOO_NOISY', reason: `signal-to-noise ratio ${m.snrDb.toFixed(1)} dB is below ${g.minSnrDb} dB (setting voice.minSnrDb)` };
+    return {
+      failure: 'TOO_NOISY',
+      reason: `signal-to-noise ratio ${m.snrDb.toFixed(1)} dB is below ${g.minSnrDb} dB (setting voice.minSnrDb)`,
+    };
   }
   if (m.quality < g.minQuality) {
-    return { failure: 'LOW_QUALITY', reason: `voice quality ${m.quality} is below the minimum ${g.minQuality} (setting quality.voice.minimum)` };
+    return {
+      failure: 'LOW_QUALITY',
+      reason: `voice quality ${m.quality} is below the minimum ${g.minQuality} (setting quality.voice.minimum)`,
+    };
   }
   return null;
 }

@@ -54,8 +54,10 @@ function containerOf(b: Uint8Array): string | null {
  */
 export function decodeWav(bytes: Uint8Array): DecodedAudio {
   if (bytes.length < 12 || ascii(bytes, 0) !== 'RIFF' || ascii(bytes, 8) !== 'WAVE') {
-    if (bytes.length >= 4 && (ascii(bytes, 0) === 'RIFX' || ascii(bytes, 0) === 'RF64')) throw unsupported(`${ascii(bytes, 0)} (big-endian or 64-bit) WAV is not supported; send a RIFF/WAVE file`);
-    if (bytes.length >= 4 && ascii(bytes, 0) === 'RIFF') throw invalid(bytes.length < 12 ? 'truncated header' : 'RIFF file that is not WAVE');
+    if (bytes.length >= 4 && (ascii(bytes, 0) === 'RIFX' || ascii(bytes, 0) === 'RF64'))
+      throw unsupported(`${ascii(bytes, 0)} (big-endian or 64-bit) WAV is not supported; send a RIFF/WAVE file`);
+    if (bytes.length >= 4 && ascii(bytes, 0) === 'RIFF')
+      throw invalid(bytes.length < 12 ? 'truncated header' : 'RIFF file that is not WAVE');
     const kind = containerOf(bytes);
     throw unsupported(`${kind ? `${kind} audio` : 'the bytes'} cannot be read: send a WAV file (PCM or float)`);
   }
@@ -69,7 +71,8 @@ export function decodeWav(bytes: Uint8Array): DecodedAudio {
     const body = o + 8;
     if (id === 'data') {
       const open = size === 0 || size === 0xffffffff;
-      if (!open && body + size > bytes.length) throw invalid(`truncated: the data chunk declares ${size} bytes, ${bytes.length - body} are present`);
+      if (!open && body + size > bytes.length)
+        throw invalid(`truncated: the data chunk declares ${size} bytes, ${bytes.length - body} are present`);
       data = { start: body, length: open ? bytes.length - body : size };
       if (fmt) break;
     } else if (id === 'fmt ') {
@@ -80,7 +83,13 @@ export function decodeWav(bytes: Uint8Array): DecodedAudio {
         if (size < 40) throw invalid('WAVE_FORMAT_EXTENSIBLE fmt chunk shorter than 40 bytes');
         format = dv.getUint16(body + 24, true); // first two bytes of the sub-format GUID
       }
-      fmt = { format, channels: dv.getUint16(body + 2, true), rate: dv.getUint32(body + 4, true), align: dv.getUint16(body + 12, true), bits };
+      fmt = {
+        format,
+        channels: dv.getUint16(body + 2, true),
+        rate: dv.getUint32(body + 4, true),
+        align: dv.getUint16(body + 12, true),
+        bits,
+      };
     } else if (body + size > bytes.length) {
       throw invalid(`truncated ${JSON.stringify(id)} chunk`);
     }
@@ -90,21 +99,35 @@ export function decodeWav(bytes: Uint8Array): DecodedAudio {
   if (!data) throw invalid('no data chunk');
   const { format, channels, rate, bits } = fmt;
   const isFloat = format === IEEE_FLOAT;
-  if (format !== PCM && !isFloat) throw unsupported(`WAV encoding ${format} (compressed) is not supported; send PCM or float samples`);
-  if (isFloat ? bits !== 32 && bits !== 64 : ![8, 16, 24, 32].includes(bits)) throw unsupported(`${bits}-bit ${isFloat ? 'float' : 'PCM'} WAV is not supported`);
-  if (channels < 1 || channels > WAV_LIMITS.maxChannels) throw unsupported(`${channels} channels: mono or stereo expected`);
-  if (rate < WAV_LIMITS.minSampleRate || rate > WAV_LIMITS.maxSampleRate) throw unsupported(`sample rate ${rate} Hz is outside ${WAV_LIMITS.minSampleRate}..${WAV_LIMITS.maxSampleRate} Hz`);
+  if (format !== PCM && !isFloat)
+    throw unsupported(`WAV encoding ${format} (compressed) is not supported; send PCM or float samples`);
+  if (isFloat ? bits !== 32 && bits !== 64 : ![8, 16, 24, 32].includes(bits))
+    throw unsupported(`${bits}-bit ${isFloat ? 'float' : 'PCM'} WAV is not supported`);
+  if (channels < 1 || channels > WAV_LIMITS.maxChannels)
+    throw unsupported(`${channels} channels: mono or stereo expected`);
+  if (rate < WAV_LIMITS.minSampleRate || rate > WAV_LIMITS.maxSampleRate)
+    throw unsupported(`sample rate ${rate} Hz is outside ${WAV_LIMITS.minSampleRate}..${WAV_LIMITS.maxSampleRate} Hz`);
   const width = bits / 8;
   const frameBytes = width * channels;
-  if (fmt.align !== frameBytes) throw invalid(`block align ${fmt.align} does not match ${channels} x ${bits}-bit samples`);
+  if (fmt.align !== frameBytes)
+    throw invalid(`block align ${fmt.align} does not match ${channels} x ${bits}-bit samples`);
   if (data.length % frameBytes !== 0) throw invalid('truncated: the data chunk ends inside a sample frame');
   const frames = data.length / frameBytes;
   if (frames === 0) throw invalid('the data chunk holds no samples');
   const full = isFloat ? 1 : 1 - 1 / 2 ** (bits - 1); // the largest positive code, scaled
   const out = new Float32Array(frames);
   const clipped = readSamples(dv, data.start, frames, channels, isFloat ? -bits : bits, full, out);
-  if (isFloat) for (let i = 0; i < frames; i++) if (!Number.isFinite(out[i]!)) throw invalid('float samples that are not finite numbers');
-  return { sampleRate: rate, channels, bitsPerSample: bits, float: isFloat, samples: out, clippedRatio: clipped / (frames * channels) };
+  if (isFloat)
+    for (let i = 0; i < frames; i++)
+      if (!Number.isFinite(out[i]!)) throw invalid('float samples that are not finite numbers');
+  return {
+    sampleRate: rate,
+    channels,
+    bitsPerSample: bits,
+    float: isFloat,
+    samples: out,
+    clippedRatio: clipped / (frames * channels),
+  };
 }
 
 /**
@@ -113,7 +136,15 @@ export function decodeWav(bytes: Uint8Array): DecodedAudio {
  * closure per format made this call site megamorphic and the decoder ten times slower (1.1 against 0.11 ms
  * per second of audio).
  */
-function readSamples(dv: DataView, start: number, frames: number, channels: number, kind: number, full: number, out: Float32Array): number {
+function readSamples(
+  dv: DataView,
+  start: number,
+  frames: number,
+  channels: number,
+  kind: number,
+  full: number,
+  out: Float32Array,
+): number {
   const width = Math.abs(kind) / 8;
   let clipped = 0;
   for (let i = 0, p = start; i < frames; i++) {
@@ -121,12 +152,23 @@ function readSamples(dv: DataView, start: number, frames: number, channels: numb
     for (let c = 0; c < channels; c++, p += width) {
       let v: number;
       switch (kind) {
-        case 16: v = dv.getInt16(p, true) / 32768; break;
-        case 8: v = (dv.getUint8(p) - 128) / 128; break; // 8-bit WAV is unsigned
-        case 24: v = (dv.getUint8(p) | (dv.getUint8(p + 1) << 8) | (dv.getInt8(p + 2) << 16)) / 8388608; break;
-        case 32: v = dv.getInt32(p, true) / 2147483648; break;
-        case -32: v = dv.getFloat32(p, true); break;
-        default: v = dv.getFloat64(p, true);
+        case 16:
+          v = dv.getInt16(p, true) / 32768;
+          break;
+        case 8:
+          v = (dv.getUint8(p) - 128) / 128;
+          break; // 8-bit WAV is unsigned
+        case 24:
+          v = (dv.getUint8(p) | (dv.getUint8(p + 1) << 8) | (dv.getInt8(p + 2) << 16)) / 8388608;
+          break;
+        case 32:
+          v = dv.getInt32(p, true) / 2147483648;
+          break;
+        case -32:
+          v = dv.getFloat32(p, true);
+          break;
+        default:
+          v = dv.getFloat64(p, true);
       }
       if (v >= full || v <= -1) clipped++;
       s += v;
@@ -143,11 +185,22 @@ function readSamples(dv: DataView, start: number, frames: number, channels: numb
 export function encodeWav16(samples: ArrayLike<number>, sampleRate: number): Uint8Array {
   const out = new Uint8Array(44 + samples.length * 2);
   const dv = new DataView(out.buffer);
-  const put = (o: number, s: string) => { for (let i = 0; i < 4; i++) out[o + i] = s.charCodeAt(i); };
-  put(0, 'RIFF'); dv.setUint32(4, 36 + samples.length * 2, true); put(8, 'WAVE');
-  put(12, 'fmt '); dv.setUint32(16, 16, true); dv.setUint16(20, PCM, true); dv.setUint16(22, 1, true);
-  dv.setUint32(24, sampleRate, true); dv.setUint32(28, sampleRate * 2, true); dv.setUint16(32, 2, true); dv.setUint16(34, 16, true);
-  put(36, 'data'); dv.setUint32(40, samples.length * 2, true);
+  const put = (o: number, s: string) => {
+    for (let i = 0; i < 4; i++) out[o + i] = s.charCodeAt(i);
+  };
+  put(0, 'RIFF');
+  dv.setUint32(4, 36 + samples.length * 2, true);
+  put(8, 'WAVE');
+  put(12, 'fmt ');
+  dv.setUint32(16, 16, true);
+  dv.setUint16(20, PCM, true);
+  dv.setUint16(22, 1, true);
+  dv.setUint32(24, sampleRate, true);
+  dv.setUint32(28, sampleRate * 2, true);
+  dv.setUint16(32, 2, true);
+  dv.setUint16(34, 16, true);
+  put(36, 'data');
+  dv.setUint32(40, samples.length * 2, true);
   for (let i = 0; i < samples.length; i++) {
     const v = Math.max(-1, Math.min(1, samples[i]!));
     dv.setInt16(44 + i * 2, Math.round(v < 0 ? v * 32768 : v * 32767), true);

@@ -204,7 +204,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('solved_at', 'timestamptz')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(now))
     .execute();
-  await db.schema.createIndex('adjudication_cases_status').on('adjudication_cases').columns(['status', 'created_at']).execute();
+  await db.schema
+    .createIndex('adjudication_cases_status')
+    .on('adjudication_cases')
+    .columns(['status', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('adjudication_decisions')
@@ -250,9 +254,24 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of [
-    'service_nodes', 'usage_counters', 'licences', 'adjudication_decisions', 'adjudication_cases', 'templates',
-    'voice_samples', 'face_samples', 'images', 'operations', 'subjects', 'exceptions', 'settings',
-    'signing_keys', 'refresh_tokens', 'oauth_codes', 'oauth_clients', 'accounts',
+    'service_nodes',
+    'usage_counters',
+    'licences',
+    'adjudication_decisions',
+    'adjudication_cases',
+    'templates',
+    'voice_samples',
+    'face_samples',
+    'images',
+    'operations',
+    'subjects',
+    'exceptions',
+    'settings',
+    'signing_keys',
+    'refresh_tokens',
+    'oauth_codes',
+    'oauth_clients',
+    'accounts',
   ]) {
     await db.schema.dropTable(table).ifExists().execute();
   }

@@ -17,7 +17,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('retired_at', 'timestamptz')
     .execute();
-  await db.schema.createIndex('service_keys_active').on('service_keys').column('purpose').unique().where(sql.ref('retired_at'), 'is', null).execute();
+  await db.schema
+    .createIndex('service_keys_active')
+    .on('service_keys')
+    .column('purpose')
+    .unique()
+    .where(sql.ref('retired_at'), 'is', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -7,7 +7,9 @@ import { sql, type Kysely } from 'kysely';
  * token images were lazy have no original to render from and keep their bytes.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`update images set bytes = null where kind = 'TOKEN' and source_image_id is not null and bytes is not null`.execute(db);
+  await sql`update images set bytes = null where kind = 'TOKEN' and source_image_id is not null and bytes is not null`.execute(
+    db,
+  );
 }
 
 /** Nothing to undo: a pending token is rendered on its next read either way. */

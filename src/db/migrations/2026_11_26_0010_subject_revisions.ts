@@ -61,7 +61,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create trigger ${sql.raw(`${table}_revision_insert`)} after insert on ${t}
       referencing new table as new_rows for each statement execute function subject_revision_of_inserted()`.execute(db);
     await sql`create trigger ${sql.raw(`${table}_revision_update`)} after update on ${t}
-      referencing old table as old_rows new table as new_rows for each statement execute function subject_revision_of_updated()`.execute(db);
+      referencing old table as old_rows new table as new_rows for each statement execute function subject_revision_of_updated()`.execute(
+      db,
+    );
     await sql`create trigger ${sql.raw(`${table}_revision_delete`)} after delete on ${t}
       referencing old table as old_rows for each statement execute function subject_revision_of_deleted()`.execute(db);
     await sql`create trigger ${sql.raw(`${table}_revision_truncate`)} after truncate on ${t}
@@ -78,7 +80,13 @@ export async function down(db: Kysely<any>): Promise<void> {
     }
   }
   await sql`drop trigger if exists subjects_revision on subjects`.execute(db);
-  for (const fn of ['subject_revision_next', 'subject_revision_of_inserted', 'subject_revision_of_updated', 'subject_revision_of_deleted', 'subject_revision_of_truncated']) {
+  for (const fn of [
+    'subject_revision_next',
+    'subject_revision_of_inserted',
+    'subject_revision_of_updated',
+    'subject_revision_of_deleted',
+    'subject_revision_of_truncated',
+  ]) {
     await sql`drop function if exists ${sql.raw(fn)}()`.execute(db);
   }
   await sql`alter table subjects drop column if exists revision`.execute(db);

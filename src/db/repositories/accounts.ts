@@ -18,7 +18,9 @@ function decoded(row: AccountRow): AccountRow {
 export async function findAccountForLogin(
   db: Queryable,
   username: string,
-): Promise<Pick<AccountRow, 'id' | 'username' | 'role' | 'enabled' | 'password_hash' | 'credential_version'> | undefined> {
+): Promise<
+  Pick<AccountRow, 'id' | 'username' | 'role' | 'enabled' | 'password_hash' | 'credential_version'> | undefined
+> {
   return db
     .selectFrom('accounts')
     .select(['id', 'username', 'role', 'enabled', 'password_hash', 'credential_version'])
@@ -31,11 +33,18 @@ export async function findAccountForGrant(
   db: Queryable,
   id: number,
 ): Promise<Pick<AccountRow, 'id' | 'username' | 'role' | 'enabled' | 'credential_version'> | undefined> {
-  return db.selectFrom('accounts').select(['id', 'username', 'role', 'enabled', 'credential_version']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'username', 'role', 'enabled', 'credential_version'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Insert an account; undefined when its user name is taken (nothing is written then). */
-export async function insertAccountUnlessNameTaken(db: Queryable, account: Insertable<Database['accounts']>): Promise<AccountRow | undefined> {
+export async function insertAccountUnlessNameTaken(
+  db: Queryable,
+  account: Insertable<Database['accounts']>,
+): Promise<AccountRow | undefined> {
   const row = await db
     .insertInto('accounts')
     .values(account)
@@ -46,14 +55,21 @@ export async function insertAccountUnlessNameTaken(db: Queryable, account: Inser
 }
 
 /** Read an account by id or user name and lock its row (FOR UPDATE) until the transaction ends. */
-export async function lockAccount(db: Queryable, ref: { id: number } | { username: string }): Promise<AccountRow | undefined> {
+export async function lockAccount(
+  db: Queryable,
+  ref: { id: number } | { username: string },
+): Promise<AccountRow | undefined> {
   const query = db.selectFrom('accounts').selectAll();
-  const row = await ('id' in ref ? query.where('id', '=', ref.id) : query.where('username', '=', ref.username)).forUpdate().executeTakeFirst();
+  const row = await ('id' in ref ? query.where('id', '=', ref.id) : query.where('username', '=', ref.username))
+    .forUpdate()
+    .executeTakeFirst();
   return row && decoded(row);
 }
 
 export async function accountNameTaken(db: Queryable, username: string): Promise<boolean> {
-  return (await db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('accounts').select('id').where('username', '=', username).executeTakeFirst()) !== undefined
+  );
 }
 
 /**
@@ -94,7 +110,9 @@ export async function anotherEnabledAdminExists(db: Queryable, excluding: number
 
 /** Whether any ADMIN exists, enabled or not. */
 export async function anyAdminExists(db: Queryable): Promise<boolean> {
-  return (await db.selectFrom('accounts').select('id').where('role', '=', 'ADMIN').limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('accounts').select('id').where('role', '=', 'ADMIN').limit(1).executeTakeFirst()) !== undefined
+  );
 }
 
 /** A filter of the account list; `usernamePrefix` is matched literally (LIKE wildcards escaped). */

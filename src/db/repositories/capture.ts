@@ -16,7 +16,12 @@ export type CaptureSessionRow = Selectable<Database['capture_sessions']>;
 export type CaptureSessionValues = Omit<Insertable<Database['capture_sessions']>, 'session_id' | 'handle_id'>;
 
 /** A new capture on a handle: its row replaces whatever an earlier connect on the handle left. */
-export async function upsertCaptureSession(db: Queryable, sessionId: number, handleId: number, values: CaptureSessionValues): Promise<void> {
+export async function upsertCaptureSession(
+  db: Queryable,
+  sessionId: number,
+  handleId: number,
+  values: CaptureSessionValues,
+): Promise<void> {
   await db
     .insertInto('capture_sessions')
     .values({ session_id: sessionId, handle_id: handleId, ...values })
@@ -36,24 +41,37 @@ export async function updateUnfinishedCapture(
   const result = await db
     .updateTable('capture_sessions')
     .set(values)
-    .where('session_id', '=', key.sessionId).where('handle_id', '=', key.handleId)
-    .where('capture_id', '=', key.captureId).where('finished_at', 'is', null)
+    .where('session_id', '=', key.sessionId)
+    .where('handle_id', '=', key.handleId)
+    .where('capture_id', '=', key.captureId)
+    .where('finished_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 /** The capture row of a handle, its events and result decoded. */
-export async function findCaptureSession(db: Queryable, sessionId: number, handleId: number): Promise<CaptureSessionRow | undefined> {
-  const row = await db.selectFrom('capture_sessions').selectAll().where('session_id', '=', sessionId).where('handle_id', '=', handleId).executeTakeFirst();
-  return row && {
-    ...row,
-    events: parsedJson(row.events),
-    result: parsedJson(row.result),
-    started_at: asDate(row.started_at),
-    updated_at: asDate(row.updated_at),
-    finished_at: row.finished_at === null ? null : asDate(row.finished_at),
-    deadline_at: asDate(row.deadline_at),
-  };
+export async function findCaptureSession(
+  db: Queryable,
+  sessionId: number,
+  handleId: number,
+): Promise<CaptureSessionRow | undefined> {
+  const row = await db
+    .selectFrom('capture_sessions')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .where('handle_id', '=', handleId)
+    .executeTakeFirst();
+  return (
+    row && {
+      ...row,
+      events: parsedJson(row.events),
+      result: parsedJson(row.result),
+      started_at: asDate(row.started_at),
+      updated_at: asDate(row.updated_at),
+      finished_at: row.finished_at === null ? null : asDate(row.finished_at),
+      deadline_at: asDate(row.deadline_at),
+    }
+  );
 }
 
 /** The handles of a gateway session that have a capture row (or just `handleId`'s), in handle order. */
@@ -77,7 +95,13 @@ export interface UnfinishedCaptures {
  * (so the node's own outcome, if it came first, stands): `event` appended to the events, the state FAILED and
  * `result` set. Answers how many rows it settled.
  */
-export async function settleUnfinishedCaptures(db: Queryable, which: UnfinishedCaptures, result: unknown, event: unknown, now: Date): Promise<number> {
+export async function settleUnfinishedCaptures(
+  db: Queryable,
+  which: UnfinishedCaptures,
+  result: unknown,
+  event: unknown,
+  now: Date,
+): Promise<number> {
   let query = db
     .updateTable('capture_sessions as c')
     .set({
@@ -94,7 +118,16 @@ export async function settleUnfinishedCaptures(db: Queryable, which: UnfinishedC
     const { aliveSince } = which.lost;
     query = query
       .where('c.deadline_at', '<', now)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('service_nodes as n').select('n.node_id').whereRef('n.node_id', '=', 'c.node_id').where('n.last_seen_at', '>', aliveSince))));
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('service_nodes as n')
+              .select('n.node_id')
+              .whereRef('n.node_id', '=', 'c.node_id')
+              .where('n.last_seen_at', '>', aliveSince),
+          ),
+        ),
+      );
   }
   const done = await query.executeTakeFirst();
   return Number(done.numUpdatedRows);
@@ -117,6 +150,9 @@ export async function captureSubjectExists(db: Queryable, subjectId: string): Pr
 }
 
 /** The status and score an operation was recorded with (what a capture's ENROLL reports back). */
-export function findOperationOutcome(db: Queryable, uuid: string): Promise<{ status: Selectable<Database['operations']>['status']; score: number | null } | undefined> {
+export function findOperationOutcome(
+  db: Queryable,
+  uuid: string,
+): Promise<{ status: Selectable<Database['operations']>['status']; score: number | null } | undefined> {
   return db.selectFrom('operations').select(['status', 'score']).where('uuid', '=', uuid).executeTakeFirst();
 }

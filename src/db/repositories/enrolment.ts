@@ -21,9 +21,24 @@ export async function subjectIdTaken(db: Queryable, subjectId: string): Promise<
  * Insert a subject unless its subjectId is taken (a concurrent enrolment of the same subjectId committed
  * first): the stored row, or undefined when nothing was inserted.
  */
-export async function insertSubjectUnlessTaken(db: Queryable, subject: Insertable<Database['subjects']>): Promise<SubjectRow | undefined> {
-  const row = await db.insertInto('subjects').values(subject).onConflict((oc) => oc.column('subject_id').doNothing()).returningAll().executeTakeFirst();
-  return row && { ...row, metadata: parsedJson(row.metadata), created_at: asDate(row.created_at), updated_at: asDate(row.updated_at) };
+export async function insertSubjectUnlessTaken(
+  db: Queryable,
+  subject: Insertable<Database['subjects']>,
+): Promise<SubjectRow | undefined> {
+  const row = await db
+    .insertInto('subjects')
+    .values(subject)
+    .onConflict((oc) => oc.column('subject_id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return (
+    row && {
+      ...row,
+      metadata: parsedJson(row.metadata),
+      created_at: asDate(row.created_at),
+      updated_at: asDate(row.updated_at),
+    }
+  );
 }
 
 /** Store an image (an ORIGINAL with its bytes, or a TOKEN to be made from one): its id. */
@@ -46,6 +61,9 @@ export async function insertSubjectTemplate(db: Queryable, template: Insertable<
 }
 
 /** Open a pending adjudication case for an enrolment that may duplicate its candidates. */
-export async function insertAdjudicationCase(db: Queryable, adjudicationCase: Insertable<Database['adjudication_cases']>): Promise<void> {
+export async function insertAdjudicationCase(
+  db: Queryable,
+  adjudicationCase: Insertable<Database['adjudication_cases']>,
+): Promise<void> {
   await db.insertInto('adjudication_cases').values(adjudicationCase).execute();
 }

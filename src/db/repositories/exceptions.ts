@@ -13,8 +13,18 @@ import type { Queryable } from './queryable.js';
  * invalid or century-shifted date, fail the list with a 500 and cut an export that had already answered 200.
  */
 const exceptionColumns = [
-  'id', 'type', 'message', 'operation_id', 'method', 'path', 'account_id', 'surface', 'call_stack',
-  sql<Date>`greatest(least("timestamp", timestamptz '9999-12-31 23:59:59.999+00'), timestamptz '1970-01-01 00:00:00+00')`.as('timestamp'),
+  'id',
+  'type',
+  'message',
+  'operation_id',
+  'method',
+  'path',
+  'account_id',
+  'surface',
+  'call_stack',
+  sql<Date>`greatest(least("timestamp", timestamptz '9999-12-31 23:59:59.999+00'), timestamptz '1970-01-01 00:00:00+00')`.as(
+    'timestamp',
+  ),
 ] as const;
 
 /** The filters of `getExceptions` and its count; every one optional. */
@@ -42,7 +52,12 @@ function filteredExceptions(db: Queryable, filter: ExceptionFilter) {
 }
 
 /** A page of the log; ties (the same millisecond) are always broken by id ascending, whatever the sort. */
-export function findExceptionPage(db: Queryable, filter: ExceptionFilter, order: ListOrder, window: PageWindow): Promise<ExceptionRow[]> {
+export function findExceptionPage(
+  db: Queryable,
+  filter: ExceptionFilter,
+  order: ListOrder,
+  window: PageWindow,
+): Promise<ExceptionRow[]> {
   const query = filteredExceptions(db, filter).select(exceptionColumns);
   return sortedPage(query, { ...order, tieDirection: 'asc' }, window).execute();
 }
@@ -57,14 +72,23 @@ export function findExceptionById(db: Queryable, id: string): Promise<ExceptionR
 
 /** Every id, oldest first (ties by id): the order of an export, fixed before its batches are read. */
 export async function listExceptionIdsOldestFirst(db: Queryable): Promise<string[]> {
-  const rows = await db.selectFrom('exceptions').select('id').orderBy('timestamp', 'asc').orderBy('id', 'asc').execute();
+  const rows = await db
+    .selectFrom('exceptions')
+    .select('id')
+    .orderBy('timestamp', 'asc')
+    .orderBy('id', 'asc')
+    .execute();
   return rows.map((r) => r.id);
 }
 
 /** The rows of these ids, in no particular order (an id removed meanwhile is simply missing). */
 export function findExceptionsByIds(db: Queryable, ids: readonly string[]): Promise<ExceptionRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('exceptions').select(exceptionColumns).where('id', 'in', [...ids]).execute();
+  return db
+    .selectFrom('exceptions')
+    .select(exceptionColumns)
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 export async function insertException(db: Queryable, row: Insertable<ExceptionsTable>): Promise<void> {
@@ -72,9 +96,17 @@ export async function insertException(db: Queryable, row: Insertable<ExceptionsT
 }
 
 /** Insert these rows, skipping ids already present; answers the ids actually written. */
-export async function insertExceptionsSkippingKnown(db: Queryable, rows: readonly Insertable<ExceptionsTable>[]): Promise<string[]> {
+export async function insertExceptionsSkippingKnown(
+  db: Queryable,
+  rows: readonly Insertable<ExceptionsTable>[],
+): Promise<string[]> {
   if (rows.length === 0) return [];
-  const written = await db.insertInto('exceptions').values([...rows]).onConflict((oc) => oc.column('id').doNothing()).returning('id').execute();
+  const written = await db
+    .insertInto('exceptions')
+    .values([...rows])
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .execute();
   return written.map((r) => r.id);
 }
 

@@ -51,7 +51,12 @@ function voiceTemplates(db: Queryable) {
     .where('t.modality', '=', 'VOICE');
 }
 
-const faceTemplate = (row: { id: number; template: Uint8Array | null; subjectRef: number; subject_id: string }): GalleryTemplate => ({
+const faceTemplate = (row: {
+  id: number;
+  template: Uint8Array | null;
+  subjectRef: number;
+  subject_id: string;
+}): GalleryTemplate => ({
   source: 'face',
   rowId: row.id,
   subjectRef: row.subjectRef,
@@ -59,7 +64,12 @@ const faceTemplate = (row: { id: number; template: Uint8Array | null; subjectRef
   template: row.template!,
 });
 
-const voiceTemplate = (row: { id: number; data: Uint8Array; subjectRef: number; subject_id: string }): GalleryTemplate => ({
+const voiceTemplate = (row: {
+  id: number;
+  data: Uint8Array;
+  subjectRef: number;
+  subject_id: string;
+}): GalleryTemplate => ({
   source: 'voice',
   rowId: row.id,
   subjectRef: row.subjectRef,
@@ -68,13 +78,21 @@ const voiceTemplate = (row: { id: number; data: Uint8Array; subjectRef: number; 
 });
 
 /** A batch of the gallery's face templates: up to `limit` with face sample id above `after`, by id (a load's page). */
-export async function galleryFaceTemplatesAfter(db: Queryable, after: number, limit: number): Promise<GalleryTemplate[]> {
+export async function galleryFaceTemplatesAfter(
+  db: Queryable,
+  after: number,
+  limit: number,
+): Promise<GalleryTemplate[]> {
   const rows = await faceTemplates(db).where('f.id', '>', after).orderBy('f.id').limit(limit).execute();
   return rows.map(faceTemplate);
 }
 
 /** A batch of the gallery's voice templates: up to `limit` with template id above `after`, by id. */
-export async function galleryVoiceTemplatesAfter(db: Queryable, after: number, limit: number): Promise<GalleryTemplate[]> {
+export async function galleryVoiceTemplatesAfter(
+  db: Queryable,
+  after: number,
+  limit: number,
+): Promise<GalleryTemplate[]> {
   const rows = await voiceTemplates(db).where('t.id', '>', after).orderBy('t.id').limit(limit).execute();
   return rows.map(voiceTemplate);
 }
@@ -94,21 +112,38 @@ export async function galleryTemplatesOf(db: Queryable, subjectRefs: number[]): 
  * the commit) before drawing the id, so ids become visible in id order (services/gallery/change-log.ts says why).
  * Returns the row's id.
  */
-export async function appendGalleryChange(trx: Queryable, kind: Exclude<GalleryChangeKind, 'pruned'>, subjectRefs: number[]): Promise<number> {
+export async function appendGalleryChange(
+  trx: Queryable,
+  kind: Exclude<GalleryChangeKind, 'pruned'>,
+  subjectRefs: number[],
+): Promise<number> {
   await sql`lock table gallery_changes in share row exclusive mode`.execute(trx);
-  const row = await trx.insertInto('gallery_changes').values({ kind, subject_refs: json(subjectRefs) }).returning('id').executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('gallery_changes')
+    .values({ kind, subject_refs: json(subjectRefs) })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return Number(row.id);
 }
 
 /** The highest change id committed so far (0 for an empty log). */
 export async function latestGalleryChangeId(db: Queryable): Promise<number> {
-  const row = await db.selectFrom('gallery_changes').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const row = await db
+    .selectFrom('gallery_changes')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   return Number(row?.id ?? 0);
 }
 
 /** Up to `limit` changes after id `after`, oldest first (one primary-key range scan). */
 export async function galleryChangesAfter(db: Queryable, after: number, limit: number): Promise<GalleryChangeRow[]> {
-  const rows = await db.selectFrom('gallery_changes').select(['id', 'kind', 'subject_refs']).where('id', '>', after).orderBy('id').limit(limit).execute();
+  const rows = await db
+    .selectFrom('gallery_changes')
+    .select(['id', 'kind', 'subject_refs'])
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   return rows.map((r) => ({ id: Number(r.id), kind: r.kind, subjectRefs: parsedJson(r.subject_refs) }));
 }
 

@@ -26,18 +26,37 @@ export async function findActiveLicence(db: Queryable, source: LicenceSource): P
 }
 
 /** A stored licence's document and installation time, by licence id. */
-export async function findLicenceById(db: Queryable, id: string): Promise<Pick<LicenceRow, 'document' | 'installed_at'> | undefined> {
-  const row = await db.selectFrom('licences').select(['installed_at', 'document']).where('id', '=', id).executeTakeFirst();
+export async function findLicenceById(
+  db: Queryable,
+  id: string,
+): Promise<Pick<LicenceRow, 'document' | 'installed_at'> | undefined> {
+  const row = await db
+    .selectFrom('licences')
+    .select(['installed_at', 'document'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row && { ...row, installed_at: asDate(row.installed_at) };
 }
 
 /** Retire every licence of a source but one. */
-export async function deactivateLicencesOfSourceExcept(db: Queryable, source: LicenceSource, keptId: string): Promise<void> {
-  await db.updateTable('licences').set({ active: false }).where('source', '=', source).where('id', '!=', keptId).execute();
+export async function deactivateLicencesOfSourceExcept(
+  db: Queryable,
+  source: LicenceSource,
+  keptId: string,
+): Promise<void> {
+  await db
+    .updateTable('licences')
+    .set({ active: false })
+    .where('source', '=', source)
+    .where('id', '!=', keptId)
+    .execute();
 }
 
 /** Store a licence as active: inserted, or (same id) its document replaced and made active again. */
-export async function upsertActiveLicence(db: Queryable, licence: { id: string; source: LicenceSource; document: string; installed_at: Date }): Promise<void> {
+export async function upsertActiveLicence(
+  db: Queryable,
+  licence: { id: string; source: LicenceSource; document: string; installed_at: Date },
+): Promise<void> {
   await db
     .insertInto('licences')
     .values({ ...licence, active: true })
@@ -46,7 +65,10 @@ export async function upsertActiveLicence(db: Queryable, licence: { id: string; 
 }
 
 /** Every counter of one licence, by period key then operation type. */
-export async function listUsageCountersOfLicence(db: Queryable, licenceId: string): Promise<{ period: string; operation_type: string; count: number }[]> {
+export async function listUsageCountersOfLicence(
+  db: Queryable,
+  licenceId: string,
+): Promise<{ period: string; operation_type: string; count: number }[]> {
   return db
     .selectFrom('usage_counters')
     .select(['period', 'operation_type', 'count'])
@@ -78,7 +100,10 @@ export async function sumUsageByPeriod(
 }
 
 /** One counter's value; undefined when nothing has been counted in it. */
-export async function findUsageCount(db: Queryable, counter: { period: string; operationType: string; licenceId: string }): Promise<number | undefined> {
+export async function findUsageCount(
+  db: Queryable,
+  counter: { period: string; operationType: string; licenceId: string },
+): Promise<number | undefined> {
   const row = await db
     .selectFrom('usage_counters')
     .select('count')
@@ -93,11 +118,18 @@ export async function findUsageCount(db: Queryable, counter: { period: string; o
  * Add one to a counter (created at 1) in one atomic upsert and answer its new value: on PostgreSQL concurrent
  * transactions queue on the row, so each sees the count the one before committed.
  */
-export async function incrementUsageCounter(db: Queryable, counter: { period: string; operationType: string; licenceId: string }): Promise<number> {
+export async function incrementUsageCounter(
+  db: Queryable,
+  counter: { period: string; operationType: string; licenceId: string },
+): Promise<number> {
   const row = await db
     .insertInto('usage_counters')
     .values({ period: counter.period, operation_type: counter.operationType, licence_id: counter.licenceId, count: 1 })
-    .onConflict((oc) => oc.columns(['period', 'operation_type', 'licence_id']).doUpdateSet({ count: sql<number>`usage_counters.count + 1` }))
+    .onConflict((oc) =>
+      oc
+        .columns(['period', 'operation_type', 'licence_id'])
+        .doUpdateSet({ count: sql<number>`usage_counters.count + 1` }),
+    )
     .returning('count')
     .executeTakeFirstOrThrow();
   return row.count;

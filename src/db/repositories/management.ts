@@ -40,7 +40,10 @@ export async function streamingReplicas(db: Queryable): Promise<ReplicaRow[]> {
     select application_name, client_addr::text as client_addr, state, sync_state, sent_lsn::text as sent_lsn,
            replay_lsn::text as replay_lsn, extract(epoch from replay_lag)::float8 as replay_lag_seconds
     from pg_stat_replication order by application_name`.execute(db);
-  return rows.map((r) => ({ ...r, replay_lag_seconds: r.replay_lag_seconds === null ? null : Number(r.replay_lag_seconds) }));
+  return rows.map((r) => ({
+    ...r,
+    replay_lag_seconds: r.replay_lag_seconds === null ? null : Number(r.replay_lag_seconds),
+  }));
 }
 
 /** Connections to this database by state (a connection without one counts as `unknown`). */
@@ -74,12 +77,17 @@ export async function deleteServiceNodesExcept(db: Queryable, nodeId: string): P
 
 /** All rows of a table (count(*) is int8, which both drivers are set to parse as numbers). */
 export async function countTableRows(db: Queryable, table: 'operations' | 'accounts' | 'exceptions'): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
 /** Subjects per status (statuses without subjects are absent). */
-export async function countSubjectsByStatus(db: Queryable): Promise<{ status: Database['subjects']['status']; count: number }[]> {
+export async function countSubjectsByStatus(
+  db: Queryable,
+): Promise<{ status: Database['subjects']['status']; count: number }[]> {
   const rows = await db
     .selectFrom('subjects')
     .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
@@ -101,7 +109,10 @@ export async function listBaseTables(db: Queryable): Promise<string[]> {
  * counts are exactly what TRUNCATE removes; TRUNCATE of all of them in one statement satisfies the foreign keys
  * between them (subjects <- templates, cases <- decisions).
  */
-export async function truncateTablesCounting(trx: Queryable, tables: readonly string[]): Promise<Record<string, number>> {
+export async function truncateTablesCounting(
+  trx: Queryable,
+  tables: readonly string[],
+): Promise<Record<string, number>> {
   const removed: Record<string, number> = {};
   if (tables.length === 0) return removed;
   const list = sql.join(tables.map((name) => sql.table(name)));

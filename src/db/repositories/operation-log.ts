@@ -55,8 +55,17 @@ function filteredOperations(db: Queryable, filter: OperationFilter) {
  * A page of the log. Rows without a value in the sorted column (a CHECK has no score or subject) sort last in
  * either direction; ties are broken by id in the sort's direction, so pages never overlap.
  */
-export async function findOperationPage(db: Queryable, filter: OperationFilter, order: ListOrder, window: PageWindow): Promise<OperationRow[]> {
-  const rows = await sortedPage(filteredOperations(db, filter).selectAll(), { ...order, nullsLast: true }, window).execute();
+export async function findOperationPage(
+  db: Queryable,
+  filter: OperationFilter,
+  order: ListOrder,
+  window: PageWindow,
+): Promise<OperationRow[]> {
+  const rows = await sortedPage(
+    filteredOperations(db, filter).selectAll(),
+    { ...order, nullsLast: true },
+    window,
+  ).execute();
   return rows.map(decodeOperation);
 }
 
@@ -86,7 +95,12 @@ export async function findOperationByUuid(
 
 /** Lock the operations with these UUIDs (for deletion) and answer the UUIDs found, as stored. */
 export async function lockOperationsByUuids(trx: Queryable, uuids: readonly string[]): Promise<string[]> {
-  const rows = await trx.selectFrom('operations').select('uuid').where('uuid', 'in', [...uuids]).forUpdate().execute();
+  const rows = await trx
+    .selectFrom('operations')
+    .select('uuid')
+    .where('uuid', 'in', [...uuids])
+    .forUpdate()
+    .execute();
   return rows.map((r) => r.uuid);
 }
 
@@ -94,7 +108,10 @@ export async function lockOperationsByUuids(trx: Queryable, uuids: readonly stri
  * Which stored subjects depend on these operations: the subject each enrolled, and the subject owning any image
  * or sample stored under one of them. One row per (operation UUID, subject), duplicates removed.
  */
-export function findSubjectsDependingOnOperations(db: Queryable, uuids: readonly string[]): Promise<{ uuid: string; subject_id: string }[]> {
+export function findSubjectsDependingOnOperations(
+  db: Queryable,
+  uuids: readonly string[],
+): Promise<{ uuid: string; subject_id: string }[]> {
   const list = [...uuids];
   const enrolments = db
     .selectFrom('subjects')
@@ -132,16 +149,28 @@ export async function deleteOperationsWithProbes(trx: Queryable, uuids: readonly
 }
 
 /** The internal id and subjectId of a subject, by subjectId (a VERIFY's subject must exist). */
-export function findSubjectRefBySubjectId(db: Queryable, subjectId: string): Promise<{ id: number; subject_id: string } | undefined> {
+export function findSubjectRefBySubjectId(
+  db: Queryable,
+  subjectId: string,
+): Promise<{ id: number; subject_id: string } | undefined> {
   return db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
 }
 
 /** A probe image of an operation (subject_ref null): kept for review and audit. */
-export async function insertProbeImage(trx: Queryable, image: Omit<Insertable<Database['images']>, 'subject_ref' | 'kind'>): Promise<void> {
-  await trx.insertInto('images').values({ ...image, subject_ref: null, kind: 'ORIGINAL' }).execute();
+export async function insertProbeImage(
+  trx: Queryable,
+  image: Omit<Insertable<Database['images']>, 'subject_ref' | 'kind'>,
+): Promise<void> {
+  await trx
+    .insertInto('images')
+    .values({ ...image, subject_ref: null, kind: 'ORIGINAL' })
+    .execute();
 }
 
 /** A probe recording of an operation (subject_ref null). */
-export async function insertProbeVoiceSample(trx: Queryable, sample: Insertable<Database['voice_samples']>): Promise<void> {
+export async function insertProbeVoiceSample(
+  trx: Queryable,
+  sample: Insertable<Database['voice_samples']>,
+): Promise<void> {
   await trx.insertInto('voice_samples').values(sample).execute();
 }

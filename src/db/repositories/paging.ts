@@ -28,7 +28,11 @@ export interface ListOrder {
  * `query` ordered by `order`, then by its tie-break column, limited to one page. The column names are checked
  * by the allow-lists that produce them, so the builder is typed loosely here and handed back as it came.
  */
-export function sortedPage<Q extends SelectQueryBuilder<any, any, any>>(query: Q, order: ListOrder, window: PageWindow): Q {
+export function sortedPage<Q extends SelectQueryBuilder<any, any, any>>(
+  query: Q,
+  order: ListOrder,
+  window: PageWindow,
+): Q {
   const tieColumn = order.tieColumn ?? 'id';
   const loose = query as SelectQueryBuilder<any, any, any>;
   const sorted = order.nullsLast

@@ -19,12 +19,27 @@ export interface CurrentVersions {
 const outdated = (current: CurrentVersions) => (eb: ExpressionBuilder<Database, 'subjects'>) =>
   eb.or([
     eb('subjects.template_version', '<>', current.face),
-    eb.exists(eb.selectFrom('face_samples').select('face_samples.id').whereRef('face_samples.subject_ref', '=', 'subjects.id').where('face_samples.template_version', '<>', current.face)),
-    eb.exists(eb.selectFrom('voice_samples').select('voice_samples.id').whereRef('voice_samples.subject_ref', '=', 'subjects.id').where('voice_samples.template_version', '<>', current.voice)),
+    eb.exists(
+      eb
+        .selectFrom('face_samples')
+        .select('face_samples.id')
+        .whereRef('face_samples.subject_ref', '=', 'subjects.id')
+        .where('face_samples.template_version', '<>', current.face),
+    ),
+    eb.exists(
+      eb
+        .selectFrom('voice_samples')
+        .select('voice_samples.id')
+        .whereRef('voice_samples.subject_ref', '=', 'subjects.id')
+        .where('voice_samples.template_version', '<>', current.voice),
+    ),
   ]);
 
 /** How many subjects are outdated, by their current template version (null: a subject without one). */
-export async function countOutdatedSubjectsByVersion(db: Queryable, current: CurrentVersions): Promise<{ templateVersion: string | null; count: number }[]> {
+export async function countOutdatedSubjectsByVersion(
+  db: Queryable,
+  current: CurrentVersions,
+): Promise<{ templateVersion: string | null; count: number }[]> {
   const rows = await db
     .selectFrom('subjects')
     .select((eb) => ['template_version', eb.fn.countAll<string>().as('n')])
@@ -35,7 +50,12 @@ export async function countOutdatedSubjectsByVersion(db: Queryable, current: Cur
 }
 
 /** The next outdated subjects after the id `afterId`, in id order: the job's cursor. */
-export function listOutdatedSubjectsAfter(db: Queryable, current: CurrentVersions, afterId: number, limit: number): Promise<{ id: number; subject_id: string }[]> {
+export function listOutdatedSubjectsAfter(
+  db: Queryable,
+  current: CurrentVersions,
+  afterId: number,
+  limit: number,
+): Promise<{ id: number; subject_id: string }[]> {
   return db
     .selectFrom('subjects')
     .select(['id', 'subject_id'])
@@ -47,7 +67,10 @@ export function listOutdatedSubjectsAfter(db: Queryable, current: CurrentVersion
 }
 
 /** The internal id of a subject by its subjectId. */
-export function findSubjectRef(db: Queryable, subjectId: string): Promise<{ id: number; subject_id: string } | undefined> {
+export function findSubjectRef(
+  db: Queryable,
+  subjectId: string,
+): Promise<{ id: number; subject_id: string } | undefined> {
   return db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
 }
 
@@ -55,13 +78,25 @@ export function findSubjectRef(db: Queryable, subjectId: string): Promise<{ id: 
  * The subject's row locked until the commit (FOR UPDATE): it may have been deleted while its images were
  * analysed, and must not be while its templates are rewritten.
  */
-export function lockSubjectForUpdate(db: Queryable, subjectRef: number): Promise<{ id: number; status: 'ENROLLED' | 'PENDING_ADJUDICATION' | 'REJECTED' } | undefined> {
+export function lockSubjectForUpdate(
+  db: Queryable,
+  subjectRef: number,
+): Promise<{ id: number; status: 'ENROLLED' | 'PENDING_ADJUDICATION' | 'REJECTED' } | undefined> {
   return db.selectFrom('subjects').select(['id', 'status']).where('id', '=', subjectRef).forUpdate().executeTakeFirst();
 }
 
 /** The subject's template version after its templates were rewritten. */
-export async function setSubjectTemplateVersion(db: Queryable, subjectRef: number, version: string, at: Date): Promise<void> {
-  await db.updateTable('subjects').set({ template_version: version, updated_at: at }).where('id', '=', subjectRef).execute();
+export async function setSubjectTemplateVersion(
+  db: Queryable,
+  subjectRef: number,
+  version: string,
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable('subjects')
+    .set({ template_version: version, updated_at: at })
+    .where('id', '=', subjectRef)
+    .execute();
 }
 
 /** A stored face sample as re-extraction reads it: its box (decoded) to pick the same face again, and its template. */
@@ -85,25 +120,61 @@ export async function listStoredFaceSamples(db: Queryable, subjectRef: number): 
 }
 
 /** The bytes of these ORIGINAL images, by image id (any other kind, or a missing one, is absent). */
-export async function loadOriginalImages(db: Queryable, imageIds: readonly number[]): Promise<Map<number, Uint8Array | null>> {
+export async function loadOriginalImages(
+  db: Queryable,
+  imageIds: readonly number[],
+): Promise<Map<number, Uint8Array | null>> {
   if (imageIds.length === 0) return new Map();
-  const images = await db.selectFrom('images').select(['id', 'bytes']).where('id', 'in', [...imageIds]).where('kind', '=', 'ORIGINAL').execute();
+  const images = await db
+    .selectFrom('images')
+    .select(['id', 'bytes'])
+    .where('id', 'in', [...imageIds])
+    .where('kind', '=', 'ORIGINAL')
+    .execute();
   return new Map(images.map((i) => [i.id, i.bytes]));
 }
 
 /** A face sample's new template and measures, only if the sample is still the subject's. */
-export async function updateFaceSample(db: Queryable, subjectRef: number, sampleId: number, values: Updateable<Database['face_samples']>): Promise<void> {
-  await db.updateTable('face_samples').set(values).where('id', '=', sampleId).where('subject_ref', '=', subjectRef).execute();
+export async function updateFaceSample(
+  db: Queryable,
+  subjectRef: number,
+  sampleId: number,
+  values: Updateable<Database['face_samples']>,
+): Promise<void> {
+  await db
+    .updateTable('face_samples')
+    .set(values)
+    .where('id', '=', sampleId)
+    .where('subject_ref', '=', subjectRef)
+    .execute();
 }
 
 /** Every recording of a subject (id and audio), in id order. */
-export function listStoredVoiceSamples(db: Queryable, subjectRef: number): Promise<{ id: number; audio: Uint8Array }[]> {
-  return db.selectFrom('voice_samples').select(['id', 'audio']).where('subject_ref', '=', subjectRef).orderBy('id').execute();
+export function listStoredVoiceSamples(
+  db: Queryable,
+  subjectRef: number,
+): Promise<{ id: number; audio: Uint8Array }[]> {
+  return db
+    .selectFrom('voice_samples')
+    .select(['id', 'audio'])
+    .where('subject_ref', '=', subjectRef)
+    .orderBy('id')
+    .execute();
 }
 
 /** A voice sample's new template and measures, only if the sample is still the subject's. */
-export async function updateVoiceSample(db: Queryable, subjectRef: number, sampleId: number, values: Updateable<Database['voice_samples']>): Promise<void> {
-  await db.updateTable('voice_samples').set(values).where('id', '=', sampleId).where('subject_ref', '=', subjectRef).execute();
+export async function updateVoiceSample(
+  db: Queryable,
+  subjectRef: number,
+  sampleId: number,
+  values: Updateable<Database['voice_samples']>,
+): Promise<void> {
+  await db
+    .updateTable('voice_samples')
+    .set(values)
+    .where('id', '=', sampleId)
+    .where('subject_ref', '=', subjectRef)
+    .execute();
 }
 
 /** The subject's template of a modality becomes these values: its row updated, or inserted when it has none. */
@@ -114,8 +185,16 @@ export async function replaceSubjectTemplate(
   values: { template_version: string; data: Uint8Array; quality: number | null },
   at: Date,
 ): Promise<void> {
-  const updated = await db.updateTable('templates').set(values).where('subject_ref', '=', subjectRef).where('modality', '=', modality).executeTakeFirst();
+  const updated = await db
+    .updateTable('templates')
+    .set(values)
+    .where('subject_ref', '=', subjectRef)
+    .where('modality', '=', modality)
+    .executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 0) {
-    await db.insertInto('templates').values({ subject_ref: subjectRef, modality, ...values, created_at: at }).execute();
+    await db
+      .insertInto('templates')
+      .values({ subject_ref: subjectRef, modality, ...values, created_at: at })
+      .execute();
   }
 }

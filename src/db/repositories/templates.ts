@@ -11,17 +11,38 @@ import type { Queryable } from './queryable.js';
 
 export type ServiceKeyRow = Selectable<Database['service_keys']>;
 
-const decodeKey = (row: ServiceKeyRow): ServiceKeyRow => ({ ...row, private_jwk: parsedJson(row.private_jwk), public_jwk: parsedJson(row.public_jwk) });
+const decodeKey = (row: ServiceKeyRow): ServiceKeyRow => ({
+  ...row,
+  private_jwk: parsedJson(row.private_jwk),
+  public_jwk: parsedJson(row.public_jwk),
+});
 
 /** A template key of a purpose by id, retired or not. */
-export async function findServiceKey(db: Queryable, purpose: ServiceKeyRow['purpose'], id: string): Promise<ServiceKeyRow | undefined> {
-  const row = await db.selectFrom('service_keys').selectAll().where('id', '=', id).where('purpose', '=', purpose).executeTakeFirst();
+export async function findServiceKey(
+  db: Queryable,
+  purpose: ServiceKeyRow['purpose'],
+  id: string,
+): Promise<ServiceKeyRow | undefined> {
+  const row = await db
+    .selectFrom('service_keys')
+    .selectAll()
+    .where('id', '=', id)
+    .where('purpose', '=', purpose)
+    .executeTakeFirst();
   return row && decodeKey(row);
 }
 
 /** The one unretired key of a purpose (a partial unique index keeps it to one), if there is one. */
-export async function findActiveServiceKey(db: Queryable, purpose: ServiceKeyRow['purpose']): Promise<ServiceKeyRow | undefined> {
-  const row = await db.selectFrom('service_keys').selectAll().where('purpose', '=', purpose).where('retired_at', 'is', null).executeTakeFirst();
+export async function findActiveServiceKey(
+  db: Queryable,
+  purpose: ServiceKeyRow['purpose'],
+): Promise<ServiceKeyRow | undefined> {
+  const row = await db
+    .selectFrom('service_keys')
+    .selectAll()
+    .where('purpose', '=', purpose)
+    .where('retired_at', 'is', null)
+    .executeTakeFirst();
   return row && decodeKey(row);
 }
 
@@ -29,7 +50,10 @@ export async function findActiveServiceKey(db: Queryable, purpose: ServiceKeyRow
  * Store a new key of its purpose unless an unretired one exists already: when two nodes race to create the
  * first key, the loser's insert does nothing (and it reads the winner's with {@link findActiveServiceKey}).
  */
-export async function insertServiceKeyUnlessActive(db: Queryable, key: Insertable<Database['service_keys']>): Promise<void> {
+export async function insertServiceKeyUnlessActive(
+  db: Queryable,
+  key: Insertable<Database['service_keys']>,
+): Promise<void> {
   await db
     .insertInto('service_keys')
     .values(key)
@@ -62,15 +86,33 @@ export function findSubjectFaceTemplate(db: Queryable, subjectId: string): Promi
 }
 
 /** The subject's compact FACE templates of one template version. */
-export async function listFaceTemplatesOfVersion(db: Queryable, subjectRef: number, version: string): Promise<Uint8Array[]> {
-  const rows = await db.selectFrom('templates').select('data')
-    .where('subject_ref', '=', subjectRef).where('modality', '=', 'FACE').where('template_version', '=', version).execute();
+export async function listFaceTemplatesOfVersion(
+  db: Queryable,
+  subjectRef: number,
+  version: string,
+): Promise<Uint8Array[]> {
+  const rows = await db
+    .selectFrom('templates')
+    .select('data')
+    .where('subject_ref', '=', subjectRef)
+    .where('modality', '=', 'FACE')
+    .where('template_version', '=', version)
+    .execute();
   return rows.map((r) => r.data);
 }
 
 /** The templates of the subject's face samples of one template version (a sample without one is left out). */
-export async function listFaceSampleTemplatesOfVersion(db: Queryable, subjectRef: number, version: string): Promise<Uint8Array[]> {
-  const rows = await db.selectFrom('face_samples').select('template').where('subject_ref', '=', subjectRef).where('template_version', '=', version).execute();
+export async function listFaceSampleTemplatesOfVersion(
+  db: Queryable,
+  subjectRef: number,
+  version: string,
+): Promise<Uint8Array[]> {
+  const rows = await db
+    .selectFrom('face_samples')
+    .select('template')
+    .where('subject_ref', '=', subjectRef)
+    .where('template_version', '=', version)
+    .execute();
   return rows.flatMap((r) => (r.template ? [r.template] : []));
 }
 
@@ -82,14 +124,22 @@ export interface VersionedTemplate {
 
 /** Every face sample template of a subject, whatever its version. */
 export async function listFaceSampleTemplates(db: Queryable, subjectRef: number): Promise<VersionedTemplate[]> {
-  const rows = await db.selectFrom('face_samples').select(['template', 'template_version'])
-    .where('subject_ref', '=', subjectRef).where('template', 'is not', null).execute();
+  const rows = await db
+    .selectFrom('face_samples')
+    .select(['template', 'template_version'])
+    .where('subject_ref', '=', subjectRef)
+    .where('template', 'is not', null)
+    .execute();
   return rows.map((r) => ({ version: r.template_version, template: r.template! }));
 }
 
 /** The subject's VOICE templates (its recordings averaged), whatever their version. */
 export async function listVoiceTemplates(db: Queryable, subjectRef: number): Promise<VersionedTemplate[]> {
-  const rows = await db.selectFrom('templates').select(['data', 'template_version'])
-    .where('subject_ref', '=', subjectRef).where('modality', '=', 'VOICE').execute();
+  const rows = await db
+    .selectFrom('templates')
+    .select(['data', 'template_version'])
+    .where('subject_ref', '=', subjectRef)
+    .where('modality', '=', 'VOICE')
+    .execute();
   return rows.map((r) => ({ version: r.template_version, template: r.data }));
 }

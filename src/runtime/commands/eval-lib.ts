@@ -11,7 +11,13 @@ import type { Calibration } from '../../biometrics/calibration.js';
 export type Modality = 'face' | 'voice';
 
 /** One image or recording: its int8 template (as the matcher sees it) and, for voice, the float embedding. */
-export interface Sample { identity: string; file: string; q?: Int8Array; embedding?: Float32Array; error?: string }
+export interface Sample {
+  identity: string;
+  file: string;
+  q?: Int8Array;
+  embedding?: Float32Array;
+  error?: string;
+}
 
 /** Reads DIR/identity/image.{jpg,jpeg,png} (faces) or DIR/speaker/clip.wav (voice). */
 export function loadDataset(dir: string, modality: Modality = 'face'): Sample[] {
@@ -26,11 +32,31 @@ export function loadDataset(dir: string, modality: Modality = 'face'): Sample[] 
 }
 
 /** Extracts one int8 template per image (the most confident face); failures are recorded, not thrown. */
-export async function extractAll(samples: Sample[], workers: number, log = (s: string) => process.stderr.write(s), cache = false, modality: Modality = 'face', backend: 'wasm' | 'native' = 'wasm'): Promise<void> {
+export async function extractAll(
+  samples: Sample[],
+  workers: number,
+  log = (s: string) => process.stderr.write(s),
+  cache = false,
+  modality: Modality = 'face',
+  backend: 'wasm' | 'native' = 'wasm',
+): Promise<void> {
   // Optional cache (.cache/eval/) keyed by image bytes and template version, for repeated runs on one dataset.
-  const manifest = JSON.parse(readFileSync(new URL(modality === 'voice' ? '../../../wasm/models/voice-manifest.json' : '../../../wasm/models/manifest.json', import.meta.url), 'utf8'));
+  const manifest = JSON.parse(
+    readFileSync(
+      new URL(
+        modality === 'voice' ? '../../../wasm/models/voice-manifest.json' : '../../../wasm/models/manifest.json',
+        import.meta.url,
+      ),
+      'utf8',
+    ),
+  );
   // The native backend's templates are cached apart (same version, not the same bytes); wasm keys stay as they were.
-  const key = (s: Sample) => createHash('sha256').update(manifest.templateVersion).update(backend === 'native' ? 'native' : '').update(readFileSync(s.file)).digest('hex');
+  const key = (s: Sample) =>
+    createHash('sha256')
+      .update(manifest.templateVersion)
+      .update(backend === 'native' ? 'native' : '')
+      .update(readFileSync(s.file))
+      .digest('hex');
   const cacheDir = new URL('../../../.cache/eval/', import.meta.url);
   if (cache) {
     mkdirSync(cacheDir, { recursive: true });
@@ -38,7 +64,8 @@ export async function extractAll(samples: Sample[], workers: number, log = (s: s
       const f = new URL(key(s), cacheDir);
       if (existsSync(f)) {
         const v = JSON.parse(readFileSync(f, 'utf8'));
-        if (v.q) s.q = Int8Array.from(v.q); else s.error = v.error;
+        if (v.q) s.q = Int8Array.from(v.q);
+        else s.error = v.error;
         if (v.e) s.embedding = Float32Array.from(v.e);
       }
     }
@@ -47,46 +74,68 @@ export async function extractAll(samples: Sample[], workers: number, log = (s: s
   if (todo.length) await extractFresh(todo, workers, log, modality, backend);
   if (cache) {
     for (const s of todo) {
-      writeFileSync(new URL(key(s), cacheDir), JSON.stringify({ q: s.q ? Array.from(s.q) : null, e: s.embedding ? Array.from(s.embedding) : undefined, error: s.error }));
+      writeFileSync(
+        new URL(key(s), cacheDir),
+        JSON.stringify({
+          q: s.q ? Array.from(s.q) : null,
+          e: s.embedding ? Array.from(s.embedding) : undefined,
+          error: s.error,
+        }),
+      );
     }
   }
 }
 
-async function extractFresh(samples: Sample[], workers: number, log: (s: string) => void, modality: Modality, backend: 'wasm' | 'native'): Promise<void> {
+async function extractFresh(
+  samples: Sample[],
+  workers: number,
+  log: (s: string) => void,
+  modality: Modality,
+  backend: 'wasm' | 'native',
+): Promise<void> {
   const ex = await createNodePoolExtractor({ size: workers, maxQueue: 100000, jobTimeoutMs: 120_000, backend });
   let done = 0;
   try {
-    await Promise.all(samples.map(async (s) => {
-      try {
-        if (modality === 'voice') {
-          // The service's default gates decide what fails to enrol, as they would for a user.
-          const r = await ex.analyseVoice(new Uint8Array(readFileSync(s.file)));
-          const refused = gateVoice(r, DEFAULT_VOICE_GATES);
-          if (refused) s.error = `${refused.failure}: ${refused.reason}`;
-          else if (!r.embedding) s.error = 'no speech';
-          else { s.embedding = r.embedding; s.q = quantize(r.embedding).q; }
-        } else {
-          const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
-          if (r.faces.length === 0) s.error = 'no face';
-          else s.q = quantize(r.faces[0].embedding).q;
+    await Promise.all(
+      samples.map(async (s) => {
+        try {
+          if (modality === 'voice') {
+            // The service's default gates decide what fails to enrol, as they would for a user.
+            const r = await ex.analyseVoice(new Uint8Array(readFileSync(s.file)));
+            const refused = gateVoice(r, DEFAULT_VOICE_GATES);
+            if (refused) s.error = `${refused.failure}: ${refused.reason}`;
+            else if (!r.embedding) s.error = 'no speech';
+            else {
+              s.embedding = r.embedding;
+              s.q = quantize(r.embedding).q;
+            }
+          } else {
+            const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
+            if (r.faces.length === 0) s.error = 'no face';
+            else s.q = quantize(r.faces[0].embedding).q;
+          }
+        } catch (e) {
+          s.error = (e as Error).message;
         }
-      } catch (e) {
-        s.error = (e as Error).message;
-      }
-      if (++done % 20 === 0) log(`\r${done}/${samples.length}`);
-    }));
+        if (++done % 20 === 0) log(`\r${done}/${samples.length}`);
+      }),
+    );
     log(`\r${done}/${samples.length}\n`);
   } finally {
     await ex.close();
   }
 }
 
-export interface Pairs { genuine: number[]; impostor: number[] }
+export interface Pairs {
+  genuine: number[];
+  impostor: number[];
+}
 
 /** Cosines of every pair of enrolled samples, split into genuine and impostor. */
 export function pairCosines(samples: Sample[]): Pairs {
   const ok = samples.filter((s) => s.q);
-  const genuine: number[] = [], impostor: number[] = [];
+  const genuine: number[] = [],
+    impostor: number[] = [];
   for (let i = 0; i < ok.length; i++) {
     for (let j = i + 1; j < ok.length; j++) {
       const c = cosineInt8(ok[i].q!, ok[j].q!);
@@ -106,7 +155,8 @@ export function enrolledPairCosines(samples: Sample[], k: number): Pairs & { enr
   const ok = samples.filter((s) => s.embedding);
   const byId = new Map<string, Sample[]>();
   for (const s of ok) byId.set(s.identity, [...(byId.get(s.identity) ?? []), s]);
-  const genuine: number[] = [], impostor: number[] = [];
+  const genuine: number[] = [],
+    impostor: number[] = [];
   let enrolments = 0;
   for (const [id, list] of byId) {
     for (let g = 0; g + k <= list.length && list.length - k > 0; g += k) {
@@ -129,15 +179,20 @@ export function rank1(samples: Sample[]): number {
   const ok = samples.filter((s) => s.q);
   const count = new Map<string, number>();
   for (const s of ok) count.set(s.identity, (count.get(s.identity) ?? 0) + 1);
-  let probes = 0, hits = 0;
+  let probes = 0,
+    hits = 0;
   for (const p of ok) {
     if ((count.get(p.identity) ?? 0) < 2) continue;
     probes++;
-    let best = -Infinity, bestId = '';
+    let best = -Infinity,
+      bestId = '';
     for (const g of ok) {
       if (g === p) continue;
       const c = cosineInt8(p.q!, g.q!);
-      if (c > best) { best = c; bestId = g.identity; }
+      if (c > best) {
+        best = c;
+        bestId = g.identity;
+      }
     }
     if (bestId === p.identity) hits++;
   }
@@ -147,14 +202,22 @@ export function rank1(samples: Sample[]): number {
 /** Equal error rate over scores (higher = more similar). */
 export function eer(gen: number[], imp: number[]): number {
   const thresholds = [...new Set([...gen, ...imp])].sort((a, b) => a - b);
-  const g = [...gen].sort((a, b) => a - b), im = [...imp].sort((a, b) => a - b);
-  let best = 1, bestGap = Infinity, gi = 0, ii = 0;
+  const g = [...gen].sort((a, b) => a - b),
+    im = [...imp].sort((a, b) => a - b);
+  let best = 1,
+    bestGap = Infinity,
+    gi = 0,
+    ii = 0;
   for (const t of thresholds) {
     while (gi < g.length && g[gi] < t) gi++;
     while (ii < im.length && im[ii] < t) ii++;
-    const frr = gi / g.length, far = (im.length - ii) / im.length;
+    const frr = gi / g.length,
+      far = (im.length - ii) / im.length;
     const gap = Math.abs(frr - far);
-    if (gap < bestGap) { bestGap = gap; best = (frr + far) / 2; }
+    if (gap < bestGap) {
+      bestGap = gap;
+      best = (frr + far) / 2;
+    }
   }
   return best;
 }
@@ -173,23 +236,32 @@ export function tarAtFar(gen: number[], imp: number[], far: number): number {
 
 /** DET curve (FNMR vs FMR, log axes) and score histograms as one SVG. */
 export function plotSvg(gen: number[], imp: number[], cal: Calibration, title: string): string {
-  const W = 900, H = 380;
+  const W = 900,
+    H = 380;
   const bins = 50;
   const hist = (xs: number[]) => {
     const h = new Array(bins).fill(0);
     for (const x of xs) h[Math.min(bins - 1, Math.max(0, Math.floor(((x + 0.4) / 1.4) * bins)))]++;
     return h.map((v) => v / Math.max(1, xs.length));
   };
-  const hg = hist(gen), hi = hist(imp);
+  const hg = hist(gen),
+    hi = hist(imp);
   const maxH = Math.max(...hg, ...hi, 1e-9);
   const bw = 400 / bins;
-  const bars = (h: number[], color: string) => h.map((v, i) =>
-    `<rect x="${(40 + i * bw).toFixed(1)}" y="${(320 - (v / maxH) * 260).toFixed(1)}" width="${bw.toFixed(1)}" height="${((v / maxH) * 260).toFixed(1)}" fill="${color}" fill-opacity="0.55"/>`).join('');
+  const bars = (h: number[], color: string) =>
+    h
+      .map(
+        (v, i) =>
+          `<rect x="${(40 + i * bw).toFixed(1)}" y="${(320 - (v / maxH) * 260).toFixed(1)}" width="${bw.toFixed(1)}" height="${((v / maxH) * 260).toFixed(1)}" fill="${color}" fill-opacity="0.55"/>`,
+      )
+      .join('');
   // DET: x = log10 FMR in [-5, 0], y = log10 FNMR in [-4, 0]
   const thresholds = [...new Set([...gen, ...imp])].sort((a, b) => a - b);
-  const gs = [...gen].sort((a, b) => a - b), is = [...imp].sort((a, b) => a - b);
+  const gs = [...gen].sort((a, b) => a - b),
+    is = [...imp].sort((a, b) => a - b);
   const pts: string[] = [];
-  let gi = 0, ii = 0;
+  let gi = 0,
+    ii = 0;
   for (const t of thresholds) {
     while (gi < gs.length && gs[gi] < t) gi++;
     while (ii < is.length && is[ii] < t) ii++;
@@ -199,7 +271,12 @@ export function plotSvg(gen: number[], imp: number[], cal: Calibration, title: s
     const y = 60 + (-Math.log10(Math.max(fnmr, 1e-4)) / 4) * 260;
     pts.push(`${x.toFixed(1)},${y.toFixed(1)}`);
   }
-  const ticks = [0.3, 0.5, 0.7].map((c) => `<text x="${40 + ((c + 0.4) / 1.4) * 400}" y="${H - 30}" font-size="10">cos ${c} = score ${cal.cosineToScore(c).toFixed(0)}</text>`).join('');
+  const ticks = [0.3, 0.5, 0.7]
+    .map(
+      (c) =>
+        `<text x="${40 + ((c + 0.4) / 1.4) * 400}" y="${H - 30}" font-size="10">cos ${c} = score ${cal.cosineToScore(c).toFixed(0)}</text>`,
+    )
+    .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
 <text x="20" y="25" font-size="14">${title}</text>
 <text x="40" y="50" font-size="12">Cosine histogram: <tspan fill="green">genuine (${gen.length})</tspan>, <tspan fill="red">impostor (${imp.length})</tspan></text>

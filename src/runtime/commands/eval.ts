@@ -6,7 +6,17 @@
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { calibrationOf } from '../../biometrics/calibration.js';
-import { eer, enrolledPairCosines, extractAll, loadDataset, pairCosines, plotSvg, rank1, tarAtFar, type Modality } from './eval-lib.js';
+import {
+  eer,
+  enrolledPairCosines,
+  extractAll,
+  loadDataset,
+  pairCosines,
+  plotSvg,
+  rank1,
+  tarAtFar,
+  type Modality,
+} from './eval-lib.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -16,16 +26,31 @@ function arg(name: string): string | undefined {
 const dataset = arg('dataset');
 const modality = (arg('modality') ?? 'face') as Modality;
 if (!dataset || (modality !== 'face' && modality !== 'voice')) {
-  console.error('usage: npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache]');
+  console.error(
+    'usage: npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache]',
+  );
   process.exit(2);
 }
 const calibration = calibrationOf(modality);
 const samples = loadDataset(dataset, modality);
-if (samples.length === 0) { console.error(`no ${modality === 'voice' ? 'speaker/clip.wav' : 'identity/image.{jpg,png}'} under ${dataset}`); process.exit(2); }
+if (samples.length === 0) {
+  console.error(`no ${modality === 'voice' ? 'speaker/clip.wav' : 'identity/image.{jpg,png}'} under ${dataset}`);
+  process.exit(2);
+}
 const backend = (arg('backend') ?? 'wasm') as 'wasm' | 'native';
-if (backend !== 'wasm' && backend !== 'native') { console.error('--backend takes wasm or native'); process.exit(2); }
+if (backend !== 'wasm' && backend !== 'native') {
+  console.error('--backend takes wasm or native');
+  process.exit(2);
+}
 // The native backend needs onnxruntime-node: `npm run eval` (scripts/eval.ts) installs it in tools/bench first.
-await extractAll(samples, Number(arg('workers') ?? availableParallelism()), undefined, process.argv.includes('--cache'), modality, backend);
+await extractAll(
+  samples,
+  Number(arg('workers') ?? availableParallelism()),
+  undefined,
+  process.argv.includes('--cache'),
+  modality,
+  backend,
+);
 const { genuine, impostor } = pairCosines(samples);
 // Error rates are computed on cosines (scores are a monotone map of them, but clamp at 0 and 200).
 const result: Record<string, unknown> = {
@@ -45,24 +70,44 @@ const result: Record<string, unknown> = {
 if (modality === 'voice') {
   const e3 = enrolledPairCosines(samples, 3);
   result.enrol3 = {
-    enrolments: e3.enrolments, genuinePairs: e3.genuine.length, impostorPairs: e3.impostor.length,
-    eer: eer(e3.genuine, e3.impostor), tarAtFar1e2: tarAtFar(e3.genuine, e3.impostor, 1e-2), tarAtFar1e3: tarAtFar(e3.genuine, e3.impostor, 1e-3),
+    enrolments: e3.enrolments,
+    genuinePairs: e3.genuine.length,
+    impostorPairs: e3.impostor.length,
+    eer: eer(e3.genuine, e3.impostor),
+    tarAtFar1e2: tarAtFar(e3.genuine, e3.impostor, 1e-2),
+    tarAtFar1e3: tarAtFar(e3.genuine, e3.impostor, 1e-3),
   };
 }
 function refusedBy(ss: typeof samples): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const s of ss) if (!s.q) { const k = s.error?.match(/^[A-Z_]+(?=:)/)?.[0] ?? 'OTHER'; out[k] = (out[k] ?? 0) + 1; }
+  for (const s of ss)
+    if (!s.q) {
+      const k = s.error?.match(/^[A-Z_]+(?=:)/)?.[0] ?? 'OTHER';
+      out[k] = (out[k] ?? 0) + 1;
+    }
   return out;
 }
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const sd = (xs: number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));
-const fmt = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(4) : typeof v === 'object' ? JSON.stringify(v, (_, x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toFixed(4)) : x)) : v);
+const fmt = (v: unknown) =>
+  typeof v === 'number' && !Number.isInteger(v)
+    ? v.toFixed(4)
+    : typeof v === 'object'
+      ? JSON.stringify(v, (_, x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toFixed(4)) : x))
+      : v;
 console.log(`dataset            ${dataset} (${modality})`);
 for (const [k, v] of Object.entries(result)) console.log(`${k.padEnd(18)} ${fmt(v)}`);
-console.log(`genuine cosine     ${mean(genuine).toFixed(3)} +- ${sd(genuine).toFixed(3)} (min ${Math.min(...genuine).toFixed(3)}, score ${calibration.cosineToScore(Math.min(...genuine)).toFixed(1)})`);
-console.log(`impostor cosine    ${mean(impostor).toFixed(3)} +- ${sd(impostor).toFixed(3)} (max ${Math.max(...impostor).toFixed(3)}, score ${calibration.cosineToScore(Math.max(...impostor)).toFixed(1)})`);
+console.log(
+  `genuine cosine     ${mean(genuine).toFixed(3)} +- ${sd(genuine).toFixed(3)} (min ${Math.min(...genuine).toFixed(3)}, score ${calibration.cosineToScore(Math.min(...genuine)).toFixed(1)})`,
+);
+console.log(
+  `impostor cosine    ${mean(impostor).toFixed(3)} +- ${sd(impostor).toFixed(3)} (max ${Math.max(...impostor).toFixed(3)}, score ${calibration.cosineToScore(Math.max(...impostor)).toFixed(1)})`,
+);
 for (const s of samples.filter((x) => !x.q)) console.log(`failed to enrol    ${s.file}: ${s.error}`);
-if (impostor.length < 1e4) console.log(`note: ${impostor.length} impostor pairs cannot resolve FAR 1e-4; TAR there is measured against the highest impostor`);
+if (impostor.length < 1e4)
+  console.log(
+    `note: ${impostor.length} impostor pairs cannot resolve FAR 1e-4; TAR there is measured against the highest impostor`,
+  );
 const json = arg('json');
 if (json) writeFileSync(json, JSON.stringify(result, null, 2) + '\n');
 const plot = arg('plot');

@@ -39,8 +39,14 @@ function quotasOf(specs: string[]): LicenceDocument['quotas'] {
   const quotas: LicenceDocument['quotas'] = {};
   for (const spec of specs) {
     const [type, period, limit] = spec.split(':');
-    if (!(LICENSED_OPERATIONS as readonly string[]).includes(type ?? '') || !(QUOTA_PERIODS as readonly string[]).includes(period ?? '') || !/^\d+$/.test(limit ?? '')) {
-      throw new UsageError(`--quota ${spec}: expected TYPE:PERIOD:LIMIT with TYPE one of ${LICENSED_OPERATIONS.join('|')} and PERIOD one of ${QUOTA_PERIODS.join('|')}`);
+    if (
+      !(LICENSED_OPERATIONS as readonly string[]).includes(type ?? '') ||
+      !(QUOTA_PERIODS as readonly string[]).includes(period ?? '') ||
+      !/^\d+$/.test(limit ?? '')
+    ) {
+      throw new UsageError(
+        `--quota ${spec}: expected TYPE:PERIOD:LIMIT with TYPE one of ${LICENSED_OPERATIONS.join('|')} and PERIOD one of ${QUOTA_PERIODS.join('|')}`,
+      );
     }
     quotas[type as keyof typeof quotas] = { period: period as (typeof QUOTA_PERIODS)[number], limit: Number(limit) };
   }
@@ -52,10 +58,19 @@ async function run(argv: string[]): Promise<void> {
     args: argv,
     allowPositionals: true,
     options: {
-      out: { type: 'string' }, key: { type: 'string' }, licensee: { type: 'string' }, id: { type: 'string' },
-      source: { type: 'string', default: 'INTERNET' }, modalities: { type: 'string', default: 'FACE' }, quota: { type: 'string', multiple: true, default: [] },
-      'not-before': { type: 'string' }, expires: { type: 'string' }, days: { type: 'string', default: '365' }, dongle: { type: 'string' },
-      sequence: { type: 'string' }, licence: { type: 'string' },
+      out: { type: 'string' },
+      key: { type: 'string' },
+      licensee: { type: 'string' },
+      id: { type: 'string' },
+      source: { type: 'string', default: 'INTERNET' },
+      modalities: { type: 'string', default: 'FACE' },
+      quota: { type: 'string', multiple: true, default: [] },
+      'not-before': { type: 'string' },
+      expires: { type: 'string' },
+      days: { type: 'string', default: '365' },
+      dongle: { type: 'string' },
+      sequence: { type: 'string' },
+      licence: { type: 'string' },
     },
   });
   const [command] = positionals;
@@ -74,17 +89,25 @@ async function run(argv: string[]): Promise<void> {
   const key = await importSigningKey(readFileSync(need(values.key, '--key'), 'utf8'));
   if (command === 'issue') {
     const notBefore = values['not-before'] ? new Date(values['not-before']) : new Date();
-    const expiresAt = values.expires ? new Date(values.expires) : new Date(notBefore.getTime() + Number(values.days) * 86_400_000);
-    if (Number.isNaN(notBefore.getTime()) || Number.isNaN(expiresAt.getTime())) throw new UsageError('--not-before and --expires must be ISO 8601 dates');
-    const jws = await issueLicence({
-      licenceId: values.id ?? `LIC-${crypto.randomUUID().slice(0, 8).toUpperCase()}`,
-      licensee: need(values.licensee, '--licensee'),
-      source: values.source as LicenceDocument['source'],
-      modalities: values.modalities.split(',').map((m) => m.trim().toUpperCase()) as LicenceDocument['modalities'],
-      quotas: quotasOf(values.quota),
-      issuedAt: new Date().toISOString(), notBefore: notBefore.toISOString(), expiresAt: expiresAt.toISOString(),
-      ...(values.dongle ? { dongleId: values.dongle } : {}),
-    }, key);
+    const expiresAt = values.expires
+      ? new Date(values.expires)
+      : new Date(notBefore.getTime() + Number(values.days) * 86_400_000);
+    if (Number.isNaN(notBefore.getTime()) || Number.isNaN(expiresAt.getTime()))
+      throw new UsageError('--not-before and --expires must be ISO 8601 dates');
+    const jws = await issueLicence(
+      {
+        licenceId: values.id ?? `LIC-${crypto.randomUUID().slice(0, 8).toUpperCase()}`,
+        licensee: need(values.licensee, '--licensee'),
+        source: values.source as LicenceDocument['source'],
+        modalities: values.modalities.split(',').map((m) => m.trim().toUpperCase()) as LicenceDocument['modalities'],
+        quotas: quotasOf(values.quota),
+        issuedAt: new Date().toISOString(),
+        notBefore: notBefore.toISOString(),
+        expiresAt: expiresAt.toISOString(),
+        ...(values.dongle ? { dongleId: values.dongle } : {}),
+      },
+      key,
+    );
     emit(jws, values.out);
     return;
   }

@@ -15,6 +15,10 @@ try {
     await database.close();
   }
 } catch (error) {
-  console.error(error instanceof ConfigError ? error.message : `migration failed: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(
+    error instanceof ConfigError
+      ? error.message
+      : `migration failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(1);
 }

@@ -77,7 +77,8 @@ async function main(): Promise<number> {
     config,
     runtime: `node ${process.version} (reextract)`,
     hostname: hostname(),
-    announceAdminPassword: (password) => console.error(`BIMS created the account 'admin' with the password: ${password} (shown only this once)`),
+    announceAdminPassword: (password) =>
+      console.error(`BIMS created the account 'admin' with the password: ${password} (shown only this once)`),
     createExtractor: () => createExtractor({ mode: 'worker-threads', ...(workers > 0 ? { size: workers } : {}) }),
   });
   const stop = new AbortController();
@@ -96,7 +97,9 @@ async function main(): Promise<number> {
       batchSize,
       concurrency,
       signal: stop.signal,
-      onProgress: args['dry-run'] ? undefined : (p) => bar.update({ done: p.done, total: p.total, failed: p.failed, label: p.currentSubjectId }),
+      onProgress: args['dry-run']
+        ? undefined
+        : (p) => bar.update({ done: p.done, total: p.total, failed: p.failed, label: p.currentSubjectId }),
     });
     bar.finish();
     console.log(JSON.stringify(summary, null, 2));

@@ -7,7 +7,10 @@ import { DomainError } from '../errors.js';
  */
 export function adjudicatorAccount(principal: Principal): number {
   if (principal.accountId === null) {
-    throw new DomainError('forbidden', 'Adjudication is recorded per account; an OAuth client acting for itself cannot adjudicate');
+    throw new DomainError(
+      'forbidden',
+      'Adjudication is recorded per account; an OAuth client acting for itself cannot adjudicate',
+    );
   }
   return principal.accountId;
 }

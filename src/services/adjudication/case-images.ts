@@ -9,7 +9,11 @@ import type { DownloadRequest } from '../biometric-data/download.js';
  * image downloads of sections 4.3 and 4.4 need ADMIN (root surface) and reach any subject; this selection is
  * what lets an ADJUDICATOR see the faces of the cases they may read, and nothing else.
  */
-export async function caseImages(ctx: ServiceContext, id: number, store: 'pending' | 'solved'): Promise<DownloadRequest> {
+export async function caseImages(
+  ctx: ServiceContext,
+  id: number,
+  store: 'pending' | 'solved',
+): Promise<DownloadRequest> {
   const row = await findCaseInStore(ctx.db, id, store);
   if (!row) throw notFound(`${store === 'pending' ? 'Pending' : 'Solved'} adjudication case ${id}`);
   const subjectIds = [row.subject_id, ...row.candidates.map((c) => c.subjectId)];

@@ -20,6 +20,10 @@ export const enrolOperationStatus = {
  * the transaction that settles the cases. Only operations still PENDING_ADJUDICATION change, so a row some
  * other path already finished is left as it is.
  */
-export function settleEnrolOperations(trx: Queryable, operationUuids: readonly string[], subjectStatus: keyof typeof enrolOperationStatus): Promise<number> {
+export function settleEnrolOperations(
+  trx: Queryable,
+  operationUuids: readonly string[],
+  subjectStatus: keyof typeof enrolOperationStatus,
+): Promise<number> {
   return settlePendingEnrolOperations(trx, operationUuids, enrolOperationStatus[subjectStatus]);
 }

@@ -52,11 +52,18 @@ export async function clearPending(ctx: ServiceContext) {
   return ctx.db.transaction().execute(async (trx) => {
     const now = ctx.now();
     const rows = await lockCasesOfStore(trx, 'pending');
-    const decisionsDeleted = await countDecisionsOfCases(trx, rows.map((r) => r.id));
+    const decisionsDeleted = await countDecisionsOfCases(
+      trx,
+      rows.map((r) => r.id),
+    );
     const deleted = await deleteCasesOfStore(trx, 'pending');
     const subjectsRejected = await rejectPendingSubjects(trx, [...new Set(rows.map((r) => r.subject_id))], now);
     // Their ENROLL operations stop saying PENDING_ADJUDICATION too: the enrolment ended REJECTED.
-    await settleEnrolOperations(trx, rows.map((r) => r.operation_uuid), 'REJECTED');
+    await settleEnrolOperations(
+      trx,
+      rows.map((r) => r.operation_uuid),
+      'REJECTED',
+    );
     ctx.log.info('pending adjudication store cleared', { deleted, subjectsRejected });
     return { deleted, decisionsDeleted, subjectsRejected };
   });

@@ -1,5 +1,10 @@
 import type { Principal } from '../../auth/principal.js';
-import { findLeaseHeldBy, leaseCase, lockNextOpenCaseFor, type CaseRow } from '../../db/repositories/adjudication/cases.js';
+import {
+  findLeaseHeldBy,
+  leaseCase,
+  lockNextOpenCaseFor,
+  type CaseRow,
+} from '../../db/repositories/adjudication/cases.js';
 import { lockAdjudicatorAccount } from '../../db/repositories/adjudication/related.js';
 import type { Services } from '../index.js';
 import { adjudicatorAccount } from './caller.js';

@@ -27,7 +27,10 @@ export function presentDecision(row: DecisionRow) {
 export type PresentedDecision = ReturnType<typeof presentDecision>;
 
 /** The decisions of these cases, grouped by case, oldest first; one query whatever the page size. */
-export async function decisionsOfCases(db: Queryable, caseIds: readonly number[]): Promise<Map<number, PresentedDecision[]>> {
+export async function decisionsOfCases(
+  db: Queryable,
+  caseIds: readonly number[],
+): Promise<Map<number, PresentedDecision[]>> {
   const byCase = new Map<number, PresentedDecision[]>();
   for (const row of await findDecisionsOfCases(db, caseIds)) {
     const list = byCase.get(row.case_id) ?? [];
@@ -76,7 +79,9 @@ export function presentSolved(row: CaseRow, decisions: PresentedDecision[]) {
     createdAt: iso(row.created_at),
     solvedAt: iso(row.solved_at ?? row.created_at),
     outcome,
-    ...(outcome === 'DUPLICATE' && named?.duplicateOfSubjectId ? { duplicateOfSubjectId: named.duplicateOfSubjectId } : {}),
+    ...(outcome === 'DUPLICATE' && named?.duplicateOfSubjectId
+      ? { duplicateOfSubjectId: named.duplicateOfSubjectId }
+      : {}),
     decisions,
   };
 }

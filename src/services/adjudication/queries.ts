@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import type { DecisionsCountQuery, DecisionsQuery, PendingCountQuery, PendingQuery, SolvedCountQuery, SolvedQuery } from '../../schemas/adjudication.js';
+import type {
+  DecisionsCountQuery,
+  DecisionsQuery,
+  PendingCountQuery,
+  PendingQuery,
+  SolvedCountQuery,
+  SolvedQuery,
+} from '../../schemas/adjudication.js';
 import {
   countDecisions as countMatchingDecisions,
   countPending as countMatchingPending,
@@ -22,16 +29,37 @@ export type PendingFilter = z.output<typeof PendingCountQuery>;
 export type SolvedFilter = z.output<typeof SolvedCountQuery>;
 export type DecisionFilter = z.output<typeof DecisionsCountQuery>;
 
-const pendingSort = { id: 'id', createdAt: 'created_at', subjectId: 'subject_id', assignedAt: 'assigned_at', status: 'status' } as const;
-const solvedSort = { id: 'id', createdAt: 'created_at', solvedAt: 'solved_at', subjectId: 'subject_id', outcome: 'outcome' } as const;
-const decisionSort = { id: 'id', createdAt: 'created_at', caseId: 'case_id', accountId: 'account_id', decision: 'decision' } as const;
+const pendingSort = {
+  id: 'id',
+  createdAt: 'created_at',
+  subjectId: 'subject_id',
+  assignedAt: 'assigned_at',
+  status: 'status',
+} as const;
+const solvedSort = {
+  id: 'id',
+  createdAt: 'created_at',
+  solvedAt: 'solved_at',
+  subjectId: 'subject_id',
+  outcome: 'outcome',
+} as const;
+const decisionSort = {
+  id: 'id',
+  createdAt: 'created_at',
+  caseId: 'case_id',
+  accountId: 'account_id',
+  decision: 'decision',
+} as const;
 
 /** `getAdjudicationsPending`: oldest first unless sorted otherwise (the queue's order). */
 export async function listPending(ctx: ServiceContext, query: z.output<typeof PendingQuery>) {
   const now = ctx.now();
   const [column, direction] = sortColumn(pendingSort, query.sort, 'createdAt');
   const rows = await findPendingPage(ctx.db, query, now, { column, direction }, query);
-  const decisions = await decisionsOfCases(ctx.db, rows.map((r) => r.id));
+  const decisions = await decisionsOfCases(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => presentPending(r, decisions.get(r.id) ?? [], now));
 }
 
@@ -41,9 +69,16 @@ export async function countPending(ctx: ServiceContext, filter: Partial<PendingF
 
 /** `getAdjudicationsSolved`: most recently solved first unless sorted otherwise. */
 export async function listSolved(ctx: ServiceContext, query: z.output<typeof SolvedQuery>) {
-  const [column, direction] = sortColumn(solvedSort, query.sort ?? { field: 'solvedAt', direction: 'desc' }, 'solvedAt');
+  const [column, direction] = sortColumn(
+    solvedSort,
+    query.sort ?? { field: 'solvedAt', direction: 'desc' },
+    'solvedAt',
+  );
   const rows = await findSolvedPage(ctx.db, query, { column, direction }, query);
-  const decisions = await decisionsOfCases(ctx.db, rows.map((r) => r.id));
+  const decisions = await decisionsOfCases(
+    ctx.db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => presentSolved(r, decisions.get(r.id) ?? []));
 }
 

@@ -4,7 +4,11 @@ import { findOperationByUuid } from '../../db/repositories/operation-log.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { presentFaceData, presentImage, presentVoiceData } from '../biometric-data/present.js';
-import { listFaceDataOfSubject, listImagesOfSubject, listVoiceDataOfSubject } from '../../db/repositories/biometric-data/samples.js';
+import {
+  listFaceDataOfSubject,
+  listImagesOfSubject,
+  listVoiceDataOfSubject,
+} from '../../db/repositories/biometric-data/samples.js';
 import { renderPendingTokenImages } from '../biometric-data/token-images.js';
 import type { Services } from '../index.js';
 import { presentOperation } from '../operation-log/record.js';
@@ -51,7 +55,9 @@ async function reviewParts(services: Services, row: CaseRow) {
   }
   return {
     ...(operation ? { operation: presentOperation(operation) } : {}),
-    ...(operation?.account_id != null ? { enrolledBy: { accountId: operation.account_id, ...(enroller !== undefined ? { username: enroller } : {}) } } : {}),
+    ...(operation?.account_id != null
+      ? { enrolledBy: { accountId: operation.account_id, ...(enroller !== undefined ? { username: enroller } : {}) } }
+      : {}),
     probe: { ...(subject ? { subject } : {}), faces, voices, images: await imagesOf(services, ref) },
     candidates,
   };

@@ -47,12 +47,19 @@ export async function solveCase(services: Services, principal: Principal, reques
     if (!row) throw notFound(`Adjudication case ${request.caseId}`);
     if (row.status === 'SOLVED') throw conflict(`Adjudication case ${row.id} is already solved (${row.outcome})`);
     const earlier = await findVotesOfCase(trx, row.id);
-    if (earlier.some((d) => d.account_id === me)) throw conflict(`You have already decided on adjudication case ${row.id}; one decision per adjudicator`);
+    if (earlier.some((d) => d.account_id === me))
+      throw conflict(`You have already decided on adjudication case ${row.id}; one decision per adjudicator`);
     if (!isAdmin) assertMayDecide(row, me, now);
-    const duplicateOf = request.decision === 'DUPLICATE' ? duplicateOfCandidate(row, request.duplicateOfSubjectId) : null;
+    const duplicateOf =
+      request.decision === 'DUPLICATE' ? duplicateOfCandidate(row, request.duplicateOfSubjectId) : null;
 
     const insertedId = await insertDecision(trx, {
-      case_id: row.id, account_id: me, decision: request.decision, duplicate_of_subject_id: duplicateOf, comment: request.comment, created_at: now,
+      case_id: row.id,
+      account_id: me,
+      decision: request.decision,
+      duplicate_of_subject_id: duplicateOf,
+      comment: request.comment,
+      created_at: now,
     });
     const decisions = [...earlier.map((d) => d.decision), request.decision];
     const state = nextState(decisions, required, isAdmin);
@@ -75,11 +82,17 @@ export async function solveCase(services: Services, principal: Principal, reques
 
 function assertMayDecide(row: CaseRow, me: number, now: Date) {
   if (row.status === 'CONFLICTED') {
-    throw new DomainError('forbidden', `Adjudication case ${row.id} is CONFLICTED: the decisions disagree and an ADMIN settles it`);
+    throw new DomainError(
+      'forbidden',
+      `Adjudication case ${row.id} is CONFLICTED: the decisions disagree and an ADMIN settles it`,
+    );
   }
   const leased = row.assigned_to === me && row.lease_expires_at !== null && row.lease_expires_at > now;
   if (!leased) {
-    throw new DomainError('forbidden', `Adjudication case ${row.id} is not leased to you; take it with getOncomingAdjudicationPending first`);
+    throw new DomainError(
+      'forbidden',
+      `Adjudication case ${row.id} is not leased to you; take it with getOncomingAdjudicationPending first`,
+    );
   }
 }
 
@@ -88,7 +101,10 @@ function duplicateOfCandidate(row: CaseRow, asked: string | undefined): string |
   const candidates = row.candidates;
   if (asked === undefined) return candidates[0]?.subjectId ?? null;
   if (!candidates.some((c) => c.subjectId === asked)) {
-    throw invalid('body.duplicateOfSubjectId', `'${asked}' is not a candidate of case ${row.id} (${candidates.map((c) => c.subjectId).join(', ') || 'none'})`);
+    throw invalid(
+      'body.duplicateOfSubjectId',
+      `'${asked}' is not a candidate of case ${row.id} (${candidates.map((c) => c.subjectId).join(', ') || 'none'})`,
+    );
   }
   return asked;
 }
@@ -107,4 +123,3 @@ async function settle(trx: Queryable, row: CaseRow, outcome: Decision, now: Date
   await settleEnrolOperations(trx, [row.operation_uuid], outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED');
   return setSubjectStatus(trx, row.subject_id, outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED', now);
 }
-

@@ -30,7 +30,9 @@ export const TOKEN_ACCOUNT = new PreparedQuery<TokenAccountRow>(
  * statement (it names no column of the read's own rows), in the read's snapshot.
  */
 export function accountColumn(accountId: number, sid: string | null): RawBuilder<TokenAccountRow | string | null> {
-  return sql<TokenAccountRow | string | null>`(select json_build_object('id', a.id, 'username', a.username, 'role', a.role, 'enabled', a.enabled,
+  return sql<
+    TokenAccountRow | string | null
+  >`(select json_build_object('id', a.id, 'username', a.username, 'role', a.role, 'enabled', a.enabled,
     'credential_version', a.credential_version,
     'revoked', exists (select 1 from refresh_tokens where family_id = ${sid} and revoked_at is not null))
     from accounts a where a.id = ${accountId})`;

@@ -76,7 +76,11 @@ export class AuthService {
    * throttled per (user name, address) and per address; throws 401 or 429. Answers the account's credential
    * version too, for the tokens issued on the strength of this check.
    */
-  async checkPassword(username: string, password: string, address: string): Promise<Principal & { credentialVersion: number }> {
+  async checkPassword(
+    username: string,
+    password: string,
+    address: string,
+  ): Promise<Principal & { credentialVersion: number }> {
     // Read while the throttle reads its own row; a refused attempt just drops it.
     const loading = findAccountForLogin(this.ctx.db, username);
     loading.catch(() => undefined);
@@ -87,7 +91,10 @@ export class AuthService {
       cacheKey,
       async () => {
         const account = await loading;
-        const ok = account !== undefined && (this.verified.get(cacheKey) === account.password_hash || (await verifyPassword(password, account.password_hash)));
+        const ok =
+          account !== undefined &&
+          (this.verified.get(cacheKey) === account.password_hash ||
+            (await verifyPassword(password, account.password_hash)));
         if (!account || !ok) {
           this.verified.delete(cacheKey);
           return { ok: false, reason: 'Bad user name or password' };
@@ -97,7 +104,13 @@ export class AuthService {
         if (!account.enabled) return { ok: false, reason: 'The account is disabled' };
         return {
           ok: true,
-          value: { accountId: account.id, username: account.username, role: account.role, via: 'basic', credentialVersion: account.credential_version },
+          value: {
+            accountId: account.id,
+            username: account.username,
+            role: account.role,
+            via: 'basic',
+            credentialVersion: account.credential_version,
+          },
         };
       },
     );
@@ -127,15 +140,25 @@ export class AuthService {
       (row) => row !== undefined,
     );
     if (!client) throw unauthorized('The client behind this token is gone', 'invalid_token');
-    return { accountId: null, username: client.client_id, role: weaker(claims.scope, client.role), via: 'bearer', clientId: client.client_id };
+    return {
+      accountId: null,
+      username: client.client_id,
+      role: weaker(claims.scope, client.role),
+      via: 'bearer',
+      clientId: client.client_id,
+    };
   }
 
   /** A verified token's claims: whose it is and what it may do; throws 401 for a token that does not verify. */
-  private async bearerClaims(token: string): Promise<AccountClaims | { kind: 'client'; clientId: string; scope: Role }> {
+  private async bearerClaims(
+    token: string,
+  ): Promise<AccountClaims | { kind: 'client'; clientId: string; scope: Role }> {
     const payload = await this.tokens.verify(token, this.issuer);
-    if (!payload || typeof payload.sub !== 'string') throw unauthorized('The access token is invalid or expired', 'invalid_token');
+    if (!payload || typeof payload.sub !== 'string')
+      throw unauthorized('The access token is invalid or expired', 'invalid_token');
     const scope = payload.scope;
-    if (scope !== 'ADMIN' && scope !== 'ADJUDICATOR' && scope !== 'USER') throw unauthorized('The access token has no scope', 'invalid_token');
+    if (scope !== 'ADMIN' && scope !== 'ADJUDICATOR' && scope !== 'USER')
+      throw unauthorized('The access token has no scope', 'invalid_token');
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     if (payload.sub.startsWith('account:')) {
       return {
@@ -148,7 +171,8 @@ export class AuthService {
         username: typeof payload.preferred_username === 'string' ? payload.preferred_username : payload.sub,
       };
     }
-    if (payload.sub.startsWith('client:')) return { kind: 'client', clientId: payload.sub.slice('client:'.length), scope };
+    if (payload.sub.startsWith('client:'))
+      return { kind: 'client', clientId: payload.sub.slice('client:'.length), scope };
     throw unauthorized('The access token has an unknown subject', 'invalid_token');
   }
 
@@ -164,13 +188,23 @@ export class AuthService {
    * client tokens, a scope below `needed`, PGlite whose checks come from memory): the caller authenticates as
    * usual. `forbidden` makes the 403 for an account whose role falls below `needed`.
    */
-  async deferAccountCheck(header: string | undefined, needed: Role, forbidden: (held: Role) => Error): Promise<{ principal: Principal; check: PendingAccountCheck } | undefined> {
+  async deferAccountCheck(
+    header: string | undefined,
+    needed: Role,
+    forbidden: (held: Role) => Error,
+  ): Promise<{ principal: Principal; check: PendingAccountCheck } | undefined> {
     if (this.credentials.enabled || !header) return undefined;
     const space = header.indexOf(' ');
     if (space === -1 || header.slice(0, space).toLowerCase() !== 'bearer') return undefined;
     const claims = await this.bearerClaims(header.slice(space + 1).trim());
     if (claims.kind !== 'account' || !roleCovers(claims.scope, needed)) return undefined;
-    const principal: Principal = { accountId: claims.accountId, username: claims.username, role: claims.scope, via: 'bearer', clientId: claims.clientId };
+    const principal: Principal = {
+      accountId: claims.accountId,
+      username: claims.username,
+      role: claims.scope,
+      via: 'bearer',
+      clientId: claims.clientId,
+    };
     const check = new PendingAccountCheck(
       claims.accountId,
       claims.sid,
@@ -195,7 +229,10 @@ export class AuthService {
     extra: { sid?: string } = {},
   ): Promise<string> {
     const sub = 'accountId' in subject ? `account:${subject.accountId}` : `client:${subject.clientId}`;
-    const account = 'accountId' in subject ? { preferred_username: subject.username, [CREDENTIAL_VERSION_CLAIM]: subject.credentialVersion } : {};
+    const account =
+      'accountId' in subject
+        ? { preferred_username: subject.username, [CREDENTIAL_VERSION_CLAIM]: subject.credentialVersion }
+        : {};
     return this.keys.sign(
       { ...extra, sub, scope: role, client_id: clientId, ...account },
       this.ctx.config.BIMS_ACCESS_TOKEN_SECONDS,
@@ -217,12 +254,19 @@ interface AccountClaims {
 
 /** The principal of an account token whose account row is `account`; throws 401 when the row ends the token. */
 function accountPrincipal(claims: AccountClaims, account: TokenAccountRow | undefined): Principal {
-  if (!account || !account.enabled) throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
+  if (!account || !account.enabled)
+    throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
   if (account.credential_version !== claims.credentialVersion) {
     throw unauthorized("The account's password, role or status changed after this token was issued", 'invalid_token');
   }
   if (account.revoked === true) throw unauthorized('The login behind this token has been revoked', 'invalid_token');
-  return { accountId: account.id, username: account.username, role: weaker(claims.scope, account.role), via: 'bearer', clientId: claims.clientId };
+  return {
+    accountId: account.id,
+    username: account.username,
+    role: weaker(claims.scope, account.role),
+    via: 'bearer',
+    clientId: claims.clientId,
+  };
 }
 
 /** The claim carrying the account's credential version (private to BIMS: only BIMS reads its own tokens). */

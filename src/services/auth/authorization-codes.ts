@@ -73,9 +73,16 @@ export async function redeemCode<T>(
   };
   if (row.used_at !== null) throw await replayed();
   if (row.expires_at.getTime() <= ctx.now().getTime()) throw invalidGrant('The authorization code has expired');
-  if (row.redirect_uri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the one of the authorization request');
-  if (!(await verifierMatches(input.codeVerifier, row.code_challenge))) throw invalidGrant('code_verifier does not match the code_challenge');
-  const result = await check({ accountId: row.account_id, scope: row.scope, familyId: hash, credentialVersion: row.credential_version });
+  if (row.redirect_uri !== input.redirectUri)
+    throw invalidGrant('redirect_uri does not match the one of the authorization request');
+  if (!(await verifierMatches(input.codeVerifier, row.code_challenge)))
+    throw invalidGrant('code_verifier does not match the code_challenge');
+  const result = await check({
+    accountId: row.account_id,
+    scope: row.scope,
+    familyId: hash,
+    credentialVersion: row.credential_version,
+  });
   if (!(await markAuthorizationCodeUsed(ctx.db, hash, ctx.now()))) throw await replayed();
   return result;
 }

@@ -44,8 +44,15 @@ export function withParams(uri: string, params: Record<string, string | undefine
 }
 
 /** The redirect that reports an error to the client; `iss` lets it detect mix-up attacks (RFC 9207). */
-export function errorRedirect(request: { redirectUri: string; state?: string }, issuer: string, error: OAuthErrorCode, description: string): AuthorizeRedirect {
-  return new AuthorizeRedirect(withParams(request.redirectUri, { error, error_description: description, state: request.state, iss: issuer }));
+export function errorRedirect(
+  request: { redirectUri: string; state?: string },
+  issuer: string,
+  error: OAuthErrorCode,
+  description: string,
+): AuthorizeRedirect {
+  return new AuthorizeRedirect(
+    withParams(request.redirectUri, { error, error_description: description, state: request.state, iss: issuer }),
+  );
 }
 
 const MAX_STATE = 1024;
@@ -54,7 +61,11 @@ const MAX_STATE = 1024;
  * Validate an authorization request (the GET's query, or the POST's form fields, which repeat it).
  * Throws {@link AuthorizePageError} or {@link AuthorizeRedirect}.
  */
-export async function checkAuthorizeRequest(ctx: ServiceContext, params: URLSearchParams, issuer: string): Promise<AuthorizeRequest> {
+export async function checkAuthorizeRequest(
+  ctx: ServiceContext,
+  params: URLSearchParams,
+  issuer: string,
+): Promise<AuthorizeRequest> {
   // RFC 6749 3.1: parameters must not be repeated; an empty value counts as absent.
   const one = (name: string): string | undefined => params.get(name) || undefined;
   const page = (message: string) => new AuthorizePageError(message);
@@ -67,26 +78,32 @@ export async function checkAuthorizeRequest(ctx: ServiceContext, params: URLSear
   if (!client) throw page('The request names an unknown client.');
   const redirectUri = one('redirect_uri');
   if (!redirectUri) throw page('The request has no redirect_uri.');
-  if (!redirectUriAllowed(client.redirectUris, redirectUri)) throw page('The redirect_uri is not registered for this client.');
+  if (!redirectUriAllowed(client.redirectUris, redirectUri))
+    throw page('The redirect_uri is not registered for this client.');
 
   // From here on the client is known to own the redirect URI: errors go back to it.
   const rawState = one('state');
   const state = rawState?.slice(0, MAX_STATE);
-  const fail = (error: OAuthErrorCode, description: string) => errorRedirect({ redirectUri, state }, issuer, error, description);
+  const fail = (error: OAuthErrorCode, description: string) =>
+    errorRedirect({ redirectUri, state }, issuer, error, description);
   for (const name of ['response_type', 'code_challenge', 'code_challenge_method', 'scope', 'state']) {
     if (params.getAll(name).length > 1) throw fail('invalid_request', `${name} is given more than once`);
   }
-  if (rawState !== undefined && rawState.length > MAX_STATE) throw fail('invalid_request', `state is longer than ${MAX_STATE} characters`);
+  if (rawState !== undefined && rawState.length > MAX_STATE)
+    throw fail('invalid_request', `state is longer than ${MAX_STATE} characters`);
   const responseType = one('response_type');
   if (!responseType) throw fail('invalid_request', 'response_type is required');
   if (responseType !== 'code') throw fail('unsupported_response_type', 'Only response_type=code is supported');
-  if (!client.grantTypes.includes('authorization_code')) throw fail('unauthorized_client', 'This client may not use the authorization code flow');
+  if (!client.grantTypes.includes('authorization_code'))
+    throw fail('unauthorized_client', 'This client may not use the authorization code flow');
   const codeChallenge = one('code_challenge');
-  if (!codeChallenge) throw fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256');
+  if (!codeChallenge)
+    throw fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256');
   if (one('code_challenge_method') !== 'S256') {
     throw fail('invalid_request', 'code_challenge_method must be S256; plain is not supported');
   }
-  if (!isValidChallenge(codeChallenge)) throw fail('invalid_request', 'code_challenge must be 43 base64url characters (the S256 of the verifier)');
+  if (!isValidChallenge(codeChallenge))
+    throw fail('invalid_request', 'code_challenge must be 43 base64url characters (the S256 of the verifier)');
   let scope: Role | undefined;
   try {
     scope = parseScope(one('scope'));
@@ -94,7 +111,8 @@ export async function checkAuthorizeRequest(ctx: ServiceContext, params: URLSear
     if (error instanceof OAuthError) throw fail(error.error, error.description);
     throw error;
   }
-  if (scope && weakerRole(scope, client.role) !== scope) throw fail('invalid_scope', `This client may not ask for more than ${client.role}`);
+  if (scope && weakerRole(scope, client.role) !== scope)
+    throw fail('invalid_scope', `This client may not ask for more than ${client.role}`);
   return { client, redirectUri, state, codeChallenge, scope };
 }
 

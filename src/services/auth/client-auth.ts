@@ -24,15 +24,29 @@ export interface PresentedClient {
  * them as sent when decoding changed them, because many tools (curl -u) send account passwords unencoded.
  * 'malformed' when the header could not be read.
  */
-export type BasicCredentials = { id: string; secret: string; raw?: { id: string; secret: string } } | 'malformed' | undefined;
+export type BasicCredentials =
+  | { id: string; secret: string; raw?: { id: string; secret: string } }
+  | 'malformed'
+  | undefined;
 
 /** Work out which client the request claims to be, refusing ambiguous combinations. */
 export function presentedClient(params: Record<string, string>, basic: BasicCredentials): PresentedClient | undefined {
-  if (basic === 'malformed') throw new OAuthError('invalid_client', 'The Basic credentials are malformed', { basicChallenge: true });
+  if (basic === 'malformed')
+    throw new OAuthError('invalid_client', 'The Basic credentials are malformed', { basicChallenge: true });
   if (basic) {
-    if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'Use one client authentication method: HTTP Basic or client_secret, not both');
-    if (params.client_id !== undefined && params.client_id !== basic.id) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials');
-    return { clientId: basic.id, secret: basic.secret, via: 'basic', ...(basic.raw ? { raw: { clientId: basic.raw.id, secret: basic.raw.secret } } : {}) };
+    if (params.client_secret !== undefined)
+      throw new OAuthError(
+        'invalid_request',
+        'Use one client authentication method: HTTP Basic or client_secret, not both',
+      );
+    if (params.client_id !== undefined && params.client_id !== basic.id)
+      throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials');
+    return {
+      clientId: basic.id,
+      secret: basic.secret,
+      via: 'basic',
+      ...(basic.raw ? { raw: { clientId: basic.raw.id, secret: basic.raw.secret } } : {}),
+    };
   }
   if (params.client_id === undefined) {
     if (params.client_secret !== undefined) throw new OAuthError('invalid_request', 'client_secret without client_id');
@@ -58,7 +72,8 @@ export async function throttled<T>(presented: PresentedClient, run: () => Promis
         basicChallenge: presented.via === 'basic',
       });
     }
-    if (error instanceof DomainError && error.code === 'unauthorized') throw invalidClient(presented, 'Client authentication failed');
+    if (error instanceof DomainError && error.code === 'unauthorized')
+      throw invalidClient(presented, 'Client authentication failed');
     throw error;
   }
 }
@@ -80,14 +95,21 @@ export async function authenticateClient(
   if (client.confidential) {
     const secret = presented.secret;
     await throttled(presented, async () => {
-      const verdict = await auth.throttle.attempt(`client:${client.clientId}`, address, await sha256(`${client.clientId}\u0000${secret ?? ''}`), async () =>
-        secret !== undefined && (await clientSecretMatches(client, secret)) ? { ok: true, value: null } : { ok: false, reason: 'bad client secret' },
+      const verdict = await auth.throttle.attempt(
+        `client:${client.clientId}`,
+        address,
+        await sha256(`${client.clientId}\u0000${secret ?? ''}`),
+        async () =>
+          secret !== undefined && (await clientSecretMatches(client, secret))
+            ? { ok: true, value: null }
+            : { ok: false, reason: 'bad client secret' },
       );
       if (!verdict.ok) throw new DomainError('unauthorized', verdict.reason);
     });
   } else if (presented.secret !== undefined && presented.secret !== '') {
     throw invalidClient(presented, 'This is a public client; it has no secret to present');
   }
-  if (!client.grantTypes.includes(grant)) throw new OAuthError('unauthorized_client', `This client may not use the ${grant} grant`);
+  if (!client.grantTypes.includes(grant))
+    throw new OAuthError('unauthorized_client', `This client may not use the ${grant} grant`);
   return client;
 }

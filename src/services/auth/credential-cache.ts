@@ -79,7 +79,12 @@ export class CredentialCache {
   }
 
   /** The cached row of `kind` under `key`, or `load()`'s answer (kept when nothing changed meanwhile and `keep` agrees). */
-  async read<T>(kind: string, key: unknown, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+  async read<T>(
+    kind: string,
+    key: unknown,
+    load: () => Promise<T>,
+    keep: (value: T) => boolean = () => true,
+  ): Promise<T> {
     if (!this.enabled) return load();
     const rows = this.rows(kind);
     const now = this.ctx.now().getTime();

@@ -53,7 +53,10 @@ function present(row: OauthClientRow): OAuthClient {
 }
 
 /** A client with the hash of its secret, for authentication only; never handed to HTTP responses. */
-export async function findClient(ctx: ServiceContext, clientId: string): Promise<(OAuthClient & { secretHash: string | null }) | undefined> {
+export async function findClient(
+  ctx: ServiceContext,
+  clientId: string,
+): Promise<(OAuthClient & { secretHash: string | null }) | undefined> {
   if (clientId.length === 0 || clientId.length > 200) return undefined;
   const row = await findOauthClient(ctx.db, clientId);
   return row ? { ...present(row), secretHash: row.secret_hash } : undefined;
@@ -80,9 +83,12 @@ export async function registerClient(
   if (!name || name.length > 200) throw new DomainError('validation', 'name: must be 1 to 200 characters');
   const redirectUris = [...new Set(input.redirectUris ?? [])];
   for (const uri of redirectUris) {
-    if (!isRegistrableRedirectUri(uri)) throw new DomainError('validation', `redirect URI '${uri}' must be an absolute http(s) URL without fragment`);
+    if (!isRegistrableRedirectUri(uri))
+      throw new DomainError('validation', `redirect URI '${uri}' must be an absolute http(s) URL without fragment`);
   }
-  const grantTypes: GrantType[] = redirectUris.length ? ['client_credentials', 'authorization_code', 'refresh_token'] : ['client_credentials'];
+  const grantTypes: GrantType[] = redirectUris.length
+    ? ['client_credentials', 'authorization_code', 'refresh_token']
+    : ['client_credentials'];
   const clientSecret = randomSecret(32);
   const row = await insertOauthClient(ctx.db, {
     // A prefix that no built-in client uses, so a registered id can never collide with one.
@@ -110,7 +116,8 @@ export async function listClients(ctx: ServiceContext): Promise<OAuthClient[]> {
  * rows are purged once expired. Built-in clients are refused: start-up would only re-create them.
  */
 export async function removeClient(ctx: ServiceContext, clientId: string): Promise<void> {
-  if ((BUILTIN_CLIENT_IDS as readonly string[]).includes(clientId)) throw conflict(`'${clientId}' is a built-in client and cannot be removed`);
+  if ((BUILTIN_CLIENT_IDS as readonly string[]).includes(clientId))
+    throw conflict(`'${clientId}' is a built-in client and cannot be removed`);
   await ctx.db.transaction().execute(async (trx) => {
     await revokeClientRefreshTokens(trx, clientId, ctx.now());
     if (!(await deleteOauthClient(trx, clientId))) throw notFound(`OAuth client '${clientId}'`);
@@ -124,7 +131,9 @@ function loopbackAliases(base: string): string[] {
   const url = new URL(base);
   const loopback = ['127.0.0.1', 'localhost', '[::1]'];
   if (!loopback.includes(url.hostname)) return [base];
-  return loopback.map((host) => `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}${url.pathname.replace(/\/$/, '')}`);
+  return loopback.map(
+    (host) => `${url.protocol}//${host}${url.port ? `:${url.port}` : ''}${url.pathname.replace(/\/$/, '')}`,
+  );
 }
 
 /**
@@ -137,12 +146,22 @@ function loopbackAliases(base: string): string[] {
 export async function ensureBuiltinClients(ctx: ServiceContext, baseUrl: string = issuerOf(ctx.config)): Promise<void> {
   const grants: GrantType[] = ['authorization_code', 'refresh_token'];
   const builtins = [
-    { client_id: 'bims-docs', name: 'BIMS API documentation', redirect: loopbackAliases(baseUrl).map((b) => `${b}/docs/assets/oauth2-redirect.html`) },
+    {
+      client_id: 'bims-docs',
+      name: 'BIMS API documentation',
+      redirect: loopbackAliases(baseUrl).map((b) => `${b}/docs/assets/oauth2-redirect.html`),
+    },
     { client_id: 'bims-cli', name: 'BIMS command-line tools', redirect: [...LOOPBACK_PATTERNS] },
   ];
   for (const b of builtins) {
     await upsertOauthClient(ctx.db, {
-      client_id: b.client_id, name: b.name, secret_hash: null, redirect_uris: b.redirect, grant_types: grants, role: 'ADMIN', created_at: ctx.now(),
+      client_id: b.client_id,
+      name: b.name,
+      secret_hash: null,
+      redirect_uris: b.redirect,
+      grant_types: grants,
+      role: 'ADMIN',
+      created_at: ctx.now(),
     });
   }
 }

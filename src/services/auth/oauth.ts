@@ -48,7 +48,10 @@ export async function issueTokens(deps: Deps, input: TokenInput): Promise<TokenR
     case 'client_credentials':
       return clientCredentialsGrant(deps, input);
     default:
-      throw new OAuthError('unsupported_grant_type', `Unsupported grant_type '${grantType.slice(0, 40)}'; use authorization_code, refresh_token or client_credentials`);
+      throw new OAuthError(
+        'unsupported_grant_type',
+        `Unsupported grant_type '${grantType.slice(0, 40)}'; use authorization_code, refresh_token or client_credentials`,
+      );
   }
 }
 
@@ -77,12 +80,18 @@ async function userGrant(
 ) {
   const account = await activeAccount(deps.ctx, grant.accountId);
   // A code or refresh token won before a change of password, role or status is worth nothing after it.
-  if (account.credential_version !== grant.credentialVersion) throw invalidGrant("The account's password, role or status changed after this grant was issued");
+  if (account.credential_version !== grant.credentialVersion)
+    throw invalidGrant("The account's password, role or status changed after this grant was issued");
   const ceiling = weakerRole(weakerRole(grant.scope as Role, account.role), client.role);
   return { account, ceiling, scope: narrowScope(requested, ceiling), familyId: grant.familyId };
 }
 
-async function userTokens(deps: Deps, client: OAuthClient, granted: Awaited<ReturnType<typeof userGrant>>, refreshToken: string): Promise<TokenResponse> {
+async function userTokens(
+  deps: Deps,
+  client: OAuthClient,
+  granted: Awaited<ReturnType<typeof userGrant>>,
+  refreshToken: string,
+): Promise<TokenResponse> {
   const { account, scope, familyId } = granted;
   const access = await deps.auth.accessToken(
     { accountId: account.id, username: account.username, credentialVersion: account.credential_version },
@@ -90,7 +99,13 @@ async function userTokens(deps: Deps, client: OAuthClient, granted: Awaited<Retu
     client.clientId,
     { sid: familyId },
   );
-  return { access_token: access, token_type: 'Bearer', expires_in: deps.ctx.config.BIMS_ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, scope };
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: deps.ctx.config.BIMS_ACCESS_TOKEN_SECONDS,
+    refresh_token: refreshToken,
+    scope,
+  };
 }
 
 /** RFC 6749 4.1.3 with RFC 7636: the code, its redirect URI and the PKCE verifier. */
@@ -105,7 +120,10 @@ async function authorizationCodeGrant(deps: Deps, { params, basic, address }: To
   );
   // The family keeps the ceiling, so a later refresh may ask again for anything up to it.
   const refreshToken = await issueRefreshToken(deps.ctx, {
-    accountId: granted.account.id, clientId: client.clientId, scope: granted.ceiling, familyId: granted.familyId,
+    accountId: granted.account.id,
+    clientId: client.clientId,
+    scope: granted.ceiling,
+    familyId: granted.familyId,
     credentialVersion: granted.account.credential_version,
   });
   return userTokens(deps, client, granted, refreshToken);
@@ -119,7 +137,8 @@ async function refreshTokenGrant(deps: Deps, { params, basic, address }: TokenIn
     const clientId = await refreshTokenClient(deps.ctx, token);
     if (!clientId) throw invalidGrant('The refresh token is unknown');
     const owner = await findClient(deps.ctx, clientId);
-    if (owner?.confidential) throw invalidClient(undefined, 'This refresh token belongs to a confidential client, which must authenticate');
+    if (owner?.confidential)
+      throw invalidClient(undefined, 'This refresh token belongs to a confidential client, which must authenticate');
     presented = { clientId, via: 'body' };
   }
   const client = await authenticateClient(deps.ctx, deps.auth, presented, 'refresh_token', address);
@@ -137,11 +156,16 @@ async function refreshTokenGrant(deps: Deps, { params, basic, address }: TokenIn
  */
 async function clientCredentialsGrant(deps: Deps, { params, basic, address }: TokenInput): Promise<TokenResponse> {
   const presented = presentedClient(params, basic);
-  if (!presented || presented.secret === undefined) throw invalidClient(presented, 'client_credentials needs client authentication (Basic or client_id and client_secret)');
+  if (!presented || presented.secret === undefined)
+    throw invalidClient(
+      presented,
+      'client_credentials needs client authentication (Basic or client_id and client_secret)',
+    );
   const expires_in = deps.ctx.config.BIMS_ACCESS_TOKEN_SECONDS;
   const registered = await findClient(deps.ctx, presented.clientId);
   if (registered) {
-    if (!registered.confidential) throw new OAuthError('unauthorized_client', 'A public client cannot use client_credentials');
+    if (!registered.confidential)
+      throw new OAuthError('unauthorized_client', 'A public client cannot use client_credentials');
     const client = await authenticateClient(deps.ctx, deps.auth, presented, 'client_credentials', address);
     const scope = narrowScope(params.scope, client.role);
     const access = await deps.auth.accessToken({ clientId: client.clientId }, scope, client.clientId);

@@ -26,7 +26,13 @@ export function isRegistrableRedirectUri(uri: string): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === 'https:' || url.protocol === 'http:') && !uri.includes('#') && !url.username && !url.password && uri.length <= 2000;
+  return (
+    (url.protocol === 'https:' || url.protocol === 'http:') &&
+    !uri.includes('#') &&
+    !url.username &&
+    !url.password &&
+    uri.length <= 2000
+  );
 }
 
 /**
@@ -42,7 +48,8 @@ export function redirectUriAllowed(registered: readonly string[], requested: str
       if (entry === requested) return true;
       continue;
     }
-    if (new RegExp(`^http://${host}(:\\d{1,5})?(/[^#\\s\\\\]*)?$`).test(requested) && URL.canParse(requested)) return true;
+    if (new RegExp(`^http://${host}(:\\d{1,5})?(/[^#\\s\\\\]*)?$`).test(requested) && URL.canParse(requested))
+      return true;
   }
   return false;
 }

@@ -36,7 +36,11 @@ export interface RefreshGrant {
 }
 
 /** Issue a new refresh token in a family. */
-export async function issueRefreshToken(ctx: ServiceContext, grant: RefreshGrant, db: Queryable = ctx.db): Promise<string> {
+export async function issueRefreshToken(
+  ctx: ServiceContext,
+  grant: RefreshGrant,
+  db: Queryable = ctx.db,
+): Promise<string> {
   const token = randomSecret(32);
   await insertRefreshToken(db, {
     token_hash: await sha256(token),
@@ -60,12 +64,25 @@ const RETENTION_MS = 24 * 3600_000;
  * with this one (a code replayed while its first exchange is still running, two concurrent refreshes), so
  * such a token is born revoked and stays so until it expires, even after older rows are purged.
  */
-export async function revokeFamily(ctx: ServiceContext, familyId: string, accountId: number, clientId: string, reason: string): Promise<void> {
+export async function revokeFamily(
+  ctx: ServiceContext,
+  familyId: string,
+  accountId: number,
+  clientId: string,
+  reason: string,
+): Promise<void> {
   const now = ctx.now();
   await revokeFamilyRefreshTokens(ctx.db, familyId, now);
   const outlives = new Date(now.getTime() + ctx.config.BIMS_REFRESH_TOKEN_SECONDS * 1000 + RETENTION_MS);
   await insertRefreshToken(ctx.db, {
-    token_hash: await sha256(randomSecret(32)), family_id: familyId, account_id: accountId, client_id: clientId, scope: 'USER', expires_at: outlives, revoked_at: now, created_at: now,
+    token_hash: await sha256(randomSecret(32)),
+    family_id: familyId,
+    account_id: accountId,
+    client_id: clientId,
+    scope: 'USER',
+    expires_at: outlives,
+    revoked_at: now,
+    created_at: now,
   });
   // The family's access tokens end too: this process forgets that it was not revoked.
   credentialsChanged();
@@ -97,9 +114,14 @@ export async function rotateRefreshToken<T>(
   const row = await findRefreshToken(ctx.db, hash);
   if (!row) throw invalidGrant('The refresh token is unknown');
   if (row.client_id !== clientId) throw invalidGrant('The refresh token was issued to another client');
-  if (row.revoked_at !== null || (await familyHasRevokedToken(ctx.db, row.family_id))) throw invalidGrant('The refresh token has been revoked');
+  if (row.revoked_at !== null || (await familyHasRevokedToken(ctx.db, row.family_id)))
+    throw invalidGrant('The refresh token has been revoked');
   const grant: RefreshGrant = {
-    accountId: row.account_id, clientId: row.client_id, scope: row.scope, familyId: row.family_id, credentialVersion: row.credential_version,
+    accountId: row.account_id,
+    clientId: row.client_id,
+    scope: row.scope,
+    familyId: row.family_id,
+    credentialVersion: row.credential_version,
   };
   const reused = () => revokeFamily(ctx, row.family_id, row.account_id, row.client_id, 'refresh token reused');
   if (row.replaced_at !== null) {

@@ -23,7 +23,11 @@ export function parseScope(text: string | undefined): Role | undefined {
   let strongest: Role | undefined;
   for (const value of text.trim().split(/ +/)) {
     const role = roles.find((r) => r === value.toUpperCase());
-    if (!role) throw new OAuthError('invalid_scope', `Unknown scope '${value.slice(0, 40)}'; the scopes are ${roles.join(', ')}`);
+    if (!role)
+      throw new OAuthError(
+        'invalid_scope',
+        `Unknown scope '${value.slice(0, 40)}'; the scopes are ${roles.join(', ')}`,
+      );
     if (!strongest || rank[role] > rank[strongest]) strongest = role;
   }
   return strongest;
@@ -38,7 +42,10 @@ export function narrowScope(requested: string | undefined, ceiling: Role): Role 
   const wanted = parseScope(requested);
   if (!wanted) return ceiling;
   if (rank[wanted] > rank[ceiling]) {
-    throw new OAuthError('invalid_scope', `The scope ${wanted} exceeds what was granted (${ceiling}); a scope may only be narrowed`);
+    throw new OAuthError(
+      'invalid_scope',
+      `The scope ${wanted} exceeds what was granted (${ceiling}); a scope may only be narrowed`,
+    );
   }
   return wanted;
 }

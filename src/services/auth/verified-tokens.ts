@@ -7,8 +7,12 @@ import type { SigningKeys } from '../../auth/signing-keys.js';
  * WebCrypto's digest is a promise answered from the thread pool: a round trip per request, which under load
  * cost more than the rest of the Bearer check. Read through globalThis: this is runtime-neutral code.
  */
-type NodeCrypto = { createHash(algorithm: string): { update(text: string): { digest(encoding: 'base64url'): string } } };
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
+type NodeCrypto = {
+  createHash(algorithm: string): { update(text: string): { digest(encoding: 'base64url'): string } };
+};
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
 
 /** The key a token is remembered by (the same text either way: SHA-256, base64url without padding). */
 async function tokenKey(text: string): Promise<string> {
@@ -54,7 +58,12 @@ export class VerifiedTokens {
     if (payload && typeof payload.exp === 'number') {
       while (this.tokens.size >= LIMIT) this.tokens.delete(this.tokens.keys().next().value!);
       const kid = decodeProtectedHeader(token).kid!;
-      this.tokens.set(hash, { payload, kid, exp: payload.exp, nbf: typeof payload.nbf === 'number' ? payload.nbf : -Infinity });
+      this.tokens.set(hash, {
+        payload,
+        kid,
+        exp: payload.exp,
+        nbf: typeof payload.nbf === 'number' ? payload.nbf : -Infinity,
+      });
     }
     return payload;
   }

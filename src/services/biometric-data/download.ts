@@ -6,7 +6,12 @@ import type { Services } from '../index.js';
 import { archiveName, operationFolder, subjectFolder } from './file-names.js';
 import { imageFormat } from './present.js';
 import {
-  listImagesInScope, listVoiceDataInScope, loadImageBytes, loadVoiceAudio, type ImageInfoRow, type VoiceDataRow,
+  listImagesInScope,
+  listVoiceDataInScope,
+  loadImageBytes,
+  loadVoiceAudio,
+  type ImageInfoRow,
+  type VoiceDataRow,
 } from '../../db/repositories/biometric-data/samples.js';
 import { resolveSelection, type Selection, type Selector } from './selection.js';
 import { renderPendingTokenImages } from './token-images.js';
@@ -55,7 +60,9 @@ const formats: Record<string, { extension: string; contentType: string }> = {
 };
 
 function folderOf(row: { subject_ref: number | null; subject_id: string | null; operation_uuid: string }) {
-  return row.subject_ref !== null && row.subject_id !== null ? subjectFolder(row.subject_id, row.subject_ref) : operationFolder(row.operation_uuid);
+  return row.subject_ref !== null && row.subject_id !== null
+    ? subjectFolder(row.subject_id, row.subject_ref)
+    : operationFolder(row.operation_uuid);
 }
 
 function planImage(row: ImageInfoRow): Planned {
@@ -124,19 +131,33 @@ async function loadBytes(ctx: ServiceContext, batch: Planned[]): Promise<Uint8Ar
   });
 }
 
-async function* files(ctx: ServiceContext, manifest: Manifest, planned: Planned[], at: Date): AsyncGenerator<ZipFileInput> {
-  yield { path: 'manifest.json', bytes: new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`), modifiedAt: at };
+async function* files(
+  ctx: ServiceContext,
+  manifest: Manifest,
+  planned: Planned[],
+  at: Date,
+): AsyncGenerator<ZipFileInput> {
+  yield {
+    path: 'manifest.json',
+    bytes: new TextEncoder().encode(`${JSON.stringify(manifest, null, 2)}\n`),
+    modifiedAt: at,
+  };
   let start = 0;
   while (start < planned.length) {
     let end = start;
     let bytes = 0;
-    while (end < planned.length && end - start < BATCH_FILES && (end === start || bytes + planned[end]!.entry.size <= BATCH_BYTES)) {
+    while (
+      end < planned.length &&
+      end - start < BATCH_FILES &&
+      (end === start || bytes + planned[end]!.entry.size <= BATCH_BYTES)
+    ) {
       bytes += planned[end]!.entry.size;
       end++;
     }
     const batch = planned.slice(start, end);
     const loaded = await loadBytes(ctx, batch);
-    for (let i = 0; i < batch.length; i++) yield { path: batch[i]!.entry.path, bytes: loaded[i]!, modifiedAt: batch[i]!.modifiedAt };
+    for (let i = 0; i < batch.length; i++)
+      yield { path: batch[i]!.entry.path, bytes: loaded[i]!, modifiedAt: batch[i]!.modifiedAt };
     start = end;
   }
 }
@@ -161,7 +182,12 @@ export async function prepareDownload(services: Services, request: DownloadReque
   // What is already stored decides a refusal before any token image is made for a download that cannot be.
   let planned = await plan(ctx, selection, request.content);
   refuseOver(planned);
-  if (await renderPendingTokenImages(services, { operationUuids: selection.operationUuids, subjectRefs: selection.subjectRefs })) {
+  if (
+    await renderPendingTokenImages(services, {
+      operationUuids: selection.operationUuids,
+      subjectRefs: selection.subjectRefs,
+    })
+  ) {
     planned = await plan(ctx, selection, request.content);
   }
   const size = refuseOver(planned);

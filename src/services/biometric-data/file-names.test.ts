@@ -26,7 +26,11 @@ describe('file names inside downloads', () => {
   });
 
   it('operationFolder and archiveName use safe characters only', () => {
-    expect(operationFolder('0f8fad5b-d9cb-469f-a165-70867728950e')).toBe('operations/0f8fad5b-d9cb-469f-a165-70867728950e');
-    expect(archiveName('images', ['subject', 'a/../b"'], new Date('2026-11-25T23:45:00.123Z'))).toBe('bims-images-subject-a_b-20261125T234500Z.zip');
+    expect(operationFolder('0f8fad5b-d9cb-469f-a165-70867728950e')).toBe(
+      'operations/0f8fad5b-d9cb-469f-a165-70867728950e',
+    );
+    expect(archiveName('images', ['subject', 'a/../b"'], new Date('2026-11-25T23:45:00.123Z'))).toBe(
+      'bims-images-subject-a_b-20261125T234500Z.zip',
+    );
   });
 });

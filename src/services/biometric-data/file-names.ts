@@ -15,7 +15,10 @@ const MAX_SEGMENT = 64;
  * @example safeSegment('../etc/passwd') // 'etc_passwd'
  */
 export function safeSegment(text: string): string {
-  const cleaned = text.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, MAX_SEGMENT);
+  const cleaned = text
+    .replace(/[^A-Za-z0-9_-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, MAX_SEGMENT);
   return cleaned || '_';
 }
 
@@ -39,7 +42,10 @@ export function operationFolder(operationUuid: string): string {
 
 /** `20261125T234500Z`: a timestamp that sorts and is safe in a file name. */
 export function compactTimestamp(at: Date): string {
-  return at.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
+  return at
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**

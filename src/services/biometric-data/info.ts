@@ -1,6 +1,12 @@
 import {
-  findFaceDataOfImage, findImageOfOperationId, findVoiceData, hasImageOfOperation, listFaceDataOfOperation, listImagesOfOperation,
-  listVoiceDataOfOperation, type SampleCondition,
+  findFaceDataOfImage,
+  findImageOfOperationId,
+  findVoiceData,
+  hasImageOfOperation,
+  listFaceDataOfOperation,
+  listImagesOfOperation,
+  listVoiceDataOfOperation,
+  type SampleCondition,
 } from '../../db/repositories/biometric-data/samples.js';
 import { knownOperationUuids, operationRowMeets } from '../../db/repositories/biometric-data/identifiers.js';
 import type { ServiceContext } from '../context.js';
@@ -22,7 +28,8 @@ import { ownsOperation, ownsSample, type Owner } from '../ownership.js';
 const lower = (uuid: string) => uuid.toLowerCase();
 
 /** The owner's samples only (none without an owner: every sample). */
-const ownedSamples = (owner: Owner): SampleCondition | undefined => (owner ? (alias) => ownsSample(alias, owner) : undefined);
+const ownedSamples = (owner: Owner): SampleCondition | undefined =>
+  owner ? (alias) => ownsSample(alias, owner) : undefined;
 
 async function assertOperationKnown(ctx: ServiceContext, uuid: string, owner: Owner) {
   const known = owner
@@ -75,7 +82,8 @@ export async function getImagesByUuid(services: Services, operationUuid: string,
   const uuid = lower(operationUuid);
   const condition = ownedSamples(owner);
   // Token images are rendered (extraction work) only for a caller who may see them.
-  if (!condition || (await hasImageOfOperation(ctx.db, uuid, condition))) await renderPendingTokenImages(services, { operationUuids: [uuid] });
+  if (!condition || (await hasImageOfOperation(ctx.db, uuid, condition)))
+    await renderPendingTokenImages(services, { operationUuids: [uuid] });
   const rows = await listImagesOfOperation(ctx.db, uuid, condition);
   if (rows.length === 0) await assertOperationKnown(ctx, uuid, owner);
   return rows.map(presentImage);

@@ -1,4 +1,8 @@
-import type { FaceDataRow as FaceData, ImageInfoRow as ImageInfo, VoiceDataRow as VoiceData } from '../../db/repositories/biometric-data/samples.js';
+import type {
+  FaceDataRow as FaceData,
+  ImageInfoRow as ImageInfo,
+  VoiceDataRow as VoiceData,
+} from '../../db/repositories/biometric-data/samples.js';
 
 /**
  * Rows of the sample tables as the `Image`, `BiometricFaceData` and `BiometricVoiceData` models show them.
@@ -52,7 +56,12 @@ export function presentImage(row: ImageInfoRow) {
 
 /** Detectors give sub-pixel boxes; the `Rectangle` model is whole pixels. */
 function presentRectangle(r: FaceDataRow['rectangle']) {
-  return { x: Math.round(r.x), y: Math.round(r.y), width: Math.max(0, Math.round(r.width)), height: Math.max(0, Math.round(r.height)) };
+  return {
+    x: Math.round(r.x),
+    y: Math.round(r.y),
+    width: Math.max(0, Math.round(r.width)),
+    height: Math.max(0, Math.round(r.height)),
+  };
 }
 
 export function presentFaceData(row: FaceDataRow) {

@@ -1,6 +1,11 @@
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import { existingSubjectRefs, findOperationUuidsByIds, findSubjectRefsBySubjectIds, knownOperationUuids } from '../../db/repositories/biometric-data/identifiers.js';
+import {
+  existingSubjectRefs,
+  findOperationUuidsByIds,
+  findSubjectRefsBySubjectIds,
+  knownOperationUuids,
+} from '../../db/repositories/biometric-data/identifiers.js';
 
 /**
  * What a download asks for, in the four ways the seed names things: operations by numeric id or by UUID,
@@ -26,7 +31,9 @@ const NAMED_IN_DETAIL = 20;
 function missingError<T extends string | number>(what: string, missing: T[]): DomainError {
   const shown = missing.slice(0, NAMED_IN_DETAIL).map((m) => (typeof m === 'string' ? `'${m}'` : String(m)));
   const more = missing.length > NAMED_IN_DETAIL ? ` and ${missing.length - NAMED_IN_DETAIL} more` : '';
-  return new DomainError('not-found', `${what} not found: ${shown.join(', ')}${more}; nothing was downloaded`, { missing });
+  return new DomainError('not-found', `${what} not found: ${shown.join(', ')}${more}; nothing was downloaded`, {
+    missing,
+  });
 }
 
 const unique = <T>(items: readonly T[]) => [...new Set(items)];

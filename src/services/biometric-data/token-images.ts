@@ -1,4 +1,9 @@
-import { listPendingTokenImageIds, listTokenImageSources, storeTokenImage, type ImageScope } from '../../db/repositories/biometric-data/token-images.js';
+import {
+  listPendingTokenImageIds,
+  listTokenImageSources,
+  storeTokenImage,
+  type ImageScope,
+} from '../../db/repositories/biometric-data/token-images.js';
 import { recordException } from '../exceptions/record.js';
 import type { Services } from '../index.js';
 import { extractionError, isExtractorUnavailable } from '../biometrics/face-samples.js';
@@ -39,20 +44,25 @@ export async function renderPendingTokenImages(services: Services, scope: ImageS
   let stored = 0;
   for (let start = 0; start < pending.length; start += BATCH) {
     const rows = await listTokenImageSources(db, pending.slice(start, start + BATCH));
-    const made = await Promise.all(rows.map(async (row) => {
-      const landmarks = landmarksOf(row.landmarks);
-      let png: Uint8Array;
-      try {
-        if (!row.original || !landmarks) throw new Error(`token image ${row.id} cannot be made: its original image or the landmarks of its face are missing`);
-        png = await extractor.renderTokenImage(row.original, { landmarks });
-      } catch (error) {
-        if (isExtractorUnavailable(error)) throw extractionError(error, 'token image');
-        await recordException(services.ctx, error, { operationId: 'renderTokenImage' });
-        return 0;
-      }
-      await storeTokenImage(db, row.id, png);
-      return 1;
-    }));
+    const made = await Promise.all(
+      rows.map(async (row) => {
+        const landmarks = landmarksOf(row.landmarks);
+        let png: Uint8Array;
+        try {
+          if (!row.original || !landmarks)
+            throw new Error(
+              `token image ${row.id} cannot be made: its original image or the landmarks of its face are missing`,
+            );
+          png = await extractor.renderTokenImage(row.original, { landmarks });
+        } catch (error) {
+          if (isExtractorUnavailable(error)) throw extractionError(error, 'token image');
+          await recordException(services.ctx, error, { operationId: 'renderTokenImage' });
+          return 0;
+        }
+        await storeTokenImage(db, row.id, png);
+        return 1;
+      }),
+    );
     stored += made.reduce((a: number, b: number) => a + b, 0);
   }
   return stored;

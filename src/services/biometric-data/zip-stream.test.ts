@@ -3,7 +3,11 @@ import { unzipSync } from 'fflate';
 import { zipStream, type ZipFileInput } from './zip-stream.js';
 
 const at = new Date('2026-11-25T12:00:00Z');
-const file = (i: number, size: number): ZipFileInput => ({ path: `f/${i}.bin`, bytes: new Uint8Array(size).fill(i), modifiedAt: at });
+const file = (i: number, size: number): ZipFileInput => ({
+  path: `f/${i}.bin`,
+  bytes: new Uint8Array(size).fill(i),
+  modifiedAt: at,
+});
 
 async function readAll(stream: ReadableStream<Uint8Array>) {
   return new Uint8Array(await new Response(stream).arrayBuffer());
@@ -11,7 +15,12 @@ async function readAll(stream: ReadableStream<Uint8Array>) {
 
 describe('zipStream', () => {
   it('writes an archive that unzips to the same files, in order', async () => {
-    const files = [file(1, 10), file(2, 0), file(3, 100_000), { path: 'manifest.json', bytes: new TextEncoder().encode('{}'), modifiedAt: new Date(0) }];
+    const files = [
+      file(1, 10),
+      file(2, 0),
+      file(3, 100_000),
+      { path: 'manifest.json', bytes: new TextEncoder().encode('{}'), modifiedAt: new Date(0) },
+    ];
     async function* source() {
       yield* files;
     }

@@ -70,17 +70,26 @@ export class ExtractorProvider {
   /** The extractor; 503 when this deployment has none or its models are missing. */
   get(): Promise<Extractor> {
     if (!this.factory) {
-      return Promise.reject(new DomainError('service-unavailable', 'Face extraction is not configured in this deployment'));
+      return Promise.reject(
+        new DomainError('service-unavailable', 'Face extraction is not configured in this deployment'),
+      );
     }
     if (!this.extractor) {
       const observe = this.observe;
-      this.extractor = this.factory().then((e) => (observe ? timedExtractor(e, observe) : e)).catch((error) => {
-        this.extractor = null;
-        // The cause (a model file's path, the script that fetches it) is for the operator's log.
-        throw new DomainError('service-unavailable', 'The face extractor could not start: the models are not installed or cannot be loaded on this server', {
-          reason: 'MODEL_UNAVAILABLE',
-        }, error instanceof Error ? error.message : String(error));
-      });
+      this.extractor = this.factory()
+        .then((e) => (observe ? timedExtractor(e, observe) : e))
+        .catch((error) => {
+          this.extractor = null;
+          // The cause (a model file's path, the script that fetches it) is for the operator's log.
+          throw new DomainError(
+            'service-unavailable',
+            'The face extractor could not start: the models are not installed or cannot be loaded on this server',
+            {
+              reason: 'MODEL_UNAVAILABLE',
+            },
+            error instanceof Error ? error.message : String(error),
+          );
+        });
     }
     return this.extractor;
   }

@@ -1,5 +1,11 @@
 import { fromBase64 } from '../../encoding/base64.js';
-import { BiometricError, encodeFaceTemplate, isClientError, type FaceAnalysis, type ImageAnalysis } from '../../biometrics/index.js';
+import {
+  BiometricError,
+  encodeFaceTemplate,
+  isClientError,
+  type FaceAnalysis,
+  type ImageAnalysis,
+} from '../../biometrics/index.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';
@@ -20,7 +26,10 @@ export interface AcceptedFace {
 
 /** Why a sample was refused: the operation status it gives, and a sentence for the client. */
 export interface GateFailure {
-  status: Extract<OperationStatus, 'NO_FACE_DETECTED' | 'MULTIPLE_FACES' | 'QUALITY_CHECK_FAILED' | 'LIVENESS_CHECK_FAILED'>;
+  status: Extract<
+    OperationStatus,
+    'NO_FACE_DETECTED' | 'MULTIPLE_FACES' | 'QUALITY_CHECK_FAILED' | 'LIVENESS_CHECK_FAILED'
+  >;
   index: number;
   reason: string;
   /** The checks of the refused image, so the client can see what to fix. */
@@ -49,9 +58,14 @@ export interface FaceGateOptions {
  * caller's share of the queue full: a 429; the caller gone: nobody to answer), as opposed to bad input.
  */
 export function isExtractorUnavailable(error: unknown): error is BiometricError {
-  return BiometricError.is(error)
-    && (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'MODEL_UNAVAILABLE' || error.code === 'EXTRACTOR_CLOSED'
-      || isCallerQueueError(error));
+  return (
+    BiometricError.is(error) &&
+    (error.code === 'EXTRACTOR_BUSY' ||
+      error.code === 'EXTRACTION_TIMEOUT' ||
+      error.code === 'MODEL_UNAVAILABLE' ||
+      error.code === 'EXTRACTOR_CLOSED' ||
+      isCallerQueueError(error))
+  );
 }
 
 /**
@@ -61,11 +75,19 @@ export function isExtractorUnavailable(error: unknown): error is BiometricError 
 export function extractionError(error: unknown, field: string): unknown {
   if (!BiometricError.is(error)) return error;
   if (isClientError(error.code)) {
-    return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
+    return new DomainError('validation', `${field}: ${error.message}`, {
+      errors: [{ field, message: error.message }],
+      reason: error.code,
+    });
   }
   if (isCallerQueueError(error)) return callerQueueError(error, 'Face');
   if (isExtractorUnavailable(error)) {
-    return new DomainError('service-unavailable', `Face extraction is unavailable: ${unavailableReason[error.code]}`, { reason: error.code, retryAfterSeconds: 2 }, error.message);
+    return new DomainError(
+      'service-unavailable',
+      `Face extraction is unavailable: ${unavailableReason[error.code]}`,
+      { reason: error.code, retryAfterSeconds: 2 },
+      error.message,
+    );
   }
   return error;
 }
@@ -93,7 +115,10 @@ export interface FaceGates {
 }
 
 /** Read the gates from the settings, with the request's options on top. */
-export async function faceGatesOf(services: Services, options: { checkIcao?: boolean; detectLiveness?: boolean; overrides?: Partial<FaceGates> }): Promise<FaceGates> {
+export async function faceGatesOf(
+  services: Services,
+  options: { checkIcao?: boolean; detectLiveness?: boolean; overrides?: Partial<FaceGates> },
+): Promise<FaceGates> {
   const [allowMultiple, minQuality, livenessMode, livenessThreshold] = await Promise.all([
     services.settings.get('faces.allowMultiple'),
     services.settings.get('quality.face.minimum'),
@@ -114,17 +139,29 @@ export async function faceGatesOf(services: Services, options: { checkIcao?: boo
  * Apply the gates to one analysed image: one face (or the largest, when multiple faces are allowed), the
  * minimum quality, liveness when required, no ICAO warnings when asked. Returns the face to use, or why not.
  */
-export function gateImage(analysis: ImageAnalysis, gates: FaceGates): { face: FaceAnalysis } | { status: GateFailure['status']; reason: string } {
+export function gateImage(
+  analysis: ImageAnalysis,
+  gates: FaceGates,
+): { face: FaceAnalysis } | { status: GateFailure['status']; reason: string } {
   if (analysis.faces.length === 0) return { status: 'NO_FACE_DETECTED', reason: 'no face was found in the image' };
   if (analysis.faces.length > 1 && !gates.allowMultiple) {
-    return { status: 'MULTIPLE_FACES', reason: `${analysis.faces.length} faces were found; one is expected (setting faces.allowMultiple)` };
+    return {
+      status: 'MULTIPLE_FACES',
+      reason: `${analysis.faces.length} faces were found; one is expected (setting faces.allowMultiple)`,
+    };
   }
   const face = analysis.faces.reduce((best, f) => (area(f) > area(best) ? f : best));
   if (face.quality < gates.minQuality) {
-    return { status: 'QUALITY_CHECK_FAILED', reason: `face quality ${face.quality.toFixed(0)} is below the minimum ${gates.minQuality} (setting quality.face.minimum)` };
+    return {
+      status: 'QUALITY_CHECK_FAILED',
+      reason: `face quality ${face.quality.toFixed(0)} is below the minimum ${gates.minQuality} (setting quality.face.minimum)`,
+    };
   }
   if (gates.requireLiveness && !(face.livenessScore >= gates.livenessThreshold)) {
-    return { status: 'LIVENESS_CHECK_FAILED', reason: `liveness score ${face.livenessScore.toFixed(0)} is below ${gates.livenessThreshold} (setting liveness.threshold)` };
+    return {
+      status: 'LIVENESS_CHECK_FAILED',
+      reason: `liveness score ${face.livenessScore.toFixed(0)} is below ${gates.livenessThreshold} (setting liveness.threshold)`,
+    };
   }
   if (gates.checkIcao && face.icaoWarnings.length > 0) {
     return { status: 'QUALITY_CHECK_FAILED', reason: `the face raised ICAO warnings: ${face.icaoWarnings.join(', ')}` };
@@ -146,12 +183,19 @@ export async function analyseImages(
   // Judged by the pixels the headers declare, before anything is queued or decoded.
   const maxMegapixels = services.ctx.config.BIMS_MAX_IMAGE_MEGAPIXELS;
   admitImages(images, fieldOf, maxMegapixels);
-  const [extractor, checkSettings] = await Promise.all([services.extractors.get(), faceCheckSettingsOf(services.settings)]);
+  const [extractor, checkSettings] = await Promise.all([
+    services.extractors.get(),
+    faceCheckSettingsOf(services.settings),
+  ]);
   // The first image refused or failed fails the request: its images still waiting are dropped, not analysed.
   const batch = new AbortController();
   const opts = {
-    checks: options.checks ?? true, attributes: options.attributes ?? true, liveness: options.liveness ?? true, settings: checkSettings,
-    limits: { maxMegapixels }, signal: batch.signal,
+    checks: options.checks ?? true,
+    attributes: options.attributes ?? true,
+    liveness: options.liveness ?? true,
+    settings: checkSettings,
+    limits: { maxMegapixels },
+    signal: batch.signal,
   };
   return Promise.all(
     images.map((bytes, index) =>
@@ -181,12 +225,23 @@ export async function analyseFaces(
   const decoded = images.map((image) => fromBase64(image));
   const livenessGated = gates.requireLiveness || gates.checkIcao; // checkIcao refuses a LIVENESS warning too
   const checks = options.checks !== false || livenessGated;
-  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, { checks, attributes: false, liveness: livenessGated });
+  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, {
+    checks,
+    attributes: false,
+    liveness: livenessGated,
+  });
   const accepted: AcceptedFace[] = [];
   for (const [index, analysis] of analyses.entries()) {
     const gate = gateImage(analysis, gates);
-    if ('status' in gate) return { failure: { status: gate.status, index, reason: `${options.field}.${index}: ${gate.reason}`, analysis } };
-    accepted.push({ index, bytes: decoded[index]!, analysis, face: gate.face, template: encodeFaceTemplate(extractor.templateVersion, gate.face) });
+    if ('status' in gate)
+      return { failure: { status: gate.status, index, reason: `${options.field}.${index}: ${gate.reason}`, analysis } };
+    accepted.push({
+      index,
+      bytes: decoded[index]!,
+      analysis,
+      face: gate.face,
+      template: encodeFaceTemplate(extractor.templateVersion, gate.face),
+    });
   }
   return { accepted };
 }

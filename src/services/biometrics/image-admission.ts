@@ -9,7 +9,11 @@ import { DomainError } from '../errors.js';
  *
  * @throws DomainError validation (reason IMAGE_TOO_LARGE or INVALID_IMAGE)
  */
-export function admitImages(images: readonly Uint8Array[], fieldOf: (index: number) => string, maxMegapixels: number): void {
+export function admitImages(
+  images: readonly Uint8Array[],
+  fieldOf: (index: number) => string,
+  maxMegapixels: number,
+): void {
   for (const [index, bytes] of images.entries()) {
     const size = imageDimensions(bytes);
     // Not JPEG or PNG at all: the decoder names the format (UNSUPPORTED_FORMAT) at no cost.
@@ -17,7 +21,10 @@ export function admitImages(images: readonly Uint8Array[], fieldOf: (index: numb
     const field = fieldOf(index);
     if (!size || size.width === 0 || size.height === 0) {
       const message = 'the image has no readable size in its header (JPEG frame header or PNG IHDR)';
-      throw new DomainError('validation', `${field}: ${message}`, { errors: [{ field, message }], reason: 'INVALID_IMAGE' });
+      throw new DomainError('validation', `${field}: ${message}`, {
+        errors: [{ field, message }],
+        reason: 'INVALID_IMAGE',
+      });
     }
     const megapixels = (size.width * size.height) / 1e6;
     if (megapixels > maxMegapixels) {
@@ -39,10 +46,16 @@ export function isCallerQueueError(error: BiometricError): boolean {
 /** The caller's share of the extraction queue is full (429 to retry), or the caller went away (nobody reads it). */
 export function callerQueueError(error: BiometricError, modality: 'Face' | 'Voice'): DomainError {
   if (error.code === 'CALLER_QUEUE_FULL') {
-    return new DomainError('too-many-requests', `${modality} extraction: this account already has as many extractions waiting as it may; retry shortly`, {
-      reason: error.code,
-      retryAfterSeconds: 2,
-    });
+    return new DomainError(
+      'too-many-requests',
+      `${modality} extraction: this account already has as many extractions waiting as it may; retry shortly`,
+      {
+        reason: error.code,
+        retryAfterSeconds: 2,
+      },
+    );
   }
-  return new DomainError('service-unavailable', `${modality} extraction was cancelled: the request was abandoned`, { reason: error.code });
+  return new DomainError('service-unavailable', `${modality} extraction was cancelled: the request was abandoned`, {
+    reason: error.code,
+  });
 }

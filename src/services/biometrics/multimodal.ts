@@ -1,5 +1,9 @@
 import { cosineInt8, fuseScores, parseTemplate, calibrationOf, type ModalityScores } from '../../biometrics/index.js';
-import { listFaceSampleTemplates, listVoiceTemplates, type VersionedTemplate } from '../../db/repositories/templates.js';
+import {
+  listFaceSampleTemplates,
+  listVoiceTemplates,
+  type VersionedTemplate,
+} from '../../db/repositories/templates.js';
 import type { Services } from '../index.js';
 import type { StoredCandidate } from '../operation-log/record.js';
 
@@ -17,7 +21,10 @@ export function probeModalities(probe: MultimodalProbe): ('FACE' | 'VOICE')[] {
 }
 
 function rounded(scores: ModalityScores): ModalityScores {
-  return { ...(scores.FACE !== undefined ? { FACE: round(scores.FACE) } : {}), ...(scores.VOICE !== undefined ? { VOICE: round(scores.VOICE) } : {}) };
+  return {
+    ...(scores.FACE !== undefined ? { FACE: round(scores.FACE) } : {}),
+    ...(scores.VOICE !== undefined ? { VOICE: round(scores.VOICE) } : {}),
+  };
 }
 
 /**
@@ -45,10 +52,20 @@ export async function searchGallery(
     found.set(ref, entry);
   };
   for (const template of probe.faces) {
-    for (const m of await services.gallery.identify(template, { topK: wide, threshold: 0, excludeRefs: options.excludeRefs })) note(m.subjectRef, m.subjectId, 'FACE', m.score);
+    for (const m of await services.gallery.identify(template, {
+      topK: wide,
+      threshold: 0,
+      excludeRefs: options.excludeRefs,
+    }))
+      note(m.subjectRef, m.subjectId, 'FACE', m.score);
   }
   if (probe.voice) {
-    for (const m of await services.gallery.identify(probe.voice, { topK: wide, threshold: 0, excludeRefs: options.excludeRefs })) note(m.subjectRef, m.subjectId, 'VOICE', m.score);
+    for (const m of await services.gallery.identify(probe.voice, {
+      topK: wide,
+      threshold: 0,
+      excludeRefs: options.excludeRefs,
+    }))
+      note(m.subjectRef, m.subjectId, 'VOICE', m.score);
   }
   for (const [ref, entry] of found) {
     if (probe.faces.length && entry.scores.FACE === undefined) {
@@ -75,7 +92,11 @@ export async function searchGallery(
  * face template version (best score over probes and samples) and the subject's voice template of the probe's
  * voice template version. Null fused score when the two sides share no modality.
  */
-export async function verifySubject(services: Services, subjectRef: number, probe: MultimodalProbe): Promise<{ score: number | null; scores: ModalityScores }> {
+export async function verifySubject(
+  services: Services,
+  subjectRef: number,
+  probe: MultimodalProbe,
+): Promise<{ score: number | null; scores: ModalityScores }> {
   const scores: ModalityScores = {};
   if (probe.faces.length) {
     scores.FACE = bestScore(probe.faces, await listFaceSampleTemplates(services.ctx.db, subjectRef), 'face');
@@ -96,7 +117,8 @@ function bestScore(probes: Uint8Array[], stored: VersionedTemplate[], modality: 
     for (const s of stored) {
       if (s.version !== pt.templateVersion) continue;
       const st = parseTemplate(s.template);
-      const a = pt.records.find((r) => r.modality === modality), b = st.records.find((r) => r.modality === modality);
+      const a = pt.records.find((r) => r.modality === modality),
+        b = st.records.find((r) => r.modality === modality);
       if (!a || !b) continue;
       const score = calibrationOf(modality).cosineToScore(cosineInt8(a.q, b.q));
       best = best === undefined ? score : Math.max(best, score);

@@ -35,7 +35,9 @@ export function presentFaceChecks(face: FaceAnalysis) {
     },
     landmarks: fivePoints(face.landmarks),
     ...(finite(face.yaw) ? { yaw: round1(face.yaw), pitch: round1(face.pitch), roll: round1(face.roll) } : {}),
-    ...(finite(face.eyesOpen.left) ? { eyesOpen: { left: round1(face.eyesOpen.left), right: round1(face.eyesOpen.right) } } : {}),
+    ...(finite(face.eyesOpen.left)
+      ? { eyesOpen: { left: round1(face.eyesOpen.left), right: round1(face.eyesOpen.right) } }
+      : {}),
     ...(finite(face.livenessScore) ? { livenessScore: round1(face.livenessScore) } : {}),
     quality: round1(face.quality),
     sharpness: round1(face.sharpness),
@@ -52,7 +54,9 @@ export function presentFaceChecks(face: FaceAnalysis) {
  */
 export function presentChecks(analysis: ImageAnalysis, passed: boolean) {
   const main = analysis.faces.length
-    ? analysis.faces.reduce((a, b) => (b.rectangle.width * b.rectangle.height > a.rectangle.width * a.rectangle.height ? b : a))
+    ? analysis.faces.reduce((a, b) =>
+        b.rectangle.width * b.rectangle.height > a.rectangle.width * a.rectangle.height ? b : a,
+      )
     : null;
   return {
     faceCount: analysis.faces.length,

@@ -48,14 +48,27 @@ export async function voiceGatesOf(services: Services): Promise<VoiceGates> {
 export function voiceExtractionError(error: unknown, field: string): unknown {
   if (!BiometricError.is(error)) return error;
   if (isClientError(error.code)) {
-    return new DomainError('validation', `${field}: ${error.message}`, { errors: [{ field, message: error.message }], reason: error.code });
+    return new DomainError('validation', `${field}: ${error.message}`, {
+      errors: [{ field, message: error.message }],
+      reason: error.code,
+    });
   }
   if (isCallerQueueError(error)) return callerQueueError(error, 'Voice');
   if (error.code === 'MODEL_UNAVAILABLE') {
-    return new DomainError('service-unavailable', 'Voice extraction is unavailable: the voice model is not installed or cannot be loaded on this server', { reason: error.code, modality: 'VOICE' }, error.message);
+    return new DomainError(
+      'service-unavailable',
+      'Voice extraction is unavailable: the voice model is not installed or cannot be loaded on this server',
+      { reason: error.code, modality: 'VOICE' },
+      error.message,
+    );
   }
   if (error.code === 'EXTRACTOR_BUSY' || error.code === 'EXTRACTION_TIMEOUT' || error.code === 'EXTRACTOR_CLOSED') {
-    return new DomainError('service-unavailable', `Voice extraction is unavailable: ${unavailableReason[error.code]}`, { reason: error.code, retryAfterSeconds: 2 }, error.message);
+    return new DomainError(
+      'service-unavailable',
+      `Voice extraction is unavailable: ${unavailableReason[error.code]}`,
+      { reason: error.code, retryAfterSeconds: 2 },
+      error.message,
+    );
   }
   return error;
 }
@@ -64,8 +77,14 @@ export function voiceExtractionError(error: unknown, field: string): unknown {
 export function presentVoiceMeasures(a: VoiceAnalysis) {
   const r2 = (x: number) => Math.round(x * 100) / 100;
   return {
-    durationMs: a.durationMs, sampleRate: a.sampleRate, channels: a.channels, speechSeconds: r2(a.speechSeconds),
-    speechRatio: r2(a.speechRatio), snrDb: r2(a.snrDb), clippedRatio: Math.round(a.clippedRatio * 1e5) / 1e5, quality: a.quality,
+    durationMs: a.durationMs,
+    sampleRate: a.sampleRate,
+    channels: a.channels,
+    speechSeconds: r2(a.speechSeconds),
+    speechRatio: r2(a.speechRatio),
+    snrDb: r2(a.snrDb),
+    clippedRatio: Math.round(a.clippedRatio * 1e5) / 1e5,
+    quality: a.quality,
   };
 }
 
@@ -81,7 +100,11 @@ export async function analyseVoices(
   const [extractor, gates] = await Promise.all([services.extractors.get(), voiceGatesOf(services)]);
   const decoded = audios.map((text) => fromBase64(text));
   const analyses = await Promise.all(
-    decoded.map((bytes, i) => extractor.analyseVoice(bytes).catch((error: unknown) => { throw voiceExtractionError(error, `${field}.${i}.audio`); })),
+    decoded.map((bytes, i) =>
+      extractor.analyseVoice(bytes).catch((error: unknown) => {
+        throw voiceExtractionError(error, `${field}.${i}.audio`);
+      }),
+    ),
   );
   const accepted: AcceptedVoice[] = [];
   for (const [index, analysis] of analyses.entries()) {
@@ -89,11 +112,25 @@ export async function analyseVoices(
     if (refused || !analysis.embedding) {
       const failedCheck = refused?.failure ?? 'TOO_LITTLE_SPEECH';
       const why = refused?.reason ?? 'no speech was detected';
-      return { failure: { status: 'QUALITY_CHECK_FAILED', index, failedCheck, reason: `${field}.${index}: ${failedCheck}: ${why}`, analysis } };
+      return {
+        failure: {
+          status: 'QUALITY_CHECK_FAILED',
+          index,
+          failedCheck,
+          reason: `${field}.${index}: ${failedCheck}: ${why}`,
+          analysis,
+        },
+      };
     }
     const withEmbedding = analysis as AcceptedVoice['analysis'];
     const templateVersion = extractor.voiceTemplateVersion;
-    accepted.push({ index, bytes: decoded[index]!, analysis: withEmbedding, templateVersion, template: encodeVoiceTemplate(templateVersion, { embedding: withEmbedding.embedding, quality: analysis.quality }) });
+    accepted.push({
+      index,
+      bytes: decoded[index]!,
+      analysis: withEmbedding,
+      templateVersion,
+      template: encodeVoiceTemplate(templateVersion, { embedding: withEmbedding.embedding, quality: analysis.quality }),
+    });
   }
   return { accepted };
 }
@@ -116,11 +153,21 @@ export function averagedVoiceTemplate(
 }
 
 /** The voice_samples row of an accepted recording: an enrolled subject's (`subjectRef`) or a probe's (null). */
-export function voiceSampleRow(voice: AcceptedVoice, owner: { subjectRef: number | null; operationUuid: string; at: Date }) {
+export function voiceSampleRow(
+  voice: AcceptedVoice,
+  owner: { subjectRef: number | null; operationUuid: string; at: Date },
+) {
   const a = voice.analysis;
   return {
-    subject_ref: owner.subjectRef, operation_uuid: owner.operationUuid, audio: voice.bytes, duration_ms: a.durationMs, sample_rate: a.sampleRate,
-    quality: a.quality, speech_ratio: Math.round(a.speechRatio * 1000) / 1000, template_version: voice.templateVersion, template: voice.template,
+    subject_ref: owner.subjectRef,
+    operation_uuid: owner.operationUuid,
+    audio: voice.bytes,
+    duration_ms: a.durationMs,
+    sample_rate: a.sampleRate,
+    quality: a.quality,
+    speech_ratio: Math.round(a.speechRatio * 1000) / 1000,
+    template_version: voice.templateVersion,
+    template: voice.template,
     created_at: owner.at,
   };
 }

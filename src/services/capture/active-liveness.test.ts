@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/index.js';
-import { ActiveLiveness, landmarkYaw, randomChallenge, type ActiveLivenessOptions, type Challenge } from './active-liveness.js';
+import {
+  ActiveLiveness,
+  landmarkYaw,
+  randomChallenge,
+  type ActiveLivenessOptions,
+  type Challenge,
+} from './active-liveness.js';
 
 /**
  * Synthetic faces: 68 landmarks whose nose tip (30) sits between the jaw ends (0, 16) so that landmarkYaw
@@ -16,19 +22,38 @@ function face(yaw = 0, eyes = 95, dx = 0, person = 0): FaceAnalysis {
   landmarks[16] = [400 + dx, 250];
   landmarks[30] = [200 + dx + 100 * (1 + asymmetry), 260];
   return {
-    rectangle: { x: 200 + dx, y: 120, width: 200, height: 240 }, detectionScore: 0.99, landmarks, interEyeDistance: 80,
-    yaw: 0, pitch: 0, roll: 0, eyesOpen: { left: eyes, right: eyes }, livenessScore: 90, quality: 80, embedding,
+    rectangle: { x: 200 + dx, y: 120, width: 200, height: 240 },
+    detectionScore: 0.99,
+    landmarks,
+    interEyeDistance: 80,
+    yaw: 0,
+    pitch: 0,
+    roll: 0,
+    eyesOpen: { left: eyes, right: eyes },
+    livenessScore: 90,
+    quality: 80,
+    embedding,
   } as unknown as FaceAnalysis;
 }
 const frame = (...faces: FaceAnalysis[]) => ({ width: 640, height: 480, faces }) as unknown as ImageAnalysis;
 
-const options: ActiveLivenessOptions = { challenges: 1, kinds: ['TURN_LEFT', 'TURN_RIGHT', 'BLINK'], challengeMs: 8000, retries: 0 };
+const options: ActiveLivenessOptions = {
+  challenges: 1,
+  kinds: ['TURN_LEFT', 'TURN_RIGHT', 'BLINK'],
+  challengeMs: 8000,
+  retries: 0,
+};
 /** A picker that gives the listed instructions in order, so each test knows what is asked. */
-const scripted = (...asked: Challenge[]) => () => asked.shift()!;
+const scripted =
+  (...asked: Challenge[]) =>
+  () =>
+    asked.shift()!;
 
 /** Feed frames one a 200 ms (5 fps) after `start`; the types of the events they caused, in order. */
 function feed(active: ActiveLiveness, frames: ImageAnalysis[], start = 0): string[] {
-  return frames.flatMap((f, i) => active.observe(f, start + 200 * (i + 1)).map((e) => ('reason' in e ? `${e.type}:${e.reason}` : e.type)));
+  return frames.flatMap((f, i) =>
+    active.observe(f, start + 200 * (i + 1)).map((e) => ('reason' in e ? `${e.type}:${e.reason}` : e.type)),
+  );
 }
 
 describe('landmark yaw', () => {
@@ -42,9 +67,11 @@ describe('landmark yaw', () => {
 });
 
 describe('active liveness', () => {
-  it('TURN_LEFT passes on frontal, then turned to the subject\'s left, then frontal again, all after the instruction', () => {
+  it("TURN_LEFT passes on frontal, then turned to the subject's left, then frontal again, all after the instruction", () => {
     const active = new ActiveLiveness(options, scripted('TURN_LEFT'));
-    expect(active.begin([face(0)], 0)).toEqual([{ type: 'INSTRUCTION', instruction: 'TURN_LEFT', step: 1, steps: 1, withinMs: 8000 }]);
+    expect(active.begin([face(0)], 0)).toEqual([
+      { type: 'INSTRUCTION', instruction: 'TURN_LEFT', step: 1, steps: 1, withinMs: 8000 },
+    ]);
     expect(feed(active, [frame(face(1)), frame(face(-10)), frame(face(-24)), frame(face(-12))])).toEqual([]);
     expect(active.state).toBe('CHALLENGING');
     expect(feed(active, [frame(face(2))], 1000)).toEqual(['CHALLENGE_PASSED']);
@@ -65,7 +92,7 @@ describe('active liveness', () => {
     expect(active.state).toBe('PASSED');
   });
 
-  it('the turns are measured from the subject\'s own frontal pose, not from zero', () => {
+  it("the turns are measured from the subject's own frontal pose, not from zero", () => {
     // A camera off to one side: the subject looks at it with a landmark yaw of -14.
     const active = new ActiveLiveness(options, scripted('TURN_RIGHT'));
     active.begin([face(-14)], 0);
@@ -73,11 +100,18 @@ describe('active liveness', () => {
     expect(feed(active, [frame(face(-13)), frame(face(2)), frame(face(-15))])).toEqual(['CHALLENGE_PASSED']);
   });
 
-  it('the frontal pose is the most frontal face of the passive part\'s track; the face is followed from its newest', () => {
+  it("the frontal pose is the most frontal face of the passive part's track; the face is followed from its newest", () => {
     const active = new ActiveLiveness(options, scripted('TURN_LEFT'));
     // The passive gates let a face turned by 18 degrees through: measured from it, a turn left would need 33.
     active.begin([face(1), face(-18, 95, 20)], 0);
-    expect(feed(active, [frame(face(-17, 95, 20)), frame(face(0, 95, 20)), frame(face(-20, 95, 20)), frame(face(1, 95, 20))])).toEqual(['CHALLENGE_PASSED']);
+    expect(
+      feed(active, [
+        frame(face(-17, 95, 20)),
+        frame(face(0, 95, 20)),
+        frame(face(-20, 95, 20)),
+        frame(face(1, 95, 20)),
+      ]),
+    ).toEqual(['CHALLENGE_PASSED']);
   });
 
   it('a turn made before the instruction (a guess, a replayed clip) does not count: the subject must be seen frontal first', () => {
@@ -90,7 +124,9 @@ describe('active liveness', () => {
     expect(feed(active, [frame(face(-30)), frame(face(-28)), frame(face(0)), frame(face(0))], 1000)).toEqual([]);
     expect(active.state).toBe('CHALLENGING');
     // Nothing more happens: at the deadline the instruction failed, and with no retries the check failed.
-    expect(active.observe(frame(face(0)), 9001)).toMatchObject([{ type: 'CHALLENGE_FAILED', reason: 'TIMEOUT', retriesLeft: 0 }]);
+    expect(active.observe(frame(face(0)), 9001)).toMatchObject([
+      { type: 'CHALLENGE_FAILED', reason: 'TIMEOUT', retriesLeft: 0 },
+    ]);
     expect(active.state).toBe('FAILED');
   });
 
@@ -99,7 +135,10 @@ describe('active liveness', () => {
     active.begin([face(0)], 0);
     const still = Array.from({ length: 90 }, () => frame(face(0)));
     const events = feed(active, still);
-    expect(events.filter((e) => e.startsWith('CHALLENGE_FAILED'))).toEqual(['CHALLENGE_FAILED:TIMEOUT', 'CHALLENGE_FAILED:TIMEOUT']);
+    expect(events.filter((e) => e.startsWith('CHALLENGE_FAILED'))).toEqual([
+      'CHALLENGE_FAILED:TIMEOUT',
+      'CHALLENGE_FAILED:TIMEOUT',
+    ]);
     expect(events).not.toContain('CHALLENGE_PASSED');
     expect(active.state).toBe('FAILED');
     expect(active.history.map((h) => h.outcome)).toEqual(['TIMEOUT', 'TIMEOUT']);
@@ -111,7 +150,9 @@ describe('active liveness', () => {
     expect(feed(active, [frame(face(0)), frame(face(-25, 95, 300))])).toEqual(['CHALLENGE_FAILED:FACE_LOST']);
     expect(active.state).toBe('IDLE');
     // The turn shown by the other face did not count; when the passive part holds a face again, it starts over.
-    expect(active.begin([face(0, 95, 300)], 2000)).toMatchObject([{ type: 'INSTRUCTION', instruction: 'BLINK', step: 1 }]);
+    expect(active.begin([face(0, 95, 300)], 2000)).toMatchObject([
+      { type: 'INSTRUCTION', instruction: 'BLINK', step: 1 },
+    ]);
     // A second loss is one failure more than the retries allow.
     expect(feed(active, [frame(face(0, 95, 0))], 2000)).toEqual(['CHALLENGE_FAILED:FACE_LOST']);
     expect(active.state).toBe('FAILED');
@@ -125,13 +166,17 @@ describe('active liveness', () => {
     expect(feed(active, [frame(face(0, 95, 0, 1))], 400)).toEqual(['CHALLENGE_FAILED:FACE_CHANGED']);
     expect(active.state).toBe('IDLE');
     active.begin([face(0, 95, 0, 1)], 1000);
-    expect(feed(active, [frame(face(0, 95, 0, 1)), frame(face(-25, 95, 0, 1)), frame(face(0, 95, 0, 1))], 1000)).toEqual(['CHALLENGE_PASSED']);
+    expect(
+      feed(active, [frame(face(0, 95, 0, 1)), frame(face(-25, 95, 0, 1)), frame(face(0, 95, 0, 1))], 1000),
+    ).toEqual(['CHALLENGE_PASSED']);
   });
 
   it('a face missed for a few frames keeps its track; missed longer, it is lost', () => {
     const active = new ActiveLiveness({ ...options, challenges: 1 }, scripted('TURN_LEFT'));
     active.begin([face(0)], 0);
-    expect(feed(active, [frame(face(0)), frame(), frame(), frame(), frame(face(-25)), frame(face(0))])).toEqual(['CHALLENGE_PASSED']);
+    expect(feed(active, [frame(face(0)), frame(), frame(), frame(), frame(face(-25)), frame(face(0))])).toEqual([
+      'CHALLENGE_PASSED',
+    ]);
     const other = new ActiveLiveness(options, scripted('TURN_LEFT'));
     other.begin([face(0)], 0);
     expect(feed(other, [frame(), frame(), frame(), frame()])).toEqual(['CHALLENGE_FAILED:FACE_LOST']);

@@ -22,7 +22,14 @@ export type ChallengeFailure = 'TIMEOUT' | 'WRONG_MOVE' | 'FACE_LOST' | 'FACE_CH
 export type ActiveEvent =
   | { type: 'INSTRUCTION'; instruction: Challenge; step: number; steps: number; withinMs: number }
   | { type: 'CHALLENGE_PASSED'; instruction: Challenge; step: number; steps: number }
-  | { type: 'CHALLENGE_FAILED'; instruction: Challenge; step: number; steps: number; reason: ChallengeFailure; retriesLeft: number };
+  | {
+      type: 'CHALLENGE_FAILED';
+      instruction: Challenge;
+      step: number;
+      steps: number;
+      reason: ChallengeFailure;
+      retriesLeft: number;
+    };
 
 export type ActiveState = 'IDLE' | 'CHALLENGING' | 'PASSED' | 'FAILED';
 
@@ -188,7 +195,13 @@ export class ActiveLiveness {
     const instruction = this.pick(this.options.kinds, previous);
     const step = this.passedSteps + 1;
     this.current = { instruction, step, issuedAt: now, phase: 'NEUTRAL' };
-    return { type: 'INSTRUCTION', instruction, step, steps: this.options.challenges, withinMs: this.options.challengeMs };
+    return {
+      type: 'INSTRUCTION',
+      instruction,
+      step,
+      steps: this.options.challenges,
+      withinMs: this.options.challengeMs,
+    };
   }
 
   private pass(now: number): ActiveEvent[] {
@@ -210,7 +223,9 @@ export class ActiveLiveness {
     this.history.push({ instruction, outcome: reason });
     this.failures += 1;
     const retriesLeft = Math.max(0, this.options.retries - this.failures);
-    const events: ActiveEvent[] = [{ type: 'CHALLENGE_FAILED', instruction, step, steps: this.options.challenges, reason, retriesLeft }];
+    const events: ActiveEvent[] = [
+      { type: 'CHALLENGE_FAILED', instruction, step, steps: this.options.challenges, reason, retriesLeft },
+    ];
     this.current = null;
     if (this.failures > this.options.retries) this.stateNow = 'FAILED';
     // The face is gone (or another): whoever is there passes the passive part again, and starts the instructions over.

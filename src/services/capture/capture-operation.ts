@@ -30,7 +30,12 @@ export interface CaptureOperationContext {
  * the same gates the frames passed, and its matching, identification and deduplication thresholds. A refused
  * operation is an outcome too (its status and UUID), not an error.
  */
-export async function runCaptureOperation(c: CaptureOperationContext, frames: Uint8Array[], gates: FaceGates, wav?: Uint8Array): Promise<CaptureResult> {
+export async function runCaptureOperation(
+  c: CaptureOperationContext,
+  frames: Uint8Array[],
+  gates: FaceGates,
+  wav?: Uint8Array,
+): Promise<CaptureResult> {
   const { services, params } = c;
   const faces = frames.length ? frames.map((bytes) => ({ image: toBase64(bytes) })) : undefined;
   const voices = wav ? [{ audio: toBase64(wav) }] : undefined;
@@ -39,20 +44,38 @@ export async function runCaptureOperation(c: CaptureOperationContext, frames: Ui
   const session = { gates: c.overrides.gates, deduplication };
   try {
     if (params.purpose === 'ENROLL') {
-      const request = CreateSubjectRequest.parse({ subjectId: params.subjectId, faces, voices, options: { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness } });
+      const request = CreateSubjectRequest.parse({
+        subjectId: params.subjectId,
+        faces,
+        voices,
+        options: { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness },
+      });
       const subject = await enrolSubject(services, request, caller, session);
       const row = await findOperationOutcome(services.ctx.db, subject.enrollmentOperationUuid!);
       return {
-        status: row?.status ?? 'SUCCESS', operationUuid: subject.enrollmentOperationUuid, subjectId: params.subjectId, subjectStatus: subject.status,
-        ...(row?.score != null ? { score: row.score } : {}), ...(subject.candidates?.length ? { candidates: subject.candidates } : {}),
+        status: row?.status ?? 'SUCCESS',
+        operationUuid: subject.enrollmentOperationUuid,
+        subjectId: params.subjectId,
+        subjectStatus: subject.status,
+        ...(row?.score != null ? { score: row.score } : {}),
+        ...(subject.candidates?.length ? { candidates: subject.candidates } : {}),
       };
     }
     const options = { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness, ...matching };
-    const request = CreateOperationRequest.parse({ type: params.purpose, subjectId: params.subjectId, faces, voices, options });
+    const request = CreateOperationRequest.parse({
+      type: params.purpose,
+      subjectId: params.subjectId,
+      faces,
+      voices,
+      options,
+    });
     const op = await createOperation(services, request, caller, session);
     return {
-      status: op.status, operationUuid: op.uuid, ...(op.subjectId ? { subjectId: op.subjectId } : {}),
-      ...(op.score !== undefined ? { score: op.score } : {}), ...(op.candidates ? { candidates: op.candidates } : {}),
+      status: op.status,
+      operationUuid: op.uuid,
+      ...(op.subjectId ? { subjectId: op.subjectId } : {}),
+      ...(op.score !== undefined ? { score: op.score } : {}),
+      ...(op.candidates ? { candidates: op.candidates } : {}),
     };
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
@@ -65,13 +88,26 @@ export async function runCaptureOperation(c: CaptureOperationContext, frames: Ui
 /** Record a capture that ran no operation, as the operation its purpose names, with why in `details`: its UUID. */
 export async function recordCaptureWithoutOperation(
   c: CaptureOperationContext,
-  m: { status: OperationStatus; modalities: ('FACE' | 'VOICE')[]; details: Record<string, unknown>; durationMs: number },
+  m: {
+    status: OperationStatus;
+    modalities: ('FACE' | 'VOICE')[];
+    details: Record<string, unknown>;
+    durationMs: number;
+  },
 ): Promise<string> {
   const uuid = crypto.randomUUID();
   const { principal, surface } = c.caller;
   await recordOperation(c.services.ctx.db, {
-    uuid, type: c.params.purpose, status: m.status, subjectId: c.params.subjectId ?? null, modalities: m.modalities,
-    details: m.details, durationMs: m.durationMs, principal, surface, at: c.services.ctx.now(),
+    uuid,
+    type: c.params.purpose,
+    status: m.status,
+    subjectId: c.params.subjectId ?? null,
+    modalities: m.modalities,
+    details: m.details,
+    durationMs: m.durationMs,
+    principal,
+    surface,
+    at: c.services.ctx.now(),
   });
   return uuid;
 }

@@ -5,12 +5,30 @@ import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerOf } from '../ownership.js';
 import { captureSubjectExists } from '../../db/repositories/capture.js';
-import { CaptureSession, type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-session.js';
+import {
+  CaptureSession,
+  type CaptureCaller,
+  type CaptureEvent,
+  type CaptureMedia,
+  type CaptureParams,
+} from './capture-session.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
 import { newestOnly } from './newest-frame.js';
 import { JanusApiError } from '../../gateway/errors.js';
-import { audioMidOf, createRoom, destroyRoom, forwardMedia, FORWARDED_AUDIO_PT, FORWARDED_VIDEO_PT, joinAndPublish, newRoomNumber, ROOM_NOT_FOUND, videoMidOf, VIDEOROOM } from './videoroom.js';
+import {
+  audioMidOf,
+  createRoom,
+  destroyRoom,
+  forwardMedia,
+  FORWARDED_AUDIO_PT,
+  FORWARDED_VIDEO_PT,
+  joinAndPublish,
+  newRoomNumber,
+  ROOM_NOT_FOUND,
+  videoMidOf,
+  VIDEOROOM,
+} from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
 export interface CaptureStarter {
@@ -38,7 +56,10 @@ export type { CaptureView } from './capture-store.js';
 export class CaptureRegistry {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly gateway: GatewayService, readonly store: CaptureStore) {}
+  constructor(
+    private readonly gateway: GatewayService,
+    readonly store: CaptureStore,
+  ) {}
 
   async connect(input: ConnectInput, tracker: SessionTracker, starter: CaptureStarter): Promise<JanusAnswer> {
     const { sessionId, handleId } = input;
@@ -47,7 +68,8 @@ export class CaptureRegistry {
     if (!mid) throw invalid('body.jsep.sdp', 'the offer carries no video track to capture from');
     const wantsVoice = 'modalities' in params && params.modalities.includes('VOICE');
     const audioMid = wantsVoice ? audioMidOf(String(input.jsep.sdp ?? '')) : undefined;
-    if (wantsVoice && !audioMid) throw invalid('body.jsep.sdp', 'the offer carries no audio track, and the session captures the voice');
+    if (wantsVoice && !audioMid)
+      throw invalid('body.jsep.sdp', 'the offer carries no audio track, and the session captures the voice');
     await this.checkSubject(starter.services, params);
     const adminKey = await this.gateway.adminKey();
     const room = newRoomNumber();
@@ -69,7 +91,13 @@ export class CaptureRegistry {
    * Run a capture on a handle with its media, its row written before this returns (so any node reads it
    * from the connect's answer on). Connect calls it with the forwarded stream; tests with frames of their own.
    */
-  async start(m: { sessionId: number; handleId: number; params: CaptureParams; starter: CaptureStarter; media: CaptureMedia }): Promise<CaptureSession> {
+  async start(m: {
+    sessionId: number;
+    handleId: number;
+    params: CaptureParams;
+    starter: CaptureStarter;
+    media: CaptureMedia;
+  }): Promise<CaptureSession> {
     const { sessionId, handleId, params, starter } = m;
     const key = keyOf(sessionId, handleId);
     const timesOutAt = this.gateway.now().getTime() + params.timeoutSeconds * 1000;
@@ -79,21 +107,36 @@ export class CaptureRegistry {
       // The operation after the frames (PROCESSING) may outlast the timeout: the deadline moves past its start.
       if (session.state === 'PROCESSING' && !processingAt) processingAt = this.gateway.now().getTime();
       return {
-        state: session.state, events: [...session.events], result: session.result, over: session.isOver,
+        state: session.state,
+        events: [...session.events],
+        result: session.result,
+        over: session.isOver,
         deadlineAt: new Date(Math.max(timesOutAt, processingAt) + LOST_MARGIN_MS),
       };
     };
     const captureId = crypto.randomUUID();
     const writer = new CaptureWriter({
-      write: (first) => first
-        ? this.store.begin({ sessionId, handleId, captureId, accountId: starter.caller.principal.accountId, purpose: params.purpose, snapshot: snapshot() }).then(() => true)
-        : this.store.write(sessionId, handleId, captureId, snapshot()),
+      write: (first) =>
+        first
+          ? this.store
+              .begin({
+                sessionId,
+                handleId,
+                captureId,
+                accountId: starter.caller.principal.accountId,
+                purpose: params.purpose,
+                snapshot: snapshot(),
+              })
+              .then(() => true)
+          : this.store.write(sessionId, handleId, captureId, snapshot()),
       // Another node settled the row (the client stopped the session there) or a new connect replaced it:
       // this capture ends too, and its row keeps what it says.
       settledElsewhere: () => session.cancel('ended on another node'),
       log: starter.services.ctx.log,
     });
-    session = new CaptureSession(starter.services, params, starter.caller, m.media, (event) => writer.changed(writtenAtOnce(event.type)));
+    session = new CaptureSession(starter.services, params, starter.caller, m.media, (event) =>
+      writer.changed(writtenAtOnce(event.type)),
+    );
     this.forgetFinished();
     this.entries.get(key)?.session.cancel('replaced by a new connect');
     this.entries.set(key, { session, sessionId, handleId, writer });
@@ -107,11 +150,16 @@ export class CaptureRegistry {
    * the user surface only the account that started it reads it (as operations are owned): another account is
    * told there is no such capture, so it can neither follow nor disturb it. `here`: this node runs it.
    */
-  async view(sessionId: number, handleId: number, caller: CaptureCaller): Promise<{ view: CaptureView; over: boolean; here: boolean } | undefined> {
+  async view(
+    sessionId: number,
+    handleId: number,
+    caller: CaptureCaller,
+  ): Promise<{ view: CaptureView; over: boolean; here: boolean } | undefined> {
     const stored = await this.store.read(sessionId, handleId);
     if (!stored) return undefined;
     const owner = ownerOf(caller);
-    if (owner && (owner.accountId === null || owner.accountId !== stored.accountId)) throw notFound(`A capture session on handle ${handleId} of gateway session ${sessionId}`);
+    if (owner && (owner.accountId === null || owner.accountId !== stored.accountId))
+      throw notFound(`A capture session on handle ${handleId} of gateway session ${sessionId}`);
     const entry = this.entries.get(keyOf(sessionId, handleId));
     return { view: stored.view, over: stored.over, here: entry !== undefined && !entry.session.isOver };
   }
@@ -122,14 +170,22 @@ export class CaptureRegistry {
    */
   async events(sessionId: number, handleId?: number): Promise<JanusAnswer[]> {
     const captures = await this.store.ofSession(sessionId, handleId);
-    return captures.flatMap(({ handleId: handle, capture }) => capture.view.events.map((event) => captureEvent(sessionId, handle, event)));
+    return captures.flatMap(({ handleId: handle, capture }) =>
+      capture.view.events.map((event) => captureEvent(sessionId, handle, event)),
+    );
   }
 
   /** The client stopped the gateway session: its captures end without an operation, on whichever node they run. */
   async stop(sessionId: number, reason: string): Promise<void> {
     this.cancel(sessionId, reason);
-    await Promise.all([...this.entries.values()].filter((e) => e.sessionId === sessionId).map((e) => e.writer.flushed()));
-    await this.store.stopSession(sessionId, reason).catch((error: unknown) => this.gateway.log.warn('capture stop not recorded', { error: (error as Error)?.message }));
+    await Promise.all(
+      [...this.entries.values()].filter((e) => e.sessionId === sessionId).map((e) => e.writer.flushed()),
+    );
+    await this.store
+      .stopSession(sessionId, reason)
+      .catch((error: unknown) =>
+        this.gateway.log.warn('capture stop not recorded', { error: (error as Error)?.message }),
+      );
   }
 
   /** This node's captures of a gateway session end (the session is gone from the gateway, or was stopped). */
@@ -147,56 +203,96 @@ export class CaptureRegistry {
    * The media of one publisher: after webrtcup, a decoder on the sidecar for the video (and one for the audio
    * of a multimodal session) and Janus forwarding the streams to them, opened once for both readers.
    */
-  private media(m: { sessionId: number; handleId: number; room: number; publisherId: number; mid: string; audioMid?: string; adminKey: string; params: CaptureParams; tracker: SessionTracker }): CaptureMedia {
+  private media(m: {
+    sessionId: number;
+    handleId: number;
+    room: number;
+    publisherId: number;
+    mid: string;
+    audioMid?: string;
+    adminKey: string;
+    params: CaptureParams;
+    tracker: SessionTracker;
+  }): CaptureMedia {
     const gateway = this.gateway;
     const decoderIds: string[] = [];
     let opening: Promise<{ video: string; audio?: string } | null> | null = null;
-    const open = (signal: AbortSignal) => (opening ??= (async () => {
-      const up = m.tracker.waitFor((e) => e.janus === 'webrtcup' && e.sender === m.handleId, m.params.timeoutSeconds * 1000);
-      const aborted = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
-      const event = await Promise.race([up.promise, aborted]);
-      up.cancel();
-      if (!event || signal.aborted) return null;
-      const maxSeconds = m.params.timeoutSeconds + 30;
-      const video = await gateway.decoders.open({ codec: 'VP8', payloadType: FORWARDED_VIDEO_PT, framesPerSecond: m.params.framesPerSecond, maxSeconds });
-      decoderIds.push(video.id);
-      const streams = [{ mid: m.mid, port: video.port, pt: FORWARDED_VIDEO_PT }];
-      let audio: string | undefined;
-      if (m.audioMid) {
-        const decoder = await gateway.decoders.open({ codec: 'OPUS', payloadType: FORWARDED_AUDIO_PT, framesPerSecond: 5, maxSeconds });
-        decoderIds.push(decoder.id);
-        audio = decoder.id;
-        streams.push({ mid: m.audioMid, port: decoder.port, pt: FORWARDED_AUDIO_PT });
-      }
-      await gateway.pluginRequest(m.sessionId, m.handleId, forwardMedia(m.room, m.publisherId, m.adminKey, video.host, streams));
-      return { video: video.id, ...(audio ? { audio } : {}) };
-    })());
+    const open = (signal: AbortSignal) =>
+      (opening ??= (async () => {
+        const up = m.tracker.waitFor(
+          (e) => e.janus === 'webrtcup' && e.sender === m.handleId,
+          m.params.timeoutSeconds * 1000,
+        );
+        const aborted = new Promise<null>((resolve) =>
+          signal.addEventListener('abort', () => resolve(null), { once: true }),
+        );
+        const event = await Promise.race([up.promise, aborted]);
+        up.cancel();
+        if (!event || signal.aborted) return null;
+        const maxSeconds = m.params.timeoutSeconds + 30;
+        const video = await gateway.decoders.open({
+          codec: 'VP8',
+          payloadType: FORWARDED_VIDEO_PT,
+          framesPerSecond: m.params.framesPerSecond,
+          maxSeconds,
+        });
+        decoderIds.push(video.id);
+        const streams = [{ mid: m.mid, port: video.port, pt: FORWARDED_VIDEO_PT }];
+        let audio: string | undefined;
+        if (m.audioMid) {
+          const decoder = await gateway.decoders.open({
+            codec: 'OPUS',
+            payloadType: FORWARDED_AUDIO_PT,
+            framesPerSecond: 5,
+            maxSeconds,
+          });
+          decoderIds.push(decoder.id);
+          audio = decoder.id;
+          streams.push({ mid: m.audioMid, port: decoder.port, pt: FORWARDED_AUDIO_PT });
+        }
+        await gateway.pluginRequest(
+          m.sessionId,
+          m.handleId,
+          forwardMedia(m.room, m.publisherId, m.adminKey, video.host, streams),
+        );
+        return { video: video.id, ...(audio ? { audio } : {}) };
+      })());
     return {
       async *frames(signal) {
         const opened = await open(signal);
         // The newest decoded frame each time the capture is ready for one (newest-frame.ts says why).
         if (opened) yield* newestOnly(gateway.decoders.frames(opened.video, signal));
       },
-      ...(m.audioMid ? {
-        async *audio(signal: AbortSignal) {
-          const opened = await open(signal);
-          if (opened?.audio) yield* gateway.decoders.frames(opened.audio, signal);
-        },
-      } : {}),
+      ...(m.audioMid
+        ? {
+            async *audio(signal: AbortSignal) {
+              const opened = await open(signal);
+              if (opened?.audio) yield* gateway.decoders.frames(opened.audio, signal);
+            },
+          }
+        : {}),
       async release() {
         for (const id of decoderIds) await gateway.decoders.close(id);
         // The media ends at once: the room (and with it the publisher) and the PeerConnection go.
-        await gateway.pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey)).catch(async (error: unknown) => {
-          // The client's handle is gone (it stopped its session, here or on another node): the room would stay
-          // in Janus for good, so it is destroyed through a handle of our own.
-          if (error instanceof JanusApiError && error.code === ROOM_NOT_FOUND) return;
-          await gateway.withOwnHandle(VIDEOROOM, (s, h) => gateway.pluginRequest(s, h, destroyRoom(m.room, m.adminKey)))
-            .catch((again: unknown) => gateway.log.warn('capture room not destroyed', { room: m.room, error: (again as Error)?.message }));
-        });
+        await gateway
+          .pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey))
+          .catch(async (error: unknown) => {
+            // The client's handle is gone (it stopped its session, here or on another node): the room would stay
+            // in Janus for good, so it is destroyed through a handle of our own.
+            if (error instanceof JanusApiError && error.code === ROOM_NOT_FOUND) return;
+            await gateway
+              .withOwnHandle(VIDEOROOM, (s, h) => gateway.pluginRequest(s, h, destroyRoom(m.room, m.adminKey)))
+              .catch((again: unknown) =>
+                gateway.log.warn('capture room not destroyed', { room: m.room, error: (again as Error)?.message }),
+              );
+          });
         await gateway.hangup(m.sessionId, m.handleId).catch(() => {});
         // The session itself lingers a little, so its client can read the outcome, then ends by itself:
         // detached and destroyed, as stopGatewayConnection does (unless the client did it first).
-        const timer = setTimeout(() => void gateway.stop(m.sessionId, m.handleId).catch(() => {}), gateway.captureLingerMs);
+        const timer = setTimeout(
+          () => void gateway.stop(m.sessionId, m.handleId).catch(() => {}),
+          gateway.captureLingerMs,
+        );
         timer.unref?.();
       },
     };
@@ -207,7 +303,8 @@ export class CaptureRegistry {
     if (params.purpose !== 'VERIFY' && params.purpose !== 'ENROLL') return;
     const exists = await captureSubjectExists(services.ctx.db, params.subjectId!);
     if (params.purpose === 'VERIFY' && !exists) throw notFound(`Subject '${params.subjectId}'`);
-    if (params.purpose === 'ENROLL' && exists) throw conflict(`A subject with subjectId '${params.subjectId}' already exists`);
+    if (params.purpose === 'ENROLL' && exists)
+      throw conflict(`A subject with subjectId '${params.subjectId}' already exists`);
   }
 
   /** Finished captures are the database's to keep; this node forgets them once their last write is done. */
@@ -217,7 +314,8 @@ export class CaptureRegistry {
 }
 
 /** Events a reader should not wait for: the start, the operation starting, the outcome. */
-const writtenAtOnce = (type: string) => type === 'DONE' || type === 'TIMEOUT' || type === 'FAILED' || type === 'STARTED' || type === 'PROCESSING';
+const writtenAtOnce = (type: string) =>
+  type === 'DONE' || type === 'TIMEOUT' || type === 'FAILED' || type === 'STARTED' || type === 'PROCESSING';
 
 const keyOf = (sessionId: number, handleId: number) => `${sessionId}/${handleId}`;
 
@@ -226,5 +324,10 @@ const keyOf = (sessionId: number, handleId: number) => `${sessionId}/${handleId}
  * "bims.capture" (this service, not Janus), with the event's fields as its data.
  */
 function captureEvent(sessionId: number, handleId: number, event: CaptureEvent): JanusAnswer {
-  return { janus: 'event', session_id: sessionId, sender: handleId, plugindata: { plugin: 'bims.capture', data: { ...event } } };
+  return {
+    janus: 'event',
+    session_id: sessionId,
+    sender: handleId,
+    plugindata: { plugin: 'bims.capture', data: { ...event } },
+  };
 }

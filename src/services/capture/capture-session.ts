@@ -4,12 +4,30 @@ import { gatewayDomainError } from '../gateway/errors.js';
 import { analyseImages, faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
 import { ActiveLiveness, type ActiveState } from './active-liveness.js';
-import { recordCaptureWithoutOperation, runCaptureOperation, type CaptureOperationContext } from './capture-operation.js';
-import type { CaptureCaller, CaptureEvent, CaptureMedia, CaptureParams, CaptureResult, CaptureState } from './capture-types.js';
+import {
+  recordCaptureWithoutOperation,
+  runCaptureOperation,
+  type CaptureOperationContext,
+} from './capture-operation.js';
+import type {
+  CaptureCaller,
+  CaptureEvent,
+  CaptureMedia,
+  CaptureParams,
+  CaptureResult,
+  CaptureState,
+} from './capture-types.js';
 import { sessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
 
-export type { CaptureCaller, CaptureEvent, CaptureMedia, CaptureParams, CaptureResult, CaptureState } from './capture-types.js';
+export type {
+  CaptureCaller,
+  CaptureEvent,
+  CaptureMedia,
+  CaptureParams,
+  CaptureResult,
+  CaptureState,
+} from './capture-types.js';
 
 const MAX_EVENTS = 200;
 /** The reason of a capture whose active liveness instructions were not followed (docs/gateway-capture.md). */
@@ -28,7 +46,13 @@ export class CaptureSession {
   endedAt: number | null = null;
   result: CaptureResult | null = null;
   readonly events: CaptureEvent[] = [];
-  readonly metrics = { framesDecoded: 0, framesAnalysed: 0, firstFrameMs: null as number | null, resultMs: null as number | null, analyseMs: 0 };
+  readonly metrics = {
+    framesDecoded: 0,
+    framesAnalysed: 0,
+    firstFrameMs: null as number | null,
+    resultMs: null as number | null,
+    analyseMs: 0,
+  };
   private readonly started = performance.now();
   private readonly stop = new AbortController();
   private lastGuidance: CaptureGuidance | null = null;
@@ -51,17 +75,23 @@ export class CaptureSession {
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
   start(): void {
     this.emit({ type: 'STARTED', purpose: this.params.purpose, timeoutSeconds: this.params.timeoutSeconds });
-    this.done = this.run().catch((raw: unknown) => {
-      // The extractor or the media gateway unavailable (a full queue, no models, no decoder) is said as the
-      // operations say it, the operator's detail logged; anything else is ours.
-      const error = gatewayDomainError(raw);
-      if (error instanceof DomainError) {
-        if (error.operatorDetail) this.services.ctx.log.warn('capture session failed', { detail: error.detail, operatorDetail: error.operatorDetail });
-        return this.finish('FAILED', { status: 'FAILED', reason: error.detail });
-      }
-      this.services.ctx.log.error('capture session failed', { error: (error as Error)?.message });
-      this.finish('FAILED', { status: 'FAILED', reason: 'the capture failed on our side' });
-    }).finally(() => this.release());
+    this.done = this.run()
+      .catch((raw: unknown) => {
+        // The extractor or the media gateway unavailable (a full queue, no models, no decoder) is said as the
+        // operations say it, the operator's detail logged; anything else is ours.
+        const error = gatewayDomainError(raw);
+        if (error instanceof DomainError) {
+          if (error.operatorDetail)
+            this.services.ctx.log.warn('capture session failed', {
+              detail: error.detail,
+              operatorDetail: error.operatorDetail,
+            });
+          return this.finish('FAILED', { status: 'FAILED', reason: error.detail });
+        }
+        this.services.ctx.log.error('capture session failed', { error: (error as Error)?.message });
+        this.finish('FAILED', { status: 'FAILED', reason: 'the capture failed on our side' });
+      })
+      .finally(() => this.release());
   }
 
   get finished(): Promise<void> {
@@ -81,9 +111,16 @@ export class CaptureSession {
 
   private async run(): Promise<void> {
     const gates = await this.gates();
-    const judge = new FrameJudge(gates, { selectFrames: this.params.selectFrames, livenessFrames: this.params.livenessFrames });
+    const judge = new FrameJudge(gates, {
+      selectFrames: this.params.selectFrames,
+      livenessFrames: this.params.livenessFrames,
+    });
     const active = this.activeLiveness();
-    const voice = this.wants('VOICE') ? new VoiceCollector(this.params.kind.startsWith('MULTIMODAL') && 'minSpeechMs' in this.params ? this.params.minSpeechMs : 3000) : null;
+    const voice = this.wants('VOICE')
+      ? new VoiceCollector(
+          this.params.kind.startsWith('MULTIMODAL') && 'minSpeechMs' in this.params ? this.params.minSpeechMs : 3000,
+        )
+      : null;
     if (voice) void this.listen(voice);
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -111,7 +148,11 @@ export class CaptureSession {
           continue;
         }
         // A copy goes to the pool, which may transfer (detach) the bytes it is given; the frame stays ours to keep.
-        const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', { checks: true, attributes: false, liveness: gates.requireLiveness });
+        const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', {
+          checks: true,
+          attributes: false,
+          liveness: gates.requireLiveness,
+        });
         this.metrics.analyseMs += performance.now() - t0;
         this.metrics.framesAnalysed += 1;
         if (active?.state === 'CHALLENGING') {
@@ -124,16 +165,22 @@ export class CaptureSession {
         } else {
           const verdict = judge.judge(analysis!, frame);
           this.lastGuidance = verdict.guidance;
-          this.guide(verdict.guidance, { accepted: verdict.accepted, needed: verdict.needed, ...(verdict.detail ? { detail: verdict.detail } : {}) });
+          this.guide(verdict.guidance, {
+            accepted: verdict.accepted,
+            needed: verdict.needed,
+            ...(verdict.detail ? { detail: verdict.detail } : {}),
+          });
           if (active && judge.ready()) {
             for (const event of active.begin(judge.trackFaces, performance.now())) this.emit(event);
             this.lastSent = null; // guidance after the instructions is news again
             continue;
           }
         }
-        if (judge.ready() && (!voice || voice.ready)) return this.finish('DONE', await this.processing(judge.selected(), gates, voice, timer));
+        if (judge.ready() && (!voice || voice.ready))
+          return this.finish('DONE', await this.processing(judge.selected(), gates, voice, timer));
         // The face is done; the voice is not: the client is told to keep talking (once, then SPEECH progress).
-        if (judge.ready() && voice) this.guide('KEEP_SPEAKING', { speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
+        if (judge.ready() && voice)
+          this.guide('KEEP_SPEAKING', { speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
       }
     } finally {
       clearTimeout(timer);
@@ -144,11 +191,25 @@ export class CaptureSession {
   }
 
   /** The selected frames (and the heard voice) go to the operation. */
-  private async processing(selected: { bytes: Uint8Array; face: { quality: number } }[], gates: FaceGates, voice: VoiceCollector | null, timer: ReturnType<typeof setTimeout>): Promise<CaptureResult> {
+  private async processing(
+    selected: { bytes: Uint8Array; face: { quality: number } }[],
+    gates: FaceGates,
+    voice: VoiceCollector | null,
+    timer: ReturnType<typeof setTimeout>,
+  ): Promise<CaptureResult> {
     clearTimeout(timer);
     this.state = 'PROCESSING';
-    this.emit({ type: 'PROCESSING', frames: selected.map((s) => ({ quality: Math.round(s.face.quality) })), ...(voice ? { speechMs: voice.speechMs, audioMs: voice.durationMs } : {}) });
-    return runCaptureOperation(this.operation, selected.map((s) => s.bytes), gates, voice?.wav());
+    this.emit({
+      type: 'PROCESSING',
+      frames: selected.map((s) => ({ quality: Math.round(s.face.quality) })),
+      ...(voice ? { speechMs: voice.speechMs, audioMs: voice.durationMs } : {}),
+    });
+    return runCaptureOperation(
+      this.operation,
+      selected.map((s) => s.bytes),
+      gates,
+      voice?.wav(),
+    );
   }
 
   /** Whether the session captures this modality: face sessions the face; multimodal ones what `modalities` says. */
@@ -168,23 +229,36 @@ export class CaptureSession {
       for await (const chunk of this.media.audio(this.stop.signal)) {
         if (this.stop.signal.aborted || this.isOver) break;
         // Speech heard before the first video frame is progress too (a loaded decoder may deliver the audio first).
-        if (voice.push(chunk) && (this.state === 'WAITING_MEDIA' || this.state === 'CAPTURING')) this.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
+        if (voice.push(chunk) && (this.state === 'WAITING_MEDIA' || this.state === 'CAPTURING'))
+          this.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
       }
     } catch (error) {
       // The session asked for the voice: without it, the timeout says so.
-      if (!this.stop.signal.aborted) this.services.ctx.log.warn('capture audio failed', { error: (error as Error)?.message });
+      if (!this.stop.signal.aborted)
+        this.services.ctx.log.warn('capture audio failed', { error: (error as Error)?.message });
     }
   }
 
   /** The gates of the settings, with the session's options and overrides on top. */
   private async gates(): Promise<FaceGates> {
-    return faceGatesOf(this.services, { checkIcao: this.params.checkIcao, detectLiveness: this.params.detectLiveness, overrides: this.operation.overrides.gates });
+    return faceGatesOf(this.services, {
+      checkIcao: this.params.checkIcao,
+      detectLiveness: this.params.detectLiveness,
+      overrides: this.operation.overrides.gates,
+    });
   }
 
   /** The session's active liveness (`activeLiveness` of the init params), or null without one. */
   private activeLiveness(): ActiveLiveness | null {
     const a = this.params.activeLiveness;
-    return a ? new ActiveLiveness({ challenges: a.challenges, kinds: a.kinds, challengeMs: a.challengeSeconds * 1000, retries: a.retries }) : null;
+    return a
+      ? new ActiveLiveness({
+          challenges: a.challenges,
+          kinds: a.kinds,
+          challengeMs: a.challengeSeconds * 1000,
+          retries: a.retries,
+        })
+      : null;
   }
 
   /**
@@ -192,21 +266,44 @@ export class CaptureSession {
    * JSON path records a failed liveness check (LIVENESS_CHECK_FAILED), its details saying which instructions
    * were given and how each ended.
    */
-  private async activeLivenessFailed(active: ActiveLiveness, timer: ReturnType<typeof setTimeout>): Promise<CaptureResult> {
+  private async activeLivenessFailed(
+    active: ActiveLiveness,
+    timer: ReturnType<typeof setTimeout>,
+  ): Promise<CaptureResult> {
     clearTimeout(timer);
     const uuid = await recordCaptureWithoutOperation(this.operation, {
-      status: 'LIVENESS_CHECK_FAILED', modalities: this.modalities(), durationMs: performance.now() - this.started,
-      details: { reason: ACTIVE_LIVENESS_FAILED, activeLiveness: active.history, capture: { framesAnalysed: this.metrics.framesAnalysed } },
+      status: 'LIVENESS_CHECK_FAILED',
+      modalities: this.modalities(),
+      durationMs: performance.now() - this.started,
+      details: {
+        reason: ACTIVE_LIVENESS_FAILED,
+        activeLiveness: active.history,
+        capture: { framesAnalysed: this.metrics.framesAnalysed },
+      },
     });
-    return { status: 'LIVENESS_CHECK_FAILED', operationUuid: uuid, ...(this.params.subjectId ? { subjectId: this.params.subjectId } : {}), reason: ACTIVE_LIVENESS_FAILED };
+    return {
+      status: 'LIVENESS_CHECK_FAILED',
+      operationUuid: uuid,
+      ...(this.params.subjectId ? { subjectId: this.params.subjectId } : {}),
+      reason: ACTIVE_LIVENESS_FAILED,
+    };
   }
 
   private async timedOut(): Promise<void> {
     const uuid = await recordCaptureWithoutOperation(this.operation, {
-      status: 'FAILED', modalities: this.modalities(), durationMs: performance.now() - this.started,
-      details: { reason: 'TIMEOUT', capture: { framesAnalysed: this.metrics.framesAnalysed, lastGuidance: this.lastGuidance } },
+      status: 'FAILED',
+      modalities: this.modalities(),
+      durationMs: performance.now() - this.started,
+      details: {
+        reason: 'TIMEOUT',
+        capture: { framesAnalysed: this.metrics.framesAnalysed, lastGuidance: this.lastGuidance },
+      },
     });
-    this.finish('TIMEOUT', { status: 'TIMEOUT', operationUuid: uuid, reason: `no result within ${this.params.timeoutSeconds} s` });
+    this.finish('TIMEOUT', {
+      status: 'TIMEOUT',
+      operationUuid: uuid,
+      reason: `no result within ${this.params.timeoutSeconds} s`,
+    });
   }
 
   private finish(state: CaptureState, result: CaptureResult): void {
@@ -217,7 +314,10 @@ export class CaptureSession {
     this.endedAt = Date.now();
     const { framesDecoded, framesAnalysed, firstFrameMs, resultMs, analyseMs } = this.metrics;
     const metrics = {
-      framesDecoded, framesAnalysed, firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs), resultMs: Math.round(resultMs ?? 0),
+      framesDecoded,
+      framesAnalysed,
+      firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs),
+      resultMs: Math.round(resultMs ?? 0),
       analyseMsPerFrame: framesAnalysed ? Math.round(analyseMs / framesAnalysed) : null,
     };
     this.emit({ type: state === 'DONE' ? 'DONE' : state === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED', ...result, metrics });
@@ -225,7 +325,11 @@ export class CaptureSession {
 
   private async release(): Promise<void> {
     this.stop.abort();
-    await this.media.release().catch((error: unknown) => this.services.ctx.log.warn('capture media release failed', { error: (error as Error)?.message }));
+    await this.media
+      .release()
+      .catch((error: unknown) =>
+        this.services.ctx.log.warn('capture media release failed', { error: (error as Error)?.message }),
+      );
   }
 
   /** Guidance is sent when it changes (and progress when the count of accepted frames does). */

@@ -1,6 +1,11 @@
 import { json } from '../../db/json.js';
 import {
-  deleteCapturesFinishedBefore, findCaptureSession, listCaptureHandles, notifyCapturesSettled, settleUnfinishedCaptures, updateUnfinishedCapture,
+  deleteCapturesFinishedBefore,
+  findCaptureSession,
+  listCaptureHandles,
+  notifyCapturesSettled,
+  settleUnfinishedCaptures,
+  updateUnfinishedCapture,
   upsertCaptureSession,
 } from '../../db/repositories/capture.js';
 import type { ServiceContext } from '../context.js';
@@ -62,13 +67,28 @@ export class CaptureStore {
   constructor(private readonly ctx: ServiceContext) {}
 
   /** A new capture on a handle: its row replaces whatever an earlier connect on the handle left. */
-  async begin(m: { sessionId: number; handleId: number; captureId: string; accountId: number | null; purpose: string; snapshot: CaptureSnapshot }): Promise<void> {
+  async begin(m: {
+    sessionId: number;
+    handleId: number;
+    captureId: string;
+    accountId: number | null;
+    purpose: string;
+    snapshot: CaptureSnapshot;
+  }): Promise<void> {
     const now = this.ctx.now();
     const { snapshot } = m;
     await upsertCaptureSession(this.ctx.db, m.sessionId, m.handleId, {
-      capture_id: m.captureId, node_id: this.ctx.node.id, account_id: m.accountId, purpose: m.purpose, state: snapshot.state,
-      events: json(snapshot.events), result: json(snapshot.result), started_at: now, updated_at: now,
-      finished_at: snapshot.over ? now : null, deadline_at: snapshot.deadlineAt,
+      capture_id: m.captureId,
+      node_id: this.ctx.node.id,
+      account_id: m.accountId,
+      purpose: m.purpose,
+      state: snapshot.state,
+      events: json(snapshot.events),
+      result: json(snapshot.result),
+      started_at: now,
+      updated_at: now,
+      finished_at: snapshot.over ? now : null,
+      deadline_at: snapshot.deadlineAt,
     });
   }
 
@@ -79,10 +99,18 @@ export class CaptureStore {
    */
   async write(sessionId: number, handleId: number, captureId: string, snapshot: CaptureSnapshot): Promise<boolean> {
     const now = this.ctx.now();
-    return updateUnfinishedCapture(this.ctx.db, { sessionId, handleId, captureId }, {
-      state: snapshot.state, events: json(snapshot.events), result: json(snapshot.result), updated_at: now,
-      finished_at: snapshot.over ? now : null, deadline_at: snapshot.deadlineAt,
-    });
+    return updateUnfinishedCapture(
+      this.ctx.db,
+      { sessionId, handleId, captureId },
+      {
+        state: snapshot.state,
+        events: json(snapshot.events),
+        result: json(snapshot.result),
+        updated_at: now,
+        finished_at: snapshot.over ? now : null,
+        deadline_at: snapshot.deadlineAt,
+      },
+    );
   }
 
   /**
@@ -97,10 +125,16 @@ export class CaptureStore {
       row = await findCaptureSession(this.ctx.db, sessionId, handleId);
     }
     if (!row) return undefined;
-    if (row.finished_at !== null && this.ctx.now().getTime() - row.finished_at.getTime() > KEEP_FINISHED_MS) return undefined;
+    if (row.finished_at !== null && this.ctx.now().getTime() - row.finished_at.getTime() > KEEP_FINISHED_MS)
+      return undefined;
     const result = row.result as CaptureResult | null;
     return {
-      view: { state: row.state as CaptureState, purpose: row.purpose as CaptureParams['purpose'], events: row.events as CaptureEvent[], ...(result ? { result } : {}) },
+      view: {
+        state: row.state as CaptureState,
+        purpose: row.purpose as CaptureParams['purpose'],
+        events: row.events as CaptureEvent[],
+        ...(result ? { result } : {}),
+      },
       over: row.finished_at !== null || isOver(row.state),
       accountId: row.account_id,
       nodeId: row.node_id,
@@ -145,7 +179,12 @@ export class CaptureStore {
    * finished first as it is): a FAILED event appended, the result set. `onlyLost`: only rows past their
    * deadline whose node stopped reporting in.
    */
-  private async settle(sessionId: number | undefined, handleId: number | undefined, result: CaptureResult, onlyLost: boolean): Promise<number> {
+  private async settle(
+    sessionId: number | undefined,
+    handleId: number | undefined,
+    result: CaptureResult,
+    onlyLost: boolean,
+  ): Promise<number> {
     const now = this.ctx.now();
     const event = { at: now.toISOString(), type: 'FAILED', ...result };
     const lost = onlyLost ? { aliveSince: new Date(now.getTime() - NODE_ALIVE_SECONDS * 1000) } : undefined;

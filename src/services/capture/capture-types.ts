@@ -17,7 +17,17 @@ export type CaptureState = 'WAITING_MEDIA' | 'CAPTURING' | 'PROCESSING' | 'DONE'
 /** One event of the session, as the client reads it: guidance while capturing, then the outcome. */
 export interface CaptureEvent {
   at: string;
-  type: 'STARTED' | 'MEDIA' | CaptureGuidance | ActiveEvent['type'] | 'SPEECH' | 'KEEP_SPEAKING' | 'PROCESSING' | 'DONE' | 'TIMEOUT' | 'FAILED';
+  type:
+    | 'STARTED'
+    | 'MEDIA'
+    | CaptureGuidance
+    | ActiveEvent['type']
+    | 'SPEECH'
+    | 'KEEP_SPEAKING'
+    | 'PROCESSING'
+    | 'DONE'
+    | 'TIMEOUT'
+    | 'FAILED';
   [key: string]: unknown;
 }
 

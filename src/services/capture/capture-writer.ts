@@ -20,12 +20,14 @@ export class CaptureWriter {
   private inFlight: Promise<void> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(private readonly o: {
-    /** Write the latest view; `first`: make the row. Answers whether the row took it. */
-    write(first: boolean): Promise<boolean>;
-    settledElsewhere(): void;
-    log: Logger;
-  }) {}
+  constructor(
+    private readonly o: {
+      /** Write the latest view; `first`: make the row. Answers whether the row took it. */
+      write(first: boolean): Promise<boolean>;
+      settledElsewhere(): void;
+      log: Logger;
+    },
+  ) {}
 
   /** The capture changed; `urgent`: write without waiting for more changes. */
   changed(urgent: boolean): void {

@@ -2,7 +2,14 @@ import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/index.js';
 import { gateImage, type FaceGates } from '../biometrics/face-samples.js';
 
 /** What the client is told while it streams; each guidance is sent when it changes, not for every frame. */
-export type CaptureGuidance = 'NO_FACE' | 'MULTIPLE_FACES' | 'MOVE_CLOSER' | 'LOOK_STRAIGHT' | 'LOW_QUALITY' | 'HOLD_STILL' | 'FACE_FOUND';
+export type CaptureGuidance =
+  | 'NO_FACE'
+  | 'MULTIPLE_FACES'
+  | 'MOVE_CLOSER'
+  | 'LOOK_STRAIGHT'
+  | 'LOW_QUALITY'
+  | 'HOLD_STILL'
+  | 'FACE_FOUND';
 
 export interface FrameVerdict {
   guidance: CaptureGuidance;
@@ -44,14 +51,22 @@ export class FrameJudge {
   private track: Accepted[] = [];
   private last: FaceAnalysis | null = null;
 
-  constructor(private readonly gates: FaceGates, private readonly counts: { selectFrames: number; livenessFrames: number }) {}
+  constructor(
+    private readonly gates: FaceGates,
+    private readonly counts: { selectFrames: number; livenessFrames: number },
+  ) {}
 
   get needed(): number {
     return Math.max(this.counts.selectFrames, this.gates.requireLiveness ? this.counts.livenessFrames : 1);
   }
 
   judge(analysis: ImageAnalysis, bytes: Uint8Array): FrameVerdict {
-    const verdict = (guidance: CaptureGuidance, detail?: string): FrameVerdict => ({ guidance, accepted: this.track.length, needed: this.needed, ...(detail ? { detail } : {}) });
+    const verdict = (guidance: CaptureGuidance, detail?: string): FrameVerdict => ({
+      guidance,
+      accepted: this.track.length,
+      needed: this.needed,
+      ...(detail ? { detail } : {}),
+    });
     // Liveness is judged over the track below, not frame by frame.
     const gate = gateImage(analysis, { ...this.gates, requireLiveness: false });
     if ('status' in gate) {
@@ -65,17 +80,25 @@ export class FrameJudge {
       }
       const face = largest(analysis);
       if (face && face.interEyeDistance < MIN_EYE_DISTANCE) return verdict('MOVE_CLOSER', gate.reason);
-      if (face && (Math.abs(face.yaw) > MAX_POSE_DEGREES || Math.abs(face.pitch) > MAX_POSE_DEGREES)) return verdict('LOOK_STRAIGHT', gate.reason);
+      if (face && (Math.abs(face.yaw) > MAX_POSE_DEGREES || Math.abs(face.pitch) > MAX_POSE_DEGREES))
+        return verdict('LOOK_STRAIGHT', gate.reason);
       return verdict('LOW_QUALITY', gate.reason);
     }
     const face = gate.face;
     if (this.last && iou(this.last.rectangle, face.rectangle) < MIN_TRACK_OVERLAP) this.restart();
     this.last = face;
     this.track.push({ bytes, face });
-    if (this.gates.requireLiveness && this.track.length >= this.needed && !(this.meanLiveness() >= this.gates.livenessThreshold)) {
+    if (
+      this.gates.requireLiveness &&
+      this.track.length >= this.needed &&
+      !(this.meanLiveness() >= this.gates.livenessThreshold)
+    ) {
       // Keep the newest frames only: liveness is judged over a sliding window of the track.
       this.track = this.track.slice(this.track.length - (this.needed - 1));
-      return verdict('HOLD_STILL', `mean liveness ${this.meanLiveness().toFixed(0)} is below ${this.gates.livenessThreshold}`);
+      return verdict(
+        'HOLD_STILL',
+        `mean liveness ${this.meanLiveness().toFixed(0)} is below ${this.gates.livenessThreshold}`,
+      );
     }
     return verdict('FACE_FOUND');
   }
@@ -115,5 +138,9 @@ export class FrameJudge {
 }
 
 function largest(analysis: ImageAnalysis): FaceAnalysis | undefined {
-  return analysis.faces.reduce<FaceAnalysis | undefined>((best, f) => (!best || f.rectangle.width * f.rectangle.height > best.rectangle.width * best.rectangle.height ? f : best), undefined);
+  return analysis.faces.reduce<FaceAnalysis | undefined>(
+    (best, f) =>
+      !best || f.rectangle.width * f.rectangle.height > best.rectangle.width * best.rectangle.height ? f : best,
+    undefined,
+  );
 }

@@ -38,7 +38,11 @@ describe('newestOnly', () => {
       throw new Error('decoder went away');
     }
     const seen: number[] = [];
-    await expect((async () => { for await (const item of newestOnly(failing())) seen.push(item); })()).rejects.toThrow('decoder went away');
+    await expect(
+      (async () => {
+        for await (const item of newestOnly(failing())) seen.push(item);
+      })(),
+    ).rejects.toThrow('decoder went away');
     expect(seen).toEqual([1]);
   });
 

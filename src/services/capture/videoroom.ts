@@ -18,11 +18,19 @@ export function newRoomNumber(): number {
 
 export function createRoom(room: number, adminKey: string): Record<string, unknown> {
   return {
-    request: 'create', room, admin_key: adminKey, permanent: false, is_private: true, publishers: 1,
+    request: 'create',
+    room,
+    admin_key: adminKey,
+    permanent: false,
+    is_private: true,
+    publishers: 1,
     // VP8 is what every browser sends and what the decoder reads; Opus for the voice of multimodal sessions.
-    videocodec: 'vp8', audiocodec: 'opus',
+    videocodec: 'vp8',
+    audiocodec: 'opus',
     // A keyframe request every 2 s: the decoder can start from any moment of the stream.
-    fir_freq: 2, bitrate: 1_500_000, notify_joining: false,
+    fir_freq: 2,
+    bitrate: 1_500_000,
+    notify_joining: false,
   };
 }
 
@@ -31,8 +39,22 @@ export function joinAndPublish(room: number): Record<string, unknown> {
 }
 
 /** One forwarding request for the publisher's streams: the video (and, in multimodal sessions, the audio) each to its decoder. */
-export function forwardMedia(room: number, publisherId: number, adminKey: string, host: string, streams: { mid: string; port: number; pt: number }[]): Record<string, unknown> {
-  return { request: 'rtp_forward', room, publisher_id: publisherId, admin_key: adminKey, host, host_family: 'ipv4', streams };
+export function forwardMedia(
+  room: number,
+  publisherId: number,
+  adminKey: string,
+  host: string,
+  streams: { mid: string; port: number; pt: number }[],
+): Record<string, unknown> {
+  return {
+    request: 'rtp_forward',
+    room,
+    publisher_id: publisherId,
+    admin_key: adminKey,
+    host,
+    host_family: 'ipv4',
+    streams,
+  };
 }
 
 /** The VideoRoom plugin's error code for a room it does not have (JANUS_VIDEOROOM_ERROR_NO_SUCH_ROOM). */

@@ -70,7 +70,10 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
   // runtime's server already answered any `Expect: 100-continue`, and fetch clients refuse to send it.
   const headers = endToEndHeaders(request.headers, ['host', 'content-length', 'expect']);
   // Append the address this hop saw to those earlier proxies reported (none is appended when the runtime could not tell).
-  const forwardedFor = [request.headers.get('x-forwarded-for'), options.clientAddress === 'unknown' ? null : options.clientAddress].filter(Boolean);
+  const forwardedFor = [
+    request.headers.get('x-forwarded-for'),
+    options.clientAddress === 'unknown' ? null : options.clientAddress,
+  ].filter(Boolean);
   if (forwardedFor.length) headers.set('x-forwarded-for', forwardedFor.join(', '));
   headers.set('x-forwarded-host', request.headers.get('host') ?? incoming.host);
   headers.set('x-forwarded-proto', incoming.protocol.replace(':', ''));

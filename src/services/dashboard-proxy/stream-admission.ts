@@ -21,16 +21,24 @@ export class StreamAdmission {
   admit(address: string): () => void {
     const mine = this.byAddress.get(address) ?? 0;
     if (mine >= this.perAddress) {
-      throw new DomainError('too-many-requests', `At most ${this.perAddress} event streams may be open from one address at once; close one first`, {
-        limit: this.perAddress,
-        retryAfterSeconds: 10,
-      });
+      throw new DomainError(
+        'too-many-requests',
+        `At most ${this.perAddress} event streams may be open from one address at once; close one first`,
+        {
+          limit: this.perAddress,
+          retryAfterSeconds: 10,
+        },
+      );
     }
     if (this.open >= this.total) {
-      throw new DomainError('service-unavailable', `At most ${this.total} event streams may be open at once; try again later`, {
-        limit: this.total,
-        retryAfterSeconds: 10,
-      });
+      throw new DomainError(
+        'service-unavailable',
+        `At most ${this.total} event streams may be open at once; try again later`,
+        {
+          limit: this.total,
+          retryAfterSeconds: 10,
+        },
+      );
     }
     this.byAddress.set(address, mine + 1);
     this.open++;
@@ -47,7 +55,7 @@ export class StreamAdmission {
 
   /** Streams open now, in total and from `address`. */
   count(address?: string): number {
-    return address === undefined ? this.open : this.byAddress.get(address) ?? 0;
+    return address === undefined ? this.open : (this.byAddress.get(address) ?? 0);
   }
 }
 

@@ -33,11 +33,16 @@ export async function deduplicationRules(services: Services): Promise<DedupRules
  * score is its best over the new face templates; face and voice fuse as in identification. Reads no database
  * row of its own (the rules come in), so it can run inside the enrolment's transaction, under its lock.
  */
-export async function deduplicate(services: Services, probe: MultimodalProbe, rules: DedupRules): Promise<DedupOutcome> {
+export async function deduplicate(
+  services: Services,
+  probe: MultimodalProbe,
+  rules: DedupRules,
+): Promise<DedupOutcome> {
   const { duplicate, adjudication, maxCandidates } = rules;
   const candidates = await searchGallery(services, probe, { topK: maxCandidates, threshold: adjudication });
   const top = candidates[0]?.score ?? 0;
   if (candidates.length && top >= duplicate) return { status: 'REJECTED', candidates, threshold: duplicate };
-  if (candidates.length && top >= adjudication) return { status: 'PENDING_ADJUDICATION', candidates, threshold: adjudication };
+  if (candidates.length && top >= adjudication)
+    return { status: 'PENDING_ADJUDICATION', candidates, threshold: adjudication };
   return { status: 'ENROLLED', candidates: [] };
 }

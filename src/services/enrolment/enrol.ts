@@ -3,7 +3,13 @@ import type { z } from 'zod';
 import { parseTemplate, faceRecord, BiometricError } from '../../biometrics/index.js';
 import { json } from '../../db/json.js';
 import {
-  insertAdjudicationCase, insertFaceSample, insertImage, insertSubjectTemplate, insertSubjectUnlessTaken, insertVoiceSample, subjectIdTaken,
+  insertAdjudicationCase,
+  insertFaceSample,
+  insertImage,
+  insertSubjectTemplate,
+  insertSubjectUnlessTaken,
+  insertVoiceSample,
+  subjectIdTaken,
 } from '../../db/repositories/enrolment.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
 import type { Principal } from '../../auth/principal.js';
@@ -18,7 +24,13 @@ import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
 import { getSubject } from '../subjects/queries.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
-import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.js';
+import {
+  analyseVoices,
+  averagedVoiceTemplate,
+  presentVoiceMeasures,
+  voiceSampleRow,
+  type AcceptedVoice,
+} from '../biometrics/voice-samples.js';
 import { probeModalities } from '../biometrics/multimodal.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
@@ -50,29 +62,58 @@ const statusOfOutcome: Record<DedupOutcome['status'], OperationStatus> = {
  *
  * A refused enrolment stores nothing but its operation (status says why) and answers 422 naming the reason.
  */
-export async function enrolSubject(services: Services, request: Request, caller: Caller, session: SessionOverrides = {}) {
+export async function enrolSubject(
+  services: Services,
+  request: Request,
+  caller: Caller,
+  session: SessionOverrides = {},
+) {
   const { ctx } = services;
   const started = performance.now();
   const uuid = crypto.randomUUID();
-  if (await subjectIdTaken(ctx.db, request.subjectId)) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
+  if (await subjectIdTaken(ctx.db, request.subjectId))
+    throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
   // An expired or used-up licence refuses before any extraction work is spent.
-  const requested = [...(request.faces?.length || request.template ? ['FACE' as const] : []), ...(request.voices?.length ? ['VOICE' as const] : [])];
+  const requested = [
+    ...(request.faces?.length || request.template ? ['FACE' as const] : []),
+    ...(request.voices?.length ? ['VOICE' as const] : []),
+  ];
   await precheckLicence(services, 'ENROLL', requested);
 
   const [faces, voices] = await Promise.all([
-    request.faces?.length ? analyseFaces(services, request.faces.map((f) => f.image), {
-      field: 'body.faces',
-      checkIcao: request.options?.checkIcao,
-      detectLiveness: request.options?.detectLiveness,
-      overrides: session.gates,
-    }) : { accepted: [] as AcceptedFace[], failure: undefined },
-    request.voices?.length ? analyseVoices(services, request.voices.map((v) => v.audio), 'body.voices') : { accepted: [] as AcceptedVoice[], failure: undefined },
+    request.faces?.length
+      ? analyseFaces(
+          services,
+          request.faces.map((f) => f.image),
+          {
+            field: 'body.faces',
+            checkIcao: request.options?.checkIcao,
+            detectLiveness: request.options?.detectLiveness,
+            overrides: session.gates,
+          },
+        )
+      : { accepted: [] as AcceptedFace[], failure: undefined },
+    request.voices?.length
+      ? analyseVoices(
+          services,
+          request.voices.map((v) => v.audio),
+          'body.voices',
+        )
+      : { accepted: [] as AcceptedVoice[], failure: undefined },
   ]);
 
   const fail = async (status: OperationStatus, reason: string, extras: Record<string, unknown> = {}) => {
     await recordOperation(ctx.db, {
-      uuid, type: 'ENROLL', status, subjectId: request.subjectId, modalities: requested,
-      details: { reason, ...(extras.failedCheck ? { failedCheck: extras.failedCheck, voice: extras.voice } : {}) }, durationMs: performance.now() - started, principal: caller.principal, surface: caller.surface, at: ctx.now(),
+      uuid,
+      type: 'ENROLL',
+      status,
+      subjectId: request.subjectId,
+      modalities: requested,
+      details: { reason, ...(extras.failedCheck ? { failedCheck: extras.failedCheck, voice: extras.voice } : {}) },
+      durationMs: performance.now() - started,
+      principal: caller.principal,
+      surface: caller.surface,
+      at: ctx.now(),
       checks: extras.checks,
     });
     throw new DomainError('unprocessable', reason, { operationUuid: uuid, operationStatus: status, ...extras });
@@ -83,7 +124,12 @@ export async function enrolSubject(services: Services, request: Request, caller:
   }
   if (voices.failure) {
     const v = voices.failure;
-    await fail(v.status, v.reason, { modality: 'VOICE', sampleIndex: v.index, failedCheck: v.failedCheck, voice: presentVoiceMeasures(v.analysis) });
+    await fail(v.status, v.reason, {
+      modality: 'VOICE',
+      sampleIndex: v.index,
+      failedCheck: v.failedCheck,
+      voice: presentVoiceMeasures(v.analysis),
+    });
   }
   const accepted = faces.accepted!;
   const acceptedVoices = voices.accepted!;
@@ -101,19 +147,27 @@ export async function enrolSubject(services: Services, request: Request, caller:
       version = parsed.templateVersion;
     } catch (error) {
       const message = error instanceof Error ? error.message : 'unreadable template';
-      throw new DomainError('validation', `body.template: ${message}`, { errors: [{ field: 'body.template', message }] });
+      throw new DomainError('validation', `body.template: ${message}`, {
+        errors: [{ field: 'body.template', message }],
+      });
     }
     const current = (await services.extractors.get()).templateVersion;
     if (version !== current) {
-      throw new DomainError('unprocessable', `body.template: template version ${version} differs from the current ${current}; re-extract it first`, {
-        errors: [{ field: 'body.template', message: 'template version differs from the current one' }],
-      });
+      throw new DomainError(
+        'unprocessable',
+        `body.template: template version ${version} differs from the current ${current}; re-extract it first`,
+        {
+          errors: [{ field: 'body.template', message: 'template version differs from the current one' }],
+        },
+      );
     }
     extraTemplates.push(bytes);
   }
   const templates = [...accepted.map((a) => a.template), ...extraTemplates];
   if (templates.length === 0 && !voiceTemplate) {
-    throw new DomainError('validation', 'body.faces: give at least one face image, voice recording or a template', { errors: [{ field: 'body.faces', message: 'is required' }] });
+    throw new DomainError('validation', 'body.faces: give at least one face image, voice recording or a template', {
+      errors: [{ field: 'body.faces', message: 'is required' }],
+    });
   }
   // The subject's template version is its face version; a voice-only subject's is its voice version.
   const templateVersion = templates.length ? parseTemplate(templates[0]!).templateVersion : voiceVersion!;
@@ -129,35 +183,74 @@ export async function enrolSubject(services: Services, request: Request, caller:
     if (dedup) await services.gallery.catchUp();
     const stored = await services.gallery.transaction(async (trx, changes) => {
       if (rules) await services.gallery.lockForDeduplication(trx);
-      const outcome: DedupOutcome = rules ? await deduplicate(services, { faces: templates, voice: voiceTemplate?.template ?? null }, rules) : { status: 'ENROLLED', candidates: [] };
+      const outcome: DedupOutcome = rules
+        ? await deduplicate(services, { faces: templates, voice: voiceTemplate?.template ?? null }, rules)
+        : { status: 'ENROLLED', candidates: [] };
       const candidates: StoredCandidate[] = outcome.candidates;
       const best = candidates[0];
       const now = ctx.now();
       // Counted (and refused over quota) in the enrolment's own transaction: a refusal rolls everything back.
       await countUsage(trx, services, 'ENROLL');
       const subject = await insertSubjectUnlessTaken(trx, {
-        subject_id: request.subjectId, status: outcome.status, metadata: json(request.metadata ?? {}), template_version: templateVersion,
-        enrollment_operation_uuid: uuid, created_at: now, updated_at: now,
+        subject_id: request.subjectId,
+        status: outcome.status,
+        metadata: json(request.metadata ?? {}),
+        template_version: templateVersion,
+        enrollment_operation_uuid: uuid,
+        created_at: now,
+        updated_at: now,
       });
       if (!subject) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
       for (const face of accepted) {
         const originalId = await insertImage(trx, {
-          operation_uuid: uuid, subject_ref: subject.id, kind: 'ORIGINAL', format: face.analysis.format.toUpperCase(),
-          width: face.analysis.width, height: face.analysis.height, bytes: face.bytes, created_at: now,
+          operation_uuid: uuid,
+          subject_ref: subject.id,
+          kind: 'ORIGINAL',
+          format: face.analysis.format.toUpperCase(),
+          width: face.analysis.width,
+          height: face.analysis.height,
+          bytes: face.bytes,
+          created_at: now,
         });
         // The token image is made from the original and the face's landmarks when first read (token-images.ts).
-        await insertImage(trx, { operation_uuid: uuid, subject_ref: subject.id, kind: 'TOKEN', format: 'PNG', width: 240, height: 320, bytes: null, source_image_id: originalId, created_at: now });
+        await insertImage(trx, {
+          operation_uuid: uuid,
+          subject_ref: subject.id,
+          kind: 'TOKEN',
+          format: 'PNG',
+          width: 240,
+          height: 320,
+          bytes: null,
+          source_image_id: originalId,
+          created_at: now,
+        });
         const f = face.face;
         await insertFaceSample(trx, {
-          subject_ref: subject.id, operation_uuid: uuid, image_id: originalId, rectangle: json(roundRect(f.rectangle)),
-          landmarks: json(f.landmarks), yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
-          liveness_score: finite(f.livenessScore), template_version: templateVersion, template: face.template, created_at: now,
+          subject_ref: subject.id,
+          operation_uuid: uuid,
+          image_id: originalId,
+          rectangle: json(roundRect(f.rectangle)),
+          landmarks: json(f.landmarks),
+          yaw: finite(f.yaw),
+          pitch: finite(f.pitch),
+          roll: finite(f.roll),
+          quality: finite(f.quality),
+          liveness_score: finite(f.livenessScore),
+          template_version: templateVersion,
+          template: face.template,
+          created_at: now,
         });
       }
       for (const template of extraTemplates) {
         await insertFaceSample(trx, {
-          subject_ref: subject.id, operation_uuid: uuid, image_id: null, rectangle: json({ x: 0, y: 0, width: 0, height: 0 }), landmarks: json(null),
-          template_version: templateVersion, template, created_at: now,
+          subject_ref: subject.id,
+          operation_uuid: uuid,
+          image_id: null,
+          rectangle: json({ x: 0, y: 0, width: 0, height: 0 }),
+          landmarks: json(null),
+          template_version: templateVersion,
+          template,
+          created_at: now,
         });
       }
       for (const voice of acceptedVoices) {
@@ -167,24 +260,50 @@ export async function enrolSubject(services: Services, request: Request, caller:
       const compact = accepted.length ? accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a)) : null;
       if (templates.length) {
         await insertSubjectTemplate(trx, {
-          subject_ref: subject.id, modality: 'FACE', template_version: templateVersion, data: compact?.template ?? extraTemplates[0]!,
-          quality: compact ? finite(compact.face.quality) : null, created_at: now,
+          subject_ref: subject.id,
+          modality: 'FACE',
+          template_version: templateVersion,
+          data: compact?.template ?? extraTemplates[0]!,
+          quality: compact ? finite(compact.face.quality) : null,
+          created_at: now,
         });
       }
       // The subject's voice template: every recording's embedding averaged. The gallery matches against it.
       if (voiceTemplate) {
         await insertSubjectTemplate(trx, {
-          subject_ref: subject.id, modality: 'VOICE', template_version: voiceVersion!, data: voiceTemplate.template, quality: voiceTemplate.quality, created_at: now,
+          subject_ref: subject.id,
+          modality: 'VOICE',
+          template_version: voiceVersion!,
+          data: voiceTemplate.template,
+          quality: voiceTemplate.quality,
+          created_at: now,
         });
       }
       await recordOperation(trx, {
-        uuid, type: 'ENROLL', status: statusOfOutcome[outcome.status], subjectId: request.subjectId, modalities: probeModalities({ faces: templates, voice: voiceTemplate?.template ?? null }),
-        score: best?.score ?? null, threshold: outcome.threshold ?? null, candidates, durationMs: performance.now() - started,
-        principal: caller.principal, surface: caller.surface, at: now,
-        details: { samples: accepted.length + extraTemplates.length, ...(acceptedVoices.length ? { voices: acceptedVoices.map((v) => presentVoiceMeasures(v.analysis)) } : {}) },
+        uuid,
+        type: 'ENROLL',
+        status: statusOfOutcome[outcome.status],
+        subjectId: request.subjectId,
+        modalities: probeModalities({ faces: templates, voice: voiceTemplate?.template ?? null }),
+        score: best?.score ?? null,
+        threshold: outcome.threshold ?? null,
+        candidates,
+        durationMs: performance.now() - started,
+        principal: caller.principal,
+        surface: caller.surface,
+        at: now,
+        details: {
+          samples: accepted.length + extraTemplates.length,
+          ...(acceptedVoices.length ? { voices: acceptedVoices.map((v) => presentVoiceMeasures(v.analysis)) } : {}),
+        },
       });
       if (outcome.status === 'PENDING_ADJUDICATION') {
-        await insertAdjudicationCase(trx, { operation_uuid: uuid, subject_id: request.subjectId, candidates: json(candidates), created_at: now });
+        await insertAdjudicationCase(trx, {
+          operation_uuid: uuid,
+          subject_id: request.subjectId,
+          candidates: json(candidates),
+          created_at: now,
+        });
       }
       if (outcome.status === 'ENROLLED') changes.put(subject.id);
       // Answered exactly as the subject reads show it, read in the transaction: what this request committed,
@@ -195,7 +314,10 @@ export async function enrolSubject(services: Services, request: Request, caller:
     const { outcome } = stored;
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
     // (Face only: the browser SDK verifies faces; a voice-only subject has no such template.)
-    const encryptedTemplate = outcome.status === 'REJECTED' || !stored.compact ? undefined : await encryptTemplateForDevice(services, stored.subject, stored.compact);
+    const encryptedTemplate =
+      outcome.status === 'REJECTED' || !stored.compact
+        ? undefined
+        : await encryptTemplateForDevice(services, stored.subject, stored.compact);
     return { ...stored.presented, candidates: outcome.candidates, ...(encryptedTemplate ? { encryptedTemplate } : {}) };
   });
 }

@@ -3,10 +3,18 @@ import type { ExceptionsQuery } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { sortColumn } from '../query-helpers.js';
-import { countExceptions as countMatching, findExceptionById, findExceptionPage, type ExceptionFilter } from '../../db/repositories/exceptions.js';
+import {
+  countExceptions as countMatching,
+  findExceptionById,
+  findExceptionPage,
+  type ExceptionFilter,
+} from '../../db/repositories/exceptions.js';
 import { presentException } from './present.js';
 
-type ExceptionQueryFilter = Pick<z.output<typeof ExceptionsQuery>, 'type' | 'operationId' | 'path' | 'surface' | 'from' | 'to'>;
+type ExceptionQueryFilter = Pick<
+  z.output<typeof ExceptionsQuery>,
+  'type' | 'operationId' | 'path' | 'surface' | 'from' | 'to'
+>;
 
 /** The filters as the repository takes them, once the range is known to be the right way round. */
 function checkedFilter(filter: ExceptionQueryFilter): ExceptionFilter {
@@ -14,11 +22,19 @@ function checkedFilter(filter: ExceptionQueryFilter): ExceptionFilter {
   return filter;
 }
 
-const exceptionSort = { timestamp: 'timestamp', type: 'type', operationId: 'operation_id', path: 'path', surface: 'surface' } as const;
+const exceptionSort = {
+  timestamp: 'timestamp',
+  type: 'type',
+  operationId: 'operation_id',
+  path: 'path',
+  surface: 'surface',
+} as const;
 
 /** A page of the exception log by filter; newest first unless a sort is given. */
 export async function listExceptions(ctx: ServiceContext, query: z.output<typeof ExceptionsQuery>) {
-  const [column, direction] = query.sort ? sortColumn(exceptionSort, query.sort, 'timestamp') : (['timestamp', 'desc'] as const);
+  const [column, direction] = query.sort
+    ? sortColumn(exceptionSort, query.sort, 'timestamp')
+    : (['timestamp', 'desc'] as const);
   const rows = await findExceptionPage(ctx.db, checkedFilter(query), { column, direction }, query);
   return rows.map(presentException);
 }

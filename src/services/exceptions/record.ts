@@ -34,6 +34,12 @@ export async function recordException(ctx: ServiceContext, error: unknown, scene
   } catch (storeError) {
     ctx.log.error('exception log unavailable', { exceptionId: id, reason: String(storeError) });
   }
-  ctx.log.error('unhandled exception', { exceptionId: id, type: row.type, reason: row.message, path: row.path, operationId: row.operation_id });
+  ctx.log.error('unhandled exception', {
+    exceptionId: id,
+    type: row.type,
+    reason: row.message,
+    path: row.path,
+    operationId: row.operation_id,
+  });
   return id;
 }

@@ -1,4 +1,9 @@
-import { appendGalleryChange, pruneGalleryChanges, type GalleryChangeKind, type GalleryChangeRow } from '../../db/repositories/gallery.js';
+import {
+  appendGalleryChange,
+  pruneGalleryChanges,
+  type GalleryChangeKind,
+  type GalleryChangeRow,
+} from '../../db/repositories/gallery.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 
 /**
@@ -26,7 +31,11 @@ export const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000;
  * id n sees every committed id below n. The lock serialises only the tail of gallery-changing transactions
  * (one insert and the commit).
  */
-export async function recordChange(trx: Queryable, kind: Exclude<ChangeKind, 'pruned'>, subjectRefs: number[] = []): Promise<number> {
+export async function recordChange(
+  trx: Queryable,
+  kind: Exclude<ChangeKind, 'pruned'>,
+  subjectRefs: number[] = [],
+): Promise<number> {
   return appendGalleryChange(trx, kind, subjectRefs);
 }
 

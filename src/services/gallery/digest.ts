@@ -27,7 +27,9 @@ const SOURCE_BIT: Record<TemplateSource, bigint> = { face: 0n, voice: 1n };
 function trailingCrc(template: Uint8Array): bigint {
   const n = template.length;
   if (n < 4) return 0n;
-  return BigInt(template[n - 4]! + template[n - 3]! * 0x100 + template[n - 2]! * 0x10000 + template[n - 1]! * 0x1000000);
+  return BigInt(
+    template[n - 4]! + template[n - 3]! * 0x100 + template[n - 2]! * 0x10000 + template[n - 1]! * 0x1000000,
+  );
 }
 
 /**

@@ -24,7 +24,12 @@ export interface GalleryState {
   digest: string;
   /** The change-log id up to which this node has applied every change. */
   lastChangeId: number;
-  reconciliation: { checks: number; driftsRepaired: number; last: ReconcileReport | null; lastDrift: ReconcileReport | null };
+  reconciliation: {
+    checks: number;
+    driftsRepaired: number;
+    last: ReconcileReport | null;
+    lastDrift: ReconcileReport | null;
+  };
 }
 
 /**
@@ -81,7 +86,10 @@ export class GalleryCache extends GallerySync {
   }
 
   /** 1:N: best `topK` subjects at or above `threshold` for one probe template, best first. */
-  async identify(probe: Uint8Array, options: { topK: number; threshold: number; excludeRefs?: number[] }): Promise<GalleryMatch[]> {
+  async identify(
+    probe: Uint8Array,
+    options: { topK: number; threshold: number; excludeRefs?: number[] },
+  ): Promise<GalleryMatch[]> {
     await this.ready();
     const found = await this.store.search(probe, options);
     // Named by the store as it is once the search is over: a subject removed while the matcher threads scanned

@@ -58,7 +58,8 @@ export class GalleryChanges {
   async announce(trx: Transaction<Database>, from: { dialect: string; nodeId: string }): Promise<void> {
     if (this.empty) return;
     const changes = this.noted.some((c) => c.kind === 'reset') ? [{ kind: 'reset' as const }] : this.noted;
-    for (const change of changes) await recordChange(trx, change.kind, change.kind === 'reset' ? [] : change.subjectRefs);
+    for (const change of changes)
+      await recordChange(trx, change.kind, change.kind === 'reset' ? [] : change.subjectRefs);
     // No NOTIFY on PGlite: it is one process, which applies its own changes after each commit.
     if (from.dialect !== 'postgres') return;
     const notice: GalleryNotice = { node: from.nodeId };

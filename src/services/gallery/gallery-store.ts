@@ -1,5 +1,9 @@
 import { Gallery, type MatchCandidate, type MatcherThreads } from '../../biometrics/index.js';
-import { galleryFaceTemplatesAfter, galleryVoiceTemplatesAfter, type GalleryTemplate } from '../../db/repositories/gallery.js';
+import {
+  galleryFaceTemplatesAfter,
+  galleryVoiceTemplatesAfter,
+  type GalleryTemplate,
+} from '../../db/repositories/gallery.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import { digestTerm, type GalleryDigest } from './digest.js';
 
@@ -75,7 +79,10 @@ export class GalleryStore {
         this.gallery.remove(String(ref));
         continue;
       }
-      this.gallery.replace(String(ref), templates.map((t) => t.template));
+      this.gallery.replace(
+        String(ref),
+        templates.map((t) => t.template),
+      );
       for (const row of templates) this.addMember(row);
     }
   }
@@ -120,7 +127,10 @@ export class GalleryStore {
    * matcher threads when there are some and the partition is large. Unnamed: name them with {@link named} of
    * the store current when the search ends (a subject removed meanwhile is then dropped).
    */
-  search(probe: Uint8Array, options: { topK: number; threshold: number; excludeRefs?: number[] }): Promise<MatchCandidate[]> {
+  search(
+    probe: Uint8Array,
+    options: { topK: number; threshold: number; excludeRefs?: number[] },
+  ): Promise<MatchCandidate[]> {
     const exclude = new Set((options.excludeRefs ?? []).map(String));
     return this.gallery.identifyAsync(probe, { topK: options.topK, threshold: options.threshold, exclude });
   }

@@ -192,7 +192,8 @@ export class GallerySync {
       .execute(async (trx) => {
         const changes = await galleryChangesAfter(trx, this.lastSeen, REPLAY_LIMIT + 1);
         // A reset, the pruned horizon (the rows this node needed are gone) or too long a backlog: reload.
-        if (changes.length > REPLAY_LIMIT || changes.some((c) => c.kind === 'reset' || c.kind === 'pruned')) return { reload: true as const };
+        if (changes.length > REPLAY_LIMIT || changes.some((c) => c.kind === 'reset' || c.kind === 'pruned'))
+          return { reload: true as const };
         const refs = changedRefs(changes);
         const rows = await galleryTemplatesOf(trx, refs);
         const position = changes.length ? changes[changes.length - 1]!.id : this.lastSeen;
@@ -226,8 +227,18 @@ export class GallerySync {
   }
 
   /** The reconciliations so far, for management info. */
-  protected reconciliation(): { checks: number; driftsRepaired: number; last: ReconcileReport | null; lastDrift: ReconcileReport | null } {
-    return { checks: this.checks, driftsRepaired: this.driftsRepaired, last: this.lastReport, lastDrift: this.lastDrift };
+  protected reconciliation(): {
+    checks: number;
+    driftsRepaired: number;
+    last: ReconcileReport | null;
+    lastDrift: ReconcileReport | null;
+  } {
+    return {
+      checks: this.checks,
+      driftsRepaired: this.driftsRepaired,
+      last: this.lastReport,
+      lastDrift: this.lastDrift,
+    };
   }
 
   /** The LISTEN subscription for gallery changes is in place (the runtime says so once it subscribed). */
@@ -236,9 +247,21 @@ export class GallerySync {
   }
 
   /** How this node stays fresh, for the metrics: its mode, the LISTEN connection's state, the reconciliations. */
-  freshnessState(): { mode: GalleryFreshness; listener: 'none' | 'up' | 'down'; losses: number; reconciliations: number; driftsRepaired: number } {
+  freshnessState(): {
+    mode: GalleryFreshness;
+    listener: 'none' | 'up' | 'down';
+    losses: number;
+    reconciliations: number;
+    driftsRepaired: number;
+  } {
     const listener = !this.listenerAttached ? 'none' : this.listenerDown ? 'down' : 'up';
-    return { mode: this.freshness, listener, losses: this.listenerLosses, reconciliations: this.checks, driftsRepaired: this.driftsRepaired };
+    return {
+      mode: this.freshness,
+      listener,
+      losses: this.listenerLosses,
+      reconciliations: this.checks,
+      driftsRepaired: this.driftsRepaired,
+    };
   }
 
   /**

@@ -8,8 +8,17 @@ const mapped = (error: unknown) => gatewayDomainError(error) as DomainError;
 describe('gateway failures as domain errors', () => {
   it("keeps Janus's code and reason, and blames the client only for the client's faults", () => {
     const cases: [number, string][] = [
-      [458, 'not-found'], [459, 'not-found'], [460, 'not-found'], [465, 'validation'], [456, 'validation'],
-      [469, 'conflict'], [405, 'forbidden'], [472, 'service-unavailable'], [403, 'bad-gateway'], [462, 'bad-gateway'], [490, 'bad-gateway'],
+      [458, 'not-found'],
+      [459, 'not-found'],
+      [460, 'not-found'],
+      [465, 'validation'],
+      [456, 'validation'],
+      [469, 'conflict'],
+      [405, 'forbidden'],
+      [472, 'service-unavailable'],
+      [403, 'bad-gateway'],
+      [462, 'bad-gateway'],
+      [490, 'bad-gateway'],
     ];
     for (const [code, expected] of cases) {
       const error = mapped(new JanusApiError(code, `reason ${code}`, { janus: 'error' }));
@@ -19,9 +28,18 @@ describe('gateway failures as domain errors', () => {
   });
 
   it('a plugin error is unprocessable; unreachable is 503; a broken answer is 502', () => {
-    expect(mapped(new JanusApiError(411, 'bad body', {}, true))).toMatchObject({ code: 'unprocessable', extras: { component: 'plugin' } });
-    expect(mapped(new GatewayUnavailableError('janus', 'down', 'restarting'))).toMatchObject({ code: 'service-unavailable', extras: { gatewayState: 'restarting' } });
-    expect(mapped(new GatewayProtocolError('sidecar', 'refused'))).toMatchObject({ code: 'bad-gateway', extras: { component: 'sidecar' } });
+    expect(mapped(new JanusApiError(411, 'bad body', {}, true))).toMatchObject({
+      code: 'unprocessable',
+      extras: { component: 'plugin' },
+    });
+    expect(mapped(new GatewayUnavailableError('janus', 'down', 'restarting'))).toMatchObject({
+      code: 'service-unavailable',
+      extras: { gatewayState: 'restarting' },
+    });
+    expect(mapped(new GatewayProtocolError('sidecar', 'refused'))).toMatchObject({
+      code: 'bad-gateway',
+      extras: { component: 'sidecar' },
+    });
     const other = new Error('ours');
     expect(gatewayDomainError(other)).toBe(other);
   });

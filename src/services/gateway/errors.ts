@@ -32,7 +32,7 @@ const clientFaults: Record<number, ErrorCode> = {
  */
 export function gatewayDomainError(error: unknown): unknown {
   if (error instanceof JanusApiError) {
-    const code: ErrorCode = error.fromPlugin ? 'unprocessable' : clientFaults[error.code] ?? 'bad-gateway';
+    const code: ErrorCode = error.fromPlugin ? 'unprocessable' : (clientFaults[error.code] ?? 'bad-gateway');
     const who = error.fromPlugin ? 'The gateway plugin' : 'The media gateway';
     return new DomainError(code, `${who} answered ${error.code}: ${error.reason}`, {
       gatewayError: { code: error.code, reason: error.reason },
@@ -40,13 +40,23 @@ export function gatewayDomainError(error: unknown): unknown {
     });
   }
   if (error instanceof GatewayUnavailableError) {
-    return new DomainError('service-unavailable', `The media gateway is unavailable: ${error.message}`, {
-      component: error.component,
-      ...(error.state ? { gatewayState: error.state } : {}),
-    }, error.operatorDetail);
+    return new DomainError(
+      'service-unavailable',
+      `The media gateway is unavailable: ${error.message}`,
+      {
+        component: error.component,
+        ...(error.state ? { gatewayState: error.state } : {}),
+      },
+      error.operatorDetail,
+    );
   }
   if (error instanceof GatewayProtocolError) {
-    return new DomainError('bad-gateway', `The media gateway failed: ${error.message}`, { component: error.component }, error.operatorDetail);
+    return new DomainError(
+      'bad-gateway',
+      `The media gateway failed: ${error.message}`,
+      { component: error.component },
+      error.operatorDetail,
+    );
   }
   return error;
 }

@@ -43,11 +43,23 @@ export class GatewayService {
   constructor(private readonly ctx: ServiceContext) {
     const config = ctx.config;
     this.sessionTimeoutSeconds = config.BIMS_JANUS_SESSION_TIMEOUT;
-    this.sidecar = new SidecarClient({ url: sidecarUrlOf(config), token: config.BIMS_SIDECAR_TOKEN, timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS });
-    const common = { endpoints: () => this.sidecar.endpoints(), timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS, onUnreachable: () => this.sidecar.invalidate() };
+    this.sidecar = new SidecarClient({
+      url: sidecarUrlOf(config),
+      token: config.BIMS_SIDECAR_TOKEN,
+      timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS,
+    });
+    const common = {
+      endpoints: () => this.sidecar.endpoints(),
+      timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS,
+      onUnreachable: () => this.sidecar.invalidate(),
+    };
     this.janus = new JanusClient(common);
     this.admin = new JanusAdminClient(common);
-    this.decoders = new DecoderClient({ url: sidecarUrlOf(config), token: config.BIMS_SIDECAR_TOKEN, timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS });
+    this.decoders = new DecoderClient({
+      url: sidecarUrlOf(config),
+      token: config.BIMS_SIDECAR_TOKEN,
+      timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS,
+    });
     this.captures = new CaptureRegistry(this, new CaptureStore(ctx));
   }
 
@@ -110,9 +122,18 @@ export class GatewayService {
    * Send a plugin message (with a JSEP) and wait for the plugin's event carrying the same transaction, which
    * holds the JSEP answer; a plugin error in that event is a {@link JanusApiError} from the plugin.
    */
-  async messageForEvent(tracker: SessionTracker, sessionId: number, handleId: number, body: Record<string, unknown>, jsep?: Record<string, unknown>): Promise<JanusAnswer> {
+  async messageForEvent(
+    tracker: SessionTracker,
+    sessionId: number,
+    handleId: number,
+    body: Record<string, unknown>,
+    jsep?: Record<string, unknown>,
+  ): Promise<JanusAnswer> {
     const transaction = crypto.randomUUID();
-    const waiting = tracker.waitFor((e) => e.transaction === transaction && e.sender === handleId, this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS);
+    const waiting = tracker.waitFor(
+      (e) => e.transaction === transaction && e.sender === handleId,
+      this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS,
+    );
     let answer: JanusAnswer;
     try {
       answer = await this.janus.message(sessionId, handleId, body, jsep, transaction);
@@ -124,10 +145,16 @@ export class GatewayService {
     else {
       const event = await waiting.promise;
       if (!event && tracker.isEnded) {
-        throw new DomainError('service-unavailable', 'The gateway session ended before the plugin answered the offer', { component: 'janus' });
+        throw new DomainError('service-unavailable', 'The gateway session ended before the plugin answered the offer', {
+          component: 'janus',
+        });
       }
       if (!event) {
-        throw new DomainError('bad-gateway', `The gateway plugin did not answer the offer within ${this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS} ms`, { component: 'plugin' });
+        throw new DomainError(
+          'bad-gateway',
+          `The gateway plugin did not answer the offer within ${this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS} ms`,
+          { component: 'plugin' },
+        );
       }
       answer = event;
     }
@@ -139,7 +166,11 @@ export class GatewayService {
   }
 
   /** A plugin request Janus answers at once (`success` with the plugin's data); a plugin error becomes a JanusApiError. */
-  async pluginRequest(sessionId: number, handleId: number, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async pluginRequest(
+    sessionId: number,
+    handleId: number,
+    body: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const answer = await this.janus.message(sessionId, handleId, body);
     const data = answer.plugindata?.data ?? {};
     if (data.error_code !== undefined || data.error !== undefined) {
@@ -247,13 +278,19 @@ export class GatewayService {
       const answer = await this.sessionRaw(sessionId, handleId);
       const tracker = this.trackers.get(sessionId);
       const captureEvents = await this.captures.events(sessionId, handleId);
-      return { ...answer, events: [...(tracker?.events(handleId) ?? []), ...captureEvents], liveHandles: tracker?.liveHandles() ?? [] };
+      return {
+        ...answer,
+        events: [...(tracker?.events(handleId) ?? []), ...captureEvents],
+        liveHandles: tracker?.liveHandles() ?? [],
+      };
     });
   }
 
   /** getSessionRaw: the Admin API answer (`list_handles`, or `handle_info` for one handle) untouched. */
   sessionRaw(sessionId: number, handleId?: number): Promise<JanusAnswer> {
-    return mapped(() => (handleId === undefined ? this.admin.listHandles(sessionId) : this.admin.handleInfo(sessionId, handleId)));
+    return mapped(() =>
+      handleId === undefined ? this.admin.listHandles(sessionId) : this.admin.handleInfo(sessionId, handleId),
+    );
   }
 
   /** getStatus: Admin API `get_status`. */
@@ -301,7 +338,9 @@ export class GatewayService {
         // A keepalive at least three times per session timeout (0 disables Janus's timeout).
         keepaliveMs: () => {
           const configured = this.ctx.config.BIMS_GATEWAY_KEEPALIVE_SECONDS * 1000;
-          return this.sessionTimeoutSeconds > 0 ? Math.min(configured, (this.sessionTimeoutSeconds * 1000) / 3) : configured;
+          return this.sessionTimeoutSeconds > 0
+            ? Math.min(configured, (this.sessionTimeoutSeconds * 1000) / 3)
+            : configured;
         },
         onEnd: (id, reason) => {
           if (this.trackers.get(id) === tracker) this.trackers.delete(id);

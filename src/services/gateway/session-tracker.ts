@@ -43,7 +43,10 @@ export class SessionTracker {
   private timer: ReturnType<typeof setInterval> | null = null;
   private ended = false;
 
-  constructor(readonly sessionId: number, private readonly options: SessionTrackerOptions) {}
+  constructor(
+    readonly sessionId: number,
+    private readonly options: SessionTrackerOptions,
+  ) {}
 
   start(): void {
     void this.pollLoop();
@@ -85,7 +88,10 @@ export class SessionTracker {
    * Wait for the first event matching `match`, including one already received. Resolves with null after
    * `timeoutMs`, or when the tracker ends.
    */
-  waitFor(match: (event: JanusAnswer) => boolean, timeoutMs: number): { promise: Promise<JanusAnswer | null>; cancel: () => void } {
+  waitFor(
+    match: (event: JanusAnswer) => boolean,
+    timeoutMs: number,
+  ): { promise: Promise<JanusAnswer | null>; cancel: () => void } {
     const seen = this.recent.find(match);
     if (seen) return { promise: Promise.resolve(seen), cancel: () => {} };
     let waiter!: Waiter;
@@ -106,7 +112,13 @@ export class SessionTracker {
       if (this.ended) resolve(null);
       else this.waiters.add(waiter);
     });
-    return { promise, cancel: () => { clearTimeout(timer); this.waiters.delete(waiter); } };
+    return {
+      promise,
+      cancel: () => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+      },
+    };
   }
 
   /** Stop polling and keeping alive; `destroy` also ends the session in Janus (best effort). */

@@ -17,8 +17,12 @@ async function viaSidecar<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof LicensingUnavailableError) throw new DomainError('service-unavailable', `The licensing component is unavailable: ${error.message}`, { component: 'sidecar' });
-    if (error instanceof DongleRefusedError) throw new DomainError(error.status === 404 ? 'not-found' : 'conflict', error.message);
+    if (error instanceof LicensingUnavailableError)
+      throw new DomainError('service-unavailable', `The licensing component is unavailable: ${error.message}`, {
+        component: 'sidecar',
+      });
+    if (error instanceof DongleRefusedError)
+      throw new DomainError(error.status === 404 ? 'not-found' : 'conflict', error.message);
     throw error;
   }
 }
@@ -42,14 +46,22 @@ export async function listDongles(services: Services) {
   const list = await viaSidecar(() => services.licensing.dongles.list());
   return {
     licensing: modeOf(view),
-    dongles: await Promise.all(list.map(async (d) => ({
-      id: d.id, serial: d.serial ?? undefined, type: d.software ? ('SOFTWARE' as const) : ('HARDWARE' as const), software: d.software, present: d.present,
-      firmwareVersion: d.firmwareVersion, usb: d.usb,
-      counters: d.counters.map((c) => ({ operation: c.operation, period: c.period, used: c.count })),
-      countersAt: d.countersAt ?? undefined, lastUpdateSequence: d.lastSequence,
-      licensing: modeOf(view),
-      ...(await dongleTerms(services, d)),
-    }))),
+    dongles: await Promise.all(
+      list.map(async (d) => ({
+        id: d.id,
+        serial: d.serial ?? undefined,
+        type: d.software ? ('SOFTWARE' as const) : ('HARDWARE' as const),
+        software: d.software,
+        present: d.present,
+        firmwareVersion: d.firmwareVersion,
+        usb: d.usb,
+        counters: d.counters.map((c) => ({ operation: c.operation, period: c.period, used: c.count })),
+        countersAt: d.countersAt ?? undefined,
+        lastUpdateSequence: d.lastSequence,
+        licensing: modeOf(view),
+        ...(await dongleTerms(services, d)),
+      })),
+    ),
   };
 }
 
@@ -92,7 +104,9 @@ export async function updateDongle(services: Services, packageBytes: Uint8Array)
   services.licensing.invalidate();
   const view = await services.licensing.current();
   if (state.state === 'FAILED') {
-    throw new DomainError('unprocessable', `The dongle update was refused: ${state.reason}`, { updateStatus: { ...state, licensing: modeOf(view) } });
+    throw new DomainError('unprocessable', `The dongle update was refused: ${state.reason}`, {
+      updateStatus: { ...state, licensing: modeOf(view) },
+    });
   }
   return { licensing: modeOf(view), ...state };
 }

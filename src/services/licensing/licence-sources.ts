@@ -14,7 +14,9 @@ export async function cloudInfo(services: Services) {
   return {
     licensing: modeOf(view),
     configured: Boolean(config.BIMS_LICENCE_CLOUD_URL && config.BIMS_LICENCE_CLOUD_TOKEN),
-    endpoint: config.BIMS_LICENCE_CLOUD_URL ? new URL(config.BIMS_LICENCE_CLOUD_URL).origin + new URL(config.BIMS_LICENCE_CLOUD_URL).pathname : undefined,
+    endpoint: config.BIMS_LICENCE_CLOUD_URL
+      ? new URL(config.BIMS_LICENCE_CLOUD_URL).origin + new URL(config.BIMS_LICENCE_CLOUD_URL).pathname
+      : undefined,
     lastFetchedAt: mine ? iso(view.fetchedAt) : undefined,
     nextRefreshAt: mine ? iso(services.licensing.nextRefreshAt) : undefined,
     ...termsOf(mine || view.mode === 'UNLICENSED' ? view.state : 'MISSING', mine ? view.licence : undefined),
@@ -29,12 +31,20 @@ export async function internetInfo(services: Services) {
     licensing: modeOf(view),
     activated: Boolean(mine),
     activatedAt: mine ? iso(view.fetchedAt) : undefined,
-    ...termsOf(view.source === 'INTERNET' || view.mode === 'UNLICENSED' ? view.state : 'MISSING', mine ? view.licence : undefined),
+    ...termsOf(
+      view.source === 'INTERNET' || view.mode === 'UNLICENSED' ? view.state : 'MISSING',
+      mine ? view.licence : undefined,
+    ),
   };
 }
 
 /** The licence in force as its signed token (compact JWS), for clients that verify it themselves. */
 export async function licensingToken(services: Services) {
   const view = await services.licensing.current();
-  return { licensing: modeOf(view), token: view.jws, source: view.jws ? view.source : undefined, expiresAt: iso(view.licence?.expiresAt) };
+  return {
+    licensing: modeOf(view),
+    token: view.jws,
+    source: view.jws ? view.source : undefined,
+    expiresAt: iso(view.licence?.expiresAt),
+  };
 }

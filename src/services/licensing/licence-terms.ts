@@ -8,7 +8,13 @@ import type { LicenceStateName, LicenceView } from './licensing-service.js';
 
 /** The service's licensing mode, for the `licensing` member of every answer. */
 export function modeOf(view: LicenceView) {
-  return { mode: view.mode, source: view.source, state: view.state, licenseId: view.licence?.licenceId, message: view.message };
+  return {
+    mode: view.mode,
+    source: view.source,
+    state: view.state,
+    licenseId: view.licence?.licenceId,
+    message: view.message,
+  };
 }
 
 /** An instant as the HTTP schemas spell it; undefined stays undefined. */
@@ -21,7 +27,11 @@ export function termsOf(state: LicenceStateName, licence: LicenceDocument | unde
     licenseId: licence?.licenceId,
     licensee: licence?.licensee,
     modalities: licence?.modalities ?? [],
-    quotas: Object.entries(licence?.quotas ?? {}).map(([operation, q]) => ({ operation: operation as LicensedOperationType, period: q!.period, limit: q!.limit })),
+    quotas: Object.entries(licence?.quotas ?? {}).map(([operation, q]) => ({
+      operation: operation as LicensedOperationType,
+      period: q!.period,
+      limit: q!.limit,
+    })),
     issuedAt: iso(licence?.issuedAt),
     notBefore: iso(licence?.notBefore),
     expiresAt: iso(licence?.expiresAt),

@@ -1,6 +1,11 @@
 import type { CryptoKey } from 'jose';
 import { sidecarUrlOf } from '../../config/config.js';
-import { deactivateLicencesOfSourceExcept, findActiveLicence, findLicenceById, upsertActiveLicence } from '../../db/repositories/licensing.js';
+import {
+  deactivateLicencesOfSourceExcept,
+  findActiveLicence,
+  findLicenceById,
+  upsertActiveLicence,
+} from '../../db/repositories/licensing.js';
 import { fetchCloudLicence } from '../../licensing/cloud-client.js';
 import type { LicenceDocument } from '../../licensing/document.js';
 import { LicensingUnavailableError } from '../../licensing/http.js';
@@ -9,7 +14,14 @@ import { importLicenceKey, LicenceDocumentError, licenceTimeState, verifyLicence
 import type { ServiceContext } from '../context.js';
 
 export type LicenceSource = 'CLOUD' | 'INTERNET' | 'DONGLE';
-export type LicenceStateName = 'VALID' | 'EXPIRED' | 'NOT_YET_VALID' | 'INVALID_SIGNATURE' | 'MISSING' | 'UNREACHABLE' | 'UNLICENSED';
+export type LicenceStateName =
+  | 'VALID'
+  | 'EXPIRED'
+  | 'NOT_YET_VALID'
+  | 'INVALID_SIGNATURE'
+  | 'MISSING'
+  | 'UNREACHABLE'
+  | 'UNLICENSED';
 
 /** The licence in force (or why there is none), judged at `checkedAt`. */
 export interface LicenceView {
@@ -39,7 +51,8 @@ interface SourceRead {
 /** A failed read is retried after this long, not at every request. */
 const RETRY_AFTER_FAILURE_MS = 5000;
 
-export const UNLICENSED_MESSAGE = 'UNLICENSED: no licensing public key is configured (BIMS_LICENCE_PUBLIC_KEY), so no licence is checked and every operation is unlimited';
+export const UNLICENSED_MESSAGE =
+  'UNLICENSED: no licensing public key is configured (BIMS_LICENCE_PUBLIC_KEY), so no licence is checked and every operation is unlimited';
 
 /**
  * Which licence is in force. Without a public key the service is UNLICENSED (and says so everywhere).
@@ -55,7 +68,11 @@ export class LicensingService {
   readonly dongles: DongleClient;
 
   constructor(private readonly ctx: ServiceContext) {
-    this.dongles = new DongleClient({ url: sidecarUrlOf(ctx.config), token: ctx.config.BIMS_SIDECAR_TOKEN, timeoutMs: ctx.config.BIMS_GATEWAY_TIMEOUT_MS });
+    this.dongles = new DongleClient({
+      url: sidecarUrlOf(ctx.config),
+      token: ctx.config.BIMS_SIDECAR_TOKEN,
+      timeoutMs: ctx.config.BIMS_GATEWAY_TIMEOUT_MS,
+    });
   }
 
   /** Whether a public key is configured, i.e. whether licences are checked at all. */
@@ -70,7 +87,9 @@ export class LicensingService {
   }
 
   publicKey(): Promise<CryptoKey | null> {
-    this.key ??= this.ctx.config.BIMS_LICENCE_PUBLIC_KEY ? importLicenceKey(this.ctx.config.BIMS_LICENCE_PUBLIC_KEY) : Promise.resolve(null);
+    this.key ??= this.ctx.config.BIMS_LICENCE_PUBLIC_KEY
+      ? importLicenceKey(this.ctx.config.BIMS_LICENCE_PUBLIC_KEY)
+      : Promise.resolve(null);
     return this.key;
   }
 
@@ -83,13 +102,24 @@ export class LicensingService {
   async current(): Promise<LicenceView> {
     if (!this.licensed) return { mode: 'UNLICENSED', state: 'UNLICENSED', message: UNLICENSED_MESSAGE };
     const read = await this.read();
-    const base = { mode: 'LICENSED' as const, source: this.source, jws: read.jws, licence: read.licence, fetchedAt: read.fetchedAt, dongleId: read.dongleId };
-    if (!read.licence) return { ...base, state: read.problem?.state ?? 'MISSING', message: read.problem?.message ?? 'no licence' };
+    const base = {
+      mode: 'LICENSED' as const,
+      source: this.source,
+      jws: read.jws,
+      licence: read.licence,
+      fetchedAt: read.fetchedAt,
+      dongleId: read.dongleId,
+    };
+    if (!read.licence)
+      return { ...base, state: read.problem?.state ?? 'MISSING', message: read.problem?.message ?? 'no licence' };
     const state = licenceTimeState(read.licence, this.ctx.now());
     const who = `licence ${read.licence.licenceId} (${read.licence.licensee}, ${this.source})`;
-    const message = state === 'VALID' ? `${who} is valid until ${read.licence.expiresAt}`
-      : state === 'EXPIRED' ? `${who} expired at ${read.licence.expiresAt}`
-      : `${who} is not valid before ${read.licence.notBefore}`;
+    const message =
+      state === 'VALID'
+        ? `${who} is valid until ${read.licence.expiresAt}`
+        : state === 'EXPIRED'
+          ? `${who} expired at ${read.licence.expiresAt}`
+          : `${who} is not valid before ${read.licence.notBefore}`;
     // A stale licence (source unreachable now) stays in force; the message says so.
     return { ...base, state, message: read.problem ? `${message}; ${read.problem.message}` : message };
   }
@@ -98,7 +128,11 @@ export class LicensingService {
     if (this.cached && Date.now() < this.cached.until) return this.cached.read;
     this.inflight ??= this.readSource()
       .then((read) => {
-        const ttl = read.problem ? RETRY_AFTER_FAILURE_MS : this.source === 'INTERNET' ? Number.POSITIVE_INFINITY : this.ctx.config.BIMS_LICENCE_REFRESH_SECONDS * 1000;
+        const ttl = read.problem
+          ? RETRY_AFTER_FAILURE_MS
+          : this.source === 'INTERNET'
+            ? Number.POSITIVE_INFINITY
+            : this.ctx.config.BIMS_LICENCE_REFRESH_SECONDS * 1000;
         this.cached = { read, until: Date.now() + ttl };
         return read;
       })
@@ -122,14 +156,24 @@ export class LicensingService {
       return await this.readDongle(fetchedAt);
     } catch (error) {
       if (error instanceof LicensingUnavailableError) {
-        if (error.operatorDetail) this.ctx.log.warn('licensing component unreachable', { source, operatorDetail: error.operatorDetail });
+        if (error.operatorDetail)
+          this.ctx.log.warn('licensing component unreachable', { source, operatorDetail: error.operatorDetail });
         const stale = source === 'CLOUD' ? await findActiveLicence(this.ctx.db, 'CLOUD') : undefined;
-        const problem = { state: 'UNREACHABLE' as const, message: `the ${source === 'CLOUD' ? 'licensing endpoint' : 'sidecar'} cannot be reached: ${error.message}` };
+        const problem = {
+          state: 'UNREACHABLE' as const,
+          message: `the ${source === 'CLOUD' ? 'licensing endpoint' : 'sidecar'} cannot be reached: ${error.message}`,
+        };
         if (stale) return { ...(await this.verified(stale.document)), problem, fetchedAt: stale.installed_at };
         return { problem, fetchedAt };
       }
       if (error instanceof LicenceDocumentError) {
-        return { problem: { state: error.problem === 'INVALID_SIGNATURE' ? 'INVALID_SIGNATURE' : 'MISSING', message: `the ${source} licence is refused: ${error.message}` }, fetchedAt };
+        return {
+          problem: {
+            state: error.problem === 'INVALID_SIGNATURE' ? 'INVALID_SIGNATURE' : 'MISSING',
+            message: `the ${source} licence is refused: ${error.message}`,
+          },
+          fetchedAt,
+        };
       }
       throw error;
     }
@@ -157,14 +201,30 @@ export class LicensingService {
       return { jws, licence, fetchedAt: existing?.installed_at ?? fetchedAt };
     }
     const row = await findActiveLicence(this.ctx.db, 'INTERNET');
-    if (!row) return { problem: { state: 'MISSING', message: 'no INTERNET licence is configured (BIMS_LICENCE or BIMS_LICENCE_FILE) or activated' }, fetchedAt };
+    if (!row)
+      return {
+        problem: {
+          state: 'MISSING',
+          message: 'no INTERNET licence is configured (BIMS_LICENCE or BIMS_LICENCE_FILE) or activated',
+        },
+        fetchedAt,
+      };
     return { ...(await this.verified(row.document)), fetchedAt: row.installed_at };
   }
 
   private async readCloud(fetchedAt: Date): Promise<SourceRead> {
     const { BIMS_LICENCE_CLOUD_URL: url, BIMS_LICENCE_CLOUD_TOKEN: token } = this.ctx.config;
-    if (!url || !token) return { problem: { state: 'MISSING', message: 'the CLOUD source needs BIMS_LICENCE_CLOUD_URL and BIMS_LICENCE_CLOUD_TOKEN' }, fetchedAt };
-    const { jws, licence } = await this.verified(await fetchCloudLicence(url, token, this.ctx.config.BIMS_GATEWAY_TIMEOUT_MS));
+    if (!url || !token)
+      return {
+        problem: {
+          state: 'MISSING',
+          message: 'the CLOUD source needs BIMS_LICENCE_CLOUD_URL and BIMS_LICENCE_CLOUD_TOKEN',
+        },
+        fetchedAt,
+      };
+    const { jws, licence } = await this.verified(
+      await fetchCloudLicence(url, token, this.ctx.config.BIMS_GATEWAY_TIMEOUT_MS),
+    );
     const existing = await findActiveLicence(this.ctx.db, 'CLOUD');
     if (existing?.document !== jws) await this.store('CLOUD', jws, licence);
     return { jws, licence, fetchedAt };
@@ -175,13 +235,22 @@ export class LicensingService {
     const dongles: SidecarDongle[] = await this.dongles.list();
     const holding = dongles.filter((d) => d.licence);
     if (holding.length === 0) {
-      return { problem: { state: 'MISSING', message: dongles.length ? `no attached dongle holds a licence (${dongles.map((d) => d.id).join(', ')})` : 'no dongle is attached' }, fetchedAt };
+      return {
+        problem: {
+          state: 'MISSING',
+          message: dongles.length
+            ? `no attached dongle holds a licence (${dongles.map((d) => d.id).join(', ')})`
+            : 'no dongle is attached',
+        },
+        fetchedAt,
+      };
     }
     let lastError: unknown;
     for (const dongle of holding) {
       try {
         const { jws, licence } = await this.verified(dongle.licence!);
-        if (licence.dongleId && licence.dongleId !== dongle.id) throw new LicenceDocumentError('MALFORMED', `licence for dongle ${licence.dongleId} found on ${dongle.id}`);
+        if (licence.dongleId && licence.dongleId !== dongle.id)
+          throw new LicenceDocumentError('MALFORMED', `licence for dongle ${licence.dongleId} found on ${dongle.id}`);
         return { jws, licence, fetchedAt, dongleId: dongle.id };
       } catch (error) {
         lastError = error;

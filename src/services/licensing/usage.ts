@@ -11,37 +11,66 @@ import type { LicenceView } from './licensing-service.js';
 export function refusalOf(view: LicenceView): DomainError | null {
   if (view.mode === 'UNLICENSED' || view.state === 'VALID') return null;
   const extras = { licenceId: view.licence?.licenceId, licenceSource: view.source, licenceState: view.state };
-  if (view.state === 'EXPIRED' || view.state === 'NOT_YET_VALID') return new DomainError('licence-expired', `The operation is refused: ${view.message}`, extras);
-  if (view.state === 'UNREACHABLE') return new DomainError('service-unavailable', `The licence cannot be checked: ${view.message}`, { ...extras, component: 'licensing' });
+  if (view.state === 'EXPIRED' || view.state === 'NOT_YET_VALID')
+    return new DomainError('licence-expired', `The operation is refused: ${view.message}`, extras);
+  if (view.state === 'UNREACHABLE')
+    return new DomainError('service-unavailable', `The licence cannot be checked: ${view.message}`, {
+      ...extras,
+      component: 'licensing',
+    });
   return new DomainError('licence-invalid', `The operation is refused: ${view.message}`, extras);
 }
 
 function exhausted(view: LicenceView, type: LicensedOperationType, used: number): DomainError {
   const licence = view.licence!;
   const quota = licence.quotas[type]!;
-  return new DomainError('licence-exhausted', `The operation is refused: licence ${licence.licenceId} (${licence.licensee}) allows ${quota.limit} ${type} per ${quota.period}, and ${used} are used`, {
-    licenceId: licence.licenceId, licenceSource: view.source, operationType: type, period: quota.period, limit: quota.limit, used,
-  });
+  return new DomainError(
+    'licence-exhausted',
+    `The operation is refused: licence ${licence.licenceId} (${licence.licensee}) allows ${quota.limit} ${type} per ${quota.period}, and ${used} are used`,
+    {
+      licenceId: licence.licenceId,
+      licenceSource: view.source,
+      operationType: type,
+      period: quota.period,
+      limit: quota.limit,
+      used,
+    },
+  );
 }
 
 /**
  * The cheap check before any extraction work: the licence is in force, and the quota of `type` is not
  * already used up. It is only a shortcut; {@link countUsage} is what enforces, inside the transaction.
  */
-export async function precheckLicence(services: Services, type: LicensedOperationType, modalities: readonly ('FACE' | 'VOICE')[] = ['FACE']): Promise<void> {
+export async function precheckLicence(
+  services: Services,
+  type: LicensedOperationType,
+  modalities: readonly ('FACE' | 'VOICE')[] = ['FACE'],
+): Promise<void> {
   const view = await services.licensing.current();
   const refusal = refusalOf(view);
   if (refusal) throw refusal;
   // A licence names the modalities it entitles; an operation on another is refused like an invalid licence.
   const missing = view.licence ? modalities.filter((m) => !view.licence!.modalities.includes(m)) : [];
   if (missing.length) {
-    throw new DomainError('licence-invalid', `The operation is refused: licence ${view.licence!.licenceId} does not cover ${missing.join(', ')}`, {
-      licenceId: view.licence!.licenceId, licenceSource: view.source, licenceState: view.state, modalities: missing,
-    });
+    throw new DomainError(
+      'licence-invalid',
+      `The operation is refused: licence ${view.licence!.licenceId} does not cover ${missing.join(', ')}`,
+      {
+        licenceId: view.licence!.licenceId,
+        licenceSource: view.source,
+        licenceState: view.state,
+        modalities: missing,
+      },
+    );
   }
   const quota = view.licence?.quotas[type];
   if (!quota) return;
-  const used = await findUsageCount(services.ctx.db, { period: periodKey(quota.period, services.ctx.now()), operationType: type, licenceId: view.licence!.licenceId });
+  const used = await findUsageCount(services.ctx.db, {
+    period: periodKey(quota.period, services.ctx.now()),
+    operationType: type,
+    licenceId: view.licence!.licenceId,
+  });
   if (used !== undefined && used >= quota.limit) throw exhausted(view, type, used);
 }
 
@@ -55,7 +84,11 @@ export async function precheckLicence(services: Services, type: LicensedOperatio
  *
  * @example await ctx.db.transaction().execute(async (trx) => { await countUsage(trx, services, 'ENROLL'); ... })
  */
-export async function countUsage(trx: Transaction<Database>, services: Services, type: LicensedOperationType): Promise<void> {
+export async function countUsage(
+  trx: Transaction<Database>,
+  services: Services,
+  type: LicensedOperationType,
+): Promise<void> {
   const view = await services.licensing.current();
   const refusal = refusalOf(view);
   if (refusal) throw refusal;

@@ -1,5 +1,11 @@
 import { serverVersion } from '../../db/connect.js';
-import { connectionsByState, currentDatabaseName, isInRecovery, listServiceNodes, streamingReplicas } from '../../db/repositories/management.js';
+import {
+  connectionsByState,
+  currentDatabaseName,
+  isInRecovery,
+  listServiceNodes,
+  streamingReplicas,
+} from '../../db/repositories/management.js';
 import type { ServiceContext } from '../context.js';
 import { reportNode } from './nodes.js';
 
@@ -33,7 +39,9 @@ export async function clusterStatus(ctx: ServiceContext) {
 
   const version = await probe(notes, 'server_version', 'unknown', () => serverVersion(db));
   const database = await probe(notes, 'current_database()', null as string | null, () => currentDatabaseName(db));
-  const role = await probe(notes, 'pg_is_in_recovery()', 'unknown' as const, async () => ((await isInRecovery(db)) ? ('replica' as const) : ('primary' as const)));
+  const role = await probe(notes, 'pg_is_in_recovery()', 'unknown' as const, async () =>
+    (await isInRecovery(db)) ? ('replica' as const) : ('primary' as const),
+  );
   const replication = await probe(notes, 'pg_stat_replication', [], async () =>
     (await streamingReplicas(db)).map((r) => ({
       applicationName: r.application_name,
@@ -43,7 +51,8 @@ export async function clusterStatus(ctx: ServiceContext) {
       sentLsn: r.sent_lsn,
       replayLsn: r.replay_lsn,
       replayLagSeconds: r.replay_lag_seconds,
-    })));
+    })),
+  );
   const connections = await probe(notes, 'pg_stat_activity', [], () => connectionsByState(db));
 
   // The service's own table: a failure here is a real fault and is left to the exception log.

@@ -1,5 +1,9 @@
 import { serverVersion } from '../../db/connect.js';
-import { countPendingAdjudicationCases, countSubjectsByStatus, countTableRows } from '../../db/repositories/management.js';
+import {
+  countPendingAdjudicationCases,
+  countSubjectsByStatus,
+  countTableRows,
+} from '../../db/repositories/management.js';
 import type { ServiceContext } from '../context.js';
 import type { Services } from '../index.js';
 import { CURRENT_FACE_TEMPLATE_VERSION } from './template-version.js';
@@ -24,20 +28,21 @@ async function subjectCounts(ctx: ServiceContext) {
  */
 export async function managementInfo(services: Services) {
   const { ctx } = services;
-  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool, licence, gallery] = await Promise.all([
-    serverVersion(ctx.db),
-    subjectCounts(ctx),
-    countTableRows(ctx.db, 'operations'),
-    countTableRows(ctx.db, 'accounts'),
-    // CONFLICTED cases (adjudicators disagreed) still wait for a decision, so they count as pending.
-    countPendingAdjudicationCases(ctx.db),
-    countTableRows(ctx.db, 'exceptions'),
-    services.extractors.stats(),
-    services.licensing.current(),
-    // What this node's in-memory gallery holds, with the digest and the reconciliation record, so operators
-    // and tests can see that it agrees with the database (each node keeps its own copy).
-    services.gallery.state(),
-  ]);
+  const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool, licence, gallery] =
+    await Promise.all([
+      serverVersion(ctx.db),
+      subjectCounts(ctx),
+      countTableRows(ctx.db, 'operations'),
+      countTableRows(ctx.db, 'accounts'),
+      // CONFLICTED cases (adjudicators disagreed) still wait for a decision, so they count as pending.
+      countPendingAdjudicationCases(ctx.db),
+      countTableRows(ctx.db, 'exceptions'),
+      services.extractors.stats(),
+      services.licensing.current(),
+      // What this node's in-memory gallery holds, with the digest and the reconciliation record, so operators
+      // and tests can see that it agrees with the database (each node keeps its own copy).
+      services.gallery.state(),
+    ]);
   return {
     version: ctx.node.version,
     templateVersion: CURRENT_FACE_TEMPLATE_VERSION,

@@ -8,8 +8,16 @@ import type { Services } from '../index.js';
  * licence consumption.
  */
 export const KEPT_TABLES: readonly string[] = [
-  'kysely_migration', 'kysely_migration_lock', 'settings', 'accounts', 'oauth_clients', 'oauth_codes', 'refresh_tokens',
-  'signing_keys', 'licences', 'usage_counters',
+  'kysely_migration',
+  'kysely_migration_lock',
+  'settings',
+  'accounts',
+  'oauth_clients',
+  'oauth_codes',
+  'refresh_tokens',
+  'signing_keys',
+  'licences',
+  'usage_counters',
   // Template keys: clearing them would invalidate every QR code and encrypted template already handed out.
   'service_keys',
   // Sign-in throttle state: clearing the data must not hand a password guesser a fresh budget.
@@ -31,7 +39,9 @@ export async function truncateDatabase(services: Services) {
   const { ctx } = services;
   // The gallery mirrors rows that are about to go: every node is told to reload, with the commit.
   const result = await services.gallery.transaction(async (trx, changes) => {
-    const cleared = (await listBaseTables(trx)).filter((name) => !KEPT_TABLES.includes(name) && !NOT_CLEARED_HERE.includes(name));
+    const cleared = (await listBaseTables(trx)).filter(
+      (name) => !KEPT_TABLES.includes(name) && !NOT_CLEARED_HERE.includes(name),
+    );
     // Counted under a lock, then truncated in one statement (see truncateTablesCounting).
     const removed = await truncateTablesCounting(trx, cleared);
     removed.service_nodes = await deleteServiceNodesExcept(trx, ctx.node.id);

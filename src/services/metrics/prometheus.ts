@@ -31,7 +31,8 @@ function labelText(labels: Labels | undefined, extra?: [string, string]): string
 }
 
 /** Numbers as the format writes them: +Inf, -Inf, NaN, or the shortest decimal. */
-const numberText = (n: number) => (Number.isNaN(n) ? 'NaN' : n === Infinity ? '+Inf' : n === -Infinity ? '-Inf' : String(n));
+const numberText = (n: number) =>
+  Number.isNaN(n) ? 'NaN' : n === Infinity ? '+Inf' : n === -Infinity ? '-Inf' : String(n);
 
 /** A label set as a stable map key (label order as given by the caller, which is always the declared order). */
 const keyOf = (names: readonly string[], labels: Labels) => JSON.stringify(names.map((n) => labels[n] ?? ''));
@@ -103,7 +104,12 @@ export class PrometheusRegistry {
     return counter;
   }
 
-  histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: readonly number[]): Histogram<L> {
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: readonly number[],
+  ): Histogram<L> {
     const histogram = new Histogram(labelNames, buckets);
     this.families.push({ name, help, type: 'histogram', render: () => histogram.lines(name) });
     return histogram;
@@ -113,9 +119,16 @@ export class PrometheusRegistry {
    * A family whose samples are read when scraped (pool sizes, gallery size, a pool's own job counters), so
    * there is nothing to keep in step: a gauge, or a counter kept by someone else.
    */
-  collected(name: string, help: string, type: 'gauge' | 'counter', collect: () => Promise<GaugeSample[]> | GaugeSample[]): void {
+  collected(
+    name: string,
+    help: string,
+    type: 'gauge' | 'counter',
+    collect: () => Promise<GaugeSample[]> | GaugeSample[],
+  ): void {
     this.families.push({
-      name, help, type,
+      name,
+      help,
+      type,
       render: async () => (await collect()).map((s) => `${name}${labelText(s.labels)} ${numberText(s.value)}`),
     });
   }
@@ -124,7 +137,11 @@ export class PrometheusRegistry {
   async render(): Promise<string> {
     const out: string[] = [];
     for (const family of this.families) {
-      out.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`, ...(await family.render()));
+      out.push(
+        `# HELP ${family.name} ${escapeHelp(family.help)}`,
+        `# TYPE ${family.name} ${family.type}`,
+        ...(await family.render()),
+      );
     }
     return out.join('\n') + '\n';
   }

@@ -61,52 +61,136 @@ export class ServiceMetrics {
   /** Register the families read at scrape time. Called once, when the services are built. */
   collectFrom(sources: MetricSources): void {
     const r = this.registry;
-    r.collected('bims_build_info', 'Version and runtime of this process', 'gauge', () => [{ labels: { version: sources.node.version, runtime: sources.node.runtime }, value: 1 }]);
-    r.collected('bims_process_start_time_seconds', 'When this process started, seconds since the epoch', 'gauge', () => [{ value: sources.startedAt.getTime() / 1000 }]);
+    r.collected('bims_build_info', 'Version and runtime of this process', 'gauge', () => [
+      { labels: { version: sources.node.version, runtime: sources.node.runtime }, value: 1 },
+    ]);
+    r.collected(
+      'bims_process_start_time_seconds',
+      'When this process started, seconds since the epoch',
+      'gauge',
+      () => [{ value: sources.startedAt.getTime() / 1000 }],
+    );
 
     const pool = async () => sources.extractors.stats();
-    r.collected('bims_extraction_pool_state', 'The extraction pool: 1 for its state (idle: not started yet; running; failed; not-configured)', 'gauge', async () => [
-      { labels: { state: (await pool()).state }, value: 1 },
-    ]);
+    r.collected(
+      'bims_extraction_pool_state',
+      'The extraction pool: 1 for its state (idle: not started yet; running; failed; not-configured)',
+      'gauge',
+      async () => [{ labels: { state: (await pool()).state }, value: 1 }],
+    );
     const fromPool = (pick: (s: Record<string, unknown>) => unknown) => async (): Promise<GaugeSample[]> => {
       const value = pick(await pool());
       return typeof value === 'number' ? [{ value }] : [{ value: 0 }];
     };
-    r.collected('bims_extraction_pool_workers', 'Extraction workers (1 for inline extraction; the service\'s for remote)', 'gauge', fromPool((s) => s.workers));
-    r.collected('bims_extraction_pool_busy', 'Extraction jobs running now', 'gauge', fromPool((s) => s.busy));
-    r.collected('bims_extraction_pool_queued', 'Extraction jobs waiting for a worker', 'gauge', fromPool((s) => s.queued));
-    r.collected('bims_extraction_pool_jobs_total', 'Extraction jobs finished by the pool since it started, by outcome', 'counter', async () => {
-      const s = (await pool()) as Record<string, unknown>;
-      return (['completed', 'failed', 'cancelled'] as const).map((outcome) => ({ labels: { outcome }, value: typeof s[outcome] === 'number' ? (s[outcome] as number) : 0 }));
-    });
-    r.collected('bims_extraction_pool_restarts_total', 'Extraction workers replaced after a crash or a timeout', 'counter', fromPool((s) => s.restarts));
+    r.collected(
+      'bims_extraction_pool_workers',
+      "Extraction workers (1 for inline extraction; the service's for remote)",
+      'gauge',
+      fromPool((s) => s.workers),
+    );
+    r.collected(
+      'bims_extraction_pool_busy',
+      'Extraction jobs running now',
+      'gauge',
+      fromPool((s) => s.busy),
+    );
+    r.collected(
+      'bims_extraction_pool_queued',
+      'Extraction jobs waiting for a worker',
+      'gauge',
+      fromPool((s) => s.queued),
+    );
+    r.collected(
+      'bims_extraction_pool_jobs_total',
+      'Extraction jobs finished by the pool since it started, by outcome',
+      'counter',
+      async () => {
+        const s = (await pool()) as Record<string, unknown>;
+        return (['completed', 'failed', 'cancelled'] as const).map((outcome) => ({
+          labels: { outcome },
+          value: typeof s[outcome] === 'number' ? (s[outcome] as number) : 0,
+        }));
+      },
+    );
+    r.collected(
+      'bims_extraction_pool_restarts_total',
+      'Extraction workers replaced after a crash or a timeout',
+      'counter',
+      fromPool((s) => s.restarts),
+    );
 
-    r.collected('bims_gallery_subjects', 'ENROLLED subjects held in the in-memory gallery, by template version', 'gauge', async () => {
-      const stats = await sources.gallery.stats();
-      return Object.entries(stats.versions).map(([version, v]) => ({ labels: { template_version: version }, value: v.subjects }));
-    });
-    r.collected('bims_gallery_templates', 'Templates held in the in-memory gallery, by template version', 'gauge', async () => {
-      const stats = await sources.gallery.stats();
-      return Object.entries(stats.versions).map(([version, v]) => ({ labels: { template_version: version }, value: v.templates }));
-    });
-    r.collected('bims_gallery_freshness', 'How this node learns of other nodes\' gallery changes: 1 for its mode (listen: PostgreSQL NOTIFY; poll: the change log before each search)', 'gauge', () => [
-      { labels: { mode: sources.gallery.freshnessState().mode }, value: 1 },
+    r.collected(
+      'bims_gallery_subjects',
+      'ENROLLED subjects held in the in-memory gallery, by template version',
+      'gauge',
+      async () => {
+        const stats = await sources.gallery.stats();
+        return Object.entries(stats.versions).map(([version, v]) => ({
+          labels: { template_version: version },
+          value: v.subjects,
+        }));
+      },
+    );
+    r.collected(
+      'bims_gallery_templates',
+      'Templates held in the in-memory gallery, by template version',
+      'gauge',
+      async () => {
+        const stats = await sources.gallery.stats();
+        return Object.entries(stats.versions).map(([version, v]) => ({
+          labels: { template_version: version },
+          value: v.templates,
+        }));
+      },
+    );
+    r.collected(
+      'bims_gallery_freshness',
+      "How this node learns of other nodes' gallery changes: 1 for its mode (listen: PostgreSQL NOTIFY; poll: the change log before each search)",
+      'gauge',
+      () => [{ labels: { mode: sources.gallery.freshnessState().mode }, value: 1 }],
+    );
+    r.collected(
+      'bims_gallery_listen_up',
+      'The LISTEN connection for gallery changes: 1 connected, 0 lost (searches read the change log until it is back); absent without one (PGlite, Workers)',
+      'gauge',
+      () => {
+        const state = sources.gallery.freshnessState();
+        return state.listener === 'none' ? [] : [{ value: state.listener === 'up' ? 1 : 0 }];
+      },
+    );
+    r.collected('bims_gallery_listen_losses_total', 'Times the LISTEN connection was lost', 'counter', () => [
+      { value: sources.gallery.freshnessState().losses },
     ]);
-    r.collected('bims_gallery_listen_up', 'The LISTEN connection for gallery changes: 1 connected, 0 lost (searches read the change log until it is back); absent without one (PGlite, Workers)', 'gauge', () => {
-      const state = sources.gallery.freshnessState();
-      return state.listener === 'none' ? [] : [{ value: state.listener === 'up' ? 1 : 0 }];
-    });
-    r.collected('bims_gallery_listen_losses_total', 'Times the LISTEN connection was lost', 'counter', () => [{ value: sources.gallery.freshnessState().losses }]);
-    r.collected('bims_gallery_reconciliations_total', 'Comparisons of the gallery with the database, and the ones that found and repaired a drift', 'counter', () => {
-      const state = sources.gallery.freshnessState();
-      return [{ labels: { result: 'checked' }, value: state.reconciliations }, { labels: { result: 'repaired' }, value: state.driftsRepaired }];
-    });
+    r.collected(
+      'bims_gallery_reconciliations_total',
+      'Comparisons of the gallery with the database, and the ones that found and repaired a drift',
+      'counter',
+      () => {
+        const state = sources.gallery.freshnessState();
+        return [
+          { labels: { result: 'checked' }, value: state.reconciliations },
+          { labels: { result: 'repaired' }, value: state.driftsRepaired },
+        ];
+      },
+    );
 
-    r.collected('bims_database_info', 'The database this process uses: 1 for its dialect', 'gauge', () => [{ labels: { dialect: sources.dialect }, value: 1 }]);
-    r.collected('bims_database_pool_connections', 'Connections of the PostgreSQL pool, by state (idle, active); absent on PGlite', 'gauge', () => {
-      const s = sources.databasePool?.();
-      return s ? [{ labels: { state: 'idle' }, value: s.idle }, { labels: { state: 'active' }, value: s.total - s.idle }] : [];
-    });
+    r.collected('bims_database_info', 'The database this process uses: 1 for its dialect', 'gauge', () => [
+      { labels: { dialect: sources.dialect }, value: 1 },
+    ]);
+    r.collected(
+      'bims_database_pool_connections',
+      'Connections of the PostgreSQL pool, by state (idle, active); absent on PGlite',
+      'gauge',
+      () => {
+        const s = sources.databasePool?.();
+        return s
+          ? [
+              { labels: { state: 'idle' }, value: s.idle },
+              { labels: { state: 'active' }, value: s.total - s.idle },
+            ]
+          : [];
+      },
+    );
     r.collected('bims_database_pool_waiting', 'Queries waiting for a pool connection', 'gauge', () => {
       const s = sources.databasePool?.();
       return s ? [{ value: s.waiting }] : [];

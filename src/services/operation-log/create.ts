@@ -5,14 +5,31 @@ import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { notFound } from '../errors.js';
-import { analyseFaces, analyseImages, faceGatesOf, gateImage, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
+import {
+  analyseFaces,
+  analyseImages,
+  faceGatesOf,
+  gateImage,
+  type AcceptedFace,
+  type FaceGates,
+} from '../biometrics/face-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord } from './record.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
-import { analyseVoices, averagedVoiceTemplate, presentVoiceMeasures, voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.js';
+import {
+  analyseVoices,
+  averagedVoiceTemplate,
+  presentVoiceMeasures,
+  voiceSampleRow,
+  type AcceptedVoice,
+} from '../biometrics/voice-samples.js';
 import { probeModalities, searchGallery, verifySubject, type MultimodalProbe } from '../biometrics/multimodal.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
-import { findSubjectRefBySubjectId, insertProbeImage, insertProbeVoiceSample } from '../../db/repositories/operation-log.js';
+import {
+  findSubjectRefBySubjectId,
+  insertProbeImage,
+  insertProbeVoiceSample,
+} from '../../db/repositories/operation-log.js';
 
 type Request = z.output<typeof CreateOperationRequest>;
 interface Caller {
@@ -26,8 +43,16 @@ interface Caller {
  * template kept). A sample the gates refuse is a recorded operation whose status says why, not an error.
  * VERIFY and IDENTIFY keep their probe images under the operation's UUID for review and audit.
  */
-export async function createOperation(services: Services, request: Request, caller: Caller, session: { gates?: Partial<FaceGates> } = {}) {
-  const requested = [...(request.faces?.length ? ['FACE' as const] : []), ...(request.voices?.length ? ['VOICE' as const] : [])];
+export async function createOperation(
+  services: Services,
+  request: Request,
+  caller: Caller,
+  session: { gates?: Partial<FaceGates> } = {},
+) {
+  const requested = [
+    ...(request.faces?.length ? ['FACE' as const] : []),
+    ...(request.voices?.length ? ['VOICE' as const] : []),
+  ];
   // An expired or used-up licence (or one without a requested modality) refuses before any extraction work.
   await precheckLicence(services, request.type, requested);
   const started = performance.now();
@@ -46,27 +71,58 @@ export async function createOperation(services: Services, request: Request, call
   if (request.type === 'CHECK') return check(services, base, images, request, started, session.gates);
 
   // The subject of a VERIFY must exist before any extraction work is spent on it.
-  const subject = request.type === 'VERIFY'
-    ? await findSubjectRefBySubjectId(services.ctx.db, request.subjectId!)
-    : undefined;
+  const subject =
+    request.type === 'VERIFY' ? await findSubjectRefBySubjectId(services.ctx.db, request.subjectId!) : undefined;
   if (request.type === 'VERIFY' && !subject) throw notFound(`Subject '${request.subjectId}'`);
 
   const [faces, voices] = await Promise.all([
-    images.length ? analyseFaces(services, images, {
-      field: 'body.faces',
-      checks: false,
-      checkIcao: request.options?.checkIcao,
-      detectLiveness: request.options?.detectLiveness,
-      overrides: session.gates,
-    }) : { accepted: [] as AcceptedFace[], failure: undefined },
-    request.voices?.length ? analyseVoices(services, request.voices.map((v) => v.audio), 'body.voices') : { accepted: [] as AcceptedVoice[], failure: undefined },
+    images.length
+      ? analyseFaces(services, images, {
+          field: 'body.faces',
+          checks: false,
+          checkIcao: request.options?.checkIcao,
+          detectLiveness: request.options?.detectLiveness,
+          overrides: session.gates,
+        })
+      : { accepted: [] as AcceptedFace[], failure: undefined },
+    request.voices?.length
+      ? analyseVoices(
+          services,
+          request.voices.map((v) => v.audio),
+          'body.voices',
+        )
+      : { accepted: [] as AcceptedVoice[], failure: undefined },
   ]);
   if (faces.failure) {
-    return finish(services, { ...base, status: faces.failure.status, checks: presentChecks(faces.failure.analysis, false), details: { reason: faces.failure.reason } }, started, []);
+    return finish(
+      services,
+      {
+        ...base,
+        status: faces.failure.status,
+        checks: presentChecks(faces.failure.analysis, false),
+        details: { reason: faces.failure.reason },
+      },
+      started,
+      [],
+    );
   }
   if (voices.failure) {
     const v = voices.failure;
-    return finish(services, { ...base, status: v.status, details: { reason: v.reason, failedCheck: v.failedCheck, sampleIndex: v.index, voice: presentVoiceMeasures(v.analysis) } }, started, []);
+    return finish(
+      services,
+      {
+        ...base,
+        status: v.status,
+        details: {
+          reason: v.reason,
+          failedCheck: v.failedCheck,
+          sampleIndex: v.index,
+          voice: presentVoiceMeasures(v.analysis),
+        },
+      },
+      started,
+      [],
+    );
   }
   // The probe's recordings make one voice template, as at enrolment (their embeddings averaged).
   const voiceVersion = voices.accepted[0]?.templateVersion ?? null;
@@ -77,55 +133,104 @@ export async function createOperation(services: Services, request: Request, call
   const threshold = request.options?.threshold ?? (await services.settings.get('matching.threshold'));
   if (request.type === 'VERIFY') {
     const { score, scores } = await verifySubject(services, subject!.id, probe);
-    return finish(services, {
-      ...base,
-      modalities: probeModalities(probe),
-      status: score !== null && score >= threshold ? 'SUCCESS' : 'MATCH_NOT_FOUND',
-      score,
-      threshold,
-      details: score === null ? { reason: 'the subject has no template of the probe\'s modalities and current template versions' } : { scores },
-    }, started, faces.accepted, voices.accepted);
+    return finish(
+      services,
+      {
+        ...base,
+        modalities: probeModalities(probe),
+        status: score !== null && score >= threshold ? 'SUCCESS' : 'MATCH_NOT_FOUND',
+        score,
+        threshold,
+        details:
+          score === null
+            ? { reason: "the subject has no template of the probe's modalities and current template versions" }
+            : { scores },
+      },
+      started,
+      faces.accepted,
+      voices.accepted,
+    );
   }
   const topK = request.options?.maxCandidates ?? (await services.settings.get('identify.maxCandidates'));
   const candidates = await searchGallery(services, probe, { topK, threshold });
-  return finish(services, {
-    ...base,
-    status: candidates.length ? 'SUCCESS' : 'MATCH_NOT_FOUND',
-    score: candidates[0]?.score ?? null,
-    threshold,
-    candidates,
-  }, started, faces.accepted, voices.accepted);
+  return finish(
+    services,
+    {
+      ...base,
+      status: candidates.length ? 'SUCCESS' : 'MATCH_NOT_FOUND',
+      score: candidates[0]?.score ?? null,
+      threshold,
+      candidates,
+    },
+    started,
+    faces.accepted,
+    voices.accepted,
+  );
 }
 
-async function check(services: Services, base: Omit<OperationRecord, 'status'>, images: string[], request: Request, started: number, overrides?: Partial<FaceGates>) {
-  const gates = await faceGatesOf(services, { checkIcao: request.options?.checkIcao, detectLiveness: request.options?.detectLiveness, overrides });
-  const analyses = await analyseImages(services, images.map((text) => fromBase64(text)), (i) => `body.faces.${i}.image`);
+async function check(
+  services: Services,
+  base: Omit<OperationRecord, 'status'>,
+  images: string[],
+  request: Request,
+  started: number,
+  overrides?: Partial<FaceGates>,
+) {
+  const gates = await faceGatesOf(services, {
+    checkIcao: request.options?.checkIcao,
+    detectLiveness: request.options?.detectLiveness,
+    overrides,
+  });
+  const analyses = await analyseImages(
+    services,
+    images.map((text) => fromBase64(text)),
+    (i) => `body.faces.${i}.image`,
+  );
   const gated = analyses.map((a) => gateImage(a, gates));
   const firstFailure = gated.findIndex((g) => 'status' in g);
-  const failure = firstFailure >= 0 ? (gated[firstFailure] as { status: OperationRecord['status']; reason: string }) : null;
-  return finish(services, {
-    ...base,
-    status: failure ? failure.status : 'SUCCESS',
-    // The checks of the first refused image, or of the first image when all passed.
-    checks: presentChecks(analyses[Math.max(0, firstFailure)]!, !failure),
-    details: failure ? { reason: `body.faces.${firstFailure}: ${failure.reason}` } : null,
-  }, started, []);
+  const failure =
+    firstFailure >= 0 ? (gated[firstFailure] as { status: OperationRecord['status']; reason: string }) : null;
+  return finish(
+    services,
+    {
+      ...base,
+      status: failure ? failure.status : 'SUCCESS',
+      // The checks of the first refused image, or of the first image when all passed.
+      checks: presentChecks(analyses[Math.max(0, firstFailure)]!, !failure),
+      details: failure ? { reason: `body.faces.${firstFailure}: ${failure.reason}` } : null,
+    },
+    started,
+    [],
+  );
 }
 
 /** Store the operation (and its probe images and recordings) and count it against the licence in one transaction, and answer it. */
-async function finish(services: Services, record: OperationRecord, started: number, probes: AcceptedFace[], voices: AcceptedVoice[] = []) {
+async function finish(
+  services: Services,
+  record: OperationRecord,
+  started: number,
+  probes: AcceptedFace[],
+  voices: AcceptedVoice[] = [],
+) {
   const { ctx } = services;
   const row = await ctx.db.transaction().execute(async (trx) => {
     // Counted (and refused over quota) with the operation it counts: a refusal rolls both back.
     await countUsage(trx, services, record.type as LicensedOperationType);
     for (const probe of probes) {
       await insertProbeImage(trx, {
-        operation_uuid: record.uuid, format: probe.analysis.format.toUpperCase(),
-        width: probe.analysis.width, height: probe.analysis.height, bytes: probe.bytes, created_at: record.at,
+        operation_uuid: record.uuid,
+        format: probe.analysis.format.toUpperCase(),
+        width: probe.analysis.width,
+        height: probe.analysis.height,
+        bytes: probe.bytes,
+        created_at: record.at,
       });
     }
     for (const voice of voices) {
-      await insertProbeVoiceSample(trx, voiceSampleRow(voice, { subjectRef: null, operationUuid: record.uuid, at: record.at }));
+      await insertProbeVoiceSample(
+        trx,
+        voiceSampleRow(voice, { subjectRef: null, operationUuid: record.uuid, at: record.at }),
+      );
     }
     return recordOperation(trx, { ...record, durationMs: performance.now() - started });
   });
@@ -134,7 +239,10 @@ async function finish(services: Services, record: OperationRecord, started: numb
 
 /** `checkImage`: the checks of one image under the current settings; nothing is stored. */
 export async function checkImage(services: Services, request: z.output<typeof CheckImageRequest>) {
-  const gates = await faceGatesOf(services, { checkIcao: request.options?.checkIcao, detectLiveness: request.options?.detectLiveness });
+  const gates = await faceGatesOf(services, {
+    checkIcao: request.options?.checkIcao,
+    detectLiveness: request.options?.detectLiveness,
+  });
   const [analysis] = await analyseImages(services, [fromBase64(request.image)], () => 'body.image');
   const gate = gateImage(analysis!, gates);
   return { ...presentChecks(analysis!, !('status' in gate)), ...('status' in gate ? { reason: gate.reason } : {}) };

@@ -1,4 +1,8 @@
-import { deleteOperationsWithProbes, findSubjectsDependingOnOperations, lockOperationsByUuids } from '../../db/repositories/operation-log.js';
+import {
+  deleteOperationsWithProbes,
+  findSubjectsDependingOnOperations,
+  lockOperationsByUuids,
+} from '../../db/repositories/operation-log.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -34,9 +38,13 @@ export async function deleteOperations(ctx: ServiceContext, uuids: readonly stri
     const known = new Set((await lockOperationsByUuids(trx, list)).map((uuid) => uuid.toLowerCase()));
     const missing = list.filter((u) => !known.has(u)).map((u) => asGiven.get(u)!);
     if (missing.length) {
-      throw new DomainError('not-found', `Operation${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'were' : 'was'} not found`, {
-        missing,
-      });
+      throw new DomainError(
+        'not-found',
+        `Operation${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'were' : 'was'} not found`,
+        {
+          missing,
+        },
+      );
     }
     await refuseSubjectOperations(trx, list);
     // With the probe data only these operations own; a subject's data never goes here.
@@ -55,7 +63,9 @@ async function refuseSubjectOperations(trx: Queryable, list: string[]) {
     const uuid = row.uuid.toLowerCase();
     bySubject.set(uuid, (bySubject.get(uuid) ?? new Set()).add(row.subject_id));
   }
-  const named = [...bySubject].map(([uuid, subjects]) => `${uuid} (subject ${[...subjects].map((s) => `'${s}'`).join(', ')})`);
+  const named = [...bySubject].map(
+    ([uuid, subjects]) => `${uuid} (subject ${[...subjects].map((s) => `'${s}'`).join(', ')})`,
+  );
   throw new DomainError(
     'conflict',
     `Operation${named.length > 1 ? 's' : ''} ${named.join(', ')} ${named.length > 1 ? 'hold' : 'holds'} the enrolment or samples of a stored subject; delete the subject instead`,

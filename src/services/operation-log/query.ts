@@ -38,7 +38,11 @@ const operationSortColumns = {
  * `score,desc` starts with the best scores; ties are broken by id in the same direction, so pages never overlap.
  */
 export async function listOperations(ctx: ServiceContext, query: OperationPageQuery) {
-  const [column, direction] = sortColumn(operationSortColumns, query.sort ?? { field: 'createdAt', direction: 'desc' }, 'createdAt');
+  const [column, direction] = sortColumn(
+    operationSortColumns,
+    query.sort ?? { field: 'createdAt', direction: 'desc' },
+    'createdAt',
+  );
   const rows = await findOperationPage(ctx.db, query, { column, direction }, query);
   return rows.map(presentOperation);
 }
@@ -62,7 +66,11 @@ export async function operationById(ctx: ServiceContext, id: number) {
  * The rule is the one of services/ownership.ts.
  */
 export async function operationByUuid(ctx: ServiceContext, uuid: string, owner: Owner = null) {
-  const row = await findOperationByUuid(ctx.db, uuid, owner ? (accountColumn) => ownsOperation(accountColumn, owner) : undefined);
+  const row = await findOperationByUuid(
+    ctx.db,
+    uuid,
+    owner ? (accountColumn) => ownsOperation(accountColumn, owner) : undefined,
+  );
   if (!row) throw notFound(`Operation ${uuid}`);
   return presentOperation(row);
 }

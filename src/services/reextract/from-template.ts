@@ -1,4 +1,10 @@
-import { FACE_CALIBRATION, cosineInt8, faceRecord, parseTemplate, type TemplateRecord } from '../../biometrics/index.js';
+import {
+  FACE_CALIBRATION,
+  cosineInt8,
+  faceRecord,
+  parseTemplate,
+  type TemplateRecord,
+} from '../../biometrics/index.js';
 import { fromBase64, toBase64 } from '../../encoding/base64.js';
 import type { Services } from '../index.js';
 import { invalid } from '../errors.js';
@@ -25,7 +31,11 @@ const round = (score: number) => Math.round(score * 100) / 100;
  * - The new template is made from the best-quality sample and answered, base64; nothing biometric is stored
  *   (no subject is concerned), only the REEXTRACT operation.
  */
-export async function reextractFromTemplate(services: Services, request: { template: string; faces?: { image: string }[] }, caller: Caller) {
+export async function reextractFromTemplate(
+  services: Services,
+  request: { template: string; faces?: { image: string }[] },
+  caller: Caller,
+) {
   const started = performance.now();
   const uuid = crypto.randomUUID();
   const old = oldFaceRecord(request.template);
@@ -40,18 +50,35 @@ export async function reextractFromTemplate(services: Services, request: { templ
         `body.template: the template is of version ${old.templateVersion} and new samples are extracted as ${current}; templates of ` +
         'different model versions cannot be compared, so the new samples cannot be checked against it. Re-extract the stored subject ' +
         'from its stored samples instead (reextractSubject with subjectId), or enrol it again',
-      extras: { templateVersion: current, oldTemplateVersion: old.templateVersion, errors: [{ field: 'body.template', message: 'template version differs from the current one' }] },
+      extras: {
+        templateVersion: current,
+        oldTemplateVersion: old.templateVersion,
+        errors: [{ field: 'body.template', message: 'template version differs from the current one' }],
+      },
     });
   }
-  if (!request.faces?.length) throw invalid('body.faces', 'give at least one new face sample that matches the template');
+  if (!request.faces?.length)
+    throw invalid('body.faces', 'give at least one new face sample that matches the template');
 
-  const faces = await analyseFaces(services, request.faces.map((f) => f.image), { field: 'body.faces' });
+  const faces = await analyseFaces(
+    services,
+    request.faces.map((f) => f.image),
+    { field: 'body.faces' },
+  );
   if (faces.failure) {
     const f = faces.failure;
-    return refuse(services, { ...base, status: f.status, reason: f.reason, checks: presentChecks(f.analysis, false), extras: { sampleIndex: f.index } });
+    return refuse(services, {
+      ...base,
+      status: f.status,
+      reason: f.reason,
+      checks: presentChecks(f.analysis, false),
+      extras: { sampleIndex: f.index },
+    });
   }
   const threshold = await services.settings.get('matching.threshold');
-  const scores = faces.accepted.map((a) => round(FACE_CALIBRATION.cosineToScore(cosineInt8(old.record.q, faceRecord(parseTemplate(a.template))!.q))));
+  const scores = faces.accepted.map((a) =>
+    round(FACE_CALIBRATION.cosineToScore(cosineInt8(old.record.q, faceRecord(parseTemplate(a.template))!.q))),
+  );
   const weakest = Math.min(...scores);
   if (weakest < threshold) {
     const index = scores.indexOf(weakest);
@@ -68,8 +95,16 @@ export async function reextractFromTemplate(services: Services, request: { templ
   const best = faces.accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a));
   const operation = await services.ctx.db.transaction().execute((trx) =>
     recordOperation(trx, {
-      uuid, type: 'REEXTRACT', status: 'SUCCESS', modalities: ['FACE'], score: weakest, threshold, durationMs: performance.now() - started,
-      principal: caller.principal, surface: caller.surface, at: services.ctx.now(),
+      uuid,
+      type: 'REEXTRACT',
+      status: 'SUCCESS',
+      modalities: ['FACE'],
+      score: weakest,
+      threshold,
+      durationMs: performance.now() - started,
+      principal: caller.principal,
+      surface: caller.surface,
+      at: services.ctx.now(),
       details: { templateVersion: current, samples: faces.accepted.length, scores, templateFrom: best.index },
     }),
   );

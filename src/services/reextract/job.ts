@@ -49,7 +49,10 @@ export interface ReextractJobSummary {
   durationMs: number;
 }
 
-const JOB_CALLER: Caller = { principal: { accountId: null, username: 'reextract-job', role: 'ADMIN', via: 'basic' }, surface: 'admin' };
+const JOB_CALLER: Caller = {
+  principal: { accountId: null, username: 'reextract-job', role: 'ADMIN', via: 'basic' },
+  surface: 'admin',
+};
 
 /**
  * Re-extract the whole gallery after a model upgrade: every subject whose template version (or that of any
@@ -64,12 +67,17 @@ const JOB_CALLER: Caller = { principal: { accountId: null, username: 'reextract-
  * @example
  * const summary = await runReextractJob(services, { onProgress: (p) => draw(p.done, p.total) });
  */
-export async function runReextractJob(services: Services, options: ReextractJobOptions = {}): Promise<ReextractJobSummary> {
+export async function runReextractJob(
+  services: Services,
+  options: ReextractJobOptions = {},
+): Promise<ReextractJobSummary> {
   const started = performance.now();
   const { db } = services.ctx;
   // A dry run reads the version from the model manifest, which is what the extractor writes, without starting the pool.
   const current = options.dryRun ? CURRENT_FACE_TEMPLATE_VERSION : (await services.extractors.get()).templateVersion;
-  const currentVoice = options.dryRun ? CURRENT_VOICE_TEMPLATE_VERSION : (await services.extractors.get()).voiceTemplateVersion;
+  const currentVoice = options.dryRun
+    ? CURRENT_VOICE_TEMPLATE_VERSION
+    : (await services.extractors.get()).voiceTemplateVersion;
   // A subject is outdated when its face or its voice templates are: re-extraction redoes both.
   const versions = { face: current, voice: currentVoice };
   const outdated = await countOutdatedSubjectsByVersion(db, versions);
@@ -77,8 +85,17 @@ export async function runReextractJob(services: Services, options: ReextractJobO
   const count = outdated.reduce((sum, v) => sum + v.count, 0);
   const total = Math.min(count, options.limit ?? Infinity);
   const summary: ReextractJobSummary = {
-    templateVersion: current, dryRun: options.dryRun === true, outdated: count, byVersion, total, done: 0, reextracted: 0, failed: 0, failures: [],
-    stopped: false, durationMs: 0,
+    templateVersion: current,
+    dryRun: options.dryRun === true,
+    outdated: count,
+    byVersion,
+    total,
+    done: 0,
+    reextracted: 0,
+    failed: 0,
+    failures: [],
+    stopped: false,
+    durationMs: 0,
   };
   const report = (currentSubjectId: string | null) =>
     options.onProgress?.({ done: summary.done, total, failed: summary.failed, currentSubjectId });
@@ -103,8 +120,11 @@ export async function runReextractJob(services: Services, options: ReextractJobO
           summary.failed += 1;
           summary.failures.push({
             subjectId: subject.subject_id,
-            reason: error instanceof DomainError ? error.detail : error instanceof Error ? error.message : String(error),
-            ...(error instanceof DomainError && typeof error.extras.operationUuid === 'string' ? { operationUuid: error.extras.operationUuid } : {}),
+            reason:
+              error instanceof DomainError ? error.detail : error instanceof Error ? error.message : String(error),
+            ...(error instanceof DomainError && typeof error.extras.operationUuid === 'string'
+              ? { operationUuid: error.extras.operationUuid }
+              : {}),
           });
         }
         summary.done += 1;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { FaceAnalysis } from '../../biometrics/index.js';
 import { intersectionOverUnion, pickStoredFace } from './pick-face.js';
 
-const face = (x: number, y: number, size: number) => ({ rectangle: { x, y, width: size, height: size } }) as FaceAnalysis;
+const face = (x: number, y: number, size: number) =>
+  ({ rectangle: { x, y, width: size, height: size } }) as FaceAnalysis;
 
 describe('pickStoredFace', () => {
   const small = face(10, 10, 40);

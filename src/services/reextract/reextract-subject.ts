@@ -20,11 +20,16 @@ type Request = z.output<typeof ReextractSubjectRequest>;
  */
 export async function reextractSubject(services: Services, request: Request, caller: Caller) {
   if (request.voices?.length) {
-    throw new DomainError('unprocessable', 'body.voices: an old template is re-extracted from new face samples only; a stored subject\'s voice samples are re-extracted with reextractSubject and its subjectId', {
-      errors: [{ field: 'body.voices', message: 'new voice samples are not taken with a template; give faces' }],
-    });
+    throw new DomainError(
+      'unprocessable',
+      "body.voices: an old template is re-extracted from new face samples only; a stored subject's voice samples are re-extracted with reextractSubject and its subjectId",
+      {
+        errors: [{ field: 'body.voices', message: 'new voice samples are not taken with a template; give faces' }],
+      },
+    );
   }
-  if (request.template !== undefined) return reextractFromTemplate(services, { template: request.template, faces: request.faces }, caller);
+  if (request.template !== undefined)
+    return reextractFromTemplate(services, { template: request.template, faces: request.faces }, caller);
   // A stored subject is acted on, and answered in full, only for a caller who may read it: on the user
   // surface, the account that enrolled it (services/ownership.ts); another's is a 404 as if absent.
   const owner = ownerOf(caller);

@@ -34,13 +34,23 @@ export async function refuse(services: Services, refusal: Refusal): Promise<neve
   const { ctx } = services;
   const { extras = {} } = refusal;
   await recordOperation(ctx.db, {
-    uuid: refusal.uuid, type: 'REEXTRACT', status: refusal.status, subjectId: refusal.subjectId ?? null, modalities: ['FACE'],
-    score: refusal.score ?? null, threshold: refusal.threshold ?? null, checks: refusal.checks,
-    details: { reason: refusal.reason, ...extras }, durationMs: performance.now() - refusal.started,
-    principal: refusal.caller.principal, surface: refusal.caller.surface, at: ctx.now(),
+    uuid: refusal.uuid,
+    type: 'REEXTRACT',
+    status: refusal.status,
+    subjectId: refusal.subjectId ?? null,
+    modalities: ['FACE'],
+    score: refusal.score ?? null,
+    threshold: refusal.threshold ?? null,
+    checks: refusal.checks,
+    details: { reason: refusal.reason, ...extras },
+    durationMs: performance.now() - refusal.started,
+    principal: refusal.caller.principal,
+    surface: refusal.caller.surface,
+    at: ctx.now(),
   });
   throw new DomainError('unprocessable', refusal.reason, {
-    operationUuid: refusal.uuid, operationStatus: refusal.status,
+    operationUuid: refusal.uuid,
+    operationStatus: refusal.status,
     ...(refusal.score !== undefined && refusal.score !== null ? { score: refusal.score } : {}),
     ...(refusal.threshold !== undefined && refusal.threshold !== null ? { threshold: refusal.threshold } : {}),
     ...extras,

@@ -2,7 +2,13 @@ import { encodeFaceTemplate, type FaceAnalysis, type ImageAnalysis } from '../..
 import { json } from '../../db/json.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import {
-  findSubjectRef, listStoredFaceSamples, loadOriginalImages, lockSubjectForUpdate, replaceSubjectTemplate, setSubjectTemplateVersion, updateFaceSample,
+  findSubjectRef,
+  listStoredFaceSamples,
+  loadOriginalImages,
+  lockSubjectForUpdate,
+  replaceSubjectTemplate,
+  setSubjectTemplateVersion,
+  updateFaceSample,
   type StoredFaceSample,
 } from '../../db/repositories/reextract.js';
 import type { Services } from '../index.js';
@@ -63,7 +69,8 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   const samples = await listStoredFaceSamples(ctx.db, subject.id);
   const voices = await redoStoredVoices(services, subject.id);
   if (voices.failure) return fail('FAILED', voices.failure.reason, { voiceSampleId: voices.failure.sampleId });
-  if (samples.length === 0 && voices.redone.length === 0) return fail('FAILED', `subject '${subjectId}' has no face or voice sample to re-extract`);
+  if (samples.length === 0 && voices.redone.length === 0)
+    return fail('FAILED', `subject '${subjectId}' has no face or voice sample to re-extract`);
 
   const originals = await originalImages(services, samples);
   const withoutImage = samples.filter((s) => !originals.has(s.id));
@@ -84,17 +91,27 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   const measureLiveness = (await faceGatesOf(services, {})).requireLiveness;
   let analyses: ImageAnalysis[];
   try {
-    analyses = await analyseImages(services, withImage.map((s) => originals.get(s.id)!), (i) => `faceSamples.${withImage[i]!.id}.image`, { attributes: false, liveness: measureLiveness });
+    analyses = await analyseImages(
+      services,
+      withImage.map((s) => originals.get(s.id)!),
+      (i) => `faceSamples.${withImage[i]!.id}.image`,
+      { attributes: false, liveness: measureLiveness },
+    );
   } catch (error) {
     // A stored image the engine cannot read is not the caller's bad input: report it as a refused operation.
-    if (error instanceof DomainError && error.code === 'validation') return fail('FAILED', `a stored original image cannot be read: ${error.detail}`);
+    if (error instanceof DomainError && error.code === 'validation')
+      return fail('FAILED', `a stored original image cannot be read: ${error.detail}`);
     throw error;
   }
   const redone: Redone[] = [];
   for (const [i, sample] of withImage.entries()) {
     const face = pickStoredFace(analyses[i]!.faces, sample.rectangle);
     if (!face) {
-      return fail('NO_FACE_DETECTED', `the current extractor finds no face in the original image of face sample ${sample.id}`, { sampleId: sample.id });
+      return fail(
+        'NO_FACE_DETECTED',
+        `the current extractor finds no face in the original image of face sample ${sample.id}`,
+        { sampleId: sample.id },
+      );
     }
     redone.push({ sampleId: sample.id, face, template: encodeFaceTemplate(current, face) });
   }
@@ -108,8 +125,14 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
     for (const r of redone) {
       const f = r.face;
       await updateFaceSample(trx, subject.id, r.sampleId, {
-        template: r.template, template_version: current, rectangle: json(roundBox(f.rectangle)), landmarks: json(f.landmarks),
-        yaw: finite(f.yaw), pitch: finite(f.pitch), roll: finite(f.roll), quality: finite(f.quality),
+        template: r.template,
+        template_version: current,
+        rectangle: json(roundBox(f.rectangle)),
+        landmarks: json(f.landmarks),
+        yaw: finite(f.yaw),
+        pitch: finite(f.pitch),
+        roll: finite(f.roll),
+        quality: finite(f.quality),
         ...(measureLiveness ? { liveness_score: finite(f.livenessScore) } : {}),
       });
     }
@@ -117,11 +140,23 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
     await writeRedoneVoices(trx, subject.id, voices, now);
     await setSubjectTemplateVersion(trx, subject.id, current, now);
     const operation = await recordOperation(trx, {
-      uuid, type: 'REEXTRACT', status: 'SUCCESS', subjectId, modalities: [...(samples.length ? ['FACE' as const] : []), ...(voices.averaged ? ['VOICE' as const] : [])],
-      durationMs: performance.now() - started, principal: caller.principal, surface: caller.surface, at: now,
+      uuid,
+      type: 'REEXTRACT',
+      status: 'SUCCESS',
+      subjectId,
+      modalities: [...(samples.length ? ['FACE' as const] : []), ...(voices.averaged ? ['VOICE' as const] : [])],
+      durationMs: performance.now() - started,
+      principal: caller.principal,
+      surface: caller.surface,
+      at: now,
       details: {
-        templateVersion: current, previousVersions, reextracted: redone.map((r) => r.sampleId), kept: withoutImage.map((s) => s.id),
-        ...(voices.averaged ? { voiceTemplateVersion: voices.version, reextractedVoices: voices.redone.map((r) => r.sampleId) } : {}),
+        templateVersion: current,
+        previousVersions,
+        reextracted: redone.map((r) => r.sampleId),
+        kept: withoutImage.map((s) => s.id),
+        ...(voices.averaged
+          ? { voiceTemplateVersion: voices.version, reextractedVoices: voices.redone.map((r) => r.sampleId) }
+          : {}),
       },
     });
     if (row.status === 'ENROLLED') changes.put(subject.id);
@@ -134,7 +169,10 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
 
 /** The ORIGINAL image bytes of each sample that has one, by sample id. */
 async function originalImages(services: Services, samples: StoredFaceSample[]): Promise<Map<number, Uint8Array>> {
-  const byId = await loadOriginalImages(services.ctx.db, samples.map((s) => s.image_id).filter((id): id is number => id !== null));
+  const byId = await loadOriginalImages(
+    services.ctx.db,
+    samples.map((s) => s.image_id).filter((id): id is number => id !== null),
+  );
   const out = new Map<number, Uint8Array>();
   for (const s of samples) {
     const bytes = s.image_id !== null ? byId.get(s.image_id) : undefined;
@@ -144,9 +182,21 @@ async function originalImages(services: Services, samples: StoredFaceSample[]): 
 }
 
 /** The subject's compact FACE template (QR codes, exports) becomes that of its best-quality re-extracted face. */
-async function replaceCompactTemplate(trx: Queryable, subjectRef: number, redone: Redone[], version: string, now: Date) {
+async function replaceCompactTemplate(
+  trx: Queryable,
+  subjectRef: number,
+  redone: Redone[],
+  version: string,
+  now: Date,
+) {
   const best = redone.reduce((a, b) => (b.face.quality > a.face.quality ? b : a));
-  await replaceSubjectTemplate(trx, subjectRef, 'FACE', { template_version: version, data: best.template, quality: finite(best.face.quality) }, now);
+  await replaceSubjectTemplate(
+    trx,
+    subjectRef,
+    'FACE',
+    { template_version: version, data: best.template, quality: finite(best.face.quality) },
+    now,
+  );
 }
 
 function roundBox(r: Box): Box {

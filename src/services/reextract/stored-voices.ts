@@ -15,7 +15,12 @@ export interface RedoneVoice {
 
 /** What re-extraction makes of a subject's stored recordings, or why it cannot. */
 export type StoredVoices =
-  | { version: string; redone: RedoneVoice[]; averaged: { template: Uint8Array; quality: number } | null; failure?: undefined }
+  | {
+      version: string;
+      redone: RedoneVoice[];
+      averaged: { template: Uint8Array; quality: number } | null;
+      failure?: undefined;
+    }
   | { failure: { reason: string; sampleId: number } };
 
 /**
@@ -41,26 +46,54 @@ export async function redoStoredVoices(services: Services, subjectRef: number): 
     } catch (error) {
       const mapped = voiceExtractionError(error, `voiceSamples.${s.id}.audio`);
       if (mapped instanceof DomainError && mapped.code === 'validation') {
-        return { failure: { sampleId: s.id, reason: `the stored recording of voice sample ${s.id} cannot be read: ${mapped.detail}` } };
+        return {
+          failure: {
+            sampleId: s.id,
+            reason: `the stored recording of voice sample ${s.id} cannot be read: ${mapped.detail}`,
+          },
+        };
       }
       throw mapped;
     }
     if (!analysis.embedding) {
-      return { failure: { sampleId: s.id, reason: `the current voice pipeline finds no speech in the stored recording of voice sample ${s.id}` } };
+      return {
+        failure: {
+          sampleId: s.id,
+          reason: `the current voice pipeline finds no speech in the stored recording of voice sample ${s.id}`,
+        },
+      };
     }
     const withEmbedding = analysis as RedoneVoice['analysis'];
-    redone.push({ sampleId: s.id, analysis: withEmbedding, template: encodeVoiceTemplate(version, { embedding: withEmbedding.embedding, quality: analysis.quality }) });
+    redone.push({
+      sampleId: s.id,
+      analysis: withEmbedding,
+      template: encodeVoiceTemplate(version, { embedding: withEmbedding.embedding, quality: analysis.quality }),
+    });
   }
   return { version, redone, averaged: averagedVoiceTemplate(version, redone) };
 }
 
 /** Inside the re-extracting transaction: each voice sample's new template and measures, and the subject's averaged VOICE template. */
-export async function writeRedoneVoices(trx: Queryable, subjectRef: number, voices: Extract<StoredVoices, { version: string }>, now: Date) {
+export async function writeRedoneVoices(
+  trx: Queryable,
+  subjectRef: number,
+  voices: Extract<StoredVoices, { version: string }>,
+  now: Date,
+) {
   if (!voices.averaged) return;
   for (const r of voices.redone) {
     await updateVoiceSample(trx, subjectRef, r.sampleId, {
-      template: r.template, template_version: voices.version, quality: r.analysis.quality, speech_ratio: Math.round(r.analysis.speechRatio * 1000) / 1000,
+      template: r.template,
+      template_version: voices.version,
+      quality: r.analysis.quality,
+      speech_ratio: Math.round(r.analysis.speechRatio * 1000) / 1000,
     });
   }
-  await replaceSubjectTemplate(trx, subjectRef, 'VOICE', { template_version: voices.version, data: voices.averaged.template, quality: voices.averaged.quality }, now);
+  await replaceSubjectTemplate(
+    trx,
+    subjectRef,
+    'VOICE',
+    { template_version: voices.version, data: voices.averaged.template, quality: voices.averaged.quality },
+    now,
+  );
 }

@@ -28,8 +28,14 @@ describe('settings service cache', () => {
 
   it('falls back to the default for a stored value the registry now refuses, and ignores unknown keys', async () => {
     const { db } = booted.services.ctx;
-    await db.insertInto('settings').values({ key: 'identify.maxCandidates', value: json(5000) }).execute();
-    await db.insertInto('settings').values({ key: 'retired.key', value: json(true) }).execute();
+    await db
+      .insertInto('settings')
+      .values({ key: 'identify.maxCandidates', value: json(5000) })
+      .execute();
+    await db
+      .insertInto('settings')
+      .values({ key: 'retired.key', value: json(true) })
+      .execute();
     const settings = booted.services.settings;
     settings.invalidate();
     expect(await settings.get('identify.maxCandidates')).toBe(10);
@@ -42,6 +48,10 @@ describe('settings service cache', () => {
     expect(await faceCheckSettingsOf(settings)).toEqual(DEFAULT_FACE_CHECK_SETTINGS);
     await settings.set('checks.face.maxYaw', 35);
     await settings.set('quality.face.minimum', 70);
-    expect(await faceCheckSettingsOf(settings)).toMatchObject({ maxYaw: 35, minQuality: 70, maxPitch: DEFAULT_FACE_CHECK_SETTINGS.maxPitch });
+    expect(await faceCheckSettingsOf(settings)).toMatchObject({
+      maxYaw: 35,
+      minQuality: 70,
+      maxPitch: DEFAULT_FACE_CHECK_SETTINGS.maxPitch,
+    });
   });
 });

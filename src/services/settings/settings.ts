@@ -9,7 +9,16 @@ import {
 import type { Queryable } from '../../db/repositories/queryable.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
-import { definitionOf, isSettingKey, orderedSettings, settingKeys, type SettingDefinition, type SettingKey, type SettingScope, type SettingValue } from './registry.js';
+import {
+  definitionOf,
+  isSettingKey,
+  orderedSettings,
+  settingKeys,
+  type SettingDefinition,
+  type SettingKey,
+  type SettingScope,
+  type SettingValue,
+} from './registry.js';
 
 /** How long a cached read may be trusted. Writes on this node invalidate at once; this bounds how long
  * another node sharing the database can serve a value this node changed. */
@@ -85,7 +94,10 @@ export class SettingsService {
     const parsed = definition.schema.safeParse(value);
     if (!parsed.success) {
       const message = parsed.error.issues.map((i) => i.message).join('; ');
-      throw new DomainError('validation', `Setting '${known}': ${message}`, { errors: [{ field: 'body.value', message }], key: known });
+      throw new DomainError('validation', `Setting '${known}': ${message}`, {
+        errors: [{ field: 'body.value', message }],
+        key: known,
+      });
     }
     const now = this.ctx.now();
     await this.write(async (trx) => {
@@ -182,7 +194,10 @@ async function assertOrdered(trx: Queryable, key: SettingKey, value: unknown): P
     const highValue = key === high ? value : await storedValue(trx, other);
     if ((lowValue as number) > (highValue as number)) {
       const message = `would put ${low} (${lowValue}) above ${high} (${highValue})`;
-      throw new DomainError('validation', `Setting '${key}': ${message}`, { errors: [{ field: 'body.value', message }], key });
+      throw new DomainError('validation', `Setting '${key}': ${message}`, {
+        errors: [{ field: 'body.value', message }],
+        key,
+      });
     }
   }
 }
@@ -197,7 +212,10 @@ async function storedValue(trx: Queryable, key: SettingKey): Promise<unknown> {
 function requireKnown(key: string, code: 'not-found' | 'validation'): SettingKey {
   if (isSettingKey(key)) return key;
   if (code === 'not-found') throw notFound(`Setting '${key}'`);
-  throw new DomainError('validation', `Setting '${key}' is not a known key`, { errors: [{ field: 'body.key', message: 'is not a known setting key' }], key });
+  throw new DomainError('validation', `Setting '${key}' is not a known key`, {
+    errors: [{ field: 'body.key', message: 'is not a known setting key' }],
+    key,
+  });
 }
 
 function view(key: SettingKey, override: Override | undefined): SettingView {

@@ -24,7 +24,11 @@ export interface DeleteCaller {
 const keyColumns = ['id', 'subject_id', 'enrollment_operation_uuid'] as const;
 
 /** Delete the subjects, then take them out of the gallery; answers `DeletedCount`. */
-async function deleteAndForget(services: Services, caller: DeleteCaller, select: (trx: Services['ctx']['db']) => Promise<SubjectKey[]>) {
+async function deleteAndForget(
+  services: Services,
+  caller: DeleteCaller,
+  select: (trx: Services['ctx']['db']) => Promise<SubjectKey[]>,
+) {
   const { ctx } = services;
   const { subjects, removed } = await services.gallery.transaction(async (trx, changes) => {
     const subjects = await select(trx);
@@ -51,11 +55,21 @@ export function deleteSubject(services: Services, ref: { subjectId?: string; id?
 export function deleteSubjects(services: Services, subjectIds: readonly string[], caller: DeleteCaller) {
   const wanted = [...new Set(subjectIds)];
   return deleteAndForget(services, caller, async (trx) => {
-    const rows = await trx.selectFrom('subjects').select(keyColumns).where('subject_id', 'in', wanted).orderBy('id').forUpdate().execute();
+    const rows = await trx
+      .selectFrom('subjects')
+      .select(keyColumns)
+      .where('subject_id', 'in', wanted)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
     const found = new Set(rows.map((r) => r.subject_id));
     const missing = wanted.filter((s) => !found.has(s));
     if (missing.length) {
-      throw new DomainError('not-found', `Subjects ${missing.map((s) => `'${s}'`).join(', ')} were not found; nothing was deleted`, { missing });
+      throw new DomainError(
+        'not-found',
+        `Subjects ${missing.map((s) => `'${s}'`).join(', ')} were not found; nothing was deleted`,
+        { missing },
+      );
     }
     return rows;
   });
@@ -69,9 +83,15 @@ export function deleteSubjectsByUuid(services: Services, uuids: readonly string[
     const named = await operationUuidsWithSubject(trx, wanted);
     const missing = wanted.filter((u) => !named.has(u));
     if (missing.length) {
-      throw new DomainError('not-found', `No subject for operations ${missing.join(', ')}; nothing was deleted`, { missing });
+      throw new DomainError('not-found', `No subject for operations ${missing.join(', ')}; nothing was deleted`, {
+        missing,
+      });
     }
-    return rows.map((r) => ({ id: r.id, subject_id: r.subject_id, enrollment_operation_uuid: r.enrollment_operation_uuid }));
+    return rows.map((r) => ({
+      id: r.id,
+      subject_id: r.subject_id,
+      enrollment_operation_uuid: r.enrollment_operation_uuid,
+    }));
   });
 }
 

@@ -38,9 +38,27 @@ export async function operationUuidsWithSubject(db: Db, uuids: readonly string[]
     .selectFrom('subjects')
     .select('enrollment_operation_uuid as uuid')
     .where('enrollment_operation_uuid', 'in', list)
-    .union(db.selectFrom('face_samples').select('operation_uuid as uuid').where('subject_ref', 'is not', null).where('operation_uuid', 'in', list))
-    .union(db.selectFrom('voice_samples').select('operation_uuid as uuid').where('subject_ref', 'is not', null).where('operation_uuid', 'in', list))
-    .union(db.selectFrom('images').select('operation_uuid as uuid').where('subject_ref', 'is not', null).where('operation_uuid', 'in', list))
+    .union(
+      db
+        .selectFrom('face_samples')
+        .select('operation_uuid as uuid')
+        .where('subject_ref', 'is not', null)
+        .where('operation_uuid', 'in', list),
+    )
+    .union(
+      db
+        .selectFrom('voice_samples')
+        .select('operation_uuid as uuid')
+        .where('subject_ref', 'is not', null)
+        .where('operation_uuid', 'in', list),
+    )
+    .union(
+      db
+        .selectFrom('images')
+        .select('operation_uuid as uuid')
+        .where('subject_ref', 'is not', null)
+        .where('operation_uuid', 'in', list),
+    )
     .union(
       db
         .selectFrom('operations as o')

@@ -50,19 +50,43 @@ export async function loadSamples(db: Db, refs: readonly number[]): Promise<Subj
     db
       .selectFrom('face_samples')
       .select([
-        'id', 'subject_ref', 'operation_uuid', 'image_id', 'rectangle', 'yaw', 'pitch', 'roll', 'quality', 'liveness_score',
-        'template_version', 'created_at',
+        'id',
+        'subject_ref',
+        'operation_uuid',
+        'image_id',
+        'rectangle',
+        'yaw',
+        'pitch',
+        'roll',
+        'quality',
+        'liveness_score',
+        'template_version',
+        'created_at',
       ])
       .where('subject_ref', 'in', ids)
       .orderBy('id')
       .execute(),
     db
       .selectFrom('voice_samples')
-      .select(['id', 'subject_ref', 'operation_uuid', 'duration_ms', 'sample_rate', 'quality', 'speech_ratio', 'template_version', 'created_at'])
+      .select([
+        'id',
+        'subject_ref',
+        'operation_uuid',
+        'duration_ms',
+        'sample_rate',
+        'quality',
+        'speech_ratio',
+        'template_version',
+        'created_at',
+      ])
       .where('subject_ref', 'in', ids)
       .orderBy('id')
       .execute(),
-    db.selectFrom('templates').select(['subject_ref', 'modality', 'template_version', 'quality']).where('subject_ref', 'in', ids).execute(),
+    db
+      .selectFrom('templates')
+      .select(['subject_ref', 'modality', 'template_version', 'quality'])
+      .where('subject_ref', 'in', ids)
+      .execute(),
   ]);
   return { faces: groupBy(faces as FaceRow[]), voices: groupBy(voices), templates: groupBy(templates) };
 }
@@ -142,7 +166,7 @@ function modalityGroup<T extends { quality: number | null; template_version: str
 ) {
   if (rows.length === 0 && !template) return undefined;
   const qualities = rows.map((r) => r.quality).filter((q): q is number => q !== null && Number.isFinite(q));
-  const best = qualities.length ? Math.max(...qualities) : template?.quality ?? null;
+  const best = qualities.length ? Math.max(...qualities) : (template?.quality ?? null);
   const templateVersion = template?.template_version ?? rows.at(-1)!.template_version;
   return { templateVersion, ...measured('quality', best), samples: rows.map(present) };
 }
@@ -150,13 +174,28 @@ function modalityGroup<T extends { quality: number | null; template_version: str
 /** One subject as the `MultimodalSubject` model: the same data grouped by modality. */
 export function presentMultimodalSubject(row: SubjectRow, samples: SubjectSamples) {
   const templates = samples.templates.get(row.id) ?? [];
-  const face = modalityGroup(samples.faces.get(row.id) ?? [], templates.find((t) => t.modality === 'FACE'), (f) => presentFace(f, row.subject_id));
-  const voice = modalityGroup(samples.voices.get(row.id) ?? [], templates.find((t) => t.modality === 'VOICE'), (v) => presentVoice(v, row.subject_id));
+  const face = modalityGroup(
+    samples.faces.get(row.id) ?? [],
+    templates.find((t) => t.modality === 'FACE'),
+    (f) => presentFace(f, row.subject_id),
+  );
+  const voice = modalityGroup(
+    samples.voices.get(row.id) ?? [],
+    templates.find((t) => t.modality === 'VOICE'),
+    (v) => presentVoice(v, row.subject_id),
+  );
   return { ...base(row), ...(face ? { face } : {}), ...(voice ? { voice } : {}) };
 }
 
 /** Present a page of subject rows in their order, loading their samples in one query per table. */
-export async function presentPage<T>(db: Db, rows: SubjectRow[], present: (row: SubjectRow, samples: SubjectSamples) => T): Promise<T[]> {
-  const samples = await loadSamples(db, rows.map((r) => r.id));
+export async function presentPage<T>(
+  db: Db,
+  rows: SubjectRow[],
+  present: (row: SubjectRow, samples: SubjectSamples) => T,
+): Promise<T[]> {
+  const samples = await loadSamples(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => present(row, samples));
 }

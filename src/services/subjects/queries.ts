@@ -2,8 +2,19 @@ import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import type { SubjectFilter } from '../../schemas/subjects.js';
 import { sortColumn } from '../query-helpers.js';
-import { filteredSubjects, filteredSubjectsOfShape, filterShape, filterValues, subjectSortColumns } from '../../db/repositories/subjects/filters.js';
-import { compileSubjectStates, knownRevisions, readSubjectStates, type SubjectsSelect } from '../../db/repositories/subjects/with-samples.js';
+import {
+  filteredSubjects,
+  filteredSubjectsOfShape,
+  filterShape,
+  filterValues,
+  subjectSortColumns,
+} from '../../db/repositories/subjects/filters.js';
+import {
+  compileSubjectStates,
+  knownRevisions,
+  readSubjectStates,
+  type SubjectsSelect,
+} from '../../db/repositories/subjects/with-samples.js';
 import { bound, compiledOnce, type SlotOf } from '../../db/repositories/subjects/shapes.js';
 import { findSubject, subjectRefsOfOperation, type SubjectRef } from './lookup.js';
 import { ownsSubject, type Owner } from '../ownership.js';
@@ -40,14 +51,26 @@ interface SubjectsRead {
  * the same statement when it returns rows (401/403 thrown before the rows are used). Inside a transaction the
  * read model is neither asked nor told (what a transaction sees may never commit).
  */
-async function readSubjects(ctx: ServiceContext, read: SubjectsRead, check?: PendingAccountCheck): Promise<SubjectEntry[]> {
+async function readSubjects(
+  ctx: ServiceContext,
+  read: SubjectsRead,
+  check?: PendingAccountCheck,
+): Promise<SubjectEntry[]> {
   const carried = check?.pending ? check : undefined;
   const model = ctx.db.isTransaction ? undefined : readModelOf(ctx.db);
   const held = model ? model.held(read.key, read.ids) : new Map<number, SubjectEntry>();
   const statement = compiledOnce(carried ? `${read.shape} checked` : read.shape, (slot) =>
-    compileSubjectStates(read.build(slot), slot<string>('known'), carried && accountColumn(slot('caller.accountId'), slot('caller.sid'))),
+    compileSubjectStates(
+      read.build(slot),
+      slot<string>('known'),
+      carried && accountColumn(slot('caller.accountId'), slot('caller.sid')),
+    ),
   );
-  const values = { ...read.values, known: knownRevisions(held.keys()), ...(carried ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid } : {}) };
+  const values = {
+    ...read.values,
+    known: knownRevisions(held.keys()),
+    ...(carried ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid } : {}),
+  };
   const rows = await readSubjectStates(ctx.db, bound(statement, values));
   // Judged before anything of the rows is used; without rows it is made on its own (PendingAccountCheck.run).
   if (carried && rows.length) carried.settle(rows[0]!.extra as TokenAccountRow | string | null);
@@ -74,17 +97,30 @@ function pageRead(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<So
 const asText = (entries: SubjectEntry[], as: Presentation) => `[${entries.map((e) => e.text(as)).join(',')}]`;
 
 /** `getSubjects`: a page of subjects with their samples. */
-export async function listSubjects(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>, check?: PendingAccountCheck) {
+export async function listSubjects(
+  ctx: ServiceContext,
+  query: Partial<SubjectFilter> & Paging<SortField>,
+  check?: PendingAccountCheck,
+) {
   return (await readSubjects(ctx, pageRead(ctx, query), check)).map((e) => e.present('subject'));
 }
 
 /** `getMultimodalSubjects`: the same page grouped by modality. */
-export async function listMultimodalSubjects(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>, check?: PendingAccountCheck) {
+export async function listMultimodalSubjects(
+  ctx: ServiceContext,
+  query: Partial<SubjectFilter> & Paging<SortField>,
+  check?: PendingAccountCheck,
+) {
   return (await readSubjects(ctx, pageRead(ctx, query), check)).map((e) => e.present('multimodal'));
 }
 
 /** {@link listSubjects} or {@link listMultimodalSubjects} as the answer's JSON text, the subjects' texts made once. */
-export async function subjectsPageText(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<SortField>, as: Presentation, check?: PendingAccountCheck): Promise<string> {
+export async function subjectsPageText(
+  ctx: ServiceContext,
+  query: Partial<SubjectFilter> & Paging<SortField>,
+  as: Presentation,
+  check?: PendingAccountCheck,
+): Promise<string> {
   return asText(await readSubjects(ctx, pageRead(ctx, query), check), as);
 }
 
@@ -93,33 +129,60 @@ export async function subjectsPageText(ctx: ServiceContext, query: Partial<Subje
  * matches (the same rules and words as {@link findSubject}). The reads take the caller's pending account check
  * into that statement (`check`, services/auth/account-check.ts).
  */
-async function oneSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner, check?: PendingAccountCheck): Promise<SubjectEntry> {
+async function oneSubject(
+  ctx: ServiceContext,
+  ref: SubjectRef,
+  owner: Owner,
+  check?: PendingAccountCheck,
+): Promise<SubjectEntry> {
   // Its SQL depends on which name and whether an owner limits it, so it is compiled once per such shape.
   const by = 'id' in ref ? 'id' : 'subjectId' in ref ? 'subjectId' : 'operationUuid';
   const name = 'id' in ref ? ref.id : 'subjectId' in ref ? ref.subjectId : ref.operationUuid;
-  const found = await readSubjects(ctx, {
-    shape: `subject by ${by}${owner ? ' owned' : ''}`,
-    build: (slot) => {
-      let query = ctx.db.selectFrom('subjects as s');
-      if (owner) query = query.where(ownsSubject('s.enrollment_operation_uuid', { accountId: slot<number | null>('owner') }));
-      if (by === 'id') query = query.where('s.id', '=', slot<number>('ref'));
-      else if (by === 'subjectId') query = query.where('s.subject_id', '=', slot<string>('ref'));
-      else query = query.where('s.id', 'in', subjectRefsOfOperation(ctx.db, [slot<string>('ref')]).clearSelect().select('s.id')).orderBy('s.id');
-      return query.limit(1);
+  const found = await readSubjects(
+    ctx,
+    {
+      shape: `subject by ${by}${owner ? ' owned' : ''}`,
+      build: (slot) => {
+        let query = ctx.db.selectFrom('subjects as s');
+        if (owner)
+          query = query.where(ownsSubject('s.enrollment_operation_uuid', { accountId: slot<number | null>('owner') }));
+        if (by === 'id') query = query.where('s.id', '=', slot<number>('ref'));
+        else if (by === 'subjectId') query = query.where('s.subject_id', '=', slot<string>('ref'));
+        else
+          query = query
+            .where(
+              's.id',
+              'in',
+              subjectRefsOfOperation(ctx.db, [slot<string>('ref')])
+                .clearSelect()
+                .select('s.id'),
+            )
+            .orderBy('s.id');
+        return query.limit(1);
+      },
+      values: { ref: name, owner: owner?.accountId ?? null },
+      key: JSON.stringify([by, name, owner?.accountId ?? null]),
+      ...('id' in ref ? { ids: [ref.id] } : {}),
     },
-    values: { ref: name, owner: owner?.accountId ?? null },
-    key: JSON.stringify([by, name, owner?.accountId ?? null]),
-    ...('id' in ref ? { ids: [ref.id] } : {}),
-  }, check);
+    check,
+  );
   if (!found.length) {
-    throw notFound('id' in ref ? `Subject ${ref.id}` : 'subjectId' in ref ? `Subject '${ref.subjectId}'` : `A subject of operation ${ref.operationUuid}`);
+    throw notFound(
+      'id' in ref
+        ? `Subject ${ref.id}`
+        : 'subjectId' in ref
+          ? `Subject '${ref.subjectId}'`
+          : `A subject of operation ${ref.operationUuid}`,
+    );
   }
   return found[0]!;
 }
 
 /** `getSubjectsCount`: how many subjects the same filters match. */
 export async function countSubjects(ctx: ServiceContext, filter: Partial<SubjectFilter>) {
-  const row = await filteredSubjects(ctx.db, filter).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await filteredSubjects(ctx.db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return { count: Number(row.count) };
 }
 
@@ -127,7 +190,11 @@ export async function countSubjects(ctx: ServiceContext, filter: Partial<Subject
  * `getSubjectsIdList`: a page of {id, subjectId}, without loading any sample. With an `owner` (the user
  * surface), only the subjects that account enrolled: the gallery is matched against, not listed.
  */
-export async function listSubjectIds(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<'id' | 'subjectId' | 'createdAt'>, owner: Owner = null) {
+export async function listSubjectIds(
+  ctx: ServiceContext,
+  query: Partial<SubjectFilter> & Paging<'id' | 'subjectId' | 'createdAt'>,
+  owner: Owner = null,
+) {
   const [column, direction] = sortColumn(subjectSortColumns, query.sort, 'id');
   const filtered = filteredSubjects(ctx.db, query);
   const rows = await (owner ? filtered.where(ownsSubject('s.enrollment_operation_uuid', owner)) : filtered)
@@ -141,17 +208,33 @@ export async function listSubjectIds(ctx: ServiceContext, query: Partial<Subject
 }
 
 /** One subject with its samples; 404 when nothing matches (or, with an `owner`, when that account did not enrol it). */
-export async function getSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null, check?: PendingAccountCheck) {
+export async function getSubject(
+  ctx: ServiceContext,
+  ref: SubjectRef,
+  owner: Owner = null,
+  check?: PendingAccountCheck,
+) {
   return (await oneSubject(ctx, ref, owner, check)).present('subject');
 }
 
 /** One subject grouped by modality; 404 when nothing matches. */
-export async function getMultimodalSubject(ctx: ServiceContext, ref: SubjectRef, owner: Owner = null, check?: PendingAccountCheck) {
+export async function getMultimodalSubject(
+  ctx: ServiceContext,
+  ref: SubjectRef,
+  owner: Owner = null,
+  check?: PendingAccountCheck,
+) {
   return (await oneSubject(ctx, ref, owner, check)).present('multimodal');
 }
 
 /** {@link getSubject} or {@link getMultimodalSubject} as the answer's JSON text, made once per state of the subject. */
-export async function subjectText(ctx: ServiceContext, ref: SubjectRef, as: Presentation, owner: Owner = null, check?: PendingAccountCheck): Promise<string> {
+export async function subjectText(
+  ctx: ServiceContext,
+  ref: SubjectRef,
+  as: Presentation,
+  owner: Owner = null,
+  check?: PendingAccountCheck,
+): Promise<string> {
   return (await oneSubject(ctx, ref, owner, check)).text(as);
 }
 
@@ -160,7 +243,12 @@ export async function enrolledModalities(ctx: ServiceContext, subjectId: string,
   const row = await findSubject(ctx.db, { subjectId }, owner);
   const samples = await loadSamples(ctx.db, [row.id]);
   const templateVersion = templateVersionOf(row, samples);
-  return { subjectId: row.subject_id, status: row.status, modalities: modalitiesOf(row, samples), ...(templateVersion ? { templateVersion } : {}) };
+  return {
+    subjectId: row.subject_id,
+    status: row.status,
+    modalities: modalitiesOf(row, samples),
+    ...(templateVersion ? { templateVersion } : {}),
+  };
 }
 
 /**
@@ -173,5 +261,9 @@ export async function subjectsForDownload(ctx: ServiceContext, ids: readonly num
   const byId = new Map(rows.map((r) => [r.id, r]));
   const missing = unique.filter((id) => !byId.has(id));
   if (missing.length) throw new DomainError('not-found', `Subjects ${missing.join(', ')} were not found`, { missing });
-  return presentPage(ctx.db, unique.map((id) => byId.get(id)!), presentSubject);
+  return presentPage(
+    ctx.db,
+    unique.map((id) => byId.get(id)!),
+    presentSubject,
+  );
 }

@@ -6,13 +6,28 @@ import type { SubjectState, SubjectStateRow } from '../../db/repositories/subjec
 function state(id: number, revision: number, note = 'x'): SubjectState {
   const at = new Date('2026-11-26T12:00:00.000Z');
   return {
-    row: { id, subject_id: `s${id}`, status: 'ENROLLED', metadata: { note }, template_version: null, enrollment_operation_uuid: null, created_at: at, updated_at: at, revision },
+    row: {
+      id,
+      subject_id: `s${id}`,
+      status: 'ENROLLED',
+      metadata: { note },
+      template_version: null,
+      enrollment_operation_uuid: null,
+      created_at: at,
+      updated_at: at,
+      revision,
+    },
     faces: [],
     voices: [],
     templates: [],
   };
 }
-const full = (id: number, revision: number, note?: string): SubjectStateRow => ({ id, revision, state: state(id, revision, note), extra: undefined });
+const full = (id: number, revision: number, note?: string): SubjectStateRow => ({
+  id,
+  revision,
+  state: state(id, revision, note),
+  extra: undefined,
+});
 const leftOut = (id: number, revision: number): SubjectStateRow => ({ id, revision, state: null, extra: undefined });
 
 describe('SubjectReadModel', () => {

@@ -49,7 +49,9 @@ export class SubjectEntry {
   present(as: 'multimodal'): ReturnType<typeof presentMultimodalSubject>;
   present(as: Presentation): ReturnType<typeof presentSubject> | ReturnType<typeof presentMultimodalSubject>;
   present(as: Presentation) {
-    return as === 'subject' ? presentSubject(this.state.row, this.samples()) : presentMultimodalSubject(this.state.row, this.samples());
+    return as === 'subject'
+      ? presentSubject(this.state.row, this.samples())
+      : presentMultimodalSubject(this.state.row, this.samples());
   }
 
   /** The answer's JSON text, exactly what `JSON.stringify` makes of {@link present}, made once. */
@@ -105,12 +107,16 @@ export class SubjectReadModel {
       if (r.state) return this.hold(new SubjectEntry(r.state));
       const entry = held.get(r.revision);
       // The statement leaves a state out only for a revision it was given, and revisions name one subject each.
-      if (!entry || entry.id !== r.id) throw new Error(`subject ${r.id} came without its state but revision ${r.revision} is not held`);
+      if (!entry || entry.id !== r.id)
+        throw new Error(`subject ${r.id} came without its state but revision ${r.revision} is not held`);
       if (this.entries.get(entry.id) === entry) this.touch(entry);
       return entry;
     });
     this.answered.delete(key);
-    this.answered.set(key, out.map((e) => e.id));
+    this.answered.set(
+      key,
+      out.map((e) => e.id),
+    );
     if (this.answered.size > this.reads) this.answered.delete(this.answered.keys().next().value!);
     return out;
   }

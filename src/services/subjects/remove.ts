@@ -55,7 +55,12 @@ export async function removeSubjects(trx: Trx, subjects: readonly SubjectKey[]):
 }
 
 /** The UUIDs of these subjects' operations, each branch an indexed lookup; read before their samples go. */
-async function operationUuidsOf(trx: Trx, refs: number[], subjectIds: string[], enrolments: string[]): Promise<string[]> {
+async function operationUuidsOf(
+  trx: Trx,
+  refs: number[],
+  subjectIds: string[],
+  enrolments: string[],
+): Promise<string[]> {
   let query = trx
     .selectFrom('operations')
     .select('uuid')
@@ -63,7 +68,8 @@ async function operationUuidsOf(trx: Trx, refs: number[], subjectIds: string[], 
     .union(trx.selectFrom('face_samples').select('operation_uuid as uuid').where('subject_ref', 'in', refs))
     .union(trx.selectFrom('voice_samples').select('operation_uuid as uuid').where('subject_ref', 'in', refs))
     .union(trx.selectFrom('images').select('operation_uuid as uuid').where('subject_ref', 'in', refs));
-  if (enrolments.length) query = query.union(trx.selectFrom('operations').select('uuid').where('uuid', 'in', enrolments));
+  if (enrolments.length)
+    query = query.union(trx.selectFrom('operations').select('uuid').where('uuid', 'in', enrolments));
   return (await query.execute()).map((r) => String(r.uuid));
 }
 
@@ -79,12 +85,23 @@ async function removeChunk(trx: Trx, chunk: readonly SubjectKey[]): Promise<Remo
   const orphans = async (table: 'face_samples' | 'voice_samples' | 'images') => {
     let removed = 0;
     for (const slice of opSlices) {
-      removed += n(await trx.deleteFrom(table as 'images').where('subject_ref', 'is', null).where('operation_uuid', 'in', slice).executeTakeFirstOrThrow());
+      removed += n(
+        await trx
+          .deleteFrom(table as 'images')
+          .where('subject_ref', 'is', null)
+          .where('operation_uuid', 'in', slice)
+          .executeTakeFirstOrThrow(),
+      );
     }
     return removed;
   };
   const ownedBy = async (table: 'templates' | 'face_samples' | 'voice_samples' | 'images') =>
-    n(await trx.deleteFrom(table as 'templates').where('subject_ref', 'in', refs).executeTakeFirstOrThrow());
+    n(
+      await trx
+        .deleteFrom(table as 'templates')
+        .where('subject_ref', 'in', refs)
+        .executeTakeFirstOrThrow(),
+    );
 
   const adjudicationCases = n(
     await trx
@@ -94,7 +111,8 @@ async function removeChunk(trx: Trx, chunk: readonly SubjectKey[]): Promise<Remo
       .executeTakeFirstOrThrow(),
   );
   let operations = 0;
-  for (const slice of opSlices) operations += n(await trx.deleteFrom('operations').where('uuid', 'in', slice).executeTakeFirstOrThrow());
+  for (const slice of opSlices)
+    operations += n(await trx.deleteFrom('operations').where('uuid', 'in', slice).executeTakeFirstOrThrow());
   const templates = await ownedBy('templates');
   const faceSamples = (await orphans('face_samples')) + (await ownedBy('face_samples'));
   const voiceSamples = (await orphans('voice_samples')) + (await ownedBy('voice_samples'));

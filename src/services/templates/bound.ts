@@ -45,7 +45,12 @@ export interface BoundTemplate {
  * Sign a template bound to the enrolment it is issued for.
  * @param ttlSeconds lifetime from now; 0 for no expiry.
  */
-export async function signBoundTemplate(ctx: ServiceContext, issue: TemplateIssue, templateBytes: Uint8Array, ttlSeconds: number): Promise<Uint8Array> {
+export async function signBoundTemplate(
+  ctx: ServiceContext,
+  issue: TemplateIssue,
+  templateBytes: Uint8Array,
+  ttlSeconds: number,
+): Promise<Uint8Array> {
   parseTemplate(templateBytes); // never sign what cannot be read back
   const key = await templateKeys(ctx).current('template-signing');
   const sid = new TextEncoder().encode(issue.subject_id);
@@ -90,7 +95,8 @@ export async function verifyBoundTemplate(ctx: ServiceContext, bytes: Uint8Array
   const end = tlOffset + 2 + dv.getUint16(tlOffset, true);
   if (end + SIGNATURE_BYTES !== bytes.length) throw new EnvelopeError('bound template has a wrong length');
   const key = await templateKeys(ctx).find('template-signing', hex(bytes.subarray(6, 10)));
-  if (!key || !(await crypto.subtle.verify('Ed25519', key.publicKey, bytes.slice(end), bytes.slice(0, end)))) return null;
+  if (!key || !(await crypto.subtle.verify('Ed25519', key.publicKey, bytes.slice(end), bytes.slice(0, end))))
+    return null;
   // Signed by the service, hence well-formed from here on; still parsed strictly.
   const templateBytes = bytes.slice(tlOffset + 2, end);
   let template: Template;
@@ -105,7 +111,9 @@ export async function verifyBoundTemplate(ctx: ServiceContext, bytes: Uint8Array
   return {
     subjectId: new TextDecoder().decode(bytes.subarray(HEADER_BYTES, tlOffset)),
     subjectRef: dv.getUint32(18, true),
-    enrollmentUuid: /^0+$/.test(uuid) ? null : `${uuid.slice(0, 8)}-${uuid.slice(8, 12)}-${uuid.slice(12, 16)}-${uuid.slice(16, 20)}-${uuid.slice(20)}`,
+    enrollmentUuid: /^0+$/.test(uuid)
+      ? null
+      : `${uuid.slice(0, 8)}-${uuid.slice(8, 12)}-${uuid.slice(12, 16)}-${uuid.slice(16, 20)}-${uuid.slice(20)}`,
     issuedAt: new Date(dv.getUint32(10, true) * 1000),
     expiresAt: expires ? new Date(expires * 1000) : null,
     template,

@@ -3,7 +3,13 @@ import { parseTemplate } from '../../biometrics/index.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Services } from '../index.js';
-import { isBoundEnvelope, signBoundTemplate, verifyBoundTemplate, type BoundTemplate, type TemplateIssue } from './bound.js';
+import {
+  isBoundEnvelope,
+  signBoundTemplate,
+  verifyBoundTemplate,
+  type BoundTemplate,
+  type TemplateIssue,
+} from './bound.js';
 import { templateKeys } from './keys.js';
 import { isEnvelope, verifySignedTemplate, EnvelopeError } from './signed.js';
 
@@ -30,7 +36,11 @@ const DAY_SECONDS = 86_400;
  * `remoteVerify.encryptedTemplateTtlDays` setting (0: never).
  * @example const jwe = await encryptTemplateForDevice(services, subjectRow, faceTemplateBytes);
  */
-export async function encryptTemplateForDevice(services: Pick<Services, 'ctx' | 'settings'>, issue: TemplateIssue, templateBytes: Uint8Array): Promise<string> {
+export async function encryptTemplateForDevice(
+  services: Pick<Services, 'ctx' | 'settings'>,
+  issue: TemplateIssue,
+  templateBytes: Uint8Array,
+): Promise<string> {
   const { ctx } = services;
   const { templateVersion } = parseTemplate(templateBytes);
   const ttlDays = await services.settings.get('remoteVerify.encryptedTemplateTtlDays');
@@ -56,12 +66,16 @@ export async function decryptDeviceTemplate(ctx: ServiceContext, jwe: string): P
   } catch {
     throw fail('validation', 'is not a compact JWE (unreadable protected header)');
   }
-  if (header.typ !== JWE_TYPE || typeof header.kid !== 'string') throw fail('unprocessable', 'was not made by this service');
+  if (header.typ !== JWE_TYPE || typeof header.kid !== 'string')
+    throw fail('unprocessable', 'was not made by this service');
   const key = await templateKeys(ctx).find('template-encryption', header.kid);
   if (!key) throw fail('unprocessable', 'names a key this service does not have');
   let plaintext: Uint8Array;
   try {
-    ({ plaintext } = await compactDecrypt(jwe, key.privateKey, { keyManagementAlgorithms: [key.alg], contentEncryptionAlgorithms: [ENC] }));
+    ({ plaintext } = await compactDecrypt(jwe, key.privateKey, {
+      keyManagementAlgorithms: [key.alg],
+      contentEncryptionAlgorithms: [ENC],
+    }));
   } catch {
     throw fail('unprocessable', 'cannot be decrypted with the service key (tampered or foreign)');
   }
@@ -75,7 +89,11 @@ export async function decryptDeviceTemplate(ctx: ServiceContext, jwe: string): P
     // envelope. Either way it proves no enrolment; a service-signed one gets the precise reason.
     const unbound = isEnvelope(plaintext) ? await verifySignedTemplate(ctx, plaintext) : undefined;
     if (unbound?.signatureValid) {
-      throw fail('unprocessable', 'is of an older format not bound to its enrolment and no longer verifies; fetch a new one (the QR code answer carries one)', 'TEMPLATE_UNBOUND');
+      throw fail(
+        'unprocessable',
+        'is of an older format not bound to its enrolment and no longer verifies; fetch a new one (the QR code answer carries one)',
+        'TEMPLATE_UNBOUND',
+      );
     }
     throw fail('unprocessable', 'holds a template the service did not sign');
   } catch (e) {

@@ -1,7 +1,12 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import type { ServiceContext } from '../context.js';
 import { json } from '../../db/json.js';
-import { findActiveServiceKey, findServiceKey, insertServiceKeyUnlessActive, type ServiceKeyRow } from '../../db/repositories/templates.js';
+import {
+  findActiveServiceKey,
+  findServiceKey,
+  insertServiceKeyUnlessActive,
+  type ServiceKeyRow,
+} from '../../db/repositories/templates.js';
 
 /** What a template key is for. */
 export type TemplateKeyPurpose = 'template-signing' | 'template-encryption';
@@ -58,9 +63,10 @@ export class TemplateKeys {
     const existing = await findActiveServiceKey(this.ctx.db, purpose);
     if (existing) return this.load(existing);
     const alg = TEMPLATE_KEY_ALG[purpose];
-    const pair = purpose === 'template-signing'
-      ? await generateKeyPair(alg, { extractable: true })
-      : await generateKeyPair(alg, { crv: 'P-256', extractable: true });
+    const pair =
+      purpose === 'template-signing'
+        ? await generateKeyPair(alg, { extractable: true })
+        : await generateKeyPair(alg, { crv: 'P-256', extractable: true });
     const publicJwk = await exportJWK(pair.publicKey);
     await insertServiceKeyUnlessActive(this.ctx.db, {
       id: await keyId(publicJwk),

@@ -41,7 +41,10 @@ function looksLikeJwe(bytes: Uint8Array): boolean {
   let dots = 0;
   for (const b of bytes) {
     if (b === 0x2e) dots++;
-    else if (!((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x5f)) return false;
+    else if (
+      !((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x5f)
+    )
+      return false;
   }
   return dots === 4;
 }
@@ -64,7 +67,10 @@ async function encryptedTemplateModalities(ctx: ServiceContext, jwe: string, fie
     // The decryption names remoteVerify's field; here the bytes came in `field`.
     if (e instanceof DomainError && e.extras.errors?.length) {
       const message = e.extras.errors[0]!.message;
-      throw new DomainError(e.code, `${field}: ${message}`, { errors: [{ field, message }], ...(e.extras.reason ? { reason: e.extras.reason } : {}) });
+      throw new DomainError(e.code, `${field}: ${message}`, {
+        errors: [{ field, message }],
+        ...(e.extras.reason ? { reason: e.extras.reason } : {}),
+      });
     }
     throw e;
   }

@@ -1,4 +1,11 @@
-import { cosineInt8, cosineToScore, faceRecord, parseTemplate, BiometricError, type Template } from '../../biometrics/index.js';
+import {
+  cosineInt8,
+  cosineToScore,
+  faceRecord,
+  parseTemplate,
+  BiometricError,
+  type Template,
+} from '../../biometrics/index.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import { findSubjectFaceTemplate } from '../../db/repositories/templates.js';
@@ -29,8 +36,17 @@ export interface RemoteVerifyInput {
  * template the service holds for the subject rather than a fresh capture (PROBE_REPLAYED).
  */
 export type RemoteVerifyRefusal =
-  | 'TEMPLATE_INVALID' | 'TEMPLATE_UNBOUND' | 'SUBJECT_MISMATCH' | 'SUBJECT_DELETED' | 'SUBJECT_REENROLLED' | 'SUBJECT_REJECTED'
-  | 'TEMPLATE_REEXTRACTED' | 'TEMPLATE_EXPIRED' | 'TEMPLATE_VERSION_MISMATCH' | 'PROBE_INVALID' | 'PROBE_REPLAYED';
+  | 'TEMPLATE_INVALID'
+  | 'TEMPLATE_UNBOUND'
+  | 'SUBJECT_MISMATCH'
+  | 'SUBJECT_DELETED'
+  | 'SUBJECT_REENROLLED'
+  | 'SUBJECT_REJECTED'
+  | 'TEMPLATE_REEXTRACTED'
+  | 'TEMPLATE_EXPIRED'
+  | 'TEMPLATE_VERSION_MISMATCH'
+  | 'PROBE_INVALID'
+  | 'PROBE_REPLAYED';
 
 /**
  * `remoteVerify`: 1:1 of a device's fresh template against the enrolled template the device carries encrypted
@@ -56,33 +72,59 @@ export async function remoteVerify(services: Services, input: RemoteVerifyInput)
     }
     await assertEnrolmentStands(services, enrolled);
     if (fresh.templateVersion !== enrolled.template.templateVersion) {
-      throw unprocessable('body.template', `template version ${fresh.templateVersion} differs from the enrolled ${enrolled.template.templateVersion}`, 'TEMPLATE_VERSION_MISMATCH');
+      throw unprocessable(
+        'body.template',
+        `template version ${fresh.templateVersion} differs from the enrolled ${enrolled.template.templateVersion}`,
+        'TEMPLATE_VERSION_MISMATCH',
+      );
     }
-    const a = faceRecord(fresh), b = faceRecord(enrolled.template);
+    const a = faceRecord(fresh),
+      b = faceRecord(enrolled.template);
     if (!a) throw unprocessable('body.template', 'holds no face record', 'PROBE_INVALID');
     if (!b) throw unprocessable('body.encryptedTemplate', 'holds no face record', 'TEMPLATE_INVALID');
-    if (a.q.length !== b.q.length) throw unprocessable('body.template', 'face record length differs from the enrolled one', 'PROBE_INVALID');
+    if (a.q.length !== b.q.length)
+      throw unprocessable('body.template', 'face record length differs from the enrolled one', 'PROBE_INVALID');
     const closest = await closestHeldTemplate(ctx, enrolled.subjectRef, fresh, enrolled.template);
     if (closest && closest.cosine >= REPLAY_COSINE_BOUND) {
       // Which template it copies and how closely goes to the audit trail only, not to the caller.
       audit = { copyOf: closest.source, cosine: round4(closest.cosine) };
-      throw unprocessable('body.template', 'is a copy of a template the service holds for the subject, not a fresh capture', 'PROBE_REPLAYED');
+      throw unprocessable(
+        'body.template',
+        'is a copy of a template the service holds for the subject, not a fresh capture',
+        'PROBE_REPLAYED',
+      );
     }
     const score = round(cosineToScore(cosineInt8(a.q, b.q)));
     const threshold = await services.settings.get('matching.threshold');
     const verified = score >= threshold;
     await recordOperation(ctx.db, {
-      uuid, type: 'REMOTE_VERIFY', status: verified ? 'SUCCESS' : 'MATCH_NOT_FOUND', subjectId, modalities: ['FACE'], score, threshold,
-      details: { templateVersion: fresh.templateVersion }, durationMs: Date.now() - started, principal: input.principal,
-      surface: input.surface, at: ctx.now(),
+      uuid,
+      type: 'REMOTE_VERIFY',
+      status: verified ? 'SUCCESS' : 'MATCH_NOT_FOUND',
+      subjectId,
+      modalities: ['FACE'],
+      score,
+      threshold,
+      details: { templateVersion: fresh.templateVersion },
+      durationMs: Date.now() - started,
+      principal: input.principal,
+      surface: input.surface,
+      at: ctx.now(),
     });
     return { verified, score, threshold, operationUuid: uuid, subjectId };
   } catch (e) {
     if (e instanceof DomainError) {
       await recordOperation(ctx.db, {
-        uuid, type: 'REMOTE_VERIFY', status: 'FAILED', subjectId, modalities: ['FACE'],
-        details: { reason: e.extras.reason ?? e.code, detail: e.detail, ...audit }, durationMs: Date.now() - started, principal: input.principal,
-        surface: input.surface, at: ctx.now(),
+        uuid,
+        type: 'REMOTE_VERIFY',
+        status: 'FAILED',
+        subjectId,
+        modalities: ['FACE'],
+        details: { reason: e.extras.reason ?? e.code, detail: e.detail, ...audit },
+        durationMs: Date.now() - started,
+        principal: input.principal,
+        surface: input.surface,
+        at: ctx.now(),
       });
       e.extras.operationUuid = uuid;
     }
@@ -112,15 +154,31 @@ async function assertEnrolmentStands(services: Services, enrolled: BoundTemplate
   // One statement, so one snapshot: the subject row and its face template as of the same moment.
   const subject = await findSubjectFaceTemplate(ctx.db, subjectId);
   if (!subject) {
-    throw new DomainError('not-found', `Subject '${subjectId}' was not found: it was deleted, and the templates it was given with it`, { reason: 'SUBJECT_DELETED' });
+    throw new DomainError(
+      'not-found',
+      `Subject '${subjectId}' was not found: it was deleted, and the templates it was given with it`,
+      { reason: 'SUBJECT_DELETED' },
+    );
   }
   const field = 'body.encryptedTemplate';
-  if (subject.id !== enrolled.subjectRef || (subject.enrollment_operation_uuid?.toLowerCase() ?? null) !== enrolled.enrollmentUuid) {
-    throw unprocessable(field, `was issued to an earlier enrolment of subject '${subjectId}', since deleted; the subject enrolled now is another`, 'SUBJECT_REENROLLED');
+  if (
+    subject.id !== enrolled.subjectRef ||
+    (subject.enrollment_operation_uuid?.toLowerCase() ?? null) !== enrolled.enrollmentUuid
+  ) {
+    throw unprocessable(
+      field,
+      `was issued to an earlier enrolment of subject '${subjectId}', since deleted; the subject enrolled now is another`,
+      'SUBJECT_REENROLLED',
+    );
   }
-  if (subject.status === 'REJECTED') throw unprocessable(field, `subject '${subjectId}' is REJECTED`, 'SUBJECT_REJECTED');
+  if (subject.status === 'REJECTED')
+    throw unprocessable(field, `subject '${subjectId}' is REJECTED`, 'SUBJECT_REJECTED');
   if (!subject.data || !sameBytes(new Uint8Array(subject.data), enrolled.templateBytes)) {
-    throw unprocessable(field, `subject '${subjectId}' was re-extracted since this template was issued; fetch a new one`, 'TEMPLATE_REEXTRACTED');
+    throw unprocessable(
+      field,
+      `subject '${subjectId}' was re-extracted since this template was issued; fetch a new one`,
+      'TEMPLATE_REEXTRACTED',
+    );
   }
   if (enrolled.expiresAt && ctx.now().getTime() >= enrolled.expiresAt.getTime()) {
     throw unprocessable(field, `expired at ${enrolled.expiresAt.toISOString()}; fetch a new one`, 'TEMPLATE_EXPIRED');

@@ -28,7 +28,12 @@ export interface ClosestHeld {
  * probe's version and length compare; a stored template that no longer parses is skipped (it cannot have
  * been handed out as such).
  */
-export async function closestHeldTemplate(ctx: ServiceContext, subjectRef: number, probe: Template, enrolled: Template): Promise<ClosestHeld | null> {
+export async function closestHeldTemplate(
+  ctx: ServiceContext,
+  subjectRef: number,
+  probe: Template,
+  enrolled: Template,
+): Promise<ClosestHeld | null> {
   const p = faceRecord(probe);
   if (!p) return null;
   const [rows, samples] = await Promise.all([

@@ -41,7 +41,11 @@ export interface VerifiedTemplate {
  * Sign a template for a subject: the envelope the QR code carries.
  * @example const envelope = await signTemplate(ctx, faceTemplateBytes, 'alice'); // ~650 bytes for a 512-d face
  */
-export async function signTemplate(ctx: ServiceContext, templateBytes: Uint8Array, subjectId: string): Promise<Uint8Array> {
+export async function signTemplate(
+  ctx: ServiceContext,
+  templateBytes: Uint8Array,
+  subjectId: string,
+): Promise<Uint8Array> {
   parseTemplate(templateBytes); // never sign what cannot be read back
   const key = await templateKeys(ctx).current('template-signing');
   const sid = new TextEncoder().encode(subjectId);
@@ -84,7 +88,8 @@ export function isEnvelope(bytes: Uint8Array): boolean {
  */
 export async function verifySignedTemplate(ctx: ServiceContext, bytes: Uint8Array): Promise<VerifiedTemplate> {
   if (!isEnvelope(bytes)) {
-    if (!TEMPLATE_MAGIC.every((m, i) => bytes[i] === m)) throw new EnvelopeError('neither a signed BIMS template nor a BIMS template (magic)');
+    if (!TEMPLATE_MAGIC.every((m, i) => bytes[i] === m))
+      throw new EnvelopeError('neither a signed BIMS template nor a BIMS template (magic)');
     return { signed: false, signatureValid: false, template: strictTemplate(bytes), templateBytes: bytes };
   }
   if (bytes.length < HEADER_BYTES + 1 + 2 + SIGNATURE_BYTES) throw new EnvelopeError('signed template truncated');
@@ -99,7 +104,9 @@ export async function verifySignedTemplate(ctx: ServiceContext, bytes: Uint8Arra
   const templateLength = dv.getUint16(tlOffset, true);
   const end = tlOffset + 2 + templateLength;
   if (end + SIGNATURE_BYTES !== bytes.length) {
-    throw new EnvelopeError(end + SIGNATURE_BYTES > bytes.length ? 'signed template truncated' : 'signed template has trailing bytes');
+    throw new EnvelopeError(
+      end + SIGNATURE_BYTES > bytes.length ? 'signed template truncated' : 'signed template has trailing bytes',
+    );
   }
   let subjectId: string;
   try {
@@ -128,7 +135,8 @@ function strictTemplate(bytes: Uint8Array): Template {
 /** Parse a template whose integrity is already known to be lost, past its CRC (structure still checked). */
 function lenientTemplate(bytes: Uint8Array): Template {
   const copy = bytes.slice();
-  if (copy.length >= 4) new DataView(copy.buffer).setUint32(copy.length - 4, crc32(copy.subarray(0, copy.length - 4)), true);
+  if (copy.length >= 4)
+    new DataView(copy.buffer).setUint32(copy.length - 4, crc32(copy.subarray(0, copy.length - 4)), true);
   return strictTemplate(copy);
 }
 

@@ -30,13 +30,20 @@ export interface SubjectQr {
  * does not exist; a conflict (409) when the subject is not ENROLLED: a REJECTED subject duplicates someone
  * and one PENDING_ADJUDICATION may, so neither gets a credential the service vouches for.
  */
-export async function subjectQrCode(services: Pick<Services, 'ctx' | 'settings'>, subjectId: string): Promise<SubjectQr> {
+export async function subjectQrCode(
+  services: Pick<Services, 'ctx' | 'settings'>,
+  subjectId: string,
+): Promise<SubjectQr> {
   const { ctx } = services;
   // One statement: the subject row the encrypted template is bound to and the template it carries agree.
   const row = await findSubjectFaceTemplate(ctx.db, subjectId);
   if (!row) throw notFound(`Subject '${subjectId}'`);
   if (row.status !== 'ENROLLED') {
-    throw new DomainError('conflict', `Subject '${row.subject_id}' is ${row.status}: QR codes are issued for ENROLLED subjects only`, { subjectStatus: row.status });
+    throw new DomainError(
+      'conflict',
+      `Subject '${row.subject_id}' is ${row.status}: QR codes are issued for ENROLLED subjects only`,
+      { subjectStatus: row.status },
+    );
   }
   if (!row.data || !row.template_version) throw notFound(`The face template of subject '${subjectId}'`);
   const data = new Uint8Array(row.data);

@@ -34,12 +34,25 @@ export function mountDecoderRoutes(app: Hono, options: { log: DecoderLog; ffmpeg
 
   app.post('/v1/decoders', async (c) => {
     const parsed = DecoderRequest.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) return c.json({ error: 'validation', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') }, 400);
-    if (decoders.size >= MAX_DECODERS) return c.json({ error: 'busy', detail: `${MAX_DECODERS} decoders are running` }, 503);
-    const decoder = new RtpVideoDecoder(parsed.data, (d) => {
-      decoders.delete(d.id);
-      options.log.info('decoder ended', { id: d.id, frames: d.framesOut, ...(d.framesOut === 0 && d.diagnostics ? { ffmpeg: d.diagnostics } : {}) });
-    }, options.ffmpeg);
+    if (!parsed.success)
+      return c.json(
+        { error: 'validation', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') },
+        400,
+      );
+    if (decoders.size >= MAX_DECODERS)
+      return c.json({ error: 'busy', detail: `${MAX_DECODERS} decoders are running` }, 503);
+    const decoder = new RtpVideoDecoder(
+      parsed.data,
+      (d) => {
+        decoders.delete(d.id);
+        options.log.info('decoder ended', {
+          id: d.id,
+          frames: d.framesOut,
+          ...(d.framesOut === 0 && d.diagnostics ? { ffmpeg: d.diagnostics } : {}),
+        });
+      },
+      options.ffmpeg,
+    );
     try {
       await decoder.start();
     } catch (error) {
@@ -74,5 +87,9 @@ export function mountDecoderRoutes(app: Hono, options: { log: DecoderLog; ffmpeg
     return c.body(null, 204);
   });
 
-  return { stopAll: () => { for (const d of [...decoders.values()]) d.stop(); } };
+  return {
+    stopAll: () => {
+      for (const d of [...decoders.values()]) d.stop();
+    },
+  };
 }

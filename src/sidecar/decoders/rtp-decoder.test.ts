@@ -7,23 +7,69 @@ import { JpegSplitter } from './jpeg-splitter.js';
 
 /** Send `seconds` of a VP8 test pattern as RTP to the port, as Janus's forwarder would (real ffmpeg both ends). */
 function sendVp8(port: number, seconds: number) {
-  return spawn('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=15', '-t', String(seconds),
-    '-c:v', 'libvpx', '-deadline', 'realtime', '-g', '15', '-payload_type', '96', '-f', 'rtp', `rtp://127.0.0.1:${port}`,
-  ], { stdio: 'ignore' });
+  return spawn(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-re',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=320x240:rate=15',
+      '-t',
+      String(seconds),
+      '-c:v',
+      'libvpx',
+      '-deadline',
+      'realtime',
+      '-g',
+      '15',
+      '-payload_type',
+      '96',
+      '-f',
+      'rtp',
+      `rtp://127.0.0.1:${port}`,
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 /** Send the first 6 s of a recording as Opus RTP (48 kHz, as browsers send it) to the port, in real time. */
 function sendOpus(port: number, wavPath: string) {
-  return spawn('ffmpeg', [
-    '-hide_banner', '-loglevel', 'error', '-re', '-i', wavPath, '-t', '6', '-ar', '48000', '-c:a', 'libopus', '-payload_type', '111', '-f', 'rtp', `rtp://127.0.0.1:${port}`,
-  ], { stdio: 'ignore' });
+  return spawn(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-re',
+      '-i',
+      wavPath,
+      '-t',
+      '6',
+      '-ar',
+      '48000',
+      '-c:a',
+      'libopus',
+      '-payload_type',
+      '111',
+      '-f',
+      'rtp',
+      `rtp://127.0.0.1:${port}`,
+    ],
+    { stdio: 'ignore' },
+  );
 }
 
 describe('RTP video decoder', () => {
   it('decodes forwarded VP8 into JPEG frames sampled at the asked rate, then ends', async () => {
     let ended = false;
-    const decoder = new RtpVideoDecoder({ codec: 'VP8', payloadType: 96, framesPerSecond: 4, maxSeconds: 15 }, () => (ended = true));
+    const decoder = new RtpVideoDecoder(
+      { codec: 'VP8', payloadType: 96, framesPerSecond: 4, maxSeconds: 15 },
+      () => (ended = true),
+    );
     await decoder.start();
     expect(decoder.port % 2).toBe(0);
     const sender = sendVp8(decoder.port, 5);
@@ -47,26 +93,36 @@ describe('RTP video decoder', () => {
     const two = Buffer.from(jpeg.encode({ width: 4, height: 4, data: Buffer.alloc(4 * 4 * 4, 10) }, 90).data);
     const stream = Buffer.concat([one, two, one]);
     const splitter = new JpegSplitter();
-    const out = [...splitter.push(stream.subarray(0, 7)), ...splitter.push(stream.subarray(7, one.length + 3)), ...splitter.push(stream.subarray(one.length + 3))];
+    const out = [
+      ...splitter.push(stream.subarray(0, 7)),
+      ...splitter.push(stream.subarray(7, one.length + 3)),
+      ...splitter.push(stream.subarray(one.length + 3)),
+    ];
     expect(out.map((b) => b.length)).toEqual([one.length, two.length, one.length]);
     expect(out[1]!.equals(two)).toBe(true);
   });
 
   it('decodes forwarded Opus into 16 kHz mono PCM in 100 ms chunks that hold the speech', async () => {
-    const recording = new URL('../../../test/fixtures/speech/asterisk-en_US_f_Allison/demo-instruct.wav', import.meta.url).pathname;
-    const decoder = new RtpVideoDecoder({ codec: 'OPUS', payloadType: 111, framesPerSecond: 5, maxSeconds: 30 }, () => {});
+    const recording = new URL(
+      '../../../test/fixtures/speech/asterisk-en_US_f_Allison/demo-instruct.wav',
+      import.meta.url,
+    ).pathname;
+    const decoder = new RtpVideoDecoder(
+      { codec: 'OPUS', payloadType: 111, framesPerSecond: 5, maxSeconds: 30 },
+      () => {},
+    );
     await decoder.start();
     const sender = sendOpus(decoder.port, recording);
     sender.once('exit', () => setTimeout(() => decoder.stop(), 500));
     const chunks: Buffer[] = [];
     for (let chunk = await decoder.next(); chunk; chunk = await decoder.next()) chunks.push(chunk);
     expect(chunks.length).toBeGreaterThan(20);
-    expect(new Set(chunks.map((c) => c.length))).toEqual(new Set([PCM_RATE * 2 * PCM_CHUNK_MS / 1000]));
+    expect(new Set(chunks.map((c) => c.length))).toEqual(new Set([(PCM_RATE * 2 * PCM_CHUNK_MS) / 1000]));
     const pcm = Buffer.concat(chunks);
     const samples = new Float32Array(pcm.length / 2);
     for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(i * 2) / 32768;
     const vad = detectVoice(samples, PCM_RATE);
-    const voicedSeconds = vad.mask.reduce((n, f) => n + f, 0) * vad.window / PCM_RATE;
+    const voicedSeconds = (vad.mask.reduce((n, f) => n + f, 0) * vad.window) / PCM_RATE;
     expect(voicedSeconds).toBeGreaterThan(2);
   }, 60_000);
 });

@@ -21,9 +21,10 @@ export interface VideoDecoderSpec {
 
 /** The session description ffmpeg reads: where the RTP arrives and how to depacketise it. */
 export function sdpFor(spec: VideoDecoderSpec, port: number): string {
-  const media = spec.codec === 'OPUS'
-    ? [`m=audio ${port} RTP/AVP ${spec.payloadType}`, `a=rtpmap:${spec.payloadType} opus/48000/2`]
-    : [`m=video ${port} RTP/AVP ${spec.payloadType}`, `a=rtpmap:${spec.payloadType} ${spec.codec}/90000`];
+  const media =
+    spec.codec === 'OPUS'
+      ? [`m=audio ${port} RTP/AVP ${spec.payloadType}`, `a=rtpmap:${spec.payloadType} opus/48000/2`]
+      : [`m=video ${port} RTP/AVP ${spec.payloadType}`, `a=rtpmap:${spec.payloadType} ${spec.codec}/90000`];
   return [
     'v=0',
     'o=- 0 0 IN IP4 127.0.0.1',
@@ -76,7 +77,11 @@ export class RtpVideoDecoder {
   private stderr = '';
   private deadline: ReturnType<typeof setTimeout> | null = null;
 
-  constructor(readonly spec: VideoDecoderSpec, private readonly onEnd: (decoder: RtpVideoDecoder) => void, private readonly ffmpeg = 'ffmpeg') {}
+  constructor(
+    readonly spec: VideoDecoderSpec,
+    private readonly onEnd: (decoder: RtpVideoDecoder) => void,
+    private readonly ffmpeg = 'ffmpeg',
+  ) {}
 
   async start(): Promise<void> {
     this.port = await freeRtpPort();
@@ -86,17 +91,36 @@ export class RtpVideoDecoder {
     const audio = this.spec.codec === 'OPUS';
     const output = audio
       ? ['-vn', '-ac', '1', '-ar', String(PCM_RATE), '-f', 's16le', 'pipe:1']
-      : ['-an', '-vf', `fps=${this.spec.framesPerSecond}`, '-f', 'image2pipe', '-c:v', 'mjpeg', '-pix_fmt', 'yuvj420p', '-q:v', '2', 'pipe:1'];
+      : [
+          '-an',
+          '-vf',
+          `fps=${this.spec.framesPerSecond}`,
+          '-f',
+          'image2pipe',
+          '-c:v',
+          'mjpeg',
+          '-pix_fmt',
+          'yuvj420p',
+          '-q:v',
+          '2',
+          'pipe:1',
+        ];
     const args = [
-      '-hide_banner', '-loglevel', 'error', '-nostdin',
-      '-protocol_whitelist', 'file,udp,rtp',
-      '-analyzeduration', '1000000',
-      '-i', sdp,
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-nostdin',
+      '-protocol_whitelist',
+      'file,udp,rtp',
+      '-analyzeduration',
+      '1000000',
+      '-i',
+      sdp,
       ...output,
     ];
     const child = spawn(this.ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
-    const splitter = audio ? new PcmChunker(PCM_RATE * 2 * PCM_CHUNK_MS / 1000) : new JpegSplitter();
+    const splitter = audio ? new PcmChunker((PCM_RATE * 2 * PCM_CHUNK_MS) / 1000) : new JpegSplitter();
     child.stdout!.on('data', (chunk: Buffer) => {
       for (const frame of splitter.push(chunk)) this.deliver(frame);
     });

@@ -4,7 +4,12 @@ import { DongleCounter } from '../../licensing/document.js';
 import type { Dongles } from './dongles.js';
 
 const DumpBody = z.object({ counters: z.array(DongleCounter).max(10_000).default([]) });
-const UpdateBody = z.object({ package: z.string().min(1).max(256 * 1024) });
+const UpdateBody = z.object({
+  package: z
+    .string()
+    .min(1)
+    .max(256 * 1024),
+});
 
 /**
  * The dongle routes of the sidecar, under /v1 (so behind its Bearer token): list, signed dump, apply an

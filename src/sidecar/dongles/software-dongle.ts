@@ -46,14 +46,25 @@ export class SoftwareDongle {
 
   private async load(): Promise<DongleFile> {
     if (this.state) return this.state;
-    const text = await readFile(this.path, 'utf8').catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? null : Promise.reject(e)));
+    const text = await readFile(this.path, 'utf8').catch((e: NodeJS.ErrnoException) =>
+      e.code === 'ENOENT' ? null : Promise.reject(e),
+    );
     if (text) return (this.state = JSON.parse(text) as DongleFile);
     const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
     const id = `SW-${randomBytes(6).toString('hex').toUpperCase()}`;
     this.state = {
-      format: 1, id, serial: randomBytes(8).toString('hex').toUpperCase(), createdAt: new Date().toISOString(),
-      privateJwk: await exportJWK(privateKey), publicJwk: await exportJWK(publicKey),
-      licence: null, counters: [], countersAt: null, lastSequence: 0, nonces: [], update: { state: 'IDLE' },
+      format: 1,
+      id,
+      serial: randomBytes(8).toString('hex').toUpperCase(),
+      createdAt: new Date().toISOString(),
+      privateJwk: await exportJWK(privateKey),
+      publicJwk: await exportJWK(publicKey),
+      licence: null,
+      counters: [],
+      countersAt: null,
+      lastSequence: 0,
+      nonces: [],
+      update: { state: 'IDLE' },
     };
     await this.save();
     return this.state;
@@ -77,9 +88,18 @@ export class SoftwareDongle {
   async describe() {
     const s = await this.load();
     return {
-      id: s.id, serial: s.serial, software: true as const, present: true, firmwareVersion: 'software-1',
-      createdAt: s.createdAt, publicJwk: s.publicJwk, licence: s.licence, counters: s.counters, countersAt: s.countersAt,
-      lastSequence: s.lastSequence, update: s.update,
+      id: s.id,
+      serial: s.serial,
+      software: true as const,
+      present: true,
+      firmwareVersion: 'software-1',
+      createdAt: s.createdAt,
+      publicJwk: s.publicJwk,
+      licence: s.licence,
+      counters: s.counters,
+      countersAt: s.countersAt,
+      lastSequence: s.lastSequence,
+      update: s.update,
     };
   }
 
@@ -95,7 +115,10 @@ export class SoftwareDongle {
       await this.save();
       const payload = {
         dongle: { id: s.id, serial: s.serial, software: true, publicJwk: s.publicJwk, createdAt: s.createdAt },
-        licence: s.licence, counters: s.counters, lastSequence: s.lastSequence, createdAt: now.toISOString(),
+        licence: s.licence,
+        counters: s.counters,
+        lastSequence: s.lastSequence,
+        createdAt: now.toISOString(),
       };
       const key = (await importJWK(s.privateJwk, 'EdDSA')) as CryptoKey;
       const jws = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
@@ -119,20 +142,32 @@ export class SoftwareDongle {
         await this.save();
         return s.update;
       };
-      if (!vendorKey) return fail('the sidecar has no licensing public key (BIMS_LICENCE_PUBLIC_KEY), so it cannot check any update');
+      if (!vendorKey)
+        return fail('the sidecar has no licensing public key (BIMS_LICENCE_PUBLIC_KEY), so it cannot check any update');
       let update;
       try {
         update = await verifyUpdate(jws, vendorKey);
       } catch (error) {
-        return fail(error instanceof LicenceDocumentError && error.problem === 'INVALID_SIGNATURE' ? 'bad signature: the update was not signed with the licensing key' : `unreadable update: ${(error as Error).message}`);
+        return fail(
+          error instanceof LicenceDocumentError && error.problem === 'INVALID_SIGNATURE'
+            ? 'bad signature: the update was not signed with the licensing key'
+            : `unreadable update: ${(error as Error).message}`,
+        );
       }
       const extra = { dongleId: update.dongleId, sequence: update.sequence };
-      if (update.dongleId !== s.id) return fail(`the update is for dongle ${update.dongleId}, not this one (${s.id})`, extra);
-      if (s.nonces.includes(update.nonce)) return fail(`replayed update: nonce ${update.nonce} was applied already`, extra);
-      if (update.sequence <= s.lastSequence) return fail(`replayed update: sequence ${update.sequence} is not above the last applied ${s.lastSequence}`, extra);
+      if (update.dongleId !== s.id)
+        return fail(`the update is for dongle ${update.dongleId}, not this one (${s.id})`, extra);
+      if (s.nonces.includes(update.nonce))
+        return fail(`replayed update: nonce ${update.nonce} was applied already`, extra);
+      if (update.sequence <= s.lastSequence)
+        return fail(
+          `replayed update: sequence ${update.sequence} is not above the last applied ${s.lastSequence}`,
+          extra,
+        );
       try {
         const licence = await verifyLicence(update.licence, vendorKey);
-        if (licence.dongleId && licence.dongleId !== s.id) return fail(`the licence inside is for dongle ${licence.dongleId}`, extra);
+        if (licence.dongleId && licence.dongleId !== s.id)
+          return fail(`the licence inside is for dongle ${licence.dongleId}`, extra);
       } catch (error) {
         return fail(`the licence inside does not verify: ${(error as Error).message}`, extra);
       }

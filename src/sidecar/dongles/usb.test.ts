@@ -14,7 +14,11 @@ function device(name: string, attrs: Record<string, string>, interfaces: Record<
     writeFileSync(join(root, name, iface, 'bInterfaceClass'), `${cls}\n`);
   }
 }
-device('1-1.2', { idVendor: '0529', idProduct: '0001', serial: 'K-42', manufacturer: 'SafeNet', product: 'Sentinel HL' }, { '1-1.2:1.0': '03' });
+device(
+  '1-1.2',
+  { idVendor: '0529', idProduct: '0001', serial: 'K-42', manufacturer: 'SafeNet', product: 'Sentinel HL' },
+  { '1-1.2:1.0': '03' },
+);
 device('1-1.3', { idVendor: '046d', idProduct: 'c31c', product: 'Keyboard' }, { '1-1.3:1.0': '03' });
 device('1-1.4', { idVendor: '064f', idProduct: '2af9' }, { '1-1.4:1.0': 'ff' });
 device('1-1:1.0', { bInterfaceClass: '09' });
@@ -25,7 +29,14 @@ describe('USB licence keys from sysfs', () => {
   it('lists only devices whose ids are configured, with their HID-ness and strings', async () => {
     const found = await listUsbDongles(parseUsbIds('0529:0001, 064f:*'), root);
     expect(found.map((d) => d.id)).toEqual(['usb-1-1.2', 'usb-1-1.4']);
-    expect(found[0]).toMatchObject({ vendorId: '0529', productId: '0001', serial: 'K-42', manufacturer: 'SafeNet', product: 'Sentinel HL', hid: true });
+    expect(found[0]).toMatchObject({
+      vendorId: '0529',
+      productId: '0001',
+      serial: 'K-42',
+      manufacturer: 'SafeNet',
+      product: 'Sentinel HL',
+      hid: true,
+    });
     expect(found[1]).toMatchObject({ vendorId: '064f', productId: '2af9', serial: null, hid: false });
   });
 

@@ -28,14 +28,18 @@ export function parseUsbIds(text: string): { vendorId: string; productId: string
     });
 }
 
-const attr = async (dir: string, name: string) => (await readFile(join(dir, name), 'utf8').catch(() => null))?.trim() || null;
+const attr = async (dir: string, name: string) =>
+  (await readFile(join(dir, name), 'utf8').catch(() => null))?.trim() || null;
 
 /**
  * The matching devices under `root` (normally /sys/bus/usb/devices). Reading sysfs needs no native module
  * and no privileges, which `node-hid` would; the sidecar only needs to know a key is there. A missing root
  * (containers, non-Linux) means no devices rather than an error.
  */
-export async function listUsbDongles(ids: { vendorId: string; productId: string | '*' }[], root = '/sys/bus/usb/devices'): Promise<UsbDongle[]> {
+export async function listUsbDongles(
+  ids: { vendorId: string; productId: string | '*' }[],
+  root = '/sys/bus/usb/devices',
+): Promise<UsbDongle[]> {
   if (ids.length === 0) return [];
   const entries = await readdir(root).catch(() => [] as string[]);
   const found: UsbDongle[] = [];
@@ -51,8 +55,14 @@ export async function listUsbDongles(ids: { vendorId: string; productId: string 
     let hid = false;
     for (const iface of interfaces) if ((await attr(join(dir, iface), 'bInterfaceClass')) === '03') hid = true;
     found.push({
-      id: `usb-${name}`, vendorId, productId, hid, sysfsPath: dir,
-      serial: await attr(dir, 'serial'), manufacturer: await attr(dir, 'manufacturer'), product: await attr(dir, 'product'),
+      id: `usb-${name}`,
+      vendorId,
+      productId,
+      hid,
+      sysfsPath: dir,
+      serial: await attr(dir, 'serial'),
+      manufacturer: await attr(dir, 'manufacturer'),
+      product: await attr(dir, 'product'),
     });
   }
   return found;

@@ -12,7 +12,17 @@ interface DenoTestApi {
   remove(path: string, options: { recursive: boolean }): Promise<void>;
   readFile(url: URL): Promise<Uint8Array>;
   env: { get(name: string): string | undefined };
-  Command: new (cmd: string, options: { args: string[]; cwd: string; clearEnv: boolean; env: Record<string, string>; stdout: 'piped'; stderr: 'inherit' }) => {
+  Command: new (
+    cmd: string,
+    options: {
+      args: string[];
+      cwd: string;
+      clearEnv: boolean;
+      env: Record<string, string>;
+      stdout: 'piped';
+      stderr: 'inherit';
+    },
+  ) => {
     spawn(): { stdout: ReadableStream<Uint8Array>; kill(signal: 'SIGTERM'): void; status: Promise<{ code: number }> };
   };
 }
@@ -23,7 +33,11 @@ const ADMIN_PASSWORD = 'deno-smoke-admin-password';
 
 async function photos(): Promise<SmokePhotos> {
   const photo = (path: string) => Deno.readFile(new URL(`test/fixtures/photos/labelled/${path}`, root));
-  return { enrol: await photo('cage/cage.jpg'), genuine: await photo('cage/cage2_crop.jpg'), impostor: await photo('clooney/fragrance-George-Clooney-main_crop.jpg') };
+  return {
+    enrol: await photo('cage/cage.jpg'),
+    genuine: await photo('cage/cage2_crop.jpg'),
+    impostor: await photo('clooney/fragrance-George-Clooney-main_crop.jpg'),
+  };
 }
 
 const passOn = (name: string): Record<string, string> => {
@@ -39,7 +53,16 @@ async function startService(env: Record<string, string>) {
     cwd: root.pathname,
     // Only what is given here: an inherited DATABASE_URL would turn the PGlite run into a PostgreSQL one.
     clearEnv: true,
-    env: { PATH: Deno.env.get('PATH') ?? '', HOME: Deno.env.get('HOME') ?? '/tmp', ...passOn('DENO_DIR'), PORT: '0', BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_EXTRACTION_WORKERS: '1', ...env },
+    env: {
+      PATH: Deno.env.get('PATH') ?? '',
+      HOME: Deno.env.get('HOME') ?? '/tmp',
+      ...passOn('DENO_DIR'),
+      PORT: '0',
+      BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      BIMS_PASSWORD_ITERATIONS: '10000',
+      BIMS_EXTRACTION_WORKERS: '1',
+      ...env,
+    },
     stdout: 'piped',
     stderr: 'inherit',
   }).spawn();
@@ -53,7 +76,9 @@ async function startService(env: Record<string, string>) {
     const listening = buffered.match(/"message":"listening","url":"([^"]+)","database":"(\w+)"/);
     if (listening) {
       // Keep draining stdout so the service never blocks on a full pipe.
-      void (async () => { while (!(await lines.read()).done); })();
+      void (async () => {
+        while (!(await lines.read()).done);
+      })();
       return { url: listening[1]!, database: listening[2]!, child };
     }
   }

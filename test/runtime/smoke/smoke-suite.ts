@@ -54,8 +54,16 @@ export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[
     }
     const res = await fetch(new URL(path, target.baseUrl), { method, headers, body: payload });
     const text = await res.text();
-    if (expected !== undefined) check(res.status === expected, `${method} ${path}: expected ${expected}, got ${res.status}: ${text.slice(0, 500)}`);
-    return { status: res.status, headers: res.headers, json: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : null };
+    if (expected !== undefined)
+      check(
+        res.status === expected,
+        `${method} ${path}: expected ${expected}, got ${res.status}: ${text.slice(0, 500)}`,
+      );
+    return {
+      status: res.status,
+      headers: res.headers,
+      json: text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : null,
+    };
   };
 
   return [
@@ -70,10 +78,22 @@ export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[
       name: 'auth: no or wrong credentials are 401 problems; a client_credentials token works as Bearer',
       run: async () => {
         const none = await call('GET', '/admin/accounts', null, undefined, 401);
-        check(String(none.json?.type).endsWith('/unauthorized'), `401 without the unauthorized problem type: ${JSON.stringify(none.json)}`);
+        check(
+          String(none.json?.type).endsWith('/unauthorized'),
+          `401 without the unauthorized problem type: ${JSON.stringify(none.json)}`,
+        );
         await call('GET', '/admin/accounts', basic('admin', 'not-the-password'), undefined, 401);
-        const token = await call('POST', '/oauth2/token', admin, new URLSearchParams({ grant_type: 'client_credentials' }), 200);
-        check(token.json.token_type === 'Bearer' && token.json.scope === 'ADMIN', `token answer ${JSON.stringify(token.json)}`);
+        const token = await call(
+          'POST',
+          '/oauth2/token',
+          admin,
+          new URLSearchParams({ grant_type: 'client_credentials' }),
+          200,
+        );
+        check(
+          token.json.token_type === 'Bearer' && token.json.scope === 'ADMIN',
+          `token answer ${JSON.stringify(token.json)}`,
+        );
         await call('GET', '/admin/accounts', `Bearer ${token.json.access_token}`, undefined, 200);
       },
     },
@@ -83,7 +103,13 @@ export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[
         await call('POST', '/admin/accounts/create', admin, { ...user, role: 'USER' }, 201);
         const count = await call('GET', `/admin/accounts/count?username=${user.username}`, admin, undefined, 200);
         check(count.json.count === 1, `count ${JSON.stringify(count.json)}`);
-        const token = await call('POST', '/oauth2/token', basic(user.username, user.password), new URLSearchParams({ grant_type: 'client_credentials' }), 200);
+        const token = await call(
+          'POST',
+          '/oauth2/token',
+          basic(user.username, user.password),
+          new URLSearchParams({ grant_type: 'client_credentials' }),
+          200,
+        );
         check(token.json.scope === 'USER', `USER token scope ${token.json.scope}`);
         const userToken = `Bearer ${token.json.access_token}`;
         await call('GET', '/user/management/info', userToken, undefined, 200);
@@ -93,27 +119,63 @@ export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[
     {
       name: 'enrol a subject from a real photo',
       run: async () => {
-        const res = await call('POST', '/admin/subjects/create', admin, { subjectId, faces: [{ image: base64(photos.enrol) }] }, 201);
+        const res = await call(
+          'POST',
+          '/admin/subjects/create',
+          admin,
+          { subjectId, faces: [{ image: base64(photos.enrol) }] },
+          201,
+        );
         check(res.json.status === 'ENROLLED', `enrolment status ${res.json.status}`);
-        check(res.json.faces?.length === 1 && res.json.faces[0].quality > 0, `enrolled faces ${JSON.stringify(res.json.faces)?.slice(0, 300)}`);
+        check(
+          res.json.faces?.length === 1 && res.json.faces[0].quality > 0,
+          `enrolled faces ${JSON.stringify(res.json.faces)?.slice(0, 300)}`,
+        );
         check(typeof res.json.encryptedTemplate === 'string', 'no encryptedTemplate in the enrolment answer');
       },
     },
     {
       name: 'verify: another photo of the person matches, a stranger does not',
       run: async () => {
-        const genuine = await call('POST', '/admin/operations/create', admin, { type: 'VERIFY', subjectId, faces: [{ image: base64(photos.genuine) }] }, 201);
-        check(genuine.json.status === 'SUCCESS' && genuine.json.score >= genuine.json.threshold, `genuine VERIFY ${JSON.stringify(genuine.json)}`);
-        const impostor = await call('POST', '/admin/operations/create', admin, { type: 'VERIFY', subjectId, faces: [{ image: base64(photos.impostor) }] }, 201);
-        check(impostor.json.status !== 'SUCCESS' && impostor.json.score < impostor.json.threshold, `impostor VERIFY ${JSON.stringify(impostor.json)}`);
+        const genuine = await call(
+          'POST',
+          '/admin/operations/create',
+          admin,
+          { type: 'VERIFY', subjectId, faces: [{ image: base64(photos.genuine) }] },
+          201,
+        );
+        check(
+          genuine.json.status === 'SUCCESS' && genuine.json.score >= genuine.json.threshold,
+          `genuine VERIFY ${JSON.stringify(genuine.json)}`,
+        );
+        const impostor = await call(
+          'POST',
+          '/admin/operations/create',
+          admin,
+          { type: 'VERIFY', subjectId, faces: [{ image: base64(photos.impostor) }] },
+          201,
+        );
+        check(
+          impostor.json.status !== 'SUCCESS' && impostor.json.score < impostor.json.threshold,
+          `impostor VERIFY ${JSON.stringify(impostor.json)}`,
+        );
       },
     },
     {
       name: 'identify finds the enrolled subject first',
       run: async () => {
-        const found = await call('POST', '/admin/operations/create', admin, { type: 'IDENTIFY', faces: [{ image: base64(photos.genuine) }] }, 201);
+        const found = await call(
+          'POST',
+          '/admin/operations/create',
+          admin,
+          { type: 'IDENTIFY', faces: [{ image: base64(photos.genuine) }] },
+          201,
+        );
         check(found.json.status === 'SUCCESS', `IDENTIFY status ${found.json.status}`);
-        check(found.json.candidates?.[0]?.subjectId === subjectId && found.json.candidates[0].rank === 1, `candidates ${JSON.stringify(found.json.candidates)}`);
+        check(
+          found.json.candidates?.[0]?.subjectId === subjectId && found.json.candidates[0].rank === 1,
+          `candidates ${JSON.stringify(found.json.candidates)}`,
+        );
       },
     },
     {
@@ -121,12 +183,21 @@ export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[
       run: async () => {
         const page = await fetch(new URL('/docs', target.baseUrl));
         const html = await page.text();
-        check(page.status === 200 && html.includes('/docs/assets/swagger-ui-bundle.js'), `/docs: ${page.status} ${html.slice(0, 200)}`);
+        check(
+          page.status === 200 && html.includes('/docs/assets/swagger-ui-bundle.js'),
+          `/docs: ${page.status} ${html.slice(0, 200)}`,
+        );
         // The assets come from the service's own storage (node_modules, or the Workers ASSETS binding), not a CDN.
-        for (const [path, type] of [['/docs/assets/swagger-ui-bundle.js', 'javascript'], ['/docs/assets/swagger-ui.css', 'text/css']]) {
+        for (const [path, type] of [
+          ['/docs/assets/swagger-ui-bundle.js', 'javascript'],
+          ['/docs/assets/swagger-ui.css', 'text/css'],
+        ]) {
           const res = await fetch(new URL(path!, target.baseUrl));
           const body = await res.arrayBuffer();
-          check(res.status === 200 && (res.headers.get('content-type') ?? '').includes(type!), `${path}: ${res.status} ${res.headers.get('content-type')}`);
+          check(
+            res.status === 200 && (res.headers.get('content-type') ?? '').includes(type!),
+            `${path}: ${res.status} ${res.headers.get('content-type')}`,
+          );
           check(body.byteLength > 10_000, `${path}: only ${body.byteLength} bytes`);
         }
       },
@@ -134,7 +205,11 @@ export function smokeSuite(target: SmokeTarget, photos: SmokePhotos): SmokeStep[
     {
       name: 'OpenAPI 3.1 documents for each surface',
       run: async () => {
-        for (const [path, sample] of [['/admin/openapi.json', '/admin/subjects/create'], ['/openapi.json', '/subjects/create'], ['/user/openapi.json', '/user/subjects/create']]) {
+        for (const [path, sample] of [
+          ['/admin/openapi.json', '/admin/subjects/create'],
+          ['/openapi.json', '/subjects/create'],
+          ['/user/openapi.json', '/user/subjects/create'],
+        ]) {
           const doc = await call('GET', path, null, undefined, 200);
           check(String(doc.json.openapi).startsWith('3.1'), `${path}: openapi ${doc.json.openapi}`);
           check(doc.json.paths?.[sample!], `${path} does not describe ${sample}`);

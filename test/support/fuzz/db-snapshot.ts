@@ -23,7 +23,9 @@ const PROBE = 'bims_write_probe';
 
 export async function tablesOf(db: Kysely<Database>): Promise<string[]> {
   const rows = await sql<{ table_name: string }>`
-    select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`.execute(db);
+    select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`.execute(
+    db,
+  );
   return rows.rows.map((r) => r.table_name).filter((t) => !NOT_REQUEST_DRIVEN.has(t));
 }
 
@@ -33,7 +35,9 @@ export async function tablesOf(db: Kysely<Database>): Promise<string[]> {
  */
 export async function installWriteCounters(db: Kysely<Database>, tables: string[]): Promise<number> {
   await sql`create schema if not exists ${sql.id(PROBE)}`.execute(db);
-  await sql`create table if not exists ${sql.id(PROBE, 'writes')} (table_name text primary key, n bigint not null default 0)`.execute(db);
+  await sql`create table if not exists ${sql.id(PROBE, 'writes')} (table_name text primary key, n bigint not null default 0)`.execute(
+    db,
+  );
   await sql`
     create or replace function ${sql.id(PROBE, 'count_write')}() returns trigger language plpgsql as $$
     begin
@@ -56,13 +60,17 @@ export async function installWriteCounters(db: Kysely<Database>, tables: string[
 
 /** The committed writes per table since {@link installWriteCounters}: one small query. */
 export async function writeCounts(db: Kysely<Database>): Promise<Snapshot> {
-  const { rows } = await sql<{ t: string; n: string }>`select table_name as t, n::text as n from ${sql.id(PROBE, 'writes')}`.execute(db);
+  const { rows } = await sql<{
+    t: string;
+    n: string;
+  }>`select table_name as t, n::text as n from ${sql.id(PROBE, 'writes')}`.execute(db);
   return Object.fromEntries(rows.map((r) => [r.t, r.n]));
 }
 
 export async function rowVersions(db: Kysely<Database>, tables: string[]): Promise<Snapshot> {
   const parts = tables.map(
-    (t) => sql`select ${t} as t, count(*)::text || ':' || coalesce(sum(xmin::text::bigint), 0)::text || ':' || coalesce(max(xmin::text::bigint), 0)::text as f from ${sql.table(t)}`,
+    (t) =>
+      sql`select ${t} as t, count(*)::text || ':' || coalesce(sum(xmin::text::bigint), 0)::text || ':' || coalesce(max(xmin::text::bigint), 0)::text as f from ${sql.table(t)}`,
   );
   const rows = await sql<{ t: string; f: string }>`${sql.join(parts, sql` union all `)}`.execute(db);
   return Object.fromEntries(rows.rows.map((r) => [r.t, r.f]));

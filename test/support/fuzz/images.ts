@@ -57,7 +57,27 @@ export function pngBadCrc(): Uint8Array {
 /** SOI, a JFIF APP0, a baseline SOF declaring `h`x`w`, then garbage, then EOI (so the file "ends" right). */
 export function jpegHeaderAndGarbage(w = 640, h = 480, garbage = 2048): Uint8Array {
   const app0 = Uint8Array.from([0xff, 0xe0, 0x00, 0x10, ...ascii('JFIF'), 0, 1, 1, 0, 0, 1, 0, 1, 0, 0]);
-  const sof = Uint8Array.from([0xff, 0xc0, 0x00, 0x11, 8, h >> 8, h & 0xff, w >> 8, w & 0xff, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+  const sof = Uint8Array.from([
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    8,
+    h >> 8,
+    h & 0xff,
+    w >> 8,
+    w & 0xff,
+    3,
+    1,
+    0x22,
+    0,
+    2,
+    0x11,
+    1,
+    3,
+    0x11,
+    1,
+  ]);
   const junk = new Uint8Array(garbage);
   crypto.getRandomValues(junk);
   return concat(Uint8Array.from([0xff, 0xd8]), app0, sof, junk, Uint8Array.from([0xff, 0xd9]));
@@ -70,7 +90,8 @@ export function jpegHiddenHugeFrame(): Uint8Array {
 }
 
 /** A ZIP local file header, for polyglots. */
-const zipTail = () => concat(ascii('PK\u0003\u0004'), new Uint8Array(26), ascii('evil.sh'), ascii('#!/bin/sh\nrm -rf /\n'));
+const zipTail = () =>
+  concat(ascii('PK\u0003\u0004'), new Uint8Array(26), ascii('evil.sh'), ascii('#!/bin/sh\nrm -rf /\n'));
 
 const photoPath = join(import.meta.dirname, '..', '..', 'fixtures', 'photos', 'labelled', 'obama', 'obama4_crop.jpg');
 
@@ -98,8 +119,8 @@ export function hostileImages(): Record<string, Uint8Array> {
     'jpeg truncated': jpeg.subarray(0, Math.floor(jpeg.length * 0.6)),
     'jpeg + zip polyglot': concat(jpeg, zipTail()),
     'png + html polyglot': concat(png, ascii('<html><script>alert(1)</script></html>')),
-    'gif': concat(ascii('GIF89a'), new Uint8Array(32)),
-    'svg': ascii('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+    gif: concat(ascii('GIF89a'), new Uint8Array(32)),
+    svg: ascii('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
     'four zero bytes': new Uint8Array(4),
     'tiny png without a face': png,
     'wav instead of an image': makeWav(100),

@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import type { OperationSpec } from '../../../src/operations/types.js';
 import type { Surface } from '../../../src/auth/roles.js';
-import { jsonSchemaOf, jsonType, METACHARS, nodesOf, REMOVE, replaceAt, typesOf, validish, type Hints, type JsonSchema } from './schema-arb.js';
+import {
+  jsonSchemaOf,
+  jsonType,
+  METACHARS,
+  nodesOf,
+  REMOVE,
+  replaceAt,
+  typesOf,
+  validish,
+  type Hints,
+  type JsonSchema,
+} from './schema-arb.js';
 
 /**
  * Requests for one operation: a plausible request built from its schemas (schema-arb.ts), then broken in one
@@ -36,11 +47,40 @@ const BAD_BASE64 = ['@@@@', 'abc', '=AAA', 'QUJD\nREVG', 'QUJD====', 'QU JD', '-
 const WRONG_TYPED = [42, 'text', true, null, [], {}];
 const NUMBER_EDGES = [1e308, -1e308, 2 ** 53 + 2, -0, 0.5, 2147483648, -1];
 const NOT_JSON = ['not json at all', '{"a":', '\u0000', "{'single': 'quotes'}", 'NaN', '{"a":1}}', '[1,2,'];
-const FOREIGN_TYPES = ['text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'];
-const ACCEPTS = ['*/*', 'image/svg+xml', 'application/json', 'text/html;q=0, */*;q=0', ';;;', 'image/png, application/json;q=0.5', 'x/'.repeat(2000)];
-const BAD_UTF8 = [[0xff, 0xfe], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]];
+const FOREIGN_TYPES = [
+  'text/plain',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded',
+];
+const ACCEPTS = [
+  '*/*',
+  'image/svg+xml',
+  'application/json',
+  'text/html;q=0, */*;q=0',
+  ';;;',
+  'image/png, application/json;q=0.5',
+  'x/'.repeat(2000),
+];
+const BAD_UTF8 = [
+  [0xff, 0xfe],
+  [0xc3, 0x28],
+  [0xed, 0xa0, 0x80],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xc0, 0xaf],
+];
 /** Segments pasted into a path raw (not re-encoded), where the router and the parameter decoder meet them. */
-const RAW_SEGMENTS = ['%00', '..%2F..%2Fetc%2Fpasswd', '%', '%ZZ', '%C0%AE%C0%AE', '%E0%A4%A', ';jsessionid=1', '%2e%2e', 'a%2Fb'];
+const RAW_SEGMENTS = [
+  '%00',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%',
+  '%ZZ',
+  '%C0%AE%C0%AE',
+  '%E0%A4%A',
+  ';jsessionid=1',
+  '%2e%2e',
+  'a%2Fb',
+];
 
 const enc = new TextEncoder();
 
@@ -48,7 +88,8 @@ function serialiseQuery(query: Record<string, unknown>): string {
   const q = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) q.append(key, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+    for (const v of Array.isArray(value) ? value : [value])
+      q.append(key, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
   }
   const s = q.toString();
   return s ? `?${s}` : '';
@@ -93,10 +134,24 @@ function wrongQueryValue(schema: JsonSchema): string | null {
   return null;
 }
 
-type Draw = { params: any; query: any; body: any; kind: string; pick: number; pick2: number; accept: string | null; surface: Surface };
+type Draw = {
+  params: any;
+  query: any;
+  body: any;
+  kind: string;
+  pick: number;
+  pick2: number;
+  accept: string | null;
+  surface: Surface;
+};
 
 /** The arbitrary of broken requests for one operation. `images`/`audio` are base64 payloads by name. */
-export function requestsFor(spec: OperationSpec, hints: PartHints, images: Record<string, string>, audio: Record<string, string>): fc.Arbitrary<FuzzRequest> {
+export function requestsFor(
+  spec: OperationSpec,
+  hints: PartHints,
+  images: Record<string, string>,
+  audio: Record<string, string>,
+): fc.Arbitrary<FuzzRequest> {
   const req = spec.request ?? {};
   const paramsSchema = req.params ? jsonSchemaOf(req.params) : null;
   const querySchema = req.query ? jsonSchemaOf(req.query) : null;
@@ -106,16 +161,34 @@ export function requestsFor(spec: OperationSpec, hints: PartHints, images: Recor
   const hasAudio = bodySchema !== null && JSON.stringify(bodySchema).includes('"audio"');
 
   const kinds: fc.WeightedArbitrary<string>[] = [{ weight: 2, arbitrary: fc.constant('as generated') }];
-  const add = (weight: number, ...names: string[]) => names.forEach((n) => kinds.push({ weight, arbitrary: fc.constant(n) }));
+  const add = (weight: number, ...names: string[]) =>
+    names.forEach((n) => kinds.push({ weight, arbitrary: fc.constant(n) }));
   if (bodySchema) {
     add(3, 'body: wrong type', 'body: required field removed', 'body: unknown field', 'body: metacharacters');
     add(2, 'body: huge string', 'body: deep nesting', 'body: null', 'body: number edge', 'body: bad base64');
-    add(1, 'body: invalid UTF-8', 'body: truncated JSON', 'body: not JSON', 'body: foreign media type', 'body: no media type', 'body: wrong root type', 'body: empty');
+    add(
+      1,
+      'body: invalid UTF-8',
+      'body: truncated JSON',
+      'body: not JSON',
+      'body: foreign media type',
+      'body: no media type',
+      'body: wrong root type',
+      'body: empty',
+    );
     // Image-bearing bodies: hostile images are a minority of their runs, the extractor being the slow part.
     if (hasImages) add(2, 'body: hostile image');
     if (hasAudio) add(1, 'body: hostile audio');
   } else if (carriesBody) add(1, 'unexpected body');
-  if (querySchema) add(3, 'query: unknown key', 'query: wrong type', 'query: metacharacters', 'query: repeated key', 'query: huge value');
+  if (querySchema)
+    add(
+      3,
+      'query: unknown key',
+      'query: wrong type',
+      'query: metacharacters',
+      'query: repeated key',
+      'query: huge value',
+    );
   add(1, 'query: garbage');
   if (paramsSchema || spec.path.endsWith('**')) add(4, 'path: metacharacters', 'path: raw segment', 'path: wrong type');
 
@@ -187,7 +260,12 @@ function build(
         const key = choose(['unexpected', '__proto__', 'constructor', '$where', 'a.b', '']);
         const target = { ...at(node.path) };
         // Defined, not assigned: `__proto__` must become an own key that JSON.stringify writes out.
-        Object.defineProperty(target, key, { value: { injected: true }, enumerable: true, configurable: true, writable: true });
+        Object.defineProperty(target, key, {
+          value: { injected: true },
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
         body = replaceAt(body, node.path, target);
         mustReject = !node.inUnion;
         label += ` '${key}' at ${where(node.path)}`;
@@ -207,7 +285,10 @@ function build(
       const size = choose([70_000, 1_100_000]);
       body = replaceAt(body, node.path, 'A'.repeat(size));
       const types = typesOf(node.schema);
-      mustReject = !node.inUnion && types !== null && (!types.has('string') || (node.schema.maxLength !== undefined && node.schema.maxLength < size));
+      mustReject =
+        !node.inUnion &&
+        types !== null &&
+        (!types.has('string') || (node.schema.maxLength !== undefined && node.schema.maxLength < size));
       label += ` (${size}) at ${where(node.path)}`;
       break;
     }

@@ -12,7 +12,10 @@ const LEAKS: [string, RegExp][] = [
   ['source path', /\bsrc\/[\w/.-]+\.(?:ts|js)\b/],
   ['dependency path', /node_modules/],
   ['file URL', /file:\/\//],
-  ['database error', /violates (?:unique|foreign key|check|not-null) constraint|syntax error at or near|invalid input syntax for|relation "\w+" does not exist|stack depth limit exceeded/],
+  [
+    'database error',
+    /violates (?:unique|foreign key|check|not-null) constraint|syntax error at or near|invalid input syntax for|relation "\w+" does not exist|stack depth limit exceeded/,
+  ],
 ];
 
 /**
@@ -29,7 +32,9 @@ const OPERATOR_ONLY: [string, RegExp][] = [
 export function operatorLeaks(text: string): string[] {
   return OPERATOR_ONLY.flatMap(([what, re]) => {
     const m = text.match(re);
-    return m ? [`a ${what}: '${m[0].trim()}' in ${text.slice(Math.max(0, (m.index ?? 0) - 80), (m.index ?? 0) + 120)}`] : [];
+    return m
+      ? [`a ${what}: '${m[0].trim()}' in ${text.slice(Math.max(0, (m.index ?? 0) - 80), (m.index ?? 0) + 120)}`]
+      : [];
   });
 }
 
@@ -43,19 +48,31 @@ export function judgeAnswer(operationId: string, res: Response, bodyText: string
   const wrong: string[] = [];
   const type = res.headers.get('content-type') ?? '';
   if (res.status >= 500) {
-    const documented = externalOperations.has(operationId) && componentProblems[res.status] && bodyText?.includes(`/${componentProblems[res.status]}"`);
+    const documented =
+      externalOperations.has(operationId) &&
+      componentProblems[res.status] &&
+      bodyText?.includes(`/${componentProblems[res.status]}"`);
     if (!documented) wrong.push(`answered ${res.status}: ${bodyText?.slice(0, 400)}`);
   }
   if (res.status >= 400) {
-    if (!/^application\/problem\+json/.test(type)) wrong.push(`a ${res.status} of type '${type}', not application/problem+json`);
+    if (!/^application\/problem\+json/.test(type))
+      wrong.push(`a ${res.status} of type '${type}', not application/problem+json`);
     else {
       try {
         const p = JSON.parse(bodyText ?? '');
-        if (typeof p.type !== 'string' || typeof p.title !== 'string' || typeof p.detail !== 'string' || p.status !== res.status) {
+        if (
+          typeof p.type !== 'string' ||
+          typeof p.title !== 'string' ||
+          typeof p.detail !== 'string' ||
+          p.status !== res.status
+        ) {
           wrong.push(`a malformed problem: ${bodyText?.slice(0, 300)}`);
         }
         // The request's own path (`instance`, echoed in a route-not-found detail) is the client's words, not ours.
-        const own = typeof p.instance === 'string' && p.instance.length > 1 ? (bodyText ?? '').split(p.instance).join('') : bodyText ?? '';
+        const own =
+          typeof p.instance === 'string' && p.instance.length > 1
+            ? (bodyText ?? '').split(p.instance).join('')
+            : (bodyText ?? '');
         for (const leak of operatorLeaks(own)) wrong.push(`a problem carrying ${leak}`);
       } catch {
         wrong.push(`a problem+json that is not JSON: ${bodyText?.slice(0, 300)}`);
@@ -67,7 +84,10 @@ export function judgeAnswer(operationId: string, res: Response, bodyText: string
     if (text.includes(cwd)) wrong.push(`${where} names the working directory`);
     for (const [what, re] of LEAKS) {
       const m = text.match(re);
-      if (m) wrong.push(`${where} shows a ${what}: '${m[0]}' in ${text.slice(Math.max(0, (m.index ?? 0) - 80), (m.index ?? 0) + 120)}`);
+      if (m)
+        wrong.push(
+          `${where} shows a ${what}: '${m[0]}' in ${text.slice(Math.max(0, (m.index ?? 0) - 80), (m.index ?? 0) + 120)}`,
+        );
     }
   };
   res.headers.forEach((value, name) => scan(`header ${name}`, value));

@@ -65,11 +65,21 @@ const DATE_MAX = new Date('2040-01-01T00:00:00Z');
  * required; under oneOf, the keys the other alternatives require are left out, so exactly one is present.
  */
 function branchOf(schema: JsonSchema, alt: JsonSchema): JsonSchema {
-  if (alt.type !== undefined || alt.properties !== undefined || alt.$ref !== undefined || schema.properties === undefined) return alt;
+  if (
+    alt.type !== undefined ||
+    alt.properties !== undefined ||
+    alt.$ref !== undefined ||
+    schema.properties === undefined
+  )
+    return alt;
   const { anyOf: _any, oneOf, ...parent } = schema;
   const mine = (alt.required ?? []) as string[];
-  const others = oneOf ? (oneOf as JsonSchema[]).flatMap((o) => ((o.required ?? []) as string[]).filter((k) => !mine.includes(k))) : [];
-  const properties = Object.fromEntries(Object.entries(parent.properties as Record<string, JsonSchema>).filter(([k]) => !others.includes(k)));
+  const others = oneOf
+    ? (oneOf as JsonSchema[]).flatMap((o) => ((o.required ?? []) as string[]).filter((k) => !mine.includes(k)))
+    : [];
+  const properties = Object.fromEntries(
+    Object.entries(parent.properties as Record<string, JsonSchema>).filter(([k]) => !others.includes(k)),
+  );
   return { ...parent, ...alt, properties, required: [...new Set([...((parent.required ?? []) as string[]), ...mine])] };
 }
 
@@ -87,7 +97,11 @@ export function validish(schema: JsonSchema, hints: Hints, name?: string, depth 
       const keys = Object.keys(props);
       if (keys.length === 0) {
         if (schema.additionalProperties === false) return fc.constant({});
-        return fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), metachar), depth > 2 ? fc.constant(1) : fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+        return fc.dictionary(
+          fc.oneof(fc.string({ maxLength: 8 }), metachar),
+          depth > 2 ? fc.constant(1) : fc.jsonValue({ maxDepth: 2 }),
+          { maxKeys: 3 },
+        );
       }
       const model: Record<string, fc.Arbitrary<unknown>> = {};
       for (const key of keys) model[key] = validish(props[key]!, hints, key, depth + 1);
@@ -95,12 +109,18 @@ export function validish(schema: JsonSchema, hints: Hints, name?: string, depth 
     }
     case 'array': {
       const min = schema.minItems ?? 0;
-      return fc.array(validish(schema.items ?? {}, hints, name, depth + 1), { minLength: min, maxLength: Math.max(min, Math.min(schema.maxItems ?? 3, 3)) });
+      return fc.array(validish(schema.items ?? {}, hints, name, depth + 1), {
+        minLength: min,
+        maxLength: Math.max(min, Math.min(schema.maxItems ?? 3, 3)),
+      });
     }
     case 'string':
       return stringArb(schema);
     case 'integer': {
-      const min = Math.max(schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -1e6), -1e9);
+      const min = Math.max(
+        schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -1e6),
+        -1e9,
+      );
       const max = Math.min(schema.maximum ?? 1e6, 1e9);
       return fc.oneof(fc.integer({ min, max }), fc.constantFrom(min, max));
     }
@@ -121,12 +141,15 @@ export function validish(schema: JsonSchema, hints: Hints, name?: string, depth 
 function stringArb(schema: JsonSchema): fc.Arbitrary<string> {
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? 24, 24));
-  if (schema.format === 'date-time') return fc.date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc.date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true }).map((d) => d.toISOString());
   if (schema.format === 'uuid') return fc.uuid();
   let plain: fc.Arbitrary<string> = fc.string({ minLength, maxLength, unit: 'grapheme' });
   if (schema.pattern) {
     try {
-      plain = fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= minLength && s.length <= (schema.maxLength ?? Infinity));
+      plain = fc
+        .stringMatching(new RegExp(schema.pattern))
+        .filter((s) => s.length >= minLength && s.length <= (schema.maxLength ?? Infinity));
     } catch {
       // A pattern fast-check cannot generate from: plain strings (mostly rejected, which is fine too).
     }
@@ -169,7 +192,13 @@ export interface Node {
 }
 
 /** Every node of a value, paired with its schema (for unions, the first branch whose type fits). */
-export function nodesOf(value: unknown, schema: JsonSchema, path: (string | number)[] = [], inUnion = false, out: Node[] = []): Node[] {
+export function nodesOf(
+  value: unknown,
+  schema: JsonSchema,
+  path: (string | number)[] = [],
+  inUnion = false,
+  out: Node[] = [],
+): Node[] {
   const alts = schema.anyOf ?? schema.oneOf;
   if (alts) {
     const fit = (alts as JsonSchema[]).find((s) => typesOf(s)?.has(jsonType(value))) ?? {};
@@ -179,7 +208,9 @@ export function nodesOf(value: unknown, schema: JsonSchema, path: (string | numb
   if (Array.isArray(value)) value.forEach((item, i) => nodesOf(item, schema.items ?? {}, [...path, i], inUnion, out));
   else if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      const child = schema.properties?.[key] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : {});
+      const child =
+        schema.properties?.[key] ??
+        (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : {});
       nodesOf(item, child, [...path, key], inUnion, out);
     }
   }

@@ -52,7 +52,10 @@ export async function signIn(username, password, roles = DASHBOARD_ROLES) {
   if (!res.ok) throw new ApiError(res.status, signInFailure(res, body), body);
   const role = String(body.scope ?? '').split(' ')[0];
   if (!roles.includes(role)) {
-    throw new ApiError(403, `The account ${username} has the role ${role || 'unknown'}; the dashboard is for adjudicators and administrators (the camera page, capture.html, is for every account).`);
+    throw new ApiError(
+      403,
+      `The account ${username} has the role ${role || 'unknown'}; the dashboard is for adjudicators and administrators (the camera page, capture.html, is for every account).`,
+    );
   }
   const s = { token: body.access_token, role, username, expiresAt: Date.now() + (Number(body.expires_in) - 10) * 1000 };
   sessionStorage.setItem(KEY, JSON.stringify(s));
@@ -68,11 +71,16 @@ function signInFailure(res, body) {
   if (res.status === 429) {
     const seconds = Number(res.headers.get('retry-after'));
     const plural = (n, unit) => `${n} ${unit}${n === 1 ? '' : 's'}`;
-    const wait = Number.isFinite(seconds) && seconds > 0 ? `in ${seconds < 90 ? plural(Math.ceil(seconds), 'second') : plural(Math.ceil(seconds / 60), 'minute')}` : 'later';
+    const wait =
+      Number.isFinite(seconds) && seconds > 0
+        ? `in ${seconds < 90 ? plural(Math.ceil(seconds), 'second') : plural(Math.ceil(seconds / 60), 'minute')}`
+        : 'later';
     return `Too many failed sign-ins for this account. Wait and try again ${wait}.`;
   }
-  if (body.error === 'invalid_client' || res.status === 401) return 'The user name or password is not right, or the account is disabled. Check them and try again (passwords are case-sensitive).';
-  if (res.status >= 500) return 'The service could not sign you in because of a problem on its side. Try again in a moment; if it persists, tell the administrator.';
+  if (body.error === 'invalid_client' || res.status === 401)
+    return 'The user name or password is not right, or the account is disabled. Check them and try again (passwords are case-sensitive).';
+  if (res.status >= 500)
+    return 'The service could not sign you in because of a problem on its side. Try again in a moment; if it persists, tell the administrator.';
   return `Sign-in failed: ${body.error_description ?? body.detail ?? `the service answered HTTP ${res.status}`}.`;
 }
 
@@ -98,11 +106,16 @@ export async function call(path, { method = 'GET', query, body, accept = 'applic
     throw new ApiError(401, 'Please sign in.');
   }
   const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== '') search.set(k, String(v));
+  for (const [k, v] of Object.entries(query ?? {}))
+    if (v !== undefined && v !== null && v !== '') search.set(k, String(v));
   const url = search.toString() ? `${path}?${search}` : path;
   const res = await fetch(url, {
     method,
-    headers: { authorization: `Bearer ${s.token}`, accept, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${s.token}`,
+      accept,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body !== undefined ? JSON.stringify(body) : undefined,
   });
   if (res.status === 401) {
@@ -121,6 +134,8 @@ async function problemOf(res) {
   const problem = await res.json().catch(() => ({}));
   const detail = problem.detail ?? problem.title ?? `HTTP ${res.status}`;
   // Field errors the detail does not already say are listed under it, one a line.
-  const fields = (Array.isArray(problem.errors) ? problem.errors : []).filter((e) => !detail.includes(e.message)).map((e) => `${e.field}: ${e.message}`);
+  const fields = (Array.isArray(problem.errors) ? problem.errors : [])
+    .filter((e) => !detail.includes(e.message))
+    .map((e) => `${e.field}: ${e.message}`);
   return new ApiError(res.status, [detail, ...fields].join('\n'), problem);
 }

@@ -11,15 +11,23 @@ const INSTRUCTIONS = {
   TURN_RIGHT: 'Turn your head slowly to your right, then back.',
   BLINK: 'Blink slowly.',
 };
-const instruction = (e) => INSTRUCTIONS[e.instruction] ?? `Follow the instruction: ${String(e.instruction ?? '').toLowerCase().replace(/_/g, ' ')}.`;
-const step = (e) => (typeof e.step === 'number' && typeof e.steps === 'number' ? ` (step ${e.step} of ${e.steps})` : '');
+const instruction = (e) =>
+  INSTRUCTIONS[e.instruction] ??
+  `Follow the instruction: ${String(e.instruction ?? '')
+    .toLowerCase()
+    .replace(/_/g, ' ')}.`;
+const step = (e) =>
+  typeof e.step === 'number' && typeof e.steps === 'number' ? ` (step ${e.step} of ${e.steps})` : '';
 const CHALLENGE_FAILURES = {
   TIMEOUT: 'that took too long',
   WRONG_MOVE: 'that was not the move asked for',
   FACE_LOST: 'your face was lost',
 };
 
-const progress = (e) => (typeof e.accepted === 'number' && typeof e.needed === 'number' ? ` (${e.accepted} of ${e.needed} pictures taken)` : '');
+const progress = (e) =>
+  typeof e.accepted === 'number' && typeof e.needed === 'number'
+    ? ` (${e.accepted} of ${e.needed} pictures taken)`
+    : '';
 const seconds = (ms) => (typeof ms === 'number' ? (ms / 1000).toFixed(1) : '?');
 
 const GUIDANCE = {
@@ -37,26 +45,36 @@ const GUIDANCE = {
   INSTRUCTION: (e) => `${instruction(e)}${step(e)}`,
   CHALLENGE_PASSED: (e) => `Well done.${step(e)}`,
   // Whether another instruction follows is said by the next event (retriesLeft is 0 both before the last try and after it).
-  CHALLENGE_FAILED: (e) => `Not accepted: ${CHALLENGE_FAILURES[e.reason] ?? String(e.reason ?? 'the move was not seen').toLowerCase().replace(/_/g, ' ')}.`,
+  CHALLENGE_FAILED: (e) =>
+    `Not accepted: ${
+      CHALLENGE_FAILURES[e.reason] ??
+      String(e.reason ?? 'the move was not seen')
+        .toLowerCase()
+        .replace(/_/g, ' ')
+    }.`,
   PROCESSING: () => 'Checking…',
 };
 
 /** What the outcome means for the person, by purpose and status. */
 export function outcomeText(outcome, purpose) {
-  if (outcome.type === 'TIMEOUT') return 'Time is up: no good picture was taken. Try again with your face well lit and centred.';
+  if (outcome.type === 'TIMEOUT')
+    return 'Time is up: no good picture was taken. Try again with your face well lit and centred.';
   if (outcome.type === 'FAILED') return `The capture stopped: ${outcome.reason ?? 'the connection ended'}.`;
   switch (outcome.status) {
     case 'SUCCESS':
       if (purpose === 'ENROLL') {
         if (outcome.subjectStatus === 'ENROLLED') return `Enrolled as ${outcome.subjectId}.`;
-        if (outcome.subjectStatus === 'PENDING_ADJUDICATION') return `Not enrolled yet: ${outcome.subjectId} looks like someone already enrolled; an adjudicator will decide.`;
+        if (outcome.subjectStatus === 'PENDING_ADJUDICATION')
+          return `Not enrolled yet: ${outcome.subjectId} looks like someone already enrolled; an adjudicator will decide.`;
         return `Not enrolled: ${outcome.subjectId} looks like someone already enrolled (${outcome.subjectStatus}).`;
       }
       if (purpose === 'VERIFY') return `Verified: this is ${outcome.subjectId}.`;
       if (purpose === 'IDENTIFY') return 'Identified: see the candidates below.';
       return 'The check passed.';
     case 'MATCH_NOT_FOUND':
-      return purpose === 'VERIFY' ? `Not verified: this does not look like ${outcome.subjectId}.` : 'No enrolled person matches.';
+      return purpose === 'VERIFY'
+        ? `Not verified: this does not look like ${outcome.subjectId}.`
+        : 'No enrolled person matches.';
     case 'PENDING_ADJUDICATION':
       return 'The enrolment looks like someone already enrolled; an adjudicator will decide.';
     case 'LIVENESS_CHECK_FAILED':

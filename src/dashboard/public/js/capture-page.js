@@ -29,7 +29,22 @@ function renderChrome(s) {
     return;
   }
   mount(nav, DASHBOARD_ROLES.includes(s.role) ? h('a', { href: './#/queue' }, 'Dashboard') : null);
-  mount(who, h('span', {}, `${s.username} (${s.role})`), h('button', { class: 'secondary', id: 'sign-out', onclick: () => { signOut(); start(); } }, 'Sign out'));
+  mount(
+    who,
+    h('span', {}, `${s.username} (${s.role})`),
+    h(
+      'button',
+      {
+        class: 'secondary',
+        id: 'sign-out',
+        onclick: () => {
+          signOut();
+          start();
+        },
+      },
+      'Sign out',
+    ),
+  );
 }
 
 function start() {
@@ -37,7 +52,11 @@ function start() {
   const s = session();
   renderChrome(s);
   if (!s) {
-    renderLogin(view, { onSignedIn: start, roles: [...DASHBOARD_ROLES, 'USER'], intro: 'Enrol or verify yourself with your camera. Sign in with your account of this BIMS service.' });
+    renderLogin(view, {
+      onSignedIn: start,
+      roles: [...DASHBOARD_ROLES, 'USER'],
+      intro: 'Enrol or verify yourself with your camera. Sign in with your account of this BIMS service.',
+    });
     return;
   }
   renderCapture(s);
@@ -45,17 +64,37 @@ function start() {
 
 /** Why the camera could not be opened, in the person's words. */
 function cameraFailure(error) {
-  if (error?.name === 'NotAllowedError') return 'The browser did not allow the camera. Allow this page to use the camera (and the microphone for your voice), then try again.';
+  if (error?.name === 'NotAllowedError')
+    return 'The browser did not allow the camera. Allow this page to use the camera (and the microphone for your voice), then try again.';
   if (error?.name === 'NotFoundError') return 'No camera (or microphone) was found on this device.';
   if (error?.name === 'NotReadableError') return 'The camera is busy: another application may be using it.';
-  if (!navigator.mediaDevices) return 'This browser gives no camera to this page: open it over https (or on localhost).';
+  if (!navigator.mediaDevices)
+    return 'This browser gives no camera to this page: open it over https (or on localhost).';
   return `The camera could not be opened: ${error?.message ?? error}`;
 }
 
 function renderCapture(s) {
   const radio = (value, label) =>
-    h('label', { class: 'choice' }, h('input', { type: 'radio', name: 'purpose', value, id: `purpose-${value.toLowerCase()}`, checked: value === 'ENROLL' }), label);
-  const subjectId = h('input', { id: 'subject-id', name: 'subjectId', autocomplete: 'off', required: true, maxLength: 255, 'aria-describedby': 'subject-hint' });
+    h(
+      'label',
+      { class: 'choice' },
+      h('input', {
+        type: 'radio',
+        name: 'purpose',
+        value,
+        id: `purpose-${value.toLowerCase()}`,
+        checked: value === 'ENROLL',
+      }),
+      label,
+    );
+  const subjectId = h('input', {
+    id: 'subject-id',
+    name: 'subjectId',
+    autocomplete: 'off',
+    required: true,
+    maxLength: 255,
+    'aria-describedby': 'subject-hint',
+  });
   const withVoice = h('input', { type: 'checkbox', id: 'with-voice' });
   const active = h('input', { type: 'checkbox', id: 'active-liveness' });
   const phrase = h('input', { id: 'phrase', value: 'My voice is my password, verify me.', maxLength: 200 });
@@ -63,9 +102,23 @@ function renderCapture(s) {
   const submit = h('button', { type: 'submit', id: 'start' }, 'Start the camera');
   // Stops a running capture (the gateway session ends without an operation); enabled only while one runs.
   let stopping = null;
-  const stop = h('button', { type: 'button', id: 'stop', class: 'secondary', disabled: true, onclick: () => stopping?.abort() }, 'Stop');
-  const preview = h('video', { id: 'preview', autoplay: true, muted: true, playsInline: true, 'aria-label': 'Your camera' });
-  const guidance = h('p', { id: 'guidance', class: 'guidance', role: 'status', 'aria-live': 'polite' }, 'Choose what to do, then start the camera.');
+  const stop = h(
+    'button',
+    { type: 'button', id: 'stop', class: 'secondary', disabled: true, onclick: () => stopping?.abort() },
+    'Stop',
+  );
+  const preview = h('video', {
+    id: 'preview',
+    autoplay: true,
+    muted: true,
+    playsInline: true,
+    'aria-label': 'Your camera',
+  });
+  const guidance = h(
+    'p',
+    { id: 'guidance', class: 'guidance', role: 'status', 'aria-live': 'polite' },
+    'Choose what to do, then start the camera.',
+  );
   const say = h('p', { id: 'say', class: 'notice', hidden: true });
   const log = h('ol', { id: 'events', class: 'events', 'aria-label': 'What happened' });
   const result = h('section', { id: 'result', class: 'card', hidden: true, 'aria-live': 'polite' });
@@ -80,9 +133,23 @@ function renderCapture(s) {
 
   const form = h(
     'form',
-    { class: 'card capture-form', onchange: sync, onsubmit: (event) => { event.preventDefault(); run(); } },
+    {
+      class: 'card capture-form',
+      onchange: sync,
+      onsubmit: (event) => {
+        event.preventDefault();
+        run();
+      },
+    },
     h('h1', {}, 'Enrol or verify with your camera'),
-    h('fieldset', {}, h('legend', {}, 'What to do'), radio('ENROLL', 'Enrol me (a new subject)'), radio('VERIFY', 'Verify me (am I this subject?)'), radio('IDENTIFY', 'Identify me (who am I?)')),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, 'What to do'),
+      radio('ENROLL', 'Enrol me (a new subject)'),
+      radio('VERIFY', 'Verify me (am I this subject?)'),
+      radio('IDENTIFY', 'Identify me (who am I?)'),
+    ),
     h('label', { htmlFor: 'subject-id' }, 'Subject id'),
     subjectId,
     h('p', { id: 'subject-hint', class: 'muted' }, 'The id to enrol under, or the one to verify against.'),
@@ -92,7 +159,16 @@ function renderCapture(s) {
     h('div', { class: 'row' }, submit, stop),
   );
 
-  mount(view, h('div', { class: 'capture' }, form, h('section', { class: 'card camera', 'aria-label': 'Camera' }, preview, guidance, say, log)), result);
+  mount(
+    view,
+    h(
+      'div',
+      { class: 'capture' },
+      form,
+      h('section', { class: 'card camera', 'aria-label': 'Camera' }, preview, guidance, say, log),
+    ),
+    result,
+  );
   sync();
 
   async function run() {
@@ -122,7 +198,10 @@ function renderCapture(s) {
     }
     let stream;
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 640 }, height: { ideal: 480 } }, audio: voice });
+      stream = await navigator.mediaDevices.getUserMedia({
+        video: { width: { ideal: 640 }, height: { ideal: 480 } },
+        audio: voice,
+      });
     } catch (error) {
       showError(cameraFailure(error));
       submit.disabled = false;
@@ -136,17 +215,21 @@ function renderCapture(s) {
     say.hidden = !voice;
     say.textContent = voice ? `Read aloud: “${params.phrase ?? 'anything, in your own words'}”` : '';
     try {
-      const outcome = await helper.captureWithGateway(location.origin, { accessToken: s.token }, {
-        stream,
-        params,
-        surface: '/user',
-        signal: stopping.signal,
-        onEvent: (event) => {
-          const text = describeEvent(event, what);
-          guidance.textContent = text;
-          log.append(h('li', { class: `event ${event.type}` }, text));
+      const outcome = await helper.captureWithGateway(
+        location.origin,
+        { accessToken: s.token },
+        {
+          stream,
+          params,
+          surface: '/user',
+          signal: stopping.signal,
+          onEvent: (event) => {
+            const text = describeEvent(event, what);
+            guidance.textContent = text;
+            log.append(h('li', { class: `event ${event.type}` }, text));
+          },
         },
-      });
+      );
       guidance.textContent = outcomeText(outcome, what);
       showResult(result, outcome, what);
     } catch (error) {
@@ -187,9 +270,18 @@ function showResult(result, outcome, purpose) {
       ['Reason', outcome.reason],
     ]),
     Array.isArray(outcome.candidates) && outcome.candidates.length
-      ? h('table', { id: 'result-candidates' },
-        h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Subject'), h('th', {}, 'Score'))),
-        h('tbody', {}, outcome.candidates.map((c, i) => h('tr', {}, h('td', {}, String(c.rank ?? i + 1)), h('td', {}, c.subjectId), h('td', {}, score(c.score))))))
+      ? h(
+          'table',
+          { id: 'result-candidates' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'Rank'), h('th', {}, 'Subject'), h('th', {}, 'Score'))),
+          h(
+            'tbody',
+            {},
+            outcome.candidates.map((c, i) =>
+              h('tr', {}, h('td', {}, String(c.rank ?? i + 1)), h('td', {}, c.subjectId), h('td', {}, score(c.score))),
+            ),
+          ),
+        )
       : null,
   );
   result.hidden = false;

@@ -48,7 +48,13 @@ export function badge(text) {
 
 /** A definition list from [label, value] pairs; empty values are left out. */
 export function facts(pairs) {
-  return h('dl', { class: 'facts' }, pairs.filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+  return h(
+    'dl',
+    { class: 'facts' },
+    pairs
+      .filter(([, v]) => v !== undefined && v !== null && v !== '')
+      .map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]),
+  );
 }
 
 /** A table from rows; `onRow` makes rows clickable. */
@@ -56,13 +62,27 @@ export function table(columns, rows, onRow) {
   return h(
     'table',
     {},
-    h('thead', {}, h('tr', {}, columns.map((c) => h('th', {}, c.label)))),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((c) => h('th', {}, c.label)),
+      ),
+    ),
     h(
       'tbody',
       {},
       rows.length === 0
         ? h('tr', {}, h('td', { colSpan: columns.length, class: 'muted' }, 'Nothing to show.'))
-        : rows.map((row) => h('tr', { class: onRow ? 'link' : null, onclick: onRow ? () => onRow(row) : null }, columns.map((c) => h('td', {}, c.value(row))))),
+        : rows.map((row) =>
+            h(
+              'tr',
+              { class: onRow ? 'link' : null, onclick: onRow ? () => onRow(row) : null },
+              columns.map((c) => h('td', {}, c.value(row))),
+            ),
+          ),
     ),
   );
 }

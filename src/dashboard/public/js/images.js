@@ -23,7 +23,13 @@ export async function loadImages(path, query) {
     if (!bytes || entry.imageId === undefined) continue;
     const url = URL.createObjectURL(new Blob([bytes], { type: entry.contentType }));
     live.push(url);
-    images.set(entry.imageId, { url, kind: entry.kind, subjectId: entry.subjectId, uuid: entry.uuid, contentType: entry.contentType });
+    images.set(entry.imageId, {
+      url,
+      kind: entry.kind,
+      subjectId: entry.subjectId,
+      uuid: entry.uuid,
+      contentType: entry.contentType,
+    });
   }
   return images;
 }

@@ -18,7 +18,13 @@ const routes = [
   { pattern: /^\/queue$/, render: renderQueue, nav: 'Adjudication', href: '#/queue', roles: ['ADMIN', 'ADJUDICATOR'] },
   { pattern: /^\/queue\/(\d+)$/, render: renderQueue, roles: ['ADMIN'] },
   { pattern: /^\/solved$/, render: renderSolved, nav: 'Solved cases', href: '#/solved', roles: ['ADMIN'] },
-  { pattern: /^\/decisions$/, render: renderDecisions, nav: 'Decisions', href: '#/decisions', roles: ['ADMIN', 'ADJUDICATOR'] },
+  {
+    pattern: /^\/decisions$/,
+    render: renderDecisions,
+    nav: 'Decisions',
+    href: '#/decisions',
+    roles: ['ADMIN', 'ADJUDICATOR'],
+  },
   { pattern: /^\/cases\/(\d+)$/, render: renderCase, roles: ['ADMIN', 'ADJUDICATOR'] },
   { pattern: /^\/subjects$/, render: renderSubjects, nav: 'Subjects', href: '#/subjects', roles: ['ADMIN'] },
   { pattern: /^\/subjects\/(.+)$/, render: renderSubject, roles: ['ADMIN'] },
@@ -51,11 +57,30 @@ function renderChrome(s, current) {
     mount(who);
     return;
   }
-  mount(nav,
-    routes.filter((r) => r.nav && r.roles.includes(s.role)).map((r) => h('a', { href: r.href, class: current === r ? 'current' : null }, r.nav)),
+  mount(
+    nav,
+    routes
+      .filter((r) => r.nav && r.roles.includes(s.role))
+      .map((r) => h('a', { href: r.href, class: current === r ? 'current' : null }, r.nav)),
     // A page of its own (the only one allowed the camera), not a view of this one.
-    h('a', { href: 'capture.html', id: 'nav-camera' }, 'Camera'));
-  mount(who, h('span', {}, `${s.username} (${s.role})`), h('button', { class: 'secondary', id: 'sign-out', onclick: () => { signOut(); location.hash = '#/login'; } }, 'Sign out'));
+    h('a', { href: 'capture.html', id: 'nav-camera' }, 'Camera'),
+  );
+  mount(
+    who,
+    h('span', {}, `${s.username} (${s.role})`),
+    h(
+      'button',
+      {
+        class: 'secondary',
+        id: 'sign-out',
+        onclick: () => {
+          signOut();
+          location.hash = '#/login';
+        },
+      },
+      'Sign out',
+    ),
+  );
 }
 
 let generation = 0;
@@ -71,7 +96,11 @@ async function route() {
     if (path !== '/login') {
       history.replaceState(null, '', '#/login');
     }
-    renderLogin(view, { onSignedIn: () => { location.hash = '#/queue'; } });
+    renderLogin(view, {
+      onSignedIn: () => {
+        location.hash = '#/queue';
+      },
+    });
     return;
   }
   const match = routes.map((r) => ({ r, m: path.match(r.pattern) })).find((x) => x.m);
@@ -81,14 +110,25 @@ async function route() {
     return;
   }
   if (!match.r.roles.includes(s.role)) {
-    mount(view, h('p', {}, `This page is for ${match.r.roles.includes('ADJUDICATOR') ? 'adjudicators and administrators' : 'administrators'}; you are signed in as ${s.role}. `),
-      h('a', { href: 'capture.html' }, 'Enrol or verify with your camera'));
+    mount(
+      view,
+      h(
+        'p',
+        {},
+        `This page is for ${match.r.roles.includes('ADJUDICATOR') ? 'adjudicators and administrators' : 'administrators'}; you are signed in as ${s.role}. `,
+      ),
+      h('a', { href: 'capture.html' }, 'Enrol or verify with your camera'),
+    );
     return;
   }
   mount(view, h('p', { class: 'muted' }, 'Loading…'));
   try {
     // A page stale by the time its data arrives (the reader moved on) is not drawn.
-    await match.r.render(view, match.m.slice(1).map(decodeURIComponent), { showError, clearError, current: () => mine === generation });
+    await match.r.render(view, match.m.slice(1).map(decodeURIComponent), {
+      showError,
+      clearError,
+      current: () => mine === generation,
+    });
   } catch (error) {
     if (mine === generation) {
       showError(error);

@@ -43,7 +43,8 @@ export async function unzip(buffer) {
 }
 
 async function inflate(bytes, method, name) {
-  if (method !== 8) throw new Error(`The ZIP entry ${name} uses compression method ${method}, which the dashboard cannot read`);
+  if (method !== 8)
+    throw new Error(`The ZIP entry ${name} uses compression method ${method}, which the dashboard cannot read`);
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }

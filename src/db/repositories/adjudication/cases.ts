@@ -13,7 +13,10 @@ export type CaseRow = Selectable<AdjudicationCasesTable>;
 export type CaseStore = 'pending' | 'solved';
 export type Outcome = NonNullable<CaseRow['outcome']>;
 
-const storeStatuses = { pending: ['PENDING', 'CONFLICTED'], solved: ['SOLVED'] } as const satisfies Record<CaseStore, readonly CaseRow['status'][]>;
+const storeStatuses = { pending: ['PENDING', 'CONFLICTED'], solved: ['SOLVED'] } as const satisfies Record<
+  CaseStore,
+  readonly CaseRow['status'][]
+>;
 const dateOrNull = (value: Date | string | null) => (value === null ? null : asDate(value));
 
 /** A case row with its candidates parsed and its timestamps Dates, whatever the driver gave. */
@@ -30,18 +33,35 @@ export function decodeCase(row: CaseRow): CaseRow {
 
 /** A case of one store by id, or undefined when the id is unknown or the case is in the other store. */
 export async function findCaseInStore(db: Queryable, id: number, store: CaseStore): Promise<CaseRow | undefined> {
-  const row = await db.selectFrom('adjudication_cases').selectAll().where('id', '=', id).where('status', 'in', [...storeStatuses[store]]).executeTakeFirst();
+  const row = await db
+    .selectFrom('adjudication_cases')
+    .selectAll()
+    .where('id', '=', id)
+    .where('status', 'in', [...storeStatuses[store]])
+    .executeTakeFirst();
   return row && decodeCase(row);
 }
 
 /** Where a case stands, whichever store holds it. */
-export function findCaseState(db: Queryable, id: number): Promise<Pick<CaseRow, 'id' | 'status' | 'outcome'> | undefined> {
-  return db.selectFrom('adjudication_cases').select(['id', 'status', 'outcome']).where('id', '=', id).executeTakeFirst();
+export function findCaseState(
+  db: Queryable,
+  id: number,
+): Promise<Pick<CaseRow, 'id' | 'status' | 'outcome'> | undefined> {
+  return db
+    .selectFrom('adjudication_cases')
+    .select(['id', 'status', 'outcome'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** A case by id, its row locked FOR UPDATE until the caller's transaction ends. */
 export async function lockCase(trx: Queryable, id: number): Promise<CaseRow | undefined> {
-  const row = await trx.selectFrom('adjudication_cases').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  const row = await trx
+    .selectFrom('adjudication_cases')
+    .selectAll()
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
   return row && decodeCase(row);
 }
 
@@ -71,9 +91,23 @@ export async function lockNextOpenCaseFor(trx: Queryable, accountId: number, now
     .selectFrom('adjudication_cases as c')
     .select('c.id')
     .where('c.status', '=', 'PENDING')
-    .where((eb) => eb.or([eb('c.assigned_to', 'is', null), eb('c.lease_expires_at', 'is', null), eb('c.lease_expires_at', '<=', now)]))
     .where((eb) =>
-      eb.not(eb.exists(eb.selectFrom('adjudication_decisions as d').select(sql`1`.as('one')).whereRef('d.case_id', '=', 'c.id').where('d.account_id', '=', accountId))),
+      eb.or([
+        eb('c.assigned_to', 'is', null),
+        eb('c.lease_expires_at', 'is', null),
+        eb('c.lease_expires_at', '<=', now),
+      ]),
+    )
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('adjudication_decisions as d')
+            .select(sql`1`.as('one'))
+            .whereRef('d.case_id', '=', 'c.id')
+            .where('d.account_id', '=', accountId),
+        ),
+      ),
     )
     .orderBy('c.created_at')
     .orderBy('c.id')
@@ -85,7 +119,13 @@ export async function lockNextOpenCaseFor(trx: Queryable, accountId: number, now
 }
 
 /** Assign a case to an account until `expiresAt`; answers the leased row. */
-export async function leaseCase(trx: Queryable, id: number, accountId: number, now: Date, expiresAt: Date): Promise<CaseRow> {
+export async function leaseCase(
+  trx: Queryable,
+  id: number,
+  accountId: number,
+  now: Date,
+  expiresAt: Date,
+): Promise<CaseRow> {
   const row = await trx
     .updateTable('adjudication_cases')
     .set({ assigned_to: accountId, assigned_at: now, lease_expires_at: expiresAt })
@@ -116,12 +156,21 @@ export async function markCaseSolved(trx: Queryable, id: number, outcome: Outcom
 /** Lock the cases of these ids that are in the solved store; answers the ids found. */
 export async function lockSolvedCasesByIds(trx: Queryable, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = await trx.selectFrom('adjudication_cases').select('id').where('id', 'in', [...ids]).where('status', '=', 'SOLVED').forUpdate().execute();
+  const rows = await trx
+    .selectFrom('adjudication_cases')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .where('status', '=', 'SOLVED')
+    .forUpdate()
+    .execute();
   return rows.map((r) => r.id);
 }
 
 /** Lock every case of a store; answers what clearing it needs of each (its probe and its ENROLL operation). */
-export function lockCasesOfStore(trx: Queryable, store: CaseStore): Promise<Pick<CaseRow, 'id' | 'subject_id' | 'operation_uuid'>[]> {
+export function lockCasesOfStore(
+  trx: Queryable,
+  store: CaseStore,
+): Promise<Pick<CaseRow, 'id' | 'subject_id' | 'operation_uuid'>[]> {
   return trx
     .selectFrom('adjudication_cases')
     .select(['id', 'subject_id', 'operation_uuid'])
@@ -133,12 +182,18 @@ export function lockCasesOfStore(trx: Queryable, store: CaseStore): Promise<Pick
 /** Delete these cases (their decisions go with them: the foreign key cascades); answers how many went. */
 export async function deleteCasesByIds(trx: Queryable, ids: readonly number[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await trx.deleteFrom('adjudication_cases').where('id', 'in', [...ids]).executeTakeFirstOrThrow();
+  const result = await trx
+    .deleteFrom('adjudication_cases')
+    .where('id', 'in', [...ids])
+    .executeTakeFirstOrThrow();
   return Number(result.numDeletedRows);
 }
 
 /** Delete every case of a store, decisions cascading; answers how many went. */
 export async function deleteCasesOfStore(trx: Queryable, store: CaseStore): Promise<number> {
-  const result = await trx.deleteFrom('adjudication_cases').where('status', 'in', [...storeStatuses[store]]).executeTakeFirstOrThrow();
+  const result = await trx
+    .deleteFrom('adjudication_cases')
+    .where('status', 'in', [...storeStatuses[store]])
+    .executeTakeFirstOrThrow();
   return Number(result.numDeletedRows);
 }

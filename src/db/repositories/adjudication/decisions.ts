@@ -14,7 +14,16 @@ export function decisionsWithAuthors(db: Queryable) {
   return db
     .selectFrom('adjudication_decisions as d')
     .leftJoin('accounts as a', 'a.id', 'd.account_id')
-    .select(['d.id', 'd.case_id', 'd.account_id', 'a.username', 'd.decision', 'd.duplicate_of_subject_id', 'd.comment', 'd.created_at']);
+    .select([
+      'd.id',
+      'd.case_id',
+      'd.account_id',
+      'a.username',
+      'd.decision',
+      'd.duplicate_of_subject_id',
+      'd.comment',
+      'd.created_at',
+    ]);
 }
 
 export const decodeDecision = (row: DecisionRow): DecisionRow => ({ ...row, created_at: asDate(row.created_at) });
@@ -22,7 +31,10 @@ export const decodeDecision = (row: DecisionRow): DecisionRow => ({ ...row, crea
 /** The decisions of these cases, oldest first (one query whatever the number of cases). */
 export async function findDecisionsOfCases(db: Queryable, caseIds: readonly number[]): Promise<DecisionRow[]> {
   if (caseIds.length === 0) return [];
-  const rows = await decisionsWithAuthors(db).where('d.case_id', 'in', [...caseIds]).orderBy('d.id').execute();
+  const rows = await decisionsWithAuthors(db)
+    .where('d.case_id', 'in', [...caseIds])
+    .orderBy('d.id')
+    .execute();
   return rows.map(decodeDecision);
 }
 
@@ -33,11 +45,19 @@ export async function findDecisionById(db: Queryable, id: number): Promise<Decis
 
 /** Who decided what on one case so far, oldest first (the agreement rule reads them in this order). */
 export function findVotesOfCase(db: Queryable, caseId: number): Promise<DecisionVote[]> {
-  return db.selectFrom('adjudication_decisions').select(['account_id', 'decision']).where('case_id', '=', caseId).orderBy('id').execute();
+  return db
+    .selectFrom('adjudication_decisions')
+    .select(['account_id', 'decision'])
+    .where('case_id', '=', caseId)
+    .orderBy('id')
+    .execute();
 }
 
 /** Record a decision; answers its id. */
-export async function insertDecision(trx: Queryable, decision: Insertable<AdjudicationDecisionsTable>): Promise<number> {
+export async function insertDecision(
+  trx: Queryable,
+  decision: Insertable<AdjudicationDecisionsTable>,
+): Promise<number> {
   const row = await trx.insertInto('adjudication_decisions').values(decision).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

@@ -40,11 +40,17 @@ export interface DecisionFilter {
 function filteredPending(db: Queryable, filter: PendingFilter, now: Date) {
   let query = db.selectFrom('adjudication_cases').where('status', 'in', ['PENDING', 'CONFLICTED']);
   if (filter.status === 'CONFLICTED') query = query.where('status', '=', 'CONFLICTED');
-  if (filter.status === 'ASSIGNED') query = query.where('status', '=', 'PENDING').where('assigned_to', 'is not', null).where('lease_expires_at', '>', now);
+  if (filter.status === 'ASSIGNED')
+    query = query
+      .where('status', '=', 'PENDING')
+      .where('assigned_to', 'is not', null)
+      .where('lease_expires_at', '>', now);
   if (filter.status === 'OPEN') {
     query = query
       .where('status', '=', 'PENDING')
-      .where((eb) => eb.or([eb('assigned_to', 'is', null), eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]));
+      .where((eb) =>
+        eb.or([eb('assigned_to', 'is', null), eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]),
+      );
   }
   if (filter.subjectId) query = query.where('subject_id', 'like', likePrefix(filter.subjectId));
   if (filter.assignedTo !== undefined) query = query.where('assigned_to', '=', filter.assignedTo);
@@ -75,8 +81,18 @@ function filteredDecisions(db: Queryable, filter: DecisionFilter) {
 }
 
 /** A page of the pending store; cases without a value in the sorted column (never assigned) sort last. */
-export async function findPendingPage(db: Queryable, filter: PendingFilter, now: Date, order: ListOrder, window: PageWindow): Promise<CaseRow[]> {
-  const rows = await sortedPage(filteredPending(db, filter, now).selectAll(), { ...order, nullsLast: true }, window).execute();
+export async function findPendingPage(
+  db: Queryable,
+  filter: PendingFilter,
+  now: Date,
+  order: ListOrder,
+  window: PageWindow,
+): Promise<CaseRow[]> {
+  const rows = await sortedPage(
+    filteredPending(db, filter, now).selectAll(),
+    { ...order, nullsLast: true },
+    window,
+  ).execute();
   return rows.map(decodeCase);
 }
 
@@ -84,7 +100,12 @@ export function countPending(db: Queryable, filter: PendingFilter, now: Date): P
   return countRows(filteredPending(db, filter, now));
 }
 
-export async function findSolvedPage(db: Queryable, filter: SolvedFilter, order: ListOrder, window: PageWindow): Promise<CaseRow[]> {
+export async function findSolvedPage(
+  db: Queryable,
+  filter: SolvedFilter,
+  order: ListOrder,
+  window: PageWindow,
+): Promise<CaseRow[]> {
   const rows = await sortedPage(filteredSolved(db, filter).selectAll(), order, window).execute();
   return rows.map(decodeCase);
 }
@@ -94,7 +115,12 @@ export function countSolved(db: Queryable, filter: SolvedFilter): Promise<number
 }
 
 /** A page of decisions with their authors' names; `order.column` is a column of `adjudication_decisions`. */
-export async function findDecisionPage(db: Queryable, filter: DecisionFilter, order: ListOrder, window: PageWindow): Promise<DecisionRow[]> {
+export async function findDecisionPage(
+  db: Queryable,
+  filter: DecisionFilter,
+  order: ListOrder,
+  window: PageWindow,
+): Promise<DecisionRow[]> {
   const ids = filteredDecisions(db, filter).select('id');
   const query = decisionsWithAuthors(db).where('d.id', 'in', ids);
   const rows = await sortedPage(query, { ...order, column: `d.${order.column}`, tieColumn: 'd.id' }, window).execute();

@@ -57,7 +57,11 @@ export async function rejectPendingSubjects(trx: Queryable, subjectIds: readonly
  * Give the ENROLL operations with these UUIDs a new status, only those still PENDING_ADJUDICATION (a row some
  * other path already finished is left as it is); answers how many changed.
  */
-export async function settlePendingEnrolOperations(trx: Queryable, operationUuids: readonly string[], status: OperationsTable['status']): Promise<number> {
+export async function settlePendingEnrolOperations(
+  trx: Queryable,
+  operationUuids: readonly string[],
+  status: OperationsTable['status'],
+): Promise<number> {
   let changed = 0;
   for (let i = 0; i < operationUuids.length; i += CHUNK) {
     const result = await trx

@@ -11,9 +11,14 @@ export async function insertAuthorizationCode(db: Queryable, code: Insertable<Da
   await db.insertInto('oauth_codes').values(code).execute();
 }
 
-export async function findAuthorizationCode(db: Queryable, codeHash: string): Promise<AuthorizationCodeRow | undefined> {
+export async function findAuthorizationCode(
+  db: Queryable,
+  codeHash: string,
+): Promise<AuthorizationCodeRow | undefined> {
   const row = await db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
-  return row && { ...row, expires_at: asDate(row.expires_at), used_at: row.used_at === null ? null : asDate(row.used_at) };
+  return (
+    row && { ...row, expires_at: asDate(row.expires_at), used_at: row.used_at === null ? null : asDate(row.used_at) }
+  );
 }
 
 /**
@@ -21,7 +26,12 @@ export async function findAuthorizationCode(db: Queryable, codeHash: string): Pr
  * true.
  */
 export async function markAuthorizationCodeUsed(db: Queryable, codeHash: string, at: Date): Promise<boolean> {
-  const won = await db.updateTable('oauth_codes').set({ used_at: at }).where('code_hash', '=', codeHash).where('used_at', 'is', null).executeTakeFirst();
+  const won = await db
+    .updateTable('oauth_codes')
+    .set({ used_at: at })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return Number(won.numUpdatedRows) > 0;
 }
 

@@ -19,7 +19,11 @@ export async function findThrottleRows(
     .where('address', '=', address)
     .where('subject', 'in', subjects)
     .execute();
-  return rows.map((row) => ({ ...row, last_failure_at: asDate(row.last_failure_at), expires_at: asDate(row.expires_at) }));
+  return rows.map((row) => ({
+    ...row,
+    last_failure_at: asDate(row.last_failure_at),
+    expires_at: asDate(row.expires_at),
+  }));
 }
 
 /**
@@ -37,7 +41,16 @@ export async function countThrottleFailures(
   const expired = sql<boolean>`login_throttle.expires_at <= ${at}`;
   await db
     .insertInto('login_throttle')
-    .values(rows.map((r) => ({ address, subject: r.subject, failures: 1, first_failure_at: at, last_failure_at: at, expires_at: r.expiresAt })))
+    .values(
+      rows.map((r) => ({
+        address,
+        subject: r.subject,
+        failures: 1,
+        first_failure_at: at,
+        last_failure_at: at,
+        expires_at: r.expiresAt,
+      })),
+    )
     .onConflict((oc) =>
       oc.columns(['address', 'subject']).doUpdateSet({
         failures: sql<number>`case when ${expired} then 1 else login_throttle.failures + 1 end`,

@@ -16,7 +16,12 @@ export type NewOauthClient = Omit<Insertable<Database['oauth_clients']>, 'redire
 };
 
 function decoded(row: OauthClientRow): OauthClientRow {
-  return { ...row, redirect_uris: parsedJson(row.redirect_uris), grant_types: parsedJson(row.grant_types), created_at: asDate(row.created_at) };
+  return {
+    ...row,
+    redirect_uris: parsedJson(row.redirect_uris),
+    grant_types: parsedJson(row.grant_types),
+    created_at: asDate(row.created_at),
+  };
 }
 
 function encoded(client: NewOauthClient): Insertable<Database['oauth_clients']> {
@@ -30,7 +35,12 @@ export async function findOauthClient(db: Queryable, clientId: string): Promise<
 
 /** Every client, oldest first (ties by id, so the order is stable). */
 export async function listOauthClients(db: Queryable): Promise<OauthClientRow[]> {
-  const rows = await db.selectFrom('oauth_clients').selectAll().orderBy('created_at', 'asc').orderBy('client_id', 'asc').execute();
+  const rows = await db
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .orderBy('created_at', 'asc')
+    .orderBy('client_id', 'asc')
+    .execute();
   return rows.map(decoded);
 }
 
@@ -58,9 +68,15 @@ export async function deleteOauthClient(db: Queryable, clientId: string): Promis
 }
 
 /** The Bearer check of a client token runs this on every request it does not answer from its cache: prepared. */
-const TOKEN_CLIENT = new PreparedQuery<Pick<OauthClientRow, 'client_id' | 'role'>>('token_client', 'select client_id, role from oauth_clients where client_id = $1');
+const TOKEN_CLIENT = new PreparedQuery<Pick<OauthClientRow, 'client_id' | 'role'>>(
+  'token_client',
+  'select client_id, role from oauth_clients where client_id = $1',
+);
 
 /** What the Bearer check of a client token needs of its client: its id and role ceiling. */
-export async function findTokenClient(db: Queryable, clientId: string): Promise<Pick<OauthClientRow, 'client_id' | 'role'> | undefined> {
+export async function findTokenClient(
+  db: Queryable,
+  clientId: string,
+): Promise<Pick<OauthClientRow, 'client_id' | 'role'> | undefined> {
   return (await TOKEN_CLIENT.execute(db, [clientId]))[0];
 }

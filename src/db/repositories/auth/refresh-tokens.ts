@@ -28,7 +28,11 @@ export async function findRefreshToken(db: Queryable, tokenHash: string): Promis
 
 /** The client a token was issued to. */
 export async function findRefreshTokenClient(db: Queryable, tokenHash: string): Promise<string | undefined> {
-  const row = await db.selectFrom('refresh_tokens').select('client_id').where('token_hash', '=', tokenHash).executeTakeFirst();
+  const row = await db
+    .selectFrom('refresh_tokens')
+    .select('client_id')
+    .where('token_hash', '=', tokenHash)
+    .executeTakeFirst();
   return row?.client_id;
 }
 
@@ -61,17 +65,32 @@ export async function markRefreshTokenReplaced(db: Queryable, tokenHash: string,
 
 /** Revoke the unrevoked tokens of a family (earlier revocation times are kept). */
 export async function revokeFamilyRefreshTokens(db: Queryable, familyId: string, at: Date): Promise<void> {
-  await db.updateTable('refresh_tokens').set({ revoked_at: at }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: at })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Revoke the unrevoked tokens issued to a client. */
 export async function revokeClientRefreshTokens(db: Queryable, clientId: string, at: Date): Promise<void> {
-  await db.updateTable('refresh_tokens').set({ revoked_at: at }).where('client_id', '=', clientId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: at })
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** Revoke the unrevoked tokens of an account. */
 export async function revokeAccountRefreshTokens(db: Queryable, accountId: number, at: Date): Promise<void> {
-  await db.updateTable('refresh_tokens').set({ revoked_at: at }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('refresh_tokens')
+    .set({ revoked_at: at })
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 export async function deleteRefreshTokensExpiredBefore(db: Queryable, before: Date): Promise<void> {

@@ -27,13 +27,31 @@ export type ImageInfoRow = Pick<
 /** A face sample without its template or landmarks, with the client's subjectId. */
 export type FaceDataRow = Pick<
   Selectable<Database['face_samples']>,
-  'id' | 'operation_uuid' | 'image_id' | 'rectangle' | 'yaw' | 'pitch' | 'roll' | 'quality' | 'liveness_score' | 'template_version' | 'created_at'
+  | 'id'
+  | 'operation_uuid'
+  | 'image_id'
+  | 'rectangle'
+  | 'yaw'
+  | 'pitch'
+  | 'roll'
+  | 'quality'
+  | 'liveness_score'
+  | 'template_version'
+  | 'created_at'
 > & { subject_id: string | null };
 
 /** A voice sample without its template or audio, with the audio's size and the client's subjectId. */
 export type VoiceDataRow = Pick<
   Selectable<Database['voice_samples']>,
-  'id' | 'operation_uuid' | 'subject_ref' | 'duration_ms' | 'sample_rate' | 'quality' | 'speech_ratio' | 'template_version' | 'created_at'
+  | 'id'
+  | 'operation_uuid'
+  | 'subject_ref'
+  | 'duration_ms'
+  | 'sample_rate'
+  | 'quality'
+  | 'speech_ratio'
+  | 'template_version'
+  | 'created_at'
 > & { subject_id: string | null; size: number };
 
 /** Samples stored by these operations or belonging to these subjects (either list may be empty, not both). */
@@ -52,7 +70,15 @@ function imageInfo(db: Queryable) {
     .selectFrom('images as i')
     .leftJoin('subjects as s', 's.id', 'i.subject_ref')
     .select([
-      'i.id', 'i.operation_uuid', 'i.subject_ref', 's.subject_id', 'i.kind', 'i.format', 'i.width', 'i.height', 'i.created_at',
+      'i.id',
+      'i.operation_uuid',
+      'i.subject_ref',
+      's.subject_id',
+      'i.kind',
+      'i.format',
+      'i.width',
+      'i.height',
+      'i.created_at',
       sql<number>`octet_length(i.bytes)`.as('size'),
     ])
     .where('i.bytes', 'is not', null);
@@ -63,8 +89,18 @@ function faceData(db: Queryable) {
     .selectFrom('face_samples as f')
     .leftJoin('subjects as s', 's.id', 'f.subject_ref')
     .select([
-      'f.id', 'f.operation_uuid', 's.subject_id', 'f.image_id', 'f.rectangle', 'f.yaw', 'f.pitch', 'f.roll', 'f.quality',
-      'f.liveness_score', 'f.template_version', 'f.created_at',
+      'f.id',
+      'f.operation_uuid',
+      's.subject_id',
+      'f.image_id',
+      'f.rectangle',
+      'f.yaw',
+      'f.pitch',
+      'f.roll',
+      'f.quality',
+      'f.liveness_score',
+      'f.template_version',
+      'f.created_at',
     ]);
 }
 
@@ -73,30 +109,66 @@ function voiceData(db: Queryable) {
     .selectFrom('voice_samples as v')
     .leftJoin('subjects as s', 's.id', 'v.subject_ref')
     .select([
-      'v.id', 'v.operation_uuid', 'v.subject_ref', 's.subject_id', 'v.duration_ms', 'v.sample_rate', 'v.quality', 'v.speech_ratio',
-      'v.template_version', 'v.created_at',
+      'v.id',
+      'v.operation_uuid',
+      'v.subject_ref',
+      's.subject_id',
+      'v.duration_ms',
+      'v.sample_rate',
+      'v.quality',
+      'v.speech_ratio',
+      'v.template_version',
+      'v.created_at',
       sql<number>`octet_length(v.audio)`.as('size'),
     ]);
 }
 
-const decodeImage = (row: ImageInfoRow): ImageInfoRow => ({ ...row, size: Number(row.size), created_at: asDate(row.created_at) });
-const decodeFace = (row: FaceDataRow): FaceDataRow => ({ ...row, rectangle: parsedJson(row.rectangle), created_at: asDate(row.created_at) });
-const decodeVoice = (row: VoiceDataRow): VoiceDataRow => ({ ...row, size: Number(row.size), created_at: asDate(row.created_at) });
+const decodeImage = (row: ImageInfoRow): ImageInfoRow => ({
+  ...row,
+  size: Number(row.size),
+  created_at: asDate(row.created_at),
+});
+const decodeFace = (row: FaceDataRow): FaceDataRow => ({
+  ...row,
+  rectangle: parsedJson(row.rectangle),
+  created_at: asDate(row.created_at),
+});
+const decodeVoice = (row: VoiceDataRow): VoiceDataRow => ({
+  ...row,
+  size: Number(row.size),
+  created_at: asDate(row.created_at),
+});
 
 /** The shown images of one operation, by id; `condition` narrows them (ownership). */
-export async function listImagesOfOperation(db: Queryable, operationUuid: string, condition?: SampleCondition): Promise<ImageInfoRow[]> {
+export async function listImagesOfOperation(
+  db: Queryable,
+  operationUuid: string,
+  condition?: SampleCondition,
+): Promise<ImageInfoRow[]> {
   const query = imageInfo(db).where('i.operation_uuid', '=', operationUuid);
   return (await (condition ? query.where(condition('i')) : query).orderBy('i.id').execute()).map(decodeImage);
 }
 
 /** Whether one operation has any shown image that meets `condition`. */
-export async function hasImageOfOperation(db: Queryable, operationUuid: string, condition: SampleCondition): Promise<boolean> {
-  const row = await imageInfo(db).where('i.operation_uuid', '=', operationUuid).where(condition('i')).limit(1).executeTakeFirst();
+export async function hasImageOfOperation(
+  db: Queryable,
+  operationUuid: string,
+  condition: SampleCondition,
+): Promise<boolean> {
+  const row = await imageInfo(db)
+    .where('i.operation_uuid', '=', operationUuid)
+    .where(condition('i'))
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
 /** One shown image, only if it belongs to the operation with that numeric id. */
-export async function findImageOfOperationId(db: Queryable, imageId: number, operationId: number): Promise<ImageInfoRow | undefined> {
+export async function findImageOfOperationId(
+  db: Queryable,
+  imageId: number,
+  operationId: number,
+): Promise<ImageInfoRow | undefined> {
   const row = await imageInfo(db)
     .innerJoin('operations as o', 'o.uuid', 'i.operation_uuid')
     .where('i.id', '=', imageId)
@@ -114,7 +186,12 @@ export async function listImagesOfSubject(db: Queryable, subjectRef: number): Pr
 export async function listImagesInScope(db: Queryable, scope: SampleScope): Promise<ImageInfoRow[]> {
   const { operationUuids: uuids, subjectRefs: refs } = scope;
   const rows = await imageInfo(db)
-    .where((eb) => eb.or([...(uuids.length ? [eb('i.operation_uuid', 'in', [...uuids])] : []), ...(refs.length ? [eb('i.subject_ref', 'in', [...refs])] : [])]))
+    .where((eb) =>
+      eb.or([
+        ...(uuids.length ? [eb('i.operation_uuid', 'in', [...uuids])] : []),
+        ...(refs.length ? [eb('i.subject_ref', 'in', [...refs])] : []),
+      ]),
+    )
     .orderBy('i.id')
     .execute();
   return rows.map(decodeImage);
@@ -127,9 +204,15 @@ export async function findFaceDataOfImage(db: Queryable, imageId: number): Promi
 }
 
 /** The face samples of one operation, by image then id; `condition` narrows them (ownership). */
-export async function listFaceDataOfOperation(db: Queryable, operationUuid: string, condition?: SampleCondition): Promise<FaceDataRow[]> {
+export async function listFaceDataOfOperation(
+  db: Queryable,
+  operationUuid: string,
+  condition?: SampleCondition,
+): Promise<FaceDataRow[]> {
   const query = faceData(db).where('f.operation_uuid', '=', operationUuid);
-  return (await (condition ? query.where(condition('f')) : query).orderBy('f.image_id').orderBy('f.id').execute()).map(decodeFace);
+  return (await (condition ? query.where(condition('f')) : query).orderBy('f.image_id').orderBy('f.id').execute()).map(
+    decodeFace,
+  );
 }
 
 /** The face samples of a subject, by id. */
@@ -143,7 +226,11 @@ export async function findVoiceData(db: Queryable, id: number): Promise<VoiceDat
 }
 
 /** The voice samples of one operation, by id; `condition` narrows them (ownership). */
-export async function listVoiceDataOfOperation(db: Queryable, operationUuid: string, condition?: SampleCondition): Promise<VoiceDataRow[]> {
+export async function listVoiceDataOfOperation(
+  db: Queryable,
+  operationUuid: string,
+  condition?: SampleCondition,
+): Promise<VoiceDataRow[]> {
   const query = voiceData(db).where('v.operation_uuid', '=', operationUuid);
   return (await (condition ? query.where(condition('v')) : query).orderBy('v.id').execute()).map(decodeVoice);
 }
@@ -157,7 +244,12 @@ export async function listVoiceDataOfSubject(db: Queryable, subjectRef: number):
 export async function listVoiceDataInScope(db: Queryable, scope: SampleScope): Promise<VoiceDataRow[]> {
   const { operationUuids: uuids, subjectRefs: refs } = scope;
   const rows = await voiceData(db)
-    .where((eb) => eb.or([...(uuids.length ? [eb('v.operation_uuid', 'in', [...uuids])] : []), ...(refs.length ? [eb('v.subject_ref', 'in', [...refs])] : [])]))
+    .where((eb) =>
+      eb.or([
+        ...(uuids.length ? [eb('v.operation_uuid', 'in', [...uuids])] : []),
+        ...(refs.length ? [eb('v.subject_ref', 'in', [...refs])] : []),
+      ]),
+    )
     .orderBy('v.id')
     .execute();
   return rows.map(decodeVoice);
@@ -166,13 +258,21 @@ export async function listVoiceDataInScope(db: Queryable, scope: SampleScope): P
 /** The bytes of these images, by id; an image without bytes (a token not made yet) or gone is absent. */
 export async function loadImageBytes(db: Queryable, ids: readonly number[]): Promise<Map<number, Uint8Array>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('images').select(['id', 'bytes']).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('images')
+    .select(['id', 'bytes'])
+    .where('id', 'in', [...ids])
+    .execute();
   return new Map(rows.flatMap((r) => (r.bytes ? [[r.id, r.bytes] as const] : [])));
 }
 
 /** The audio of these voice samples, by id; a sample gone is absent. */
 export async function loadVoiceAudio(db: Queryable, ids: readonly number[]): Promise<Map<number, Uint8Array>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('voice_samples').select(['id', 'audio']).where('id', 'in', [...ids]).execute();
+  const rows = await db
+    .selectFrom('voice_samples')
+    .select(['id', 'audio'])
+    .where('id', 'in', [...ids])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.audio] as const));
 }

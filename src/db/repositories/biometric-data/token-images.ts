@@ -21,11 +21,13 @@ export async function listPendingTokenImageIds(db: Queryable, scope: ImageScope)
     .selectFrom('images')
     .select('id')
     .where('bytes', 'is', null)
-    .where((eb) => eb.or([
-      ...(imageIds.length ? [eb('id', 'in', [...imageIds])] : []),
-      ...(operationUuids.length ? [eb('operation_uuid', 'in', [...operationUuids])] : []),
-      ...(subjectRefs.length ? [eb('subject_ref', 'in', [...subjectRefs])] : []),
-    ]))
+    .where((eb) =>
+      eb.or([
+        ...(imageIds.length ? [eb('id', 'in', [...imageIds])] : []),
+        ...(operationUuids.length ? [eb('operation_uuid', 'in', [...operationUuids])] : []),
+        ...(subjectRefs.length ? [eb('subject_ref', 'in', [...subjectRefs])] : []),
+      ]),
+    )
     .orderBy('id')
     .execute();
   return rows.map((r) => r.id);
@@ -48,12 +50,22 @@ export async function listTokenImageSources(db: Queryable, ids: readonly number[
     .select((eb) => [
       't.id',
       'o.bytes as original',
-      eb.selectFrom('face_samples as f').select('f.landmarks').whereRef('f.image_id', '=', 't.source_image_id').orderBy('f.id').limit(1).as('landmarks'),
+      eb
+        .selectFrom('face_samples as f')
+        .select('f.landmarks')
+        .whereRef('f.image_id', '=', 't.source_image_id')
+        .orderBy('f.id')
+        .limit(1)
+        .as('landmarks'),
     ])
     .where('t.id', 'in', [...ids])
     .where('t.bytes', 'is', null)
     .execute();
-  return rows.map((r) => ({ id: r.id, original: r.original, landmarks: r.landmarks === null ? null : parsedJson<unknown>(r.landmarks) }));
+  return rows.map((r) => ({
+    id: r.id,
+    original: r.original,
+    landmarks: r.landmarks === null ? null : parsedJson<unknown>(r.landmarks),
+  }));
 }
 
 /** Store a token image's bytes unless another reader stored them first (then nothing changes). */

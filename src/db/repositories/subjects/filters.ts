@@ -32,7 +32,11 @@ function hasModality(eb: SubjectsEb, modality: 'FACE' | 'VOICE') {
   return eb.or([
     eb.exists(eb.selectFrom(samples).select(sql.lit(1).as('one')).whereRef(`${samples}.subject_ref`, '=', 's.id')),
     eb.exists(
-      eb.selectFrom('templates').select(sql.lit(1).as('one')).whereRef('templates.subject_ref', '=', 's.id').where('templates.modality', '=', modality),
+      eb
+        .selectFrom('templates')
+        .select(sql.lit(1).as('one'))
+        .whereRef('templates.subject_ref', '=', 's.id')
+        .where('templates.modality', '=', modality),
     ),
   ]);
 }
@@ -43,7 +47,9 @@ type BoundField = (typeof BOUND)[number];
 
 /** What changes the filter's SQL text: the fields given, and the modality. */
 export function filterShape(filter: Partial<SubjectFilter>): string {
-  return [...BOUND.filter((k) => Boolean(filter[k])), ...(filter.modality ? [`modality=${filter.modality}`] : [])].join(',');
+  return [...BOUND.filter((k) => Boolean(filter[k])), ...(filter.modality ? [`modality=${filter.modality}`] : [])].join(
+    ',',
+  );
 }
 
 /** The values the filter binds, by field, as its WHERE compares them (the prefix as a LIKE pattern, metadata as JSON text). */
@@ -68,8 +74,10 @@ export function filteredSubjectsOfShape(db: Queryable, filter: Partial<SubjectFi
   if (filter.subjectId) query = query.where('s.subject_id', 'like', value<string>('subjectId'));
   if (filter.status) query = query.where('s.status', '=', value<NonNullable<SubjectFilter['status']>>('status'));
   if (filter.templateVersion) query = query.where('s.template_version', '=', value<string>('templateVersion'));
-  if (filter.createdFrom) query = query.where('s.created_at', '>=', value<NonNullable<SubjectFilter['createdFrom']>>('createdFrom'));
-  if (filter.createdTo) query = query.where('s.created_at', '<=', value<NonNullable<SubjectFilter['createdTo']>>('createdTo'));
+  if (filter.createdFrom)
+    query = query.where('s.created_at', '>=', value<NonNullable<SubjectFilter['createdFrom']>>('createdFrom'));
+  if (filter.createdTo)
+    query = query.where('s.created_at', '<=', value<NonNullable<SubjectFilter['createdTo']>>('createdTo'));
   if (filter.metadata) query = query.where(sql<boolean>`s.metadata @> ${value<string>('metadata')}::jsonb`);
   const modality = filter.modality;
   if (modality) query = query.where((eb) => hasModality(eb, modality));

@@ -19,14 +19,38 @@ import { asDate, parsedJson } from '../decode.js';
 export type SubjectsSelect = SelectQueryBuilder<Database & { s: Database['subjects'] }, 's', object>;
 export type SubjectRow = Selectable<Database['subjects']>;
 
-type FaceColumns = 'id' | 'subject_ref' | 'operation_uuid' | 'image_id' | 'rectangle' | 'yaw' | 'pitch' | 'roll' | 'quality' | 'liveness_score' | 'template_version' | 'created_at';
-type VoiceColumns = 'id' | 'subject_ref' | 'operation_uuid' | 'duration_ms' | 'sample_rate' | 'quality' | 'speech_ratio' | 'template_version' | 'created_at';
+type FaceColumns =
+  | 'id'
+  | 'subject_ref'
+  | 'operation_uuid'
+  | 'image_id'
+  | 'rectangle'
+  | 'yaw'
+  | 'pitch'
+  | 'roll'
+  | 'quality'
+  | 'liveness_score'
+  | 'template_version'
+  | 'created_at';
+type VoiceColumns =
+  | 'id'
+  | 'subject_ref'
+  | 'operation_uuid'
+  | 'duration_ms'
+  | 'sample_rate'
+  | 'quality'
+  | 'speech_ratio'
+  | 'template_version'
+  | 'created_at';
 /** A face sample as the subject presenters read it. */
 export type FaceSampleSummary = Pick<Selectable<Database['face_samples']>, FaceColumns>;
 /** A voice sample as the subject presenters read it. */
 export type VoiceSampleSummary = Pick<Selectable<Database['voice_samples']>, VoiceColumns>;
 /** A stored template as the subject presenters read it (never its bytes). */
-export type TemplateSummary = Pick<Selectable<Database['templates']>, 'subject_ref' | 'modality' | 'template_version' | 'quality'>;
+export type TemplateSummary = Pick<
+  Selectable<Database['templates']>,
+  'subject_ref' | 'modality' | 'template_version' | 'quality'
+>;
 
 /** Everything a subject's answers are made of, decoded; samples and templates in row-id order. */
 export interface SubjectState {
@@ -68,7 +92,9 @@ const STATE = sql`json_build_array(to_json(s),
 export function compileSubjectStates(query: SubjectsSelect, known: string, extra?: Expression<unknown>): CompiledQuery {
   const select = query
     .select(['s.id', 's.revision'])
-    .select(sql<unknown>`case when s.revision = any(cast(${known} as bigint[])) then null else ${STATE} end`.as('state'));
+    .select(
+      sql<unknown>`case when s.revision = any(cast(${known} as bigint[])) then null else ${STATE} end`.as('state'),
+    );
   const compiled = (extra ? select.select(sql<unknown>`${extra}`.as('extra')) : select).compile();
   nameStatement(compiled.sql, 'subjects');
   return compiled;
@@ -88,27 +114,70 @@ type Json<T, R extends keyof T = never> = { [K in keyof T]: K extends R ? Real :
 
 /** Run a statement made by {@link compileSubjectStates} (with its values bound) and decode its rows, in order. */
 export async function readSubjectStates(db: Queryable, compiled: CompiledQuery): Promise<SubjectStateRow[]> {
-  const { rows } = await db.executeQuery<{ id: number; revision: number | string; state: unknown; extra?: unknown }>(compiled);
-  return rows.map((r) => ({ id: r.id, revision: Number(r.revision), state: r.state === null ? null : decodeState(r.state), extra: r.extra }));
+  const { rows } = await db.executeQuery<{ id: number; revision: number | string; state: unknown; extra?: unknown }>(
+    compiled,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    revision: Number(r.revision),
+    state: r.state === null ? null : decodeState(r.state),
+    extra: r.extra,
+  }));
 }
 
 function decodeState(value: unknown): SubjectState {
-  const [row, faces, voices, templates] = parsedJson(value as [Json<SubjectRow>, Json<FaceSampleSummary, 'yaw' | 'pitch' | 'roll' | 'quality' | 'liveness_score'>[], Json<VoiceSampleSummary, 'quality' | 'speech_ratio'>[], Json<TemplateSummary, 'quality'>[]] | string);
+  const [row, faces, voices, templates] = parsedJson(
+    value as
+      | [
+          Json<SubjectRow>,
+          Json<FaceSampleSummary, 'yaw' | 'pitch' | 'roll' | 'quality' | 'liveness_score'>[],
+          Json<VoiceSampleSummary, 'quality' | 'speech_ratio'>[],
+          Json<TemplateSummary, 'quality'>[],
+        ]
+      | string,
+  );
   return {
     row: {
-      id: row.id, subject_id: row.subject_id, status: row.status, metadata: parsedJson(row.metadata), template_version: row.template_version,
-      enrollment_operation_uuid: row.enrollment_operation_uuid, created_at: asDate(row.created_at), updated_at: asDate(row.updated_at),
+      id: row.id,
+      subject_id: row.subject_id,
+      status: row.status,
+      metadata: parsedJson(row.metadata),
+      template_version: row.template_version,
+      enrollment_operation_uuid: row.enrollment_operation_uuid,
+      created_at: asDate(row.created_at),
+      updated_at: asDate(row.updated_at),
       revision: Number(row.revision),
     },
     faces: faces.map((f) => ({
-      id: f.id, subject_ref: f.subject_ref, operation_uuid: f.operation_uuid, image_id: f.image_id, rectangle: parsedJson(f.rectangle),
-      yaw: real(f.yaw), pitch: real(f.pitch), roll: real(f.roll), quality: real(f.quality), liveness_score: real(f.liveness_score),
-      template_version: f.template_version, created_at: asDate(f.created_at),
+      id: f.id,
+      subject_ref: f.subject_ref,
+      operation_uuid: f.operation_uuid,
+      image_id: f.image_id,
+      rectangle: parsedJson(f.rectangle),
+      yaw: real(f.yaw),
+      pitch: real(f.pitch),
+      roll: real(f.roll),
+      quality: real(f.quality),
+      liveness_score: real(f.liveness_score),
+      template_version: f.template_version,
+      created_at: asDate(f.created_at),
     })),
     voices: voices.map((v) => ({
-      id: v.id, subject_ref: v.subject_ref, operation_uuid: v.operation_uuid, duration_ms: Number(v.duration_ms), sample_rate: Number(v.sample_rate),
-      quality: real(v.quality), speech_ratio: real(v.speech_ratio), template_version: v.template_version, created_at: asDate(v.created_at),
+      id: v.id,
+      subject_ref: v.subject_ref,
+      operation_uuid: v.operation_uuid,
+      duration_ms: Number(v.duration_ms),
+      sample_rate: Number(v.sample_rate),
+      quality: real(v.quality),
+      speech_ratio: real(v.speech_ratio),
+      template_version: v.template_version,
+      created_at: asDate(v.created_at),
     })),
-    templates: templates.map((t) => ({ subject_ref: t.subject_ref, modality: t.modality, template_version: t.template_version, quality: real(t.quality) })),
+    templates: templates.map((t) => ({
+      subject_ref: t.subject_ref,
+      modality: t.modality,
+      template_version: t.template_version,
+      quality: real(t.quality),
+    })),
   };
 }

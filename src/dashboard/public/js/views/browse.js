@@ -5,11 +5,20 @@ import { h, mount } from '../dom.js';
  * A filtered, paged list: a filter form, a table, Previous/Next and the total. Shared by the subjects,
  * operations, solved-cases and decisions pages, which differ only in their endpoint, filters, order and columns.
  */
-export async function pagedList(view, ui, { title, intro, listPath, countPath, filters, columns, onRow, sort, size = 20 }) {
+export async function pagedList(
+  view,
+  ui,
+  { title, intro, listPath, countPath, filters, columns, onRow, sort, size = 20 },
+) {
   let page = 0;
   const inputs = filters.map((f) =>
     f.options
-      ? h('select', { id: `filter-${f.name}`, name: f.name }, h('option', { value: '' }, 'any'), f.options.map((o) => h('option', { value: o }, o)))
+      ? h(
+          'select',
+          { id: `filter-${f.name}`, name: f.name },
+          h('option', { value: '' }, 'any'),
+          f.options.map((o) => h('option', { value: o }, o)),
+        )
       : h('input', { id: `filter-${f.name}`, name: f.name, placeholder: f.placeholder ?? '' }),
   );
   const results = h('div');
@@ -21,7 +30,10 @@ export async function pagedList(view, ui, { title, intro, listPath, countPath, f
   async function load(to) {
     ui.clearError();
     try {
-      const [rows, total] = await Promise.all([call(listPath, { query: { ...query(), page: to, size, sort } }), call(countPath, { query: query() })]);
+      const [rows, total] = await Promise.all([
+        call(listPath, { query: { ...query(), page: to, size, sort } }),
+        call(countPath, { query: query() }),
+      ]);
       if (!ui.current()) return;
       page = to;
       mount(results, columns ? table(rows) : null);
@@ -34,10 +46,30 @@ export async function pagedList(view, ui, { title, intro, listPath, countPath, f
     }
   }
   const table = (rows) => {
-    const t = h('table', {}, h('thead', {}, h('tr', {}, columns.map((c) => h('th', {}, c.label)))));
+    const t = h(
+      'table',
+      {},
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) => h('th', {}, c.label)),
+        ),
+      ),
+    );
     const body = h('tbody');
-    if (!rows.length) body.append(h('tr', {}, h('td', { colSpan: columns.length, class: 'muted' }, 'Nothing matches.')));
-    for (const row of rows) body.append(h('tr', { class: 'link', onclick: () => onRow(row) }, columns.map((c) => h('td', {}, c.value(row)))));
+    if (!rows.length)
+      body.append(h('tr', {}, h('td', { colSpan: columns.length, class: 'muted' }, 'Nothing matches.')));
+    for (const row of rows)
+      body.append(
+        h(
+          'tr',
+          { class: 'link', onclick: () => onRow(row) },
+          columns.map((c) => h('td', {}, c.value(row))),
+        ),
+      );
     t.append(body);
     return t;
   };
@@ -48,7 +80,13 @@ export async function pagedList(view, ui, { title, intro, listPath, countPath, f
     intro ? h('p', { class: 'muted' }, intro) : null,
     h(
       'form',
-      { class: 'row card', onsubmit: (e) => { e.preventDefault(); void load(0); } },
+      {
+        class: 'row card',
+        onsubmit: (e) => {
+          e.preventDefault();
+          void load(0);
+        },
+      },
       filters.map((f, i) => h('div', {}, h('label', { htmlFor: inputs[i].id }, f.label), inputs[i])),
       h('button', { type: 'submit' }, 'Filter'),
     ),
@@ -64,6 +102,13 @@ export function gallery(images) {
   return h(
     'div',
     { class: 'gallery' },
-    [...images].map(([id, img]) => h('figure', {}, h('img', { src: img.url, alt: `${img.kind} image ${id}` }), h('figcaption', {}, `${img.kind} #${id}`))),
+    [...images].map(([id, img]) =>
+      h(
+        'figure',
+        {},
+        h('img', { src: img.url, alt: `${img.kind} image ${id}` }),
+        h('figcaption', {}, `${img.kind} #${id}`),
+      ),
+    ),
   );
 }

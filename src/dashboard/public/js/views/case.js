@@ -28,7 +28,18 @@ function faceColumn({ title, subtitle, records, images, className, testId, extra
     h('h3', {}, title),
     subtitle,
     main,
-    h('div', { class: 'thumbs' }, shown.map((r) => h('img', { src: r.url, alt: r.kind.toLowerCase(), title: `${r.kind} #${r.id}`, onclick: () => first && (main.src = r.url) }))),
+    h(
+      'div',
+      { class: 'thumbs' },
+      shown.map((r) =>
+        h('img', {
+          src: r.url,
+          alt: r.kind.toLowerCase(),
+          title: `${r.kind} #${r.id}`,
+          onclick: () => first && (main.src = r.url),
+        }),
+      ),
+    ),
     extra,
   );
 }
@@ -58,7 +69,11 @@ export function decisionList(decisions) {
  * Draw a case. `store` is 'pending' or 'solved'; `decidable` adds the decision form (the case is leased to
  * the reader, or the reader is an ADMIN). `onDecided(answer)` runs after a decision was recorded.
  */
-export async function showCase(area, review, { base, store, ui, decidable = store === 'pending', onDecided = () => {} }) {
+export async function showCase(
+  area,
+  review,
+  { base, store, ui, decidable = store === 'pending', onDecided = () => {} },
+) {
   const c = review.adjudication;
   const images = await loadImages(`${base}/${store}`, { id: c.id });
   if (!ui.current()) return;
@@ -72,12 +87,15 @@ export async function showCase(area, review, { base, store, ui, decidable = stor
     mount(caseBadge, badge(answer.state));
     decisions.push(answer.decision);
     mount(decisionsArea, decisionList(decisions));
-    if (answer.state === 'SOLVED') mount(probeBadge, badge(answer.outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED'));
+    if (answer.state === 'SOLVED')
+      mount(probeBadge, badge(answer.outcome === 'NOT_DUPLICATE' ? 'ENROLLED' : 'REJECTED'));
   };
   const operation = review.operation;
   const enrolledBy = review.enrolledBy
-    ? review.enrolledBy.username ?? `account #${review.enrolledBy.accountId} (deleted)`
-    : operation ? 'no account recorded' : undefined;
+    ? (review.enrolledBy.username ?? `account #${review.enrolledBy.accountId} (deleted)`)
+    : operation
+      ? 'no account recorded'
+      : undefined;
   const probe = faceColumn({
     title: `Probe: ${c.subjectId}`,
     subtitle: h('p', {}, probeBadge, ' the subject being enrolled'),
@@ -87,8 +105,20 @@ export async function showCase(area, review, { base, store, ui, decidable = stor
     testId: 'probe',
     extra: facts([
       ['Face quality', review.probe.faces[0]?.quality !== undefined ? score(review.probe.faces[0].quality) : undefined],
-      ['Enrolled by', enrolledBy ? h('span', { 'data-testid': 'enrolled-by' }, enrolledBy, operation ? ` on ${when(operation.createdAt)}` : '') : undefined],
-      ['Operation', operation ? (isAdmin() ? h('a', { href: `#/operations/${operation.id}` }, `#${operation.id} `, badge(operation.status)) : [`#${operation.id} `, badge(operation.status)]) : undefined],
+      [
+        'Enrolled by',
+        enrolledBy
+          ? h('span', { 'data-testid': 'enrolled-by' }, enrolledBy, operation ? ` on ${when(operation.createdAt)}` : '')
+          : undefined,
+      ],
+      [
+        'Operation',
+        operation
+          ? isAdmin()
+            ? h('a', { href: `#/operations/${operation.id}` }, `#${operation.id} `, badge(operation.status))
+            : [`#${operation.id} `, badge(operation.status)]
+          : undefined,
+      ],
     ]),
   });
   const candidates = review.candidates.map(({ candidate, subject, images: records }) =>
@@ -110,7 +140,13 @@ export async function showCase(area, review, { base, store, ui, decidable = stor
   );
 
   const result = h('div', { id: 'decision-result' });
-  const form = store === 'pending' && decidable ? decisionForm(c, review, base, ui, result, (answer) => { reflect(answer); onDecided(answer); }) : null;
+  const form =
+    store === 'pending' && decidable
+      ? decisionForm(c, review, base, ui, result, (answer) => {
+          reflect(answer);
+          onDecided(answer);
+        })
+      : null;
   mount(
     area,
     h(
@@ -120,7 +156,14 @@ export async function showCase(area, review, { base, store, ui, decidable = stor
       facts([
         ['Opened', when(c.createdAt)],
         ['Solved', c.solvedAt ? when(c.solvedAt) : undefined],
-        ['Outcome', c.outcome ? (c.outcome === 'DUPLICATE' ? `duplicate${c.duplicateOfSubjectId ? ` of ${c.duplicateOfSubjectId}` : ''}: ${c.subjectId} was REJECTED` : `different people: ${c.subjectId} was ENROLLED`) : undefined],
+        [
+          'Outcome',
+          c.outcome
+            ? c.outcome === 'DUPLICATE'
+              ? `duplicate${c.duplicateOfSubjectId ? ` of ${c.duplicateOfSubjectId}` : ''}: ${c.subjectId} was REJECTED`
+              : `different people: ${c.subjectId} was ENROLLED`
+            : undefined,
+        ],
         ['Lease ends', c.leaseExpiresAt ? when(c.leaseExpiresAt) : undefined],
         ['Score scale', '−12·log10(false acceptance rate): 36 = 1 in 1,000, 48 = 1 in 10,000'],
       ]),
@@ -139,9 +182,15 @@ function decisionForm(c, review, base, ui, result, onDecided) {
   const which = h(
     'select',
     { id: 'duplicate-of', onchange: () => (reject.checked = true) },
-    review.candidates.map(({ candidate }) => h('option', { value: candidate.subjectId }, `${candidate.subjectId} (${score(candidate.score)})`)),
+    review.candidates.map(({ candidate }) =>
+      h('option', { value: candidate.subjectId }, `${candidate.subjectId} (${score(candidate.score)})`),
+    ),
   );
-  const comment = h('textarea', { id: 'comment', maxLength: 2000, placeholder: 'Why: what you compared, what decided it' });
+  const comment = h('textarea', {
+    id: 'comment',
+    maxLength: 2000,
+    placeholder: 'Why: what you compared, what decided it',
+  });
   const submit = h('button', { type: 'submit', id: 'decide' }, 'Record decision');
   return h(
     'form',
@@ -157,7 +206,12 @@ function decisionForm(c, review, base, ui, result, onDecided) {
         }
         submit.disabled = true;
         try {
-          const body = { caseId: c.id, decision, comment: comment.value.trim(), ...(decision === 'DUPLICATE' ? { duplicateOfSubjectId: which.value } : {}) };
+          const body = {
+            caseId: c.id,
+            decision,
+            comment: comment.value.trim(),
+            ...(decision === 'DUPLICATE' ? { duplicateOfSubjectId: which.value } : {}),
+          };
           const answer = await call(`${base}/solve`, { method: 'POST', body });
           mount(result, h('p', { class: 'notice good', id: 'solved-message' }, outcomeText(c, answer)));
           event.target.remove();
@@ -169,7 +223,9 @@ function decisionForm(c, review, base, ui, result, onDecided) {
       },
     },
     h('h2', {}, 'Decision'),
-    h('fieldset', {},
+    h(
+      'fieldset',
+      {},
       h('label', { class: 'choice' }, enrol, `Different people: enrol ${c.subjectId}`),
       h('label', { class: 'choice' }, reject, 'Same person as ', which, `: reject ${c.subjectId}`),
     ),
@@ -186,6 +242,7 @@ function outcomeText(c, answer) {
       ? `Case #${c.id} is solved: ${c.subjectId} is now ENROLLED and joins the gallery.`
       : `Case #${c.id} is solved: ${c.subjectId} is now REJECTED as a duplicate.`;
   }
-  if (answer.state === 'CONFLICTED') return `Decision recorded. The decisions on case #${c.id} disagree: an administrator will settle it.`;
+  if (answer.state === 'CONFLICTED')
+    return `Decision recorded. The decisions on case #${c.id} disagree: an administrator will settle it.`;
   return `Decision recorded. Case #${c.id} waits for more decisions.`;
 }

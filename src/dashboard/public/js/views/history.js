@@ -13,7 +13,15 @@ const base = () => `${surfaces().adjudication}/adjudication`;
 /** The decisions of a case as a short text for a table cell: who decided what, and why. */
 function decisionsText(decisions) {
   if (!decisions.length) return h('span', { class: 'muted' }, 'none');
-  return decisions.map((d) => h('div', {}, h('strong', {}, d.username ?? `account #${d.accountId}`), `: ${d.decision}`, d.comment ? h('span', { class: 'comment-inline' }, ` “${d.comment}”`) : ''));
+  return decisions.map((d) =>
+    h(
+      'div',
+      {},
+      h('strong', {}, d.username ?? `account #${d.accountId}`),
+      `: ${d.decision}`,
+      d.comment ? h('span', { class: 'comment-inline' }, ` “${d.comment}”`) : '',
+    ),
+  );
 }
 
 export function renderSolved(view, _params, ui) {
@@ -30,7 +38,10 @@ export function renderSolved(view, _params, ui) {
     columns: [
       { label: 'Case', value: (c) => `#${c.id}` },
       { label: 'Probe subject', value: (c) => c.subjectId },
-      { label: 'Outcome', value: (c) => [badge(c.outcome), c.duplicateOfSubjectId ? ` of ${c.duplicateOfSubjectId}` : ''] },
+      {
+        label: 'Outcome',
+        value: (c) => [badge(c.outcome), c.duplicateOfSubjectId ? ` of ${c.duplicateOfSubjectId}` : ''],
+      },
       { label: 'Decisions', value: (c) => decisionsText(c.decisions) },
       { label: 'Solved', value: (c) => when(c.solvedAt) },
     ],
@@ -50,7 +61,10 @@ export function renderDecisions(view, _params, ui) {
       { label: 'When', value: (d) => when(d.createdAt) },
       { label: 'Case', value: (d) => `#${d.caseId}` },
       { label: 'Adjudicator', value: (d) => d.username ?? `account #${d.accountId} (deleted)` },
-      { label: 'Decision', value: (d) => [badge(d.decision), d.duplicateOfSubjectId ? ` of ${d.duplicateOfSubjectId}` : ''] },
+      {
+        label: 'Decision',
+        value: (d) => [badge(d.decision), d.duplicateOfSubjectId ? ` of ${d.duplicateOfSubjectId}` : ''],
+      },
       { label: 'Comment', value: (d) => d.comment || h('span', { class: 'muted' }, 'none') },
     ],
     onRow: (d) => (location.hash = `#/cases/${d.caseId}`),
@@ -75,7 +89,9 @@ export async function renderCase(view, [id], ui) {
     view,
     h('p', {}, h('a', { href: isAdmin ? '#/solved' : '#/decisions' }, isAdmin ? '← Solved cases' : '← Decisions')),
     h('h1', {}, `Adjudication of `, subjectLink(review.adjudication.subjectId)),
-    store === 'pending' && !isAdmin ? h('p', { class: 'notice' }, 'This case is still pending: take it from the queue to decide.') : null,
+    store === 'pending' && !isAdmin
+      ? h('p', { class: 'notice' }, 'This case is still pending: take it from the queue to decide.')
+      : null,
     area,
   );
   await showCase(area, review, { base: base(), store, ui, decidable: isAdmin });

@@ -43,7 +43,10 @@ export async function renderOperation(view, [id], ui) {
       facts([
         ['UUID', op.uuid],
         ['When', when(op.createdAt)],
-        ['Subject', op.subjectId ? h('a', { href: `#/subjects/${encodeURIComponent(op.subjectId)}` }, op.subjectId) : undefined],
+        [
+          'Subject',
+          op.subjectId ? h('a', { href: `#/subjects/${encodeURIComponent(op.subjectId)}` }, op.subjectId) : undefined,
+        ],
         ['Score', op.score !== undefined ? `${score(op.score)} (threshold ${score(op.threshold)})` : undefined],
         ['By', h('span', { 'data-testid': 'operation-by' }, accountLabel(names, op.accountId))],
         ['Surface', op.surface],

@@ -37,15 +37,30 @@ export async function renderQueue(view, [openId], ui) {
           { label: 'Case', value: (r) => `#${r.id}` },
           { label: 'Probe subject', value: (r) => r.subjectId },
           { label: 'Status', value: (r) => badge(r.status) },
-          { label: 'Best candidate', value: (r) => (r.candidates[0] ? `${r.candidates[0].subjectId} (${score(r.candidates[0].score)})` : '') },
+          {
+            label: 'Best candidate',
+            value: (r) => (r.candidates[0] ? `${r.candidates[0].subjectId} (${score(r.candidates[0].score)})` : ''),
+          },
           { label: 'Opened', value: (r) => when(r.createdAt) },
-          { label: 'Reviewed by', value: (r) => (r.status === 'ASSIGNED' ? (isAdmin ? accountLabel(names, r.assignedTo) : 'an adjudicator') : '') },
-          { label: 'Decisions', value: (r) => (r.decisions.length ? r.decisions.map((d) => `${d.username ?? `account #${d.accountId}`}: ${d.decision}`).join('; ') : 'none') },
+          {
+            label: 'Reviewed by',
+            value: (r) =>
+              r.status === 'ASSIGNED' ? (isAdmin ? accountLabel(names, r.assignedTo) : 'an adjudicator') : '',
+          },
+          {
+            label: 'Decisions',
+            value: (r) =>
+              r.decisions.length
+                ? r.decisions.map((d) => `${d.username ?? `account #${d.accountId}`}: ${d.decision}`).join('; ')
+                : 'none',
+          },
         ],
         rows,
         isAdmin ? (r) => void openCase(r.id) : undefined,
       ),
-      isAdmin ? h('p', { class: 'muted' }, 'Click a case to review it; as an administrator your decision is final.') : null,
+      isAdmin
+        ? h('p', { class: 'muted' }, 'Click a case to review it; as an administrator your decision is final.')
+        : null,
     );
   };
 
@@ -61,7 +76,14 @@ export async function renderQueue(view, [openId], ui) {
       const review = await call(`${base}/pending/oncoming`);
       if (!ui.current()) return;
       if (!review) {
-        mount(caseArea, h('p', { class: 'notice', id: 'queue-empty' }, 'No case is waiting for you. Cases appear when an enrolment finds a possible duplicate.'));
+        mount(
+          caseArea,
+          h(
+            'p',
+            { class: 'notice', id: 'queue-empty' },
+            'No case is waiting for you. Cases appear when an enrolment finds a possible duplicate.',
+          ),
+        );
       } else {
         await showCase(caseArea, review, { base, store: 'pending', ui, onDecided: afterDecision });
       }
@@ -76,14 +98,26 @@ export async function renderQueue(view, [openId], ui) {
   async function openCase(id) {
     ui.clearError();
     try {
-      await showCase(caseArea, await call(`${base}/pending`, { query: { id } }), { base, store: 'pending', ui, onDecided: afterDecision });
+      await showCase(caseArea, await call(`${base}/pending`, { query: { id } }), {
+        base,
+        store: 'pending',
+        ui,
+        onDecided: afterDecision,
+      });
       caseArea.scrollIntoView({ behavior: 'smooth' });
     } catch (error) {
       ui.showError(error);
     }
   }
 
-  mount(view, h('h1', {}, 'Adjudication queue'), h('div', { class: 'row' }, take, counts, decided), caseArea, h('h2', {}, 'Pending cases'), listArea);
+  mount(
+    view,
+    h('h1', {}, 'Adjudication queue'),
+    h('div', { class: 'row' }, take, counts, decided),
+    caseArea,
+    h('h2', {}, 'Pending cases'),
+    listArea,
+  );
   await refresh();
   // #/queue/<id>: an ADMIN opened a pending case from elsewhere (a subject's page).
   if (openId && isAdmin) await openCase(Number(openId));

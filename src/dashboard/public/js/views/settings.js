@@ -15,17 +15,46 @@ export async function renderSettings(view, _params, ui) {
     h(
       'table',
       {},
-      h('thead', {}, h('tr', {}, ['Key', 'Value', 'Default', 'Meaning', ''].map((t) => h('th', {}, t)))),
-      h('tbody', {}, settings.map((s) => settingRow(s, ui))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Key', 'Value', 'Default', 'Meaning', ''].map((t) => h('th', {}, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        settings.map((s) => settingRow(s, ui)),
+      ),
     ),
   );
 }
 
 function editorFor(s) {
   const id = `setting-${s.key.replace(/[^a-zA-Z0-9]/g, '-')}`;
-  if (s.type === 'boolean') return h('select', { id }, ['true', 'false'].map((v) => h('option', { value: v, selected: String(s.value) === v }, v)));
-  if (s.type === 'enum') return h('select', { id }, (s.allowedValues ?? []).map((v) => h('option', { value: v, selected: s.value === v }, v)));
-  return h('input', { id, type: 'number', value: String(s.value), min: s.minimum, max: s.maximum, step: s.type === 'integer' ? '1' : 'any' });
+  if (s.type === 'boolean')
+    return h(
+      'select',
+      { id },
+      ['true', 'false'].map((v) => h('option', { value: v, selected: String(s.value) === v }, v)),
+    );
+  if (s.type === 'enum')
+    return h(
+      'select',
+      { id },
+      (s.allowedValues ?? []).map((v) => h('option', { value: v, selected: s.value === v }, v)),
+    );
+  return h('input', {
+    id,
+    type: 'number',
+    value: String(s.value),
+    min: s.minimum,
+    max: s.maximum,
+    step: s.type === 'integer' ? '1' : 'any',
+  });
 }
 
 function parseValue(s, raw) {
@@ -54,7 +83,13 @@ function settingRow(initial, ui) {
       message.textContent = error.message;
     }
   };
-  const range = [s.minimum !== undefined ? `min ${s.minimum}` : '', s.maximum !== undefined ? `max ${s.maximum}` : '', s.unit ?? ''].filter(Boolean).join(', ');
+  const range = [
+    s.minimum !== undefined ? `min ${s.minimum}` : '',
+    s.maximum !== undefined ? `max ${s.maximum}` : '',
+    s.unit ?? '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return h(
     'tr',
     { 'data-key': s.key },
@@ -65,7 +100,19 @@ function settingRow(initial, ui) {
     h(
       'td',
       {},
-      h('button', { onclick: () => { try { void save(parseValue(s, editor.value)); } catch (e) { message.textContent = e.message; } } }, 'Save'),
+      h(
+        'button',
+        {
+          onclick: () => {
+            try {
+              void save(parseValue(s, editor.value));
+            } catch (e) {
+              message.textContent = e.message;
+            }
+          },
+        },
+        'Save',
+      ),
       ' ',
       h('button', { class: 'secondary', title: 'Back to the default', onclick: () => void save(null) }, 'Default'),
     ),

@@ -44,7 +44,10 @@ async function casesOf(subjectId) {
     call('/admin/adjudication/pending/list', { query: { subjectId, size: 100, sort: 'createdAt,desc' } }),
     call('/admin/adjudication/solved/list', { query: { subjectId, size: 100, sort: 'solvedAt,desc' } }),
   ]);
-  return [...pending.map((c) => ({ ...c, store: 'pending' })), ...solved.map((c) => ({ ...c, store: 'solved' }))].filter((c) => c.subjectId === subjectId);
+  return [
+    ...pending.map((c) => ({ ...c, store: 'pending' })),
+    ...solved.map((c) => ({ ...c, store: 'solved' })),
+  ].filter((c) => c.subjectId === subjectId);
 }
 
 const subjectAnchor = (subjectId) => h('a', { href: `#/subjects/${encodeURIComponent(subjectId)}` }, subjectId);
@@ -55,13 +58,28 @@ function verdict(subject, operation, cases) {
   const pending = cases.find((c) => c.store === 'pending');
   if (subject.status === 'PENDING_ADJUDICATION') {
     return pending
-      ? ['Enrolment found possible duplicates: ', h('a', { href: `#/queue/${pending.id}` }, `case #${pending.id}`), ` waits for an adjudicator (${pending.status}).`]
+      ? [
+          'Enrolment found possible duplicates: ',
+          h('a', { href: `#/queue/${pending.id}` }, `case #${pending.id}`),
+          ` waits for an adjudicator (${pending.status}).`,
+        ]
       : 'Enrolment found possible duplicates; no case is open for it.';
   }
   if (solved?.outcome === 'DUPLICATE') {
-    return ['An adjudicator judged it the same person as ', solved.duplicateOfSubjectId ? subjectAnchor(solved.duplicateOfSubjectId) : 'a candidate', ' in ', h('a', { href: `#/cases/${solved.id}` }, `case #${solved.id}`), '.'];
+    return [
+      'An adjudicator judged it the same person as ',
+      solved.duplicateOfSubjectId ? subjectAnchor(solved.duplicateOfSubjectId) : 'a candidate',
+      ' in ',
+      h('a', { href: `#/cases/${solved.id}` }, `case #${solved.id}`),
+      '.',
+    ];
   }
-  if (operation?.status === 'DUPLICATE_FOUND' && operation.threshold !== undefined && operation.score !== undefined && operation.score >= operation.threshold) {
+  if (
+    operation?.status === 'DUPLICATE_FOUND' &&
+    operation.threshold !== undefined &&
+    operation.score !== undefined &&
+    operation.score >= operation.threshold
+  ) {
     return `Enrolment found a duplicate scoring ${score(operation.score)}, at or above the duplicate threshold ${score(operation.threshold)}.`;
   }
   return 'It was not accepted into the gallery: its possible duplicates are below.';
@@ -86,10 +104,28 @@ function candidatesTable(candidates, threshold) {
 function casesTable(cases) {
   return table(
     [
-      { label: 'Case', value: (c) => h('a', { href: c.store === 'solved' ? `#/cases/${c.id}` : `#/queue/${c.id}` }, `#${c.id}`) },
-      { label: 'State', value: (c) => (c.store === 'solved' ? [badge('SOLVED'), ' ', badge(c.outcome)] : badge(c.status)) },
+      {
+        label: 'Case',
+        value: (c) => h('a', { href: c.store === 'solved' ? `#/cases/${c.id}` : `#/queue/${c.id}` }, `#${c.id}`),
+      },
+      {
+        label: 'State',
+        value: (c) => (c.store === 'solved' ? [badge('SOLVED'), ' ', badge(c.outcome)] : badge(c.status)),
+      },
       { label: 'Opened', value: (c) => when(c.createdAt) },
-      { label: 'Decisions', value: (c) => (c.decisions.length ? c.decisions.map((d) => h('div', {}, `${d.username ?? `account #${d.accountId}`}: ${d.decision}${d.comment ? ` – “${d.comment}”` : ''}`)) : 'none yet') },
+      {
+        label: 'Decisions',
+        value: (c) =>
+          c.decisions.length
+            ? c.decisions.map((d) =>
+                h(
+                  'div',
+                  {},
+                  `${d.username ?? `account #${d.accountId}`}: ${d.decision}${d.comment ? ` – “${d.comment}”` : ''}`,
+                ),
+              )
+            : 'none yet',
+      },
     ],
     cases,
   );
@@ -123,8 +159,17 @@ export async function renderSubject(view, [subjectId], ui) {
   if (!ui.current()) return;
   const candidates = operation?.candidates ?? cases[0]?.candidates ?? [];
   const enrolledBy = operation
-    ? h('span', { 'data-testid': 'enrolled-by' }, accountLabel(names, operation.accountId), ` on ${when(operation.createdAt)} (`, h('a', { href: `#/operations/${operation.id}` }, `operation #${operation.id}`), ')')
-    : uuid ? 'its enrolment is no longer in the operation log' : undefined;
+    ? h(
+        'span',
+        { 'data-testid': 'enrolled-by' },
+        accountLabel(names, operation.accountId),
+        ` on ${when(operation.createdAt)} (`,
+        h('a', { href: `#/operations/${operation.id}` }, `operation #${operation.id}`),
+        ')',
+      )
+    : uuid
+      ? 'its enrolment is no longer in the operation log'
+      : undefined;
   mount(
     view,
     h('p', {}, h('a', { href: '#/subjects' }, '← Subjects')),
@@ -140,7 +185,15 @@ export async function renderSubject(view, [subjectId], ui) {
         ['Updated', when(subject.updatedAt)],
         ['Enrolled by', enrolledBy],
         ['Metadata', Object.keys(subject.metadata).length ? JSON.stringify(subject.metadata) : undefined],
-        ['Faces', subject.faces.map((f) => `#${f.id}: quality ${score(f.quality)}${f.livenessScore !== undefined ? `, liveness ${score(f.livenessScore)}` : ''}`).join('; ')],
+        [
+          'Faces',
+          subject.faces
+            .map(
+              (f) =>
+                `#${f.id}: quality ${score(f.quality)}${f.livenessScore !== undefined ? `, liveness ${score(f.livenessScore)}` : ''}`,
+            )
+            .join('; '),
+        ],
         ['Voices', subject.voices.length ? String(subject.voices.length) : undefined],
       ]),
     ),
