@@ -6,7 +6,7 @@
  */
 import type { Extractor } from './extractor.js';
 import type { InlineExtractorOptions } from './inline.js';
-import type { NodePoolOptions } from './node-pool.js';
+import type { NodePoolOptions } from './node-pool-options.js';
 import type { RemoteExtractorOptions } from './remote.js';
 
 export * from './extractor.js';

@@ -6,64 +6,22 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
-import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
-import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
+import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import {
   cancelled,
-  pipelineOptions,
   type ExtractOptions,
   type Extractor,
-  type ExtractorOptions,
   type ExtractorStats,
   type TokenImageOptions,
   type VoiceExtractOptions,
 } from './extractor.js';
-import type { WorkerJob, WorkerReply } from './node-protocol.js';
+import type { NodePoolOptions } from './node-pool-options.js';
+import { OwnerQueues, type PoolJob as Job, workerMessage } from './node-pool-queue.js';
+import type { WorkerReply } from './node-protocol.js';
 import { FACE_TEMPLATE_VERSION } from './ort-web-runner.js';
 import { VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import { MODELS_DIR } from './node-models.js';
-
-/** Options of the worker-thread pool. */
-export interface NodePoolOptions extends ExtractorOptions {
-  /** Worker threads (default: available cores). */
-  size?: number;
-  /** Directory with the model files (default wasm/models/). */
-  modelsDir?: string;
-  /** Milliseconds allowed for a worker to load and warm its sessions (default 120000). */
-  startTimeoutMs?: number;
-  /**
-   * The worker's entry module. Default: the tsx bootstrap when running from source, the compiled .js in a
-   * build. Deno runs TypeScript itself, so its entry passes workers/face.worker.ts.
-   */
-  workerUrl?: URL;
-  /**
-   * A worker whose own memory (V8 heap and external memory, WebAssembly memories included) exceeds this many
-   * bytes after a job is replaced by a fresh one (default: never). Decoders' WebAssembly memories grow to the
-   * largest image seen and never shrink, so without this one large image keeps its memory for good.
-   */
-  maxWorkerMemoryBytes?: number;
-  /**
-   * What runs the face models in each worker: `wasm` (default) is onnxruntime-web, the portable path the browser
-   * SDK, Deno and Workers share; `native` is onnxruntime-node (src/extraction/node-native-runner.ts) with the same
-   * models, pre- and post-processing, so its templates match the wasm ones. The voice model stays on wasm.
-   */
-  backend?: 'wasm' | 'native';
-}
-
-interface Job {
-  id: number;
-  /** Face image, voice recording or token image: all run in the same workers, one job at a time. */
-  kind: 'face' | 'voice' | 'token';
-  bytes: Uint8Array;
-  opts: ExtractOptions | VoiceExtractOptions | TokenImageOptions;
-  resolve: (r: ImageAnalysis | VoiceAnalysis | Uint8Array) => void;
-  reject: (e: unknown) => void;
-  timeoutMs: number;
-  /** The owner's queue the job waits in. */
-  owner: string;
-  /** Removes the abort listener once the job has left the queue. */
-  detach?: () => void;
-}
 
 interface Slot {
   worker: Worker;
@@ -92,44 +50,12 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
   const modelsDir = opts.modelsDir ?? MODELS_DIR;
   const startTimeout = opts.startTimeoutMs ?? 120_000;
   const slots: Slot[] = [];
-  /**
-   * Waiting jobs per owner, with when the owner was last served (a count of jobs started). The owner served
-   * longest ago goes next, and an owner with nothing waiting or running counts as never served: a caller
-   * arriving behind a flood is served by the next free worker, not after one more job of the flood.
-   */
-  const queues = new Map<string, { jobs: Job[]; served: number }>();
-  let jobsStarted = 0;
-  let queued = 0;
+  const queue = new OwnerQueues();
   let nextId = 1;
   let closed = false;
   const st = { completed: 0, failed: 0, restarts: 0, recycled: 0, cancelled: 0 };
   /** A successor of a grown worker is warming (one at a time, so warm-ups do not take every core). */
   let warming = false;
-
-  /** The next job: the oldest job of the owner served longest ago. */
-  const takeNext = (): Job | undefined => {
-    let next: { owner: string; jobs: Job[]; served: number } | undefined;
-    for (const [owner, q] of queues) if (!next || q.served < next.served) next = { owner, ...q };
-    if (!next) return undefined;
-    const job = next.jobs.shift()!;
-    jobsStarted++;
-    if (next.jobs.length) queues.set(next.owner, { jobs: next.jobs, served: jobsStarted });
-    else queues.delete(next.owner);
-    queued--;
-    job.detach?.();
-    return job;
-  };
-
-  /** Take a job out of its queue before it started (its caller went away); false when it already left. */
-  const withdraw = (job: Job): boolean => {
-    const jobs = queues.get(job.owner)?.jobs;
-    const at = jobs ? jobs.indexOf(job) : -1;
-    if (at < 0) return false;
-    jobs!.splice(at, 1);
-    if (!jobs!.length) queues.delete(job.owner);
-    queued--;
-    return true;
-  };
 
   const spawn = (): Promise<Slot> =>
     new Promise((resolve, reject) => {
@@ -222,7 +148,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
    */
   const warmSuccessor = () => {
     const old = slots.find((s) => s.grown && !s.retired);
-    if (warming || closed || !old || queued > 0) return;
+    if (warming || closed || !old || queue.queued > 0) return;
     warming = true;
     spawn().then(
       (fresh) => {
@@ -256,23 +182,15 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
   const pump = () => {
     for (const slot of slots) {
       if (!slot.ready || slot.job || slot.retired) continue;
-      const job = takeNext();
+      const job = queue.takeNext();
       if (!job) return;
       slot.job = job;
       slot.timer = setTimeout(
         () => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'),
         job.timeoutMs,
       );
-      // The owner and the signal are the queue's business; an AbortSignal cannot even be posted.
-      const analyseOpts = pipelineOptions(job.opts);
-      const msg: WorkerJob =
-        job.kind === 'voice'
-          ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
-          : job.kind === 'token'
-            ? { type: 'token', id: job.id, bytes: job.bytes, landmarks: (job.opts as TokenImageOptions).landmarks }
-            : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
       // The bytes are our own copy (see submit): transfer them instead of cloning again.
-      slot.worker.postMessage(msg, [job.bytes.buffer as ArrayBuffer]);
+      slot.worker.postMessage(workerMessage(job), [job.bytes.buffer as ArrayBuffer]);
     }
   };
 
@@ -287,9 +205,9 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       return Promise.reject(cancelled());
     }
     const owner = o.owner ?? '';
-    if (queued >= maxQueue)
+    if (queue.queued >= maxQueue)
       return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
-    if ((queues.get(owner)?.jobs.length ?? 0) >= maxQueuePerOwner) {
+    if (queue.waitingOf(owner) >= maxQueuePerOwner) {
       return Promise.reject(
         new BiometricError('CALLER_QUEUE_FULL', `this caller already has ${maxQueuePerOwner} extractions waiting`),
       );
@@ -311,7 +229,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       const signal = o.signal;
       if (signal) {
         const onAbort = () => {
-          if (withdraw(job)) {
+          if (queue.withdraw(job)) {
             st.cancelled++;
             reject(cancelled());
           }
@@ -319,11 +237,10 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
         signal.addEventListener('abort', onAbort, { once: true });
         job.detach = () => signal.removeEventListener('abort', onAbort);
       }
-      const waiting = queues.get(owner);
-      if (waiting) waiting.jobs.push(job);
-      // An owner with a job running now counts as just served; one with nothing running as never served.
-      else queues.set(owner, { jobs: [job], served: slots.some((s) => s.job?.owner === owner) ? jobsStarted : 0 });
-      queued++;
+      queue.add(
+        job,
+        slots.some((s) => s.job?.owner === owner),
+      );
       pump();
     });
   };
@@ -347,13 +264,13 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       kind: 'worker-threads',
       workers: slots.length,
       busy: slots.filter((s) => s.job).length,
-      queued,
+      queued: queue.queued,
       ...st,
     }),
     async close() {
       if (closed) return;
       closed = true;
-      for (let job = takeNext(); job; job = takeNext())
+      for (let job = queue.takeNext(); job; job = queue.takeNext())
         job.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
       // Let running jobs finish (bounded by their own timeouts), then stop the workers.
       await Promise.all(
