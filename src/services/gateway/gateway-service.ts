@@ -1,15 +1,15 @@
-import { sidecarUrlOf } from '../../config/config.js';
-import { JanusAdminClient } from '../../gateway/admin-client.js';
+import type { JanusAdminClient } from '../../gateway/admin-client.js';
 import { JanusApiError } from '../../gateway/errors.js';
 import type { JanusAnswer, TricklePayload } from '../../gateway/janus-answer.js';
-import { JanusClient } from '../../gateway/janus-client.js';
-import { SidecarClient } from '../../gateway/sidecar-client.js';
+import type { JanusClient } from '../../gateway/janus-client.js';
+import type { SidecarClient } from '../../gateway/sidecar-client.js';
 import type { ServiceContext } from '../context.js';
-import { DomainError } from '../errors.js';
 import { mapped } from './errors.js';
+import { gatewayClients } from './gateway-clients.js';
+import { messageForEvent, pluginRequest } from './plugin-messages.js';
 import { SessionTracker } from './session-tracker.js';
 import { applySettings, type GatewaySettings } from './settings.js';
-import { DecoderClient } from '../../gateway/decoder-client.js';
+import type { DecoderClient } from '../../gateway/decoder-client.js';
 import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
 import { CaptureStore } from '../capture/capture-store.js';
 import type { CaptureCaller } from '../capture/capture-session.js';
@@ -43,23 +43,7 @@ export class GatewayService {
   constructor(private readonly ctx: ServiceContext) {
     const config = ctx.config;
     this.sessionTimeoutSeconds = config.BIMS_JANUS_SESSION_TIMEOUT;
-    this.sidecar = new SidecarClient({
-      url: sidecarUrlOf(config),
-      token: config.BIMS_SIDECAR_TOKEN,
-      timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS,
-    });
-    const common = {
-      endpoints: () => this.sidecar.endpoints(),
-      timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS,
-      onUnreachable: () => this.sidecar.invalidate(),
-    };
-    this.janus = new JanusClient(common);
-    this.admin = new JanusAdminClient(common);
-    this.decoders = new DecoderClient({
-      url: sidecarUrlOf(config),
-      token: config.BIMS_SIDECAR_TOKEN,
-      timeoutMs: config.BIMS_GATEWAY_TIMEOUT_MS,
-    });
+    ({ sidecar: this.sidecar, janus: this.janus, admin: this.admin, decoders: this.decoders } = gatewayClients(config));
     this.captures = new CaptureRegistry(this, new CaptureStore(ctx));
   }
 
@@ -118,65 +102,21 @@ export class GatewayService {
     });
   }
 
-  /**
-   * Send a plugin message (with a JSEP) and wait for the plugin's event carrying the same transaction, which
-   * holds the JSEP answer; a plugin error in that event is a {@link JanusApiError} from the plugin.
-   */
-  async messageForEvent(
+  /** Send a plugin message (with a JSEP) and wait for the plugin's event holding the JSEP answer (plugin-messages.ts). */
+  messageForEvent(
     tracker: SessionTracker,
     sessionId: number,
     handleId: number,
     body: Record<string, unknown>,
     jsep?: Record<string, unknown>,
   ): Promise<JanusAnswer> {
-    const transaction = crypto.randomUUID();
-    const waiting = tracker.waitFor(
-      (e) => e.transaction === transaction && e.sender === handleId,
-      this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS,
-    );
-    let answer: JanusAnswer;
-    try {
-      answer = await this.janus.message(sessionId, handleId, body, jsep, transaction);
-    } catch (error) {
-      waiting.cancel();
-      throw error;
-    }
-    if (answer.janus !== 'ack') waiting.cancel();
-    else {
-      const event = await waiting.promise;
-      if (!event && tracker.isEnded) {
-        throw new DomainError('service-unavailable', 'The gateway session ended before the plugin answered the offer', {
-          component: 'janus',
-        });
-      }
-      if (!event) {
-        throw new DomainError(
-          'bad-gateway',
-          `The gateway plugin did not answer the offer within ${this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS} ms`,
-          { component: 'plugin' },
-        );
-      }
-      answer = event;
-    }
-    const data = answer.plugindata?.data ?? {};
-    if (data.error_code !== undefined || data.error !== undefined) {
-      throw new JanusApiError(Number(data.error_code ?? 490), String(data.error ?? 'plugin error'), answer, true);
-    }
-    return answer;
+    const timeoutMs = this.ctx.config.BIMS_GATEWAY_EVENT_TIMEOUT_MS;
+    return messageForEvent(this.janus, timeoutMs, tracker, sessionId, handleId, body, jsep);
   }
 
-  /** A plugin request Janus answers at once (`success` with the plugin's data); a plugin error becomes a JanusApiError. */
-  async pluginRequest(
-    sessionId: number,
-    handleId: number,
-    body: Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
-    const answer = await this.janus.message(sessionId, handleId, body);
-    const data = answer.plugindata?.data ?? {};
-    if (data.error_code !== undefined || data.error !== undefined) {
-      throw new JanusApiError(Number(data.error_code ?? 490), String(data.error ?? 'plugin error'), answer, true);
-    }
-    return data;
+  /** A plugin request Janus answers at once; a plugin error becomes a JanusApiError (plugin-messages.ts). */
+  pluginRequest(sessionId: number, handleId: number, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return pluginRequest(this.janus, sessionId, handleId, body);
   }
 
   /**
