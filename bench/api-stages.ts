@@ -6,7 +6,8 @@
 // functions called in its order (pipeline.ts, attributes.ts), so the stages add up to about one analysis.
 import { availableParallelism, loadavg } from 'node:os';
 import { decodeImage } from '../src/biometrics/image/decode.js';
-import { cropResize, resizeArea, toGreyPlane, toPlanar } from '../src/biometrics/image/image.js';
+import { cropResize, resizeArea } from '../src/biometrics/image/image.js';
+import { toGreyPlane, toPlanar } from '../src/biometrics/image/planes.js';
 import { decodeDetections } from '../src/biometrics/face/detect.js';
 import { alignFace, squareBox } from '../src/biometrics/face/pipeline.js';
 import { eyesOpen } from '../src/biometrics/face/attributes.js';

@@ -1,5 +1,5 @@
 import type { RgbImage } from './image/image.js';
-import { toGrey } from './image/image.js';
+import { toGrey } from './image/planes.js';
 import type { FaceCheckSettings } from './settings.js';
 
 /** ICAO-style warnings (domain.md, ChecksFromImage). */

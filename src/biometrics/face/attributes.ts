@@ -1,4 +1,5 @@
-import { cropResize, toGreyPlane, toPlanar, type RgbImage } from '../image/image.js';
+import { cropResize, type RgbImage } from '../image/image.js';
+import { toGreyPlane, toPlanar } from '../image/planes.js';
 import type { ModelRunner } from './runner.js';
 
 const IMAGENET_MEAN: [number, number, number] = [0.485 * 255, 0.456 * 255, 0.406 * 255];

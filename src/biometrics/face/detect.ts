@@ -1,4 +1,5 @@
-import { resizeArea, toPlanar, type RgbImage } from '../image/image.js';
+import { resizeArea, type RgbImage } from '../image/image.js';
+import { toPlanar } from '../image/planes.js';
 import type { ModelRunner } from './runner.js';
 
 /** A detected face box in source pixels (corner form) with its detector score. */

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { cropResize, resizeArea, warpAffine, type Affine, type RgbImage } from './image.js';
+import { cropResize, resizeArea, type Affine, type RgbImage } from './image.js';
+import { warpAffine } from './warp.js';
 
 /** The sampling rule of `warpAffine` written plainly, one sample at a time: the reference the fast paths must equal. */
 function reference(
