@@ -8,6 +8,8 @@ import { DomainError } from '../errors.js';
 import type { Services } from '../index.js';
 import { createOperation } from '../operation-log/create.js';
 import { recordOperation, type OperationStatus } from '../operation-log/record.js';
+import type { ActiveLiveness } from './active-liveness.js';
+import { capturedModalities } from './capture-setup.js';
 import type { CaptureCaller, CaptureParams, CaptureResult } from './capture-types.js';
 import type { SessionSettings } from './session-settings.js';
 
@@ -110,4 +112,36 @@ export async function recordCaptureWithoutOperation(
     at: c.services.ctx.now(),
   });
   return uuid;
+}
+
+/** The reason of a capture whose active liveness instructions were not followed (docs/gateway-capture.md). */
+export const ACTIVE_LIVENESS_FAILED = 'ACTIVE_LIVENESS_FAILED';
+
+/**
+ * The instructions were not followed: no operation runs on the frames, and the refusal is recorded as the
+ * JSON path records a failed liveness check (LIVENESS_CHECK_FAILED), its details saying which instructions
+ * were given and how each ended.
+ */
+export async function refuseActiveLiveness(
+  c: CaptureOperationContext,
+  active: ActiveLiveness,
+  framesAnalysed: number,
+  durationMs: number,
+): Promise<CaptureResult> {
+  const uuid = await recordCaptureWithoutOperation(c, {
+    status: 'LIVENESS_CHECK_FAILED',
+    modalities: capturedModalities(c.params),
+    durationMs,
+    details: {
+      reason: ACTIVE_LIVENESS_FAILED,
+      activeLiveness: active.history,
+      capture: { framesAnalysed },
+    },
+  });
+  return {
+    status: 'LIVENESS_CHECK_FAILED',
+    operationUuid: uuid,
+    ...(c.params.subjectId ? { subjectId: c.params.subjectId } : {}),
+    reason: ACTIVE_LIVENESS_FAILED,
+  };
 }

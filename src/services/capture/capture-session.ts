@@ -1,11 +1,12 @@
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { gatewayDomainError } from '../gateway/errors.js';
-import { analyseImages, faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
+import { analyseImages, type FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
-import { ActiveLiveness, type ActiveState } from './active-liveness.js';
+import type { ActiveState } from './active-liveness.js';
 import {
   recordCaptureWithoutOperation,
+  refuseActiveLiveness,
   runCaptureOperation,
   type CaptureOperationContext,
 } from './capture-operation.js';
@@ -17,6 +18,14 @@ import type {
   CaptureResult,
   CaptureState,
 } from './capture-types.js';
+import {
+  activeLivenessOf,
+  captureGates,
+  capturedModalities,
+  capturesModality,
+  type CaptureMetrics,
+  reportedMetrics,
+} from './capture-setup.js';
 import { sessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
 
@@ -30,8 +39,7 @@ export type {
 } from './capture-types.js';
 
 const MAX_EVENTS = 200;
-/** The reason of a capture whose active liveness instructions were not followed (docs/gateway-capture.md). */
-export const ACTIVE_LIVENESS_FAILED = 'ACTIVE_LIVENESS_FAILED';
+export { ACTIVE_LIVENESS_FAILED } from './capture-operation.js';
 
 /**
  * A biometric capture over a live video stream (issue 22): frames are analysed by the same extraction
@@ -46,11 +54,11 @@ export class CaptureSession {
   endedAt: number | null = null;
   result: CaptureResult | null = null;
   readonly events: CaptureEvent[] = [];
-  readonly metrics = {
+  readonly metrics: CaptureMetrics = {
     framesDecoded: 0,
     framesAnalysed: 0,
-    firstFrameMs: null as number | null,
-    resultMs: null as number | null,
+    firstFrameMs: null,
+    resultMs: null,
     analyseMs: 0,
   };
   private readonly started = performance.now();
@@ -110,13 +118,13 @@ export class CaptureSession {
   }
 
   private async run(): Promise<void> {
-    const gates = await this.gates();
+    const gates = await captureGates(this.operation);
     const judge = new FrameJudge(gates, {
       selectFrames: this.params.selectFrames,
       livenessFrames: this.params.livenessFrames,
     });
-    const active = this.activeLiveness();
-    const voice = this.wants('VOICE')
+    const active = activeLivenessOf(this.params);
+    const voice = capturesModality(this.params, 'VOICE')
       ? new VoiceCollector(
           this.params.kind.startsWith('MULTIMODAL') && 'minSpeechMs' in this.params ? this.params.minSpeechMs : 3000,
         )
@@ -136,7 +144,7 @@ export class CaptureSession {
           this.metrics.firstFrameMs = performance.now() - this.started;
           this.emit({ type: 'MEDIA' });
         }
-        if (!this.wants('FACE')) {
+        if (!capturesModality(this.params, 'FACE')) {
           // A voice-only session: the camera only says the client is there; the voice decides.
           if (voice?.ready) return this.finish('DONE', await this.processing([], gates, voice, timer));
           continue;
@@ -160,7 +168,12 @@ export class CaptureSession {
           for (const event of active.observe(analysis!, t0)) this.emit(event);
           const now = active.state as ActiveState; // changed by observe()
           if (now === 'IDLE') judge.restart(); // the face was lost: the passive part starts over
-          if (now === 'FAILED') return this.finish('DONE', await this.activeLivenessFailed(active, timer));
+          if (now === 'FAILED') {
+            clearTimeout(timer);
+            const { framesAnalysed } = this.metrics;
+            const durationMs = performance.now() - this.started;
+            return this.finish('DONE', await refuseActiveLiveness(this.operation, active, framesAnalysed, durationMs));
+          }
           if (now !== 'PASSED') continue;
         } else {
           const verdict = judge.judge(analysis!, frame);
@@ -212,16 +225,6 @@ export class CaptureSession {
     );
   }
 
-  /** Whether the session captures this modality: face sessions the face; multimodal ones what `modalities` says. */
-  private wants(modality: 'FACE' | 'VOICE'): boolean {
-    return 'modalities' in this.params ? this.params.modalities.includes(modality) : modality === 'FACE';
-  }
-
-  /** The modalities the session captures, as its operation records them. */
-  private modalities(): ('FACE' | 'VOICE')[] {
-    return (['FACE', 'VOICE'] as const).filter((m) => this.wants(m));
-  }
-
   /** Hear the session's audio until it ends, telling the client how much speech there is so far. */
   private async listen(voice: VoiceCollector): Promise<void> {
     if (!this.media.audio) return;
@@ -239,60 +242,10 @@ export class CaptureSession {
     }
   }
 
-  /** The gates of the settings, with the session's options and overrides on top. */
-  private async gates(): Promise<FaceGates> {
-    return faceGatesOf(this.services, {
-      checkIcao: this.params.checkIcao,
-      detectLiveness: this.params.detectLiveness,
-      overrides: this.operation.overrides.gates,
-    });
-  }
-
-  /** The session's active liveness (`activeLiveness` of the init params), or null without one. */
-  private activeLiveness(): ActiveLiveness | null {
-    const a = this.params.activeLiveness;
-    return a
-      ? new ActiveLiveness({
-          challenges: a.challenges,
-          kinds: a.kinds,
-          challengeMs: a.challengeSeconds * 1000,
-          retries: a.retries,
-        })
-      : null;
-  }
-
-  /**
-   * The instructions were not followed: no operation runs on the frames, and the refusal is recorded as the
-   * JSON path records a failed liveness check (LIVENESS_CHECK_FAILED), its details saying which instructions
-   * were given and how each ended.
-   */
-  private async activeLivenessFailed(
-    active: ActiveLiveness,
-    timer: ReturnType<typeof setTimeout>,
-  ): Promise<CaptureResult> {
-    clearTimeout(timer);
-    const uuid = await recordCaptureWithoutOperation(this.operation, {
-      status: 'LIVENESS_CHECK_FAILED',
-      modalities: this.modalities(),
-      durationMs: performance.now() - this.started,
-      details: {
-        reason: ACTIVE_LIVENESS_FAILED,
-        activeLiveness: active.history,
-        capture: { framesAnalysed: this.metrics.framesAnalysed },
-      },
-    });
-    return {
-      status: 'LIVENESS_CHECK_FAILED',
-      operationUuid: uuid,
-      ...(this.params.subjectId ? { subjectId: this.params.subjectId } : {}),
-      reason: ACTIVE_LIVENESS_FAILED,
-    };
-  }
-
   private async timedOut(): Promise<void> {
     const uuid = await recordCaptureWithoutOperation(this.operation, {
       status: 'FAILED',
-      modalities: this.modalities(),
+      modalities: capturedModalities(this.params),
       durationMs: performance.now() - this.started,
       details: {
         reason: 'TIMEOUT',
@@ -312,14 +265,7 @@ export class CaptureSession {
     this.result = result;
     this.metrics.resultMs = performance.now() - this.started;
     this.endedAt = Date.now();
-    const { framesDecoded, framesAnalysed, firstFrameMs, resultMs, analyseMs } = this.metrics;
-    const metrics = {
-      framesDecoded,
-      framesAnalysed,
-      firstFrameMs: firstFrameMs === null ? null : Math.round(firstFrameMs),
-      resultMs: Math.round(resultMs ?? 0),
-      analyseMsPerFrame: framesAnalysed ? Math.round(analyseMs / framesAnalysed) : null,
-    };
+    const metrics = reportedMetrics(this.metrics);
     this.emit({ type: state === 'DONE' ? 'DONE' : state === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED', ...result, metrics });
   }
 
