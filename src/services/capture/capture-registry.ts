@@ -14,21 +14,8 @@ import {
 } from './capture-session.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
-import { newestOnly } from './newest-frame.js';
-import { JanusApiError } from '../../gateway/errors.js';
-import {
-  audioMidOf,
-  createRoom,
-  destroyRoom,
-  forwardMedia,
-  FORWARDED_AUDIO_PT,
-  FORWARDED_VIDEO_PT,
-  joinAndPublish,
-  newRoomNumber,
-  ROOM_NOT_FOUND,
-  videoMidOf,
-  VIDEOROOM,
-} from './videoroom.js';
+import { publisherMedia } from './publisher-media.js';
+import { audioMidOf, createRoom, destroyRoom, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
 export interface CaptureStarter {
@@ -82,7 +69,17 @@ export class CaptureRegistry {
       throw error;
     }
     const publisherId = Number(answer.plugindata?.data?.id);
-    const media = this.media({ sessionId, handleId, room, publisherId, mid, audioMid, adminKey, params, tracker });
+    const media = publisherMedia(this.gateway, {
+      sessionId,
+      handleId,
+      room,
+      publisherId,
+      mid,
+      audioMid,
+      adminKey,
+      params,
+      tracker,
+    });
     await this.start({ sessionId, handleId, params, starter, media });
     return answer;
   }
@@ -197,105 +194,6 @@ export class CaptureRegistry {
   async close(): Promise<void> {
     for (const entry of this.entries.values()) entry.session.cancel('service closing');
     await Promise.all([...this.entries.values()].map((e) => e.writer.flushed()));
-  }
-
-  /**
-   * The media of one publisher: after webrtcup, a decoder on the sidecar for the video (and one for the audio
-   * of a multimodal session) and Janus forwarding the streams to them, opened once for both readers.
-   */
-  private media(m: {
-    sessionId: number;
-    handleId: number;
-    room: number;
-    publisherId: number;
-    mid: string;
-    audioMid?: string;
-    adminKey: string;
-    params: CaptureParams;
-    tracker: SessionTracker;
-  }): CaptureMedia {
-    const gateway = this.gateway;
-    const decoderIds: string[] = [];
-    let opening: Promise<{ video: string; audio?: string } | null> | null = null;
-    const open = (signal: AbortSignal) =>
-      (opening ??= (async () => {
-        const up = m.tracker.waitFor(
-          (e) => e.janus === 'webrtcup' && e.sender === m.handleId,
-          m.params.timeoutSeconds * 1000,
-        );
-        const aborted = new Promise<null>((resolve) =>
-          signal.addEventListener('abort', () => resolve(null), { once: true }),
-        );
-        const event = await Promise.race([up.promise, aborted]);
-        up.cancel();
-        if (!event || signal.aborted) return null;
-        const maxSeconds = m.params.timeoutSeconds + 30;
-        const video = await gateway.decoders.open({
-          codec: 'VP8',
-          payloadType: FORWARDED_VIDEO_PT,
-          framesPerSecond: m.params.framesPerSecond,
-          maxSeconds,
-        });
-        decoderIds.push(video.id);
-        const streams = [{ mid: m.mid, port: video.port, pt: FORWARDED_VIDEO_PT }];
-        let audio: string | undefined;
-        if (m.audioMid) {
-          const decoder = await gateway.decoders.open({
-            codec: 'OPUS',
-            payloadType: FORWARDED_AUDIO_PT,
-            framesPerSecond: 5,
-            maxSeconds,
-          });
-          decoderIds.push(decoder.id);
-          audio = decoder.id;
-          streams.push({ mid: m.audioMid, port: decoder.port, pt: FORWARDED_AUDIO_PT });
-        }
-        await gateway.pluginRequest(
-          m.sessionId,
-          m.handleId,
-          forwardMedia(m.room, m.publisherId, m.adminKey, video.host, streams),
-        );
-        return { video: video.id, ...(audio ? { audio } : {}) };
-      })());
-    return {
-      async *frames(signal) {
-        const opened = await open(signal);
-        // The newest decoded frame each time the capture is ready for one (newest-frame.ts says why).
-        if (opened) yield* newestOnly(gateway.decoders.frames(opened.video, signal));
-      },
-      ...(m.audioMid
-        ? {
-            async *audio(signal: AbortSignal) {
-              const opened = await open(signal);
-              if (opened?.audio) yield* gateway.decoders.frames(opened.audio, signal);
-            },
-          }
-        : {}),
-      async release() {
-        for (const id of decoderIds) await gateway.decoders.close(id);
-        // The media ends at once: the room (and with it the publisher) and the PeerConnection go.
-        await gateway
-          .pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey))
-          .catch(async (error: unknown) => {
-            // The client's handle is gone (it stopped its session, here or on another node): the room would stay
-            // in Janus for good, so it is destroyed through a handle of our own.
-            if (error instanceof JanusApiError && error.code === ROOM_NOT_FOUND) return;
-            await gateway
-              .withOwnHandle(VIDEOROOM, (s, h) => gateway.pluginRequest(s, h, destroyRoom(m.room, m.adminKey)))
-              .catch((again: unknown) =>
-                gateway.log.warn('capture room not destroyed', { room: m.room, error: (again as Error)?.message }),
-              );
-          });
-        await gateway.hangup(m.sessionId, m.handleId).catch(() => {});
-        // The session itself lingers a little, so its client can read the outcome, then ends by itself:
-        // detached and destroyed, as stopGatewayConnection does (unless the client did it first).
-        const timer = setTimeout(
-          () => void gateway.stop(m.sessionId, m.handleId).catch(() => {}),
-          gateway.captureLingerMs,
-        );
-        timer.unref?.();
-      },
-    };
   }
 
   /** As the JSON path would refuse them, before any media flows: a VERIFY of nobody, an ENROLL of a subjectId taken. */
