@@ -1,112 +1,18 @@
 import { BiometricError } from '../errors.js';
-import { brightness, faceWarnings, qualityScore, sharpness, type IcaoWarning } from '../checks.js';
-import { decodeImage, type DecodeLimits, type ImageFormat } from '../image/decode.js';
+import type { AnalyseOptions, FaceAnalysis, ImageAnalysis, StageTimings } from './analysis.js';
+import { brightness, faceWarnings, qualityScore, sharpness } from '../checks.js';
+import { decodeImage, type DecodeLimits } from '../image/decode.js';
 import { encodePng } from '../image/encode.js';
 import { cropResize, type RgbImage } from '../image/image.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
 import { warpAffine } from '../image/warp.js';
-import { resolveFaceCheckSettings, type FaceCheckSettings } from '../settings.js';
+import { resolveFaceCheckSettings } from '../settings.js';
 import { ageGender, eyesOpen, headPose, liveness, type SquareBox } from './attributes.js';
 import { alignmentMap, invertAffine, similarityTransform, type Point } from './align.js';
 import { decodeDetections, detectInput, DETECT_H, DETECT_W, type Detection } from './detect.js';
 import type { ModelRunner } from './runner.js';
 
-/** Options of one analysis. */
-export interface AnalyseOptions {
-  /**
-   * Run the attribute models (liveness, eyes, pose, age, gender) and the warnings (default true).
-   * false computes only what a template needs (detect, landmarks, embedding) plus sharpness/brightness.
-   */
-  checks?: boolean;
-  /**
-   * With checks, also estimate age and gender (default true). They decide no gate and are stored with no
-   * sample, so enrolment and re-extraction leave them out: two models and a crop less per face.
-   */
-  attributes?: boolean;
-  /**
-   * With checks, also run the passive liveness model (default true). Enrolment and re-extraction measure
-   * liveness only when a gate asks for it (setting `liveness.mode` PASSIVE, or the request's
-   * `detectLiveness` or `checkIcao`): a model and a crop of 2.7 times the face, about a tenth of an enrolment's work.
-   */
-  liveness?: boolean;
-  /** Produce a token image (PNG) of the largest face, the one the enrolment gates take (default false). */
-  tokenImage?: boolean;
-  /** Check thresholds; missing keys take `DEFAULT_FACE_CHECK_SETTINGS`. */
-  settings?: Partial<FaceCheckSettings>;
-  /** Decoder limits. */
-  limits?: DecodeLimits;
-}
-
-/** Axis-aligned rectangle in image pixels. */
-export interface Rectangle {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-/** Everything measured on one face. */
-export interface FaceAnalysis {
-  /** Detector box in image pixels (of the upright image). */
-  rectangle: Rectangle;
-  /** Detector probability 0..1. */
-  detectionScore: number;
-  /** 68 iBUG landmarks [x, y] in image pixels. */
-  landmarks: [number, number][];
-  /** Distance between the eye centres, pixels. */
-  interEyeDistance: number;
-  /** Head pose, degrees (NaN when checks are off). */
-  yaw: number;
-  pitch: number;
-  roll: number;
-  /** Eye openness 0..100 of the subject's left and right eye (NaN when checks are off). */
-  eyesOpen: { left: number; right: number };
-  /** Passive liveness 0..100 (NaN when not measured: checks or liveness off). Needs a camera frame with context around the face. */
-  livenessScore: number;
-  /** Quality 0..100 (see `qualityScore`). */
-  quality: number;
-  /** Sharpness 0..100 of the aligned face. */
-  sharpness: number;
-  /** Mean face luminance 0..100. */
-  brightness: number;
-  /** Estimated age, years (NaN when checks or attributes are off). */
-  estimatedAge: number;
-  /** 'MALE' | 'FEMALE' from a weak model (85% correct on 80 labelled portraits); 'UNKNOWN' when checks or attributes are off. */
-  gender: 'MALE' | 'FEMALE' | 'UNKNOWN';
-  /** Raw gender score 0..1 (above 0.5 = male). */
-  genderScore: number;
-  /** 512-d embedding, L2-normalised; compare by dot product. */
-  embedding: Float32Array;
-  /** Norm of the raw embedding before normalisation (low values mean a poor face). */
-  embeddingNorm: number;
-  /** Warnings of this face under the settings used. */
-  icaoWarnings: IcaoWarning[];
-}
-
-/** Result of analysing one image. */
-export interface ImageAnalysis {
-  width: number;
-  height: number;
-  format: ImageFormat;
-  /** EXIF orientation that was applied (1 = none). */
-  orientation: number;
-  /** Faces, highest detector score first. */
-  faces: FaceAnalysis[];
-  /** ISO/IEC 19794-5 token image (PNG) of faces[0], when asked for and a face was found. */
-  tokenImage?: Uint8Array;
-  /** Milliseconds spent per stage (summed over faces). */
-  timings: StageTimings;
-}
-
-/** Per-stage milliseconds. */
-export interface StageTimings {
-  decode: number;
-  detect: number;
-  landmarks: number;
-  embed: number;
-  checks: number;
-  total: number;
-}
+export type { AnalyseOptions, FaceAnalysis, ImageAnalysis, Rectangle, StageTimings } from './analysis.js';
 
 const now = () => performance.now();
 
