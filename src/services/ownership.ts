@@ -1,6 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../auth/roles.js';
+import { operationOwnedBy, sampleOwnedBy, subjectOwnedBy } from '../db/repositories/ownership.js';
 
 /**
  * The one ownership rule of the user surface (domain.md, "Surfaces, credentials, scopes"). A /user caller may
@@ -29,12 +30,12 @@ const accountOf = (owner: NonNullable<Owner>) => owner.accountId;
 
 /** The operation row (its `account_id` column, e.g. `o.account_id`) was recorded for the owner's account. */
 export function ownsOperation(accountColumn: string, owner: NonNullable<Owner>): RawBuilder<boolean> {
-  return sql<boolean>`${sql.ref(accountColumn)} = ${accountOf(owner)}`;
+  return operationOwnedBy(accountColumn, accountOf(owner));
 }
 
 /** The subject (its `enrollment_operation_uuid` column, e.g. `s.enrollment_operation_uuid`) was enrolled by the owner's account. */
 export function ownsSubject(enrolmentColumn: string, owner: NonNullable<Owner>): RawBuilder<boolean> {
-  return sql<boolean>`exists (select 1 from operations own_o where own_o.uuid = ${sql.ref(enrolmentColumn)} and own_o.account_id = ${accountOf(owner)})`;
+  return subjectOwnedBy(enrolmentColumn, accountOf(owner));
 }
 
 /**
@@ -42,12 +43,7 @@ export function ownsSubject(enrolmentColumn: string, owner: NonNullable<Owner>):
  * through its subject when it has one, else through the operation that stored it.
  */
 export function ownsSample(alias: string, owner: NonNullable<Owner>): RawBuilder<boolean> {
-  const account = accountOf(owner);
-  return sql<boolean>`(case when ${sql.ref(`${alias}.subject_ref`)} is not null
-    then exists (select 1 from subjects own_s join operations own_o on own_o.uuid = own_s.enrollment_operation_uuid
-                 where own_s.id = ${sql.ref(`${alias}.subject_ref`)} and own_o.account_id = ${account})
-    else exists (select 1 from operations own_o where own_o.uuid = ${sql.ref(`${alias}.operation_uuid`)} and own_o.account_id = ${account})
-    end)`;
+  return sampleOwnedBy(alias, accountOf(owner));
 }
 
 /** Who a destructive call acted for, as its log line names it. */

@@ -12,9 +12,19 @@ import {
   readSubjectStates,
 } from '../../src/db/repositories/subjects/with-samples.js';
 import { json } from '../../src/db/json.js';
+import { likePrefix } from '../../src/db/repositories/like.js';
+import { subjectOwnedBy } from '../../src/db/repositories/ownership.js';
+import {
+  findSubjectRow,
+  lockSubjectKeysMatching,
+  operationUuidsWithSubject,
+} from '../../src/db/repositories/subjects/lookup.js';
+import { countFilteredSubjects, listFilteredSubjectIds } from '../../src/db/repositories/subjects/reads.js';
+import { deleteSubjectsChunk } from '../../src/db/repositories/subjects/remove.js';
+import { listSampleSummariesOfSubjects } from '../../src/db/repositories/subjects/samples.js';
 import { dialects } from '../support/databases.js';
 import { openMigratedDatabase } from '../support/migrated-database.js';
-import { seedSubject } from '../support/subject-rows.js';
+import { seedSubject, type SeededSubject } from '../support/subject-rows.js';
 
 for (const dialect of dialects) {
   describe(`subjects repository on ${dialect}`, () => {
@@ -88,6 +98,79 @@ for (const dialect of dialects) {
       );
       expect(again.map((r) => r.state === null)).toEqual([true, false]);
       expect(again[1]!.state?.faces).toEqual([]);
+    });
+  });
+}
+
+// The lookups, locks and deletes of subjects (moved out of services/subjects/, issue 21), with the ownership
+// condition of db/repositories/ownership.ts: account 5 enrolled `rl_own`, account 6 enrolled nothing.
+for (const dialect of dialects) {
+  describe(`subject lookups and deletes on ${dialect}`, () => {
+    let db: Kysely<Database>;
+    let close: () => Promise<void>;
+    let owned: SeededSubject;
+    let other: SeededSubject;
+    beforeAll(async () => {
+      ({ db, close } = await openMigratedDatabase(dialect));
+      owned = await seedSubject(db, { subjectId: 'rl_own', faces: [80, 70], voices: [40], accountId: 5 });
+      other = await seedSubject(db, { subjectId: 'rl_other', faces: [60] });
+    }, 120_000);
+    afterAll(async () => close?.());
+
+    const ownedBy = (accountId: number) => (column: string) => subjectOwnedBy(column, accountId);
+
+    it('finds a subject by each name, under the ownership condition', async () => {
+      expect((await findSubjectRow(db, { id: owned.id }))?.subject_id).toBe('rl_own');
+      expect((await findSubjectRow(db, { subjectId: 'rl_other' }))?.id).toBe(other.id);
+      expect((await findSubjectRow(db, { operationUuid: owned.enrollUuid }))?.id).toBe(owned.id);
+      expect((await findSubjectRow(db, { subjectId: 'rl_own' }, ownedBy(5)))?.id).toBe(owned.id);
+      expect(await findSubjectRow(db, { subjectId: 'rl_own' }, ownedBy(6))).toBeUndefined();
+      expect(await findSubjectRow(db, { operationUuid: other.enrollUuid }, ownedBy(5))).toBeUndefined();
+      const unknown = crypto.randomUUID();
+      expect(await operationUuidsWithSubject(db, [owned.enrollUuid, unknown])).toEqual(new Set([owned.enrollUuid]));
+    });
+
+    it('counts and lists identifiers of a filter, and locks what a clear would take', async () => {
+      expect(await countFilteredSubjects(db, { subjectId: 'rl_' })).toBe(2);
+      const page = { column: 's.subject_id' as const, direction: 'desc' as const, limit: 10, offset: 0 };
+      expect((await listFilteredSubjectIds(db, { subjectId: 'rl_' }, page)).map((r) => r.subject_id)).toEqual([
+        'rl_own',
+        'rl_other',
+      ]);
+      expect((await listFilteredSubjectIds(db, { subjectId: 'rl_' }, page, ownedBy(5))).map((r) => r.id)).toEqual([
+        owned.id,
+      ]);
+      const locked = await db
+        .transaction()
+        .execute((trx) => lockSubjectKeysMatching(trx, likePrefix('rl_'), ownedBy(5)));
+      expect(locked).toEqual([{ id: owned.id, subject_id: 'rl_own', enrollment_operation_uuid: owned.enrollUuid }]);
+    });
+
+    it('deletes a subject with its operation, samples, images and templates, and counts each table', async () => {
+      const summaries = await listSampleSummariesOfSubjects(db, [owned.id]);
+      expect([summaries.faces.length, summaries.voices.length, summaries.templates.length]).toEqual([2, 1, 1]);
+      const counts = await db
+        .transaction()
+        .execute((trx) =>
+          deleteSubjectsChunk(trx, [
+            { id: owned.id, subject_id: 'rl_own', enrollment_operation_uuid: owned.enrollUuid },
+          ]),
+        );
+      expect(counts).toEqual({
+        subjects: 1,
+        operations: 1,
+        images: 2,
+        faceSamples: 2,
+        voiceSamples: 1,
+        templates: 1,
+        adjudicationCases: 0,
+      });
+      expect(await findSubjectRow(db, { id: owned.id })).toBeUndefined();
+      expect(await db.selectFrom('operations').select('uuid').where('uuid', '=', owned.enrollUuid).execute()).toEqual(
+        [],
+      );
+      // The other subject keeps its rows.
+      expect((await listSampleSummariesOfSubjects(db, [other.id])).faces).toHaveLength(1);
     });
   });
 }

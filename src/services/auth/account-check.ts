@@ -1,42 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
-import { PreparedQuery } from '../../db/prepared.js';
-import type { Role } from '../../auth/roles.js';
+import type { TokenAccountRow } from '../../db/repositories/auth/token-account.js';
 
-/** What the Bearer check reads for a token of an account: the account, and whether the token's login is revoked. */
-export interface TokenAccountRow {
-  id: number;
-  username: string;
-  role: Role;
-  enabled: boolean;
-  credential_version: number;
-  revoked: boolean;
-}
-
-/**
- * The account behind a token and whether its login (refresh-token family `$2`, null for none) is revoked, in
- * one prepared statement: on PostgreSQL it runs on every request that does not carry it in its own statement
- * ({@link PendingAccountCheck}; see credential-cache.ts for why it is not cached there).
- */
-export const TOKEN_ACCOUNT = new PreparedQuery<TokenAccountRow>(
-  'token_account',
-  `select id, username, role, enabled, credential_version,
-     exists (select 1 from refresh_tokens where family_id = $2 and revoked_at is not null) as revoked
-   from accounts where id = $1`,
-);
-
-/**
- * The account `accountId` as a JSON object (null when there is none) with whether the login `sid` is revoked,
- * as a column of a read's statement ({@link TOKEN_ACCOUNT} as one value). PostgreSQL evaluates it once per
- * statement (it names no column of the read's own rows), in the read's snapshot.
- */
-export function accountColumn(accountId: number, sid: string | null): RawBuilder<TokenAccountRow | string | null> {
-  return sql<
-    TokenAccountRow | string | null
-  >`(select json_build_object('id', a.id, 'username', a.username, 'role', a.role, 'enabled', a.enabled,
-    'credential_version', a.credential_version,
-    'revoked', exists (select 1 from refresh_tokens where family_id = ${sid} and revoked_at is not null))
-    from accounts a where a.id = ${accountId})`;
-}
+// The check's SQL (the statement of its own, and the column a read carries) lives in the repository.
+export { accountColumn, TOKEN_ACCOUNT, type TokenAccountRow } from '../../db/repositories/auth/token-account.js';
 
 /**
  * The Bearer check of an account token, left for a read to make inside its own statement: one round trip to

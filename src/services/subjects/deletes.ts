@@ -1,7 +1,13 @@
 import type { Services } from '../index.js';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { escapeLike } from '../query-helpers.js';
-import { operationUuidsWithSubject, subjectRefsOfOperation } from './lookup.js';
+import {
+  lockSubjectKey,
+  lockSubjectKeysBySubjectIds,
+  lockSubjectKeysMatching,
+  lockSubjectKeysOfOperations,
+  operationUuidsWithSubject,
+} from '../../db/repositories/subjects/lookup.js';
 import { removeSubjects, type SubjectKey } from './remove.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
@@ -20,8 +26,6 @@ export interface DeleteCaller {
  * delivers with the commit. Bulk deletes are all or nothing: one unknown identifier is a 404 naming
  * every unknown one, and nothing is deleted.
  */
-
-const keyColumns = ['id', 'subject_id', 'enrollment_operation_uuid'] as const;
 
 /** Delete the subjects, then take them out of the gallery; answers `DeletedCount`. */
 async function deleteAndForget(
@@ -43,9 +47,7 @@ async function deleteAndForget(
 /** `deleteSubject`: one subject named by subjectId or internal id; 404 when it does not exist. */
 export function deleteSubject(services: Services, ref: { subjectId?: string; id?: number }, caller: DeleteCaller) {
   return deleteAndForget(services, caller, async (trx) => {
-    let query = trx.selectFrom('subjects').select(keyColumns);
-    query = ref.id !== undefined ? query.where('id', '=', ref.id) : query.where('subject_id', '=', ref.subjectId!);
-    const row = await query.forUpdate().executeTakeFirst();
+    const row = await lockSubjectKey(trx, ref);
     if (!row) throw notFound(ref.id !== undefined ? `Subject ${ref.id}` : `Subject '${ref.subjectId}'`);
     return [row];
   });
@@ -55,13 +57,7 @@ export function deleteSubject(services: Services, ref: { subjectId?: string; id?
 export function deleteSubjects(services: Services, subjectIds: readonly string[], caller: DeleteCaller) {
   const wanted = [...new Set(subjectIds)];
   return deleteAndForget(services, caller, async (trx) => {
-    const rows = await trx
-      .selectFrom('subjects')
-      .select(keyColumns)
-      .where('subject_id', 'in', wanted)
-      .orderBy('id')
-      .forUpdate()
-      .execute();
+    const rows = await lockSubjectKeysBySubjectIds(trx, wanted);
     const found = new Set(rows.map((r) => r.subject_id));
     const missing = wanted.filter((s) => !found.has(s));
     if (missing.length) {
@@ -79,7 +75,7 @@ export function deleteSubjects(services: Services, subjectIds: readonly string[]
 export function deleteSubjectsByUuid(services: Services, uuids: readonly string[], caller: DeleteCaller) {
   const wanted = [...new Set(uuids.map((u) => u.toLowerCase()))];
   return deleteAndForget(services, caller, async (trx) => {
-    const rows = await subjectRefsOfOperation(trx, wanted).orderBy('s.id').forUpdate().execute();
+    const rows = await lockSubjectKeysOfOperations(trx, wanted);
     const named = await operationUuidsWithSubject(trx, wanted);
     const missing = wanted.filter((u) => !named.has(u));
     if (missing.length) {
@@ -110,10 +106,11 @@ export async function clearDb(services: Services, prefix: string | undefined, ca
   }
   const { ctx } = services;
   const removed = await services.gallery.transaction(async (trx, changes) => {
-    let query = trx.selectFrom('subjects').select(keyColumns);
-    if (given !== undefined) query = query.where('subject_id', 'like', `${escapeLike(given)}%`);
-    if (owner) query = query.where(ownsSubject('subjects.enrollment_operation_uuid', owner));
-    const subjects = await query.orderBy('id').forUpdate().execute();
+    const subjects = await lockSubjectKeysMatching(
+      trx,
+      given !== undefined ? `${escapeLike(given)}%` : undefined,
+      owner ? (column) => ownsSubject(column, owner) : undefined,
+    );
     const removed = await removeSubjects(trx, subjects);
     changes.reset();
     return removed;

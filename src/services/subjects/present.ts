@@ -1,15 +1,17 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, SubjectsTable } from '../../db/tables.js';
+import type { Selectable } from 'kysely';
+import type { SubjectsTable } from '../../db/tables.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
+import { listSampleSummariesOfSubjects } from '../../db/repositories/subjects/samples.js';
 import { presentFaceData, presentVoiceData, type FaceDataRow, type VoiceDataRow } from '../biometric-data/present.js';
 
 /**
- * Subjects as the `Subject` and `MultimodalSubject` models show them. The sample queries name every column
- * they read and never the template or sample bytes, and the presenters copy named fields only, so no byte of
+ * Subjects as the `Subject` and `MultimodalSubject` models show them. The sample queries
+ * (db/repositories/subjects/samples.ts) name every column they read and never the template or sample bytes, and the presenters copy named fields only, so no byte of
  * a template, image or recording can reach these JSON answers. Samples of a whole page are loaded with one
  * query per table (face samples, voice samples, templates), never one per subject.
  */
 
-type Db = Kysely<Database>;
+type Db = Queryable;
 export type SubjectRow = Selectable<SubjectsTable>;
 type Modality = 'FACE' | 'VOICE';
 
@@ -45,49 +47,7 @@ function groupBy<T extends { subject_ref: number | null }>(rows: T[]): Map<numbe
 /** Load the samples of these subjects: three queries whatever the page size. */
 export async function loadSamples(db: Db, refs: readonly number[]): Promise<SubjectSamples> {
   if (refs.length === 0) return { faces: new Map(), voices: new Map(), templates: new Map() };
-  const ids = [...refs];
-  const [faces, voices, templates] = await Promise.all([
-    db
-      .selectFrom('face_samples')
-      .select([
-        'id',
-        'subject_ref',
-        'operation_uuid',
-        'image_id',
-        'rectangle',
-        'yaw',
-        'pitch',
-        'roll',
-        'quality',
-        'liveness_score',
-        'template_version',
-        'created_at',
-      ])
-      .where('subject_ref', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('voice_samples')
-      .select([
-        'id',
-        'subject_ref',
-        'operation_uuid',
-        'duration_ms',
-        'sample_rate',
-        'quality',
-        'speech_ratio',
-        'template_version',
-        'created_at',
-      ])
-      .where('subject_ref', 'in', ids)
-      .orderBy('id')
-      .execute(),
-    db
-      .selectFrom('templates')
-      .select(['subject_ref', 'modality', 'template_version', 'quality'])
-      .where('subject_ref', 'in', ids)
-      .execute(),
-  ]);
+  const { faces, voices, templates } = await listSampleSummariesOfSubjects(db, refs);
   return { faces: groupBy(faces as FaceRow[]), voices: groupBy(voices), templates: groupBy(templates) };
 }
 

@@ -2,13 +2,15 @@ import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import type { SubjectFilter } from '../../schemas/subjects.js';
 import { sortColumn } from '../query-helpers.js';
+import { filterShape, filterValues, subjectSortColumns } from '../../db/repositories/subjects/filters.js';
 import {
-  filteredSubjects,
-  filteredSubjectsOfShape,
-  filterShape,
-  filterValues,
-  subjectSortColumns,
-} from '../../db/repositories/subjects/filters.js';
+  countFilteredSubjects,
+  findSubjectsByIds,
+  listFilteredSubjectIds,
+  subjectsPageOfShape,
+} from '../../db/repositories/subjects/reads.js';
+import { subjectNamedSelect } from '../../db/repositories/subjects/lookup.js';
+import { accountColumn, type TokenAccountRow } from '../../db/repositories/auth/token-account.js';
 import {
   compileSubjectStates,
   knownRevisions,
@@ -16,11 +18,11 @@ import {
   type SubjectsSelect,
 } from '../../db/repositories/subjects/with-samples.js';
 import { bound, compiledOnce, type SlotOf } from '../../db/repositories/subjects/shapes.js';
-import { findSubject, subjectRefsOfOperation, type SubjectRef } from './lookup.js';
+import { findSubject, type SubjectRef } from './lookup.js';
 import { ownsSubject, type Owner } from '../ownership.js';
 import { loadSamples, modalitiesOf, presentPage, presentSubject, templateVersionOf } from './present.js';
 import { readModelOf, SubjectEntry, type Presentation } from './read-model.js';
-import { accountColumn, type PendingAccountCheck, type TokenAccountRow } from '../auth/account-check.js';
+import type { PendingAccountCheck } from '../auth/account-check.js';
 
 /**
  * The read side of subjects (seed 4.11): lists with filters, paging and sort, their counts, the identifier
@@ -83,12 +85,7 @@ function pageRead(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<So
   const filters = filterValues(query);
   return {
     shape: `subjects page [${filterShape(query)}] by ${column} ${direction}`,
-    build: (slot) =>
-      filteredSubjectsOfShape(ctx.db, query, slot)
-        .orderBy(column, direction)
-        .orderBy('s.id', 'asc')
-        .limit(slot<number>('limit'))
-        .offset(slot<number>('offset')),
+    build: (slot) => subjectsPageOfShape(ctx.db, query, slot, column, direction),
     values: { ...filters, limit: query.size, offset: query.page * query.size },
     key: JSON.stringify(['page', query.modality ?? null, filters, column, direction, query.size, query.page]),
   };
@@ -142,24 +139,13 @@ async function oneSubject(
     ctx,
     {
       shape: `subject by ${by}${owner ? ' owned' : ''}`,
-      build: (slot) => {
-        let query = ctx.db.selectFrom('subjects as s');
-        if (owner)
-          query = query.where(ownsSubject('s.enrollment_operation_uuid', { accountId: slot<number | null>('owner') }));
-        if (by === 'id') query = query.where('s.id', '=', slot<number>('ref'));
-        else if (by === 'subjectId') query = query.where('s.subject_id', '=', slot<string>('ref'));
-        else
-          query = query
-            .where(
-              's.id',
-              'in',
-              subjectRefsOfOperation(ctx.db, [slot<string>('ref')])
-                .clearSelect()
-                .select('s.id'),
-            )
-            .orderBy('s.id');
-        return query.limit(1);
-      },
+      build: (slot) =>
+        subjectNamedSelect(
+          ctx.db,
+          by,
+          slot('ref'),
+          owner ? (column) => ownsSubject(column, { accountId: slot<number | null>('owner') }) : undefined,
+        ),
       values: { ref: name, owner: owner?.accountId ?? null },
       key: JSON.stringify([by, name, owner?.accountId ?? null]),
       ...('id' in ref ? { ids: [ref.id] } : {}),
@@ -180,10 +166,7 @@ async function oneSubject(
 
 /** `getSubjectsCount`: how many subjects the same filters match. */
 export async function countSubjects(ctx: ServiceContext, filter: Partial<SubjectFilter>) {
-  const row = await filteredSubjects(ctx.db, filter)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  return { count: Number(row.count) };
+  return { count: await countFilteredSubjects(ctx.db, filter) };
 }
 
 /**
@@ -196,14 +179,12 @@ export async function listSubjectIds(
   owner: Owner = null,
 ) {
   const [column, direction] = sortColumn(subjectSortColumns, query.sort, 'id');
-  const filtered = filteredSubjects(ctx.db, query);
-  const rows = await (owner ? filtered.where(ownsSubject('s.enrollment_operation_uuid', owner)) : filtered)
-    .select(['s.id', 's.subject_id'])
-    .orderBy(column, direction)
-    .orderBy('s.id', 'asc')
-    .limit(query.size)
-    .offset(query.page * query.size)
-    .execute();
+  const rows = await listFilteredSubjectIds(
+    ctx.db,
+    query,
+    { column, direction, limit: query.size, offset: query.page * query.size },
+    owner ? (enrolmentColumn) => ownsSubject(enrolmentColumn, owner) : undefined,
+  );
   return rows.map((r) => ({ id: r.id, subjectId: r.subject_id }));
 }
 
@@ -257,7 +238,7 @@ export async function enrolledModalities(ctx: ServiceContext, subjectId: string,
  */
 export async function subjectsForDownload(ctx: ServiceContext, ids: readonly number[]) {
   const unique = [...new Set(ids)];
-  const rows = await ctx.db.selectFrom('subjects').selectAll().where('id', 'in', unique).execute();
+  const rows = await findSubjectsByIds(ctx.db, unique);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const missing = unique.filter((id) => !byId.has(id));
   if (missing.length) throw new DomainError('not-found', `Subjects ${missing.join(', ')} were not found`, { missing });
