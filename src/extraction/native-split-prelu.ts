@@ -15,7 +15,18 @@
  * not a float initializer in raw_data (or a model that is not the protobuf expected) is left as it was.
  */
 
-import { concat, fields, header, text, type Field } from './onnx-protobuf.js';
+import {
+  concat,
+  fields,
+  graphOf,
+  graphValueNames,
+  header,
+  initializersByName,
+  rewrittenOrSame,
+  text,
+  withGraphBody,
+  type Field,
+} from './onnx-protobuf.js';
 
 const FLOAT = 1;
 const encoder = new TextEncoder();
@@ -89,26 +100,15 @@ function negated(b: Uint8Array, tensor: Field, name: string): Uint8Array | null 
 
 /** The model with its constant-slope PRelus split (see above), or the same bytes when there is none. */
 export function splitPRelu(model: Uint8Array): Uint8Array {
-  try {
-    return split(model) ?? model;
-  } catch {
-    return model; // not the protobuf we expected: onnxruntime will judge the original
-  }
+  return rewrittenOrSame(model, split);
 }
 
 function split(b: Uint8Array): Uint8Array | null {
-  const graph = [...fields(b, 0, b.length)].find((f) => f.no === 7 && f.wire === 2);
-  if (!graph) return null;
-  const parts = [...fields(b, graph.body, graph.end)];
-  const inits = new Map<string, Field>();
-  const graphInputs = new Set<string>(); // a graph input of the slope's name would override the initializer
-  for (const f of parts) {
-    if (f.no === 5 && f.wire === 2) {
-      for (const t of fields(b, f.body, f.end)) if (t.no === 8 && t.wire === 2) inits.set(text(b, t), f);
-    } else if (f.no === 11 && f.wire === 2) {
-      for (const v of fields(b, f.body, f.end)) if (v.no === 1 && v.wire === 2) graphInputs.add(text(b, v));
-    }
-  }
+  const model = graphOf(b);
+  if (!model) return null;
+  const { graph, parts } = model;
+  const inits = initializersByName(b, parts);
+  const graphInputs = graphValueNames(b, parts, [11]); // a graph input of the slope's name would override the initializer
   const replaced = new Map<Field, Uint8Array>();
   const added: Uint8Array[] = [];
   for (const f of parts) {
@@ -133,9 +133,9 @@ function split(b: Uint8Array): Uint8Array | null {
   }
   if (replaced.size === 0) return null;
   // Repeated fields may interleave: the new initializers go after everything else, the nodes stay in place.
-  const graphBody = concat([...parts.map((f) => replaced.get(f) ?? b.subarray(f.start, f.end)), ...added]);
-  const out: Uint8Array[] = [];
-  for (const f of fields(b, 0, b.length))
-    out.push(f.start === graph.start ? concat([header(7, graphBody.length), graphBody]) : b.subarray(f.start, f.end));
-  return concat(out);
+  return withGraphBody(
+    b,
+    graph,
+    concat([...parts.map((f) => replaced.get(f) ?? b.subarray(f.start, f.end)), ...added]),
+  );
 }

@@ -13,7 +13,7 @@
  * with those floats zeroed: float initializers of the main graph, in `raw_data` or packed `float_data`.
  * Anything unexpected leaves the model as it was: onnxruntime then judges the original.
  */
-import { fields, type Field } from './onnx-protobuf.js';
+import { fields, graphOf, rewrittenOrSame, type Field } from './onnx-protobuf.js';
 
 const FLOAT = 1;
 /** The smallest positive normal float32; non-zero magnitudes below it are subnormal. */
@@ -21,18 +21,14 @@ const FLT_MIN = 2 ** -126;
 
 /** The model with its subnormal float weights set to zero (a copy), or the same bytes when it has none. */
 export function flushSubnormalWeights(model: Uint8Array): Uint8Array {
-  try {
-    return flush(model) ?? model;
-  } catch {
-    return model;
-  }
+  return rewrittenOrSame(model, flush);
 }
 
 function flush(b: Uint8Array): Uint8Array | null {
   let out: Uint8Array | null = null;
-  const graph = [...fields(b, 0, b.length)].find((f) => f.no === 7 && f.wire === 2);
-  if (!graph) return null;
-  for (const part of fields(b, graph.body, graph.end)) {
+  const model = graphOf(b);
+  if (!model) return null;
+  for (const part of model.parts) {
     if (part.no !== 5 || part.wire !== 2) continue; // GraphProto.initializer
     const data = floatDataOf(b, part);
     if (!data || (data.end - data.body) % 4) continue;

@@ -15,7 +15,18 @@
  * leaves that Cast, or the whole model, as it was: the result is always a model that computes the same thing.
  */
 
-import { concat, fields, header, text, type Field } from './onnx-protobuf.js';
+import {
+  concat,
+  fields,
+  graphOf,
+  graphValueNames,
+  header,
+  initializersByName,
+  rewrittenOrSame,
+  text,
+  withGraphBody,
+  type Field,
+} from './onnx-protobuf.js';
 
 const FLOAT = 1;
 const FLOAT16 = 10;
@@ -110,27 +121,19 @@ function widened(b: Uint8Array, tensor: Field, name: string): Uint8Array | null 
 
 /** The model with its float16-initializer Casts folded, or the same bytes when there is nothing to fold. */
 export function foldHalfCasts(model: Uint8Array): Uint8Array {
-  try {
-    return fold(model) ?? model;
-  } catch {
-    return model; // not the protobuf we expected: onnxruntime will judge the original
-  }
+  return rewrittenOrSame(model, fold);
 }
 
 function fold(b: Uint8Array): Uint8Array | null {
-  const graph = [...fields(b, 0, b.length)].find((f) => f.no === 7 && f.wire === 2);
-  if (!graph) return null;
-  const parts = [...fields(b, graph.body, graph.end)];
-  const inits = new Map<string, Field>();
-  const graphIo = new Set<string>(); // graph inputs may override an initializer; outputs must stay node outputs
+  const model = graphOf(b);
+  if (!model) return null;
+  const { graph, parts } = model;
+  const inits = initializersByName(b, parts);
+  const graphIo = graphValueNames(b, parts, [11, 12]); // graph inputs may override an initializer; outputs must stay node outputs
   const uses = new Map<string, number>();
   const casts: CastNode[] = [];
   for (const f of parts) {
-    if (f.no === 5 && f.wire === 2) {
-      for (const t of fields(b, f.body, f.end)) if (t.no === 8 && t.wire === 2) inits.set(text(b, t), f);
-    } else if ((f.no === 11 || f.no === 12) && f.wire === 2) {
-      for (const v of fields(b, f.body, f.end)) if (v.no === 1 && v.wire === 2) graphIo.add(text(b, v));
-    } else if (f.no === 1 && f.wire === 2) {
+    if (f.no === 1 && f.wire === 2) {
       for (const n of fields(b, f.body, f.end))
         if (n.no === 1 && n.wire === 2) {
           const i = text(b, n);
@@ -154,8 +157,5 @@ function fold(b: Uint8Array): Uint8Array | null {
   const graphBody = concat(
     parts.map((f) => (replaced.has(f) ? (replaced.get(f) ?? new Uint8Array(0)) : b.subarray(f.start, f.end))),
   );
-  const out: Uint8Array[] = [];
-  for (const f of fields(b, 0, b.length))
-    out.push(f.start === graph.start ? concat([header(7, graphBody.length), graphBody]) : b.subarray(f.start, f.end));
-  return concat(out);
+  return withGraphBody(b, graph, graphBody);
 }

@@ -1,6 +1,6 @@
 /**
  * The few protobuf primitives the ONNX rewrites of this folder need (onnx-fold-casts.ts,
- * onnx-flush-subnormals.ts): walking the fields of a message without decoding the rest, so that everything a
+ * onnx-flush-subnormals.ts, native-split-prelu.ts): walking the fields of a message without decoding the rest, so that everything a
  * rewrite does not touch is copied byte for byte.
  */
 
@@ -76,3 +76,49 @@ export function concat(parts: Uint8Array[]): Uint8Array {
 
 const utf8 = new TextDecoder();
 export const text = (b: Uint8Array, f: Field) => utf8.decode(b.subarray(f.body, f.end));
+
+/**
+ * A load-time model rewrite: `rewrite` answers the new bytes, or null when there is nothing to change. Bytes that
+ * are not the protobuf a rewrite expects come back as they are: onnxruntime judges the original.
+ */
+export function rewrittenOrSame(model: Uint8Array, rewrite: (b: Uint8Array) => Uint8Array | null): Uint8Array {
+  try {
+    return rewrite(model) ?? model;
+  } catch {
+    return model;
+  }
+}
+
+/** ModelProto.graph (field 7) and its fields in order, or null when the model has none. */
+export function graphOf(b: Uint8Array): { graph: Field; parts: Field[] } | null {
+  const graph = [...fields(b, 0, b.length)].find((f) => f.no === 7 && f.wire === 2);
+  return graph ? { graph, parts: [...fields(b, graph.body, graph.end)] } : null;
+}
+
+/** The model with its graph's body replaced; every other field of the ModelProto copied byte for byte. */
+export function withGraphBody(b: Uint8Array, graph: Field, body: Uint8Array): Uint8Array {
+  const out: Uint8Array[] = [];
+  for (const f of fields(b, 0, b.length))
+    out.push(f.start === graph.start ? concat([header(7, body.length), body]) : b.subarray(f.start, f.end));
+  return concat(out);
+}
+
+/** GraphProto.initializer fields (5) by their TensorProto.name (8). */
+export function initializersByName(b: Uint8Array, parts: Field[]): Map<string, Field> {
+  const inits = new Map<string, Field>();
+  for (const f of parts) {
+    if (f.no !== 5 || f.wire !== 2) continue;
+    for (const t of fields(b, f.body, f.end)) if (t.no === 8 && t.wire === 2) inits.set(text(b, t), f);
+  }
+  return inits;
+}
+
+/** The value names of the ValueInfoProto fields numbered `numbers` (11: graph inputs, 12: graph outputs). */
+export function graphValueNames(b: Uint8Array, parts: Field[], numbers: number[]): Set<string> {
+  const names = new Set<string>();
+  for (const f of parts) {
+    if (!numbers.includes(f.no) || f.wire !== 2) continue;
+    for (const v of fields(b, f.body, f.end)) if (v.no === 1 && v.wire === 2) names.add(text(b, v));
+  }
+  return names;
+}
