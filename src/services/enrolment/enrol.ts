@@ -1,14 +1,10 @@
-import { fromBase64 } from '../../encoding/base64.js';
+
 import type { z } from 'zod';
-import { parseTemplate, faceRecord, BiometricError } from '../../biometrics/index.js';
+import { parseTemplate, } from '../../biometrics/index.js';
 import { json } from '../../db/json.js';
 import {
   insertAdjudicationCase,
-  insertFaceSample,
-  insertImage,
-  insertSubjectTemplate,
   insertSubjectUnlessTaken,
-  insertVoiceSample,
   subjectIdTaken,
 } from '../../db/repositories/enrolment.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
@@ -28,10 +24,11 @@ import {
   analyseVoices,
   averagedVoiceTemplate,
   presentVoiceMeasures,
-  voiceSampleRow,
   type AcceptedVoice,
 } from '../biometrics/voice-samples.js';
 import { probeModalities } from '../biometrics/multimodal.js';
+import { importedFaceTemplate } from './imported-template.js';
+import { storeSamples } from './stored-samples.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
 
@@ -137,32 +134,7 @@ export async function enrolSubject(
   const voiceTemplate = voiceVersion ? averagedVoiceTemplate(voiceVersion, acceptedVoices) : null;
 
   // An exported template may stand in for (or add to) the face images; it must be of the current version.
-  const extraTemplates: Uint8Array[] = [];
-  if (request.template) {
-    const bytes = fromBase64(request.template);
-    let version: string;
-    try {
-      const parsed = parseTemplate(bytes);
-      if (!faceRecord(parsed)) throw new BiometricError('INVALID_TEMPLATE', 'the template has no face record');
-      version = parsed.templateVersion;
-    } catch (error) {
-      const message = error instanceof Error ? error.message : 'unreadable template';
-      throw new DomainError('validation', `body.template: ${message}`, {
-        errors: [{ field: 'body.template', message }],
-      });
-    }
-    const current = (await services.extractors.get()).templateVersion;
-    if (version !== current) {
-      throw new DomainError(
-        'unprocessable',
-        `body.template: template version ${version} differs from the current ${current}; re-extract it first`,
-        {
-          errors: [{ field: 'body.template', message: 'template version differs from the current one' }],
-        },
-      );
-    }
-    extraTemplates.push(bytes);
-  }
+  const extraTemplates = request.template ? [await importedFaceTemplate(services, request.template)] : [];
   const templates = [...accepted.map((a) => a.template), ...extraTemplates];
   if (templates.length === 0 && !voiceTemplate) {
     throw new DomainError('validation', 'body.faces: give at least one face image, voice recording or a template', {
@@ -201,84 +173,16 @@ export async function enrolSubject(
         updated_at: now,
       });
       if (!subject) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
-      for (const face of accepted) {
-        const originalId = await insertImage(trx, {
-          operation_uuid: uuid,
-          subject_ref: subject.id,
-          kind: 'ORIGINAL',
-          format: face.analysis.format.toUpperCase(),
-          width: face.analysis.width,
-          height: face.analysis.height,
-          bytes: face.bytes,
-          created_at: now,
-        });
-        // The token image is made from the original and the face's landmarks when first read (token-images.ts).
-        await insertImage(trx, {
-          operation_uuid: uuid,
-          subject_ref: subject.id,
-          kind: 'TOKEN',
-          format: 'PNG',
-          width: 240,
-          height: 320,
-          bytes: null,
-          source_image_id: originalId,
-          created_at: now,
-        });
-        const f = face.face;
-        await insertFaceSample(trx, {
-          subject_ref: subject.id,
-          operation_uuid: uuid,
-          image_id: originalId,
-          rectangle: json(roundRect(f.rectangle)),
-          landmarks: json(f.landmarks),
-          yaw: finite(f.yaw),
-          pitch: finite(f.pitch),
-          roll: finite(f.roll),
-          quality: finite(f.quality),
-          liveness_score: finite(f.livenessScore),
-          template_version: templateVersion,
-          template: face.template,
-          created_at: now,
-        });
-      }
-      for (const template of extraTemplates) {
-        await insertFaceSample(trx, {
-          subject_ref: subject.id,
-          operation_uuid: uuid,
-          image_id: null,
-          rectangle: json({ x: 0, y: 0, width: 0, height: 0 }),
-          landmarks: json(null),
-          template_version: templateVersion,
-          template,
-          created_at: now,
-        });
-      }
-      for (const voice of acceptedVoices) {
-        await insertVoiceSample(trx, voiceSampleRow(voice, { subjectRef: subject.id, operationUuid: uuid, at: now }));
-      }
-      // The subject's compact template (QR codes, exports): that of its best-quality face.
-      const compact = accepted.length ? accepted.reduce((a, b) => (b.face.quality > a.face.quality ? b : a)) : null;
-      if (templates.length) {
-        await insertSubjectTemplate(trx, {
-          subject_ref: subject.id,
-          modality: 'FACE',
-          template_version: templateVersion,
-          data: compact?.template ?? extraTemplates[0]!,
-          quality: compact ? finite(compact.face.quality) : null,
-          created_at: now,
-        });
-      }
-      // The subject's voice template: every recording's embedding averaged. The gallery matches against it.
-      if (voiceTemplate) {
-        await insertSubjectTemplate(trx, {
-          subject_ref: subject.id,
-          modality: 'VOICE',
-          template_version: voiceVersion!,
-          data: voiceTemplate.template,
-          quality: voiceTemplate.quality,
-          created_at: now,
-        });
-      }
+      const compact = await storeSamples(trx, {
+        subjectRef: subject.id,
+        operationUuid: uuid,
+        at: now,
+        templateVersion,
+        faces: accepted,
+        importedTemplates: extraTemplates,
+        voices: acceptedVoices,
+        voiceTemplate: voiceTemplate && { version: voiceVersion!, ...voiceTemplate },
+      });
       await recordOperation(trx, {
         uuid,
         type: 'ENROLL',
@@ -309,7 +213,7 @@ export async function enrolSubject(
       // Answered exactly as the subject reads show it, read in the transaction: what this request committed,
       // whatever a concurrent request (a delete) does once it has.
       const presented = await getSubject({ ...ctx, db: trx }, { id: subject.id });
-      return { subject, presented, outcome, compact: compact?.template ?? extraTemplates[0] ?? null };
+      return { subject, presented, outcome, compact: compact ?? extraTemplates[0] ?? null };
     });
     const { outcome } = stored;
     // The enrolled template, encrypted for the service alone, for devices that verify remotely.
@@ -320,12 +224,4 @@ export async function enrolSubject(
         : await encryptTemplateForDevice(services, stored.subject, stored.compact);
     return { ...stored.presented, candidates: outcome.candidates, ...(encryptedTemplate ? { encryptedTemplate } : {}) };
   });
-}
-
-function finite(value: number): number | null {
-  return Number.isFinite(value) ? value : null;
-}
-
-function roundRect(r: { x: number; y: number; width: number; height: number }) {
-  return { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
 }
