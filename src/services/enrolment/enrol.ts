@@ -1,12 +1,7 @@
-
 import type { z } from 'zod';
-import { parseTemplate, } from '../../biometrics/index.js';
+import { parseTemplate } from '../../biometrics/index.js';
 import { json } from '../../db/json.js';
-import {
-  insertAdjudicationCase,
-  insertSubjectUnlessTaken,
-  subjectIdTaken,
-} from '../../db/repositories/enrolment.js';
+import { insertAdjudicationCase, insertSubjectUnlessTaken, subjectIdTaken } from '../../db/repositories/enrolment.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
