@@ -22,8 +22,9 @@ import {
   graphValueNames,
   header,
   initializersByName,
+  nodeFields,
+  onnxDomain,
   rewrittenOrSame,
-  text,
   withGraphBody,
   type Field,
 } from './onnx-protobuf.js';
@@ -57,25 +58,8 @@ interface PRelu {
 
 /** The PRelu node in `node` (a GraphProto.node field), or null for any other node. */
 function preluOf(b: Uint8Array, node: Field): PRelu | null {
-  let op = '',
-    domain = '',
-    attributes = 0;
-  const inputs: string[] = [],
-    outputs: string[] = [];
-  for (const f of fields(b, node.body, node.end)) {
-    if (f.no === 1 && f.wire === 2) inputs.push(text(b, f));
-    else if (f.no === 2 && f.wire === 2) outputs.push(text(b, f));
-    else if (f.no === 4 && f.wire === 2) op = text(b, f);
-    else if (f.no === 7 && f.wire === 2) domain = text(b, f);
-    else if (f.no === 5) attributes++;
-  }
-  if (
-    op !== 'PRelu' ||
-    (domain !== '' && domain !== 'ai.onnx') ||
-    attributes ||
-    inputs.length !== 2 ||
-    outputs.length !== 1
-  )
+  const { op, domain, inputs, outputs, attributes } = nodeFields(b, node);
+  if (op !== 'PRelu' || !onnxDomain(domain) || attributes.length || inputs.length !== 2 || outputs.length !== 1)
     return null;
   return { field: node, x: inputs[0]!, slope: inputs[1]!, output: outputs[0]! };
 }

@@ -22,6 +22,8 @@ import {
   graphValueNames,
   header,
   initializersByName,
+  nodeFields,
+  onnxDomain,
   rewrittenOrSame,
   text,
   withGraphBody,
@@ -53,37 +55,22 @@ interface CastNode {
 
 /** A Cast to float of one value, or null for any other node. */
 function castOf(b: Uint8Array, node: Field): CastNode | null {
-  let op = '',
-    domain = '',
-    to = -1,
+  const { op, domain, inputs, outputs, attributes } = nodeFields(b, node);
+  let to = -1,
     subgraph = false;
-  const inputs: string[] = [],
-    outputs: string[] = [];
-  for (const f of fields(b, node.body, node.end)) {
-    if (f.no === 1 && f.wire === 2) inputs.push(text(b, f));
-    else if (f.no === 2 && f.wire === 2) outputs.push(text(b, f));
-    else if (f.no === 4 && f.wire === 2) op = text(b, f);
-    else if (f.no === 7 && f.wire === 2) domain = text(b, f);
-    else if (f.no === 5 && f.wire === 2) {
-      let name = '',
-        i = -1;
-      for (const a of fields(b, f.body, f.end)) {
-        if (a.no === 1 && a.wire === 2) name = text(b, a);
-        else if (a.no === 3 && a.wire === 0) i = a.value;
-        else if (a.no === 6 || a.no === 11) subgraph = true;
-      }
-      if (name === 'to') to = i;
+  for (const attribute of attributes) {
+    if (attribute.wire !== 2) continue;
+    let name = '',
+      i = -1;
+    for (const a of fields(b, attribute.body, attribute.end)) {
+      if (a.no === 1 && a.wire === 2) name = text(b, a);
+      else if (a.no === 3 && a.wire === 0) i = a.value;
+      else if (a.no === 6 || a.no === 11) subgraph = true;
     }
+    if (name === 'to') to = i;
   }
   if (subgraph) throw new Error('subgraphs are not handled');
-  if (
-    op !== 'Cast' ||
-    (domain !== '' && domain !== 'ai.onnx') ||
-    to !== FLOAT ||
-    inputs.length !== 1 ||
-    outputs.length !== 1
-  )
-    return null;
+  if (op !== 'Cast' || !onnxDomain(domain) || to !== FLOAT || inputs.length !== 1 || outputs.length !== 1) return null;
   return { field: node, input: inputs[0]!, output: outputs[0]! };
 }
 

@@ -122,3 +122,28 @@ export function graphValueNames(b: Uint8Array, parts: Field[], numbers: number[]
   }
   return names;
 }
+
+/** A NodeProto's operator, domain, inputs, outputs and attribute fields, read once for any rewrite. */
+export interface NodeFields {
+  op: string;
+  domain: string;
+  inputs: string[];
+  outputs: string[];
+  attributes: Field[];
+}
+
+/** The fields of the NodeProto `node` (a GraphProto.node field) a rewrite decides by. */
+export function nodeFields(b: Uint8Array, node: Field): NodeFields {
+  const read: NodeFields = { op: '', domain: '', inputs: [], outputs: [], attributes: [] };
+  for (const f of fields(b, node.body, node.end)) {
+    if (f.no === 1 && f.wire === 2) read.inputs.push(text(b, f));
+    else if (f.no === 2 && f.wire === 2) read.outputs.push(text(b, f));
+    else if (f.no === 4 && f.wire === 2) read.op = text(b, f);
+    else if (f.no === 7 && f.wire === 2) read.domain = text(b, f);
+    else if (f.no === 5) read.attributes.push(f);
+  }
+  return read;
+}
+
+/** Whether a node's domain is the default ONNX one. */
+export const onnxDomain = (domain: string) => domain === '' || domain === 'ai.onnx';
