@@ -143,12 +143,6 @@ export async function deleteCapturesFinishedBefore(db: Queryable, before: Date):
   await db.deleteFrom('capture_sessions').where('finished_at', '<', before).execute();
 }
 
-/** Whether a subject with this subjectId exists (a capture checks it before any media flows). */
-export async function captureSubjectExists(db: Queryable, subjectId: string): Promise<boolean> {
-  const row = await db.selectFrom('subjects').select('id').where('subject_id', '=', subjectId).executeTakeFirst();
-  return row !== undefined;
-}
-
 /** The status and score an operation was recorded with (what a capture's ENROLL reports back). */
 export function findOperationOutcome(
   db: Queryable,

@@ -11,12 +11,6 @@ import type { Queryable } from './queryable.js';
 
 export type SubjectRow = Selectable<Database['subjects']>;
 
-/** Whether a subject with this subjectId exists (in any status). */
-export async function subjectIdTaken(db: Queryable, subjectId: string): Promise<boolean> {
-  const row = await db.selectFrom('subjects').select('id').where('subject_id', '=', subjectId).executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * Insert a subject unless its subjectId is taken (a concurrent enrolment of the same subjectId committed
  * first): the stored row, or undefined when nothing was inserted.

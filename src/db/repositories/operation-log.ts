@@ -148,14 +148,6 @@ export async function deleteOperationsWithProbes(trx: Queryable, uuids: readonly
   return Number(result.numDeletedRows);
 }
 
-/** The internal id and subjectId of a subject, by subjectId (a VERIFY's subject must exist). */
-export function findSubjectRefBySubjectId(
-  db: Queryable,
-  subjectId: string,
-): Promise<{ id: number; subject_id: string } | undefined> {
-  return db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
-}
-
 /** A probe image of an operation (subject_ref null): kept for review and audit. */
 export async function insertProbeImage(
   trx: Queryable,

@@ -66,14 +66,6 @@ export function listOutdatedSubjectsAfter(
     .execute();
 }
 
-/** The internal id of a subject by its subjectId. */
-export function findSubjectRef(
-  db: Queryable,
-  subjectId: string,
-): Promise<{ id: number; subject_id: string } | undefined> {
-  return db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
-}
-
 /**
  * The subject's row locked until the commit (FOR UPDATE): it may have been deleted while its images were
  * analysed, and must not be while its templates are rewritten.

@@ -4,7 +4,7 @@ import { conflict, invalid, notFound } from '../errors.js';
 import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerOf } from '../ownership.js';
-import { captureSubjectExists } from '../../db/repositories/capture.js';
+import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
 import {
   CaptureSession,
   type CaptureCaller,
@@ -199,7 +199,7 @@ export class CaptureRegistry {
   /** As the JSON path would refuse them, before any media flows: a VERIFY of nobody, an ENROLL of a subjectId taken. */
   private async checkSubject(services: Services, params: CaptureParams): Promise<void> {
     if (params.purpose !== 'VERIFY' && params.purpose !== 'ENROLL') return;
-    const exists = await captureSubjectExists(services.ctx.db, params.subjectId!);
+    const exists = await subjectIdTaken(services.ctx.db, params.subjectId!);
     if (params.purpose === 'VERIFY' && !exists) throw notFound(`Subject '${params.subjectId}'`);
     if (params.purpose === 'ENROLL' && exists)
       throw conflict(`A subject with subjectId '${params.subjectId}' already exists`);

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { parseTemplate } from '../../biometrics/index.js';
 import { json } from '../../db/json.js';
-import { insertAdjudicationCase, insertSubjectUnlessTaken, subjectIdTaken } from '../../db/repositories/enrolment.js';
+import { insertAdjudicationCase, insertSubjectUnlessTaken } from '../../db/repositories/enrolment.js';
+import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';

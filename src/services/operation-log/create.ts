@@ -25,11 +25,8 @@ import {
 } from '../biometrics/voice-samples.js';
 import { probeModalities, searchGallery, verifySubject, type MultimodalProbe } from '../biometrics/multimodal.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
-import {
-  findSubjectRefBySubjectId,
-  insertProbeImage,
-  insertProbeVoiceSample,
-} from '../../db/repositories/operation-log.js';
+import { insertProbeImage, insertProbeVoiceSample } from '../../db/repositories/operation-log.js';
+import { subjectRefBySubjectId } from '../../db/repositories/subjects/lookup.js';
 
 type Request = z.output<typeof CreateOperationRequest>;
 interface Caller {
@@ -72,7 +69,7 @@ export async function createOperation(
 
   // The subject of a VERIFY must exist before any extraction work is spent on it.
   const subject =
-    request.type === 'VERIFY' ? await findSubjectRefBySubjectId(services.ctx.db, request.subjectId!) : undefined;
+    request.type === 'VERIFY' ? await subjectRefBySubjectId(services.ctx.db, request.subjectId!) : undefined;
   if (request.type === 'VERIFY' && !subject) throw notFound(`Subject '${request.subjectId}'`);
 
   const [faces, voices] = await Promise.all([

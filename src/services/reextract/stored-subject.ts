@@ -2,7 +2,6 @@ import { encodeFaceTemplate, type FaceAnalysis, type ImageAnalysis } from '../..
 import { json } from '../../db/json.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import {
-  findSubjectRef,
   listStoredFaceSamples,
   loadOriginalImages,
   lockSubjectForUpdate,
@@ -19,6 +18,7 @@ import { getSubject } from '../subjects/queries.js';
 import { pickStoredFace } from './pick-face.js';
 import { refuse, type Caller } from './refuse.js';
 import { redoStoredVoices, writeRedoneVoices } from './stored-voices.js';
+import { subjectRefBySubjectId } from '../../db/repositories/subjects/lookup.js';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -59,7 +59,7 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
   const { ctx } = services;
   const started = performance.now();
   const uuid = crypto.randomUUID();
-  const subject = await findSubjectRef(ctx.db, subjectId);
+  const subject = await subjectRefBySubjectId(ctx.db, subjectId);
   if (!subject) throw notFound(`Subject '${subjectId}'`);
   const extractor = await services.extractors.get();
   const current = extractor.templateVersion;

@@ -149,3 +149,16 @@ export function lockSubjectKeysMatching(db: Queryable, pattern: string | undefin
   if (condition) query = query.where(condition('subjects.enrollment_operation_uuid'));
   return query.orderBy('id').forUpdate().execute();
 }
+
+/** The subject of this subjectId (its row id and subjectId), whatever its status. */
+export function subjectRefBySubjectId(
+  db: Queryable,
+  subjectId: string,
+): Promise<{ id: number; subject_id: string } | undefined> {
+  return db.selectFrom('subjects').select(['id', 'subject_id']).where('subject_id', '=', subjectId).executeTakeFirst();
+}
+
+/** Whether a subject with this subjectId exists (in any status). */
+export async function subjectIdTaken(db: Queryable, subjectId: string): Promise<boolean> {
+  return (await subjectRefBySubjectId(db, subjectId)) !== undefined;
+}
