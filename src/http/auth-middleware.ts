@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { roleCovers } from '../auth/principal.js';
 import { DomainError } from '../services/errors.js';
 import type { Role, Surface } from '../auth/roles.js';
@@ -21,7 +21,7 @@ export function requireRole(role: Role, surface: Surface, operationId: string): 
     c.set('surface', surface);
     c.set('operationId', operationId);
     const auth = c.get('services').auth;
-    const header = c.req.header('authorization');
+    const header = requestHeader(c, 'authorization');
     const deferred = defers ? await auth.deferAccountCheck(header, role, forbidden) : undefined;
     if (deferred) {
       // The account check goes with the read's statement; runOperation sees that it is made before answering.
@@ -33,6 +33,12 @@ export function requireRole(role: Role, surface: Surface, operationId: string): 
     if (!roleCovers(principal.role, role)) throw forbidden(principal.role);
     await next();
   };
+}
+
+/** A request header through `everyRequest`'s cheap reader when it ran (see `AppEnv`), else Hono's. */
+function requestHeader(c: Context<AppEnv>, name: string): string | undefined {
+  const read = c.get('readHeader');
+  return read ? read(c, name) : c.req.header(name);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services/index.js';
 
@@ -13,6 +14,11 @@ export interface AppEnv {
     surface?: string;
     /** Headers the answer carries besides the fixed ones (request id, CORS), noted before the handler runs. */
     answerHeaders?: Record<string, string>;
+    /**
+     * Reads a request header by its lower-case name the runtime's cheapest way (`everyRequest`'s reader): on
+     * Node, `c.req.header()` builds the request's whole `Headers` object for one header.
+     */
+    readHeader?: (c: Context<AppEnv>, name: string) => string | undefined;
     /** The answer made with every header already in place (`jsonAnswer`): nothing to add afterwards. */
     completeAnswer?: Response;
   };

@@ -64,6 +64,7 @@ export function everyRequest(options: EveryRequestOptions): MiddlewareHandler<Ap
   return async (c, next) => {
     const started = performance.now();
     c.set('services', services);
+    c.set('readHeader', header);
     c.set('requestId', header(c, 'x-request-id')?.slice(0, 128) || crypto.randomUUID());
     c.set('clientAddress', clientAddress?.(c.req.raw, c.env) ?? 'unknown');
     try {

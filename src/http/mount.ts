@@ -12,7 +12,7 @@ import { problemAnswersOf } from './problem-responses.js';
 import { queryObject, readJsonBody, validate } from './validation.js';
 import { documentedAnswer, documentedText } from './answer-check.js';
 import { PresentedJson } from '../operations/presented-json.js';
-import { jsonAnswer } from './security-headers.js';
+import { jsonAnswer, jsonTextAnswer } from './security-headers.js';
 import { formDocument, isMultipart, readFormBody, renameFormFields } from './multipart.js';
 import type { AppEnv } from './env.js';
 
@@ -94,10 +94,10 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   const services: Services = c.get('services');
   const principal = c.get('principal');
   const request = spec.request ?? {};
-  const url = new URL(c.req.url);
   const params = request.params ? validate(request.params, c.req.param(), 'path') : {};
   const querySchema = request.queryOn?.[surface] ?? request.query;
-  const query = querySchema ? validate(querySchema, queryObject(url), 'query') : {};
+  // The URL is parsed only for an operation that reads a query (a read of one subject does not).
+  const query = querySchema ? validate(querySchema, queryObject(new URL(c.req.url)), 'query') : {};
   const form = request.form && isMultipart(c.req.raw) ? request.form : undefined;
   let result;
   try {
@@ -127,10 +127,10 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   if (result instanceof StreamedJson)
     return c.body(result.body, status, { ...result.headers, 'Content-Type': 'application/json' });
   if (result instanceof PresentedJson) {
-    return c.body(
+    return jsonTextAnswer(
+      c,
       documentedText(spec.response?.schema, result.text, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on'),
       status,
-      { 'Content-Type': 'application/json' },
     );
   }
   const answer = result instanceof JsonAnswer ? result : undefined;

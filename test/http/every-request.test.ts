@@ -61,6 +61,12 @@ describe('readIncomingHeader', () => {
       'a, b',
     );
     expect(readIncomingHeader(request, { incoming: { headers: {} } }, 'origin')).toBeUndefined();
+    // Node keeps the first of a repeated Authorization; the raw list has them all, joined as Headers.get joins them.
+    const incoming = {
+      headers: { authorization: 'Basic a' },
+      rawHeaders: ['Host', 'x', 'Authorization', 'Basic a', 'authorization', 'Basic b'],
+    };
+    expect(readIncomingHeader(request, { incoming }, 'authorization')).toBe('Basic a, Basic b');
     // Not from the adapter (app.request): the request's own headers.
     expect(
       readIncomingHeader(new Request('http://x/', { headers: { 'x-request-id': 'c' } }), undefined, 'x-request-id'),
@@ -75,12 +81,34 @@ describe('every request, over the Node adapter', () => {
     expect(res.headers.get('x-request-id')).toBe('cheap');
     expect(served).toHaveLength(1);
     expect(builtHeaders(served[0]!)).toBe(false);
-    // The check itself sees them built when something asks (the authentication reads Authorization).
+    // The check itself sees them built when something asks (a JSON body's Content-Type is read from them).
     served.length = 0;
-    expect((await fetch(`${server.url}/admin/management/info`, { headers: { authorization: adminAuth } })).status).toBe(
-      200,
-    );
+    const made = await fetch(`${server.url}/admin/accounts/create`, {
+      method: 'POST',
+      headers: { authorization: adminAuth, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'headers-built', password: 'a-long-password-1', role: 'USER' }),
+    });
+    expect(made.status).toBe(201);
     expect(builtHeaders(served[0]!)).toBe(true);
+  });
+
+  it('reads Authorization through the record too: an authenticated GET builds no Headers', async () => {
+    served.length = 0;
+    const res = await fetch(`${server.url}/admin/management/info`, { headers: { authorization: adminAuth } });
+    expect(res.status).toBe(200);
+    expect(builtHeaders(served[0]!)).toBe(false);
+  });
+
+  it('joins a repeated Authorization as Headers.get does (Node keeps only the first): refused, as before', async () => {
+    // Each copy alone is good; joined they are one malformed credential. Node's own record would hold the first only.
+    const twice = await raw(
+      `GET /admin/management/info HTTP/1.1\r\nHost: x\r\nAuthorization: ${adminAuth}\r\nAuthorization: ${adminAuth}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(twice.status).toBe(401);
+    const once = await raw(
+      `GET /admin/management/info HTTP/1.1\r\nHost: x\r\nAuthorization: ${adminAuth}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(once.status).toBe(200);
   });
 
   it('answers with the X-Request-Id the caller sent (at most 128 characters), in the header and the log line', async () => {

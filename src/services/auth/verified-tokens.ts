@@ -9,6 +9,8 @@ import type { SigningKeys } from '../../auth/signing-keys.js';
  */
 type NodeCrypto = {
   createHash(algorithm: string): { update(text: string): { digest(encoding: 'base64url'): string } };
+  /** The one-shot form (Node 20.12+, Deno): no Hash object per call, about half the cost. */
+  hash?: (algorithm: string, text: string, encoding: 'base64url') => string;
 };
 const nodeCrypto = (
   globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
@@ -16,6 +18,7 @@ const nodeCrypto = (
 
 /** The key a token is remembered by (the same text either way: SHA-256, base64url without padding). */
 async function tokenKey(text: string): Promise<string> {
+  if (nodeCrypto?.hash) return nodeCrypto.hash('sha256', text, 'base64url');
   return nodeCrypto ? nodeCrypto.createHash('sha256').update(text).digest('base64url') : sha256(text);
 }
 

@@ -42,10 +42,21 @@ export class Counter<L extends string> {
   constructor(private readonly labelNames: readonly L[]) {}
 
   inc(labels: Record<L, string>, by = 1): void {
+    this.series(labels).value += by;
+  }
+
+  /**
+   * The series of one label set, to count on directly (`.value += 1`): a caller that keeps it spares the label
+   * key made on every count. It is written (at 0) from then on.
+   */
+  series(labels: Record<L, string>): { value: number } {
     const key = keyOf(this.labelNames, labels);
-    const entry = this.values.get(key);
-    if (entry) entry.value += by;
-    else this.values.set(key, { labels: pick(this.labelNames, labels), value: by });
+    let entry = this.values.get(key);
+    if (!entry) {
+      entry = { labels: pick(this.labelNames, labels), value: 0 };
+      this.values.set(key, entry);
+    }
+    return entry;
   }
 
   lines(name: string): string[] {
@@ -61,17 +72,26 @@ export class Histogram<L extends string> {
   ) {}
 
   observe(labels: Record<L, string>, value: number): void {
+    this.observer(labels)(value);
+  }
+
+  /** Observes values of one label set: a caller that keeps it spares the label key made on every observation. */
+  observer(labels: Record<L, string>): (value: number) => void {
     const key = keyOf(this.labelNames, labels);
     let entry = this.series.get(key);
     if (!entry) {
       entry = { labels: pick(this.labelNames, labels), counts: this.buckets.map(() => 0), sum: 0, count: 0 };
       this.series.set(key, entry);
     }
-    // Counts per bucket are kept non-cumulative and summed when written.
-    const index = this.buckets.findIndex((upper) => value <= upper);
-    if (index >= 0) entry.counts[index]! += 1;
-    entry.sum += value;
-    entry.count += 1;
+    const { buckets } = this;
+    const series = entry;
+    return (value) => {
+      // Counts per bucket are kept non-cumulative and summed when written.
+      const index = buckets.findIndex((upper) => value <= upper);
+      if (index >= 0) series.counts[index]! += 1;
+      series.sum += value;
+      series.count += 1;
+    };
   }
 
   lines(name: string): string[] {
