@@ -1,6 +1,5 @@
 import type { Context, Hono } from 'hono';
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import type { ZodType } from 'zod';
 import { ProblemSchema, z } from '../schemas/common.js';
 import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
@@ -10,7 +9,8 @@ import { SURFACES, type Surface } from '../auth/roles.js';
 import { requireRole, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
-import { queryObject, readJsonBody, validate } from './validation.js';
+import { readJsonBody, validate } from './validation.js';
+import { validParams, validQuery } from './kept-input.js';
 import { documentedAnswer, documentedText } from './answer-check.js';
 import { PresentedJson } from '../operations/presented-json.js';
 import { jsonAnswer, jsonTextAnswer } from './security-headers.js';
@@ -95,7 +95,7 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   const services: Services = c.get('services');
   const principal = c.get('principal');
   const request = spec.request ?? {};
-  const params = request.params ? validate(request.params, c.req.param(), 'path') : {};
+  const params = request.params ? validParams(request.params, c.req.param(), spec.id) : {};
   const querySchema = request.queryOn?.[surface] ?? request.query;
   // The URL is parsed only for an operation that reads a query (a read of one subject does not).
   const query = querySchema ? validQuery(querySchema, c.req.url, spec.id) : {};
@@ -140,32 +140,6 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
     ? documentedAnswer(spec.response.schema, data, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on')
     : data;
   return answer?.headers ? c.json(shaped as object, status, answer.headers) : jsonAnswer(c, shaped, status);
-}
-
-/**
- * The pages of subjects, whose query (`page=0&size=20`, a few filters) clients repeat: its validated form is kept by
- * the query's text, so that a repeated page costs a map lookup instead of the URL's parse and the schema's (about
- * a twentieth of a page). The schema is pure (same text, same result), the result is frozen and only read.
- */
-const QUERIES_KEPT: ReadonlySet<string> = new Set(['getSubjects', 'getMultimodalSubjects']);
-/** Kept queries per schema (an operation's may differ by surface); forgotten all at once when full, so no client can make it grow. */
-const keptQueries = new WeakMap<ZodType, Map<string, unknown>>();
-const KEPT_QUERY_LIMIT = 256;
-
-/** The request's query, validated by `schema` (a 400 naming the field when it is bad). */
-function validQuery(schema: ZodType, url: string, operationId: string): unknown {
-  if (!QUERIES_KEPT.has(operationId)) return validate(schema, queryObject(new URL(url)), 'query');
-  const at = url.indexOf('?');
-  const text = at === -1 ? '' : url.slice(at);
-  let kept = keptQueries.get(schema);
-  if (!kept) keptQueries.set(schema, (kept = new Map()));
-  let query = kept.get(text);
-  if (query === undefined) {
-    query = Object.freeze(validate(schema, queryObject(new URL(url)), 'query'));
-    if (kept.size >= KEPT_QUERY_LIMIT) kept.clear();
-    kept.set(text, query);
-  }
-  return query;
 }
 
 /**

@@ -33,7 +33,9 @@ export const TOKEN_ACCOUNT = new PreparedQuery<TokenAccountRow>(
 /**
  * The account `accountId` as a JSON object (null when there is none) with whether the login `sid` is revoked,
  * as a column of a read's statement ({@link TOKEN_ACCOUNT} as one value). PostgreSQL evaluates it once per
- * statement (it names no column of the read's own rows), in the read's snapshot.
+ * statement (it names no column of the read's own rows), in the read's snapshot. Sent as text: it repeats on
+ * every row of a page and only the first row's is read (PendingAccountCheck.settle parses it), where a `json`
+ * column made the driver parse it on each of them.
  */
 export function accountColumn(accountId: number, sid: string | null): RawBuilder<TokenAccountRow | string | null> {
   return sql<
@@ -41,5 +43,5 @@ export function accountColumn(accountId: number, sid: string | null): RawBuilder
   >`(select json_build_object('id', a.id, 'username', a.username, 'role', a.role, 'enabled', a.enabled,
     'credential_version', a.credential_version,
     'revoked', exists (select 1 from refresh_tokens where family_id = ${sid} and revoked_at is not null))
-    from accounts a where a.id = ${accountId})`;
+    from accounts a where a.id = ${accountId})::text`;
 }

@@ -3,13 +3,13 @@ import { adminAuth, bootForTest, dialects } from '../support/databases.js';
 import { seedSubject } from '../support/subject-rows.js';
 
 /**
- * The subject pages keep their validated query by its text (src/http/mount.ts `validQuery`): a repeated query must
+ * The subject pages keep their validated query by its text, the subject reads their path (src/http/kept-input.ts): a repeated query must
  * answer exactly what a fresh one does, a bad query must be refused every time (never kept), another surface's
  * schema must not answer from the admin's kept query, and the bound must not lose answers.
  */
 
 for (const dialect of dialects) {
-  describe(`kept page queries on ${dialect}`, () => {
+  describe(`kept queries and paths on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const get = (path: string) => booted.app.request(path, { headers: { authorization: adminAuth } });
     const ids = async (path: string) => {
@@ -55,6 +55,26 @@ for (const dialect of dialects) {
         expect((await get(`/admin/subjects?page=0&size=${size}`)).status).toBe(200);
       expect(await ids('/admin/subjects?page=0&size=3')).toEqual(['kept-0', 'kept-1', 'kept-2']);
       expect(await ids('/admin/subjects?page=2&size=2')).toEqual(['kept-4']);
+    });
+
+    it('answers a repeated subject path as a fresh one, refuses a bad one every time, past the bound too', async () => {
+      const one = async (path: string) => {
+        const res = await get(path);
+        return { status: res.status, body: await res.text() };
+      };
+      const first = await one('/admin/subjects/kept-2');
+      expect(first.status).toBe(200);
+      expect(JSON.parse(first.body).subjectId).toBe('kept-2');
+      expect(await one('/admin/subjects/kept-2')).toEqual(first);
+      expect(JSON.parse((await one('/admin/subjects/kept-3')).body).subjectId).toBe('kept-3');
+      for (let i = 0; i < 3; i++) {
+        const bad = await get('/admin/subjects/bad%01id');
+        expect(bad.status).toBe(400);
+        expect(JSON.stringify(await bad.json())).toContain('path.subjectId');
+      }
+      for (let i = 0; i < 300; i++) expect((await get(`/admin/subjects/missing-${i}`)).status).toBe(404);
+      expect(await one('/admin/subjects/kept-2')).toEqual(first);
+      expect((await get('/admin/subjects/missing-7')).status).toBe(404);
     });
   });
 }
