@@ -6,11 +6,10 @@
 // functions called in its order (pipeline.ts, attributes.ts), so the stages add up to about one analysis.
 import { availableParallelism, loadavg } from 'node:os';
 import { decodeImage } from '../src/biometrics/image/decode.js';
-import { cropResize, resizeArea } from '../src/biometrics/image/image.js';
-import { toGreyPlane, toPlanar } from '../src/biometrics/image/planes.js';
-import { decodeDetections } from '../src/biometrics/face/detect.js';
-import { alignFace, squareBox } from '../src/biometrics/face/pipeline.js';
-import { eyesOpen } from '../src/biometrics/face/attributes.js';
+import { toPlanar } from '../src/biometrics/image/planes.js';
+import { decodeDetections, detectInput } from '../src/biometrics/face/detect.js';
+import { alignFace, landmarkInput, squareBox } from '../src/biometrics/face/pipeline.js';
+import { eyesOpen, poseInput } from '../src/biometrics/face/attributes.js';
 import { brightness, sharpness } from '../src/biometrics/checks.js';
 import type { FaceModelId, ModelRunner } from '../src/biometrics/face/runner.js';
 import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-models.js';
@@ -20,8 +19,6 @@ import { portraits } from './api.js';
 
 const option = (args: string[], name: string, fallback: number) =>
   args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback;
-const IMAGENET_MEAN: [number, number, number] = [0.485 * 255, 0.456 * 255, 0.406 * 255];
-const IMAGENET_STD: [number, number, number] = [0.229 * 255, 0.224 * 255, 0.225 * 255];
 
 export async function run(args: string[]) {
   const faces = option(args, 'faces', 60);
@@ -54,15 +51,12 @@ export async function run(args: string[]) {
   };
   const enrolmentAnalysis = async (bytes: Uint8Array) => {
     const img = await timed('decode (mozjpeg, RGBA -> RGB)', () => decodeImage(bytes));
-    const small = await timed('detector input: resizeArea to 320x240', () => resizeArea(img, 320, 240));
-    const input = await timed('detector input: toPlanar', () => toPlanar(small, [127, 127, 127], [128, 128, 128]));
+    const input = await timed('detector input: area resize to 320x240 + planes', () => detectInput(img));
     const det = await models.run('fr_detect', input, [1, 3, 240, 320]);
     const d = decodeDetections(det.scores!, det.boxes!, img.width, img.height)[0];
     if (!d) return;
     const box = squareBox(d);
-    const crop = await timed('landmark crop 64x64 + grey', () =>
-      toGreyPlane(cropResize(img, box.x, box.y, box.side, box.side, 64, 64), 256),
-    );
+    const crop = await timed('landmark crop 64x64 + grey', () => landmarkInput(img, box));
     const out = (await models.run('fr_landmark', crop, [1, 1, 64, 64])).output!;
     const lm = new Float32Array(136);
     for (let i = 0; i < 136; i++) lm[i] = out[i]! * box.side + (i % 2 ? box.y : box.x);
@@ -72,14 +66,7 @@ export async function run(args: string[]) {
     );
     await models.run('fr_feature', planar, [1, 3, 112, 112]);
     await timed('sharpness + brightness', () => [sharpness(aligned), brightness(aligned)]);
-    const g = box.side / 4;
-    const x1 = Math.max(0, box.x - g),
-      y1 = Math.max(0, box.y - g);
-    const x2 = Math.min(img.width, box.x + box.side + g),
-      y2 = Math.min(img.height, box.y + box.side + g);
-    const pose = await timed('pose crop 224x224 + toPlanar', () =>
-      toPlanar(cropResize(img, x1, y1, x2 - x1, y2 - y1, 224, 224), IMAGENET_MEAN, IMAGENET_STD),
-    );
+    const pose = await timed('pose crop 224x224 + planes', () => poseInput(img, box));
     await models.run('fr_pose', pose, [1, 3, 224, 224]);
     await timed('eye crops 24x24 (their model runs counted apart)', () => eyesOpen(models, img, lm));
   };

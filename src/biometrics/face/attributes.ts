@@ -1,5 +1,6 @@
 import { cropResize, type RgbImage } from '../image/image.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
+import { scratchU8 } from '../image/scratch.js';
 import type { ModelRunner } from './runner.js';
 
 const IMAGENET_MEAN: [number, number, number] = [0.485 * 255, 0.456 * 255, 0.406 * 255];
@@ -44,7 +45,7 @@ export function scaledBoxInside(
 /** Passive liveness: probability (0..1) that the face is a live capture (fr_liveness class 0). */
 export async function liveness(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<number> {
   const r = scaledBoxInside(box, 2.7, img.width, img.height);
-  const crop = cropResize(img, r.x, r.y, r.w, r.h, 128, 128);
+  const crop = cropResize(img, r.x, r.y, r.w, r.h, 128, 128, scratchU8('crop raster', 128 * 128 * 3));
   const out = await runner.run('fr_liveness', toPlanar(crop, [0, 0, 0], [1, 1, 1]), [1, 3, 128, 128]);
   return softmax(out.output)[0];
 }
@@ -65,7 +66,16 @@ export async function eyesOpen(
     cx /= lids.length;
     cy /= lids.length;
     const size = Math.max(4, Math.abs(lm[corners[1] * 2] - lm[corners[0] * 2]) * 1.6);
-    const crop = cropResize(img, cx - size / 2, cy - size / 2, size, size, 24, 24);
+    const crop = cropResize(
+      img,
+      cx - size / 2,
+      cy - size / 2,
+      size,
+      size,
+      24,
+      24,
+      scratchU8('crop raster', 24 * 24 * 3),
+    );
     const out = await runner.run('fr_eye', toGreyPlane(crop, 255), [1, 1, 24, 24]);
     return 1 - softmax(out.output)[0]; // class 0 = closed
   };
@@ -73,6 +83,17 @@ export async function eyesOpen(
   const imageLeft = await eye([36, 39], [37, 38, 40, 41]);
   const imageRight = await eye([42, 45], [43, 44, 46, 47]);
   return { left: imageRight, right: imageLeft };
+}
+
+/** Input tensor of fr_pose: the box widened by a quarter on each side (within the image), 224x224, ImageNet planes. */
+export function poseInput(img: RgbImage, box: SquareBox): Float32Array {
+  const g = box.side / 4;
+  const x1 = Math.max(0, box.x - g),
+    y1 = Math.max(0, box.y - g);
+  const x2 = Math.min(img.width, box.x + box.side + g),
+    y2 = Math.min(img.height, box.y + box.side + g);
+  const crop = cropResize(img, x1, y1, x2 - x1, y2 - y1, 224, 224, scratchU8('crop raster', 224 * 224 * 3));
+  return toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD);
 }
 
 /**
@@ -86,13 +107,7 @@ export async function headPose(
   img: RgbImage,
   box: SquareBox,
 ): Promise<{ yaw: number; pitch: number; roll: number }> {
-  const g = box.side / 4;
-  const x1 = Math.max(0, box.x - g),
-    y1 = Math.max(0, box.y - g);
-  const x2 = Math.min(img.width, box.x + box.side + g),
-    y2 = Math.min(img.height, box.y + box.side + g);
-  const crop = cropResize(img, x1, y1, x2 - x1, y2 - y1, 224, 224);
-  const out = await runner.run('fr_pose', toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD), [1, 3, 224, 224]);
+  const out = await runner.run('fr_pose', poseInput(img, box), [1, 3, 224, 224]);
   const angle = (v: Float32Array) => softmax(v).reduce((a, p, i) => a + p * i, 0) * 3 - 99;
   return { yaw: angle(out.output), pitch: angle(out['617']), roll: angle(out['618']) };
 }
@@ -139,7 +154,8 @@ export async function ageGender(
   box: SquareBox,
 ): Promise<{ age: number; maleScore: number }> {
   const r = scaledBoxInside(box, 1.4, img.width, img.height);
-  const input = toPlanar(cropResize(img, r.x, r.y, r.w, r.h, 64, 64), IMAGENET_MEAN, IMAGENET_STD, 'BGR');
+  const crop = cropResize(img, r.x, r.y, r.w, r.h, 64, 64, scratchU8('crop raster', 64 * 64 * 3));
+  const input = toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD, 'BGR');
   const age = ssrMerge(await runner.run('fr_age', input, [1, 3, 64, 64]), 101);
   const g = ssrMerge(await runner.run('fr_gender', input, [1, 3, 64, 64]), 1);
   return { age, maleScore: g };

@@ -1,5 +1,6 @@
 import { resizeArea, type RgbImage } from '../image/image.js';
 import { toPlanar } from '../image/planes.js';
+import { scratchU8 } from '../image/scratch.js';
 import type { ModelRunner } from './runner.js';
 
 /** A detected face box in source pixels (corner form) with its detector score. */
@@ -26,7 +27,9 @@ export interface DetectOptions {
 
 /** Input tensor of fr_detect: whole image resized to 320x240, RGB planes, (v-127)/128. */
 export function detectInput(img: RgbImage): Float32Array {
-  return toPlanar(resizeArea(img, DETECT_W, DETECT_H), [127, 127, 127], [128, 128, 128]);
+  // The 320x240 raster is read once, right away: a reused scratch array rather than a new one per image.
+  const small = resizeArea(img, DETECT_W, DETECT_H, scratchU8('detector raster', DETECT_W * DETECT_H * 3));
+  return toPlanar(small, [127, 127, 127], [128, 128, 128]);
 }
 
 /**

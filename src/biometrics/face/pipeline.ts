@@ -5,6 +5,7 @@ import { decodeImage, type DecodeLimits } from '../image/decode.js';
 import { encodePng } from '../image/encode.js';
 import { cropResize, type RgbImage } from '../image/image.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
+import { scratchU8 } from '../image/scratch.js';
 import { warpAffine } from '../image/warp.js';
 import { resolveFaceCheckSettings } from '../settings.js';
 import { ageGender, eyesOpen, headPose, liveness, type SquareBox } from './attributes.js';
@@ -22,10 +23,15 @@ export function squareBox(d: Detection): SquareBox {
   return { x: (d.x1 + d.x2) / 2 - side / 2, y: (d.y1 + d.y2) / 2 - side / 2, side };
 }
 
+/** Input tensor of fr_landmark: the square box cropped to 64x64, grey levels / 256. */
+export function landmarkInput(img: RgbImage, box: SquareBox): Float32Array {
+  const crop = cropResize(img, box.x, box.y, box.side, box.side, 64, 64, scratchU8('crop raster', 64 * 64 * 3));
+  return toGreyPlane(crop, 256);
+}
+
 /** 68 landmarks in image pixels from fr_landmark (64x64 grey /256 crop of the square box). */
 export async function landmarks68(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<Float32Array> {
-  const crop = cropResize(img, box.x, box.y, box.side, box.side, 64, 64);
-  const out = (await runner.run('fr_landmark', toGreyPlane(crop, 256), [1, 1, 64, 64])).output;
+  const out = (await runner.run('fr_landmark', landmarkInput(img, box), [1, 1, 64, 64])).output;
   const lm = new Float32Array(136);
   for (let i = 0; i < 68; i++) {
     lm[i * 2] = out[i * 2] * box.side + box.x;

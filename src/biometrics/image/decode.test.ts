@@ -144,16 +144,18 @@ describe('image dimensions from the header, before any decoding', () => {
     });
   });
 
-  it("drops the alpha byte of every pixel, whatever the RGBA view's alignment", () => {
-    const n = 37;
-    const backing = new Uint8Array(n * 4 + 1);
-    for (let i = 0; i < backing.length; i++) backing[i] = (i * 97 + 13) & 255;
-    const expected = (rgba: Uint8Array) =>
-      Array.from({ length: n * 3 }, (_, i) => rgba[Math.floor(i / 3) * 4 + (i % 3)]);
-    const aligned = backing.subarray(0, n * 4); // the 32-bit path
-    const unaligned = backing.subarray(1, n * 4 + 1); // the byte path
-    expect(Array.from(rgbaToRgb(aligned, n))).toEqual(expected(aligned));
-    expect(Array.from(rgbaToRgb(unaligned, n))).toEqual(expected(unaligned));
-    expect(Array.from(rgbaToRgb(new Uint8ClampedArray(aligned), n))).toEqual(expected(aligned));
+  it("drops the alpha byte of every pixel, whatever the RGBA view's alignment and the pixels past the last four", () => {
+    // 4 pixels per pass: every remainder 0-3, and images too small for a single pass.
+    for (const n of [0, 1, 2, 3, 4, 5, 6, 7, 36, 37, 38, 39]) {
+      const backing = new Uint8Array(n * 4 + 1);
+      for (let i = 0; i < backing.length; i++) backing[i] = (i * 97 + 13) & 255;
+      const expected = (rgba: Uint8Array) =>
+        Array.from({ length: n * 3 }, (_, i) => rgba[Math.floor(i / 3) * 4 + (i % 3)]);
+      const aligned = backing.subarray(0, n * 4); // the 32-bit path
+      const unaligned = backing.subarray(1, n * 4 + 1); // the byte path
+      expect(Array.from(rgbaToRgb(aligned, n)), `n = ${n}`).toEqual(expected(aligned));
+      expect(Array.from(rgbaToRgb(unaligned, n)), `n = ${n}`).toEqual(expected(unaligned));
+      expect(Array.from(rgbaToRgb(new Uint8ClampedArray(aligned), n)), `n = ${n}`).toEqual(expected(aligned));
+    }
   });
 });

@@ -73,25 +73,31 @@ async function decodeJpegFast(bytes: Uint8Array): Promise<{ width: number; heigh
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * The RGB bytes of `n` RGBA pixels. One 32-bit read per pixel instead of three byte reads: the decoder's
- * RGBA answer is copied once here, and this loop was a third of a 512x512 JPEG's decoding time.
+ * The RGB bytes of `n` RGBA pixels. Four pixels are read as four 32-bit words and written as three (R of the
+ * first pixel lowest), instead of twelve byte stores: the decoder's RGBA answer is copied once here, and the
+ * byte-wise loop was a third of a 512x512 JPEG's decoding time.
  */
 export function rgbaToRgb(rgba: Uint8Array | Uint8ClampedArray, n: number): Uint8Array {
   const rgb = new Uint8Array(n * 3);
+  let p = 0;
   if (LITTLE_ENDIAN && rgba.byteOffset % 4 === 0) {
     const words = new Uint32Array(rgba.buffer, rgba.byteOffset, n);
-    for (let p = 0, q = 0; p < n; p++, q += 3) {
-      const w = words[p]!;
-      rgb[q] = w;
-      rgb[q + 1] = w >>> 8;
-      rgb[q + 2] = w >>> 16; // a Uint8Array store keeps the low 8 bits
+    // rgb starts a fresh buffer (offset 0); its whole words hold 4 pixels each, the last 0-3 pixels go below.
+    const out = new Uint32Array(rgb.buffer, 0, (n >> 2) * 3);
+    for (let q = 0; p + 4 <= n; p += 4, q += 3) {
+      const w0 = words[p]!,
+        w1 = words[p + 1]!,
+        w2 = words[p + 2]!,
+        w3 = words[p + 3]!;
+      out[q] = (w0 & 0xffffff) | (w1 << 24);
+      out[q + 1] = ((w1 >>> 8) & 0xffff) | (w2 << 16);
+      out[q + 2] = ((w2 >>> 16) & 0xff) | (w3 << 8);
     }
-  } else {
-    for (let p = 0, q = 0, s = 0; p < n; p++, q += 3, s += 4) {
-      rgb[q] = rgba[s]!;
-      rgb[q + 1] = rgba[s + 1]!;
-      rgb[q + 2] = rgba[s + 2]!;
-    }
+  }
+  for (let q = p * 3, s = p * 4; p < n; p++, q += 3, s += 4) {
+    rgb[q] = rgba[s]!;
+    rgb[q + 1] = rgba[s + 1]!;
+    rgb[q + 2] = rgba[s + 2]!;
   }
   return rgb;
 }
