@@ -3,6 +3,7 @@ import type { Database } from './tables.js';
 import { migrations } from './migrations/index.js';
 import { hexToBytea } from './bytea-hex.js';
 import { nameStatements } from './prepared.js';
+import { setWriteGeneration, trackWrites, type TrackedClient, type WriteGeneration } from './write-generation.js';
 
 /** Which engine holds the data; reported by management info and cluster status. */
 export type DialectName = 'postgres' | 'pglite';
@@ -27,6 +28,11 @@ export interface DatabaseHandle {
   poolStats?(): DatabasePoolStats;
   /** PGlite only: its whole data directory as a tarball (what `loadDataDir` starts a new one from). */
   dumpDataDir?(): Promise<Blob>;
+  /**
+   * PGlite only: the write generation (write-generation.ts), moved by every statement of this process that
+   * is not a registered pure read; the subject reads skip their statement while it has not moved.
+   */
+  writes?: WriteGeneration;
   close(): Promise<void>;
 }
 
@@ -57,6 +63,7 @@ export async function connectDatabase(options: {
   let listen: DatabaseHandle['listen'];
   let poolStats: DatabaseHandle['poolStats'];
   let dumpDataDir: DatabaseHandle['dumpDataDir'];
+  let writes: WriteGeneration | undefined;
   if (options.url && options.transient) {
     const pg = (await import('pg')).default;
     pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -131,12 +138,15 @@ export async function connectDatabase(options: {
       serializers: { 17: (value: unknown) => (value instanceof Uint8Array ? value : String(value)) as string },
     });
     keepOwnParsersOnly(client as unknown as { parsers: Record<number, unknown> }, [20, 17]);
+    // Before anyone else holds the client: from here on every statement (migrations included) is counted.
+    writes = trackWrites(client as unknown as TrackedClient);
     dialect = new PGliteDialect(client);
     dumpDataDir = async () => (await client.dumpDataDir('none')) as Blob;
     name = 'pglite';
   }
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: name, listen, poolStats, dumpDataDir, close: () => db.destroy() };
+  if (writes) setWriteGeneration(db, writes);
+  return { db, dialect: name, listen, poolStats, dumpDataDir, writes, close: () => db.destroy() };
 }
 
 /**

@@ -22,6 +22,7 @@ import { findSubject, type SubjectRef } from './lookup.js';
 import { ownsSubject, type Owner } from '../ownership.js';
 import { loadSamples, modalitiesOf, presentPage, presentSubject, templateVersionOf } from './present.js';
 import { readModelOf, SubjectEntry, type Presentation } from './read-model.js';
+import { pureRead, writeGenerationOf } from '../../db/write-generation.js';
 import type { PendingAccountCheck } from '../auth/account-check.js';
 
 /**
@@ -51,21 +52,35 @@ interface SubjectsRead {
 /**
  * Run a read as one statement and answer its subjects, in order. A caller's pending account `check` is made by
  * the same statement when it returns rows (401/403 thrown before the rows are used). Inside a transaction the
- * read model is neither asked nor told (what a transaction sees may never commit).
+ * read model is neither asked nor told (what a transaction sees may never commit). On PGlite the whole answer
+ * comes from memory, with no statement, while the write generation has not moved since the same read last ran
+ * (db/write-generation.ts).
  */
 async function readSubjects(
   ctx: ServiceContext,
   read: SubjectsRead,
   check?: PendingAccountCheck,
-): Promise<SubjectEntry[]> {
+): Promise<readonly SubjectEntry[]> {
   const carried = check?.pending ? check : undefined;
   const model = ctx.db.isTransaction ? undefined : readModelOf(ctx.db);
+  // PGlite: nothing written since this same read last ran means the same answer, without a statement. A
+  // pending account check needs a statement (PGlite's checks come from memory, so in practice it is none).
+  const writes = model ? writeGenerationOf(ctx.db) : undefined;
+  const quiet = writes?.quiet;
+  // The SQL text is the shape's, so the shape and the values bound name the rows exactly.
+  const answerKey = quiet === undefined ? '' : `${read.shape}\n${JSON.stringify(read.values)}`;
+  if (quiet !== undefined && !carried) {
+    const remembered = model!.recall(answerKey, quiet);
+    if (remembered) return remembered;
+  }
   const held = model ? model.held(read.key, read.ids) : new Map<number, SubjectEntry>();
   const statement = compiledOnce(carried ? `${read.shape} checked` : read.shape, (slot) =>
-    compileSubjectStates(
-      read.build(slot),
-      slot<string>('known'),
-      carried && accountColumn(slot('caller.accountId'), slot('caller.sid')),
+    pureRead(
+      compileSubjectStates(
+        read.build(slot),
+        slot<string>('known'),
+        carried && accountColumn(slot('caller.accountId'), slot('caller.sid')),
+      ),
     ),
   );
   const values = {
@@ -76,7 +91,11 @@ async function readSubjects(
   const rows = await readSubjectStates(ctx.db, bound(statement, values));
   // Judged before anything of the rows is used; without rows it is made on its own (PendingAccountCheck.run).
   if (carried && rows.length) carried.settle(rows[0]!.extra as TokenAccountRow | string | null);
-  return model ? model.settle(read.key, rows, held) : rows.map((r) => new SubjectEntry(r.state!));
+  if (!model) return rows.map((r) => new SubjectEntry(r.state!));
+  const entries = model.settle(read.key, rows, held);
+  // Kept only when no write was under way or sent while the statement ran (the generation is the same quiet one).
+  if (quiet !== undefined && writes!.quiet === quiet) model.remember(answerKey, quiet, entries);
+  return entries;
 }
 
 /** One page of subjects with their samples, in one statement; ties broken by id so pages never overlap. */
@@ -91,7 +110,7 @@ function pageRead(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<So
   };
 }
 
-const asText = (entries: SubjectEntry[], as: Presentation) => `[${entries.map((e) => e.text(as)).join(',')}]`;
+const asText = (entries: readonly SubjectEntry[], as: Presentation) => `[${entries.map((e) => e.text(as)).join(',')}]`;
 
 /** `getSubjects`: a page of subjects with their samples. */
 export async function listSubjects(

@@ -67,6 +67,13 @@ export class SubjectReadModel {
   private readonly entries = new Map<number, SubjectEntry>();
   /** Per read, the subjects it answered last time: what the next same read most likely answers again. */
   private readonly answered = new Map<string, readonly number[]>();
+  /**
+   * PGlite only: whole answers of reads, each exact while the database's write generation is the one it was made at
+   * (db/write-generation.ts). One generation for all: a write makes every one of them unusable, so they are
+   * dropped at the next {@link remember} and never hold more than the answers of one generation.
+   */
+  private readonly answers = new Map<string, readonly SubjectEntry[]>();
+  private answersGeneration = -1;
 
   constructor(
     readonly capacity = DEFAULT_CAPACITY,
@@ -119,6 +126,23 @@ export class SubjectReadModel {
     );
     if (this.answered.size > this.reads) this.answered.delete(this.answered.keys().next().value!);
     return out;
+  }
+
+  /** The whole answer of read `key` as it was at write generation `generation`, if remembered then. */
+  recall(key: string, generation: number): readonly SubjectEntry[] | undefined {
+    return generation === this.answersGeneration ? this.answers.get(key) : undefined;
+  }
+
+  /** Remember read `key`'s whole answer, made by a statement that no write preceded or followed within `generation`. */
+  remember(key: string, generation: number, entries: readonly SubjectEntry[]): void {
+    if (generation < this.answersGeneration) return;
+    if (generation !== this.answersGeneration) {
+      this.answers.clear();
+      this.answersGeneration = generation;
+    }
+    this.answers.delete(key);
+    this.answers.set(key, entries);
+    if (this.answers.size > this.reads) this.answers.delete(this.answers.keys().next().value!);
   }
 
   /** Hold `entry`, unless a newer state of its subject is held already (a slower read of an older snapshot). */
