@@ -9,6 +9,7 @@ import * as enrolOperationsFollowCases from './2026_11_26_0007_enrol_operations_
 import * as greyPaddedTokenImages from './2026_11_26_0008_grey_padded_token_images.js';
 import * as captureSessions from './2026_11_26_0009_capture_sessions.js';
 import * as subjectRevisions from './2026_11_26_0010_subject_revisions.js';
+import * as subjectStateFunction from './2026_11_27_0011_subject_state_function.js';
 
 /**
  * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0008_grey_padded_token_images': greyPaddedTokenImages,
   '2026_11_26_0009_capture_sessions': captureSessions,
   '2026_11_26_0010_subject_revisions': subjectRevisions,
+  '2026_11_27_0011_subject_state_function': subjectStateFunction,
 };

@@ -69,19 +69,14 @@ export interface SubjectStateRow {
 }
 
 /**
- * The state as one JSON array: `[subject, faces, voices, templates]`. `to_json(s)` is the whole subject row
- * (dates as text with the session's offset, naming the same millisecond the driver's Date would). PostgreSQL
+ * The state as one JSON array: `[subject, faces, voices, templates]`, built by the database function
+ * `subject_state` (migration 2026_11_27_0011): `to_json(s)` is the whole subject row (dates as text with the
+ * session's offset, naming the same millisecond the driver's Date would), then the three tables' rows in id order.
+ * A function, not the sub-selects written here: the statement is planned on every execution, and a function with
+ * sub-selects is not inlined, so its body is planned only for the rows the reader does not hold. PostgreSQL
  * evaluates the select list after LIMIT, so a page builds the state of its own rows only.
  */
-const STATE = sql`json_build_array(to_json(s),
-  (select coalesce(json_agg(f order by f.id), '[]'::json) from (
-    select id, subject_ref, operation_uuid, image_id, rectangle, yaw, pitch, roll, quality, liveness_score, template_version, created_at
-    from face_samples where subject_ref = s.id) f),
-  (select coalesce(json_agg(v order by v.id), '[]'::json) from (
-    select id, subject_ref, operation_uuid, duration_ms, sample_rate, quality, speech_ratio, template_version, created_at
-    from voice_samples where subject_ref = s.id) v),
-  (select coalesce(json_agg(t order by t.id), '[]'::json) from (
-    select id, subject_ref, modality, template_version, quality from templates where subject_ref = s.id) t))`;
+const STATE = sql`subject_state(s)`;
 
 /**
  * Compile `query` (a select on `subjects as s` with its filters, order and paging, nothing selected yet) into the
