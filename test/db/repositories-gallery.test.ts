@@ -134,14 +134,19 @@ for (const dialect of dialects) {
 
     it('appends changes with rising ids, reads their subject lists back as arrays, and prunes behind a marker', async () => {
       expect(await latestGalleryChangeId(db)).toBe(0);
-      const first = await db.transaction().execute((trx) => appendGalleryChange(trx, 'put', [refs.ann!]));
-      const second = await db.transaction().execute(async (trx) => {
-        const id = await appendGalleryChange(trx, 'remove', [refs.ann!, refs.cat!]);
-        await notifyGalleryChannel(trx, 'bims_gallery_test', JSON.stringify({ node: 'test' }));
-        await holdTransactionLock(trx, 0x42494d53_0fff);
-        return id;
-      });
-      const third = await db.transaction().execute((trx) => appendGalleryChange(trx, 'reset', []));
+      const appended = [
+        await db.transaction().execute((trx) => appendGalleryChange(trx, 'put', [refs.ann!])),
+        await db.transaction().execute(async (trx) => {
+          const row = await appendGalleryChange(trx, 'remove', [refs.ann!, refs.cat!]);
+          await notifyGalleryChannel(trx, 'bims_gallery_test', JSON.stringify({ node: 'test' }));
+          await holdTransactionLock(trx, 0x42494d53_0fff);
+          return row;
+        }),
+        await db.transaction().execute((trx) => appendGalleryChange(trx, 'reset', [])),
+      ];
+      // Each row says which id came before it (what a node applying its own change checks).
+      expect(appended.map((a) => a.previous)).toEqual([0, appended[0]!.id, appended[1]!.id]);
+      const [first, second, third] = appended.map((a) => a.id) as [number, number, number];
       expect(second).toBeGreaterThan(first);
       expect(await latestGalleryChangeId(db)).toBe(third);
       const changes = await galleryChangesAfter(db, 0, 10);
@@ -162,6 +167,19 @@ for (const dialect of dialects) {
         { id: third, kind: 'reset', subjectRefs: [] },
       ]);
       expect(await pruneGalleryChanges(db, 3600_000)).toBe(0);
+    });
+
+    it("answers as an appended row's previous id the last committed one, not the id a rolled-back row drew", async () => {
+      const latest = await latestGalleryChangeId(db);
+      await expect(
+        db.transaction().execute(async (trx) => {
+          await appendGalleryChange(trx, 'put', [refs.ann!]);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      const next = await db.transaction().execute((trx) => appendGalleryChange(trx, 'put', [refs.ann!]));
+      expect(next.id).toBeGreaterThan(latest + 1);
+      expect(next.previous).toBe(latest);
     });
   });
 }

@@ -41,17 +41,23 @@ export async function insertImage(db: Queryable, image: Insertable<Database['ima
   return row.id;
 }
 
-export async function insertFaceSample(db: Queryable, sample: Insertable<Database['face_samples']>): Promise<void> {
-  await db.insertInto('face_samples').values(sample).execute();
+/** Store a face sample: its id (the gallery names a face template by it). */
+export async function insertFaceSample(db: Queryable, sample: Insertable<Database['face_samples']>): Promise<number> {
+  const row = await db.insertInto('face_samples').values(sample).returning('id').executeTakeFirstOrThrow();
+  return row.id;
 }
 
 export async function insertVoiceSample(db: Queryable, sample: Insertable<Database['voice_samples']>): Promise<void> {
   await db.insertInto('voice_samples').values(sample).execute();
 }
 
-/** Store one of a subject's templates (its compact FACE template, or its averaged VOICE template). */
-export async function insertSubjectTemplate(db: Queryable, template: Insertable<Database['templates']>): Promise<void> {
-  await db.insertInto('templates').values(template).execute();
+/** Store one of a subject's templates (its compact FACE template, or its averaged VOICE template): its id. */
+export async function insertSubjectTemplate(
+  db: Queryable,
+  template: Insertable<Database['templates']>,
+): Promise<number> {
+  const row = await db.insertInto('templates').values(template).returning('id').executeTakeFirstOrThrow();
+  return row.id;
 }
 
 /** Open a pending adjudication case for an enrolment that may duplicate its candidates. */

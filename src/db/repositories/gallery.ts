@@ -107,23 +107,39 @@ export async function galleryTemplatesOf(db: Queryable, subjectRefs: number[]): 
 
 // ---- the change log ------------------------------------------------------------------------------------
 
+/** Where an appended change sits in the log: its id, and the highest id committed before it. */
+export interface AppendedChange {
+  id: number;
+  /** The highest id visible when the row was drawn (0 for an empty log): every id up to it had committed. */
+  previous: number;
+}
+
 /**
  * Append a change inside the changing transaction: takes the change log's SHARE ROW EXCLUSIVE lock (held until
  * the commit) before drawing the id, so ids become visible in id order (services/gallery/change-log.ts says why).
- * Returns the row's id.
+ * Returns the row's id and, read by the same statement under that lock, the highest id before it: a node whose
+ * gallery holds exactly that id can apply this change itself, knowing no other change comes between.
  */
 export async function appendGalleryChange(
   trx: Queryable,
   kind: Exclude<GalleryChangeKind, 'pruned'>,
   subjectRefs: number[],
-): Promise<number> {
+): Promise<AppendedChange> {
   await sql`lock table gallery_changes in share row exclusive mode`.execute(trx);
+  // The subquery sees the statement's snapshot (taken after the lock was granted), without the row inserted.
   const row = await trx
     .insertInto('gallery_changes')
     .values({ kind, subject_refs: json(subjectRefs) })
-    .returning('id')
+    .returning((eb) => [
+      'id',
+      eb
+        .selectFrom('gallery_changes as before')
+        .select((b) => sql<number>`coalesce(max(${b.ref('before.id')}), 0)`.as('previous'))
+        .whereRef('before.id', '<', 'gallery_changes.id')
+        .as('previous'),
+    ])
     .executeTakeFirstOrThrow();
-  return Number(row.id);
+  return { id: Number(row.id), previous: Number(row.previous ?? 0) };
 }
 
 /** The highest change id committed so far (0 for an empty log). */

@@ -134,3 +134,32 @@ export async function incrementUsageCounter(
     .executeTakeFirstOrThrow();
   return row.count;
 }
+
+/**
+ * Add one to several counters of the same operation type and licence (one per period key) in one atomic
+ * upsert, and answer their new values by period key. The rows are taken in the order given, as separate
+ * upserts would take them, so transactions that give the same order cannot deadlock on them.
+ */
+export async function incrementUsageCounters(
+  db: Queryable,
+  counters: { periods: readonly string[]; operationType: string; licenceId: string },
+): Promise<Map<string, number>> {
+  const rows = await db
+    .insertInto('usage_counters')
+    .values(
+      counters.periods.map((period) => ({
+        period,
+        operation_type: counters.operationType,
+        licence_id: counters.licenceId,
+        count: 1,
+      })),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['period', 'operation_type', 'licence_id'])
+        .doUpdateSet({ count: sql<number>`usage_counters.count + 1` }),
+    )
+    .returning(['period', 'count'])
+    .execute();
+  return new Map(rows.map((r) => [r.period, r.count]));
+}

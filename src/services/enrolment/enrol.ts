@@ -169,8 +169,9 @@ export async function enrolSubject(
         updated_at: now,
       });
       if (!subject) throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
-      const compact = await storeSamples(trx, {
+      const { compact, gallery } = await storeSamples(trx, {
         subjectRef: subject.id,
+        subjectId: subject.subject_id,
         operationUuid: uuid,
         at: now,
         templateVersion,
@@ -205,7 +206,8 @@ export async function enrolSubject(
           created_at: now,
         });
       }
-      if (outcome.status === 'ENROLLED') changes.put(subject.id);
+      // With its templates as committed: this node applies the change without reading it back.
+      if (outcome.status === 'ENROLLED') changes.put(subject.id, gallery);
       // Answered exactly as the subject reads show it, read in the transaction: what this request committed,
       // whatever a concurrent request (a delete) does once it has.
       const presented = await getSubject({ ...ctx, db: trx }, { id: subject.id });

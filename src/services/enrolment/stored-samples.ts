@@ -1,4 +1,5 @@
 import { json } from '../../db/json.js';
+import type { GalleryTemplate } from '../../db/repositories/gallery.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import {
   insertFaceSample,
@@ -12,6 +13,8 @@ import { voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.
 /** What an accepted enrolment stores for its subject, beside the subject row and the operation. */
 export interface EnrolledSamples {
   subjectRef: number;
+  /** The subject's client identifier (the gallery names its templates with it). */
+  subjectId: string;
   operationUuid: string;
   at: Date;
   /** The subject's template version (its face version; a voice-only subject's voice version). */
@@ -24,13 +27,27 @@ export interface EnrolledSamples {
   voiceTemplate: { version: string; template: Uint8Array; quality: number } | null;
 }
 
+/** What storing the samples answers. */
+export interface StoredSamples {
+  /** The compact face template (that of the best-quality face), or null when no image was given. */
+  compact: Uint8Array | null;
+  /**
+   * The subject's gallery templates as the database now holds them, were it ENROLLED: each face sample's
+   * template, then the VOICE template, in row id order (what a replay of the change log would read).
+   */
+  gallery: GalleryTemplate[];
+}
+
 /**
  * Store an enrolment's samples in its transaction: each face's original and token image and its sample, the
- * imported templates as samples without image, the voice samples, then the subject's templates. Answers the
- * compact face template (that of the best-quality face), or null when no image was given.
+ * imported templates as samples without image, the voice samples, then the subject's templates.
  */
-export async function storeSamples(trx: Queryable, samples: EnrolledSamples): Promise<Uint8Array | null> {
-  const { subjectRef, operationUuid, at, templateVersion, faces, importedTemplates, voices, voiceTemplate } = samples;
+export async function storeSamples(trx: Queryable, samples: EnrolledSamples): Promise<StoredSamples> {
+  const { subjectRef, subjectId, operationUuid, at, templateVersion, faces, importedTemplates, voices, voiceTemplate } =
+    samples;
+  const gallery: GalleryTemplate[] = [];
+  const galleryTemplate = (source: 'face' | 'voice', rowId: number, template: Uint8Array) =>
+    gallery.push({ source, rowId, subjectRef, subjectId, template });
   for (const face of faces) {
     const originalId = await insertImage(trx, {
       operation_uuid: operationUuid,
@@ -55,7 +72,7 @@ export async function storeSamples(trx: Queryable, samples: EnrolledSamples): Pr
       created_at: at,
     });
     const f = face.face;
-    await insertFaceSample(trx, {
+    const sampleId = await insertFaceSample(trx, {
       subject_ref: subjectRef,
       operation_uuid: operationUuid,
       image_id: originalId,
@@ -70,9 +87,10 @@ export async function storeSamples(trx: Queryable, samples: EnrolledSamples): Pr
       template: face.template,
       created_at: at,
     });
+    galleryTemplate('face', sampleId, face.template);
   }
   for (const template of importedTemplates) {
-    await insertFaceSample(trx, {
+    const sampleId = await insertFaceSample(trx, {
       subject_ref: subjectRef,
       operation_uuid: operationUuid,
       image_id: null,
@@ -82,6 +100,7 @@ export async function storeSamples(trx: Queryable, samples: EnrolledSamples): Pr
       template,
       created_at: at,
     });
+    galleryTemplate('face', sampleId, template);
   }
   for (const voice of voices) {
     await insertVoiceSample(trx, voiceSampleRow(voice, { subjectRef: subjectRef, operationUuid, at }));
@@ -100,7 +119,7 @@ export async function storeSamples(trx: Queryable, samples: EnrolledSamples): Pr
   }
   // The subject's voice template: every recording's embedding averaged. The gallery matches against it.
   if (voiceTemplate) {
-    await insertSubjectTemplate(trx, {
+    const templateId = await insertSubjectTemplate(trx, {
       subject_ref: subjectRef,
       modality: 'VOICE',
       template_version: voiceTemplate.version,
@@ -108,8 +127,9 @@ export async function storeSamples(trx: Queryable, samples: EnrolledSamples): Pr
       quality: voiceTemplate.quality,
       created_at: at,
     });
+    galleryTemplate('voice', templateId, voiceTemplate.template);
   }
-  return compact?.template ?? null;
+  return { compact: compact?.template ?? null, gallery };
 }
 
 function finite(value: number): number | null {

@@ -1,6 +1,7 @@
 import {
   appendGalleryChange,
   pruneGalleryChanges,
+  type AppendedChange,
   type GalleryChangeKind,
   type GalleryChangeRow,
 } from '../../db/repositories/gallery.js';
@@ -29,13 +30,13 @@ export const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000;
  * with itself (SHARE ROW EXCLUSIVE; plain reads are not blocked) before drawing the id and keep it until
  * their commit: the next writer draws its id only after the previous one is visible, and a reader that sees
  * id n sees every committed id below n. The lock serialises only the tail of gallery-changing transactions
- * (one insert and the commit).
+ * (one insert and the commit). Answers the row's id and the highest id committed before it.
  */
 export async function recordChange(
   trx: Queryable,
   kind: Exclude<ChangeKind, 'pruned'>,
   subjectRefs: number[] = [],
-): Promise<number> {
+): Promise<AppendedChange> {
   return appendGalleryChange(trx, kind, subjectRefs);
 }
 

@@ -59,7 +59,8 @@ export class GalleryCache extends GallerySync {
       await changes.announce(trx, { dialect: this.ctx.dialect, nodeId: this.ctx.node.id });
       return value;
     });
-    if (!changes.empty) await this.applyCommitted();
+    // The transaction's own changes are applied from memory when nothing came between (gallery-sync.ts).
+    if (!changes.empty) await this.applyCommitted(changes.committed());
     return result;
   }
 

@@ -3,7 +3,7 @@ import { galleryChangesAfter, galleryTemplatesOf, latestGalleryChangeId } from '
 import type { ServiceContext } from '../context.js';
 import type { LoggedChange } from './change-log.js';
 import { databaseDigest, type GalleryDigest } from './digest.js';
-import type { GalleryNotice } from './gallery-changes.js';
+import type { CommittedChanges, GalleryNotice } from './gallery-changes.js';
 import { GalleryStore } from './gallery-store.js';
 
 /**
@@ -45,6 +45,11 @@ export class GallerySync {
   private generation = 0;
   /** The highest change-log id whose effect the gallery holds; the next replay reads the rows after it. */
   protected lastSeen = 0;
+  /**
+   * A load may hold the effect of changes after `lastSeen` (its templates are read after its position): until a
+   * replay has brought those subjects to one snapshot, a committed change is not applied from memory.
+   */
+  private loadedAhead = false;
   /** Listen mode with the listening connection lost: poll like Workers until it is back and caught up. */
   private listenerDown = false;
   private listenerLosses = 0;
@@ -95,20 +100,44 @@ export class GallerySync {
     if (generation !== this.generation) return;
     this.store = store;
     this.lastSeen = seen;
+    this.loadedAhead = true;
   }
 
   /**
    * After a commit that announced a gallery change: apply it here (with every change committed before it), so
    * this node's next search sees it. Never throws: the commit stands, and a gallery that cannot catch up is
    * dropped and reloads from the database on its next use.
+   *
+   * `own`: the transaction's changes as it knows them (gallery-changes.ts). When the gallery holds every change
+   * up to the one before them and nothing after, they are applied from memory, in the replay queue, with no
+   * statement; otherwise (another change came between, or was already applied past them) the log is replayed.
    */
-  protected async applyCommitted(): Promise<void> {
+  protected async applyCommitted(own?: CommittedChanges | null): Promise<void> {
     try {
+      if (own && (await this.applyOwn(own))) return;
       await this.catchUp();
     } catch (error) {
       this.ctx.log.error('gallery catch-up after a commit failed; the gallery reloads', { reason: String(error) });
       this.forget();
     }
+  }
+
+  /** Apply this node's own committed changes from memory if they follow exactly what the gallery holds. */
+  private applyOwn(own: CommittedChanges): Promise<boolean> {
+    return this.enqueue(async () => {
+      // Not loaded: the first use loads from the database, which holds the change.
+      if (!this.loading) return true;
+      const generation = this.generation;
+      await this.ready();
+      // Forgotten meanwhile (after the commit): the reload reads the database, which holds the change.
+      if (generation !== this.generation) return true;
+      // At or past our last row: a replay already read the subjects as they were then (maybe later still).
+      if (this.lastSeen >= own.last) return true;
+      if (this.lastSeen !== own.previous || this.loadedAhead) return false;
+      for (const step of own.steps) this.store.refresh(step.refs, [...step.templates]);
+      this.lastSeen = own.last;
+      return true;
+    });
   }
 
   /** Forget everything; the next use reloads from the database. */
@@ -185,7 +214,11 @@ export class GallerySync {
   private async replay(check: boolean): Promise<void> {
     await this.ready();
     const generation = this.generation;
-    if (!check && (await galleryChangesAfter(this.ctx.db, this.lastSeen, 1)).length === 0) return;
+    if (!check && (await galleryChangesAfter(this.ctx.db, this.lastSeen, 1)).length === 0) {
+      // Nothing after the position: a load before now cannot hold a later change either.
+      if (generation === this.generation) this.loadedAhead = false;
+      return;
+    }
     const read = await this.ctx.db
       .transaction()
       .setIsolationLevel('repeatable read')
@@ -209,6 +242,8 @@ export class GallerySync {
     }
     this.store.refresh(read.refs, read.rows);
     this.lastSeen = read.position;
+    // Every subject changed after the load's position now shows one snapshot at or after it.
+    this.loadedAhead = false;
     if (read.database) this.compare(read.database, read.position);
   }
 

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { findUsageCount, incrementUsageCounter } from '../../db/repositories/licensing.js';
+import { findUsageCount, incrementUsageCounters } from '../../db/repositories/licensing.js';
 import type { Database } from '../../db/tables.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
 import { periodKey } from '../../licensing/periods.js';
@@ -76,7 +76,7 @@ export async function precheckLicence(
 
 /**
  * Count one operation of `type` inside the caller's transaction, and refuse it when the licence is not in
- * force or its quota is used up. Each counter is one atomic upsert (`count = count + 1 RETURNING count`):
+ * force or its quota is used up. The counters are one atomic upsert (`count = count + 1 RETURNING count`):
  * on PostgreSQL concurrent transactions queue on the row, so each sees the count the one before committed.
  * Refusing throws, the caller's transaction rolls back with the increment, and so no count is lost and none
  * goes over. The DAY and MONTH counters are always kept (for getLicensingUsage); TOTAL only when a quota
@@ -96,8 +96,10 @@ export async function countUsage(
   const licenceId = view.licence?.licenceId ?? '';
   const quota = view.licence?.quotas[type];
   const periods = quota?.period === 'TOTAL' ? (['DAY', 'MONTH', 'TOTAL'] as const) : (['DAY', 'MONTH'] as const);
-  for (const period of periods) {
-    const count = await incrementUsageCounter(trx, { period: periodKey(period, now), operationType: type, licenceId });
-    if (quota && quota.period === period && count > quota.limit) throw exhausted(view, type, count - 1);
-  }
+  // One statement for every counter (they are kept whatever the quota), then the quota's judged.
+  const keys = periods.map((period) => periodKey(period, now));
+  const counts = await incrementUsageCounters(trx, { periods: keys, operationType: type, licenceId });
+  if (!quota) return;
+  const count = counts.get(periodKey(quota.period, now))!;
+  if (count > quota.limit) throw exhausted(view, type, count - 1);
 }
