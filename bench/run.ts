@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   capture: () => import('./capture.js'),
   'capture-rtp': () => import('./capture-rtp.js'),
   upload: () => import('./upload.js'),
+  'pglite-worker': () => import('./pglite-worker.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);
