@@ -123,8 +123,10 @@ function option(args: string[], name: string, fallback: number): number {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 }
 
+type Server = { url: string; pid: number; stop: () => void };
+
 /** A server process that prints `listening <url>`. */
-async function start(args: string[]): Promise<{ url: string; pid: number; stop: () => void }> {
+async function start(args: string[]): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -227,12 +229,18 @@ export async function run(args: string[]) {
   const connections = option(args, 'connections', 8);
   const subjects = option(args, 'subjects', 5000);
   const loadBefore = loadavg()[0]!;
-  const hello = await start([join(root, 'bench', 'hello-server.ts')]);
-  const servers = {
-    main: await start([SELF, '--serve', 'main', String(subjects)]),
-    worker: await start([SELF, '--serve', 'worker', String(subjects)]),
-  };
+  // Started together, so that one failing to start still lets the finally below stop the others.
+  const started = await Promise.allSettled([
+    start([join(root, 'bench', 'hello-server.ts')]),
+    start([SELF, '--serve', 'main', String(subjects)]),
+    start([SELF, '--serve', 'worker', String(subjects)]),
+  ]);
   try {
+    const [hello, main, worker] = started.map((s) => {
+      if (s.status === 'rejected') throw s.reason;
+      return s.value;
+    }) as [Server, Server, Server];
+    const servers = { main, worker };
     // A check that both answer the same subject, and a warm-up of each (JIT, PGlite's plan cache).
     for (const s of Object.values(servers)) {
       const res = await fetch(`${s.url}/subject/subject-7`);
@@ -297,9 +305,7 @@ export async function run(args: string[]) {
       hello: hellos,
     };
   } finally {
-    hello.stop();
-    servers.main.stop();
-    servers.worker.stop();
+    for (const s of started) if (s.status === 'fulfilled') s.value.stop();
   }
 }
 
