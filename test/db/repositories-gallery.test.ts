@@ -181,5 +181,18 @@ for (const dialect of dialects) {
       expect(next.id).toBeGreaterThan(latest + 1);
       expect(next.previous).toBe(latest);
     });
+
+    it('claims no previous id in a transaction whose snapshot may predate the lock (repeatable read, serializable)', async () => {
+      for (const level of ['repeatable read', 'serializable'] as const) {
+        const row = await db
+          .transaction()
+          .setIsolationLevel(level)
+          .execute((trx) => appendGalleryChange(trx, 'put', [refs.ann!]));
+        expect(row.previous).toBe(-1);
+      }
+      const latest = await latestGalleryChangeId(db);
+      const readCommitted = await db.transaction().execute((trx) => appendGalleryChange(trx, 'put', [refs.ann!]));
+      expect(readCommitted.previous).toBe(latest);
+    });
   });
 }

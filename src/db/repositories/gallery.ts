@@ -110,7 +110,10 @@ export async function galleryTemplatesOf(db: Queryable, subjectRefs: number[]): 
 /** Where an appended change sits in the log: its id, and the highest id committed before it. */
 export interface AppendedChange {
   id: number;
-  /** The highest id visible when the row was drawn (0 for an empty log): every id up to it had committed. */
+  /**
+   * The highest id visible when the row was drawn (0 for an empty log): every id up to it had committed. -1 when
+   * the transaction's snapshot may be older than the lock (not read committed): nothing is claimed then.
+   */
   previous: number;
 }
 
@@ -137,9 +140,13 @@ export async function appendGalleryChange(
         .select((b) => sql<number>`coalesce(max(${b.ref('before.id')}), 0)`.as('previous'))
         .whereRef('before.id', '<', 'gallery_changes.id')
         .as('previous'),
+      // Under repeatable read or serializable (an operator's default_transaction_isolation) the snapshot may
+      // predate the lock and miss a change committed meanwhile: then no 'previous' is claimed (-1 matches no
+      // position, so the node replays the log).
+      sql<boolean>`current_setting('transaction_isolation') = 'read committed'`.as('fresh'),
     ])
     .executeTakeFirstOrThrow();
-  return { id: Number(row.id), previous: Number(row.previous ?? 0) };
+  return { id: Number(row.id), previous: row.fresh ? Number(row.previous ?? 0) : -1 };
 }
 
 /** The highest change id committed so far (0 for an empty log). */
