@@ -18,12 +18,12 @@
 // with node_modules, wasm/models and test/fixtures linked in) beside this one, on a database of its own, and
 // alternates the two phase by phase (hello, this, hello, baseline, hello, ...): a before/after comparison
 // measured under the same load. Its ratios appear as `<dialect>-baseline`.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startService, type ServiceProcess } from '../test/support/service-process.js';
+import { startListening } from './listening-process.js';
 import { percentiles, type Percentiles } from './percentiles.js';
 
 const root = join(import.meta.dirname, '..');
@@ -72,23 +72,8 @@ function cpuMsOf(pid: number | undefined): number | undefined {
 /** The kernel's clock ticks per second (USER_HZ): 100 on Linux. */
 const CLOCK_TICKS = 100;
 
-/** A child process that prints `listening <url>`: the hello-world baseline. */
-async function startHello(): Promise<{ url: string; pid?: number; stop: () => void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', 'hello-server.ts')], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening (\S+)/);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`hello-world server exited (${code})`)));
-  });
-  return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
-}
+/** The hello-world baseline, in a process of its own. */
+const startHello = () => startListening([join(root, 'bench', 'hello-server.ts')]);
 
 async function json(res: Response): Promise<any> {
   const text = await res.text();

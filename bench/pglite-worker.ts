@@ -16,12 +16,12 @@
 // side of it, so a machine whose load drifts moves both alike.
 // JSON on stdout: per variant and round requests/s, ratio to hello, p50/p99 latency (per kind when mixed),
 // and the server process's CPU ms per request (all threads, and its main thread alone).
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import autocannon from 'autocannon';
+import { type ListeningProcess, startListening } from './listening-process.js';
 import { percentiles } from './percentiles.js';
 
 const root = join(import.meta.dirname, '..');
@@ -123,25 +123,8 @@ function option(args: string[], name: string, fallback: number): number {
   return i >= 0 ? Number(args[i + 1]) : fallback;
 }
 
-type Server = { url: string; pid: number; stop: () => void };
-
-/** A server process that prints `listening <url>`. */
-async function start(args: string[]): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = out.match(/listening (\S+)/);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code})`)));
-  });
-  return { url, pid: child.pid!, stop: () => child.kill('SIGTERM') };
-}
+type Server = ListeningProcess;
+const start = startListening;
 
 /** CPU ms (user + system) of a process: all its threads, and its main thread (the event loop) alone. */
 function cpuOf(pid: number): { total: number; main: number } {
