@@ -166,17 +166,8 @@ async function trials(db: Kysely<Database>, a: Node, b: Node, perKind: number, t
         faces: [80, 60],
         voices: [],
         metadata: { trial },
+        voiceTemplateQuality: 5,
       });
-      await db
-        .insertInto('templates')
-        .values({
-          subject_ref: subject.id,
-          modality: 'VOICE',
-          template_version: 'voice-test-v1',
-          data: new Uint8Array([1]),
-          quality: 5,
-        })
-        .execute();
       await seedSubject(db, { subjectId: `${prefix}b`, faces: [70] });
       const reads = (subjectId: string) => [
         `/admin/subjects/id/${subject.id}`,

@@ -56,17 +56,8 @@ describe('PGlite subject reads without a statement stay exact', () => {
       subjectId: `${PREFIX}${String(n).padStart(4, '0')}`,
       faces: [80, 60],
       metadata: { n },
+      voiceTemplateQuality: 5,
     });
-    await db
-      .insertInto('templates')
-      .values({
-        subject_ref: subject.id,
-        modality: 'VOICE',
-        template_version: 'voice-test-v1',
-        data: new Uint8Array([1]),
-        quality: 5,
-      })
-      .execute();
     return { subject, subjectId: subject.subjectId };
   };
 

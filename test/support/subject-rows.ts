@@ -45,6 +45,8 @@ export interface SeedSubject {
   voices?: number[];
   /** The account that enrols it (the enrolment operation's account; default 1, the admin). */
   accountId?: number;
+  /** The quality of a voice template stored without a voice sample (as an imported template is). */
+  voiceTemplateQuality?: number;
 }
 
 export interface SeededSubject {
@@ -153,6 +155,18 @@ export async function seedSubject(db: Kysely<Database>, spec: SeedSubject): Prom
           data: template,
           quality: Math.max(...faces),
           created_at: at,
+        })
+        .execute();
+    }
+    if (spec.voiceTemplateQuality !== undefined) {
+      await trx
+        .insertInto('templates')
+        .values({
+          subject_ref: subject.id,
+          modality: 'VOICE',
+          template_version: 'voice-test-v1',
+          data: new Uint8Array([1]),
+          quality: spec.voiceTemplateQuality,
         })
         .execute();
     }
