@@ -23,6 +23,7 @@ import { ownsSubject, type Owner } from '../ownership.js';
 import { loadSamples, modalitiesOf, presentPage, presentSubject, templateVersionOf } from './present.js';
 import { readModelOf, SubjectEntry, type Presentation } from './read-model.js';
 import { pureRead, writeGenerationOf } from '../../db/write-generation.js';
+import { joinedReadsOf } from '../../db/joined-reads.js';
 import type { PendingAccountCheck } from '../auth/account-check.js';
 
 /**
@@ -88,11 +89,23 @@ async function readSubjects(
     known: knownRevisions(held.keys()),
     ...(carried ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid } : {}),
   };
-  const rows = await readSubjectStates(ctx.db, bound(statement, values));
-  // Judged before anything of the rows is used; without rows it is made on its own (PendingAccountCheck.run).
-  if (carried && rows.length) carried.settle(rows[0]!.extra as TokenAccountRow | string | null);
-  if (!model) return rows.map((r) => new SubjectEntry(r.state!));
-  const entries = model.settle(read.key, rows, held);
+  const query = bound(statement, values);
+  if (!model) {
+    const rows = await readSubjectStates(ctx.db, query);
+    if (carried && rows.length) carried.settle(rows[0]!.extra as TokenAccountRow | string | null);
+    return rows.map((r) => new SubjectEntry(r.state!));
+  }
+  // The same read (SQL and values: the caller's check and the held revisions too) arriving meanwhile shares the
+  // statement, never one already sent (db/joined-reads.ts); entries are never changed once made, so sharing is safe.
+  const { entries, account } = await joinedReadsOf(ctx.db).run(
+    `${query.sql}\n${JSON.stringify(query.parameters)}`,
+    async () => {
+      const rows = await readSubjectStates(ctx.db, query);
+      return { entries: model.settle(read.key, rows, held), account: rows[0]?.extra };
+    },
+  );
+  // Judged before anything of the answer is used; without rows it is made on its own (PendingAccountCheck.run).
+  if (carried && entries.length) carried.settle(account as TokenAccountRow | string | null);
   // Kept only when no write was under way or sent while the statement ran (the generation is the same quiet one).
   if (quiet !== undefined && writes!.quiet === quiet) model.remember(answerKey, quiet, entries);
   return entries;
