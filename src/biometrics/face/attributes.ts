@@ -1,6 +1,7 @@
 import { cropResize, type RgbImage } from '../image/image.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
-import { scratchU8 } from '../image/scratch.js';
+import { giveBackF32, lendF32, scratchU8 } from '../image/scratch.js';
+import { runOnLentInput } from './lent-input.js';
 import type { ModelRunner } from './runner.js';
 
 const IMAGENET_MEAN: [number, number, number] = [0.485 * 255, 0.456 * 255, 0.406 * 255];
@@ -46,7 +47,9 @@ export function scaledBoxInside(
 export async function liveness(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<number> {
   const r = scaledBoxInside(box, 2.7, img.width, img.height);
   const crop = cropResize(img, r.x, r.y, r.w, r.h, 128, 128, scratchU8('crop raster', 128 * 128 * 3));
-  const out = await runner.run('fr_liveness', toPlanar(crop, [0, 0, 0], [1, 1, 1]), [1, 3, 128, 128]);
+  const out = await runOnLentInput(runner, 'fr_liveness', [1, 3, 128, 128], (into) =>
+    toPlanar(crop, [0, 0, 0], [1, 1, 1], 'RGB', into),
+  );
   return softmax(out.output)[0];
 }
 
@@ -76,7 +79,7 @@ export async function eyesOpen(
       24,
       scratchU8('crop raster', 24 * 24 * 3),
     );
-    const out = await runner.run('fr_eye', toGreyPlane(crop, 255), [1, 1, 24, 24]);
+    const out = await runOnLentInput(runner, 'fr_eye', [1, 1, 24, 24], (into) => toGreyPlane(crop, 255, into));
     return 1 - softmax(out.output)[0]; // class 0 = closed
   };
   // iBUG 36..41 is the eye on the image's left (the subject's right eye); 42..47 the other one.
@@ -85,15 +88,18 @@ export async function eyesOpen(
   return { left: imageRight, right: imageLeft };
 }
 
-/** Input tensor of fr_pose: the box widened by a quarter on each side (within the image), 224x224, ImageNet planes. */
-export function poseInput(img: RgbImage, box: SquareBox): Float32Array {
+/**
+ * Input tensor of fr_pose: the box widened by a quarter on each side (within the image), 224x224, ImageNet
+ * planes (into `into` when given).
+ */
+export function poseInput(img: RgbImage, box: SquareBox, into?: Float32Array): Float32Array {
   const g = box.side / 4;
   const x1 = Math.max(0, box.x - g),
     y1 = Math.max(0, box.y - g);
   const x2 = Math.min(img.width, box.x + box.side + g),
     y2 = Math.min(img.height, box.y + box.side + g);
   const crop = cropResize(img, x1, y1, x2 - x1, y2 - y1, 224, 224, scratchU8('crop raster', 224 * 224 * 3));
-  return toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD);
+  return toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD, 'RGB', into);
 }
 
 /**
@@ -107,7 +113,7 @@ export async function headPose(
   img: RgbImage,
   box: SquareBox,
 ): Promise<{ yaw: number; pitch: number; roll: number }> {
-  const out = await runner.run('fr_pose', poseInput(img, box), [1, 3, 224, 224]);
+  const out = await runOnLentInput(runner, 'fr_pose', [1, 3, 224, 224], (into) => poseInput(img, box, into));
   const angle = (v: Float32Array) => softmax(v).reduce((a, p, i) => a + p * i, 0) * 3 - 99;
   return { yaw: angle(out.output), pitch: angle(out['617']), roll: angle(out['618']) };
 }
@@ -155,8 +161,14 @@ export async function ageGender(
 ): Promise<{ age: number; maleScore: number }> {
   const r = scaledBoxInside(box, 1.4, img.width, img.height);
   const crop = cropResize(img, r.x, r.y, r.w, r.h, 64, 64, scratchU8('crop raster', 64 * 64 * 3));
-  const input = toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD, 'BGR');
-  const age = ssrMerge(await runner.run('fr_age', input, [1, 3, 64, 64]), 101);
-  const g = ssrMerge(await runner.run('fr_gender', input, [1, 3, 64, 64]), 1);
-  return { age, maleScore: g };
+  // One input for both models, lent until the second run is over.
+  const lent = lendF32(3 * 64 * 64);
+  try {
+    const input = toPlanar(crop, IMAGENET_MEAN, IMAGENET_STD, 'BGR', lent);
+    const age = ssrMerge(await runner.run('fr_age', input, [1, 3, 64, 64]), 101);
+    const g = ssrMerge(await runner.run('fr_gender', input, [1, 3, 64, 64]), 1);
+    return { age, maleScore: g };
+  } finally {
+    giveBackF32(lent);
+  }
 }

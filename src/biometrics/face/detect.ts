@@ -25,11 +25,11 @@ export interface DetectOptions {
   maxFaces?: number;
 }
 
-/** Input tensor of fr_detect: whole image resized to 320x240, RGB planes, (v-127)/128. */
-export function detectInput(img: RgbImage): Float32Array {
+/** Input tensor of fr_detect: whole image resized to 320x240, RGB planes, (v-127)/128 (into `into` when given). */
+export function detectInput(img: RgbImage, into?: Float32Array): Float32Array {
   // The 320x240 raster is read once, right away: a reused scratch array rather than a new one per image.
   const small = resizeArea(img, DETECT_W, DETECT_H, scratchU8('detector raster', DETECT_W * DETECT_H * 3));
-  return toPlanar(small, [127, 127, 127], [128, 128, 128]);
+  return toPlanar(small, [127, 127, 127], [128, 128, 128], 'RGB', into);
 }
 
 /**

@@ -11,6 +11,7 @@ import { resolveFaceCheckSettings } from '../settings.js';
 import { ageGender, eyesOpen, headPose, liveness, type SquareBox } from './attributes.js';
 import { alignmentMap, invertAffine, similarityTransform, type Point } from './align.js';
 import { decodeDetections, detectInput, DETECT_H, DETECT_W, type Detection } from './detect.js';
+import { runOnLentInput } from './lent-input.js';
 import type { ModelRunner } from './runner.js';
 
 export type { AnalyseOptions, FaceAnalysis, ImageAnalysis, Rectangle, StageTimings } from './analysis.js';
@@ -23,15 +24,16 @@ export function squareBox(d: Detection): SquareBox {
   return { x: (d.x1 + d.x2) / 2 - side / 2, y: (d.y1 + d.y2) / 2 - side / 2, side };
 }
 
-/** Input tensor of fr_landmark: the square box cropped to 64x64, grey levels / 256. */
-export function landmarkInput(img: RgbImage, box: SquareBox): Float32Array {
+/** Input tensor of fr_landmark: the square box cropped to 64x64, grey levels / 256 (into `into` when given). */
+export function landmarkInput(img: RgbImage, box: SquareBox, into?: Float32Array): Float32Array {
   const crop = cropResize(img, box.x, box.y, box.side, box.side, 64, 64, scratchU8('crop raster', 64 * 64 * 3));
-  return toGreyPlane(crop, 256);
+  return toGreyPlane(crop, 256, into);
 }
 
 /** 68 landmarks in image pixels from fr_landmark (64x64 grey /256 crop of the square box). */
 export async function landmarks68(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<Float32Array> {
-  const out = (await runner.run('fr_landmark', landmarkInput(img, box), [1, 1, 64, 64])).output;
+  const out = (await runOnLentInput(runner, 'fr_landmark', [1, 1, 64, 64], (into) => landmarkInput(img, box, into)))
+    .output;
   const lm = new Float32Array(136);
   for (let i = 0; i < 68; i++) {
     lm[i * 2] = out[i * 2] * box.side + box.x;
@@ -51,7 +53,9 @@ export async function embedAligned(
   aligned: RgbImage,
 ): Promise<{ embedding: Float32Array; norm: number }> {
   const raw = (
-    await runner.run('fr_feature', toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR'), [1, 3, 112, 112])
+    await runOnLentInput(runner, 'fr_feature', [1, 3, 112, 112], (into) =>
+      toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR', into),
+    )
   ).output;
   let s = 0;
   for (let i = 0; i < raw.length; i++) s += raw[i] * raw[i];
@@ -136,7 +140,7 @@ export async function analyseImage(
   let t = now();
   timings.decode = t - t0;
 
-  const det = await runner.run('fr_detect', detectInput(img), [1, 3, DETECT_H, DETECT_W]);
+  const det = await runOnLentInput(runner, 'fr_detect', [1, 3, DETECT_H, DETECT_W], (into) => detectInput(img, into));
   const detections = decodeDetections(det.scores, det.boxes, img.width, img.height, {
     scoreThreshold: settings.detectionThreshold,
     iouThreshold: settings.nmsIouThreshold,

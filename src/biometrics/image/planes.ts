@@ -1,15 +1,19 @@
 // A raster as the models read it: planar float tensors, grey planes.
 import type { RgbImage } from './image.js';
 
-/** Planar float tensor (1x3xHxW) from an RGB raster: out = (v - mean[c]) / std[c], channel order RGB or BGR. */
+/**
+ * Planar float tensor (1x3xHxW) from an RGB raster: out = (v - mean[c]) / std[c], channel order RGB or BGR.
+ * Written into `into` (every one of its 3 * width * height elements) when given, e.g. a lent model input.
+ */
 export function toPlanar(
   img: RgbImage,
   mean: [number, number, number],
   std: [number, number, number],
   order: 'RGB' | 'BGR' = 'RGB',
+  into?: Float32Array,
 ): Float32Array {
   const n = img.width * img.height;
-  const out = new Float32Array(3 * n);
+  const out = into ?? new Float32Array(3 * n);
   const d = img.data;
   const c0 = order === 'RGB' ? 0 : 2,
     c2 = order === 'RGB' ? 2 : 0;
@@ -24,10 +28,10 @@ export function toPlanar(
   return out;
 }
 
-/** Grey levels (ITU-R BT.601 luma) as a float plane, scaled by `1/div`. */
-export function toGreyPlane(img: RgbImage, div: number): Float32Array {
+/** Grey levels (ITU-R BT.601 luma) as a float plane, scaled by `1/div`; into `into` (width * height) when given. */
+export function toGreyPlane(img: RgbImage, div: number, into?: Float32Array): Float32Array {
   const n = img.width * img.height;
-  const out = new Float32Array(n);
+  const out = into ?? new Float32Array(n);
   const d = img.data;
   const s = 1 / div;
   for (let p = 0, q = 0; p < n; p++, q += 3)

@@ -21,3 +21,22 @@ export const scratchF64 = (name: string, n: number) => slot(name, (m) => new Flo
 export const scratchI32 = (name: string, n: number) => slot(name, (m) => new Int32Array(m), n);
 /** A Uint8Array of at least `n` elements, shared by every call naming `name`; contents undefined. */
 export const scratchU8 = (name: string, n: number) => slot(name, (m) => new Uint8Array(m), n);
+
+// Model inputs: a tensor lives for one model run, across its await, so it cannot be a shared scratch array
+// (another analysis in the same thread may fill its own meanwhile). Each is lent whole to one run and given
+// back when the run is over; the next run of that size reuses it. A few are kept per size, for the analyses
+// one thread may have running at once.
+const lendable = new Map<number, Float32Array[]>();
+const KEPT_PER_SIZE = 4;
+
+/** A Float32Array of exactly `n` elements that no one else holds until it is given back; contents undefined. */
+export function lendF32(n: number): Float32Array {
+  return lendable.get(n)?.pop() ?? new Float32Array(n);
+}
+
+/** Gives back an array from {@link lendF32}: the caller must not read or write it any more. */
+export function giveBackF32(a: Float32Array): void {
+  let kept = lendable.get(a.length);
+  if (!kept) lendable.set(a.length, (kept = []));
+  if (kept.length < KEPT_PER_SIZE) kept.push(a);
+}
