@@ -3,10 +3,10 @@ import { JoinedReads } from './joined-reads.js';
 
 /** A statement the test ends by hand; `sent` counts the statements started. */
 function statements() {
-  const started: { resolve: (v: string) => void; reject: (e: unknown) => void }[] = [];
-  const start = () =>
+  const started: { asked: readonly string[]; resolve: (v: string) => void; reject: (e: unknown) => void }[] = [];
+  const start = (asked: readonly string[]) =>
     new Promise<string>((resolve, reject) => {
-      started.push({ resolve, reject });
+      started.push({ asked, resolve, reject });
     });
   return { started, start };
 }
@@ -17,7 +17,7 @@ describe('JoinedReads', () => {
   it('starts a lone read at once and forgets it when it ends', async () => {
     const reads = new JoinedReads();
     const { started, start } = statements();
-    const answer = reads.run('k', start);
+    const answer = reads.run('k', 'v', start);
     expect(started).toHaveLength(1);
     started[0]!.resolve('a');
     expect(await answer).toBe('a');
@@ -28,9 +28,9 @@ describe('JoinedReads', () => {
   it('never gives a read the answer of a statement sent before it arrived', async () => {
     const reads = new JoinedReads();
     const { started, start } = statements();
-    const first = reads.run('k', start);
+    const first = reads.run('k', 'v', start);
     // Three reads arrive while the first statement runs: none is sent yet, and none gets the first's answer.
-    const joined = [reads.run('k', start), reads.run('k', start), reads.run('k', start)];
+    const joined = [reads.run('k', 'v', start), reads.run('k', 'v', start), reads.run('k', 'v', start)];
     expect(started).toHaveLength(1);
     started[0]!.resolve('before');
     expect(await first).toBe('before');
@@ -38,7 +38,7 @@ describe('JoinedReads', () => {
     // One statement for the three, started after they all arrived.
     expect(started).toHaveLength(2);
     // A read arriving now, with that statement sent, waits for a statement of its own.
-    const later = reads.run('k', start);
+    const later = reads.run('k', 'v', start);
     started[1]!.resolve('after');
     expect(await Promise.all(joined)).toEqual(['after', 'after', 'after']);
     await tick();
@@ -49,11 +49,25 @@ describe('JoinedReads', () => {
     expect(reads.size).toBe(0);
   });
 
+  it('gathers what the reads arriving meanwhile ask into the next statement', async () => {
+    const reads = new JoinedReads();
+    const { started, start } = statements();
+    const first = reads.run('k', 'a', start);
+    const gathered = [reads.run('k', 'b', start), reads.run('k', 'c', start)];
+    expect(started.map((s) => s.asked)).toEqual([['a']]);
+    started[0]!.resolve('A');
+    await first;
+    await tick();
+    expect(started.map((s) => s.asked)).toEqual([['a'], ['b', 'c']]);
+    started[1]!.resolve('BC');
+    expect(await Promise.all(gathered)).toEqual(['BC', 'BC']);
+  });
+
   it('keeps different reads apart', async () => {
     const reads = new JoinedReads();
     const { started, start } = statements();
-    const a = reads.run('a', start);
-    const b = reads.run('b', start);
+    const a = reads.run('a', 'v', start);
+    const b = reads.run('b', 'v', start);
     expect(started).toHaveLength(2);
     started[1]!.resolve('B');
     started[0]!.resolve('A');
@@ -63,8 +77,8 @@ describe('JoinedReads', () => {
   it('gives a failure to the reads that shared the statement and starts afresh for the next', async () => {
     const reads = new JoinedReads();
     const { started, start } = statements();
-    const first = reads.run('k', start);
-    const joined = [reads.run('k', start), reads.run('k', start)];
+    const first = reads.run('k', 'v', start);
+    const joined = [reads.run('k', 'v', start), reads.run('k', 'v', start)];
     started[0]!.reject(new Error('first failed'));
     await expect(first).rejects.toThrow('first failed');
     await tick();
@@ -72,7 +86,7 @@ describe('JoinedReads', () => {
     for (const read of joined) await expect(read).rejects.toThrow('shared failed');
     await tick();
     expect(reads.size).toBe(0);
-    const next = reads.run('k', start);
+    const next = reads.run('k', 'v', start);
     started[2]!.resolve('ok');
     expect(await next).toBe('ok');
   });
@@ -80,8 +94,8 @@ describe('JoinedReads', () => {
   it('starts the waiting statement when the running one fails', async () => {
     const reads = new JoinedReads();
     const { started, start } = statements();
-    void reads.run('k', start).catch(() => {});
-    const joined = reads.run('k', start);
+    void reads.run('k', 'v', start).catch(() => {});
+    const joined = reads.run('k', 'v', start);
     started[0]!.reject(new Error('gone'));
     await tick();
     expect(started).toHaveLength(2);

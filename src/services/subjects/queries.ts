@@ -9,11 +9,12 @@ import {
   listFilteredSubjectIds,
   subjectsPageOfShape,
 } from '../../db/repositories/subjects/reads.js';
-import { subjectNamedSelect } from '../../db/repositories/subjects/lookup.js';
+import { subjectOfOperationSelect, subjectsNamedSelect } from '../../db/repositories/subjects/lookup.js';
 import { accountColumn, type TokenAccountRow } from '../../db/repositories/auth/token-account.js';
 import {
   compileSubjectStates,
   knownRevisions,
+  namesArray,
   readSubjectStates,
   type SubjectsSelect,
 } from '../../db/repositories/subjects/with-samples.js';
@@ -21,7 +22,7 @@ import { bound, compiledOnce, type SlotOf } from '../../db/repositories/subjects
 import { findSubject, type SubjectRef } from './lookup.js';
 import { ownsSubject, type Owner } from '../ownership.js';
 import { loadSamples, modalitiesOf, presentPage, presentSubject, templateVersionOf } from './present.js';
-import { readModelOf, SubjectEntry, type Presentation } from './read-model.js';
+import { readModelOf, SubjectEntry, type Held, type Presentation } from './read-model.js';
 import { pureRead, writeGenerationOf } from '../../db/write-generation.js';
 import { joinedReadsOf } from '../../db/joined-reads.js';
 import type { PendingAccountCheck } from '../auth/account-check.js';
@@ -48,6 +49,17 @@ interface SubjectsRead {
   key: string;
   /** Subjects the read is known to be about (a subject by id). */
   ids?: number[];
+  /**
+   * A read of one subject by id or subjectId: reads of the same shape naming other subjects may share its
+   * statement, which then asks for all their names (the slot `names`); the read keeps the row that is its own.
+   */
+  named?: { name: string | number; mine: (entry: SubjectEntry) => boolean };
+}
+
+/** What a statement shared by several reads answers them all: its subjects, and the account the statement brought. */
+interface Shared {
+  entries: readonly SubjectEntry[];
+  account: unknown;
 }
 
 /**
@@ -55,7 +67,8 @@ interface SubjectsRead {
  * the same statement when it returns rows (401/403 thrown before the rows are used). Inside a transaction the
  * read model is neither asked nor told (what a transaction sees may never commit). On PGlite the whole answer
  * comes from memory, with no statement, while the write generation has not moved since the same read last ran
- * (db/write-generation.ts).
+ * (db/write-generation.ts). Reads of the same kind arriving while its statement runs share the next one
+ * (db/joined-reads.ts).
  */
 async function readSubjects(
   ctx: ServiceContext,
@@ -69,7 +82,8 @@ async function readSubjects(
   const writes = model ? writeGenerationOf(ctx.db) : undefined;
   const quiet = writes?.quiet;
   // The SQL text is the shape's, so the shape and the values bound name the rows exactly.
-  const answerKey = quiet === undefined ? '' : `${read.shape}\n${JSON.stringify(read.values)}`;
+  const answerKey =
+    quiet === undefined ? '' : `${read.shape}\n${JSON.stringify(read.values)}\n${JSON.stringify(read.named?.name)}`;
   if (quiet !== undefined && !carried) {
     const remembered = model!.recall(answerKey, quiet);
     if (remembered) return remembered;
@@ -84,28 +98,30 @@ async function readSubjects(
       ),
     ),
   );
-  const values = {
-    ...read.values,
-    known: knownRevisions(held.keys()),
-    ...(carried ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid } : {}),
+  const caller = carried ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid } : {};
+  const run = async (asked: readonly { name?: string | number; held: Held }[]): Promise<Shared> => {
+    const known = asked.length === 1 ? asked[0]!.held : new Map(asked.flatMap((a) => [...a.held]));
+    const names = read.named ? { names: namesArray([...new Set(asked.map((a) => a.name!))]) } : {};
+    const rows = await readSubjectStates(
+      ctx.db,
+      bound(statement, { ...read.values, ...names, known: knownRevisions(known.keys()), ...caller }),
+    );
+    return {
+      entries: model ? model.entriesOf(rows, known) : rows.map((r) => new SubjectEntry(r.state!)),
+      account: rows[0]?.extra,
+    };
   };
-  const query = bound(statement, values);
-  if (!model) {
-    const rows = await readSubjectStates(ctx.db, query);
-    if (carried && rows.length) carried.settle(rows[0]!.extra as TokenAccountRow | string | null);
-    return rows.map((r) => new SubjectEntry(r.state!));
-  }
-  // The same read (SQL and values: the caller's check and the held revisions too) arriving meanwhile shares the
-  // statement, never one already sent (db/joined-reads.ts); entries are never changed once made, so sharing is safe.
-  const { entries, account } = await joinedReadsOf(ctx.db).run(
-    `${query.sql}\n${JSON.stringify(query.parameters)}`,
-    async () => {
-      const rows = await readSubjectStates(ctx.db, query);
-      return { entries: model.settle(read.key, rows, held), account: rows[0]?.extra };
-    },
-  );
+  const mine = { name: read.named?.name, held };
+  // The same kind of read (SQL, values but the names, the caller's check) arriving meanwhile shares the
+  // statement, never one already sent; entries are never changed once made, so sharing them is safe.
+  const shared = model
+    ? await joinedReadsOf(ctx.db).run(`${statement.sql}\n${JSON.stringify([read.values, caller])}`, mine, run)
+    : await run([mine]);
   // Judged before anything of the answer is used; without rows it is made on its own (PendingAccountCheck.run).
-  if (carried && entries.length) carried.settle(account as TokenAccountRow | string | null);
+  if (carried && shared.entries.length) carried.settle(shared.account as TokenAccountRow | string | null);
+  const entries = read.named ? shared.entries.filter(read.named.mine) : shared.entries;
+  if (!model) return entries;
+  model.answered(read.key, entries);
   // Kept only when no write was under way or sent while the statement ran (the generation is the same quiet one).
   if (quiet !== undefined && writes!.quiet === quiet) model.remember(answerKey, quiet, entries);
   return entries;
@@ -167,23 +183,31 @@ async function oneSubject(
   // Its SQL depends on which name and whether an owner limits it, so it is compiled once per such shape.
   const by = 'id' in ref ? 'id' : 'subjectId' in ref ? 'subjectId' : 'operationUuid';
   const name = 'id' in ref ? ref.id : 'subjectId' in ref ? ref.subjectId : ref.operationUuid;
-  const found = await readSubjects(
-    ctx,
-    {
-      shape: `subject by ${by}${owner ? ' owned' : ''}`,
-      build: (slot) =>
-        subjectNamedSelect(
-          ctx.db,
-          by,
-          slot('ref'),
-          owner ? (column) => ownsSubject(column, { accountId: slot<number | null>('owner') }) : undefined,
-        ),
-      values: { ref: name, owner: owner?.accountId ?? null },
-      key: JSON.stringify([by, name, owner?.accountId ?? null]),
-      ...('id' in ref ? { ids: [ref.id] } : {}),
-    },
-    check,
-  );
+  const ownedBy = owner
+    ? (slot: SlotOf) => (column: Parameters<typeof ownsSubject>[0]) =>
+        ownsSubject(column, { accountId: slot<number | null>('owner') })
+    : undefined;
+  const read: SubjectsRead =
+    by === 'operationUuid'
+      ? {
+          shape: `subject by ${by}${owner ? ' owned' : ''}`,
+          build: (slot) => subjectOfOperationSelect(ctx.db, slot('ref'), ownedBy?.(slot)),
+          values: { ref: name, owner: owner?.accountId ?? null },
+          key: JSON.stringify([by, name, owner?.accountId ?? null]),
+        }
+      : {
+          // By id or subjectId: reads of other subjects arriving together share one statement.
+          shape: `subjects by ${by}${owner ? ' owned' : ''}`,
+          build: (slot) => subjectsNamedSelect(ctx.db, by, slot('names'), ownedBy?.(slot)),
+          values: { owner: owner?.accountId ?? null },
+          key: JSON.stringify([by, name, owner?.accountId ?? null]),
+          named: {
+            name,
+            mine: by === 'id' ? (entry) => entry.id === name : (entry) => entry.state.row.subject_id === name,
+          },
+          ...('id' in ref ? { ids: [ref.id] } : {}),
+        };
+  const found = await readSubjects(ctx, read, check);
   if (!found.length) {
     throw notFound(
       'id' in ref

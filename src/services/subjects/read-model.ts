@@ -66,7 +66,7 @@ export type Held = ReadonlyMap<number, SubjectEntry>;
 export class SubjectReadModel {
   private readonly entries = new Map<number, SubjectEntry>();
   /** Per read, the subjects it answered last time: what the next same read most likely answers again. */
-  private readonly answered = new Map<string, readonly number[]>();
+  private readonly answeredBy = new Map<string, readonly number[]>();
   /**
    * PGlite only: whole answers of reads, each exact while the database's write generation is the one it was made at
    * (db/write-generation.ts). One generation for all: a write makes every one of them unusable, so they are
@@ -100,7 +100,7 @@ export class SubjectReadModel {
       const entry = this.entries.get(id);
       if (entry) held.set(entry.revision, entry);
     };
-    for (const id of this.answered.get(key) ?? []) add(id);
+    for (const id of this.answeredBy.get(key) ?? []) add(id);
     for (const id of ids) add(id);
     return held;
   }
@@ -110,7 +110,17 @@ export class SubjectReadModel {
    * revision; a row with its state becomes a new entry, held from now on. Remembers which subjects `key` answered.
    */
   settle(key: string, rows: readonly SubjectStateRow[], held: Held): SubjectEntry[] {
-    const out = rows.map((r) => {
+    const out = this.entriesOf(rows, held);
+    this.answered(key, out);
+    return out;
+  }
+
+  /**
+   * The entries of a statement's rows, in its order (see {@link settle}), without noting which read they answer:
+   * a statement shared by several reads ({@link answered} for each with its own rows).
+   */
+  entriesOf(rows: readonly SubjectStateRow[], held: Held): SubjectEntry[] {
+    return rows.map((r) => {
       if (r.state) return this.hold(new SubjectEntry(r.state));
       const entry = held.get(r.revision);
       // The statement leaves a state out only for a revision it was given, and revisions name one subject each.
@@ -119,13 +129,16 @@ export class SubjectReadModel {
       if (this.entries.get(entry.id) === entry) this.touch(entry);
       return entry;
     });
-    this.answered.delete(key);
-    this.answered.set(
+  }
+
+  /** Note that read `key` answered `entries`: what it will most likely answer next time ({@link held}). */
+  answered(key: string, entries: readonly SubjectEntry[]): void {
+    this.answeredBy.delete(key);
+    this.answeredBy.set(
       key,
-      out.map((e) => e.id),
+      entries.map((e) => e.id),
     );
-    if (this.answered.size > this.reads) this.answered.delete(this.answered.keys().next().value!);
-    return out;
+    if (this.answeredBy.size > this.reads) this.answeredBy.delete(this.answeredBy.keys().next().value!);
   }
 
   /** The whole answer of read `key` as it was at write generation `generation`, if remembered then. */

@@ -1,4 +1,4 @@
-import type { Expression, SqlBool } from 'kysely';
+import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Queryable } from '../queryable.js';
 import type { SubjectRow, SubjectsSelect } from './with-samples.js';
 
@@ -87,30 +87,46 @@ export async function findSubjectRow(
 }
 
 /**
- * `subjects as s` narrowed to the one subject named `by` id, subjectId or operation UUID (`name`, a value or a
- * slot of subjects/shapes.ts), for the subject reads' one statement (with-samples.ts).
+ * `subjects as s` narrowed to the subject an operation (UUID `operationUuid`, a value or a slot of
+ * subjects/shapes.ts) is about, for the subject reads' one statement (with-samples.ts).
  */
-export function subjectNamedSelect(
+export function subjectOfOperationSelect(
   db: Queryable,
-  by: 'id' | 'subjectId' | 'operationUuid',
-  name: unknown,
+  operationUuid: unknown,
   condition?: SubjectCondition,
 ): SubjectsSelect {
   let query = db.selectFrom('subjects as s');
   if (condition) query = query.where(condition('s.enrollment_operation_uuid'));
-  if (by === 'id') query = query.where('s.id', '=', name as number);
-  else if (by === 'subjectId') query = query.where('s.subject_id', '=', name as string);
-  else
-    query = query
-      .where(
-        's.id',
-        'in',
-        subjectRefsOfOperation(db, [name as string])
-          .clearSelect()
-          .select('s.id'),
-      )
-      .orderBy('s.id');
-  return query.limit(1);
+  return query
+    .where(
+      's.id',
+      'in',
+      subjectRefsOfOperation(db, [operationUuid as string])
+        .clearSelect()
+        .select('s.id'),
+    )
+    .orderBy('s.id')
+    .limit(1);
+}
+
+/**
+ * `subjects as s` narrowed to the subjects named by id or subjectId in `names` (a slot bound to a PostgreSQL array
+ * literal, with-samples.ts `namesArray`), in id order: the statement that reads of single subjects arriving
+ * together share (db/joined-reads.ts). Each read keeps the row of its own name.
+ */
+export function subjectsNamedSelect(
+  db: Queryable,
+  by: 'id' | 'subjectId',
+  names: unknown,
+  condition?: SubjectCondition,
+): SubjectsSelect {
+  let query = db.selectFrom('subjects as s');
+  if (condition) query = query.where(condition('s.enrollment_operation_uuid'));
+  query =
+    by === 'id'
+      ? query.where(sql<boolean>`s.id = any(cast(${names} as bigint[]))`)
+      : query.where(sql<boolean>`s.subject_id = any(cast(${names} as text[]))`);
+  return query.orderBy('s.id');
 }
 
 /** The columns of a subject row that its removal needs (subjects/remove.ts). */

@@ -100,6 +100,14 @@ export function knownRevisions(revisions: Iterable<number>): string {
   return `{${[...revisions].join(',')}}`;
 }
 
+/**
+ * Subject names (ids, or subjectIds of any text) as a PostgreSQL array literal: each text quoted, its `\` and `"`
+ * escaped, so a name with commas, braces, quotes or spaces stays one element.
+ */
+export function namesArray(names: readonly (string | number)[]): string {
+  return `{${names.map((n) => (typeof n === 'number' ? String(n) : `"${n.replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+}
+
 /** A `real` as JSON gives it: a number, or the text of NaN / Infinity / -Infinity. */
 type Real = number | string | null;
 const real = (value: Real): number | null => (typeof value === 'string' ? Number(value) : value);
