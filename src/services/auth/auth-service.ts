@@ -81,8 +81,14 @@ export class AuthService {
     password: string,
     address: string,
   ): Promise<Principal & { credentialVersion: number }> {
-    // Read while the throttle reads its own row; a refused attempt just drops it.
-    const loading = findAccountForLogin(this.ctx.db, username);
+    // Read while the throttle reads its own row; a refused attempt just drops it. On PGlite the row comes from the
+    // credential cache, which every change of a password, name, role, enabled flag or deletion empties on commit.
+    const loading = this.credentials.read(
+      'login',
+      username,
+      () => findAccountForLogin(this.ctx.db, username),
+      (row) => row !== undefined,
+    );
     loading.catch(() => undefined);
     const cacheKey = await sha256(`${username}\u0000${password}`);
     const verdict: Verdict<Principal & { credentialVersion: number }> = await this.throttle.attempt(
