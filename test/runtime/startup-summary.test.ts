@@ -3,9 +3,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { findProgram, janusPlan, prepareGateway, summaryLines } from '../../src/runtime/startup-summary.js';
+import { unpackMigratedPglite } from '../support/pglite-image.js';
 import { freePorts } from '../support/ports.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
@@ -28,6 +29,9 @@ async function waitFor(check: () => boolean, what: string, ms = 180_000) {
 async function summaryOf(env: Record<string, string>): Promise<{ lines: string[]; output: string; url: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bims-summary-'));
   dirs.push(dataDir);
+  // Already migrated: the summary is under test here, not a first start's initdb and migrations (those run in
+  // package.test.ts, `bims migrate` on an empty directory).
+  await unpackMigratedPglite(dataDir);
   const run = startService(
     { BIMS_DATA_DIR: dataDir, BIMS_PASSWORD_ITERATIONS: '10000', BIMS_DASHBOARD_PORT: '0', ...env },
     { startupMs: 180_000 },
@@ -42,9 +46,31 @@ async function summaryOf(env: Record<string, string>): Promise<{ lines: string[]
   return { lines: lines.slice(0, lines.findIndex((l) => l.startsWith('  licence')) + 1), output, url };
 }
 
+type Summary = Awaited<ReturnType<typeof summaryOf>>;
+
 describe('startup summary', () => {
+  // Both starts at once (each on its own data directory and ports), each test awaiting its own: a start is
+  // mostly waiting on model loading and imports, so two overlap well.
+  let plain: Promise<Summary>;
+  let voiceAndJanusMissing: Promise<Summary>;
+  beforeAll(() => {
+    plain = summaryOf({});
+    voiceAndJanusMissing = freePorts(3).then(([sidecar, janusHttp, janusAdmin]) =>
+      summaryOf({
+        BIMS_VOICE_MODEL: '/nonexistent/voice.onnx',
+        BIMS_SIDECAR: 'on',
+        BIMS_SIDECAR_PORT: String(sidecar),
+        BIMS_JANUS_HTTP_PORT: String(janusHttp),
+        BIMS_JANUS_ADMIN_PORT: String(janusAdmin),
+        BIMS_JANUS_BIN: '/nonexistent/janus',
+      }),
+    );
+    // A start that fails is reported by the test that awaits it, not as an unhandled rejection meanwhile.
+    for (const summary of [plain, voiceAndJanusMissing]) summary.catch(() => {});
+  });
+
   it('names where BIMS answers, its database and that faces and voice are on; the gateway off with the reason and the command', async () => {
-    const { lines, url, output } = await summaryOf({});
+    const { lines, url, output } = await plain;
     expect(lines[0]).toMatch(/^BIMS \d+\.\d+\.\d+ is ready$/);
     expect(lines).toContain(`  URL        ${url}`);
     expect(lines).toContain(`  API docs   ${url}/docs`);
@@ -68,15 +94,7 @@ describe('startup summary', () => {
   }, 300_000);
 
   it('says voice is off and how to build the model, and that Janus is missing in one plain line with the command, when it may not install it', async () => {
-    const [sidecar, janusHttp, janusAdmin] = await freePorts(3);
-    const { lines, output } = await summaryOf({
-      BIMS_VOICE_MODEL: '/nonexistent/voice.onnx',
-      BIMS_SIDECAR: 'on',
-      BIMS_SIDECAR_PORT: String(sidecar),
-      BIMS_JANUS_HTTP_PORT: String(janusHttp),
-      BIMS_JANUS_ADMIN_PORT: String(janusAdmin),
-      BIMS_JANUS_BIN: '/nonexistent/janus',
-    });
+    const { lines, output } = await voiceAndJanusMissing;
     expect(lines).toContain(
       "  voice      off: the voice model is not installed or cannot be loaded. Turn on: npm run voice-model -- --from pretrained.pt (Resemblyzer's checkpoint; docs/voice.md)",
     );
