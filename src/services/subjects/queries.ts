@@ -139,7 +139,21 @@ function pageRead(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<So
   };
 }
 
-const asText = (entries: readonly SubjectEntry[], as: Presentation) => `[${entries.map((e) => e.text(as)).join(',')}]`;
+/**
+ * A page's answer text, made once per answer: the reads that shared a statement get the same entries, and so does
+ * every read of a remembered answer on PGlite, so they share the text too (a page is some kilobytes, made per
+ * read it was a good part of the garbage a page read leaves). Entries arrays are never changed once made.
+ */
+const pageTexts: Record<Presentation, WeakMap<readonly SubjectEntry[], string>> = {
+  subject: new WeakMap(),
+  multimodal: new WeakMap(),
+};
+
+function asText(entries: readonly SubjectEntry[], as: Presentation): string {
+  let text = pageTexts[as].get(entries);
+  if (text === undefined) pageTexts[as].set(entries, (text = `[${entries.map((e) => e.text(as)).join(',')}]`));
+  return text;
+}
 
 /** `getSubjects`: a page of subjects with their samples. */
 export async function listSubjects(
