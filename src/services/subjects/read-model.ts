@@ -106,18 +106,9 @@ export class SubjectReadModel {
   }
 
   /**
-   * The entries of a read's rows, in its order: a row that came without its state is the held entry of its
-   * revision; a row with its state becomes a new entry, held from now on. Remembers which subjects `key` answered.
-   */
-  settle(key: string, rows: readonly SubjectStateRow[], held: Held): SubjectEntry[] {
-    const out = this.entriesOf(rows, held);
-    this.answered(key, out);
-    return out;
-  }
-
-  /**
-   * The entries of a statement's rows, in its order (see {@link settle}), without noting which read they answer:
-   * a statement shared by several reads ({@link answered} for each with its own rows).
+   * The entries of a statement's rows, in its order: a row that came without its state is the held entry of its
+   * revision; a row with its state becomes a new entry, held from now on. Which read they answer is noted apart
+   * ({@link answered}), since a statement may be shared by several reads (db/joined-reads.ts).
    */
   entriesOf(rows: readonly SubjectStateRow[], held: Held): SubjectEntry[] {
     return rows.map((r) => {
