@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   'capture-rtp': () => import('./capture-rtp.js'),
   upload: () => import('./upload.js'),
   'pglite-worker': () => import('./pglite-worker.js'),
+  xnnpack: () => import('./xnnpack.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);
