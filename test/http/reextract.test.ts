@@ -421,6 +421,9 @@ for (const dialect of dialects) {
   });
 }
 
+/** `npm run reextract` runs the script through tsx; `node --import tsx` is the same without npx's start (0.6 s of CPU a run). */
+const RUN_TS = ['--import', 'tsx'];
+
 describe('npm run reextract on a PGlite data directory', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bims-reextract-'));
   const env = {
@@ -432,10 +435,14 @@ describe('npm run reextract on a PGlite data directory', () => {
   const cli = async (...args: string[]) => {
     const childEnv: Record<string, string | undefined> = { ...process.env, ...env, BIMS_EXTRACTION_WORKERS: '1' };
     delete childEnv.DATABASE_URL; // the data directory, not the suite's PostgreSQL
-    const { stdout, stderr } = await promisify(execFile)('npx', ['tsx', 'scripts/reextract.ts', ...args], {
-      cwd: join(import.meta.dirname, '../..'),
-      env: childEnv,
-    });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [...RUN_TS, 'scripts/reextract.ts', ...args],
+      {
+        cwd: join(import.meta.dirname, '../..'),
+        env: childEnv,
+      },
+    );
     return { summary: JSON.parse(stdout), stderr };
   };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -459,7 +466,7 @@ describe('npm run reextract on a PGlite data directory', () => {
     await booted.close();
     booted = undefined;
 
-    const help = await promisify(execFile)('npx', ['tsx', 'scripts/reextract.ts', '--help'], {
+    const help = await promisify(execFile)(process.execPath, [...RUN_TS, 'scripts/reextract.ts', '--help'], {
       cwd: join(import.meta.dirname, '../..'),
     });
     expect(help.stdout).toMatch(/STOP THE SERVER FIRST/);
