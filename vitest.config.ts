@@ -26,7 +26,8 @@ export default defineConfig({
     // suites spend their time waiting on servers, PostgreSQL, Chromium and Janus, so two at a time keeps the
     // cores busy (suites with a bound in seconds run alone afterwards: scripts/test.mjs).
     maxWorkers: 2,
-    // The longest suites start first, whatever their project (test/support/longest-first-sequencer.ts).
+    // The longest suites first, a project's files together (a worker reuses its modules within a project only):
+    // test/support/longest-first-sequencer.ts.
     sequence: { sequencer: LongestFirstSequencer },
     // Named projects, so a part of the suite can be run alone (`npx vitest run --project http`). `npm test`
     // runs them all. The HTTP and runtime suites also run over PostgreSQL when DATABASE_URL is set.
