@@ -17,6 +17,7 @@ import { CALIBRATION_DIRS, CAPTURE_DIR } from '../scripts/quantise-models.js';
 import { toolRequire } from '../scripts/tool.mjs';
 import { onnxOnTfjs, type Tf } from './onnx-on-tfjs.js';
 import { loadOrtNode } from './ort-node.js';
+import { NATIVE_SESSION_OPTIONS } from '../src/extraction/native-session-options.js';
 
 const DEFAULT_MODELS: FaceModelId[] = ['fr_feature', 'fr_landmark', 'fr_liveness'];
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -131,14 +132,6 @@ export async function run(args: string[]): Promise<unknown> {
   const { tf, ...tfjs } = await tfjsWasm();
   configureEnv({});
   const ortNode = loadOrtNode();
-  const nodeOptions = {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
-  } as const;
   const webOptions = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 } as const;
 
   const sessions = new Map<FaceModelId, { web: ortWeb.InferenceSession; model: ReturnType<typeof onnxOnTfjs> }>();
@@ -154,7 +147,7 @@ export async function run(args: string[]): Promise<unknown> {
     // Weights as the service loads them: subnormals flushed to zero (src/extraction/onnx-flush-subnormals.ts).
     const bytes = flushSubnormalWeights((await readFaceModel(id, { loadModel: nodeModelLoader() })).bytes);
     sessions.set(id, { web: await ortWeb.InferenceSession.create(bytes, webOptions), model: tfjsModel(id, bytes) });
-    nativeSessions.set(id, await ortNode.InferenceSession.create(bytes, nodeOptions));
+    nativeSessions.set(id, await ortNode.InferenceSession.create(bytes, NATIVE_SESSION_OPTIONS));
   }
   const dimsOf = (id: FaceModelId) => {
     const s = sessions.get(id)!.web;

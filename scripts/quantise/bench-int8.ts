@@ -21,6 +21,7 @@ import { CAPTURE_DIR, INT8_MODELS, int8File } from '../quantise-models.js';
 import { loadInputs, photosIn } from './calibration.js';
 import { int8Loader } from './int8-loader.js';
 import { flushSubnormalWeights } from './onnx-int8.js';
+import { NATIVE_SESSION_OPTIONS } from '../../src/extraction/native-session-options.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -41,14 +42,6 @@ type Session = {
 async function perModelBench(): Promise<Record<string, unknown>> {
   configureEnv({});
   const ortNode = toolRequire('bench')('onnxruntime-node') as typeof OrtCommon;
-  const nodeOpts = {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
-  } as const;
   const webOpts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 } as const;
   const out: Record<string, unknown> = {};
   for (const id of (arg('models')?.split(',') as FaceModelId[] | undefined) ?? INT8_MODELS) {
@@ -61,8 +54,16 @@ async function perModelBench(): Promise<Record<string, unknown>> {
     const variants: [string, Session, typeof ort.Tensor | typeof ortNode.Tensor][] = [
       ['wasmFloat', (await ort.InferenceSession.create(float, webOpts)) as unknown as Session, ort.Tensor],
       ['wasmInt8', (await ort.InferenceSession.create(int8, webOpts)) as unknown as Session, ort.Tensor],
-      ['nativeFloat', (await ortNode.InferenceSession.create(float, nodeOpts)) as unknown as Session, ortNode.Tensor],
-      ['nativeInt8', (await ortNode.InferenceSession.create(int8, nodeOpts)) as unknown as Session, ortNode.Tensor],
+      [
+        'nativeFloat',
+        (await ortNode.InferenceSession.create(float, NATIVE_SESSION_OPTIONS)) as unknown as Session,
+        ortNode.Tensor,
+      ],
+      [
+        'nativeInt8',
+        (await ortNode.InferenceSession.create(int8, NATIVE_SESSION_OPTIONS)) as unknown as Session,
+        ortNode.Tensor,
+      ],
     ];
     // Other int8 builds to compare (quantise-models --suffix S writes <id>.int8S.onnx).
     for (const suffix of arg('suffixes')?.split(',') ?? []) {

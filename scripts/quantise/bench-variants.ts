@@ -18,6 +18,7 @@ import { toolRequire } from '../tool.mjs';
 import { CAPTURE_DIR } from '../quantise-models.js';
 import { loadInputs } from './calibration.js';
 import { splitPRelu } from './onnx-prelu.js';
+import { NATIVE_SESSION_OPTIONS } from '../../src/extraction/native-session-options.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -32,14 +33,6 @@ export interface Variant {
 }
 
 const WEB_DEFAULTS = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
-const NATIVE_DEFAULTS = {
-  executionProviders: ['cpu'],
-  intraOpNumThreads: 1,
-  interOpNumThreads: 1,
-  executionMode: 'sequential',
-  graphOptimizationLevel: 'all',
-  logSeverityLevel: 3,
-};
 
 /** The variants this script knows; `wasm` (today's runner) is the default baseline of the comparisons. */
 export const VARIANTS: Record<string, Variant> = {
@@ -105,7 +98,7 @@ async function main(): Promise<void> {
           : [
               n,
               (await ortNode.InferenceSession.create(bytes, {
-                ...NATIVE_DEFAULTS,
+                ...NATIVE_SESSION_OPTIONS,
                 ...v.options,
               } as OrtCommon.InferenceSession.SessionOptions)) as unknown as Session,
               ortNode.Tensor as unknown as typeof ort.Tensor,

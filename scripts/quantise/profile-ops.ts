@@ -18,6 +18,7 @@ import { configureEnv } from '../../src/extraction/ort-web-runner.js';
 import { toolRequire } from '../tool.mjs';
 import { CAPTURE_DIR } from '../quantise-models.js';
 import { loadInputs } from './calibration.js';
+import { NATIVE_SESSION_OPTIONS } from '../../src/extraction/native-session-options.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -189,12 +190,7 @@ async function profileNative(
 ): Promise<Map<string, NodeTime>> {
   const prefix = join('/tmp', `bims-profile-${process.pid}`);
   const s = await ortNode.InferenceSession.create(model, {
-    executionProviders: ['cpu'],
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
+    ...NATIVE_SESSION_OPTIONS,
     ...opts,
     enableProfiling: true,
     profileFilePrefix: prefix,

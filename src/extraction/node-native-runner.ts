@@ -13,6 +13,7 @@ import { BiometricError } from '../biometrics/errors.js';
 import { FACE_MODELS, type FaceModelId, type ModelRunner } from '../biometrics/face/runner.js';
 import { readFaceModel, warmSessions, type OrtWebOptions } from './ort-web-runner.js';
 import { splitPRelu } from './native-split-prelu.js';
+import { NATIVE_SESSION_OPTIONS } from './native-session-options.js';
 
 /** What installs onnxruntime-node (scripts/tool.mjs installs tools/bench with `npm ci` from its lock). */
 export const NATIVE_BACKEND_COMMAND = 'npm run native-backend';
@@ -90,17 +91,7 @@ export class OrtNodeRunner implements ModelRunner {
       try {
         // PRelu split into operators onnxruntime-node keeps in its NCHWc layout: the same outputs, bit for bit,
         // fr_feature about a fifth faster (native-split-prelu.ts; the wasm runner keeps the model as it is).
-        sessions.set(
-          id,
-          await ort.InferenceSession.create(splitPRelu(bytes), {
-            executionProviders: ['cpu'],
-            intraOpNumThreads: 1,
-            interOpNumThreads: 1,
-            executionMode: 'sequential',
-            graphOptimizationLevel: 'all',
-            logSeverityLevel: 3,
-          }),
-        );
+        sessions.set(id, await ort.InferenceSession.create(splitPRelu(bytes), NATIVE_SESSION_OPTIONS));
       } catch (e) {
         throw new BiometricError(
           'MODEL_UNAVAILABLE',
