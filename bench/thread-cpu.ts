@@ -52,3 +52,9 @@ export function cpuByThread(before: ThreadCpu, after: ThreadCpu, per = 1): Recor
   out.otherThreads = round(rest);
   return out;
 }
+
+/** This process's CPU time so far, user and system, in ms (every thread of it). */
+export function processCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

@@ -16,6 +16,7 @@ import { PARTIAL_FRAMES, partialSlices } from '../src/biometrics/voice/partials.
 import { normaliseVolume } from '../src/biometrics/voice/pipeline.js';
 import { nodeModelLoader } from '../src/extraction/node-models.js';
 import { OrtVoiceRunner } from '../src/extraction/ort-voice-runner.js';
+import { processCpuMs as cpuMs } from './thread-cpu.js';
 
 const SPEECH = fileURLToPath(new URL('../test/fixtures/speech/', import.meta.url));
 
@@ -34,11 +35,6 @@ function clips(): { name: string; bytes: Uint8Array }[] {
     ...pick('klettres-de', 4),
   ];
 }
-
-const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 export async function run(args: string[]) {
   const r = args.indexOf('--rounds');
