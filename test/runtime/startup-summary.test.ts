@@ -38,7 +38,12 @@ async function summaryOf(env: Record<string, string>): Promise<{ lines: string[]
   );
   runs.push(run);
   const url = await run.listening;
-  await waitFor(() => /^ {2}licence {4}/m.test(run.output()), 'the startup summary');
+  // The summary for people goes to stderr and its log line to stdout, right after: two pipes, which arrive in
+  // either order, so both are awaited.
+  await waitFor(
+    () => /^ {2}licence {4}/m.test(run.output()) && /"message":"startup summary/.test(run.output()),
+    'the startup summary and its log line',
+  );
   const output = run.output();
   const lines = output.slice(output.indexOf('BIMS 0.')).split('\n');
   run.child.kill('SIGTERM');
