@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   upload: () => import('./upload.js'),
   'pglite-worker': () => import('./pglite-worker.js'),
   xnnpack: () => import('./xnnpack.js'),
+  'login-timing': () => import('./login-timing.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);

@@ -36,6 +36,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return diff === 0;
 }
 
+/**
+ * A stored hash no password matches, of the given strength: checked against when a user name names no
+ * account, so that the answer takes one derivation as for a real account (no timing oracle on which names
+ * exist). Its salt and hash are fixed: the derivation, not the comparison, is what costs.
+ */
+export function unmatchableHash(iterations: number): string {
+  return `pbkdf2-sha256$${iterations}$${toBase64(new Uint8Array(16))}$${toBase64(new Uint8Array(32))}`;
+}
+
 /** SHA-256 of a string as base64url: how opaque secrets (refresh tokens, codes) are stored. */
 export async function sha256(text: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));

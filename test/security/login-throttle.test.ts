@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { ADMIN_PASSWORD, adminAuth, bootForTest, dialects } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
-import { pkcePair, postForm, signIn } from '../support/oauth-flow.js';
+import { attempt, PATHS } from '../support/login-paths.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
 import { createLogger } from '../../src/services/logger.js';
 
@@ -17,45 +17,6 @@ const ADDRESS_BUDGET = 30;
 const addressOf = (request: Request) => request.headers.get('x-test-address') ?? 'unknown';
 
 type Booted2 = Awaited<ReturnType<typeof bootForTest>>;
-type Path = 'basic' | 'login' | 'token' | 'authorize';
-const PATHS: Path[] = ['basic', 'login', 'token', 'authorize'];
-
-/** One password attempt through a path from an address; answers the HTTP status, normalised: 200 accepted, 401, 429. */
-async function attempt(
-  node: { app: Booted['app'] },
-  path: Path,
-  username: string,
-  password: string,
-  address: string,
-): Promise<{ status: number; retryAfter: number | null }> {
-  const from = { 'x-test-address': address };
-  const app = {
-    request: (p: string, init: RequestInit = {}) =>
-      node.app.request(p, { ...init, headers: { ...(init.headers as Record<string, string>), ...from } }),
-  };
-  let res: Response;
-  if (path === 'basic')
-    res = await app.request('/admin/accounts/count', { headers: { authorization: basic(username, password) } });
-  else if (path === 'login') {
-    res = await app.request('/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-    });
-  } else if (path === 'token')
-    res = await postForm(app, '/oauth2/token', {
-      grant_type: 'client_credentials',
-      client_id: username,
-      client_secret: password,
-    });
-  else res = await signIn(app, username, password, { challenge: (await pkcePair()).challenge });
-  await res.arrayBuffer();
-  // A sign-in redirects with a code; an operation above the account's role answers 403 once the password passed.
-  const status = res.status === 302 || (path === 'basic' && res.status === 403) ? 200 : res.status;
-  const retry = res.headers.get('retry-after');
-  return { status, retryAfter: retry === null ? null : Number(retry) };
-}
-
 async function createAccount(booted: { app: Booted['app'] }, username: string, role = 'USER'): Promise<void> {
   const res = await booted.app.request('/admin/accounts/create', {
     method: 'POST',

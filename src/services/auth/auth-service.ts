@@ -1,7 +1,7 @@
 import { fromBase64 } from '../../encoding/base64.js';
 import { baseUrlOf, type Config } from '../../config/config.js';
 import type { Principal } from '../../auth/principal.js';
-import { sha256, verifyPassword } from '../../auth/password.js';
+import { sha256, unmatchableHash, verifyPassword } from '../../auth/password.js';
 import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle.js';
 import { SigningKeys } from '../../auth/signing-keys.js';
 import { findAccountForLogin } from '../../db/repositories/accounts.js';
@@ -97,10 +97,11 @@ export class AuthService {
       cacheKey,
       async () => {
         const account = await loading;
-        const ok =
-          account !== undefined &&
-          (this.verified.get(cacheKey) === account.password_hash ||
-            (await verifyPassword(password, account.password_hash)));
+        // An unknown name costs the same derivation as a wrong password (a disabled account's is checked too).
+        const ok = account
+          ? this.verified.get(cacheKey) === account.password_hash ||
+            (await verifyPassword(password, account.password_hash))
+          : await verifyPassword(password, unmatchableHash(this.ctx.config.BIMS_PASSWORD_ITERATIONS));
         if (!account || !ok) {
           this.verified.delete(cacheKey);
           return { ok: false, reason: 'Bad user name or password' };
