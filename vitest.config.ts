@@ -5,7 +5,7 @@ import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js
 const NEEDS_INSTALLED_PROGRAMS = ['src/sidecar/janus-config.test.ts', 'src/sidecar/decoders/rtp-decoder.test.ts'];
 
 /** Builds and runs the speaker encoder from checkpoints: minutes of CPU, so with the engine suites. */
-const CONVERTS_MODELS = ['test/scripts/voice-model.test.ts'];
+const CONVERTS_MODELS = ['test/scripts/voice-model.test.ts', 'test/scripts/voice-model-download.test.ts'];
 
 export default defineConfig({
   test: {

@@ -13,12 +13,14 @@ if (process.env.BIMS_SKIP_MODELS === '1') {
     console.warn(
       'postinstall: face models are NOT available; run `node scripts/fetch-models.mjs` before starting BIMS',
     );
-  // The speaker encoder is optional: without it faces work and voice operations answer 503 naming it.
+  // The speaker encoder is optional: without it faces work and voice operations answer 503 naming it. The script
+  // copies it from ../shared/, or downloads and converts Resemblyzer's checkpoint (bounded in time), and says
+  // what to do when it cannot; its status never fails the install.
   const voice = spawnSync(process.execPath, [fileURLToPath(new URL('./fetch-voice-model.mjs', import.meta.url))], {
     stdio: 'inherit',
   });
   if (voice.status !== 0)
     console.warn(
-      "postinstall: the voice model is NOT available; voice operations will answer 503 until it is built with `npm run voice-model -- --from pretrained.pt` (Resemblyzer's checkpoint; docs/voice.md)",
+      'postinstall: the voice model is NOT available (what to do is above; docs/voice.md); faces are not affected',
     );
 }

@@ -126,8 +126,11 @@ function check(what: string, a: Float32Array, n: number): void {
   if (a.length !== n) throw new Error(`${what} has ${a.length} values, expected ${n}`);
 }
 
-/** ONNX model bytes of the encoder. `source` says where the weights came from (kept in the model's metadata). */
-export function ge2eOnnx(w: Ge2eWeights, source: string): Uint8Array {
+/**
+ * ONNX model bytes of the encoder. They depend on the weights alone (no name, date or checkpoint hash in the
+ * metadata), so that one set of weights always makes one file, whose SHA-256 the manifest pins.
+ */
+export function ge2eOnnx(w: Ge2eWeights): Uint8Array {
   if (w.layers.length !== LAYERS) throw new Error(`${w.layers.length} LSTM layers, expected ${LAYERS}`);
   const nodes: Uint8Array[] = [node('Transpose', 'to_time_major', ['mels'], ['x0'], intsAttr('perm', [1, 0, 2]))];
   const inits: Uint8Array[] = [
@@ -195,7 +198,7 @@ export function ge2eOnnx(w: Ge2eWeights, source: string): Uint8Array {
     bytes(2, 'bims-voice-model'),
     graph,
     message(8, bytes(1, ''), num(2, 17)),
-    meta('source', source),
+    meta('source', 'resemble-ai/Resemblyzer pretrained.pt, converted by BIMS scripts/voice-model.ts'),
     meta('weights_license', 'Apache-2.0, Copyright 2019 Resemble.AI (resemble-ai/Resemblyzer pretrained.pt)'),
     meta(
       'input',

@@ -20,7 +20,7 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 const missing = (why: string) =>
   new BiometricError(
     'MODEL_UNAVAILABLE',
-    `voice model ${VOICE_MODEL_FILE} ${why}; build it from Resemblyzer's pretrained.pt with \`npm run voice-model -- --from pretrained.pt\`, or copy the shipped file with \`node scripts/fetch-voice-model.mjs\` (from ../shared/models/voice/), or name a model file in BIMS_VOICE_MODEL`,
+    `voice model ${VOICE_MODEL_FILE} ${why}; build it with \`npm run voice-model\` (downloads Resemblyzer's published checkpoint and converts it; offline, from a copy of it: \`npm run voice-model -- --from pretrained.pt\`), or copy the shipped file with \`node scripts/fetch-voice-model.mjs\` (from ../shared/models/voice/), or name a model file in BIMS_VOICE_MODEL`,
   );
 
 /**

@@ -112,7 +112,8 @@ async function extraction(services: Services): Promise<{ faces: Capability; voic
   const voiceOff = {
     on: false,
     detail: 'the voice model is not installed or cannot be loaded',
-    turnOn: "npm run voice-model -- --from pretrained.pt (Resemblyzer's checkpoint; docs/voice.md)",
+    turnOn:
+      "npm run voice-model (downloads Resemblyzer's checkpoint; offline: npm run voice-model -- --from pretrained.pt; docs/voice.md)",
   };
   let extractor;
   try {

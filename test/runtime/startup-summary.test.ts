@@ -101,7 +101,7 @@ describe('startup summary', () => {
   it('says voice is off and how to build the model, and that Janus is missing in one plain line with the command, when it may not install it', async () => {
     const { lines, output } = await voiceAndJanusMissing;
     expect(lines).toContain(
-      "  voice      off: the voice model is not installed or cannot be loaded. Turn on: npm run voice-model -- --from pretrained.pt (Resemblyzer's checkpoint; docs/voice.md)",
+      "  voice      off: the voice model is not installed or cannot be loaded. Turn on: npm run voice-model (downloads Resemblyzer's checkpoint; offline: npm run voice-model -- --from pretrained.pt; docs/voice.md)",
     );
     expect(lines).toContain(
       '  gateway    off: Janus is not installed (/nonexistent/janus not found). Turn on: install Janus or point BIMS_JANUS_BIN at it',
