@@ -1,5 +1,6 @@
 // npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache]
 //                  [--backend wasm|native]   (the face models' extraction backend, docs/extraction.md)
+//                  [--probe-seconds 1,1.5,2] (voice: probes cut to that much speech, eval-voice-probes.ts)
 // Accuracy of the face engine over any folder laid out as identity/image.{jpg,png} (the LFW convention), or
 // of the voice engine over speaker/clip.wav folders. Voice adds the figures of enrolments of three clips
 // averaged (`enrol3`), which is how the service enrols several voice samples.
@@ -17,6 +18,7 @@ import {
   tarAtFar,
   type Modality,
 } from './eval-lib.js';
+import { probeLengthFigures, probeTable, type ProbeLengthFigures } from './eval-voice-probes.js';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,8 +29,13 @@ const dataset = arg('dataset');
 const modality = (arg('modality') ?? 'face') as Modality;
 if (!dataset || (modality !== 'face' && modality !== 'voice')) {
   console.error(
-    'usage: npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache]',
+    'usage: npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache] [--probe-seconds S[,S...]]',
   );
+  process.exit(2);
+}
+const probeSeconds = arg('probe-seconds')?.split(',').map(Number);
+if (probeSeconds && (modality !== 'voice' || !probeSeconds.every((s) => s > 0))) {
+  console.error('--probe-seconds takes positive seconds of speech (e.g. 1,1.5,2), with --modality voice');
   process.exit(2);
 }
 const calibration = calibrationOf(modality);
@@ -108,6 +115,14 @@ if (impostor.length < 1e4)
   console.log(
     `note: ${impostor.length} impostor pairs cannot resolve FAR 1e-4; TAR there is measured against the highest impostor`,
   );
+if (probeSeconds) {
+  result.probeSeconds = await probeLengthFigures(
+    samples,
+    probeSeconds,
+    Number(arg('workers') ?? availableParallelism()),
+  );
+  for (const line of probeTable(result.probeSeconds as ProbeLengthFigures[])) console.log(line);
+}
 const json = arg('json');
 if (json) writeFileSync(json, JSON.stringify(result, null, 2) + '\n');
 const plot = arg('plot');
