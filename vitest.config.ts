@@ -68,7 +68,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'runtime',
-          include: ['test/runtime/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NEEDS_INSTALLED_PROGRAMS],
+          include: ['test/{runtime,cluster}/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NEEDS_INSTALLED_PROGRAMS],
         },
       },
       { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },

@@ -249,6 +249,33 @@ export const configSchema = z.object({
    */
   BIMS_GALLERY_RECONCILE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
 
+  // ---- a gallery past one machine: matcher shards over NATS (docs/scale-out.md) -------------------------------
+  /**
+   * NATS server(s), comma-separated (`nats://host:4222,nats://other:4222`; user and password or a token in the URL
+   * when the servers ask for them). Set: the gallery is held by `bims matcher` shard processes and every 1:N and
+   * 1:1 search is sent to them; this process loads no template. Needs PostgreSQL (DATABASE_URL). Unset: the gallery
+   * lives in this process (the default). Node only.
+   */
+  BIMS_NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\/[^,\s]+(,(nats|tls):\/\/[^,\s]+)*$/, 'must be nats:// or tls:// URLs, comma-separated')
+    .optional(),
+  /**
+   * How many shards the gallery is split into (subject slot ranges, docs/scale-out.md). API nodes and matcher
+   * processes must agree; each shard needs at least one running `bims matcher` holding it.
+   */
+  BIMS_MATCHER_SHARDS: z.coerce.number().int().min(1).max(32_768).default(1),
+  /**
+   * How long a search waits for every shard's answer (a replica that died holding the request is retried on
+   * another within it); past it the operation answers 503 (component `matcher`), never a partial candidate list.
+   */
+  BIMS_MATCHER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  /** First token of the matcher subjects on NATS (`<prefix>.matcher.<shards>.<shard>`): deployments sharing a NATS cluster pick different ones. */
+  BIMS_NATS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be one NATS subject token (letters, digits, - and _)')
+    .default('bims'),
+
   // ---- licence keys (dongles) --------------------------------------------------------------------------------
   /** USB ids (vendor:product hex, `*` for any product) the sidecar counts as licence keys. */
   BIMS_DONGLE_USB_IDS: z.string().default('0529:*,064f:*'),
@@ -292,6 +319,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const lines = parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   if (present.BIMS_EXTRACTION_URL && !present.BIMS_EXTRACTION_TOKEN)
     lines.push('  BIMS_EXTRACTION_TOKEN: required when BIMS_EXTRACTION_URL is set');
+  if (present.BIMS_NATS_URL && !present.DATABASE_URL)
+    lines.push(
+      '  BIMS_NATS_URL: a matcher cluster needs PostgreSQL (DATABASE_URL): its shard processes read the same database',
+    );
   if (!parsed.success || lines.length) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
 import type { z } from 'zod';
 import type { Role, Surface } from '../auth/roles.js';
 import type { CandidateData, ChecksFromImageShape, OperationStatus, OperationType } from '../schemas/operations.js';
@@ -118,6 +118,8 @@ export interface SubjectsTable {
   updated_at: Stamp;
   /** Names one state of the subject with its samples and templates; set by triggers (migration 0010), never written. */
   revision: Generated<number>;
+  /** The matcher cluster's slot of the subject (migration 0012), computed by the database from `id`, never written. */
+  shard_slot: GeneratedAlways<number>;
 }
 
 /** What an operation row holds is what the `Operation` model shows (services/operation-log/record.ts presents it). */

@@ -10,6 +10,7 @@ import { reportNode } from '../services/management/nodes.js';
 import { VERSION } from '../version.js';
 import type { Extractor } from '../extraction/index.js';
 import type { MatcherThreads } from '../biometrics/index.js';
+import type { MatcherCluster } from '../services/gallery/sharded/matcher-cluster.js';
 import { GALLERY_CHANNEL, type GalleryFreshness } from '../services/gallery/gallery-cache.js';
 import { CAPTURE_CHANNEL } from '../services/capture/capture-store.js';
 import { pruneChanges } from '../services/gallery/change-log.js';
@@ -41,6 +42,11 @@ export interface BootOptions {
   createExtractor?: () => Promise<Extractor>;
   /** Threads that share 1:N searches (Node's MatcherPool); closed with the service. Absent: one thread. */
   matcherThreads?: MatcherThreads & { close(): Promise<void> };
+  /**
+   * A matcher cluster that holds the gallery (BIMS_NATS_URL; the Node entry connects to NATS): this process then
+   * loads no template. Closed with the service.
+   */
+  matcherCluster?: MatcherCluster & { close(): Promise<void> };
 }
 
 export interface Booted {
@@ -95,6 +101,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     galleryFreshness: freshness,
     databasePool: database.poolStats,
     matcherThreads: options.matcherThreads,
+    matcherCluster: options.matcherCluster,
   });
   // Each node prunes the gallery change log and the finished capture sessions when it reports in (at start,
   // then with every heartbeat; on Workers, where timers do not outlive the request, at each isolate's start).
@@ -112,7 +119,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
   // the change log in commit order. While the listening connection is down, the gallery reads the change log
   // before each search instead (see GalleryCache.resynchronise), and reconciles once it is back.
   const unlisten =
-    freshness === 'listen'
+    freshness === 'listen' && services.gallery.listens
       ? await database.listen?.(
           GALLERY_CHANNEL,
           (payload) =>
@@ -170,6 +177,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
       await services.gateway.close();
       await services.extractors.close();
       await options.matcherThreads?.close();
+      await options.matcherCluster?.close();
       // PGlite's close() never returns while a query is in flight, and the gallery may still be loading
       // (boot starts it without waiting): a CLI that finished quickly hung on exit.
       await Promise.all([services.gallery.ready().catch(() => {}), beat, reconciling]);

@@ -22,6 +22,10 @@ const COMMANDS: Record<string, { what: string; load: () => Promise<unknown> }> =
     what: 'offer face and voice extraction over HTTP to instances with BIMS_EXTRACTION_URL (e.g. Workers)',
     load: () => import('./node-extraction.js'),
   },
+  matcher: {
+    what: 'hold gallery shards and answer searches over NATS (--shards 0,1; BIMS_NATS_URL: docs/scale-out.md)',
+    load: () => import('./commands/matcher.js'),
+  },
   licence: {
     what: 'vendor tools: keygen, issue (a licence), update (a dongle update); no options for usage',
     load: () => import('./commands/licence.js'),

@@ -12,6 +12,7 @@ import { createExtractor } from '../extraction/index.js';
 import { MatcherPool } from '../biometrics/matcher-pool.js';
 import { nativeBackendMissing } from '../extraction/node-native-runner.js';
 import { prepareGateway, reportStartup } from './startup-summary.js';
+import { connectMatcherCluster } from './nats.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
@@ -54,10 +55,13 @@ async function main(): Promise<void> {
             ...poolLimitsOf(config),
             ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
           }),
-    // 1:N searches of large galleries shared across threads (none start until a partition is large enough).
-    ...(config.BIMS_MATCHER_THREADS === 1
-      ? {}
-      : { matcherThreads: new MatcherPool(config.BIMS_MATCHER_THREADS || undefined) }),
+    // With a matcher cluster (BIMS_NATS_URL) the gallery is held by its shard processes, not here.
+    ...(config.BIMS_NATS_URL
+      ? { matcherCluster: await connectMatcherCluster(config, hostname(), configuredLogger(config)) }
+      : // 1:N searches of large galleries shared across threads (none start until a partition is large enough).
+        config.BIMS_MATCHER_THREADS === 1
+        ? {}
+        : { matcherThreads: new MatcherPool(config.BIMS_MATCHER_THREADS || undefined) }),
   });
   // Warm the extraction pool now, so the first enrolment does not wait for it (a failure is reported by the first request that needs it).
   void booted.services.extractors

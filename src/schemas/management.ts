@@ -84,6 +84,25 @@ const GalleryState = z
       last: reconcileReport.nullable(),
       lastDrift: reconcileReport.nullable(),
     }),
+    cluster: z
+      .object({
+        shards: z.number().int(),
+        parts: z.array(
+          z.object({
+            shard: z.number().int(),
+            subjects: z.number().int(),
+            templates: z.number().int(),
+            digest: z.string(),
+            lastChangeId: z.number().int(),
+          }),
+        ),
+        missing: z.array(z.number().int()).openapi({ description: 'Shards no replica answered for' }),
+      })
+      .optional()
+      .openapi({
+        description:
+          'With a matcher cluster (BIMS_NATS_URL, docs/scale-out.md): each shard as one of its replicas reports it; the figures above are their sums, and each shard reconciles itself',
+      }),
   })
   .openapi({
     description:

@@ -2,7 +2,9 @@ import type { ServiceContext } from './context.js';
 import { AuthService } from './auth/auth-service.js';
 import { SettingsService } from './settings/settings.js';
 import { GatewayService } from './gateway/gateway-service.js';
-import { GalleryCache, type GalleryFreshness } from './gallery/gallery-cache.js';
+import { GalleryCache, type GalleryFreshness, type GalleryService } from './gallery/gallery-cache.js';
+import type { MatcherCluster } from './gallery/sharded/matcher-cluster.js';
+import { ShardedGallery } from './gallery/sharded/sharded-gallery.js';
 import { LicensingService } from './licensing/licensing-service.js';
 import type { MatcherThreads } from '../biometrics/index.js';
 import { ExtractorProvider } from './biometrics/extractor-provider.js';
@@ -20,8 +22,8 @@ export interface Services {
   gateway: GatewayService;
   /** The face extractor, started on first use. */
   extractors: ExtractorProvider;
-  /** The in-memory gallery of ENROLLED templates, in step with the database. */
-  gallery: GalleryCache;
+  /** The gallery of ENROLLED templates, in step with the database: in this process's memory, or a matcher cluster's. */
+  gallery: GalleryService;
   /** The licence in force (cached reads of its source); countUsage enforces it inside each operation's transaction. */
   licensing: LicensingService;
   /** Requests, extraction, gallery and database pool figures for `GET /metrics`. */
@@ -35,11 +37,15 @@ export function createServices(
     galleryFreshness?: GalleryFreshness;
     databasePool?: () => DatabasePoolStats;
     matcherThreads?: MatcherThreads;
+    /** A matcher cluster that holds the gallery instead of this process (BIMS_NATS_URL, docs/scale-out.md). */
+    matcherCluster?: MatcherCluster;
   } = {},
 ): Services {
   const metrics = new ServiceMetrics();
   const extractors = new ExtractorProvider(options.createExtractor, metrics.recordExtraction);
-  const gallery = new GalleryCache(ctx, options.galleryFreshness, options.matcherThreads);
+  const gallery = options.matcherCluster
+    ? new ShardedGallery(ctx, options.matcherCluster)
+    : new GalleryCache(ctx, options.galleryFreshness, options.matcherThreads);
   metrics.collectFrom({
     extractors,
     gallery,

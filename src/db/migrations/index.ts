@@ -10,6 +10,7 @@ import * as greyPaddedTokenImages from './2026_11_26_0008_grey_padded_token_imag
 import * as captureSessions from './2026_11_26_0009_capture_sessions.js';
 import * as subjectRevisions from './2026_11_26_0010_subject_revisions.js';
 import * as subjectStateFunction from './2026_11_27_0011_subject_state_function.js';
+import * as subjectShardSlot from './2026_11_28_0012_subject_shard_slot.js';
 
 /**
  * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_0009_capture_sessions': captureSessions,
   '2026_11_26_0010_subject_revisions': subjectRevisions,
   '2026_11_27_0011_subject_state_function': subjectStateFunction,
+  '2026_11_28_0012_subject_shard_slot': subjectShardSlot,
 };

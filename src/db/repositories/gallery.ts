@@ -215,18 +215,23 @@ function crcSql(column: string) {
 /**
  * The digest of the gallery according to the database (services/gallery/digest.ts's digestTerm, summed in SQL)
  * over the face sample templates and VOICE templates of ENROLLED subjects: the template count and the sum of
- * the terms as decimal text (it exceeds 2^53). One query.
+ * the terms as decimal text (it exceeds 2^53). One query. With `slots`, only the subjects of that slot range.
  */
-export async function galleryDigestInDatabase(db: Queryable): Promise<{ templates: number; sum: string }> {
+export async function galleryDigestInDatabase(
+  db: Queryable,
+  slots?: { from: number; to: number },
+): Promise<{ templates: number; sum: string }> {
+  // A matcher shard's digest covers its slots only (gallery-shards.ts).
+  const inSlots = slots ? sql`and s.shard_slot >= ${slots.from}::int and s.shard_slot < ${slots.to}::int` : sql``;
   const { rows } = await sql<{ templates: string | number; sum: string | null }>`
     with terms as (
       select (f.id::int8 * 2) * 1000003 + s.id::int8 * 7919 + ${crcSql('f.template')} as term
         from face_samples f join subjects s on s.id = f.subject_ref
-        where s.status = 'ENROLLED' and f.template is not null
+        where s.status = 'ENROLLED' and f.template is not null ${inSlots}
       union all
       select (t.id::int8 * 2 + 1) * 1000003 + s.id::int8 * 7919 + ${crcSql('t.data')} as term
         from templates t join subjects s on s.id = t.subject_ref
-        where s.status = 'ENROLLED' and t.modality = 'VOICE'
+        where s.status = 'ENROLLED' and t.modality = 'VOICE' ${inSlots}
     )
     select count(*) as templates, sum(term)::text as sum from terms`.execute(db);
   return { templates: Number(rows[0]?.templates ?? 0), sum: rows[0]?.sum ?? '0' };

@@ -43,9 +43,9 @@ export function digestTerm(source: TemplateSource, rowId: number, subjectRef: nu
 /**
  * The digest of what the gallery should hold according to the database: the face sample templates and VOICE
  * templates of ENROLLED subjects (the rows GalleryCache loads). One query; read it in the same snapshot as the
- * change-log position it is compared at.
+ * change-log position it is compared at. With `slots`, a matcher shard's part (sharded/shard-map.ts).
  */
-export async function databaseDigest(db: Queryable): Promise<GalleryDigest> {
+export async function databaseDigest(db: Queryable, slots?: { from: number; to: number }): Promise<GalleryDigest> {
   // The SQL twin of digestTerm (and of trailingCrc for a bytea column) is in the repository.
-  return galleryDigestInDatabase(db);
+  return galleryDigestInDatabase(db, slots);
 }

@@ -1,36 +1,24 @@
 import type { Kysely, Transaction } from 'kysely';
-import { holdTransactionLock } from '../../db/repositories/gallery.js';
+import type { MatcherThreads } from '../../biometrics/index.js';
 import type { Database } from '../../db/tables.js';
-import { GalleryChanges } from './gallery-changes.js';
+import type { ServiceContext } from '../context.js';
+import type { GalleryChanges } from './gallery-changes.js';
+import {
+  galleryTransaction,
+  holdDeduplicationLock,
+  type GallerySearch,
+  type GalleryService,
+  type GalleryState,
+} from './gallery-service.js';
 import type { GalleryMatch } from './gallery-store.js';
-import { GallerySync, type ReconcileReport } from './gallery-sync.js';
+import { GallerySync, type GalleryFreshness } from './gallery-sync.js';
+import type { SlotRange } from './sharded/shard-map.js';
 
 export { GALLERY_CHANNEL } from './gallery-changes.js';
 export type { GalleryChanges } from './gallery-changes.js';
 export type { GalleryMatch } from './gallery-store.js';
 export type { GalleryFreshness, ReconcileReport } from './gallery-sync.js';
-
-/**
- * The key of the transaction-scoped advisory lock that serialises deduplication across every process on one
- * PostgreSQL database ("BIMS" and 1). Only enrolments that deduplicate take it.
- */
-const DEDUPLICATION_LOCK = 0x42494d53_0001;
-
-/** What management info shows of the gallery. */
-export interface GalleryState {
-  subjects: number;
-  templates: number;
-  /** Digest of what this node holds now (digest.ts), comparable with the database's. */
-  digest: string;
-  /** The change-log id up to which this node has applied every change. */
-  lastChangeId: number;
-  reconciliation: {
-    checks: number;
-    driftsRepaired: number;
-    last: ReconcileReport | null;
-    lastDrift: ReconcileReport | null;
-  };
-}
+export type { GalleryService, GalleryState } from './gallery-service.js';
 
 /**
  * The in-memory face and voice gallery of ENROLLED subjects, a projection of the database: the store
@@ -38,7 +26,22 @@ export interface GalleryState {
  * only through {@link transaction} and read it through the searches below. Matching is exact, partitioned by
  * template version.
  */
-export class GalleryCache extends GallerySync {
+export class GalleryCache extends GallerySync implements GalleryService {
+  readonly listens = true;
+
+  /** The change-log id up to which this gallery has applied every change. */
+  get appliedChangeId(): number {
+    return this.lastSeen;
+  }
+
+  /**
+   * @param slots a matcher shard's part of the gallery (sharded/shard-map.ts; a `bims matcher` process holds one
+   * GalleryCache per shard). Absent: the whole gallery.
+   */
+  constructor(ctx: ServiceContext, freshness?: GalleryFreshness, threads?: MatcherThreads, slots?: SlotRange) {
+    super(ctx, freshness, threads, slots);
+  }
+
   /**
    * Run `work` in one transaction that may change the gallery: the changes it notes on `changes` are announced
    * to every node as the transaction's last statements (change-log rows and, on PostgreSQL, a NOTIFY delivered
@@ -52,16 +55,9 @@ export class GalleryCache extends GallerySync {
    *   return ref;
    * });
    */
-  async transaction<T>(work: (trx: Transaction<Database>, changes: GalleryChanges) => Promise<T>): Promise<T> {
-    const changes = new GalleryChanges();
-    const result = await this.ctx.db.transaction().execute(async (trx) => {
-      const value = await work(trx, changes);
-      await changes.announce(trx, { dialect: this.ctx.dialect, nodeId: this.ctx.node.id });
-      return value;
-    });
+  transaction<T>(work: (trx: Transaction<Database>, changes: GalleryChanges) => Promise<T>): Promise<T> {
     // The transaction's own changes are applied from memory when nothing came between (gallery-sync.ts).
-    if (!changes.empty) await this.applyCommitted(changes.committed());
-    return result;
+    return galleryTransaction(this.ctx, work, (committed) => this.applyCommitted(committed));
   }
 
   /**
@@ -73,9 +69,7 @@ export class GalleryCache extends GallerySync {
    * caller catches up before opening the transaction.
    */
   async lockForDeduplication(trx: Kysely<Database>): Promise<void> {
-    if (this.ctx.dialect !== 'postgres') return;
-    await holdTransactionLock(trx, DEDUPLICATION_LOCK);
-    await this.catchUp();
+    if (await holdDeduplicationLock(this.ctx, trx)) await this.catchUp();
   }
 
   /**
@@ -87,10 +81,7 @@ export class GalleryCache extends GallerySync {
   }
 
   /** 1:N: best `topK` subjects at or above `threshold` for one probe template, best first. */
-  async identify(
-    probe: Uint8Array,
-    options: { topK: number; threshold: number; excludeRefs?: number[] },
-  ): Promise<GalleryMatch[]> {
+  async identify(probe: Uint8Array, options: GallerySearch): Promise<GalleryMatch[]> {
     await this.ready();
     const found = await this.store.search(probe, options);
     // Named by the store as it is once the search is over: a subject removed while the matcher threads scanned

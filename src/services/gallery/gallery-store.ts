@@ -1,11 +1,15 @@
 import { Gallery, type MatchCandidate, type MatcherThreads } from '../../biometrics/index.js';
+import { exactTopK } from '../../biometrics/candidate-order.js';
 import {
   galleryFaceTemplatesAfter,
+  galleryTemplatesOf,
   galleryVoiceTemplatesAfter,
   type GalleryTemplate,
 } from '../../db/repositories/gallery.js';
+import { enrolledSubjectsInSlots } from '../../db/repositories/gallery-shards.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import { digestTerm, type GalleryDigest } from './digest.js';
+import type { SlotRange } from './sharded/shard-map.js';
 
 /** A match with the client's subject identifier attached. */
 export interface GalleryMatch extends MatchCandidate {
@@ -42,8 +46,12 @@ export class GalleryStore {
    * A store holding every gallery template the database has (face sample templates, then VOICE templates, of
    * ENROLLED subjects), read in batches in id order: several queries, each in its own snapshot.
    */
-  static async load(db: Queryable, threads?: MatcherThreads): Promise<GalleryStore> {
+  static async load(db: Queryable, threads?: MatcherThreads, slots?: SlotRange): Promise<GalleryStore> {
     const store = new GalleryStore(threads);
+    if (slots) {
+      await store.loadSlots(db, slots);
+      return store;
+    }
     for (const readBatch of [galleryFaceTemplatesAfter, galleryVoiceTemplatesAfter]) {
       let after = 0;
       for (;;) {
@@ -54,6 +62,25 @@ export class GalleryStore {
       }
     }
     return store;
+  }
+
+  /**
+   * A matcher shard's part (sharded/shard-map.ts): keyset pages of the ENROLLED subjects of its slots, each page
+   * with its subjects' templates. Pages of subjects, not templates, so that a subject's templates never straddle two.
+   */
+  private async loadSlots(db: Queryable, slots: SlotRange): Promise<void> {
+    let after = null;
+    for (;;) {
+      const subjects = await enrolledSubjectsInSlots(db, slots, after, LOAD_BATCH);
+      if (subjects.length === 0) break;
+      for (const row of await galleryTemplatesOf(
+        db,
+        subjects.map((s) => s.subjectRef),
+      ))
+        this.add(row);
+      if (subjects.length < LOAD_BATCH) break;
+      after = subjects[subjects.length - 1]!;
+    }
   }
 
   private add(row: GalleryTemplate): void {
@@ -132,7 +159,13 @@ export class GalleryStore {
     options: { topK: number; threshold: number; excludeRefs?: number[] },
   ): Promise<MatchCandidate[]> {
     const exclude = new Set((options.excludeRefs ?? []).map(String));
-    return this.gallery.identifyAsync(probe, { topK: options.topK, threshold: options.threshold, exclude });
+    // Equal scores in subject order, not row order: the same list whether one process holds the gallery or a
+    // cluster's shards each hold a part (biometrics/candidate-order.ts).
+    return exactTopK((opts) => this.gallery.identifyAsync(probe, opts), {
+      topK: options.topK,
+      threshold: options.threshold,
+      exclude,
+    });
   }
 
   /** 1:1: the probe against one subject's best template; null when the subject has no templates of the probe's version. */

@@ -5,6 +5,10 @@ import type { LoggedChange } from './change-log.js';
 import { databaseDigest, type GalleryDigest } from './digest.js';
 import type { CommittedChanges, GalleryNotice } from './gallery-changes.js';
 import { GalleryStore } from './gallery-store.js';
+import { holds, type SlotRange } from './sharded/shard-map.js';
+import { Reconciliations, type ReconcileReport, type ReconciliationState } from './reconciliation.js';
+
+export type { ReconcileReport } from './reconciliation.js';
 
 /**
  * How this node learns of gallery changes made by other nodes. `listen`: PostgreSQL NOTIFY wakes it (or nobody
@@ -15,16 +19,6 @@ export type GalleryFreshness = 'listen' | 'poll';
 
 /** More unapplied changes than this and a full reload is cheaper than replaying them. */
 const REPLAY_LIMIT = 1000;
-
-/** The last comparison of this node's gallery with the database. */
-export interface ReconcileReport {
-  at: string;
-  /** The change-log position both sides were compared at. */
-  changeId: number;
-  inSync: boolean;
-  memory: GalleryDigest;
-  database: GalleryDigest;
-}
 
 /**
  * The protocol that keeps this node's gallery store (gallery-store.ts) a projection of the database.
@@ -59,19 +53,19 @@ export class GallerySync {
   private tail: Promise<void> = Promise.resolve();
   /** A replay queued but not started yet: it will read the log after any caller's moment, so callers share it. */
   private queuedReplay: Promise<void> | null = null;
-  private checks = 0;
-  private driftsRepaired = 0;
-  private lastReport: ReconcileReport | null = null;
-  private lastDrift: ReconcileReport | null = null;
+  private readonly reconciliations = new Reconciliations();
 
   /**
    * @param threads matcher threads that share 1:N searches (Node's MatcherPool); without them a search runs on
    * this thread.
+   * @param slots a matcher shard's part of the gallery (sharded/shard-map.ts): only the subjects of these slots
+   * are loaded, replayed and compared with the database. Absent: the whole gallery.
    */
   constructor(
     protected readonly ctx: ServiceContext,
     private readonly freshness: GalleryFreshness = 'listen',
     private readonly threads?: MatcherThreads,
+    protected readonly slots?: SlotRange,
   ) {
     this.store = new GalleryStore(this.threads);
   }
@@ -96,7 +90,7 @@ export class GallerySync {
     // next replay, including one that committed halfway through the load and was read only in part.
     // Replaying a change the load already saw is harmless: a replay reads the subject as it is then.
     const seen = await latestGalleryChangeId(this.ctx.db);
-    const store = await GalleryStore.load(this.ctx.db, this.threads);
+    const store = await GalleryStore.load(this.ctx.db, this.threads, this.slots);
     if (generation !== this.generation) return;
     this.store = store;
     this.lastSeen = seen;
@@ -192,7 +186,7 @@ export class GallerySync {
   reconcile(): Promise<ReconcileReport | null> {
     return this.enqueue(async () => {
       await this.replay(true);
-      return this.lastReport;
+      return this.reconciliations.latest;
     });
   }
 
@@ -227,10 +221,10 @@ export class GallerySync {
         // A reset, the pruned horizon (the rows this node needed are gone) or too long a backlog: reload.
         if (changes.length > REPLAY_LIMIT || changes.some((c) => c.kind === 'reset' || c.kind === 'pruned'))
           return { reload: true as const };
-        const refs = changedRefs(changes);
+        const refs = changedRefs(changes, this.slots);
         const rows = await galleryTemplatesOf(trx, refs);
         const position = changes.length ? changes[changes.length - 1]!.id : this.lastSeen;
-        const database = check ? await databaseDigest(trx) : null;
+        const database = check ? await databaseDigest(trx, this.slots) : null;
         return { reload: false as const, refs, rows, position, database };
       });
     if (generation !== this.generation) return;
@@ -247,33 +241,19 @@ export class GallerySync {
     if (read.database) this.compare(read.database, read.position);
   }
 
-  /** Record a comparison; on a difference, reload (the database is the truth) and count the repair. */
+  /** Record a comparison; on a difference, reload (the database is the truth). */
   private compare(database: GalleryDigest, changeId: number): void {
     const memory = this.store.digest();
-    const inSync = memory.templates === database.templates && memory.sum === database.sum;
-    this.checks += 1;
-    this.lastReport = { at: this.ctx.now().toISOString(), changeId, inSync, memory, database };
-    if (inSync) return;
-    this.lastDrift = this.lastReport;
-    this.driftsRepaired += 1;
+    const report = this.reconciliations.record(this.ctx.now(), changeId, memory, database);
+    if (report.inSync) return;
     this.ctx.log.warn('gallery differed from the database; reloading it', { memory, database, changeId });
     this.forget();
     void this.ready().catch((error) => this.ctx.log.error('gallery could not be reloaded', { reason: String(error) }));
   }
 
   /** The reconciliations so far, for management info. */
-  protected reconciliation(): {
-    checks: number;
-    driftsRepaired: number;
-    last: ReconcileReport | null;
-    lastDrift: ReconcileReport | null;
-  } {
-    return {
-      checks: this.checks,
-      driftsRepaired: this.driftsRepaired,
-      last: this.lastReport,
-      lastDrift: this.lastDrift,
-    };
+  protected reconciliation(): ReconciliationState {
+    return this.reconciliations.state();
   }
 
   /** The LISTEN subscription for gallery changes is in place (the runtime says so once it subscribed). */
@@ -294,8 +274,8 @@ export class GallerySync {
       mode: this.freshness,
       listener,
       losses: this.listenerLosses,
-      reconciliations: this.checks,
-      driftsRepaired: this.driftsRepaired,
+      reconciliations: this.reconciliations.state().checks,
+      driftsRepaired: this.reconciliations.state().driftsRepaired,
     };
   }
 
@@ -321,9 +301,12 @@ export class GallerySync {
   }
 }
 
-/** Every subject a run of changes names (puts and removes alike: a replay reads each as it is now). */
-function changedRefs(changes: LoggedChange[]): number[] {
+/**
+ * Every subject a run of changes names (puts and removes alike: a replay reads each as it is now); a shard's
+ * replay keeps those of its slots, known from the id alone, so it reads no other shard's templates.
+ */
+function changedRefs(changes: LoggedChange[], slots?: SlotRange): number[] {
   const refs = new Set<number>();
-  for (const change of changes) for (const ref of change.subjectRefs) refs.add(ref);
+  for (const change of changes) for (const ref of change.subjectRefs) if (!slots || holds(slots, ref)) refs.add(ref);
   return [...refs];
 }

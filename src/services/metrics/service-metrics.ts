@@ -1,6 +1,6 @@
 import { PrometheusRegistry, type GaugeSample } from './prometheus.js';
 import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
-import type { GalleryCache } from '../gallery/gallery-cache.js';
+import type { GalleryService } from '../gallery/gallery-cache.js';
 import type { DatabasePoolStats, DialectName } from '../../db/connect.js';
 
 /** Upper bounds of the request-duration buckets, in seconds: from a cached read to a slow enrolment. */
@@ -11,7 +11,7 @@ const EXTRACTION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
 /** What the scrape reads besides the counters kept here. */
 export interface MetricSources {
   extractors: ExtractorProvider;
-  gallery: GalleryCache;
+  gallery: GalleryService;
   dialect: DialectName;
   /** The pg pool's connections now (PostgreSQL through `pg` only: PGlite and Workers' transient pool have none). */
   databasePool?: () => DatabasePoolStats;

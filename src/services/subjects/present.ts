@@ -12,7 +12,8 @@ import { presentFaceData, presentVoiceData, type FaceDataRow, type VoiceDataRow 
  */
 
 type Db = Queryable;
-export type SubjectRow = Selectable<SubjectsTable>;
+// The matcher cluster's slot (migration 0012) is no part of what a subject presents.
+export type SubjectRow = Omit<Selectable<SubjectsTable>, 'shard_slot'>;
 type Modality = 'FACE' | 'VOICE';
 
 /** Sample rows as the biometric-data reads know them, keyed by subject instead of carrying its name. */

@@ -17,7 +17,8 @@ import { asDate, parsedJson } from '../decode.js';
  */
 
 export type SubjectsSelect = SelectQueryBuilder<Database & { s: Database['subjects'] }, 's', object>;
-export type SubjectRow = Selectable<Database['subjects']>;
+// The matcher cluster's slot (migration 0012) is no part of what a subject read presents.
+export type SubjectRow = Omit<Selectable<Database['subjects']>, 'shard_slot'>;
 
 type FaceColumns =
   | 'id'
