@@ -31,6 +31,8 @@ execFileSync('bash', ['scripts/ensure-janus.sh'], { stdio: 'inherit' });
 execFileSync('bash', ['scripts/ensure-ffmpeg.sh'], { stdio: 'inherit' });
 step('zbarimg for the QR code test');
 execFileSync('bash', ['scripts/ensure-zbar.sh'], { stdio: 'inherit' });
+step('nats-server for the matcher cluster tests');
+execFileSync('bash', ['scripts/ensure-nats.sh'], { stdio: ['ignore', 'ignore', 'inherit'] });
 step("iproute2 for the media test's host-local link");
 execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 

@@ -39,7 +39,7 @@ export const MatchRequest = z.discriminatedUnion('op', [
     budgetMs,
   }),
   z.strictObject({ op: z.literal('verify'), probe, subjectRef: z.number().int().min(1), changeId, budgetMs }),
-  z.strictObject({ op: z.literal('state'), budgetMs }),
+  z.strictObject({ op: z.literal('state'), changeId: changeId.optional(), budgetMs }),
 ]);
 export type MatchRequest = z.infer<typeof MatchRequest>;
 

@@ -75,9 +75,11 @@ export class MatcherCluster {
     return reply.op === 'verify' ? reply.match : null;
   }
 
-  /** What each shard holds (one replica's view), and the shards that did not answer. */
-  async states(): Promise<{ states: ShardState[]; missing: number[] }> {
-    const answers = await Promise.allSettled(this.everyShard().map((shard) => this.ask(shard, { op: 'state' })));
+  /** What each shard holds (one replica's view, at `changeId` or later), and the shards that did not answer. */
+  async states(changeId?: number): Promise<{ states: ShardState[]; missing: number[] }> {
+    const answers = await Promise.allSettled(
+      this.everyShard().map((shard) => this.ask(shard, { op: 'state', changeId })),
+    );
     const states: ShardState[] = [];
     const missing: number[] = [];
     answers.forEach((a, shard) => {
@@ -134,7 +136,7 @@ export class MatcherCluster {
     return new DomainError(
       'service-unavailable',
       `The matcher is unavailable: shard ${shard} of ${this.options.shards} did not answer`,
-      { component: 'matcher' },
+      { component: 'matcher', retryAfterSeconds: 1 },
       why,
     );
   }

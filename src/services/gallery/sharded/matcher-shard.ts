@@ -46,8 +46,8 @@ export class MatcherShard {
   /** Answer one request, or throw a ShardError. */
   async answer(request: MatchRequest): Promise<MatchReply> {
     const deadline = Date.now() + request.budgetMs;
+    await this.caughtUp(request.changeId ?? 0, deadline);
     if (request.op === 'state') return { op: 'state', shard: this.shard, state: await within(this.state(), deadline) };
-    await this.caughtUp(request.changeId, deadline);
     const probe = fromBase64(request.probe);
     try {
       if (request.op === 'identify') {

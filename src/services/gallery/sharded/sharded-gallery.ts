@@ -70,7 +70,7 @@ export class ShardedGallery implements GalleryService {
    * of the whole, so `digest` compares with the database's as one process's does once every shard answered.
    */
   async state(): Promise<GalleryState> {
-    const { states, missing } = await this.cluster.states();
+    const { states, missing } = await this.cluster.states(await latestGalleryChangeId(this.ctx.db));
     const parts = states.map((s) => ({
       shard: s.shard,
       subjects: s.subjects,
