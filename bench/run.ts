@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   'pglite-worker': () => import('./pglite-worker.js'),
   xnnpack: () => import('./xnnpack.js'),
   'login-timing': () => import('./login-timing.js'),
+  'big-bodies': () => import('./big-bodies.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);

@@ -9,12 +9,13 @@ import { SURFACES, type Surface } from '../auth/roles.js';
 import { requireRole, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
-import { readJsonBody, validate } from './validation.js';
+import { validate } from './validation.js';
+import { readJsonBody } from './json-body.js';
 import { validParams, validQuery } from './kept-input.js';
 import { documentedAnswer, documentedText } from './answer-check.js';
 import { PresentedJson } from '../operations/presented-json.js';
 import { jsonAnswer, jsonTextAnswer } from './security-headers.js';
-import { formDocument, isMultipart, readFormBody, renameFormFields } from './multipart.js';
+import { formDocument, isMultipart, readFormBody, renameFormFields, samplePaths } from './multipart.js';
 import type { AppEnv } from './env.js';
 
 export const surfaces: readonly Surface[] = SURFACES;
@@ -105,7 +106,10 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
     const raw = form
       ? await readFormBody(c.req.raw, form)
       : request.body
-        ? await readJsonBody(c.req.raw, request.form ? 'multipart/form-data' : undefined)
+        ? await readJsonBody(
+            c.req.raw,
+            request.form ? { alsoTaken: 'multipart/form-data', samples: samplePaths(request.form) } : {},
+          )
         : undefined;
     const body = request.body ? validate(request.body, raw, 'body') : undefined;
     result = await spec.handle({

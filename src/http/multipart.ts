@@ -1,11 +1,9 @@
 import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import { binary, z } from '../schemas/common.js';
 import { DomainError, type FieldError } from '../services/errors.js';
-import { toBase64 } from '../encoding/base64.js';
-import { bodyLimitError } from './body-limit.js';
-import { MultipartError, parseMultipart, type FormPart } from './multipart-parse.js';
+import { readFormParts, type FormPart } from './form-parts.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './validation.js';
-import type { FormSpec } from '../operations/form-spec.js';
+import type { FilePart, FormSpec } from '../operations/form-spec.js';
 
 const MULTIPART = /^multipart\/form-data\b/i;
 
@@ -15,62 +13,60 @@ export const isMultipart = (request: Request) => MULTIPART.test(request.headers.
 const bad = (field: string, message: string) =>
   new DomainError('validation', `${field} ${message}`, { errors: [{ field, message }] });
 
+/** Most bytes a part that is not a file of the form (subjectId, metadata, options, an unknown one) may hold. */
+export const MAX_TEXT_PART_BYTES = 1024 * 1024;
+
 /**
- * Read a multipart body and build the JSON body it stands for. Answers a 400 naming the part for a file sent
- * as text (or text as a file), JSON that does not parse, or a single-valued field given twice; the 413 of the
- * body limit when the count passes it while parsing; unknown parts are passed on for the schema to name.
+ * Read a multipart body and build the body it stands for, with the files' bytes as `Uint8Array`s where the
+ * JSON body has their base64 (the schemas take either). Parts are handled as they end, so a refusal stops the
+ * read: a 400 naming the part for a file sent as text (or text as a file), JSON that does not parse, a
+ * single-valued field given twice, a text part over {@link MAX_TEXT_PART_BYTES}; the 413 of the body limit when
+ * the count passes it; unknown parts are passed on for the schema to name. Part names are only ever own keys
+ * (`__proto__` and `constructor` are names like any other).
  */
 export async function readFormBody(request: Request, spec: FormSpec): Promise<Record<string, unknown>> {
-  let bytes: Uint8Array;
-  try {
-    bytes = new Uint8Array(await request.arrayBuffer());
-  } catch (error) {
-    const tooLarge = bodyLimitError(error);
-    if (tooLarge) throw tooLarge;
-    throw bad('body', 'could not be read');
-  }
-  let parts: FormPart[];
-  try {
-    parts = parseMultipart(bytes, request.headers.get('content-type') ?? '');
-  } catch (error) {
-    if (!(error instanceof MultipartError)) throw error;
-    throw bad('body', `is not a well-formed multipart/form-data body: ${error.message}`);
-  }
-  const byName = new Map<string, FormPart[]>();
-  for (const part of parts) byName.set(part.name, [...(byName.get(part.name) ?? []), part]);
-  const body: Record<string, unknown> = {};
-  for (const [name, values] of byName) {
-    const field = `body.${name}`;
-    const file = spec.files[name];
+  const files = new Map<string, { file: FilePart; values: (Uint8Array | string)[] }>();
+  const fields = new Map<string, unknown>();
+  await readFormParts(request, async (part) => {
+    const field = `body.${part.name}`;
+    const file = Object.hasOwn(spec.files, part.name) ? spec.files[part.name]! : undefined;
     if (file) {
-      if (!file.many && values.length > 1) throw bad(field, 'is given more than once (one part of that name)');
-      const encoded: string[] = [];
-      for (const value of values) {
-        if (value.filename !== undefined) encoded.push(toBase64(value.data));
-        else if (file.textIsBase64) encoded.push(textOf(value.data, field));
-        else throw bad(field, `must be a file part (curl -F ${name}=@file), not a text field`);
-      }
-      body[file.into] = file.many ? encoded.map((b64) => (file.key ? { [file.key]: b64 } : b64)) : encoded[0];
-      continue;
+      const entry = files.get(part.name) ?? { file, values: [] };
+      if (!file.many && entry.values.length > 0) throw bad(field, 'is given more than once (one part of that name)');
+      if (part.isFile) entry.values.push(await part.bytes());
+      else if (file.textIsBase64) entry.values.push(await textOf(part, field));
+      else throw bad(field, `must be a file part (curl -F ${part.name}=@file), not a text field`);
+      files.set(part.name, entry);
+      return;
     }
-    if (values.length > 1) throw bad(field, 'is given more than once');
-    const value = values[0]!;
-    if (!spec.json?.includes(name) && !spec.text?.includes(name)) {
+    if (fields.has(part.name)) throw bad(field, 'is given more than once');
+    const json = spec.json?.includes(part.name);
+    if (!json && !spec.text?.includes(part.name)) {
       // Not a field of this operation: passed on for the schema to name (a file part's bytes are not its business).
-      body[name] = value.filename !== undefined ? '(a file part)' : textOf(value.data, field);
-      continue;
+      fields.set(part.name, part.isFile ? '(a file part)' : await textOf(part, field));
+      return;
     }
     // A file where text belongs is read as text (a `metadata` part sent as @meta.json is still JSON).
-    const text = textOf(value.data, field);
-    body[name] = spec.json?.includes(name) ? parseJsonPart(text, field) : text;
+    const text = await textOf(part, field);
+    fields.set(part.name, json ? parseJsonPart(text, field) : text);
+  });
+  const body: Record<string, unknown> = {};
+  const put = (name: string, value: unknown) =>
+    Object.defineProperty(body, name, { value, enumerable: true, writable: true, configurable: true });
+  for (const [name, value] of fields) put(name, value);
+  for (const [name, { file, values }] of files) {
+    if (fields.has(file.into)) throw bad(`body.${file.into}`, `is given both as a field and as ${name} parts`);
+    put(file.into, file.many ? values.map((v) => (file.key ? { [file.key]: v } : v)) : values[0]);
   }
   return body;
 }
 
 /** A part's text, strictly UTF-8 (as JSON bodies are). */
-function textOf(data: Uint8Array, field: string): string {
+async function textOf(part: FormPart, field: string): Promise<string> {
+  if (part.size > MAX_TEXT_PART_BYTES) throw bad(field, `is longer than ${MAX_TEXT_PART_BYTES} bytes`);
+  const bytes = await part.bytes();
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(data);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw bad(field, 'is not valid UTF-8');
   }
@@ -83,6 +79,18 @@ function parseJsonPart(text: string, field: string): unknown {
   } catch {
     throw bad(field, 'is not valid JSON');
   }
+}
+
+/**
+ * Where a JSON body of the operation carries the samples its form takes as files (`['faces', '*', 'image']`),
+ * so that the JSON reader hands their bytes on too.
+ */
+export function samplePaths(spec: FormSpec): string[][] {
+  return Object.values(spec.files).map((file) => [
+    file.into,
+    ...(file.many ? ['*'] : []),
+    ...(file.key ? [file.key] : []),
+  ]);
 }
 
 /**

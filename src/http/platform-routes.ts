@@ -5,7 +5,8 @@ import { LoginRequest } from '../schemas/auth.js';
 import type { AppEnv } from './env.js';
 import { clientAddress } from './client-address.js';
 import { jsonAnswer } from './security-headers.js';
-import { readJsonBody, validate } from './validation.js';
+import { validate } from './validation.js';
+import { readJsonBody } from './json-body.js';
 import { mountOAuthRoutes } from './oauth-routes.js';
 
 /**

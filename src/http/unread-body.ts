@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './env.js';
 import { withoutBody } from './body-limit.js';
+import { partlyRead } from './body-chunks.js';
 
 /** At most this much of a body nobody read is drained after an early answer, so the connection stays usable. */
 export const DRAIN_MAX_BYTES = 1024 * 1024;
@@ -32,8 +33,9 @@ export function unreadBody(): MiddlewareHandler<AppEnv> {
     const body = request.body;
     if (!body) return;
     if (request.bodyUsed || body.locked) {
-      // Read in part and refused on the way (a chunked body over the limit): the rest is not worth reading.
-      if (c.res.status === 413) closeAfter(c);
+      // Read in part and refused on the way (a chunked body over the limit, a bad part or sample met before the
+      // end): the rest is not worth reading.
+      if (c.res.status === 413 || partlyRead.has(body)) closeAfter(c);
       return;
     }
     const declared = request.headers.has('transfer-encoding') ? null : request.headers.get('content-length');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DomainError } from '../services/errors.js';
-import { MAX_JSON_DEPTH, queryObject, readJsonBody, validate } from './validation.js';
+import { MAX_JSON_DEPTH, queryObject, validate } from './validation.js';
+import { readJsonBody } from './json-body.js';
 
 const post = (body: string) =>
   new Request('http://x/', { method: 'POST', headers: { 'content-type': 'application/json' }, body });

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { DomainError, type FieldError } from '../services/errors.js';
-import { bodyLimitError } from './body-limit.js';
 
 /** Turn a zod failure into field errors that name where the bad value was (`body.faces.0.image`). */
 export function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
@@ -36,7 +35,8 @@ function findUnstorable(value: unknown, path: string, depth = 0): FieldError | n
     const message = unstorable(value);
     return message ? { field: path, message } : null;
   }
-  if (depth > 64 || value === null || typeof value !== 'object') return null;
+  // Bytes (a sample read from a form part or a JSON body's base64) hold no text.
+  if (depth > 64 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return null;
   for (const [key, item] of Object.entries(value)) {
     const message = unstorable(key);
     if (message)
@@ -96,51 +96,4 @@ export function nestingDepth(text: string): number {
     else if (ch === 0x5d || ch === 0x7d) depth--;
   }
   return max;
-}
-
-/**
- * Read a JSON body, answering 415 for another media type and 400 for malformed UTF-8 or JSON. `alsoTaken`
- * names the other media type the operation takes (multipart/form-data), for the 415's message.
- */
-export async function readJsonBody(request: Request, alsoTaken?: string): Promise<unknown> {
-  const type = request.headers.get('content-type') ?? '';
-  // Decoded strictly: `request.text()` would turn malformed UTF-8 into U+FFFD and store the damaged
-  // identifiers and metadata without a word; JSON exchanged between systems must be UTF-8 (RFC 8259).
-  let text: string | null;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(await request.arrayBuffer());
-  } catch (error) {
-    const tooLarge = bodyLimitError(error);
-    if (tooLarge) throw tooLarge;
-    text = null;
-  }
-  if (text !== null && text.trim() === '') {
-    throw new DomainError('validation', 'body: a JSON body is required', {
-      errors: [{ field: 'body', message: 'is required' }],
-    });
-  }
-  if (type && !/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
-    throw new DomainError(
-      'unsupported-media-type',
-      `body must be application/json${alsoTaken ? ` or ${alsoTaken}` : ''}, not ${type.split(';')[0]}`,
-    );
-  }
-  if (text === null) {
-    throw new DomainError('validation', 'body: not valid UTF-8', {
-      errors: [{ field: 'body', message: 'is not valid UTF-8' }],
-    });
-  }
-  if (nestingDepth(text) > MAX_JSON_DEPTH) {
-    throw new DomainError('validation', `body: nested deeper than ${MAX_JSON_DEPTH} levels`, {
-      errors: [{ field: 'body', message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }],
-    });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : 'unparseable';
-    throw new DomainError('validation', `body: malformed JSON (${reason})`, {
-      errors: [{ field: 'body', message: 'is not valid JSON' }],
-    });
-  }
 }

@@ -1,4 +1,4 @@
-import { fromBase64, toBase64 } from '../encoding/base64.js';
+import { toBase64 } from '../encoding/base64.js';
 import { templateModalities } from '../services/templates/modalities.js';
 import { qrPng, qrSvg } from '../services/templates/qr.js';
 import { remoteVerify } from '../services/templates/remote-verify.js';
@@ -50,7 +50,7 @@ export function handleTemplateModalities({
 }: HandlerInput<{ body: typeof GetTemplateModalitiesRequest }>) {
   const field = body.payload !== undefined ? 'body.payload' : 'body.template';
   // The schema admits exactly one of the two, so one is present.
-  return templateModalities(services.ctx, fromBase64((body.payload ?? body.template)!), field);
+  return templateModalities(services.ctx, (body.payload ?? body.template)!, field);
 }
 
 /** `remoteVerify`. */
@@ -61,7 +61,7 @@ export function handleRemoteVerify({
   surface,
 }: HandlerInput<{ body: typeof RemoteVerifyRequest }>) {
   return remoteVerify(services, {
-    template: fromBase64(body.template),
+    template: body.template,
     encryptedTemplate: body.encryptedTemplate,
     subjectId: body.subjectId,
     principal,

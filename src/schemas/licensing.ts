@@ -1,5 +1,5 @@
 import { queryDate, z } from './common.js';
-import { MiB, base64, dateTime } from './primitives.js';
+import { MiB, base64Text, dateTime } from './primitives.js';
 
 /**
  * Licensing (seed section 4.8): a licence is a signed document (Ed25519) from one of three sources: CLOUD,
@@ -130,7 +130,7 @@ export const Usage = z
 
 export const PacketBytes = z
   .strictObject({
-    data: base64(4 * MiB, 'The packet, base64'),
+    data: base64Text(4 * MiB, 'The packet, base64'),
     fileName: z
       .string()
       .min(1)

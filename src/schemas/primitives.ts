@@ -1,4 +1,5 @@
 import { MAX_DB_ID, dbId, queryDate, queryId, z } from './common.js';
+import { fromBase64 } from '../encoding/base64.js';
 import faceModels from '../../wasm/models/manifest.json' with { type: 'json' };
 
 /**
@@ -29,27 +30,58 @@ export const dateTime = z.string().openapi({ format: 'date-time' });
 /** 1 MiB: the unit of the size limits below. */
 export const MiB = 1024 * 1024;
 
+/** Padded RFC 4648 base64, as `z.base64()` checks it. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /**
- * A base64 (RFC 4648, padded) payload of at most `maxBytes` decoded bytes. The length is checked first so a
- * huge string is refused before the alphabet is scanned.
+ * A base64 (RFC 4648, padded) payload of at most `maxBytes` decoded bytes, kept as text: for a schema that also
+ * describes an answer (`PacketBytes`), where bytes could not be written out as JSON. The length is checked first
+ * so a huge string is refused before the alphabet is scanned.
  */
-export function base64(maxBytes: number, description: string) {
+export function base64Text(maxBytes: number, description: string) {
   const maxChars = Math.ceil(maxBytes / 3) * 4;
   return z
     .string()
     .min(4, 'must not be empty')
     .max(maxChars, `must be at most ${maxBytes} bytes (${maxChars} base64 characters)`)
-    .pipe(z.base64('must be base64 (RFC 4648, padded)'))
-    .openapi({
-      format: 'byte',
-      // JSON Schema 2020-12 keyword, not in the OpenAPI metadata's type.
-      ...({ contentEncoding: 'base64' } as object),
-      minLength: 4,
-      maxLength: maxChars,
-      // Padded RFC 4648 base64, as the server checks it; what the bytes must be is the description's to say.
-      pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
-      description: `${description}; at most ${maxBytes} bytes`,
-    });
+    .regex(BASE64, 'must be base64 (RFC 4648, padded)')
+    .openapi(base64Document(maxChars, `${description}; at most ${maxBytes} bytes`));
+}
+
+const base64Document = (maxChars: number, description: string) => ({
+  type: 'string' as const,
+  format: 'byte',
+  // JSON Schema 2020-12 keyword, not in the OpenAPI metadata's type.
+  ...({ contentEncoding: 'base64' } as object),
+  minLength: 4,
+  maxLength: maxChars,
+  // Padded RFC 4648 base64, as the server checks it; what the bytes must be is the description's to say.
+  pattern: BASE64.source,
+  description,
+});
+
+/**
+ * Bytes of at most `maxBytes`: base64 text (RFC 4648, padded) in a JSON body, or the bytes themselves where the
+ * HTTP layer already has them (a form's file part, a sample it decoded while a JSON body arrived). Either way
+ * the services get a `Uint8Array`. The document states the JSON form: a base64 string. The length is checked
+ * before the alphabet, so a huge string is refused before it is scanned.
+ */
+export function base64Bytes(maxBytes: number, description: string) {
+  const maxChars = Math.ceil(maxBytes / 3) * 4;
+  const tooLong = `must be at most ${maxBytes} bytes (${maxChars} base64 characters)`;
+  return z
+    .custom<Uint8Array | string>((v) => v instanceof Uint8Array || typeof v === 'string', {
+      error: (issue) => (issue.input === undefined ? 'is required' : 'must be a base64 string (RFC 4648, padded)'),
+    })
+    .superRefine((v, ctx) => {
+      const size = v.length;
+      const fail = (message: string) => ctx.addIssue({ code: 'custom', message, input: v });
+      if (typeof v === 'string' ? size < 4 : size === 0) fail('must not be empty');
+      else if (typeof v === 'string' ? size > maxChars : size > maxBytes) fail(tooLong);
+      else if (typeof v === 'string' && !BASE64.test(v)) fail('must be base64 (RFC 4648, padded)');
+    })
+    .transform((v) => (typeof v === 'string' ? fromBase64(v) : v))
+    .openapi(base64Document(maxChars, `${description}; at most ${maxBytes} bytes`));
 }
 
 /** Size limits of samples and templates carried in request bodies. */
@@ -61,11 +93,11 @@ export const limits = {
 };
 
 /** A face image, JPEG or PNG, base64. */
-export const FaceImage = base64(limits.faceImageBytes, 'JPEG or PNG image, base64');
+export const FaceImage = base64Bytes(limits.faceImageBytes, 'JPEG or PNG image, base64');
 /** A voice recording, WAV (PCM), base64. */
-export const VoiceAudio = base64(limits.voiceAudioBytes, 'WAV (PCM) recording, base64');
+export const VoiceAudio = base64Bytes(limits.voiceAudioBytes, 'WAV (PCM) recording, base64');
 /** An exported template (our versioned binary format) or a QR code payload, base64. */
-export const TemplateBytes = base64(limits.templateBytes, 'Exported template or QR payload, base64');
+export const TemplateBytes = base64Bytes(limits.templateBytes, 'Exported template or QR payload, base64');
 
 export const FaceSample = z.strictObject({ image: FaceImage });
 export const VoiceSample = z.strictObject({ audio: VoiceAudio });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, dialects } from '../support/databases.js';
 import { RawConnection } from '../support/raw-http.js';
 import { serveOnLoopback } from '../support/serve.js';
 
@@ -87,6 +87,11 @@ for (const dialect of dialects) {
     it('a body too large to drain gets Connection: close and a clean end', async () => {
       expect(await twoOnOneSocket(open.server.url, upload(3 * 1024 * 1024), 401)).toBe('closed');
       expect(await twoOnOneSocket(limited.server.url, upload(3 * 1024 * 1024), 413)).toBe('closed');
+    });
+
+    it('a body refused part way through (a sample that is not base64) is a 400, and the connection ends cleanly', async () => {
+      const bad = upload(3 * 1024 * 1024, { Authorization: adminAuth }).replace('"image":"A', '"image":"!');
+      expect(await twoOnOneSocket(open.server.url, bad.replace('/user/', '/admin/'), 400)).toBe('closed');
     });
 
     it('a chunked body of unknown length gets Connection: close and a clean end', async () => {

@@ -1,4 +1,3 @@
-import { fromBase64 } from '../../encoding/base64.js';
 import {
   BiometricError,
   encodeFaceTemplate,
@@ -217,15 +216,14 @@ export async function analyseImages(
  */
 export async function analyseFaces(
   services: Services,
-  images: string[],
+  images: Uint8Array[],
   options: FaceGateOptions,
 ): Promise<{ accepted: AcceptedFace[]; failure?: undefined } | { accepted?: undefined; failure: GateFailure }> {
   const extractor = await services.extractors.get();
   const gates = await faceGatesOf(services, options);
-  const decoded = images.map((image) => fromBase64(image));
   const livenessGated = gates.requireLiveness || gates.checkIcao; // checkIcao refuses a LIVENESS warning too
   const checks = options.checks !== false || livenessGated;
-  const analyses = await analyseImages(services, decoded, (i) => `${options.field}.${i}.image`, {
+  const analyses = await analyseImages(services, images, (i) => `${options.field}.${i}.image`, {
     checks,
     attributes: false,
     liveness: livenessGated,
@@ -237,7 +235,7 @@ export async function analyseFaces(
       return { failure: { status: gate.status, index, reason: `${options.field}.${index}: ${gate.reason}`, analysis } };
     accepted.push({
       index,
-      bytes: decoded[index]!,
+      bytes: images[index]!,
       analysis,
       face: gate.face,
       template: encodeFaceTemplate(extractor.templateVersion, gate.face),

@@ -1,4 +1,3 @@
-import { fromBase64 } from '../../encoding/base64.js';
 import { BiometricError, encodeVoiceTemplate, isClientError } from '../../biometrics/index.js';
 import { gateVoice, type VoiceGateFailure, type VoiceGates } from '../../biometrics/voice/settings.js';
 import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
@@ -94,13 +93,12 @@ export function presentVoiceMeasures(a: VoiceAnalysis) {
  */
 export async function analyseVoices(
   services: Services,
-  audios: string[],
+  audios: Uint8Array[],
   field: string,
 ): Promise<{ accepted: AcceptedVoice[]; failure?: undefined } | { accepted?: undefined; failure: VoiceGateRefusal }> {
   const [extractor, gates] = await Promise.all([services.extractors.get(), voiceGatesOf(services)]);
-  const decoded = audios.map((text) => fromBase64(text));
   const analyses = await Promise.all(
-    decoded.map((bytes, i) =>
+    audios.map((bytes, i) =>
       extractor.analyseVoice(bytes).catch((error: unknown) => {
         throw voiceExtractionError(error, `${field}.${i}.audio`);
       }),
@@ -126,7 +124,7 @@ export async function analyseVoices(
     const templateVersion = extractor.voiceTemplateVersion;
     accepted.push({
       index,
-      bytes: decoded[index]!,
+      bytes: audios[index]!,
       analysis: withEmbedding,
       templateVersion,
       template: encodeVoiceTemplate(templateVersion, { embedding: withEmbedding.embedding, quality: analysis.quality }),

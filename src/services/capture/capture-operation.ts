@@ -1,5 +1,4 @@
 import { findOperationOutcome } from '../../db/repositories/capture.js';
-import { toBase64 } from '../../encoding/base64.js';
 import { CreateOperationRequest } from '../../schemas/operations.js';
 import { CreateSubjectRequest } from '../../schemas/subjects.js';
 import type { FaceGates } from '../biometrics/face-samples.js';
@@ -39,8 +38,9 @@ export async function runCaptureOperation(
   wav?: Uint8Array,
 ): Promise<CaptureResult> {
   const { services, params } = c;
-  const faces = frames.length ? frames.map((bytes) => ({ image: toBase64(bytes) })) : undefined;
-  const voices = wav ? [{ audio: toBase64(wav) }] : undefined;
+  // The schemas take the frames' bytes as they are (as they do a form's file parts).
+  const faces = frames.length ? frames.map((bytes) => ({ image: bytes })) : undefined;
+  const voices = wav ? [{ audio: wav }] : undefined;
   const { matching, deduplication } = c.overrides;
   const caller = { principal: c.caller.principal, surface: c.caller.surface };
   const session = { gates: c.overrides.gates, deduplication };

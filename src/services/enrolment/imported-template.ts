@@ -1,5 +1,4 @@
 import { BiometricError, faceRecord, parseTemplate } from '../../biometrics/index.js';
-import { fromBase64 } from '../../encoding/base64.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 
@@ -8,8 +7,7 @@ import { DomainError } from '../errors.js';
  * hold a face record of the current template version: else a 400 (unreadable) or 422 (another version, to be
  * re-extracted first) naming the field.
  */
-export async function importedFaceTemplate(services: Services, template: string): Promise<Uint8Array> {
-  const bytes = fromBase64(template);
+export async function importedFaceTemplate(services: Services, bytes: Uint8Array): Promise<Uint8Array> {
   let version: string;
   try {
     const parsed = parseTemplate(bytes);

@@ -1,4 +1,3 @@
-import { fromBase64 } from '../../encoding/base64.js';
 import type { z } from 'zod';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
 import type { Principal } from '../../auth/principal.js';
@@ -168,7 +167,7 @@ export async function createOperation(
 async function check(
   services: Services,
   base: Omit<OperationRecord, 'status'>,
-  images: string[],
+  images: Uint8Array[],
   request: Request,
   started: number,
   overrides?: Partial<FaceGates>,
@@ -178,11 +177,7 @@ async function check(
     detectLiveness: request.options?.detectLiveness,
     overrides,
   });
-  const analyses = await analyseImages(
-    services,
-    images.map((text) => fromBase64(text)),
-    (i) => `body.faces.${i}.image`,
-  );
+  const analyses = await analyseImages(services, images, (i) => `body.faces.${i}.image`);
   const gated = analyses.map((a) => gateImage(a, gates));
   const firstFailure = gated.findIndex((g) => 'status' in g);
   const failure =
@@ -240,7 +235,7 @@ export async function checkImage(services: Services, request: z.output<typeof Ch
     checkIcao: request.options?.checkIcao,
     detectLiveness: request.options?.detectLiveness,
   });
-  const [analysis] = await analyseImages(services, [fromBase64(request.image)], () => 'body.image');
+  const [analysis] = await analyseImages(services, [request.image], () => 'body.image');
   const gate = gateImage(analysis!, gates);
   return { ...presentChecks(analysis!, !('status' in gate)), ...('status' in gate ? { reason: gate.reason } : {}) };
 }

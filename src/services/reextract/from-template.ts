@@ -5,7 +5,7 @@ import {
   parseTemplate,
   type TemplateRecord,
 } from '../../biometrics/index.js';
-import { fromBase64, toBase64 } from '../../encoding/base64.js';
+import { toBase64 } from '../../encoding/base64.js';
 import type { Services } from '../index.js';
 import { invalid } from '../errors.js';
 import { analyseFaces } from '../biometrics/face-samples.js';
@@ -33,7 +33,7 @@ const round = (score: number) => Math.round(score * 100) / 100;
  */
 export async function reextractFromTemplate(
   services: Services,
-  request: { template: string; faces?: { image: string }[] },
+  request: { template: Uint8Array; faces?: { image: Uint8Array }[] },
   caller: Caller,
 ) {
   const started = performance.now();
@@ -112,10 +112,10 @@ export async function reextractFromTemplate(
 }
 
 /** The face record of the client's old template; unreadable bytes or a template without a face are a 400 naming the field. */
-function oldFaceRecord(text: string): { templateVersion: string; record: TemplateRecord } {
+function oldFaceRecord(bytes: Uint8Array): { templateVersion: string; record: TemplateRecord } {
   let parsed;
   try {
-    parsed = parseTemplate(fromBase64(text));
+    parsed = parseTemplate(bytes);
   } catch (error) {
     throw invalid('body.template', error instanceof Error ? error.message : 'unreadable template');
   }
