@@ -45,4 +45,11 @@ describe('loadConfig', () => {
       BIMS_EXTRACTION_HOST: '127.0.0.1',
     });
   });
+
+  it('refuses a per-account cap of the media gateway above half its total (the reserve would not fit)', () => {
+    expect(() => loadConfig({ BIMS_CAPTURES_PER_ACCOUNT: '9' })).toThrow(
+      /BIMS_CAPTURES_PER_ACCOUNT: must be at most half BIMS_CAPTURES_TOTAL \(16\)/,
+    );
+    expect(loadConfig({ BIMS_CAPTURES_PER_ACCOUNT: '9', BIMS_CAPTURES_TOTAL: '18' }).BIMS_CAPTURES_TOTAL).toBe(18);
+  });
 });

@@ -222,6 +222,40 @@ export const configSchema = z.object({
   /** `off`: the sidecar does not start Janus (licensing-only deployments, tests); the gateway then answers 503. */
   BIMS_JANUS: z.enum(['on', 'off']).default('on'),
 
+  // ---- the fair share of the media gateway (docs/media-gateway.md, "Fair share") ------------------------------
+  // Each pair is an owner's cap (an account, or an OAuth client acting for itself) and the whole service's; the
+  // last per-account-many of the total are kept for owners that hold none, so the per-account cap may be at most
+  // half the total. Counted in the database (sessions, captures) or by the one sidecar (decoders), so the caps
+  // hold for the whole cluster, not per node.
+  /**
+   * Gateway sessions one account may hold at once (each holds a long poll and Janus threads); more answer 429.
+   * A capture takes one.
+   */
+  BIMS_GATEWAY_SESSIONS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(8),
+  /**
+   * Gateway sessions the whole service holds at once; past it 503. Janus stopped answering in time at about a
+   * thousand sessions with their polls; the default keeps well below.
+   */
+  BIMS_GATEWAY_SESSIONS_TOTAL: z.coerce.number().int().min(2).max(100_000).default(128),
+  /** Handles one gateway session may attach (a capture needs one); more answer 429. */
+  BIMS_GATEWAY_HANDLES_PER_SESSION: z.coerce.number().int().min(1).max(64).default(2),
+  /** Unfinished captures one account may run at once; more answer 429. */
+  BIMS_CAPTURES_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(4),
+  /**
+   * Unfinished captures the whole service runs at once; past it 503. Each takes up to two decoders (video and
+   * audio), so at most half BIMS_DECODERS_TOTAL keeps a decoder for every capture admitted.
+   */
+  BIMS_CAPTURES_TOTAL: z.coerce.number().int().min(2).max(100_000).default(16),
+  /** Media decoders (ffmpeg processes) the sidecar runs for one account at once. */
+  BIMS_DECODERS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(8),
+  /** Media decoders the sidecar runs at once, for everyone. */
+  BIMS_DECODERS_TOTAL: z.coerce.number().int().min(2).max(100_000).default(32),
+  /**
+   * A capture that has seen no face (no speech, for a voice-only one) for this long ends (TIMEOUT) and gives
+   * its decoder, room and place back, whatever its own timeoutSeconds.
+   */
+  BIMS_CAPTURE_IDLE_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
+
   // ---- licensing -------------------------------------------------------------------------------------------
   /**
    * The vendor's Ed25519 public key that licences and dongle updates must be signed with: a JWK (JSON) or an
@@ -323,8 +357,21 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     lines.push(
       '  BIMS_NATS_URL: a matcher cluster needs PostgreSQL (DATABASE_URL): its shard processes read the same database',
     );
+  if (parsed.success) lines.push(...fairShareProblems(parsed.data));
   if (!parsed.success || lines.length) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   return parsed.data;
+}
+
+/** Each per-account cap must leave the total's reserve (as large as the cap) to the others. */
+function fairShareProblems(config: Config): string[] {
+  const pairs = [
+    ['BIMS_GATEWAY_SESSIONS_PER_ACCOUNT', 'BIMS_GATEWAY_SESSIONS_TOTAL'],
+    ['BIMS_CAPTURES_PER_ACCOUNT', 'BIMS_CAPTURES_TOTAL'],
+    ['BIMS_DECODERS_PER_ACCOUNT', 'BIMS_DECODERS_TOTAL'],
+  ] as const;
+  return pairs
+    .filter(([perAccount, total]) => config[perAccount] * 2 > config[total])
+    .map(([perAccount, total]) => `  ${perAccount}: must be at most half ${total} (${config[total]})`);
 }
 
 /** The extraction pool's admission settings (the worker-thread pool's options). */

@@ -270,6 +270,26 @@ export interface CaptureSessionsTable {
   updated_at: Stamp;
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   deadline_at: Stamp;
+  /** Whose capture it is, under the key of `gateway_sessions.owner` (null: written before the column existed). */
+  owner: string | null;
+}
+
+/** A gateway session made through the API, and whose it is (see the migration 2026_11_28_0013). */
+export interface GatewaySessionsTable {
+  /** Janus's id. */
+  session_id: number;
+  /** `account:<id>` or `client:<client id>`. */
+  owner: string;
+  node_id: string;
+  handles: Generated<number>;
+  created_at: Stamp;
+}
+
+/** A handle attached through the API, and its plugin. */
+export interface GatewayHandlesTable {
+  session_id: number;
+  handle_id: number;
+  plugin: string;
 }
 
 /** The whole schema as Kysely sees it. */
@@ -296,6 +316,8 @@ export interface Database {
   service_nodes: ServiceNodesTable;
   gallery_changes: GalleryChangesTable;
   capture_sessions: CaptureSessionsTable;
+  gateway_sessions: GatewaySessionsTable;
+  gateway_handles: GatewayHandlesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

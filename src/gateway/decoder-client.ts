@@ -13,6 +13,8 @@ export interface DecoderSpec {
   payloadType: number;
   framesPerSecond: number;
   maxSeconds: number;
+  /** Whose capture the decoder serves: the sidecar keeps each owner to its share (BIMS_DECODERS_PER_ACCOUNT). */
+  owner: string;
 }
 
 /**
@@ -32,6 +34,13 @@ export class DecoderClient {
     );
     if (status === 503)
       throw new GatewayUnavailableError('sidecar', 'the media decoder is unavailable', undefined, JSON.stringify(body));
+    if (status === 429)
+      throw new GatewayUnavailableError(
+        'sidecar',
+        'this account already holds as many media decoders as it may',
+        undefined,
+        JSON.stringify(body),
+      );
     const handle = body as DecoderHandle | null;
     if (status !== 201 || !handle?.id)
       throw new GatewayProtocolError(

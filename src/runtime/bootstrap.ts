@@ -103,13 +103,16 @@ export async function boot(options: BootOptions): Promise<Booted> {
     matcherThreads: options.matcherThreads,
     matcherCluster: options.matcherCluster,
   });
-  // Each node prunes the gallery change log and the finished capture sessions when it reports in (at start,
-  // then with every heartbeat; on Workers, where timers do not outlive the request, at each isolate's start).
-  // One indexed query each when there is nothing to prune.
+  // Each node prunes the gallery change log, the finished capture sessions and the gateway sessions Janus no
+  // longer has when it reports in (at start, then with every heartbeat; on Workers, where timers do not outlive
+  // the request, at each isolate's start). One indexed query each when there is nothing to prune (the gateway
+  // is asked only when a session row is old enough to judge).
   const reportAndPrune = async () => {
     await reportNode(ctx);
     await pruneChanges(ctx.db);
     await services.gateway.captures.store.prune();
+    // Sessions of a node that died stop counting against their owners once Janus has ended them.
+    await services.gateway.prune();
   };
   await reportAndPrune();
   let beat: Promise<void> = Promise.resolve();

@@ -50,7 +50,8 @@ export async function startSidecar(
     dataDir: config.BIMS_SIDECAR_DATA_DIR ?? join(config.BIMS_DATA_DIR, 'sidecar'),
     vendorKey: config.BIMS_LICENCE_PUBLIC_KEY ? await importLicenceKey(config.BIMS_LICENCE_PUBLIC_KEY) : null,
   });
-  const app = createSidecarApp({ token, janus, dongles, log });
+  const decoderCaps = { perOwner: config.BIMS_DECODERS_PER_ACCOUNT, total: config.BIMS_DECODERS_TOTAL };
+  const app = createSidecarApp({ token, janus, dongles, log, decoderCaps });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.BIMS_SIDECAR_PORT, hostname: '127.0.0.1' }, () => resolve(s));
     s.once('error', reject);

@@ -88,7 +88,7 @@ describe('capture session init params', () => {
     }
   });
 
-  it('valid params pass validation and reach the gateway (here: unreachable, 503)', async () => {
+  it('valid params pass validation and come to the session (here: one nobody made, the 404 of an unknown id)', async () => {
     for (const params of [
       { kind: 'FV', purpose: 'ENROLL', subjectId: 'alice' },
       { kind: 'FV', purpose: 'CHECK' },
@@ -109,7 +109,8 @@ describe('capture session init params', () => {
       },
     ]) {
       const res = await connect(params);
-      expect(res.status, JSON.stringify(res.json)).toBe(503);
+      expect(res.status, JSON.stringify(res.json)).toBe(404);
+      expect(res.json.gatewayError).toEqual({ code: 458, reason: 'No such session 1' });
     }
   });
 });

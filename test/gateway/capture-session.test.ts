@@ -5,6 +5,7 @@ import { closeSharedExtractor, sharedExtractorFactory } from '../support/extract
 import { PHOTOS, photo } from '../biometrics/helpers.js';
 import { CaptureSession, type CaptureMedia } from '../../src/services/capture/capture-session.js';
 import { InitParams } from '../../src/schemas/gateway.js';
+import { encodePng } from '../../src/biometrics/index.js';
 
 /**
  * A capture session fed frames as Node Buffers, the way the sidecar's decoder hands them over in-process (the
@@ -489,6 +490,65 @@ describe('active liveness (init param activeLiveness)', () => {
     expect(row.details).toMatchObject({
       reason: 'ACTIVE_LIVENESS_FAILED',
       activeLiveness: [{ instruction: expect.any(String), outcome: 'TIMEOUT' }],
+    });
+  }, 60_000);
+});
+
+describe('a capture that sees nobody gives its resources back (BIMS_CAPTURE_IDLE_SECONDS)', () => {
+  /** A camera that shows `frame` five times a second until the capture lets it go, and says when it was let go. */
+  function camera(frame: Uint8Array) {
+    let released = 0;
+    const media: CaptureMedia = {
+      async *frames(signal) {
+        while (!signal.aborted) {
+          yield Buffer.from(frame);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      },
+      release: async () => {
+        released++;
+      },
+    };
+    return { media, released: () => released };
+  }
+  /** The booted services with a short idle limit (the same database, pool and settings otherwise). */
+  const patient = (seconds: number) => ({
+    ...booted.services,
+    ctx: { ...booted.services.ctx, config: { ...booted.services.ctx.config, BIMS_CAPTURE_IDLE_SECONDS: seconds } },
+  });
+
+  it('ends TIMEOUT well before its own timeout when no face came for the idle limit, releasing its media', async () => {
+    const grey = encodePng({ width: 64, height: 64, data: new Uint8Array(64 * 64 * 3).fill(128) });
+    const { media, released } = camera(grey);
+    const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK', timeoutSeconds: 600 });
+    const events: string[] = [];
+    const session = new CaptureSession(patient(2), params, admin, media, (e) => events.push(e.type));
+    session.start();
+    await session.finished;
+    expect(session.state).toBe('TIMEOUT');
+    expect(session.result).toMatchObject({ status: 'TIMEOUT', reason: 'nobody seen for 2 s' });
+    expect(session.metrics.resultMs).toBeLessThan(60_000);
+    expect(events).toEqual(expect.arrayContaining(['STARTED', 'MEDIA', 'NO_FACE', 'TIMEOUT']));
+    expect(released()).toBe(1);
+    const row = await booted.services.ctx.db
+      .selectFrom('operations')
+      .selectAll()
+      .where('uuid', '=', session.result!.operationUuid!)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ type: 'CHECK', status: 'FAILED' });
+    expect(row.details).toMatchObject({ reason: 'IDLE', capture: { lastGuidance: 'NO_FACE' } });
+  }, 60_000);
+
+  it('a face seen keeps it waiting: the same idle limit does not end a capture whose camera shows one', async () => {
+    // A face that never passes the gates (blurred), so the capture keeps going; the face keeps it patient.
+    const { media } = camera(blurred('labelled/franck/franck_02159.jpg'));
+    const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK', timeoutSeconds: 6, livenessFrames: 1 });
+    const session = new CaptureSession(patient(2), params, admin, media);
+    session.start();
+    await session.finished;
+    expect(session.result, JSON.stringify(session.result)).toMatchObject({
+      status: 'TIMEOUT',
+      reason: 'no result within 6 s',
     });
   }, 60_000);
 });

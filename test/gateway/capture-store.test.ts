@@ -32,10 +32,11 @@ for (const dialect of dialects) {
     });
 
     it('keeps a finished capture readable for 10 minutes, then the heartbeat prunes it', async () => {
-      await store.begin({
+      await store.admit({
         sessionId: 11,
         handleId: 12,
         captureId: crypto.randomUUID(),
+        owner: 'account:7',
         accountId: 7,
         purpose: 'CHECK',
         snapshot: snapshot({ state: 'DONE', over: true, result: { status: 'SUCCESS' } }),
@@ -61,20 +62,22 @@ for (const dialect of dialects) {
 
     it('takes writes only from the capture that owns the row, and only while it is unfinished', async () => {
       const first = crypto.randomUUID();
-      await store.begin({
+      await store.admit({
         sessionId: 21,
         handleId: 22,
         captureId: first,
+        owner: 'client:store-test',
         accountId: null,
         purpose: 'CHECK',
         snapshot: snapshot(),
       });
       // A new connect on the handle replaces the capture: the old one's late writes change nothing.
       const second = crypto.randomUUID();
-      await store.begin({
+      await store.admit({
         sessionId: 21,
         handleId: 22,
         captureId: second,
+        owner: 'client:store-test',
         accountId: null,
         purpose: 'VERIFY',
         snapshot: snapshot(),
@@ -108,10 +111,11 @@ for (const dialect of dialects) {
           last_seen_at: new Date(clock),
         })
         .execute();
-      await store.begin({
+      await store.admit({
         sessionId: 31,
         handleId: 32,
         captureId: crypto.randomUUID(),
+        owner: 'client:store-test',
         accountId: null,
         purpose: 'CHECK',
         snapshot: snapshot(),
@@ -140,6 +144,51 @@ for (const dialect of dialects) {
         .executeTakeFirstOrThrow();
       expect(row.finished_at).not.toBeNull();
       expect((row.events as CaptureEvent[]).map((e) => e.type)).toEqual(['STARTED', 'FAILED']);
+    });
+
+    it("admits an account's captures up to its cap, keeps the last places for accounts that hold none, and stops at the total", async () => {
+      // Other rows of this suite are finished or past their deadlines by now; counted from a clean table.
+      await booted.services.ctx.db.deleteFrom('capture_sessions').execute();
+      const { BIMS_CAPTURES_PER_ACCOUNT: perAccount, BIMS_CAPTURES_TOTAL: total } = booted.config;
+      const admit = (owner: string, sessionId: number) =>
+        store
+          .admit({
+            sessionId,
+            handleId: 1,
+            captureId: crypto.randomUUID(),
+            owner,
+            accountId: null,
+            purpose: 'CHECK',
+            snapshot: snapshot({ deadlineAt: new Date(clock + 90_000) }),
+          })
+          .then(
+            () => 'admitted',
+            (error: { code?: string; extras?: { retryAfterSeconds?: number } }) =>
+              `${error.code} after ${error.extras?.retryAfterSeconds} s`,
+          );
+      let session = 1000;
+      // One account: its cap, then 429; a new connect on a handle it holds replaces that capture, not counted twice.
+      for (let i = 0; i < perAccount; i++) expect(await admit('account:1', ++session)).toBe('admitted');
+      expect(await admit('account:1', ++session)).toBe('too-many-requests after 10 s');
+      expect(await admit('account:1', session - 1)).toBe('admitted');
+      // More accounts take what is left but the reserve (as large as one account's cap) ...
+      let owner = 2;
+      let held = perAccount;
+      while (held < total - perAccount) {
+        for (let i = 0; i < perAccount && held < total - perAccount; i++, held++)
+          expect(await admit(`account:${owner}`, ++session)).toBe('admitted');
+        owner++;
+      }
+      // ... which an account holding some may not enter, and accounts holding none may, one each.
+      expect(await admit('account:2', ++session)).toBe('too-many-requests after 10 s');
+      for (let i = 0; i < perAccount; i++) expect(await admit(`newcomer:${i}`, ++session)).toBe('admitted');
+      expect(await admit('newcomer:last', ++session)).toBe('service-unavailable after 10 s');
+      // A capture that ends gives its place back.
+      await store.stopSession(1001, 'stopped by the client');
+      expect(await admit('newcomer:last', ++session)).toBe('admitted');
+      // Past its deadline (its node gone), an unfinished capture no longer counts either.
+      clock += 91_000;
+      expect(await admit('account:1', ++session)).toBe('admitted');
     });
   });
 }

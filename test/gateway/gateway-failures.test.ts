@@ -66,7 +66,7 @@ describe('the sidecar guards its door', () => {
   });
 
   it('a wrong token configured in the API is a 502 naming the sidecar', async () => {
-    const error = await failure(serviceWith({ BIMS_SIDECAR_TOKEN: 'y'.repeat(40) }).info());
+    const error = await failure(serviceWith({ BIMS_SIDECAR_TOKEN: 'y'.repeat(40) }).inspect.info());
     expect(error.code).toBe('bad-gateway');
     expect(error.extras.component).toBe('sidecar');
     expect(error.detail).toMatch(/refused our token/);
@@ -75,7 +75,7 @@ describe('the sidecar guards its door', () => {
   it('no sidecar listening, or none configured, is a prompt 503', async () => {
     const [port] = await freePorts(1);
     const started = Date.now();
-    const error = await failure(serviceWith({ BIMS_SIDECAR_URL: `http://127.0.0.1:${port}` }).create());
+    const error = await failure(serviceWith({ BIMS_SIDECAR_URL: `http://127.0.0.1:${port}` }).inspect.status());
     expect(Date.now() - started).toBeLessThan(1000);
     expect(error.code).toBe('service-unavailable');
     expect(error.extras.component).toBe('sidecar');
@@ -83,7 +83,7 @@ describe('the sidecar guards its door', () => {
     const config = loadConfig({ BIMS_SIDECAR_URL: sidecar.sidecar.url });
     const unconfigured = new GatewayService({ config, log: createLogger('silent') } as ServiceContext);
     // The configuration to set is for the operator's log, not for the caller.
-    const unset = await failure(unconfigured.listSessions());
+    const unset = await failure(unconfigured.inspect.status());
     expect(unset.operatorDetail).toMatch(/BIMS_SIDECAR_TOKEN/);
     expect(unset.detail).not.toMatch(/BIMS_/);
   });
@@ -159,15 +159,22 @@ describe('keeping sessions alive while in use', () => {
     }
   });
 
-  it('a session whose client went quiet with no PeerConnection up is destroyed', async () => {
-    const service = serviceWith({ BIMS_GATEWAY_IDLE_SECONDS: '1' });
+  it('a session whose client went quiet with no PeerConnection up is destroyed, and stops counting', async () => {
+    const quiet = await bootForTest('pglite', { ...sidecar.env, BIMS_GATEWAY_IDLE_SECONDS: '1' });
     try {
-      const sessionId = (await service.create()).data!.id!;
+      const made = await quiet.app.request('/user/gateway/create', {
+        method: 'POST',
+        headers: { authorization: adminAuth },
+      });
+      const sessionId = ((await made.json()) as { data: { id: number } }).data.id;
       expect((await call('GET', '/admin/gateway/list-sessions')).json.sessions).toContain(sessionId);
+      const rows = () => quiet.services.ctx.db.selectFrom('gateway_sessions').select('session_id').execute();
+      expect((await rows()).map((r) => Number(r.session_id))).toEqual([sessionId]);
       await new Promise((resolve) => setTimeout(resolve, 2500));
       expect((await call('GET', '/admin/gateway/list-sessions')).json.sessions).not.toContain(sessionId);
+      expect(await rows()).toEqual([]);
     } finally {
-      service.close();
+      await quiet.close();
     }
   });
 });

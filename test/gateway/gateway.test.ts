@@ -210,3 +210,29 @@ describe('server information and settings', () => {
     }
   });
 });
+
+describe('whose session, on one node', () => {
+  it("a session's row goes with it; rows of sessions Janus no longer has are pruned, living ones kept", async () => {
+    const db = booted.services.ctx.db;
+    const created = await call('POST', '/admin/gateway/create');
+    const sessionId = created.json.data.id as number;
+    const rowOf = (id: number) =>
+      db.selectFrom('gateway_sessions').selectAll().where('session_id', '=', id).executeTakeFirst();
+    expect(await rowOf(sessionId)).toMatchObject({ owner: expect.stringMatching(/^account:\d+$/), handles: 0 });
+    // A node that died: its session is gone from Janus (ended at Janus's timeout), its row left behind; old
+    // enough to judge, like the living session's row.
+    const old = new Date(Date.now() - 10 * 60_000);
+    await db
+      .insertInto('gateway_sessions')
+      .values({ session_id: 4_242_424_243, owner: 'account:999', node_id: 'gone', created_at: old })
+      .execute();
+    await db.updateTable('gateway_sessions').set({ created_at: old }).where('session_id', '=', sessionId).execute();
+    await booted.services.gateway.prune();
+    expect(
+      await db.selectFrom('gateway_sessions').select('owner').where('owner', '=', 'account:999').execute(),
+    ).toEqual([]);
+    expect(await rowOf(sessionId)).toBeDefined();
+    expect((await call('POST', '/admin/gateway/stop', { sessionId })).status).toBe(200);
+    expect(await rowOf(sessionId)).toBeUndefined();
+  });
+});

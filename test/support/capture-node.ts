@@ -19,13 +19,13 @@ const booted = await boot({
   readAsset: nodeAssetReader(),
 });
 const { services } = booted;
-const created = await services.gateway.createAndAttach('janus.plugin.videoroom');
-const sessionId = created.session_id!;
-const handleId = created.data!.id!;
 const admin = {
   principal: { accountId: null, username: 'admin', role: 'ADMIN' as const, via: 'basic' as const },
   surface: 'admin' as const,
 };
+const created = await services.gateway.createAndAttach(admin, 'janus.plugin.videoroom');
+const sessionId = created.session_id!;
+const handleId = created.data!.id!;
 await services.gateway.captures.start({
   sessionId,
   handleId,

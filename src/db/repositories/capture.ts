@@ -150,3 +150,27 @@ export function findOperationOutcome(
 ): Promise<{ status: Selectable<Database['operations']>['status']; score: number | null } | undefined> {
   return db.selectFrom('operations').select(['status', 'score']).where('uuid', '=', uuid).executeTakeFirst();
 }
+
+/**
+ * How many unfinished captures `owner` runs, and how many run in all: rows not finished and not past their
+ * deadline (a lost capture stops counting when its deadline passes), the capture on `except` (about to be
+ * replaced by a new connect on its handle) left out.
+ */
+export async function countUnfinishedCaptures(
+  db: Queryable,
+  owner: string,
+  now: Date,
+  except: { sessionId: number; handleId: number },
+): Promise<{ mine: number; total: number }> {
+  const row = await db
+    .selectFrom('capture_sessions')
+    .select((eb) => [
+      eb.fn.countAll<string>().as('total'),
+      eb.fn.count<string>(eb.case().when('owner', '=', owner).then(1).end()).as('mine'),
+    ])
+    .where('finished_at', 'is', null)
+    .where('deadline_at', '>', now)
+    .where((eb) => eb.not(eb.and([eb('session_id', '=', except.sessionId), eb('handle_id', '=', except.handleId)])))
+    .executeTakeFirstOrThrow();
+  return { mine: Number(row.mine), total: Number(row.total) };
+}

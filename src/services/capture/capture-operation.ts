@@ -145,3 +145,25 @@ export async function refuseActiveLiveness(
     reason: ACTIVE_LIVENESS_FAILED,
   };
 }
+
+/**
+ * A capture that ends without a result: no result within its `timeoutSeconds` (`TIMEOUT`), or nobody seen (nor,
+ * voice-only, heard) for `idleMs` (`IDLE`, BIMS_CAPTURE_IDLE_SECONDS). Recorded as a FAILED operation whose
+ * details say which; the capture's outcome is TIMEOUT either way, with the reason in words.
+ */
+export async function recordTimeout(
+  c: CaptureOperationContext,
+  why: 'TIMEOUT' | 'IDLE',
+  spent: { framesAnalysed: number; lastGuidance: string | null; durationMs: number },
+  idleMs: number,
+): Promise<CaptureResult> {
+  const uuid = await recordCaptureWithoutOperation(c, {
+    status: 'FAILED',
+    modalities: capturedModalities(c.params),
+    durationMs: spent.durationMs,
+    details: { reason: why, capture: { framesAnalysed: spent.framesAnalysed, lastGuidance: spent.lastGuidance } },
+  });
+  const reason =
+    why === 'IDLE' ? `nobody seen for ${idleMs / 1000} s` : `no result within ${c.params.timeoutSeconds} s`;
+  return { status: 'TIMEOUT', operationUuid: uuid, reason };
+}

@@ -3,7 +3,7 @@ import type { Services } from '../index.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
-import { ownerOf } from '../ownership.js';
+import { ownerKeyOf } from '../gateway/gateway-owner.js';
 import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
 import {
   CaptureSession,
@@ -58,12 +58,19 @@ export class CaptureRegistry {
     if (wantsVoice && !audioMid)
       throw invalid('body.jsep.sdp', 'the offer carries no audio track, and the session captures the voice');
     await this.checkSubject(starter.services, params);
+    const owner = ownerKeyOf(starter.caller.principal);
+    // A first look at the caps before the gateway does any work for it (a refused flood costs Janus nothing) ...
+    await this.store.check(owner, { sessionId, handleId });
     const adminKey = await this.gateway.adminKey();
     const room = newRoomNumber();
     await this.gateway.pluginRequest(sessionId, handleId, createRoom(room, adminKey));
     let answer: JanusAnswer;
+    let captureId: string;
     try {
       answer = await this.gateway.messageForEvent(tracker, sessionId, handleId, joinAndPublish(room), input.jsep);
+      // ... and its place taken with its row: of concurrent connects that passed the first look, those now past
+      // the cap are refused here, their room (and publisher) destroyed.
+      captureId = await this.admit(sessionId, handleId, params, starter);
     } catch (error) {
       await this.gateway.pluginRequest(sessionId, handleId, destroyRoom(room, adminKey)).catch(() => {});
       throw error;
@@ -79,14 +86,16 @@ export class CaptureRegistry {
       adminKey,
       params,
       tracker,
+      owner,
     });
-    await this.start({ sessionId, handleId, params, starter, media });
+    await this.start({ sessionId, handleId, params, starter, media, captureId });
     return answer;
   }
 
   /**
    * Run a capture on a handle with its media, its row written before this returns (so any node reads it
-   * from the connect's answer on). Connect calls it with the forwarded stream; tests with frames of their own.
+   * from the connect's answer on). Connect calls it with the forwarded stream, once {@link admit} gave it its
+   * `captureId`; tests call it with frames of their own, and it is then admitted here. @throws DomainError 429/503
    */
   async start(m: {
     sessionId: number;
@@ -94,9 +103,11 @@ export class CaptureRegistry {
     params: CaptureParams;
     starter: CaptureStarter;
     media: CaptureMedia;
+    captureId?: string;
   }): Promise<CaptureSession> {
     const { sessionId, handleId, params, starter } = m;
     const key = keyOf(sessionId, handleId);
+    const captureId = m.captureId ?? (await this.admit(sessionId, handleId, params, starter));
     const timesOutAt = this.gateway.now().getTime() + params.timeoutSeconds * 1000;
     let processingAt = 0;
     let session!: CaptureSession;
@@ -111,21 +122,8 @@ export class CaptureRegistry {
         deadlineAt: new Date(Math.max(timesOutAt, processingAt) + LOST_MARGIN_MS),
       };
     };
-    const captureId = crypto.randomUUID();
     const writer = new CaptureWriter({
-      write: (first) =>
-        first
-          ? this.store
-              .begin({
-                sessionId,
-                handleId,
-                captureId,
-                accountId: starter.caller.principal.accountId,
-                purpose: params.purpose,
-                snapshot: snapshot(),
-              })
-              .then(() => true)
-          : this.store.write(sessionId, handleId, captureId, snapshot()),
+      write: () => this.store.write(sessionId, handleId, captureId, snapshot()),
       // Another node settled the row (the client stopped the session there) or a new connect replaced it:
       // this capture ends too, and its row keeps what it says.
       settledElsewhere: () => session.cancel('ended on another node'),
@@ -143,20 +141,19 @@ export class CaptureRegistry {
   }
 
   /**
-   * The capture on a handle as its client reads it, on any node, or undefined when the handle has none. On
-   * the user surface only the account that started it reads it (as operations are owned): another account is
-   * told there is no such capture, so it can neither follow nor disturb it. `here`: this node runs it.
+   * The capture on a handle as its client reads it, on any node, or undefined when the handle has none or it
+   * is not `actsOn`'s (null: anyone's, on /admin): another account is told nothing, so it can neither follow
+   * nor disturb it. `here`: this node runs it.
    */
   async view(
     sessionId: number,
     handleId: number,
-    caller: CaptureCaller,
+    actsOn: string | null,
   ): Promise<{ view: CaptureView; over: boolean; here: boolean } | undefined> {
     const stored = await this.store.read(sessionId, handleId);
     if (!stored) return undefined;
-    const owner = ownerOf(caller);
-    if (owner && (owner.accountId === null || owner.accountId !== stored.accountId))
-      throw notFound(`A capture session on handle ${handleId} of gateway session ${sessionId}`);
+    const owner = stored.owner ?? (stored.accountId === null ? null : `account:${stored.accountId}`);
+    if (actsOn !== null && owner !== actsOn) return undefined;
     const entry = this.entries.get(keyOf(sessionId, handleId));
     return { view: stored.view, over: stored.over, here: entry !== undefined && !entry.session.isOver };
   }
@@ -194,6 +191,27 @@ export class CaptureRegistry {
   async close(): Promise<void> {
     for (const entry of this.entries.values()) entry.session.cancel('service closing');
     await Promise.all([...this.entries.values()].map((e) => e.writer.flushed()));
+  }
+
+  /** The capture's place under the caps, and its row (waiting for its media) written: its id. */
+  private async admit(
+    sessionId: number,
+    handleId: number,
+    params: CaptureParams,
+    starter: CaptureStarter,
+  ): Promise<string> {
+    const captureId = crypto.randomUUID();
+    const deadline = this.gateway.now().getTime() + params.timeoutSeconds * 1000 + LOST_MARGIN_MS;
+    await this.store.admit({
+      sessionId,
+      handleId,
+      captureId,
+      owner: ownerKeyOf(starter.caller.principal),
+      accountId: starter.caller.principal.accountId,
+      purpose: params.purpose,
+      snapshot: { state: 'WAITING_MEDIA', events: [], result: null, over: false, deadlineAt: new Date(deadline) },
+    });
+    return captureId;
   }
 
   /** As the JSON path would refuse them, before any media flows: a VERIFY of nobody, an ENROLL of a subjectId taken. */

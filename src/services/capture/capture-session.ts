@@ -5,7 +5,7 @@ import { analyseImages, type FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
 import type { ActiveState } from './active-liveness.js';
 import {
-  recordCaptureWithoutOperation,
+  recordTimeout,
   refuseActiveLiveness,
   runCaptureOperation,
   type CaptureOperationContext,
@@ -21,13 +21,13 @@ import type {
 import {
   activeLivenessOf,
   captureGates,
-  capturedModalities,
   capturesModality,
   type CaptureMetrics,
   reportedMetrics,
 } from './capture-setup.js';
 import { sessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
+import { IdleWatch } from './idle-watch.js';
 
 export type {
   CaptureCaller,
@@ -68,6 +68,8 @@ export class CaptureSession {
   private done: Promise<void> | null = null;
   /** What the operation at the end runs with (capture-operation.ts). */
   private readonly operation: CaptureOperationContext;
+  /** Ends the capture when nobody was seen (or heard) for BIMS_CAPTURE_IDLE_SECONDS. */
+  private readonly patience: IdleWatch;
 
   constructor(
     private readonly services: Services,
@@ -78,6 +80,7 @@ export class CaptureSession {
     private readonly onEvent: (event: CaptureEvent) => void = () => {},
   ) {
     this.operation = { services, params, caller, overrides: sessionSettings(params) };
+    this.patience = new IdleWatch(services.ctx.config.BIMS_CAPTURE_IDLE_SECONDS * 1000, () => this.stop.abort());
   }
 
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
@@ -163,6 +166,7 @@ export class CaptureSession {
         });
         this.metrics.analyseMs += performance.now() - t0;
         this.metrics.framesAnalysed += 1;
+        if (analysis!.faces.length > 0) this.patience.seen();
         if (active?.state === 'CHALLENGING') {
           // The judge's frontal frames wait while the instructions are checked on the frames that follow.
           for (const event of active.observe(analysis!, t0)) this.emit(event);
@@ -197,9 +201,11 @@ export class CaptureSession {
       }
     } finally {
       clearTimeout(timer);
+      this.patience.stop();
     }
     if (this.isOver) return;
     if (timedOut) return this.timedOut();
+    if (this.patience.idle) return this.timedOut('IDLE');
     this.finish('FAILED', { status: 'FAILED', reason: 'the media stream ended before a result' });
   }
 
@@ -232,8 +238,10 @@ export class CaptureSession {
       for await (const chunk of this.media.audio(this.stop.signal)) {
         if (this.stop.signal.aborted || this.isOver) break;
         // Speech heard before the first video frame is progress too (a loaded decoder may deliver the audio first).
-        if (voice.push(chunk) && (this.state === 'WAITING_MEDIA' || this.state === 'CAPTURING'))
+        if (voice.push(chunk) && (this.state === 'WAITING_MEDIA' || this.state === 'CAPTURING')) {
           this.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
+          if (!capturesModality(this.params, 'FACE')) this.patience.seen();
+        }
       }
     } catch (error) {
       // The session asked for the voice: without it, the timeout says so.
@@ -242,21 +250,11 @@ export class CaptureSession {
     }
   }
 
-  private async timedOut(): Promise<void> {
-    const uuid = await recordCaptureWithoutOperation(this.operation, {
-      status: 'FAILED',
-      modalities: capturedModalities(this.params),
-      durationMs: performance.now() - this.started,
-      details: {
-        reason: 'TIMEOUT',
-        capture: { framesAnalysed: this.metrics.framesAnalysed, lastGuidance: this.lastGuidance },
-      },
-    });
-    this.finish('TIMEOUT', {
-      status: 'TIMEOUT',
-      operationUuid: uuid,
-      reason: `no result within ${this.params.timeoutSeconds} s`,
-    });
+  /** No result in time, or (`IDLE`) nobody seen for the idle limit: recorded as a FAILED operation. */
+  private async timedOut(why: 'TIMEOUT' | 'IDLE' = 'TIMEOUT'): Promise<void> {
+    const { framesAnalysed } = this.metrics;
+    const spent = { framesAnalysed, lastGuidance: this.lastGuidance, durationMs: performance.now() - this.started };
+    this.finish('TIMEOUT', await recordTimeout(this.operation, why, spent, this.patience.idleMs));
   }
 
   private finish(state: CaptureState, result: CaptureResult): void {

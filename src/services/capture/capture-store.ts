@@ -1,5 +1,8 @@
 import { json } from '../../db/json.js';
+import { judgeShare, shareLimits } from '../../gateway/fair-share.js';
+import { lockGatewayAdmission } from '../../db/repositories/gateway-sessions.js';
 import {
+  countUnfinishedCaptures,
   deleteCapturesFinishedBefore,
   findCaptureSession,
   listCaptureHandles,
@@ -9,6 +12,7 @@ import {
   upsertCaptureSession,
 } from '../../db/repositories/capture.js';
 import type { ServiceContext } from '../context.js';
+import { shareRefusal } from '../gateway/share-refusal.js';
 import { NODE_ALIVE_SECONDS } from '../management/cluster.js';
 import type { CaptureEvent, CaptureParams, CaptureResult, CaptureState } from './capture-session.js';
 
@@ -24,6 +28,8 @@ export const LOST_MARGIN_MS = 60_000;
 
 /** Where a node that settled another node's capture (a stop sent to it) says so: the payload is the gateway session id. */
 export const CAPTURE_CHANNEL = 'bims_capture';
+
+const CAPTURES = { plural: 'captures', freedBy: 'stop one, or wait until one ends' };
 
 /** The reason of a capture whose node died before its outcome. */
 export const NODE_LOST = 'NODE_LOST';
@@ -42,6 +48,8 @@ export interface StoredCapture {
   over: boolean;
   /** The account that started it (null for a caller without one). */
   accountId: number | null;
+  /** Whose it is, under the gateway's owner key (services/gateway/gateway-owner.ts); null on rows from before it. */
+  owner: string | null;
   nodeId: string;
   captureId: string;
 }
@@ -66,30 +74,56 @@ const isOver = (state: string) => state === 'DONE' || state === 'TIMEOUT' || sta
 export class CaptureStore {
   constructor(private readonly ctx: ServiceContext) {}
 
-  /** A new capture on a handle: its row replaces whatever an earlier connect on the handle left. */
-  async begin(m: {
+  /**
+   * Whether `owner` may start one more capture (on the handle `key`, whose earlier capture a new one replaces),
+   * on what is recorded now: the first look, before the gateway does any work. @throws DomainError 429 or 503
+   */
+  async check(owner: string, key: { sessionId: number; handleId: number }): Promise<void> {
+    const why = judgeShare(await countUnfinishedCaptures(this.ctx.db, owner, this.ctx.now(), key), this.limits);
+    if (why) throw shareRefusal(why, CAPTURES, this.limits);
+  }
+
+  /**
+   * A new capture on a handle, admitted under the caps (docs/media-gateway.md, "Fair share"): the owner's and
+   * the service's unfinished captures are counted again and its row written as one step across every node (a
+   * short transaction under the gateway's admission lock), so that of concurrent connects that passed
+   * {@link check}, those past the cap are refused. The row replaces whatever an earlier connect on the handle
+   * left. @throws DomainError 429 (the owner's share) or 503 (the service is full)
+   */
+  async admit(m: {
     sessionId: number;
     handleId: number;
     captureId: string;
+    owner: string;
     accountId: number | null;
     purpose: string;
     snapshot: CaptureSnapshot;
   }): Promise<void> {
     const now = this.ctx.now();
     const { snapshot } = m;
-    await upsertCaptureSession(this.ctx.db, m.sessionId, m.handleId, {
-      capture_id: m.captureId,
-      node_id: this.ctx.node.id,
-      account_id: m.accountId,
-      purpose: m.purpose,
-      state: snapshot.state,
-      events: json(snapshot.events),
-      result: json(snapshot.result),
-      started_at: now,
-      updated_at: now,
-      finished_at: snapshot.over ? now : null,
-      deadline_at: snapshot.deadlineAt,
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await lockGatewayAdmission(trx);
+      const why = judgeShare(await countUnfinishedCaptures(trx, m.owner, now, m), this.limits);
+      if (why) throw shareRefusal(why, CAPTURES, this.limits);
+      await upsertCaptureSession(trx, m.sessionId, m.handleId, {
+        capture_id: m.captureId,
+        node_id: this.ctx.node.id,
+        account_id: m.accountId,
+        owner: m.owner,
+        purpose: m.purpose,
+        state: snapshot.state,
+        events: json(snapshot.events),
+        result: json(snapshot.result),
+        started_at: now,
+        updated_at: now,
+        finished_at: snapshot.over ? now : null,
+        deadline_at: snapshot.deadlineAt,
+      });
     });
+  }
+
+  private get limits() {
+    return shareLimits(this.ctx.config.BIMS_CAPTURES_PER_ACCOUNT, this.ctx.config.BIMS_CAPTURES_TOTAL);
   }
 
   /**
@@ -137,6 +171,7 @@ export class CaptureStore {
       },
       over: row.finished_at !== null || isOver(row.state),
       accountId: row.account_id,
+      owner: row.owner,
       nodeId: row.node_id,
       captureId: row.capture_id,
     };

@@ -30,6 +30,8 @@ export function publisherMedia(
     adminKey: string;
     params: CaptureParams;
     tracker: SessionTracker;
+    /** Whose capture it is: the sidecar holds each owner to its share of decoders. */
+    owner: string;
   },
 ): CaptureMedia {
   const decoderIds: string[] = [];
@@ -52,6 +54,7 @@ export function publisherMedia(
         payloadType: FORWARDED_VIDEO_PT,
         framesPerSecond: m.params.framesPerSecond,
         maxSeconds,
+        owner: m.owner,
       });
       decoderIds.push(video.id);
       const streams = [{ mid: m.mid, port: video.port, pt: FORWARDED_VIDEO_PT }];
@@ -62,6 +65,7 @@ export function publisherMedia(
           payloadType: FORWARDED_AUDIO_PT,
           framesPerSecond: 5,
           maxSeconds,
+          owner: m.owner,
         });
         decoderIds.push(decoder.id);
         audio = decoder.id;
@@ -107,7 +111,7 @@ export function publisherMedia(
       // The session itself lingers a little, so its client can read the outcome, then ends by itself:
       // detached and destroyed, as stopGatewayConnection does (unless the client did it first).
       const timer = setTimeout(
-        () => void gateway.stop(m.sessionId, m.handleId).catch(() => {}),
+        () => void gateway.stop(null, m.sessionId, m.handleId).catch(() => {}),
         gateway.captureLingerMs,
       );
       timer.unref?.();

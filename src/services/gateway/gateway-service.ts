@@ -7,8 +7,11 @@ import type { ServiceContext } from '../context.js';
 import { mapped } from './errors.js';
 import { gatewayClients } from './gateway-clients.js';
 import { messageForEvent, pluginRequest } from './plugin-messages.js';
-import { SessionTracker } from './session-tracker.js';
-import { applySettings, type GatewaySettings } from './settings.js';
+import type { SessionTracker } from './session-tracker.js';
+import { SessionTrackers } from './session-trackers.js';
+import { SessionRegistry } from './session-registry.js';
+import { actsOnOf, ownerKeyOf, type GatewayCaller } from './gateway-owner.js';
+import { GatewayInspection } from './gateway-inspection.js';
 import type { DecoderClient } from '../../gateway/decoder-client.js';
 import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
 import { CaptureStore } from '../capture/capture-store.js';
@@ -27,24 +30,34 @@ export interface ConnectInput {
 /**
  * The media gateway operations (seed section 4.7) over the Janus the sidecar supervises. Sessions created
  * through us are tracked: kept alive while in use and polled for their events (see {@link SessionTracker}).
+ * Each belongs to the account that made it, on every node ({@link SessionRegistry}): a call about it from
+ * another account answers as for an unknown id, except on /admin. `caller` null: the service itself.
  */
 export class GatewayService {
   private readonly sidecar: SidecarClient;
   private readonly janus: JanusClient;
   private readonly admin: JanusAdminClient;
-  private readonly trackers = new Map<number, SessionTracker>();
+  private readonly trackers: SessionTrackers;
+  /** getInfo, getListSession, getSession, getSessionRaw, getStatus, setSettings. */
+  readonly inspect: GatewayInspection;
+  /** Whose each session is, and what each owner holds (in the database, for every node). */
+  readonly sessions: SessionRegistry;
   /** The sidecar's media decoders, which capture sessions read their frames from. */
   readonly decoders: DecoderClient;
   /** The capture sessions this node runs, and (through its store) every node's. */
   readonly captures: CaptureRegistry;
-  /** Janus's session timeout as last set through us; keepalives are sent well within it. */
-  private sessionTimeoutSeconds: number;
 
   constructor(private readonly ctx: ServiceContext) {
-    const config = ctx.config;
-    this.sessionTimeoutSeconds = config.BIMS_JANUS_SESSION_TIMEOUT;
-    ({ sidecar: this.sidecar, janus: this.janus, admin: this.admin, decoders: this.decoders } = gatewayClients(config));
+    const clients = gatewayClients(ctx.config);
+    ({ sidecar: this.sidecar, janus: this.janus, admin: this.admin, decoders: this.decoders } = clients);
+    this.sessions = new SessionRegistry(ctx);
     this.captures = new CaptureRegistry(this, new CaptureStore(ctx));
+    this.trackers = new SessionTrackers(ctx, this.janus, (id, reason, gone) => {
+      // Without its gateway session a capture has no media: it ends (a stop sent to another node ends so here).
+      this.captures.cancel(id, `the gateway session ended (${reason})`);
+      if (gone) void this.sessions.forget(id);
+    });
+    this.inspect = new GatewayInspection(clients, this.trackers, this.sessions, this.captures);
   }
 
   /** The service's clock (tests may set it), for the captures' deadlines. */
@@ -56,28 +69,23 @@ export class GatewayService {
     return this.ctx.log;
   }
 
-  /** createGatewayConnection: a new Janus session, kept alive while in use. */
-  create(): Promise<JanusAnswer> {
-    return mapped(async () => {
-      const answer = await this.janus.create();
-      this.track(answer.data!.id!);
-      return answer;
-    });
+  /** createGatewayConnection: a new Janus session of the caller's, kept alive while in use. @throws 429/503 past the caps */
+  create(caller: GatewayCaller): Promise<JanusAnswer> {
+    return mapped(() => this.createOwned(ownerKeyOf(caller.principal)));
   }
 
   /** attachToGatewayConnection: a handle on `plugin` (the configured default when absent). */
-  attach(sessionId: number, plugin?: string): Promise<JanusAnswer> {
-    return mapped(() => this.attachTracked(sessionId, plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN));
+  attach(caller: GatewayCaller, sessionId: number, plugin?: string): Promise<JanusAnswer> {
+    return mapped(() => this.attachCounted(actsOnOf(caller), sessionId, plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN));
   }
 
   /** createAndAttach: both; the answer is the attach answer (`data.id` the handle) with `session_id` set. */
-  createAndAttach(plugin?: string): Promise<JanusAnswer> {
+  createAndAttach(caller: GatewayCaller, plugin?: string): Promise<JanusAnswer> {
     return mapped(async () => {
-      const created = await this.janus.create();
-      const sessionId = created.data!.id!;
-      this.track(sessionId);
+      const owner = ownerKeyOf(caller.principal);
+      const sessionId = (await this.createOwned(owner)).data!.id!;
       try {
-        const attached = await this.attachTracked(sessionId, plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN);
+        const attached = await this.attachCounted(owner, sessionId, plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN);
         return { ...attached, session_id: sessionId };
       } catch (error) {
         this.trackers.get(sessionId)?.end('attach failed', true);
@@ -90,13 +98,15 @@ export class GatewayService {
    * connectToGateway: send the JSEP offer with the session's init params as the plugin's body and wait for
    * the plugin's event carrying the JSEP answer. The echo test plugin is told to echo audio and video.
    */
-  connect(input: ConnectInput, capture?: CaptureStarter): Promise<JanusAnswer> {
+  connect(input: ConnectInput, capture: CaptureStarter): Promise<JanusAnswer> {
     return mapped(async () => {
-      const tracker = this.track(input.sessionId);
+      const known = await this.sessions.checkHandle(input.sessionId, input.handleId, actsOnOf(capture.caller));
+      const tracker = this.trackers.track(input.sessionId);
       tracker.touch();
-      const plugin = tracker.pluginOf(input.handleId) ?? (await this.pluginOf(input.sessionId, input.handleId));
+      const plugin =
+        known ?? tracker.pluginOf(input.handleId) ?? (await this.pluginOf(input.sessionId, input.handleId));
       // A handle on the VideoRoom plugin is a biometric capture session (docs/gateway-capture.md).
-      if (plugin === VIDEOROOM && capture) return this.captures.connect(input, tracker, capture);
+      if (plugin === VIDEOROOM) return this.captures.connect(input, tracker, capture);
       const body = plugin === ECHOTEST ? { ...input.params, audio: true, video: true } : { ...input.params };
       return this.messageForEvent(tracker, input.sessionId, input.handleId, body, input.jsep);
     });
@@ -156,16 +166,19 @@ export class GatewayService {
    * is over its media is gone, so nothing is forwarded: the answer is the capture's outcome alone. The
    * capture is read from the database, so a trickle to any node of a cluster answers it alike.
    */
-  trickle(sessionId: number, handleId: number, payload: TricklePayload, caller?: CaptureCaller): Promise<JanusAnswer> {
+  trickle(caller: CaptureCaller, sessionId: number, handleId: number, payload: TricklePayload): Promise<JanusAnswer> {
     return mapped(async () => {
-      const capture = caller ? await this.captures.view(sessionId, handleId, caller) : undefined;
+      const actsOn = actsOnOf(caller);
+      const capture = await this.captures.view(sessionId, handleId, actsOn);
+      // A finished capture outlives its gateway session (10 minutes), for its owner.
       if (capture?.over) return { janus: 'ack', session_id: sessionId, sender: handleId, capture: capture.view };
+      await this.sessions.checkHandle(sessionId, handleId, actsOn);
       // A capture another node runs is that node's session to keep alive and to poll: polling it here too
       // would take Janus's events (its webrtcup) away from the node that waits for them.
-      if (!capture || capture.here) this.track(sessionId).touch();
+      if (!capture || capture.here) this.trackers.track(sessionId).touch();
       const answer = await this.janus.trickle(sessionId, handleId, payload);
-      if (!capture || !caller) return answer;
-      return { ...answer, capture: (await this.captures.view(sessionId, handleId, caller))?.view ?? capture.view };
+      if (!capture) return answer;
+      return { ...answer, capture: (await this.captures.view(sessionId, handleId, actsOn))?.view ?? capture.view };
     });
   }
 
@@ -173,8 +186,11 @@ export class GatewayService {
    * stopGatewayConnection: hang up and detach the handle when given, then destroy the session. A handle that
    * has no PeerConnection yet is not an error; the session's destruction is what the answer reports.
    */
-  stop(sessionId: number, handleId?: number): Promise<JanusAnswer> {
+  stop(caller: GatewayCaller | null, sessionId: number, handleId?: number): Promise<JanusAnswer> {
     return mapped(async () => {
+      const actsOn = caller && actsOnOf(caller);
+      if (handleId === undefined) await this.sessions.check(sessionId, actsOn);
+      else await this.sessions.checkHandle(sessionId, handleId, actsOn);
       if (handleId !== undefined) {
         try {
           await this.janus.hangup(sessionId, handleId);
@@ -187,77 +203,71 @@ export class GatewayService {
       const tracker = this.trackers.get(sessionId);
       // Its captures end, on this node or any other (which learns it when the gateway session goes).
       await this.captures.stop(sessionId, 'stopped by the client');
-      const answer = await this.janus.destroy(sessionId);
-      tracker?.end('stopped by the client');
-      return answer;
+      try {
+        const answer = await this.janus.destroy(sessionId);
+        await this.sessions.forget(sessionId);
+        return answer;
+      } catch (error) {
+        if (error instanceof JanusApiError && error.code === 458) await this.sessions.forget(sessionId);
+        throw error;
+      } finally {
+        tracker?.end('stopped by the client', false, true);
+      }
     });
-  }
-
-  /** getInfo: Janus's `info`, plus what the sidecar says about Janus's supervision (never its secrets). */
-  info(): Promise<JanusAnswer> {
-    return mapped(async () => {
-      const report = await this.sidecar.report();
-      const answer = await this.janus.info();
-      const { state, pid, since, restarts, lastError, version } = report;
-      return { ...answer, supervisor: { state, pid, since, restarts, lastError, version } };
-    });
-  }
-
-  /** getListSession: Admin API `list_sessions`. */
-  listSessions(): Promise<JanusAnswer> {
-    return mapped(() => this.admin.listSessions());
   }
 
   /**
-   * getSession: Admin API `list_handles` (or `handle_info` for one handle), with the events this service saw
-   * on the session (`webrtcup`, `media`, `hangup` ...), those of its capture sessions (read from the database,
-   * so every node shows them) and the handles whose PeerConnection is up.
+   * The heartbeat's part: rows of sessions Janus no longer has stop counting against their owners (their
+   * node died before it could say so). Never fails the heartbeat: an unreachable gateway is tried next time.
    */
-  session(sessionId: number, handleId?: number): Promise<JanusAnswer> {
-    return mapped(async () => {
-      const answer = await this.sessionRaw(sessionId, handleId);
-      const tracker = this.trackers.get(sessionId);
-      const captureEvents = await this.captures.events(sessionId, handleId);
-      return {
-        ...answer,
-        events: [...(tracker?.events(handleId) ?? []), ...captureEvents],
-        liveHandles: tracker?.liveHandles() ?? [],
-      };
-    });
-  }
-
-  /** getSessionRaw: the Admin API answer (`list_handles`, or `handle_info` for one handle) untouched. */
-  sessionRaw(sessionId: number, handleId?: number): Promise<JanusAnswer> {
-    return mapped(() =>
-      handleId === undefined ? this.admin.listHandles(sessionId) : this.admin.handleInfo(sessionId, handleId),
-    );
-  }
-
-  /** getStatus: Admin API `get_status`. */
-  status(): Promise<JanusAnswer> {
-    return mapped(() => this.admin.getStatus());
-  }
-
-  /** setSettings: one Admin API request per setting given, then `get_status` to show the result. */
-  settings(settings: GatewaySettings): Promise<JanusAnswer> {
-    return mapped(async () => {
-      await applySettings(this.admin, settings);
-      if (settings.sessionTimeout !== undefined) this.sessionTimeoutSeconds = settings.sessionTimeout;
-      return this.admin.getStatus();
-    });
+  async prune(): Promise<void> {
+    await this.sessions
+      .prune(async () => ((await this.admin.listSessions()).sessions as number[] | undefined) ?? [])
+      .catch((error: unknown) =>
+        this.ctx.log.debug('gateway sessions not pruned', { error: (error as Error)?.message }),
+      );
   }
 
   /** Stop every tracker (at shutdown; the sessions themselves then time out in Janus), once the captures' last states are written. */
   async close(): Promise<void> {
     await this.captures.close();
-    for (const tracker of [...this.trackers.values()]) tracker.end('service closing');
+    this.trackers.endAll('service closing');
   }
 
-  private async attachTracked(sessionId: number, plugin: string): Promise<JanusAnswer> {
-    const tracker = this.track(sessionId);
+  /**
+   * A session made in Janus for `owner` if the caps admit it, recorded (the caps counted again with the write),
+   * then tracked. One that lost a race for the last place is destroyed at once.
+   */
+  private async createOwned(owner: string): Promise<JanusAnswer> {
+    await this.sessions.admit(owner);
+    const answer = await this.janus.create();
+    const sessionId = answer.data!.id!;
+    try {
+      await this.sessions.record(owner, sessionId);
+    } catch (error) {
+      await this.janus.destroy(sessionId).catch(() => {});
+      throw error;
+    }
+    this.trackers.track(sessionId);
+    return answer;
+  }
+
+  /** A handle attached to `actsOn`'s own session (any, on /admin) if the session has room, then counted. */
+  private async attachCounted(actsOn: string | null, sessionId: number, plugin: string): Promise<JanusAnswer> {
+    const counted = await this.sessions.admitHandle(sessionId, actsOn);
+    const tracker = this.trackers.track(sessionId);
     tracker.touch();
     const answer = await this.janus.attach(sessionId, plugin);
-    tracker.rememberPlugin(answer.data!.id!, plugin);
+    const handleId = answer.data!.id!;
+    if (counted) {
+      try {
+        await this.sessions.recordHandle(sessionId, handleId, plugin);
+      } catch (error) {
+        await this.janus.detach(sessionId, handleId).catch(() => {});
+        throw error;
+      }
+    }
+    tracker.rememberPlugin(handleId, plugin);
     return answer;
   }
 
@@ -265,32 +275,5 @@ export class GatewayService {
   private async pluginOf(sessionId: number, handleId: number): Promise<string | undefined> {
     const info = await this.admin.handleInfo(sessionId, handleId);
     return (info.info as { plugin?: string } | undefined)?.plugin;
-  }
-
-  /** The tracker of a session, started on first use (sessions created on another node are adopted). */
-  private track(sessionId: number): SessionTracker {
-    let tracker = this.trackers.get(sessionId);
-    if (!tracker) {
-      tracker = new SessionTracker(sessionId, {
-        janus: this.janus,
-        log: this.ctx.log,
-        idleMs: this.ctx.config.BIMS_GATEWAY_IDLE_SECONDS * 1000,
-        // A keepalive at least three times per session timeout (0 disables Janus's timeout).
-        keepaliveMs: () => {
-          const configured = this.ctx.config.BIMS_GATEWAY_KEEPALIVE_SECONDS * 1000;
-          return this.sessionTimeoutSeconds > 0
-            ? Math.min(configured, (this.sessionTimeoutSeconds * 1000) / 3)
-            : configured;
-        },
-        onEnd: (id, reason) => {
-          if (this.trackers.get(id) === tracker) this.trackers.delete(id);
-          // Without its gateway session a capture has no media: it ends (a stop sent to another node ends so here).
-          this.captures.cancel(id, `the gateway session ended (${reason})`);
-        },
-      });
-      this.trackers.set(sessionId, tracker);
-      tracker.start();
-    }
-    return tracker;
   }
 }

@@ -10,8 +10,11 @@ export interface SessionTrackerOptions {
   keepaliveMs: () => number;
   /** A session with no PeerConnection up and no client call for this long is abandoned and destroyed. */
   idleMs: number;
-  /** Called once when the tracker ends (destroyed, gone from Janus, idle, unreachable). */
-  onEnd: (sessionId: number, reason: string) => void;
+  /**
+   * Called once when the tracker ends (destroyed, gone from Janus, idle, unreachable); `gone`: the session
+   * itself no longer exists in Janus (destroyed here or found gone), not only its tracking here.
+   */
+  onEnd: (sessionId: number, reason: string, gone: boolean) => void;
 }
 
 interface Waiter {
@@ -121,8 +124,11 @@ export class SessionTracker {
     };
   }
 
-  /** Stop polling and keeping alive; `destroy` also ends the session in Janus (best effort). */
-  end(reason: string, destroy = false): void {
+  /**
+   * Stop polling and keeping alive; `destroy` also ends the session in Janus (best effort). `gone`: the session
+   * no longer exists in Janus (so it is when destroyed).
+   */
+  end(reason: string, destroy = false, gone = destroy): void {
     if (this.ended) return;
     this.ended = true;
     if (this.timer) clearInterval(this.timer);
@@ -131,7 +137,7 @@ export class SessionTracker {
     this.waiters.clear();
     if (destroy) void this.options.janus.destroy(this.sessionId).catch(() => {});
     this.options.log.debug('gateway session released', { sessionId: this.sessionId, reason });
-    this.options.onEnd(this.sessionId, reason);
+    this.options.onEnd(this.sessionId, reason, gone);
   }
 
   private record(event: JanusAnswer): void {
@@ -154,7 +160,7 @@ export class SessionTracker {
         for (const event of events) this.record(event);
       } catch (error) {
         if (this.ended) return;
-        if (error instanceof JanusApiError && error.code === 458) return this.end('gone from the gateway');
+        if (error instanceof JanusApiError && error.code === 458) return this.end('gone from the gateway', false, true);
         failures += 1;
         // Janus restarting loses its sessions; give up once it has been unreachable for a while.
         if (failures >= 5) return this.end(`event poll failing: ${(error as Error).message}`);
@@ -174,7 +180,7 @@ export class SessionTracker {
       try {
         await this.options.janus.keepalive(this.sessionId);
       } catch (error) {
-        if (error instanceof JanusApiError && error.code === 458) this.end('gone from the gateway');
+        if (error instanceof JanusApiError && error.code === 458) this.end('gone from the gateway', false, true);
       }
     }
   }

@@ -24,8 +24,11 @@ export const KEPT_TABLES: readonly string[] = [
   'login_throttle',
 ];
 
-/** Tables handled apart from the truncation (see below); not reported as kept, since they do change. */
-const NOT_CLEARED_HERE: readonly string[] = ['service_nodes', 'gallery_changes'];
+/**
+ * Tables handled apart from the truncation (see below); not reported as kept, since they do change. The gateway
+ * sessions are live connections, not data: clearing their rows would leave them running with no owner.
+ */
+const NOT_CLEARED_HERE: readonly string[] = ['service_nodes', 'gallery_changes', 'gateway_sessions', 'gateway_handles'];
 
 /**
  * Clear the whole database except {@link KEPT_TABLES}, in one transaction, and report the rows removed per

@@ -1,9 +1,10 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
+import { judgeShare, shareLimits } from '../../gateway/fair-share.js';
 import { RtpVideoDecoder } from './rtp-decoder.js';
 
-/** Decoders at once on this machine; each is an ffmpeg process decoding one camera. */
-const MAX_DECODERS = 32;
+/** How long a refused caller is told to wait (a decoder ends with its capture, idle ones within a minute). */
+const RETRY_AFTER_SECONDS = 10;
 
 const DecoderRequest = z.strictObject({
   codec: z.enum(['VP8', 'H264', 'OPUS']),
@@ -11,7 +12,15 @@ const DecoderRequest = z.strictObject({
   /** Video only; audio comes out as 16 kHz PCM in 100 ms chunks. */
   framesPerSecond: z.number().int().min(1).max(30).default(5),
   maxSeconds: z.number().int().min(1).max(3600),
+  /** Whose capture it serves (the API's owner key): the share is counted per owner. */
+  owner: z.string().min(1).max(200),
 });
+
+/** How many decoders (each an ffmpeg process decoding one stream) one owner and everyone may run at once. */
+export interface DecoderCaps {
+  perOwner: number;
+  total: number;
+}
 
 export interface DecoderLog {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -22,15 +31,26 @@ export interface DecoderLog {
  * The media decoders of capture sessions (issue 22): the API asks for one, tells Janus to forward the
  * publisher's RTP to its loopback port, and reads the sampled frames from a streamed answer:
  *
- * - `POST /v1/decoders` {codec, payloadType, framesPerSecond, maxSeconds} -> 201 {id, host, port}
+ * - `POST /v1/decoders` {codec, payloadType, framesPerSecond, maxSeconds, owner} -> 201 {id, host, port}; 429
+ *   when the owner holds its share, 503 when every decoder is taken (both with Retry-After). The share is the
+ *   rule of src/gateway/fair-share.ts: `caps.perOwner` each, `caps.total` in all, and the last `perOwner` kept
+ *   for owners holding fewer than two (one capture's video and audio). One sidecar serves the whole cluster,
+ *   so these counts are the cluster's.
  * - `GET /v1/decoders/:id/frames` -> each frame as a 4-byte big-endian length and a JPEG (for OPUS: 100 ms of
  *   16 kHz mono s16le PCM), until the decoder ends
  * - `DELETE /v1/decoders/:id` -> 204, the ffmpeg process killed
  *
  * A decoder ends when its reader goes away, when deleted, or after maxSeconds.
  */
-export function mountDecoderRoutes(app: Hono, options: { log: DecoderLog; ffmpeg?: string }): { stopAll(): void } {
+export function mountDecoderRoutes(
+  app: Hono,
+  options: { log: DecoderLog; ffmpeg?: string; caps: DecoderCaps },
+): { stopAll(): void } {
   const decoders = new Map<string, RtpVideoDecoder>();
+  /** The owner of each decoder running, or starting (counted from the request on). */
+  const owners = new Map<string, string>();
+  const limits = shareLimits(options.caps.perOwner, options.caps.total, 2);
+  const held = (owner: string) => [...owners.values()].filter((o) => o === owner).length;
 
   app.post('/v1/decoders', async (c) => {
     const parsed = DecoderRequest.safeParse(await c.req.json().catch(() => undefined));
@@ -39,12 +59,19 @@ export function mountDecoderRoutes(app: Hono, options: { log: DecoderLog; ffmpeg
         { error: 'validation', detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') },
         400,
       );
-    if (decoders.size >= MAX_DECODERS)
-      return c.json({ error: 'busy', detail: `${MAX_DECODERS} decoders are running` }, 503);
+    const { owner, ...spec } = parsed.data;
+    const refused = judgeShare({ mine: held(owner), total: owners.size }, limits);
+    if (refused) {
+      const retry = { 'Retry-After': String(RETRY_AFTER_SECONDS) };
+      if (refused === 'full')
+        return c.json({ error: 'busy', detail: `all ${limits.total} decoders are running` }, 503, retry);
+      return c.json({ error: 'owner-share', detail: `the owner holds its share of decoders (${refused})` }, 429, retry);
+    }
     const decoder = new RtpVideoDecoder(
-      parsed.data,
+      spec,
       (d) => {
         decoders.delete(d.id);
+        owners.delete(d.id);
         options.log.info('decoder ended', {
           id: d.id,
           frames: d.framesOut,
@@ -53,9 +80,11 @@ export function mountDecoderRoutes(app: Hono, options: { log: DecoderLog; ffmpeg
       },
       options.ffmpeg,
     );
+    owners.set(decoder.id, owner);
     try {
       await decoder.start();
     } catch (error) {
+      owners.delete(decoder.id);
       decoder.stop();
       options.log.warn('decoder failed to start', { error: (error as Error).message });
       return c.json({ error: 'unavailable', detail: 'the media decoder could not start' }, 503);
