@@ -5,6 +5,7 @@ import { ProblemSchema } from '../schemas/common.js';
 import { namedModels } from '../schemas/models.js';
 import type { Surface } from '../auth/roles.js';
 import type { AppEnv } from './env.js';
+import { typedBranches } from './typed-branches.js';
 import { docsPage } from './docs-page.js';
 import { PROBLEM_BASE } from './problem.js';
 import type { ErrorCode } from '../services/errors.js';
@@ -71,7 +72,7 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
     tags: ['Login and tokens'],
     summary: 'Token endpoint',
     description:
-      'No surface prefix. RFC 6749, form-encoded (a JSON object of strings is accepted too). Grants: authorization_code (PKCE S256 required; codes live 60 s and are single-use), refresh_token (rotating; reuse of a replaced token revokes the family), client_credentials (a registered client id and secret, or an account user name and password, as Basic or form fields). `scope` (ADMIN, ADJUDICATOR or USER) may narrow the token, never widen it. Client authentication: HTTP Basic (client_secret_basic), client_id and client_secret fields (client_secret_post), or client_id alone for the public clients (none). Any other body media type answers 415. Errors are RFC 6749 5.2 JSON. The endpoints are published at /.well-known/oauth-authorization-server (RFC 8414) and /.well-known/openid-configuration.',
+      'No surface prefix. RFC 6749, form-encoded (a JSON object of strings is accepted too). Grants: authorization_code (PKCE S256 required; codes live 60 s and are single-use), refresh_token (rotating; reuse of a replaced token revokes the family), client_credentials (a registered client id and secret, or an account user name and password, as Basic or form fields). `scope` (ADMIN, ADJUDICATOR or USER) may narrow the token, never widen it. Client authentication: HTTP Basic (client_secret_basic), client_id and client_secret fields (client_secret_post), or client_id alone for the public clients (none). Any other body media type answers 415. Errors are RFC 6749 5.2 JSON. The endpoints are published at /.well-known/oauth-authorization-server (RFC 8414).',
     security: [],
     request: {
       body: {
@@ -119,18 +120,20 @@ export function mountDocs(
     let doc = cache.get(surface);
     if (!doc) {
       completeRegistry(registries[surface], surface, authUrl);
-      doc = new OpenApiGeneratorV31(registries[surface].definitions).generateDocument({
-        openapi: '3.1.0',
-        info: {
-          title: surfaceTitle[surface],
-          version: '0.1.0',
-          license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-          contact: { name: 'BIMS maintainers', url: 'https://bims.dev' },
-          description:
-            'Biometric Identity Management Service. Errors are application/problem+json (RFC 9457). Lists take page (from 0), size (1..1000, default 20) and sort=field,asc|desc.',
-        },
-        servers: [{ url: '/' }],
-      });
+      doc = typedBranches(
+        new OpenApiGeneratorV31(registries[surface].definitions).generateDocument({
+          openapi: '3.1.0',
+          info: {
+            title: surfaceTitle[surface],
+            version: '0.1.0',
+            license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+            contact: { name: 'BIMS maintainers', url: 'https://bims.dev' },
+            description:
+              'Biometric Identity Management Service. Errors are application/problem+json (RFC 9457). Lists take page (from 0), size (1..1000, default 20) and sort=field,asc|desc.',
+          },
+          servers: [{ url: '/' }],
+        }),
+      );
       cache.set(surface, doc);
     }
     return doc;

@@ -124,6 +124,7 @@ export function formDocument(spec: FormSpec, jsonBody: z.ZodType) {
   const parts: Record<string, z.ZodType> = {};
   const encoding: Record<string, { contentType: string }> = {};
   for (const [name, part] of Object.entries(spec.files)) {
+    // Optional here; which parts the form needs is said by formRules, as the JSON body says it of its fields.
     parts[name] = (part.many ? z.array(binary) : binary).optional().openapi({ description: part.description });
     encoding[name] = { contentType: part.mediaTypes.join(', ') };
   }
@@ -136,7 +137,40 @@ export function formDocument(spec: FormSpec, jsonBody: z.ZodType) {
     encoding[name] = { contentType: 'application/json' };
   }
   for (const name of spec.text ?? []) if (shape[name]) parts[name] = shape[name];
-  return { schema: z.object(parts), encoding };
+  return { schema: z.object(parts).openapi(formRules(spec, jsonBody)), encoding };
+}
+
+/**
+ * The JSON body's cross-field rules (`anyOf`, `allOf`) and its required fields, said of the form's parts: a
+ * file part required where its JSON field is (checkImage's `image`), and `faces` read as the `image` parts.
+ */
+function formRules(spec: FormSpec, jsonBody: z.ZodType): Record<string, unknown> {
+  const partOf = new Map(Object.entries(spec.files).map(([name, file]) => [file.into, name]));
+  const rename = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rename);
+    if (typeof value !== 'object' || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        key === 'required' && Array.isArray(inner)
+          ? inner.map((name: string) => partOf.get(name) ?? name)
+          : key === 'properties' && typeof inner === 'object' && inner !== null
+            ? Object.fromEntries(Object.entries(inner).map(([name, v]) => [partOf.get(name) ?? name, rename(v)]))
+            : rename(inner),
+      ]),
+    );
+  };
+  const shape = (jsonBody as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const formParts = [...Object.keys(spec.files), ...(spec.json ?? []), ...(spec.text ?? [])];
+  const required = Object.entries(shape)
+    .filter(([name, field]) => !field.safeParse(undefined).success && formParts.includes(partOf.get(name) ?? name))
+    .map(([name]) => partOf.get(name) ?? name);
+  const { anyOf, allOf } = getOpenApiMetadata(jsonBody) as { anyOf?: unknown; allOf?: unknown };
+  return {
+    ...(required.length ? { required } : {}),
+    ...(anyOf ? { anyOf: rename(anyOf) } : {}),
+    ...(allOf ? { allOf: rename(allOf) } : {}),
+  };
 }
 
 const describe = (schema: z.ZodType) => {

@@ -28,24 +28,13 @@ export function authorizationServerMetadata(issuer: string) {
 }
 
 /**
- * The OpenID-style subset: the same endpoints under the name OpenID clients look for. BIMS issues no ID
- * tokens and has no userinfo endpoint; `subject_types_supported` and the signing algorithm are what those
- * clients require to be present, and are true of the access tokens (ES256 JWTs, one subject per account).
+ * `/.well-known/oauth-authorization-server`, no credentials. There is no `/.well-known/openid-configuration`:
+ * BIMS is not an OpenID provider (no ID tokens, no `openid` scope, no userinfo), and a document saying it
+ * was led OpenID clients to ask for what it refuses (issue 32).
  */
-export function openidConfiguration(issuer: string) {
-  return {
-    ...authorizationServerMetadata(issuer),
-    subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['ES256'],
-  };
-}
-
-/** `/.well-known/oauth-authorization-server` and `/.well-known/openid-configuration`, no credentials. */
 export function mountOAuthDiscovery(app: Hono<AppEnv>): void {
-  const serve = (build: (issuer: string) => object) => (c: Context<AppEnv>) => {
+  app.get('/.well-known/oauth-authorization-server', (c: Context<AppEnv>) => {
     c.header('Cache-Control', 'public, max-age=300');
-    return c.json(build(c.get('services').auth.issuer));
-  };
-  app.get('/.well-known/oauth-authorization-server', serve(authorizationServerMetadata));
-  app.get('/.well-known/openid-configuration', serve(openidConfiguration));
+    return c.json(authorizationServerMetadata(c.get('services').auth.issuer));
+  });
 }

@@ -1,6 +1,8 @@
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ROLES } from '../auth/roles.js';
+// Validation messages in our words for every schema (a module with that one effect).
+import './messages.js';
 
 // Lets every schema carry OpenAPI metadata (`.openapi('Name')` makes it a named component).
 extendZodWithOpenApi(z);

@@ -35,9 +35,13 @@ export const SettingPrefixQuery = z.strictObject({
 export const SetSettingRequest = z
   .strictObject({
     key: settingKey,
-    value: z.unknown().openapi({ description: "A JSON value of the key's type; null restores the default" }),
+    value: z
+      .unknown()
+      .refine((v) => v !== undefined, 'is required')
+      .openapi({ description: "A JSON value of the key's type; null restores the default" }),
   })
-  .openapi('SetSettingRequest');
+  // `value` may be any JSON value, null included, but must be there: the document says so too.
+  .openapi('SetSettingRequest', { required: ['key', 'value'] });
 
 export const ResetSettingsResult = z
   .object({ removed: z.number().int().openapi({ description: 'Overrides removed' }), settings: z.array(SettingModel) })

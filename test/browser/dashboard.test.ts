@@ -516,7 +516,7 @@ describe('the dashboard in a real browser', () => {
     await page.click(`${row} button:has-text("Save")`);
     await page.waitForFunction((r) => /\S/.test(document.querySelector(`${r} .field-error`)?.textContent ?? ''), row);
     expect(await page.textContent(`${row} .field-error`)).toBe(
-      "Setting 'adjudication.requiredDecisions': Too small: expected number to be >=1",
+      "Setting 'adjudication.requiredDecisions': must be at least 1",
     );
     await page.fill(`${row} input`, '2');
     await page.click(`${row} button:has-text("Save")`);

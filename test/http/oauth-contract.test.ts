@@ -97,7 +97,6 @@ describe('OAuth endpoints outside the surface documents (docs/oauth.md)', () => 
   it('docs/oauth.md lists each endpoint with its answers', async () => {
     expect([...(await documentedAnswers()).keys()].sort()).toEqual([
       'GET /.well-known/oauth-authorization-server',
-      'GET /.well-known/openid-configuration',
       'GET /oauth2/authorize',
       'GET /oauth2/jwks',
       'POST /oauth2/authorize',
@@ -125,11 +124,7 @@ describe('OAuth endpoints outside the surface documents (docs/oauth.md)', () => 
         breaches.push(`${key} ${url.slice(0, 160)}: ${res.status}`);
       seen.set(key, (seen.get(key) ?? new Set()).add(res.status));
     };
-    for (const path of [
-      '/.well-known/oauth-authorization-server',
-      '/.well-known/openid-configuration',
-      '/oauth2/jwks',
-    ]) {
+    for (const path of ['/.well-known/oauth-authorization-server', '/oauth2/jwks']) {
       await send(`GET ${path}`, path);
       await send(`GET ${path}`, `${path}?${query({ x: 'y' })}`);
     }

@@ -44,7 +44,19 @@ for (const dialect of dialects) {
       return new URL(post.headers.get('location')!);
     }
 
-    for (const algorithm of ['oauth2', 'oidc'] as const) {
+    it('is no OpenID provider: OpenID discovery finds no document, RFC 8414 discovery does', async () => {
+      const openid = await fetch(`${base}/.well-known/openid-configuration`);
+      expect(openid.status).toBe(404);
+      expect((await openid.json()).type).toMatch(/route-not-found$/);
+      await expect(
+        client.discovery(new URL(base), 'bims-cli', undefined, client.None(), {
+          algorithm: 'oidc',
+          execute: [client.allowInsecureRequests],
+        }),
+      ).rejects.toThrow();
+    });
+
+    for (const algorithm of ['oauth2'] as const) {
       it(`discovers the server (${algorithm}) and runs code + PKCE, then a refresh, for a public client`, async () => {
         const config = await client.discovery(new URL(base), 'bims-cli', undefined, client.None(), {
           algorithm,
@@ -95,6 +107,7 @@ for (const dialect of dialects) {
       });
       expect(create.status).toBe(201);
       const config = await client.discovery(new URL(base), 'ulla', 'ulla-password', undefined, {
+        algorithm: 'oauth2',
         execute: [client.allowInsecureRequests],
       });
       const tokens = await client.clientCredentialsGrant(config);
@@ -127,7 +140,7 @@ describe('discovery follows BIMS_AUTH_URL', () => {
       BIMS_AUTH_URL: 'https://auth.example',
     });
     try {
-      for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+      for (const path of ['/.well-known/oauth-authorization-server']) {
         const res = await booted.app.request(path);
         expect(res.status).toBe(200);
         const body = await res.json();
