@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   upload: () => import('./upload.js'),
   'pglite-worker': () => import('./pglite-worker.js'),
   xnnpack: () => import('./xnnpack.js'),
+  scale: () => import('./scale.js'),
   'login-timing': () => import('./login-timing.js'),
   'big-bodies': () => import('./big-bodies.js'),
 };
