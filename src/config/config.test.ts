@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, baseUrlOf, loadConfig } from './config.js';
+import { ConfigError, baseUrlOf, loadConfig, refuseMatcherCluster } from './config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -51,5 +51,24 @@ describe('loadConfig', () => {
       /BIMS_CAPTURES_PER_ACCOUNT: must be at most half BIMS_CAPTURES_TOTAL \(16\)/,
     );
     expect(loadConfig({ BIMS_CAPTURES_PER_ACCOUNT: '9', BIMS_CAPTURES_TOTAL: '18' }).BIMS_CAPTURES_TOTAL).toBe(18);
+  });
+
+  it('takes a matcher cluster only with PostgreSQL, and only NATS URLs', () => {
+    expect(() => loadConfig({ BIMS_NATS_URL: 'nats://127.0.0.1:4222' })).toThrow(
+      /BIMS_NATS_URL: a matcher cluster needs PostgreSQL \(DATABASE_URL\)/,
+    );
+    expect(() => loadConfig({ BIMS_NATS_URL: 'http://x:4222', DATABASE_URL: 'postgres://h/db' })).toThrow(
+      /BIMS_NATS_URL: must be nats:\/\/ or tls:\/\/ URLs/,
+    );
+    const config = loadConfig({
+      BIMS_NATS_URL: 'nats://a:4222,nats://b:4222',
+      DATABASE_URL: 'postgres://h/db',
+      BIMS_MATCHER_SHARDS: '4',
+    });
+    expect(config).toMatchObject({ BIMS_MATCHER_SHARDS: 4, BIMS_MATCHER_TIMEOUT_MS: 5000, BIMS_NATS_PREFIX: 'bims' });
+    expect(loadConfig({}).BIMS_MATCHER_SHARDS).toBe(1);
+    // Deno and Workers refuse it rather than hold the whole gallery themselves.
+    expect(() => refuseMatcherCluster(config, 'Deno')).toThrow(/BIMS_NATS_URL: a matcher cluster is reached from Node/);
+    expect(refuseMatcherCluster(loadConfig({}), 'Deno').BIMS_NATS_URL).toBeUndefined();
   });
 });

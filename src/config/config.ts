@@ -374,6 +374,19 @@ function fairShareProblems(config: Config): string[] {
     .map(([perAccount, total]) => `  ${perAccount}: must be at most half ${total} (${config[total]})`);
 }
 
+/**
+ * Deno and Cloudflare Workers start without a matcher cluster: the NATS client BIMS uses runs on Node, and an
+ * isolate holds no connection between requests (docs/scale-out.md, "Workers and Deno"). Rather than load the whole
+ * gallery in the process that was meant not to hold it, their start-up refuses the setting.
+ */
+export function refuseMatcherCluster(config: Config, runtime: string): Config {
+  if (config.BIMS_NATS_URL)
+    throw new ConfigError(
+      `Invalid configuration:\n  BIMS_NATS_URL: a matcher cluster is reached from Node API nodes only; unset it on ${runtime} (docs/scale-out.md)`,
+    );
+  return config;
+}
+
 /** The extraction pool's admission settings (the worker-thread pool's options). */
 export function poolLimitsOf(config: Config): { maxQueuePerOwner: number; maxWorkerMemoryBytes?: number } {
   return {

@@ -7,7 +7,7 @@ import type { OperationSpec } from './types.js';
  */
 export const extractionProblems: NonNullable<OperationSpec['problems']> = {
   429: 'This account already has as many extractions waiting as it may; retry after Retry-After',
-  503: 'Extraction (or, for a licensed operation, the licence check) is unavailable for now (queue full, job too slow, models missing, shutting down); retry after Retry-After',
+  503: 'Extraction (or, for a licensed operation, the licence check) is unavailable for now (queue full, job too slow, models missing, shutting down), or a shard of the matcher cluster did not answer in time (component: matcher; never a partial candidate list); retry after Retry-After',
 };
 
 /** The refusals of an operation that counts against the licence (src/services/licensing/usage.ts). */

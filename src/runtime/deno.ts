@@ -3,7 +3,14 @@
 // packages from node_modules. Face extraction uses the Node worker pool through Deno's node:worker_threads
 // (or a Node extraction service named by BIMS_EXTRACTION_URL);
 // the sidecar (dongle, Janus) is a Node process of its own here: point BIMS_SIDECAR_URL at it.
-import { ConfigError, baseUrlOf, loadConfig, poolLimitsOf, type Config } from '../config/config.js';
+import {
+  ConfigError,
+  baseUrlOf,
+  loadConfig,
+  poolLimitsOf,
+  refuseMatcherCluster,
+  type Config,
+} from '../config/config.js';
 import { createExtractor } from '../extraction/index.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
@@ -26,7 +33,7 @@ const Deno = (globalThis as unknown as { Deno: DenoApi }).Deno;
 /** Configuration from Deno's environment; an invalid one prints each bad variable and exits with 2. */
 function configOrExit(): Config {
   try {
-    return withFiles(loadConfig(Deno.env.toObject()));
+    return refuseMatcherCluster(withFiles(loadConfig(Deno.env.toObject())), 'Deno');
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);

@@ -7,7 +7,7 @@
 // or in a Node extraction service when BIMS_EXTRACTION_URL names one.
 import ortWasm from 'onnxruntime-web/ort-wasm-simd-threaded.wasm';
 import jpegWasm from '@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm';
-import { ConfigError, loadConfig } from '../config/config.js';
+import { ConfigError, loadConfig, refuseMatcherCluster } from '../config/config.js';
 import { createInlineExtractor } from '../extraction/inline.js';
 import { createRemoteExtractor } from '../extraction/remote.js';
 import { VERSION } from '../version.js';
@@ -36,7 +36,10 @@ async function start(env: WorkersEnv): Promise<Booted> {
     );
   }
   const vars = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  const config = loadConfig({ ...vars, DATABASE_URL: env.HYPERDRIVE.connectionString });
+  const config = refuseMatcherCluster(
+    loadConfig({ ...vars, DATABASE_URL: env.HYPERDRIVE.connectionString }),
+    'Cloudflare Workers',
+  );
   const booted: Booted = await boot({
     config,
     runtime: `workers (bims ${VERSION})`,

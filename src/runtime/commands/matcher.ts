@@ -17,6 +17,7 @@ import { MatcherShard } from '../../services/gallery/sharded/matcher-shard.js';
 import { configuredLogger } from '../../services/logger.js';
 import { VERSION } from '../../version.js';
 import { connectNats } from '../nats.js';
+import { heldShards } from './matcher-args.js';
 import { loadConfigOrExit } from '../node-config.js';
 
 const USAGE = `Usage: bims matcher [--shards LIST]
@@ -25,19 +26,6 @@ Holds shards of the gallery in memory and answers the API nodes' searches over N
   --shards LIST   which of the BIMS_MATCHER_SHARDS shards to hold: e.g. 0 or 0,2 or all (default: all)
 Needs DATABASE_URL (PostgreSQL) and BIMS_NATS_URL; BIMS_MATCHER_SHARDS, BIMS_NATS_PREFIX, BIMS_MATCHER_THREADS and
 BIMS_GALLERY_RECONCILE_SECONDS as on the API nodes (docs/configuration.md, docs/scale-out.md).`;
-
-/** The shards named by `--shards` (every shard when absent), or a message saying what is wrong. */
-export function heldShards(args: string[], shards: number): number[] | string {
-  const at = args.indexOf('--shards');
-  const value = at >= 0 ? args[at + 1] : 'all';
-  if (value === undefined) return '--shards needs a value (e.g. 0,1 or all)';
-  if (value === 'all') return Array.from({ length: shards }, (_, s) => s);
-  const held = [...new Set(value.split(',').map((v) => (/^\d+$/.test(v) ? Number(v) : Number.NaN)))];
-  const bad = held.find((s) => !Number.isInteger(s) || s >= shards);
-  if (bad !== undefined || held.length === 0)
-    return `--shards ${value}: give shard numbers 0..${shards - 1} (BIMS_MATCHER_SHARDS=${shards}), comma-separated`;
-  return held.sort((a, b) => a - b);
-}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
