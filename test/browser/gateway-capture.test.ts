@@ -13,7 +13,7 @@ import {
   type CaptureRig,
 } from '../support/capture-rig.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
-import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
+import { closeSharedExtractor, realExtractorFactory } from '../support/extractor.js';
 import { launchChromium } from '../support/browser.js';
 import { startDashboardServer, type DashboardServer } from '../../src/dashboard/node-server.js';
 import { VIDEOROOM } from '../../src/services/capture/videoroom.js';
@@ -36,7 +36,8 @@ beforeAll(async () => {
   dashboard = await startDashboardServer({ host: '127.0.0.1', port: 0 });
   rig = await startCaptureRig({
     env: { BIMS_CAPTURE_LINGER_SECONDS: '2', DASHBOARD_URL: dashboard.url },
-    createExtractor: sharedExtractorFactory(),
+    // The real pool: the frames come from a live camera stream, different bytes on every run.
+    createExtractor: realExtractorFactory(),
   });
   console.info(`[gateway-capture] media path: ${rig.net.describe}`);
   ({ booted, api } = rig);

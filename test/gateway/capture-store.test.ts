@@ -1,11 +1,11 @@
-// The rows behind captures readable from any node (docs/gateway-capture.md, "Across nodes"), on both
-// dialects: what a finished capture keeps and for how long, and that only its own capture writes a row.
+// The rows behind captures readable from any node (docs/gateway-capture.md, "Across nodes"), on PGlite
+// (serviceDialects; the statements run over both in test/db/repositories-capture.test.ts): what a finished capture keeps and for how long, and that only its own capture writes a row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, serviceDialects } from '../support/databases.js';
 import { CaptureStore, KEEP_FINISHED_MS, type CaptureSnapshot } from '../../src/services/capture/capture-store.js';
 import type { CaptureEvent } from '../../src/services/capture/capture-session.js';
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`capture store (${dialect})`, () => {
     let clock = new Date('2026-11-26T12:00:00Z').getTime();
     let booted: Awaited<ReturnType<typeof bootForTest>>;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { send as request } from '../support/http.js';
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`accounts and login on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     beforeAll(async () => {

@@ -21,6 +21,8 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
+// PostgreSQL too (dialects, not serviceDialects): adjudicators calling at once race for the lease of a case, and
+// their transactions interleave only on a pool of connections (PGlite's one connection runs them in turn).
 for (const dialect of dialects) {
   describe(`adjudication on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;

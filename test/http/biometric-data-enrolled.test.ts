@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unzipSync } from 'fflate';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { decodeImage } from '../../src/biometrics/index.js';
@@ -17,7 +17,7 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`samples stored by createSubject, read back on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let subject: { id: number; subjectId: string; enrollmentOperationUuid: string; faces: unknown[] };

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unzipSync } from 'fflate';
 import { json } from '../../src/db/json.js';
-import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { makeJpeg, makeNoisePng, makePng, makeWav } from '../support/media.js';
 
 /**
- * Seed sections 4.3 (biometric data) and 4.4 (images) over HTTP on every dialect. Rows are seeded directly
+ * Seed sections 4.3 (biometric data) and 4.4 (images) over HTTP on PGlite (serviceDialects). Rows are seeded directly
  * (the storage contract of the enrolment and operation services), with real JPEG, PNG and WAV bytes and
  * face/voice templates that carry a marker, so any leak of template bytes into an answer is visible.
  */
@@ -28,7 +28,7 @@ function expectNoTemplate(text: string | Uint8Array) {
   expect(s).not.toContain(templateHex);
 }
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`biometric data and images on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const userAuth = basic('viewer', USER_PASSWORD);

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
-import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
+import { closeSharedExtractor, realExtractorFactory } from '../support/extractor.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
@@ -16,7 +16,7 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`VERIFY, IDENTIFY, CHECK and checkImage on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const post = (path: string, body: unknown) =>
@@ -33,7 +33,9 @@ for (const dialect of dialects) {
     };
 
     beforeAll(async () => {
-      booted = await bootForTest(dialect, {}, { createExtractor: sharedExtractorFactory() });
+      // The real pool, not recordings: the one HTTP suite that enrols, verifies and identifies end to end on the
+      // models themselves (the others replay their answers: test/support/recorded-extractor.ts).
+      booted = await bootForTest(dialect, {}, { createExtractor: realExtractorFactory() });
       for (const [subjectId, image] of [
         ['franck-1', franck[0]!],
         ['connery-1', first('connery')],

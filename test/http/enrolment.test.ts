@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { encodeFaceTemplate, encodePng } from '../../src/biometrics/index.js';
@@ -15,7 +15,7 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`createSubject on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     beforeAll(async () => {

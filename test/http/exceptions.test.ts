@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { send as request } from '../support/http.js';
 
 /** Records as an export of another installation would hold them: varied types, surfaces and times. */
@@ -20,7 +20,7 @@ function syntheticRecords(count: number) {
   }));
 }
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`exception log on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let failureId: string;

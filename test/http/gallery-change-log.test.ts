@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
@@ -97,10 +97,10 @@ describe.skipIf(!process.env.DATABASE_URL)(
 );
 
 /**
- * The same on every dialect, one process: a second gallery in poll mode on the same database (a second
+ * The same on PGlite (serviceDialects; PostgreSQL is the two-node suite above), one process: a second gallery in poll mode on the same database (a second
  * isolate, as far as the log is concerned) follows what the app's enrolments, deletions and clears commit.
  */
-describe.each(dialects)('gallery change log catch-up (%s)', (dialect) => {
+describe.each(serviceDialects)('gallery change log catch-up (%s)', (dialect) => {
   let app: Awaited<ReturnType<typeof bootForTest>>;
   let other: GalleryCache;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MatcherPool } from '../../src/biometrics/matcher-pool.js';
 import { GalleryCache } from '../../src/services/gallery/gallery-cache.js';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { seedSubject, type SeededSubject } from '../support/subject-rows.js';
 
 /**
@@ -10,7 +10,7 @@ import { seedSubject, type SeededSubject } from '../support/subject-rows.js';
  * even this small gallery goes to them). Its answers must be exactly those of a gallery searched on one
  * thread over the same database, and a deleted subject must be gone from threaded searches at once.
  */
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`1:N over matcher threads on ${dialect}`, () => {
     const pool = new MatcherPool(2, { minRows: 0 });
     let booted: Awaited<ReturnType<typeof bootForTest>>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { seedSubject } from '../support/subject-rows.js';
 
 /**
@@ -8,7 +8,7 @@ import { seedSubject } from '../support/subject-rows.js';
  * schema must not answer from the admin's kept query, and the bound must not lose answers.
  */
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`kept queries and paths on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const get = (path: string) => booted.app.request(path, { headers: { authorization: adminAuth } });

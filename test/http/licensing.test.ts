@@ -39,6 +39,8 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
+// PostgreSQL too (dialects, not serviceDialects): transactions counting usage at once race for the quota, and
+// interleave only on a pool of connections (PGlite's one connection runs them in turn).
 for (const dialect of dialects) {
   describe(`unlicensed mode on ${dialect}`, () => {
     let booted: Booted;

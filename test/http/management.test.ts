@@ -8,6 +8,8 @@ import { send as request } from '../support/http.js';
 const adjudicatorAuth = basic('adj', 'adj-password');
 const userAuth = basic('usr', 'usr-password');
 
+// PostgreSQL too (dialects, not serviceDialects): management info and the cluster status say what the server
+// itself reports (its version, its connections in pg_stat_activity), which differs by dialect.
 for (const dialect of dialects) {
   describe(`management on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;

@@ -13,6 +13,8 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
+// PostgreSQL too (dialects, not serviceDialects): the database metrics differ by dialect (a pg pool and a LISTEN
+// connection on PostgreSQL, neither on PGlite), and the last test holds each to its own.
 for (const dialect of dialects) {
   describe(`GET /metrics on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;

@@ -1,7 +1,7 @@
 import { serve } from '@hono/node-server';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { ADMIN_PASSWORD, adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { cookieOf, hiddenFields } from '../support/oauth-flow.js';
 import { freePorts } from '../support/ports.js';
 
@@ -9,7 +9,7 @@ import { freePorts } from '../support/ports.js';
  * A standard OAuth client library, not our own helpers, finds the server through discovery and completes
  * the authorization code flow with PKCE and a refresh, over a real socket: what an integrator's app does.
  */
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`OAuth discovery with openid-client on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let base: string;

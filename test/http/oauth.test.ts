@@ -1,7 +1,7 @@
 import { SignJWT, decodeProtectedHeader, generateKeyPair } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltinClients, registerClient, removeClient } from '../../src/services/auth/oauth-clients.js';
-import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import {
   DOCS_REDIRECT,
   authorizeUrl,
@@ -13,7 +13,7 @@ import {
   signIn,
 } from '../support/oauth-flow.js';
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`OAuth 2.0 on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     /** Milliseconds the test clock runs ahead of the real one. */

@@ -4,13 +4,13 @@ import { encodePng } from '../../src/biometrics/index.js';
 import { json } from '../../src/db/json.js';
 import { ChecksFromImageShape } from '../../src/schemas/operations.js';
 import { recordOperation, type OperationRecord } from '../../src/services/operation-log/record.js';
-import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { send as request } from '../support/http.js';
 import { parseSeedOperations } from '../support/seed.js';
 
 /**
  * The operation log (seed 4.10): getLog, getLogCount, getOperationById, getOperationByUUID, deleteOperation and
- * deleteOperations over HTTP on both dialects. Operations are written with `recordOperation`, as the services
+ * deleteOperations over HTTP on PGlite (serviceDialects; the log's SQL runs over both in test/db). Operations are written with `recordOperation`, as the services
  * that perform them do, so the log is tested without the face engine.
  */
 
@@ -47,7 +47,7 @@ const checks = {
 };
 const candidates = [{ subjectId: 'bob', score: 20.5, scores: { FACE: 20.5 }, rank: 1 }];
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`operation log on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let userId: number;

@@ -1,11 +1,11 @@
 // QR codes are issued for ENROLLED subjects only: a REJECTED subject (a duplicate of someone) or one waiting for
 // adjudication gets a 409 problem saying so, in every format and on every surface, and the operation's OpenAPI
-// document declares it. Both dialects; subjects are written straight into the database.
+// document declares it. On PGlite (serviceDialects); subjects are written straight into the database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { seedSubject } from '../support/subject-rows.js';
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`QR codes of subjects by status on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
 

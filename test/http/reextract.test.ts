@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { adminAuth, ADMIN_PASSWORD, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, ADMIN_PASSWORD, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { unpackMigratedPglite } from '../support/pglite-image.js';
 import { photo } from '../biometrics/helpers.js';
@@ -124,7 +124,7 @@ function helpers(get: () => Booted) {
   return { db, post, enrol, refOf, makeOutdated, versionsOf, identify };
 }
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`reextractSubject and the re-extraction job on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let current: string;

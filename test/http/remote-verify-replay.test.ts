@@ -1,5 +1,5 @@
 // remoteVerify against replay and against encrypted templates that outlive their enrolment (issue 15, items 3
-// and 4), through HTTP on both dialects with real enrolments: a template the service handed out (the QR
+// and 4), through HTTP on PGlite (serviceDialects) with enrolments: a template the service handed out (the QR
 // code's clear template, a stored sample's template) sent back as the "fresh" probe, as is or nudged, is
 // refused; an encrypted template stops verifying once its subject is deleted, re-enrolled, re-extracted or
 // once it expires, and each refusal names its reason and is logged as a FAILED REMOTE_VERIFY operation.
@@ -10,7 +10,7 @@ import { decodeImage, encodeFaceTemplate, encodeTemplate, parseTemplate } from '
 import { signTemplate, verifySignedTemplate } from '../../src/services/templates/signed.js';
 import { templateKeys } from '../../src/services/templates/keys.js';
 import { photo } from '../biometrics/helpers.js';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
@@ -40,7 +40,7 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`remoteVerify refuses replays and unbound templates on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let clock = Date.now();

@@ -5,7 +5,7 @@
 // code, image and template the run handled, whole and in fragments, in base64, base64url, hex and as bytes.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, ADMIN_PASSWORD, basic, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, ADMIN_PASSWORD, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { send } from '../support/http.js';
 import { loginWithCode, postForm } from '../support/oauth-flow.js';
@@ -41,7 +41,7 @@ function fragments(text: string, size = 24): string[] {
   return [text, text.slice(0, size), text.slice(mid, mid + size), text.slice(-size)];
 }
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`secrets in logs and the exception store on ${dialect}`, () => {
     const lines: string[] = [];
     const secrets = new Map<string, string | Uint8Array>();

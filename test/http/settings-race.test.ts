@@ -15,6 +15,8 @@ const LOW = 'deduplication.adjudicationThreshold',
   HIGH = 'deduplication.duplicateThreshold';
 const TRIALS = 30;
 
+// PostgreSQL too (dialects, not serviceDialects): a race between transactions, which interleave only on a pool of
+// connections; PGlite's one connection runs them in turn.
 for (const dialect of dialects) {
   describe(`ordered settings written concurrently on ${dialect}`, () => {
     let a: Awaited<ReturnType<typeof bootForTest>>;

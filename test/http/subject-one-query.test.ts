@@ -19,6 +19,8 @@ import { MultimodalSubject, Subject } from '../../src/schemas/subjects.js';
  * kind only or none, a template without samples, and odd metadata.
  */
 
+// PostgreSQL too (dialects, not serviceDialects): the JSON the database builds is read back by each driver's own
+// parsers (pg's and PGlite's), which differ on exactly the values listed above.
 for (const dialect of dialects) {
   describe(`one-query subject reads answer as before on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { listMultimodalSubjects, listSubjects } from '../../src/services/subjects/queries.js';
 import {
   TEMPLATE_VERSION,
@@ -12,7 +12,7 @@ import {
 
 /**
  * Subject reads, lists, counts and deletes (seed 4.11) through HTTP on every surface the seed gives them,
- * over both database dialects. Subjects are seeded with Kysely (see test/support/subject-rows.ts) with real
+ * on PGlite (serviceDialects: the repositories sort and filter over both in test/db). Subjects are seeded with Kysely (see test/support/subject-rows.ts) with real
  * face templates, so the in-memory gallery can be asked whether deletes reached it.
  */
 
@@ -22,7 +22,7 @@ const USER = basic('subjects-user', 'user-password-1');
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`subjects on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const seeded: Record<string, SeededSubject> = {};

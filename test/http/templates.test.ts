@@ -68,6 +68,8 @@ function rasteriseSvg(svg: string) {
   return { width: w, height: w, data };
 }
 
+// PostgreSQL too (dialects, not serviceDialects): nodes creating the first template keys at once race in the
+// database, and interleave only on a pool of connections (PGlite's one connection runs them in turn).
 for (const dialect of dialects) {
   describe(`template operations on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;

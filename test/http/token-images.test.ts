@@ -4,7 +4,7 @@
 import { unzipSync } from 'fflate';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, serviceDialects } from '../support/databases.js';
 import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
@@ -16,7 +16,7 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`token images made on first read, on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const db = () => booted.services.ctx.db;

@@ -3,7 +3,7 @@
 // rebuilding the averaged voice template from the stored WAVs (gallery included).
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, serviceDialects } from '../support/databases.js';
 import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
@@ -16,7 +16,7 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`voice data on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let dora: { id: number; enrollmentOperationUuid: string };

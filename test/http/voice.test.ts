@@ -1,7 +1,7 @@
 // Voice and face+voice subjects through HTTP, on real recordings (scripts/fetch-test-speech.mjs) and photos:
 // multimodal enrolment, VERIFY and IDENTIFY with fused scores, voice data reads, refusals of bad recordings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, serviceDialects } from '../support/databases.js';
 import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
@@ -14,7 +14,7 @@ afterAll(async () => {
   await closeSharedExtractor();
 });
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`voice subjects on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, serviceDialects } from '../support/databases.js';
 import { componentProblems, externalOperations, NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { makeCredentials, type Credential } from '../support/matrix-credentials.js';
 import { allRoutes, holds, type Route } from '../support/routes.js';
@@ -18,7 +18,7 @@ import { operatorLeaks } from '../support/fuzz/oracle.js';
 
 const routes = allRoutes();
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`auth matrix on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let credentials: Credential[];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { RawConnection } from '../support/raw-http.js';
 import { serveOnLoopback } from '../support/serve.js';
 
@@ -27,7 +27,7 @@ function upload(bytes: number, headers: Record<string, string> = {}): string {
 }
 const HEALTH = 'GET /health HTTP/1.1\r\nHost: bims.test\r\n\r\n';
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`early answers on ${dialect}`, () => {
     let open: Served;
     let limited: Served;

@@ -33,6 +33,8 @@ function record(id: string, timestamp: string, extra: Record<string, unknown> = 
   };
 }
 
+// PostgreSQL too (dialects, not serviceDialects): edge dates and integers go through each driver's own parsers and
+// serialisers (pg's and PGlite's), which differ at the edges.
 for (const dialect of dialects) {
   describe(`dates and ids at the edge on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;

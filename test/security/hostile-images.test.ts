@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, bootForTest } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
-import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
+import { closeSharedExtractor, realExtractorFactory } from '../support/extractor.js';
 import { changedTables, rowVersions, tablesOf } from '../support/fuzz/db-snapshot.js';
 import { hasRealPhoto, hostileAudio, hostileImages } from '../support/fuzz/images.js';
 import { judgeAnswer, textOf } from '../support/fuzz/oracle.js';
@@ -42,7 +42,9 @@ describe('hostile images reach the decoder and are refused cleanly', () => {
   let n = 0;
 
   beforeAll(async () => {
-    booted = await bootForTest('pglite', NO_SIDECAR_ENV, { createExtractor: sharedExtractorFactory() });
+    // The real pool, not recordings: what is under test is that these bytes reach the real decoder and pool and
+    // are stopped there (some of them are random, so different on every run).
+    booted = await bootForTest('pglite', NO_SIDECAR_ENV, { createExtractor: realExtractorFactory() });
     // A stored subject to VERIFY against, so the request gets past the subject lookup to the image.
     await seedSubject(booted.services.ctx.db, { subjectId: 'hostile-target' });
     tables = await tablesOf(booted.services.ctx.db);

@@ -26,6 +26,8 @@ async function createAccount(booted: { app: Booted['app'] }, username: string, r
   expect(res.status).toBe(201);
 }
 
+// PostgreSQL too (dialects, not serviceDialects): concurrent guesses race to count failures, and their
+// transactions interleave only on a pool of connections (PGlite's one connection runs them in turn).
 for (const dialect of dialects) {
   describe(`login throttle on ${dialect}`, () => {
     let booted: Booted2;

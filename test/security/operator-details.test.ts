@@ -3,7 +3,7 @@ import { createExtractor } from '../../src/extraction/index.js';
 import { MODELS_DIR, nodeModelLoader } from '../../src/extraction/node-models.js';
 import { VOICE_MODEL_FILE } from '../../src/extraction/ort-voice-runner.js';
 import { createLogger } from '../../src/services/logger.js';
-import { basic, bootForTest, dialects } from '../support/databases.js';
+import { basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { operatorLeaks } from '../support/fuzz/oracle.js';
 import { makeJpeg, makeWav } from '../support/media.js';
 import { send } from '../support/http.js';
@@ -19,7 +19,7 @@ const MISSING_DIR = '/nonexistent-bims-models-dir/';
 const USER = { username: 'end-user', password: 'end-user-password-1' };
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`operator details stay in the log on ${dialect}`, () => {
     const lines: string[] = [];
     let noModels: Awaited<ReturnType<typeof bootForTest>>;

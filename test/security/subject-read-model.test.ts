@@ -10,6 +10,7 @@ import { presentMultimodalSubject, presentPage, presentSubject } from '../../src
 import { getSubject } from '../../src/services/subjects/queries.js';
 import { readModelOf } from '../../src/services/subjects/read-model.js';
 import { MultimodalSubject, Subject } from '../../src/schemas/subjects.js';
+import { trialBudget } from '../support/test-settings.js';
 
 /**
  * Each node answers subject reads from memory when the database says, in the read's own statement, that the
@@ -35,10 +36,11 @@ type Kind = (typeof KINDS)[number];
 /**
  * Trials of each kind across the two processes. B's cache is checked against the revision in the read's own
  * statement, so a wrong check is stale in every trial of its kind; 15 trials still catch a kind that is stale in
- * one read of five (1 - 0.8^15 > 0.95), and the 120 of all kinds one in forty (1 - 0.975^120 > 0.95). Was 30,
- * half the suite's 94 s on a clean clone.
+ * one read of five (1 - 0.8^15 > 0.95), and the 120 of all kinds one in forty (1 - 0.975^120 > 0.95). 30 with
+ * BIMS_TEST_FULL=1 (it was 30 in every run: half the suite's 94 s on a clean clone). On PGlite, 10 and 20.
  */
-const PG_TRIALS = 15;
+const PG_TRIALS = trialBudget(15, 30);
+const PGLITE_TRIALS = trialBudget(10, 20);
 
 /** A node as the test drives it: GET answers, and the delete through its API. */
 interface Node {
@@ -283,7 +285,7 @@ describe('subject read model in one process (PGlite)', () => {
 
   it('the next read after a change is exact, and reads in between are served from memory', async () => {
     const db = booted.services.ctx.db;
-    const stale = await trials(db, node, node, 10, 'pglite');
+    const stale = await trials(db, node, node, PGLITE_TRIALS, 'pglite');
     expect(stale, `${stale.length} stale answers`).toEqual([]);
     // The reads did come from memory: the model holds subjects (by revision) it answered.
     const model = readModelOf(db);

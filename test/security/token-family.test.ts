@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, adminAuth, bootForTest, dialects } from '../support/databases.js';
+import { ADMIN_PASSWORD, adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { DOCS_REDIRECT, loginWithCode, pkcePair, postForm, signIn } from '../support/oauth-flow.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
@@ -16,7 +16,7 @@ import { concretePath } from '../support/seed.js';
 // Open operations read no credentials, so a revoked token proves nothing there.
 const guarded = allRoutes().filter((r) => !r.open);
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`refresh token reuse on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const app = { request: (path: string, init?: RequestInit) => booted.app.request(path, init) };
@@ -198,7 +198,7 @@ async function createAdmin(node: Node, username: string): Promise<number> {
   return (await res.json()).id;
 }
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`a change of credentials ends every token on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     beforeAll(async () => {

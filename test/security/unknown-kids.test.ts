@@ -8,7 +8,7 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from 'kysely';
-import { bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, serviceDialects } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { SigningKeys } from '../../src/auth/signing-keys.js';
 import { randomSecret } from '../../src/auth/password.js';
@@ -32,7 +32,7 @@ class KeyReads implements KyselyPlugin {
   }
 }
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`unknown key ids on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let forged: (kid: string) => Promise<string>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/services/logger.js';
-import { adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { send as request } from '../support/http.js';
 import { seedOperation, seedSubject, type SeededSubject } from '../support/subject-rows.js';
 
@@ -16,7 +16,7 @@ import { seedOperation, seedSubject, type SeededSubject } from '../support/subje
 
 const PASSWORD = 'owner-password-123';
 
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`user surface ownership on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const lines: string[] = [];

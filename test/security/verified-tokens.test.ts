@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest, dialects } from '../support/databases.js';
+import { bootForTest, serviceDialects } from '../support/databases.js';
 
 /**
  * Verified access tokens are remembered by their hash until they expire (src/services/auth/verified-tokens.ts).
  * A remembered token must still fail the moment it expires, the moment its signing key is retired, and the
  * moment its account is disabled; a token altered by one character is never taken for the one remembered.
  */
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`remembered tokens on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     let skew = 0;

@@ -21,6 +21,17 @@ export const dialects: ('pglite' | 'postgres')[] = (
   process.env.DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)
 ).filter((d) => !chosenDialects?.length || chosenDialects.includes(d));
 
+/**
+ * The dialects of an HTTP, security or gateway suite whose subject is the service above the SQL: PGlite alone.
+ * The SQL is the same on both (PGlite is PostgreSQL's own code): the repositories run over both in test/db, the
+ * races where connections really interleave (two transactions on a pool, two processes) over PostgreSQL, and a
+ * suite whose behaviour differs by dialect loops over {@link dialects} and says why. BIMS_TEST_DIALECTS set
+ * chooses for these suites too (`npm run test:postgres` runs them all on PostgreSQL).
+ */
+export const serviceDialects: ('pglite' | 'postgres')[] = chosenDialects?.length
+  ? dialects
+  : dialects.filter((d) => d === 'pglite');
+
 const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
 
 async function asAdmin<T>(adminUrl: URL, work: (client: pg.Client) => Promise<T>): Promise<T> {

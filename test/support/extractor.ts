@@ -1,34 +1,74 @@
 import { createExtractor, type Extractor } from '../../src/extraction/index.js';
+import { createRecordedExtractor } from './recorded-extractor.js';
+import { pipelineFingerprint } from './recordings/pipeline-fingerprint.js';
+import { RecordingStore } from './recordings/recording-store.js';
+import { testSettings } from './test-settings.js';
 
-let shared: Promise<Extractor> | undefined;
+let pool: Promise<Extractor> | undefined;
+let recorded: Extractor | undefined;
+let store: RecordingStore | undefined;
+
+/** One warmed single-worker pool per file (warming costs a couple of seconds), made when first needed. */
+const sharedPool = () => {
+  pool ??= createExtractor({ mode: 'worker-threads', size: 1 });
+  return pool;
+};
+
+/** The recordings of the pipeline as it is in this checkout (the fingerprint is computed once per process). */
+export function sharedRecordingStore(): RecordingStore {
+  store ??= new RecordingStore(pipelineFingerprint());
+  return store;
+}
+
+/** A handle on `extractor` whose close() leaves it running: the file's afterAll closes it (closeSharedExtractor). */
+const handleOn = (extractor: Extractor): Extractor => ({
+  get templateVersion() {
+    return extractor.templateVersion;
+  },
+  analyseFace: (bytes, options) => extractor.analyseFace(bytes, options),
+  get voiceTemplateVersion() {
+    return extractor.voiceTemplateVersion;
+  },
+  analyseVoice: (bytes, options) => extractor.analyseVoice(bytes, options),
+  renderTokenImage: (bytes, options) => extractor.renderTokenImage(bytes, options),
+  stats: () => extractor.stats(),
+  close: async () => {},
+});
 
 /**
- * One warmed single-worker extraction pool per test file, shared by every app the file boots (warming
- * costs a couple of seconds). Apps get a handle whose close() leaves the pool running; the file's afterAll
- * calls {@link closeSharedExtractor}.
+ * The extractor of the suites about the service around the models (HTTP, security, gateway): the real
+ * pipeline's answers replayed from recordings (recorded-extractor.ts), the real pool run only for bytes not
+ * yet recorded. BIMS_TEST_EXTRACTOR chooses: unset, replay and record; `replay`, replay only (unseen bytes
+ * fail); `real`, the real pool for every call, as {@link realExtractorFactory}. Every app a file boots shares
+ * it; the file's afterAll calls {@link closeSharedExtractor}.
  */
 export function sharedExtractorFactory(): () => Promise<Extractor> {
+  const mode = testSettings().BIMS_TEST_EXTRACTOR ?? 'recorded';
+  if (mode === 'real') return realExtractorFactory();
   return async () => {
-    shared ??= createExtractor({ mode: 'worker-threads', size: 1 });
-    const pool = await shared;
-    return {
-      get templateVersion() {
-        return pool.templateVersion;
-      },
-      analyseFace: (bytes, options) => pool.analyseFace(bytes, options),
-      get voiceTemplateVersion() {
-        return pool.voiceTemplateVersion;
-      },
-      analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
-      renderTokenImage: (bytes, options) => pool.renderTokenImage(bytes, options),
-      stats: () => pool.stats(),
-      close: async () => {},
-    };
+    recorded ??= createRecordedExtractor({
+      store: sharedRecordingStore(),
+      real: mode === 'replay' ? undefined : sharedPool,
+    });
+    return handleOn(recorded);
   };
 }
 
+/**
+ * The real worker pool (one warmed worker), for the suites whose subject is the pool and the models behind the
+ * service: enrol-verify-identify end to end, live capture from a browser (frames that differ every run),
+ * hostile files that must reach the decoder and be stopped where they run.
+ */
+export function realExtractorFactory(): () => Promise<Extractor> {
+  return async () => handleOn(await sharedPool());
+}
+
+/** Closes what the file's apps shared: the recorder (once its recordings are written) and the pool, if started. */
 export async function closeSharedExtractor(): Promise<void> {
-  const pool = shared;
-  shared = undefined;
-  if (pool) await (await pool).close();
+  const closing = recorded;
+  recorded = undefined;
+  await closing?.close();
+  const started = pool;
+  pool = undefined;
+  if (started) await (await started).close();
 }

@@ -8,8 +8,10 @@ import { z } from 'zod';
 export const testSettingsSchema = z.object({
   // ---- the test suite (read by npm test and the tests, not by the service) -----------------------------------
   /**
-   * Comma-separated dialects the repository and HTTP suites run on (`pglite`, `postgres`); unset: PGlite, and
-   * PostgreSQL too when DATABASE_URL is set (`npm run test:postgres` sets `postgres`).
+   * Comma-separated dialects the suites run on (`pglite`, `postgres`). Unset: the repository suites and those
+   * whose behaviour differs by dialect run on PGlite, and on PostgreSQL too when DATABASE_URL is set; the other
+   * HTTP and security suites on PGlite only (test/support/databases.ts). Set, it chooses for every suite
+   * (`npm run test:postgres` sets `postgres`).
    */
   BIMS_TEST_DIALECTS: z.string().optional(),
   /**
@@ -18,8 +20,23 @@ export const testSettingsSchema = z.object({
    * isolated as root, auto otherwise.
    */
   BIMS_TEST_MEDIA_NET: z.enum(['isolated', 'host', 'auto']).optional(),
-  /** Seed of the generated bad-input suite (test/security/bad-input.test.ts); a failure prints the one to reproduce it with. */
+  /**
+   * Seed of the generated bad-input suite (test/security/bad-input.test.ts); unset, a fixed one, or a fresh one with
+   * BIMS_TEST_FULL=1. A failure prints the one to reproduce it with.
+   */
   BIMS_FUZZ_SEED: z.coerce.number().int().nonnegative().optional(),
+  /**
+   * What answers the face and voice analyses of the HTTP, security and gateway suites
+   * (test/support/extractor.ts): unset, the real pipeline's answers replayed from recordings in
+   * .cache/recorded-analyses/ (bytes not yet recorded go to the real pipeline and are recorded); `replay`,
+   * recordings only (bytes never recorded fail the test); `real`, the real worker pool for every call.
+   */
+  BIMS_TEST_EXTRACTOR: z.enum(['recorded', 'replay', 'real']).optional(),
+  /**
+   * `1`: the trial and fuzz suites run their full budget (more trials, more generated requests) instead of the
+   * standard one `npm test` runs, and the generated suite a fresh seed instead of its fixed one.
+   */
+  BIMS_TEST_FULL: z.enum(['0', '1']).optional(),
   /** Log level of the sidecars the tests start (default `silent`), to see what Janus and the sidecar did. */
   BIMS_TEST_SIDECAR_LOG: z.string().optional(),
 });
@@ -34,4 +51,23 @@ export function testSettings(
       .map((key) => [key, env[key]]),
   );
   return testSettingsSchema.parse(set);
+}
+
+/**
+ * The budget of a trial or fuzz suite (trials, generated requests): `standard` in `npm test`, `full` with
+ * BIMS_TEST_FULL=1. A suite states both, and why the standard one still finds what it looks for.
+ */
+export function trialBudget(standard: number, full: number): number {
+  return testSettings().BIMS_TEST_FULL === '1' ? full : standard;
+}
+
+/**
+ * The seed of a generated suite: BIMS_FUZZ_SEED when given; else `fixed` in `npm test`, so that every run sends
+ * the same requests, and a fresh random one with BIMS_TEST_FULL=1, so that full runs explore. The suite prints
+ * it with any failure.
+ */
+export function fuzzSeed(fixed: number): number {
+  const settings = testSettings();
+  if (settings.BIMS_FUZZ_SEED !== undefined) return settings.BIMS_FUZZ_SEED;
+  return settings.BIMS_TEST_FULL === '1' ? Math.floor(Math.random() * 2 ** 31) : fixed;
 }
