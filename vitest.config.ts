@@ -20,8 +20,9 @@ export default defineConfig({
     // this way, twice, on PGlite and PostgreSQL. Vitest hands a fork the next file only if it is of the same
     // project. A file must leave no process-wide state behind; what it cannot undo itself the setup file does.
     isolate: false,
-    // Node's Request and Response back after each file: a server started in process replaces them (fetch-globals.ts).
-    setupFiles: ['test/support/setup-fetch-globals.ts'],
+    // Node's Request and Response back after each file: a server started in process replaces them (fetch-globals.ts);
+    // with BIMS_TEST_CPU_LOG, each file's CPU seconds logged (setup-cpu-log.ts).
+    setupFiles: ['test/support/setup-fetch-globals.ts', 'test/support/setup-cpu-log.ts'],
     // Vitest's default is one fork fewer than the cores, i.e. one file at a time on a 2-core CI machine; most
     // suites spend their time waiting on servers, PostgreSQL, Chromium and Janus, so two at a time keeps the
     // cores busy (suites with a bound in seconds run alone afterwards: scripts/test.mjs).

