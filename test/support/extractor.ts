@@ -5,6 +5,7 @@ import { RecordingStore } from './recordings/recording-store.js';
 import { testSettings } from './test-settings.js';
 
 let pool: Promise<Extractor> | undefined;
+let recordingPool: Promise<Extractor> | undefined;
 let recorded: Extractor | undefined;
 let store: RecordingStore | undefined;
 
@@ -12,6 +13,17 @@ let store: RecordingStore | undefined;
 const sharedPool = () => {
   pool ??= createExtractor({ mode: 'worker-threads', size: 1 });
   return pool;
+};
+
+/**
+ * The pool that makes recordings, also one per file and only when a file meets bytes not yet recorded. Its jobs
+ * may take two minutes rather than the service's 30 s: what it answers is kept for every later run, and a
+ * first run on a busy machine must not fail for a timeout that no suite using it is about (the pool's own
+ * suites, test/biometrics, test the timeout).
+ */
+const sharedRecordingPool = () => {
+  recordingPool ??= createExtractor({ mode: 'worker-threads', size: 1, jobTimeoutMs: 120_000 });
+  return recordingPool;
 };
 
 /** The recordings of the pipeline as it is in this checkout (the fingerprint is computed once per process). */
@@ -48,7 +60,7 @@ export function sharedExtractorFactory(): () => Promise<Extractor> {
   return async () => {
     recorded ??= createRecordedExtractor({
       store: sharedRecordingStore(),
-      real: mode === 'replay' ? undefined : sharedPool,
+      real: mode === 'replay' ? undefined : sharedRecordingPool,
     });
     return handleOn(recorded);
   };
@@ -63,12 +75,13 @@ export function realExtractorFactory(): () => Promise<Extractor> {
   return async () => handleOn(await sharedPool());
 }
 
-/** Closes what the file's apps shared: the recorder (once its recordings are written) and the pool, if started. */
+/** Closes what the file's apps shared: the recorder (once its recordings are written) and the pools, if started. */
 export async function closeSharedExtractor(): Promise<void> {
   const closing = recorded;
   recorded = undefined;
   await closing?.close();
-  const started = pool;
+  const started = [pool, recordingPool];
   pool = undefined;
-  if (started) await (await started).close();
+  recordingPool = undefined;
+  for (const extractor of started) if (extractor) await (await extractor).close();
 }
