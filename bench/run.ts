@@ -16,6 +16,8 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   scale: () => import('./scale.js'),
   'login-timing': () => import('./login-timing.js'),
   'big-bodies': () => import('./big-bodies.js'),
+  hostile: () => import('./hostile.js'),
+  'hostile-decode': () => import('./hostile-decode.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);

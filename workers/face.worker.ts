@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
 import { analyseImage, renderTokenImage } from '../src/biometrics/face/pipeline.js';
+import { observeDecodes } from '../src/biometrics/image/decode.js';
 import { analyseVoice } from '../src/biometrics/voice/pipeline.js';
 import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-models.js';
 import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
@@ -45,7 +46,13 @@ async function main() {
   const voice = await OrtVoiceRunner.create({ loadModel: nodeModelLoader(modelsDir) }).catch(
     (e: unknown) => e as Error,
   );
+  // The job being run (one at a time): its decode's end is reported, so the pool can hold it to its budget.
+  let current: number | undefined;
+  observeDecodes(() => {
+    if (current !== undefined) port.postMessage({ type: 'decoded', id: current } satisfies WorkerReply);
+  });
   port.on('message', async (job: WorkerJob) => {
+    current = job.id;
     try {
       if (job.type === 'voice') {
         if (voice instanceof Error) throw voice;

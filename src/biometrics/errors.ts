@@ -1,6 +1,7 @@
 /**
  * Typed errors of the biometric core. The HTTP layer maps `code` to a status:
- * INVALID_IMAGE / INVALID_AUDIO / UNSUPPORTED_FORMAT / INVALID_TEMPLATE / TEMPLATE_VERSION_MISMATCH -> 4xx,
+ * INVALID_IMAGE / INVALID_AUDIO / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE / IMAGE_TOO_COSTLY / AUDIO_TOO_LONG /
+ * DECODE_BUDGET_EXCEEDED / INVALID_TEMPLATE / TEMPLATE_VERSION_MISMATCH -> 4xx,
  * MODEL_UNAVAILABLE -> 503, EXTRACTOR_BUSY -> 503 (retry later), CALLER_QUEUE_FULL -> 429, EXTRACTION_TIMEOUT -> 504,
  * EXTRACTION_CANCELLED -> nobody (the caller has gone), the rest -> 500.
  */
@@ -13,6 +14,18 @@ export type BiometricErrorCode =
   | 'UNSUPPORTED_FORMAT'
   /** The image is larger than the configured pixel limit. */
   | 'IMAGE_TOO_LARGE'
+  /**
+   * The file's structure promises more decoding work than an image of its size may cost (a JPEG's scans, a
+   * PNG's chunks), or its decoding ran past the budget its cost set and was stopped (docs/admission.md).
+   */
+  | 'IMAGE_TOO_COSTLY'
+  /** The recording is longer than the decoder takes. */
+  | 'AUDIO_TOO_LONG'
+  /**
+   * Decoding the image ran past the budget its estimated cost set: its worker was stopped where it ran and
+   * replaced (worker pool only). The file, not the service, is at fault: a 4xx.
+   */
+  | 'DECODE_BUDGET_EXCEEDED'
   /** Template bytes are truncated, foreign or tampered with. */
   | 'INVALID_TEMPLATE'
   /** Two templates (or a template and a gallery) come from different template versions. */
@@ -65,6 +78,9 @@ export function isClientError(code: BiometricErrorCode): boolean {
     code === 'INVALID_AUDIO' ||
     code === 'UNSUPPORTED_FORMAT' ||
     code === 'IMAGE_TOO_LARGE' ||
+    code === 'IMAGE_TOO_COSTLY' ||
+    code === 'AUDIO_TOO_LONG' ||
+    code === 'DECODE_BUDGET_EXCEEDED' ||
     code === 'INVALID_TEMPLATE' ||
     code === 'TEMPLATE_VERSION_MISMATCH'
   );

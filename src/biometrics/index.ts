@@ -29,9 +29,10 @@ export { decodeWav, encodeWav16 } from './voice/wav.js';
 export { DEFAULT_VOICE_GATES, gateVoice, type VoiceGates, type VoiceGateFailure } from './voice/settings.js';
 export {
   decodeImage,
-  imageDimensions,
+  imageCost,
   sniffFormat,
   DEFAULT_MAX_MEGAPIXELS,
+  type ImageCost,
   type DecodedImage,
   type ImageFormat,
   type DecodeLimits,

@@ -107,6 +107,13 @@ export const configSchema = z.object({
    */
   BIMS_EXTRACTION_WORKER_MAX_MB: z.coerce.number().int().min(0).max(65_536).default(160),
   /**
+   * Milliseconds the costliest image admitted may spend decoding in an extraction worker before the worker is
+   * stopped where it runs and replaced (the request answers 400 DECODE_BUDGET_EXCEEDED); an image's budget is in
+   * proportion to the work its structure promises, never below a quarter of this. Ten times what that image
+   * takes on a 2-core host: only a decode the cost bounds failed to foresee meets it (docs/admission.md).
+   */
+  BIMS_EXTRACTION_DECODE_BUDGET_MS: z.coerce.number().int().min(1).max(600_000).default(8000),
+  /**
    * A Node extraction service (`bims extraction-service`) to delegate face and voice extraction to, instead of
    * running the models in this process (Cloudflare Workers: no models in the isolate's 128 MB). Requires
    * BIMS_EXTRACTION_TOKEN.
@@ -388,9 +395,14 @@ export function refuseMatcherCluster(config: Config, runtime: string): Config {
 }
 
 /** The extraction pool's admission settings (the worker-thread pool's options). */
-export function poolLimitsOf(config: Config): { maxQueuePerOwner: number; maxWorkerMemoryBytes?: number } {
+export function poolLimitsOf(config: Config): {
+  maxQueuePerOwner: number;
+  decodeBudgetMs: number;
+  maxWorkerMemoryBytes?: number;
+} {
   return {
     maxQueuePerOwner: config.BIMS_EXTRACTION_QUEUE_PER_ACCOUNT,
+    decodeBudgetMs: config.BIMS_EXTRACTION_DECODE_BUDGET_MS,
     ...(config.BIMS_EXTRACTION_WORKER_MAX_MB > 0
       ? { maxWorkerMemoryBytes: config.BIMS_EXTRACTION_WORKER_MAX_MB * 2 ** 20 }
       : {}),

@@ -57,6 +57,10 @@ export interface ExtractorStats {
   recycled?: number;
   /** Jobs dropped before they started because their caller went away. */
   cancelled?: number;
+  /** Jobs whose decode ran past its budget: their worker was stopped where it ran and replaced (worker pool). */
+  overBudget?: number;
+  /** Jobs past their timeout: their worker was stopped and replaced (worker pool). */
+  timedOut?: number;
 }
 
 /**
@@ -64,7 +68,9 @@ export interface ExtractorStats {
  * calling thread for Deno / Cloudflare Workers). Both run the same onnxruntime-web pipeline and give
  * bit-identical results.
  *
- * Errors are `BiometricError`s: INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad input (4xx),
+ * Errors are `BiometricError`s: INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE / IMAGE_TOO_COSTLY /
+ * INVALID_AUDIO / AUDIO_TOO_LONG for bad input (4xx), DECODE_BUDGET_EXCEEDED when a decode ran past the budget
+ * its cost set and was stopped (4xx: the file is at fault),
  * EXTRACTOR_BUSY when the queue is full, CALLER_QUEUE_FULL when the owner's share of it is,
  * EXTRACTION_CANCELLED when the signal aborted before the job started, EXTRACTION_TIMEOUT, WORKER_CRASHED,
  * EXTRACTOR_CLOSED, MODEL_UNAVAILABLE.

@@ -26,4 +26,10 @@ export interface NodePoolOptions extends ExtractorOptions {
    * models, pre- and post-processing, so its templates match the wasm ones. The voice model stays on wasm.
    */
   backend?: 'wasm' | 'native';
+  /**
+   * Milliseconds the costliest image admitted may spend decoding before its worker is stopped and replaced
+   * (`BIMS_EXTRACTION_DECODE_BUDGET_MS`, default 8000); an image's budget is in proportion to its estimated cost,
+   * never below a quarter of this (node-pool-cost.ts).
+   */
+  decodeBudgetMs?: number;
 }

@@ -3,6 +3,7 @@
 import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { pipelineOptions, type ExtractOptions, type TokenImageOptions, type VoiceExtractOptions } from './extractor.js';
+import type { JobCost } from './node-pool-cost.js';
 import type { WorkerJob } from './node-protocol.js';
 
 /** A job given to the pool, from the moment it waits until its worker answers. */
@@ -15,6 +16,8 @@ export interface PoolJob {
   resolve: (r: ImageAnalysis | VoiceAnalysis | Uint8Array) => void;
   reject: (e: unknown) => void;
   timeoutMs: number;
+  /** What the job is estimated to cost, and its decode's budget. */
+  cost: JobCost;
   /** The owner's queue the job waits in. */
   owner: string;
   /** Removes the abort listener once the job has left the queue. */
@@ -46,10 +49,14 @@ export class OwnerQueues {
     this.queued++;
   }
 
-  /** The next job: the oldest job of the owner served longest ago. */
-  takeNext(): PoolJob | undefined {
+  /**
+   * The next job: the oldest job of the owner served longest ago, among the owners whose oldest job
+   * `admissible` lets start now (all of them by default).
+   */
+  takeNext(admissible: (job: PoolJob) => boolean = () => true): PoolJob | undefined {
     let next: { owner: string; jobs: PoolJob[]; served: number } | undefined;
-    for (const [owner, q] of this.queues) if (!next || q.served < next.served) next = { owner, ...q };
+    for (const [owner, q] of this.queues)
+      if ((!next || q.served < next.served) && admissible(q.jobs[0]!)) next = { owner, ...q };
     if (!next) return undefined;
     const job = next.jobs.shift()!;
     this.jobsStarted++;

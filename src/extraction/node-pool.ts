@@ -2,9 +2,12 @@
 // queue with backpressure, a per-job timeout, replacement of crashed or stuck workers, clean shutdown.
 // Admission is fair and follows the callers: each owner (account) has its own queue, the owner served longest
 // ago goes next, one owner may hold only its share of the waiting jobs, and a job whose caller went away is dropped
-// before it starts. A worker that a job left grown past the memory bound is replaced after that job.
+// before it starts. Jobs are weighed before they are queued (node-pool-cost.ts): one owner's heavy jobs never take
+// the last free worker, and a decode that runs past the budget its weight sets is stopped where it runs (its
+// worker terminated, which frees the core at once) and the worker replaced. A worker that a job left grown past
+// the memory bound is replaced after that job.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
 import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
 import type { VoiceAnalysis } from '../biometrics/voice/pipeline.js';
@@ -16,29 +19,13 @@ import {
   type TokenImageOptions,
   type VoiceExtractOptions,
 } from './extractor.js';
+import { DEFAULT_DECODE_BUDGET_MS, jobCost, mayStart } from './node-pool-cost.js';
 import type { NodePoolOptions } from './node-pool-options.js';
 import { OwnerQueues, type PoolJob as Job, workerMessage } from './node-pool-queue.js';
-import type { WorkerReply } from './node-protocol.js';
+import { type Slot, startWorker, WORKER_URL, whenIdle } from './node-pool-worker.js';
 import { FACE_TEMPLATE_VERSION } from './ort-web-runner.js';
 import { VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import { MODELS_DIR } from './node-models.js';
-
-interface Slot {
-  worker: Worker;
-  job?: Job;
-  timer?: ReturnType<typeof setTimeout>;
-  ready: boolean;
-  /** Grown past the memory bound: keeps serving until its successor is warm. */
-  grown?: boolean;
-  /** Out of service: takes no more jobs, and stops once its running job has ended. */
-  retired?: boolean;
-}
-
-const isTs = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(
-  isTs ? '../../workers/face.worker.dev.mjs' : '../../workers/face.worker.js',
-  import.meta.url,
-);
 
 /** Extractor backed by Node worker threads. Resolves once every worker is warm. @throws MODEL_UNAVAILABLE */
 export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promise<Extractor> {
@@ -49,36 +36,26 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
   const defaultTimeout = opts.jobTimeoutMs ?? 30_000;
   const modelsDir = opts.modelsDir ?? MODELS_DIR;
   const startTimeout = opts.startTimeoutMs ?? 120_000;
+  const decodeBudget = opts.decodeBudgetMs ?? DEFAULT_DECODE_BUDGET_MS;
   const slots: Slot[] = [];
   const queue = new OwnerQueues();
+  /** Workers warming up (replacements, successors): a closing pool stops them at once. */
+  const starting = new Set<Worker>();
   let nextId = 1;
   let closed = false;
-  const st = { completed: 0, failed: 0, restarts: 0, recycled: 0, cancelled: 0 };
+  const st = { completed: 0, failed: 0, restarts: 0, recycled: 0, cancelled: 0, overBudget: 0, timedOut: 0 };
   /** A successor of a grown worker is warming (one at a time, so warm-ups do not take every core). */
   let warming = false;
 
   const spawn = (): Promise<Slot> =>
-    new Promise((resolve, reject) => {
-      const worker = new Worker(opts.workerUrl ?? WORKER_URL, {
-        workerData: { modelsDir, backend: opts.backend ?? 'wasm' },
-      });
-      const slot: Slot = { worker, ready: false };
-      const startTimer = setTimeout(() => {
-        void worker.terminate();
-        reject(new BiometricError('MODEL_UNAVAILABLE', `extraction worker did not start within ${startTimeout} ms`));
-      }, startTimeout);
-      worker.on('message', (msg: WorkerReply) => {
-        if (msg.type === 'ready') {
-          clearTimeout(startTimer);
-          slot.ready = true;
-          resolve(slot);
-          pump();
-        } else if (msg.type === 'init-error') {
-          clearTimeout(startTimer);
-          void worker.terminate();
-          reject(new BiometricError('MODEL_UNAVAILABLE', msg.error.message));
-        } else if (slot.job && msg.id === slot.job.id) {
-          const job = slot.job;
+    startWorker(
+      opts.workerUrl ?? WORKER_URL,
+      { modelsDir, backend: opts.backend ?? 'wasm' },
+      startTimeout,
+      {
+        ready: () => pump(),
+        decoded: (slot) => clearTimeout(slot.decodeTimer),
+        answered: (slot, job, msg) => {
           finish(slot);
           if (msg.type === 'result') {
             st.completed++;
@@ -91,23 +68,16 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
           else if ((msg.memory ?? 0) > maxWorkerMemory) slot.grown = true;
           pump();
           warmSuccessor();
-        }
-      });
-      const died = (why: string) => {
-        if (!slot.ready) {
-          clearTimeout(startTimer);
-          reject(new BiometricError('MODEL_UNAVAILABLE', `extraction worker failed to start (${why})`));
-          return;
-        }
-        onDeath(slot, why);
-      };
-      worker.on('error', (err) => died(`worker error: ${err.message}`));
-      worker.on('exit', (code) => died(`worker exited with code ${code}`));
-    });
+        },
+        died: (slot, why) => onDeath(slot, why),
+      },
+      starting,
+    );
 
   const finish = (slot: Slot) => {
-    if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = undefined;
+    clearTimeout(slot.timer);
+    clearTimeout(slot.decodeTimer);
+    slot.timer = slot.decodeTimer = undefined;
     slot.job = undefined;
   };
 
@@ -120,6 +90,8 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     finish(slot);
     if (job) {
       st.failed++;
+      if (code === 'DECODE_BUDGET_EXCEEDED') st.overBudget++;
+      if (code === 'EXTRACTION_TIMEOUT') st.timedOut++;
       job.reject(new BiometricError(code, code === 'WORKER_CRASHED' ? `extraction worker crashed (${why})` : why));
     }
     void slot.worker.terminate();
@@ -182,13 +154,26 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
   const pump = () => {
     for (const slot of slots) {
       if (!slot.ready || slot.job || slot.retired) continue;
-      const job = queue.takeNext();
+      const serving = slots.filter((s) => s.ready && !s.retired);
+      const running = serving.flatMap((s) => (s.job ? [s.job] : []));
+      const job = queue.takeNext((next) => mayStart(next, running, serving.length));
       if (!job) return;
       slot.job = job;
       slot.timer = setTimeout(
         () => onDeath(slot, `extraction took longer than ${job.timeoutMs} ms`, 'EXTRACTION_TIMEOUT'),
         job.timeoutMs,
       );
+      const budget = job.cost.decodeBudgetMs;
+      if (budget !== undefined)
+        slot.decodeTimer = setTimeout(
+          () =>
+            onDeath(
+              slot,
+              `decoding the image took longer than its budget of ${Math.round(budget)} ms (its structure promised about ${Math.ceil(job.cost.decodeMs)} ms of work) and was stopped`,
+              'DECODE_BUDGET_EXCEEDED',
+            ),
+          budget,
+        );
       // The bytes are our own copy (see submit): transfer them instead of cloning again.
       slot.worker.postMessage(workerMessage(job), [job.bytes.buffer as ArrayBuffer]);
     }
@@ -205,6 +190,14 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       return Promise.reject(cancelled());
     }
     const owner = o.owner ?? '';
+    let cost: Job['cost'];
+    try {
+      // Judged from the bytes' structure before anything is queued: refusals answer at once.
+      cost = jobCost(kind, bytes, (o as ExtractOptions).limits, decodeBudget);
+    } catch (error) {
+      st.failed++;
+      return Promise.reject(error);
+    }
     if (queue.queued >= maxQueue)
       return Promise.reject(new BiometricError('EXTRACTOR_BUSY', `extraction queue full (${maxQueue})`));
     if (queue.waitingOf(owner) >= maxQueuePerOwner) {
@@ -224,6 +217,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
         resolve: resolve as Job['resolve'],
         reject,
         timeoutMs: o.timeoutMs ?? defaultTimeout,
+        cost,
         owner,
       };
       const signal = o.signal;
@@ -272,27 +266,9 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       closed = true;
       for (let job = queue.takeNext(); job; job = queue.takeNext())
         job.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
+      for (const worker of starting) void worker.terminate();
       // Let running jobs finish (bounded by their own timeouts), then stop the workers.
-      await Promise.all(
-        slots.map(
-          (s) =>
-            new Promise<void>((res) => {
-              if (!s.job) return res();
-              const j = s.job;
-              const done = () => res();
-              const origRes = j.resolve,
-                origRej = j.reject;
-              j.resolve = (r) => {
-                origRes(r);
-                done();
-              };
-              j.reject = (e) => {
-                origRej(e);
-                done();
-              };
-            }),
-        ),
-      );
+      await Promise.all(slots.map(whenIdle));
       const all = slots.splice(0);
       await Promise.all(all.map((s) => s.worker.terminate()));
     },

@@ -11,6 +11,8 @@ export type WorkerJob =
 export type WorkerReply =
   | { type: 'ready' }
   | { type: 'init-error'; error: { code: BiometricErrorCode | string; message: string } }
+  // The job's image is decoded: the decode's budget is met, what follows is the analysis's.
+  | { type: 'decoded'; id: number }
   // `memory`: the worker's own bytes after the job (V8 heap + external, WebAssembly memories included), so the
   // pool can replace a worker that a large image left grown (WebAssembly memories never shrink).
   | { type: 'result'; id: number; result: ImageAnalysis | VoiceAnalysis | Uint8Array; memory?: number }

@@ -18,7 +18,7 @@ const NODE_ONLY = [
   // the camera page's helper when it starts: never loaded by the app.
   /^src\/dashboard\/(main|node-server|capture-bundle)\.ts$/,
   // node-native-runner: onnxruntime-node, the native extraction backend, loaded by the pool's workers only.
-  /^src\/extraction\/node-(pool|models|protocol|native-runner)\.ts$/,
+  /^src\/extraction\/node-(pool|pool-worker|models|protocol|native-runner)\.ts$/,
   // The matcher's worker threads (FaceGallery takes them as an injected MatcherThreads).
   /^src\/biometrics\/matcher-pool\.ts$/,
 ];

@@ -1,7 +1,7 @@
 import jpeg from 'jpeg-js';
 import { encode as encodePngRaw } from 'fast-png';
 import { describe, expect, it } from 'vitest';
-import { decodeImage, imageDimensions, rgbaToRgb, sniffFormat } from './decode.js';
+import { decodeImage, imageCost, rgbaToRgb, sniffFormat } from './decode.js';
 import { exifOrientationSegment, jpegOrientation } from './exif.js';
 import { applyOrientation } from './image.js';
 
@@ -115,7 +115,13 @@ describe('image decoding', () => {
   });
 });
 
-describe('image dimensions from the header, before any decoding', () => {
+/** Width and height as the cost judgement reads them from the structure (null for neither JPEG nor PNG). */
+const imageDimensions = (b: Uint8Array) => {
+  const cost = imageCost(b);
+  return cost && { width: cost.width, height: cost.height };
+};
+
+describe('image dimensions from the structure, before any decoding', () => {
   const rgba = (w: number, h: number) => new Uint8Array(w * h * 4).fill(200);
   const jpegOf = (w: number, h: number) =>
     new Uint8Array(jpeg.encode({ data: rgba(w, h), width: w, height: h }, 80).data);
@@ -131,11 +137,11 @@ describe('image dimensions from the header, before any decoding', () => {
     ).toEqual({ width: 7, height: 5 });
   });
 
-  it('gives no size for other formats, or a PNG whose first chunk is not IHDR', () => {
+  it('gives no size for other formats, and refuses a PNG whose first chunk is not IHDR', () => {
     expect(imageDimensions(new TextEncoder().encode('GIF89a............'))).toBeNull();
     const png = new Uint8Array(encodePngRaw({ width: 7, height: 5, data: rgba(7, 5), channels: 4 }));
     png.set([0x74, 0x45, 0x58, 0x74], 12); // 'tEXt' where IHDR belongs
-    expect(imageDimensions(png)).toBeNull();
+    expect(() => imageDimensions(png)).toThrow(expect.objectContaining({ code: 'INVALID_IMAGE' }));
   });
 
   it('refuses an image over the pixel limit before decoding it', async () => {

@@ -1,9 +1,12 @@
 import jpeg from 'jpeg-js';
 import decodeMozjpeg, { init as initMozjpeg } from '@jsquash/jpeg/decode.js';
-import { decode as decodePngRaw, convertIndexedToRgb } from 'fast-png';
 import { BiometricError } from '../errors.js';
 import { jpegOrientation } from './exif.js';
+import { DEFAULT_MAX_MEGAPIXELS, imageCost } from './image-cost.js';
 import { applyOrientation, type RgbImage } from './image.js';
+import { decodePngData } from './png.js';
+
+export { DEFAULT_MAX_MEGAPIXELS, imageCost, type ImageCost } from './image-cost.js';
 
 /** Formats the face pipeline accepts. */
 export type ImageFormat = 'jpeg' | 'png';
@@ -27,16 +30,13 @@ export interface DecodeLimits {
  */
 export type RasterSource = (bytes: number) => Uint8Array;
 
-/**
- * Default pixel bound of a decode. Decoding costs in proportion to the pixels the header declares, not to
- * the file's size: a 9 KB JPEG declaring 6300x6300 cost 2.6 s and half a gigabyte under the old bound of 40.
- * A face needs far fewer (the detector sees 320x240, the token image is 240x320); 16 still takes a
- * 12-megapixel phone photo (4032x3024) whole.
- */
-export const DEFAULT_MAX_MEGAPIXELS = 16;
-
 let mozjpegReady: Promise<void> | null = null;
 let mozjpegModule: WebAssembly.Module | null = null;
+/** libjpeg's last message (it prints warnings and the fatal error; nothing else reads them). */
+let mozjpegMessage = '';
+const mozjpegOptions = { printErr: (text: string) => (mozjpegMessage = text), print: () => undefined };
+/** `init` takes the compiled module and the Emscripten options (its declared type names only the options). */
+const startMozjpeg = initMozjpeg as unknown as (module: WebAssembly.Module, options: object) => Promise<void>;
 
 /**
  * Enables the fast JPEG decoder (mozjpeg compiled to WebAssembly, from `@jsquash/jpeg`; about 5-10x
@@ -45,7 +45,17 @@ let mozjpegModule: WebAssembly.Module | null = null;
  */
 export function configureJpegDecoder(module: WebAssembly.Module): void {
   mozjpegModule = module;
-  mozjpegReady = initMozjpeg(module);
+  mozjpegReady = startMozjpeg(module, mozjpegOptions);
+}
+
+let decodedObserver: (() => void) | undefined;
+
+/**
+ * Calls `observer` each time this thread finishes decoding an image (undefined: no more). The pool's worker
+ * reports it, so the pool can stop a decode that runs past its budget and let the analysis that follows run.
+ */
+export function observeDecodes(observer: (() => void) | undefined): void {
+  decodedObserver = observer;
 }
 
 /** True when JPEGs are decoded by the mozjpeg wasm decoder. */
@@ -53,29 +63,42 @@ export function fastJpegEnabled(): boolean {
   return mozjpegReady !== null;
 }
 
-/** A JPEG must end with an EOI marker (allowing trailing padding some cameras append). */
-function hasEoi(b: Uint8Array): boolean {
-  for (let i = b.length - 2, stop = Math.max(2, b.length - 65536); i >= stop; i--)
-    if (b[i] === 0xff && b[i + 1] === 0xd9) return true;
-  return false;
-}
-
-async function decodeJpegFast(
+/** mozjpeg's RGB raster, or INVALID_IMAGE with libjpeg's own words. */
+async function decodeJpegWasm(
   bytes: Uint8Array,
   raster?: RasterSource,
-): Promise<{ width: number; height: number; data: Uint8Array } | null> {
-  if (!mozjpegReady) return null;
+): Promise<{ width: number; height: number; data: Uint8Array }> {
+  await mozjpegReady;
+  mozjpegMessage = '';
   try {
-    await mozjpegReady;
     const r = await decodeMozjpeg(
       bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
     );
     const n = r.width * r.height;
     return { width: r.width, height: r.height, data: rgbaToRgb(r.data, n, raster?.(n * 3)) };
   } catch {
-    // A fatal libjpeg error may leave the module unusable: start a fresh instance, let jpeg-js report.
-    if (mozjpegModule) mozjpegReady = initMozjpeg(mozjpegModule);
-    return null;
+    // A fatal libjpeg error may leave the module unusable: start a fresh instance for the next image.
+    if (mozjpegModule) mozjpegReady = startMozjpeg(mozjpegModule, mozjpegOptions);
+    throw new BiometricError(
+      'INVALID_IMAGE',
+      `corrupt or truncated JPEG: ${mozjpegMessage || 'the decoder refused it'}`,
+    );
+  }
+}
+
+/** jpeg-js's RGB raster: CMYK and YCCK files, and every JPEG where the wasm decoder is not configured. */
+function decodeJpegJs(bytes: Uint8Array, maxMp: number): { width: number; height: number; data: Uint8Array } {
+  try {
+    return jpeg.decode(bytes, {
+      useTArray: true,
+      formatAsRGBA: false,
+      tolerantDecoding: false,
+      maxResolutionInMP: maxMp,
+      // Four components of coefficients and the output: the cost bound keeps CMYK files well below this.
+      maxMemoryUsageInMB: Math.ceil(maxMp * 24) + 64,
+    });
+  } catch (e) {
+    throw new BiometricError('INVALID_IMAGE', `corrupt or truncated JPEG: ${(e as Error).message ?? String(e)}`);
   }
 }
 
@@ -134,11 +157,14 @@ export function sniffFormat(b: Uint8Array): ImageFormat | `other:${string}` {
 }
 
 /**
- * Decodes JPEG (mozjpeg wasm when `configureJpegDecoder` was called, else jpeg-js) or PNG bytes into an upright RGB raster (EXIF orientation applied; alpha composited over
- * white; 16-bit, grey and palette PNGs converted).
+ * Decodes JPEG (mozjpeg wasm when `configureJpegDecoder` was called, else jpeg-js; CMYK always jpeg-js) or PNG
+ * bytes into an upright RGB raster (EXIF orientation applied; alpha composited over white; 16-bit, grey and
+ * palette PNGs converted). What the decode will cost is judged from the file's structure first (image-cost.ts):
+ * nothing is decoded past the bounds.
  *
- * @throws BiometricError UNSUPPORTED_FORMAT for anything but JPEG/PNG, INVALID_IMAGE for corrupt or
- *   truncated files, IMAGE_TOO_LARGE above `limits.maxMegapixels`.
+ * @throws BiometricError UNSUPPORTED_FORMAT for anything but JPEG/PNG (and JPEG codings the decoders do not
+ *   take), INVALID_IMAGE for corrupt or truncated files, IMAGE_TOO_LARGE above `limits.maxMegapixels`,
+ *   IMAGE_TOO_COSTLY for a file whose structure promises more work than an image of that size may cost.
  * @example
  * const img = await decodeImage(bytes); // { width, height, data: Uint8Array(w*h*3), format: 'jpeg', orientation: 1 }
  */
@@ -148,137 +174,22 @@ export async function decodeImage(
   raster?: RasterSource,
 ): Promise<DecodedImage> {
   const maxMp = limits.maxMegapixels ?? DEFAULT_MAX_MEGAPIXELS;
-  const format = sniffFormat(bytes);
-  if (format === 'jpeg') {
-    const orientation = jpegOrientation(bytes);
-    if (!hasEoi(bytes)) throw new BiometricError('INVALID_IMAGE', 'truncated JPEG (no end-of-image marker)');
-    const size = jpegSize(bytes);
-    if (size && size.w * size.h > maxMp * 1e6)
-      throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
-    let raw: { width: number; height: number; data: Uint8Array } | null = await decodeJpegFast(bytes, raster);
-    if (!raw)
-      try {
-        raw = jpeg.decode(bytes, {
-          useTArray: true,
-          formatAsRGBA: false,
-          tolerantDecoding: false,
-          maxResolutionInMP: maxMp,
-          maxMemoryUsageInMB: Math.ceil(maxMp * 12) + 64,
-        });
-      } catch (e) {
-        const msg = (e as Error).message ?? String(e);
-        if (/maxResolutionInMP|exceeds/i.test(msg))
-          throw new BiometricError('IMAGE_TOO_LARGE', `JPEG larger than ${maxMp} megapixels`);
-        throw new BiometricError('INVALID_IMAGE', `corrupt or truncated JPEG: ${msg}`);
-      }
-    if (!raw || !raw.width || !raw.height || raw.data.length < raw.width * raw.height * 3) {
-      throw new BiometricError('INVALID_IMAGE', 'JPEG without image data');
-    }
-    const up = applyOrientation({ width: raw.width, height: raw.height, data: raw.data }, orientation);
-    return { ...up, format, orientation };
+  const cost = imageCost(bytes, { maxMegapixels: maxMp, wasmJpeg: fastJpegEnabled(), checkCrc: true });
+  if (!cost) {
+    const format = sniffFormat(bytes);
+    throw new BiometricError('UNSUPPORTED_FORMAT', `unsupported image format (${format.slice(6)}); send JPEG or PNG`);
   }
-  if (format === 'png') return { ...decodePng(bytes, maxMp), format, orientation: 1 };
-  throw new BiometricError('UNSUPPORTED_FORMAT', `unsupported image format (${format.slice(6)}); send JPEG or PNG`);
-}
-
-/**
- * Width and height a JPEG or PNG declares in its header (JPEG: the first SOFn frame header; PNG: IHDR), read
- * without decoding anything, so that an image's cost can be judged before any work is spent on it. Null when
- * the bytes are neither, or the header cannot be found (the decoder then refuses them).
- */
-export function imageDimensions(b: Uint8Array): { width: number; height: number } | null {
-  const format = sniffFormat(b);
-  if (format === 'jpeg') {
-    const size = jpegSize(b);
-    return size ? { width: size.w, height: size.h } : null;
+  if (cost.format === 'png') {
+    const data = raster?.(cost.width * cost.height * 3);
+    const png = await decodePngData(bytes, cost.png!, data);
+    decodedObserver?.();
+    return { ...png, format: 'png', orientation: 1 };
   }
-  // IHDR must be the first chunk (PNG 11.2.2); a file hiding it further on is refused by the decoder too.
-  if (format === 'png' && b.length >= 24 && String.fromCharCode(...b.subarray(12, 16)) === 'IHDR') {
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    return { width: dv.getUint32(16), height: dv.getUint32(20) };
-  }
-  return null;
-}
-
-/** Frame size from the first SOFn marker, or null. */
-function jpegSize(b: Uint8Array): { w: number; h: number } | null {
-  let off = 2;
-  while (off + 9 < b.length) {
-    if (b[off] !== 0xff) return null;
-    const m = b[off + 1];
-    // Any number of 0xFF fill bytes may precede a marker (ITU T.81 B.1.1.2): libjpeg skips them, so must we.
-    if (m === 0xff) {
-      off += 1;
-      continue;
-    }
-    if (m === 0xd8 || (m >= 0xd0 && m <= 0xd7) || m === 0x01) {
-      off += 2;
-      continue;
-    }
-    const len = (b[off + 2] << 8) | b[off + 3];
-    if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc)
-      return { h: (b[off + 5] << 8) | b[off + 6], w: (b[off + 7] << 8) | b[off + 8] };
-    if (m === 0xda) return null;
-    off += 2 + len;
-  }
-  return null;
-}
-
-function decodePng(bytes: Uint8Array, maxMp: number): RgbImage {
-  // Check the declared size before inflating (IHDR is the first chunk).
-  if (bytes.length < 33) throw new BiometricError('INVALID_IMAGE', 'truncated PNG');
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const w = dv.getUint32(16),
-    h = dv.getUint32(20);
-  if (w === 0 || h === 0) throw new BiometricError('INVALID_IMAGE', 'PNG with zero size');
-  if (w * h > maxMp * 1e6) throw new BiometricError('IMAGE_TOO_LARGE', `PNG larger than ${maxMp} megapixels`);
-  let png: ReturnType<typeof decodePngRaw>;
-  try {
-    png = decodePngRaw(bytes, { checkCrc: true });
-  } catch (e) {
-    throw new BiometricError('INVALID_IMAGE', `corrupt or truncated PNG: ${(e as Error).message}`);
-  }
-  let data = png.data;
-  let channels = png.channels;
-  if (png.palette) {
-    data = convertIndexedToRgb(png as Parameters<typeof convertIndexedToRgb>[0]);
-    channels = data.length / (png.width * png.height);
-  }
-  const n = png.width * png.height;
-  if (data.length < n * channels) throw new BiometricError('INVALID_IMAGE', 'PNG without image data');
-  const shift = png.depth === 16 && !png.palette ? 8 : 0;
-  const maxV = png.depth < 8 && !png.palette ? (1 << png.depth) - 1 : 0;
-  const out = new Uint8Array(n * 3);
-  for (let p = 0; p < n; p++) {
-    let r: number,
-      g: number,
-      b: number,
-      a = 255;
-    const q = p * channels;
-    if (channels <= 2) {
-      r = g = b = data[q] >> shift;
-      if (channels === 2) a = data[q + 1] >> shift;
-    } else {
-      r = data[q] >> shift;
-      g = data[q + 1] >> shift;
-      b = data[q + 2] >> shift;
-      if (channels === 4) a = data[q + 3] >> shift;
-    }
-    if (maxV) {
-      r = Math.round((r * 255) / maxV);
-      g = Math.round((g * 255) / maxV);
-      b = Math.round((b * 255) / maxV);
-    }
-    if (a !== 255) {
-      // Composite over white: a transparent background must not read as a dark frame.
-      const f = a / 255;
-      r = Math.round(r * f + 255 * (1 - f));
-      g = Math.round(g * f + 255 * (1 - f));
-      b = Math.round(b * f + 255 * (1 - f));
-    }
-    out[p * 3] = r;
-    out[p * 3 + 1] = g;
-    out[p * 3 + 2] = b;
-  }
-  return { width: png.width, height: png.height, data: out };
+  const orientation = jpegOrientation(bytes);
+  const raw = cost.decoder === 'wasm-jpeg' ? await decodeJpegWasm(bytes, raster) : decodeJpegJs(bytes, maxMp);
+  if (!raw.width || !raw.height || raw.data.length < raw.width * raw.height * 3)
+    throw new BiometricError('INVALID_IMAGE', 'JPEG without image data');
+  const up = applyOrientation({ width: raw.width, height: raw.height, data: raw.data }, orientation);
+  decodedObserver?.();
+  return { ...up, format: 'jpeg', orientation };
 }

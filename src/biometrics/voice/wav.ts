@@ -16,8 +16,25 @@ export interface DecodedAudio {
   clippedRatio: number;
 }
 
-/** Limits of the decoder. */
-export const WAV_LIMITS = Object.freeze({ minSampleRate: 8000, maxSampleRate: 48000, maxChannels: 2 });
+/**
+ * Limits of the decoder. `maxSeconds`: the analysis costs in proportion to the recording's length (the speaker
+ * encoder embeds every 1.6 s of speech), so a WAV of 8-bit samples at 8 kHz would hold over an hour in the
+ * request body limit; two minutes is far more than an enrolment or a probe needs.
+ */
+export const WAV_LIMITS = Object.freeze({ minSampleRate: 8000, maxSampleRate: 48000, maxChannels: 2, maxSeconds: 120 });
+
+/** Where a WAV's samples lie and how they are encoded, read from its chunks without decoding them. */
+export interface WavLayout {
+  /** 1 PCM or 3 IEEE float (the sub-format of WAVE_FORMAT_EXTENSIBLE). */
+  format: number;
+  channels: number;
+  sampleRate: number;
+  bitsPerSample: number;
+  /** Byte offset of the first sample frame. */
+  start: number;
+  /** Sample frames (one sample per channel each). */
+  frames: number;
+}
 
 const PCM = 1;
 const IEEE_FLOAT = 3;
@@ -41,18 +58,16 @@ function containerOf(b: Uint8Array): string | null {
 }
 
 /**
- * Decodes a RIFF/WAVE file: PCM 8 (unsigned), 16, 24 and 32-bit integer, IEEE float 32 and 64-bit, plain or
- * WAVE_FORMAT_EXTENSIBLE, mono or stereo, 8 to 48 kHz. Channels are averaged.
+ * Reads a RIFF/WAVE file's chunks: PCM 8 (unsigned), 16, 24 and 32-bit integer, IEEE float 32 and 64-bit, plain
+ * or WAVE_FORMAT_EXTENSIBLE, mono or stereo, 8 to 48 kHz, at most {@link WAV_LIMITS}.maxSeconds long. Nothing is
+ * decoded: what the analysis will cost is known from this (the extraction pool weighs voice jobs by it).
  *
  * Anything else is refused rather than guessed at: another container or codec is UNSUPPORTED_FORMAT; a
  * WAV whose chunks are cut short or inconsistent is INVALID_AUDIO (a truncated upload must not be enrolled
- * as a shorter recording). A data chunk whose size field is 0 or 0xFFFFFFFF (streaming writers that never
- * went back to fill it in) runs to the end of the file.
- *
- * @example
- * const { samples, sampleRate } = decodeWav(bytes);
+ * as a shorter recording); a longer recording is AUDIO_TOO_LONG. A data chunk whose size field is 0 or
+ * 0xFFFFFFFF (streaming writers that never went back to fill it in) runs to the end of the file.
  */
-export function decodeWav(bytes: Uint8Array): DecodedAudio {
+export function readWavLayout(bytes: Uint8Array): WavLayout {
   if (bytes.length < 12 || ascii(bytes, 0) !== 'RIFF' || ascii(bytes, 8) !== 'WAVE') {
     if (bytes.length >= 4 && (ascii(bytes, 0) === 'RIFX' || ascii(bytes, 0) === 'RF64'))
       throw unsupported(`${ascii(bytes, 0)} (big-endian or 64-bit) WAV is not supported; send a RIFF/WAVE file`);
@@ -107,21 +122,39 @@ export function decodeWav(bytes: Uint8Array): DecodedAudio {
     throw unsupported(`${channels} channels: mono or stereo expected`);
   if (rate < WAV_LIMITS.minSampleRate || rate > WAV_LIMITS.maxSampleRate)
     throw unsupported(`sample rate ${rate} Hz is outside ${WAV_LIMITS.minSampleRate}..${WAV_LIMITS.maxSampleRate} Hz`);
-  const width = bits / 8;
-  const frameBytes = width * channels;
+  const frameBytes = (bits / 8) * channels;
   if (fmt.align !== frameBytes)
     throw invalid(`block align ${fmt.align} does not match ${channels} x ${bits}-bit samples`);
   if (data.length % frameBytes !== 0) throw invalid('truncated: the data chunk ends inside a sample frame');
   const frames = data.length / frameBytes;
   if (frames === 0) throw invalid('the data chunk holds no samples');
+  if (frames / rate > WAV_LIMITS.maxSeconds)
+    throw new BiometricError(
+      'AUDIO_TOO_LONG',
+      `the recording lasts ${(frames / rate).toFixed(1)} s; at most ${WAV_LIMITS.maxSeconds} s are accepted`,
+    );
+  return { format, channels, sampleRate: rate, bitsPerSample: bits, start: data.start, frames };
+}
+
+/**
+ * Decodes a WAV that {@link readWavLayout} accepts; channels are averaged.
+ *
+ * @throws BiometricError as readWavLayout, and INVALID_AUDIO for float samples that are not finite.
+ * @example
+ * const { samples, sampleRate } = decodeWav(bytes);
+ */
+export function decodeWav(bytes: Uint8Array): DecodedAudio {
+  const { format, channels, sampleRate, bitsPerSample: bits, start, frames } = readWavLayout(bytes);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const isFloat = format === IEEE_FLOAT;
   const full = isFloat ? 1 : 1 - 1 / 2 ** (bits - 1); // the largest positive code, scaled
   const out = new Float32Array(frames);
-  const clipped = readSamples(dv, data.start, frames, channels, isFloat ? -bits : bits, full, out);
+  const clipped = readSamples(dv, start, frames, channels, isFloat ? -bits : bits, full, out);
   if (isFloat)
     for (let i = 0; i < frames; i++)
       if (!Number.isFinite(out[i]!)) throw invalid('float samples that are not finite numbers');
   return {
-    sampleRate: rate,
+    sampleRate,
     channels,
     bitsPerSample: bits,
     float: isFloat,

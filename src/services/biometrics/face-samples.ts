@@ -8,7 +8,7 @@ import {
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';
-import { admitImages, callerQueueError, isCallerQueueError } from './image-admission.js';
+import { admitImages, callerQueueError, isCallerQueueError, recordStoppedDecode } from './image-admission.js';
 import type { OperationStatus } from '../operation-log/record.js';
 
 /** One face image that passed every gate, with what it yielded. */
@@ -198,8 +198,9 @@ export async function analyseImages(
   };
   return Promise.all(
     images.map((bytes, index) =>
-      extractor.analyseFace(bytes, opts).catch((error: unknown) => {
+      extractor.analyseFace(bytes, opts).catch(async (error: unknown) => {
         batch.abort();
+        await recordStoppedDecode(services, error, fieldOf(index));
         throw extractionError(error, fieldOf(index));
       }),
     ),

@@ -1,13 +1,16 @@
-import { BiometricError, imageDimensions, sniffFormat } from '../../biometrics/index.js';
+import { BiometricError, imageCost } from '../../biometrics/index.js';
 import { DomainError } from '../errors.js';
+import { recordException } from '../exceptions/record.js';
+import type { Services } from '../index.js';
 
 /**
- * Admission of face images by cost, before any of them is queued. A decode costs in proportion to the pixels
- * a file's header declares, not to its size (a 9 KB JPEG declaring 6300x6300 cost 2.6 s and half a gigabyte),
- * so each image's header is read first and an image over `maxMegapixels` refuses the whole request with a 400
- * naming its field and the limit; no work is spent on the request's other images either.
+ * Admission of face images by cost, before any of them is queued. A decode costs in proportion to what a file's
+ * structure promises, not to its size (a 9 KB JPEG declaring 6300x6300 cost 2.6 s and half a gigabyte; 12 KB of
+ * empty progressive scans over 4000x4000, 250 million block visits), so each image's markers or chunks are read
+ * first (src/biometrics/image/image-cost.ts, no decoding) and an image past a bound refuses the whole request
+ * with a 400 naming its field and the bound; no work is spent on the request's other images either.
  *
- * @throws DomainError validation (reason IMAGE_TOO_LARGE or INVALID_IMAGE)
+ * @throws DomainError validation (reason IMAGE_TOO_LARGE, IMAGE_TOO_COSTLY, INVALID_IMAGE or UNSUPPORTED_FORMAT)
  */
 export function admitImages(
   images: readonly Uint8Array[],
@@ -15,24 +18,17 @@ export function admitImages(
   maxMegapixels: number,
 ): void {
   for (const [index, bytes] of images.entries()) {
-    const size = imageDimensions(bytes);
-    // Not JPEG or PNG at all: the decoder names the format (UNSUPPORTED_FORMAT) at no cost.
-    if (!size && sniffFormat(bytes).startsWith('other:')) continue;
-    const field = fieldOf(index);
-    if (!size || size.width === 0 || size.height === 0) {
-      const message = 'the image has no readable size in its header (JPEG frame header or PNG IHDR)';
+    try {
+      // Neither JPEG nor PNG (null): the decoder names the format (UNSUPPORTED_FORMAT) at no cost.
+      imageCost(bytes, { maxMegapixels });
+    } catch (error) {
+      if (!BiometricError.is(error)) throw error;
+      const field = fieldOf(index);
+      const message = error.message;
       throw new DomainError('validation', `${field}: ${message}`, {
         errors: [{ field, message }],
-        reason: 'INVALID_IMAGE',
-      });
-    }
-    const megapixels = (size.width * size.height) / 1e6;
-    if (megapixels > maxMegapixels) {
-      const message = `the image is ${size.width}x${size.height} (${megapixels.toFixed(1)} megapixels); at most ${maxMegapixels} megapixels are accepted`;
-      throw new DomainError('validation', `${field}: ${message}`, {
-        errors: [{ field, message }],
-        reason: 'IMAGE_TOO_LARGE',
-        maxMegapixels,
+        reason: error.code,
+        ...(error.code === 'IMAGE_TOO_LARGE' ? { maxMegapixels } : {}),
       });
     }
   }
@@ -57,5 +53,17 @@ export function callerQueueError(error: BiometricError, modality: 'Face' | 'Voic
   }
   return new DomainError('service-unavailable', `${modality} extraction was cancelled: the request was abandoned`, {
     reason: error.code,
+  });
+}
+
+/**
+ * A decode the pool stopped past its budget is answered as the file's fault (400, DECODE_BUDGET_EXCEEDED), but
+ * it also means an image got past the cost bounds that should have refused it: the operator sees it in the
+ * exception log. Other errors pass untouched.
+ */
+export async function recordStoppedDecode(services: Services, error: unknown, field: string): Promise<void> {
+  if (!BiometricError.is(error) || error.code !== 'DECODE_BUDGET_EXCEEDED') return;
+  await recordException(services.ctx, new BiometricError(error.code, `${field}: ${error.message}`), {
+    operationId: 'analyseFace',
   });
 }
