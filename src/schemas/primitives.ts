@@ -92,10 +92,23 @@ export const limits = {
   samplesPerModality: 10,
 };
 
-/** A face image, JPEG or PNG, base64. */
-export const FaceImage = base64Bytes(limits.faceImageBytes, 'JPEG or PNG image, base64');
+/** A face image, JPEG or PNG, base64, with the decoding bounds the server holds it to (docs/admission.md). */
+export const FaceImage = base64Bytes(
+  limits.faceImageBytes,
+  'JPEG (Huffman baseline or progressive, 8-bit, grey, colour or CMYK) or PNG image, base64. What decoding it ' +
+    'costs is judged from its structure before anything runs (docs/admission.md), each refusal a 400 naming the ' +
+    'field: over BIMS_MAX_IMAGE_MEGAPIXELS (default 16) megapixels, reason IMAGE_TOO_LARGE; a JPEG of more than ' +
+    '256 scans or 2048 marker segments, or whose scans would visit more blocks than 48 passes over the largest ' +
+    'image admitted (CMYK weighs 8 times), or a PNG of more than 65,536 chunks, IMAGE_TOO_COSTLY; arithmetic, ' +
+    'lossless, hierarchical or 12-bit JPEG, UNSUPPORTED_FORMAT; a PNG whose image data inflates past what its ' +
+    'header implies, INVALID_IMAGE; a decode that runs past the budget its cost sets is stopped, ' +
+    'DECODE_BUDGET_EXCEEDED',
+);
 /** A voice recording, WAV (PCM), base64. */
-export const VoiceAudio = base64Bytes(limits.voiceAudioBytes, 'WAV (PCM) recording, base64');
+export const VoiceAudio = base64Bytes(
+  limits.voiceAudioBytes,
+  'WAV recording (PCM or float, mono or stereo, 8 to 48 kHz) of at most 120 s (longer: 400 AUDIO_TOO_LONG), base64',
+);
 /** An exported template (our versioned binary format) or a QR code payload, base64. */
 export const TemplateBytes = base64Bytes(limits.templateBytes, 'Exported template or QR payload, base64');
 

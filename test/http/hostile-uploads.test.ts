@@ -170,6 +170,8 @@ describe('hostile uploads through HTTP, one node, two extraction workers', () =>
       message: expect.stringContaining('body.faces.0.image'),
     });
     expect(await countRows('subjects')).toBe(3);
+    const metrics = await (await booted.app.request('/metrics', { headers: { authorization: adminAuth } })).text();
+    expect(metrics).toContain('bims_extraction_pool_stopped_total{reason="decode_budget"} 1');
     // The management view shows the pool whole again once the replacement is warm.
     await vi.waitFor(
       async () => {

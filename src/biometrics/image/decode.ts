@@ -25,8 +25,8 @@ export interface DecodeLimits {
 }
 
 /**
- * Where the RGB raster of a JPEG decoded by mozjpeg is written: an array of exactly `bytes` bytes, at offset 0
- * of its buffer (a raster lent for one analysis). Other decodes make their own.
+ * Where the RGB raster of a JPEG decoded by mozjpeg or of a PNG is written: an array of exactly `bytes` bytes,
+ * at offset 0 of its buffer (a raster lent for one analysis). The pure-JS JPEG decoder makes its own.
  */
 export type RasterSource = (bytes: number) => Uint8Array;
 

@@ -21,18 +21,21 @@ export const RESTART_WEIGHT = 5;
 export const JS_DECODER_WEIGHT = 8;
 
 /**
- * Reference costs, in nanoseconds on one core of the 2-core host the bounds were measured on, of the units
- * each decoder works in (docs/admission.md: how they were measured). They weigh jobs and set their budgets; the
- * refusals above do not depend on them.
+ * Reference costs, in nanoseconds of CPU on one core of the 2-core EPYC the bounds were measured on (`npm run
+ * bench -- hostile-decode`, docs/admission.md), of what each decoder works through. They weigh jobs and set their
+ * budgets; the refusals above do not depend on them.
  */
 const NS = {
-  /** mozjpeg: a block visited by a scan, a restart, a byte of entropy-coded data, an output pixel. */
-  jpegBlock: 30,
-  jpegRestart: 160,
-  jpegByte: 40,
-  jpegPixel: 20,
-  /** PNG: a byte inflated and unfiltered, an output pixel. */
-  pngByte: 6,
+  /** mozjpeg: an output pixel per component (colour conversion, upsampling, the RGB copy): grey 10, colour 18. */
+  jpegPixelBase: 6,
+  jpegPixelPerComponent: 4,
+  /** A block visited by a scan (15 when the scan is empty), a restart interval, a byte of entropy-coded data. */
+  jpegBlock: 15,
+  jpegRestart: 90,
+  jpegByte: 28,
+  /** PNG: a byte inflated and unfiltered, a byte of compressed data (CRC, inflater input), an output pixel. */
+  pngInflated: 5.5,
+  pngCompressed: 5.5,
   pngPixel: 12,
 };
 
@@ -94,10 +97,10 @@ export function imageCost(bytes: Uint8Array, opts: CostOptions = {}): ImageCost 
       );
     }
     const ns =
-      NS.jpegBlock * (s.frameBlocks + s.scanBlocks) +
+      (NS.jpegPixelBase + NS.jpegPixelPerComponent * s.components.length) * pixels +
+      NS.jpegBlock * s.scanBlocks +
       NS.jpegRestart * s.restarts +
-      NS.jpegByte * s.entropyBytes +
-      NS.jpegPixel * pixels;
+      NS.jpegByte * s.entropyBytes;
     return {
       format: 'jpeg',
       width: s.width,
@@ -110,7 +113,8 @@ export function imageCost(bytes: Uint8Array, opts: CostOptions = {}): ImageCost 
   if (bytes.length >= 8 && bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) {
     const s = readPngStructure(bytes, { checkCrc: opts.checkCrc });
     if (s.width * s.height > maxPixels) throw tooLarge('PNG', s.width, s.height, maxMp);
-    const decodeMs = (NS.pngByte * s.inflatedBytes + NS.pngPixel * s.width * s.height) / 1e6;
+    const decodeMs =
+      (NS.pngInflated * s.inflatedBytes + NS.pngCompressed * s.dataBytes + NS.pngPixel * s.width * s.height) / 1e6;
     return { format: 'png', width: s.width, height: s.height, decodeMs, decoder: 'png', png: s };
   }
   return null;

@@ -130,9 +130,26 @@ export class ServiceMetrics {
     );
     r.collected(
       'bims_extraction_pool_restarts_total',
-      'Extraction workers replaced after a crash or a timeout',
+      'Extraction workers replaced after a crash, a timeout or a decode past its budget',
       'counter',
       fromPool((s) => s.restarts),
+    );
+    r.collected(
+      'bims_extraction_pool_stopped_total',
+      'Extraction jobs ended where they ran (their worker terminated and replaced), by reason',
+      'counter',
+      async () => {
+        const s = (await pool()) as Record<string, unknown>;
+        return (
+          [
+            ['decode_budget', 'overBudget'],
+            ['timeout', 'timedOut'],
+          ] as const
+        ).map(([reason, key]) => ({
+          labels: { reason },
+          value: typeof s[key] === 'number' ? (s[key] as number) : 0,
+        }));
+      },
     );
 
     r.collected(
