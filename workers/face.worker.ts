@@ -1,6 +1,7 @@
 // Worker thread entry of the Node extraction pool: one set of sessions per worker (face models on onnxruntime-web,
 // or on onnxruntime-node with the native backend; the speaker encoder on onnxruntime-web), warmed before it
 // reports ready. Holds no state between jobs and touches no database.
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
 import { analyseImage, renderTokenImage } from '../src/biometrics/face/pipeline.js';
@@ -23,6 +24,15 @@ const memory = () => {
   const m = process.memoryUsage();
   return m.heapTotal + m.external;
 };
+
+/** This thread's /proc stat file, where its CPU time is (Linux); the pool reads it during a decode. */
+function ownStatFile(): string | undefined {
+  try {
+    return `/proc/${readlinkSync('/proc/thread-self')}/stat`;
+  } catch {
+    return undefined;
+  }
+}
 
 const errorOf = (e: unknown, code: 'EXTRACTION_FAILED' | 'MODEL_UNAVAILABLE') =>
   BiometricError.is(e) ? e.toJSON() : { code, message: String((e as Error).message ?? e) };
@@ -80,7 +90,7 @@ async function main() {
       } satisfies WorkerReply);
     }
   });
-  port.postMessage({ type: 'ready' } satisfies WorkerReply);
+  port.postMessage({ type: 'ready', cpuStat: ownStatFile() } satisfies WorkerReply);
 }
 
 void main();

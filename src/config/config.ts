@@ -107,10 +107,11 @@ export const configSchema = z.object({
    */
   BIMS_EXTRACTION_WORKER_MAX_MB: z.coerce.number().int().min(0).max(65_536).default(160),
   /**
-   * Milliseconds the costliest image admitted may spend decoding in an extraction worker before the worker is
-   * stopped where it runs and replaced (the request answers 400 DECODE_BUDGET_EXCEEDED); an image's budget is in
-   * proportion to the work its structure promises, never below a quarter of this. Ten times what that image
-   * takes on a 2-core host: only a decode the cost bounds failed to foresee meets it (docs/admission.md).
+   * Milliseconds the costliest image admitted may spend decoding in an extraction worker (CPU time of its thread
+   * on Linux, else wall time) before the worker is stopped where it runs and replaced (the request answers 400
+   * DECODE_BUDGET_EXCEEDED); an image's budget is in proportion to the work its structure promises, never below a
+   * quarter of this. Ten times what that image takes on a 2-core host: only a decode the cost bounds failed to
+   * foresee meets it (docs/admission.md).
    */
   BIMS_EXTRACTION_DECODE_BUDGET_MS: z.coerce.number().int().min(1).max(600_000).default(8000),
   /**

@@ -16,10 +16,10 @@ export interface JobCost {
 }
 
 /**
- * The decode budget of the costliest image admitted (an estimate of about {@link REFERENCE_DECODE_MS}); a job's
- * budget is in proportion to its own estimate, never below a quarter of this. 8 s by default: ten times what
- * the costliest image takes on the reference host, so only a decode the estimate failed to foresee (or a host
- * slowed tenfold) meets it.
+ * The decode budget of the costliest image admitted (an estimate of about {@link REFERENCE_DECODE_MS}), in CPU
+ * time of the worker's thread where the host tells it (node-pool-worker.ts); a job's budget is in proportion to
+ * its own estimate, never below a quarter of this. 8 s by default: ten times what the costliest image takes on
+ * the reference host, so only a decode the estimate failed to foresee meets it.
  */
 export const DEFAULT_DECODE_BUDGET_MS = 8000;
 /** The estimate the full decode budget belongs to: about the costliest image the bounds admit. */

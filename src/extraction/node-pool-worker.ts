@@ -1,5 +1,6 @@
 // One worker thread of the Node pool (node-pool.ts): starting it until it reports its sessions warm, and handing
 // its messages to the pool. The pool keeps the queue, the timers and the replacements.
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { BiometricError } from '../biometrics/errors.js';
 import type { PoolJob } from './node-pool-queue.js';
@@ -11,8 +12,10 @@ export interface Slot {
   job?: PoolJob;
   /** The running job's timeout. */
   timer?: ReturnType<typeof setTimeout>;
-  /** The running job's decode budget: cleared when the worker reports the image decoded. */
-  decodeTimer?: ReturnType<typeof setTimeout>;
+  /** Stops watching the running job's decode budget: called when the worker reports the image decoded. */
+  unwatch?: () => void;
+  /** The worker thread's /proc stat file (Linux), whose CPU times hold a decode to its budget. */
+  cpuStat?: string;
   ready: boolean;
   /** Grown past the memory bound: keeps serving until its successor is warm. */
   grown?: boolean;
@@ -64,6 +67,7 @@ export function startWorker(
         clearTimeout(startTimer);
         starting.delete(worker);
         slot.ready = true;
+        slot.cpuStat = msg.cpuStat;
         resolve(slot);
         events.ready(slot);
       } else if (msg.type === 'init-error') {
@@ -101,4 +105,41 @@ export function whenIdle(slot: Slot): Promise<void> {
       done();
     };
   });
+}
+
+/** CPU milliseconds (user + system) a thread has run, from its /proc stat file; undefined where unreadable. */
+export function threadCpuMs(stat: string): number | undefined {
+  try {
+    const text = readFileSync(stat, 'utf8');
+    // The thread's name is in parentheses and may hold spaces; utime and stime are the 12th and 13th fields after.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // USER_HZ is 100 on every Linux BIMS runs on
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Watches the decode `slot` runs against `budgetMs` and calls `over` once it has spent more: CPU time of the
+ * worker's own thread where Linux tells it (so a host slowed by other work does not stop an honest decode; the
+ * job's timeout bounds the wall time), else wall time. Returns the function that stops watching.
+ */
+export function watchDecode(slot: Slot, budgetMs: number, over: (spentMs: number, clock: 'CPU' | 'wall') => void) {
+  const cpu0 = slot.cpuStat ? threadCpuMs(slot.cpuStat) : undefined;
+  if (cpu0 === undefined) {
+    const timer = setTimeout(() => over(budgetMs, 'wall'), budgetMs);
+    return () => clearTimeout(timer);
+  }
+  // CPU times move in 10 ms ticks: looking more often than every 5 ms would see nothing new.
+  const timer = setInterval(
+    () => {
+      const spent = (threadCpuMs(slot.cpuStat!) ?? Number.POSITIVE_INFINITY) - cpu0;
+      if (spent > budgetMs) {
+        clearInterval(timer);
+        over(spent, 'CPU');
+      }
+    },
+    Math.min(100, Math.max(5, budgetMs / 4)),
+  );
+  return () => clearInterval(timer);
 }

@@ -22,7 +22,7 @@ import {
 import { DEFAULT_DECODE_BUDGET_MS, jobCost, mayStart } from './node-pool-cost.js';
 import type { NodePoolOptions } from './node-pool-options.js';
 import { OwnerQueues, type PoolJob as Job, workerMessage } from './node-pool-queue.js';
-import { type Slot, startWorker, WORKER_URL, whenIdle } from './node-pool-worker.js';
+import { type Slot, startWorker, WORKER_URL, watchDecode, whenIdle } from './node-pool-worker.js';
 import { FACE_TEMPLATE_VERSION } from './ort-web-runner.js';
 import { VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
 import { MODELS_DIR } from './node-models.js';
@@ -54,7 +54,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       startTimeout,
       {
         ready: () => pump(),
-        decoded: (slot) => clearTimeout(slot.decodeTimer),
+        decoded: (slot) => slot.unwatch?.(),
         answered: (slot, job, msg) => {
           finish(slot);
           if (msg.type === 'result') {
@@ -76,8 +76,8 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
 
   const finish = (slot: Slot) => {
     clearTimeout(slot.timer);
-    clearTimeout(slot.decodeTimer);
-    slot.timer = slot.decodeTimer = undefined;
+    slot.unwatch?.();
+    slot.timer = slot.unwatch = undefined;
     slot.job = undefined;
   };
 
@@ -165,14 +165,12 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       );
       const budget = job.cost.decodeBudgetMs;
       if (budget !== undefined)
-        slot.decodeTimer = setTimeout(
-          () =>
-            onDeath(
-              slot,
-              `decoding the image took longer than its budget of ${Math.round(budget)} ms (its structure promised about ${Math.ceil(job.cost.decodeMs)} ms of work) and was stopped`,
-              'DECODE_BUDGET_EXCEEDED',
-            ),
-          budget,
+        slot.unwatch = watchDecode(slot, budget, (spent, clock) =>
+          onDeath(
+            slot,
+            `decoding the image took more than its budget of ${Math.round(budget)} ms of ${clock} time (its structure promised about ${Math.ceil(job.cost.decodeMs)} ms; ${Math.round(spent)} ms spent) and was stopped`,
+            'DECODE_BUDGET_EXCEEDED',
+          ),
         );
       // The bytes are our own copy (see submit): transfer them instead of cloning again.
       slot.worker.postMessage(workerMessage(job), [job.bytes.buffer as ArrayBuffer]);

@@ -9,7 +9,8 @@ export type WorkerJob =
   | { type: 'token'; id: number; bytes: Uint8Array; landmarks: [number, number][] };
 
 export type WorkerReply =
-  | { type: 'ready' }
+  // cpuStat: the worker thread's /proc stat file (Linux), read by the pool to hold a decode to its CPU budget.
+  | { type: 'ready'; cpuStat?: string }
   | { type: 'init-error'; error: { code: BiometricErrorCode | string; message: string } }
   // The job's image is decoded: the decode's budget is met, what follows is the analysis's.
   | { type: 'decoded'; id: number }
