@@ -83,12 +83,35 @@ describe('the npm package', () => {
       'scripts/postinstall.mjs',
       'scripts/fetch-models.mjs',
       'wasm/models/manifest.json',
+      // The voice model's install step and the converter it runs when it downloads the checkpoint.
+      'scripts/fetch-voice-model.mjs',
+      'dist/scripts/voice-model.js',
+      'wasm/models/voice-manifest.json',
     ]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
     expect(files.filter((f) => /\.test\.|^test\/|^dist\/cloudflare/.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.onnx') && !f.startsWith('dist/sdk/'))).toEqual([]);
+  });
+
+  it("the voice model's install step runs the compiled converter: offline it says what to do and installs nothing", async () => {
+    const modelsDir = mkdtempSync(join(work, 'voice-models-'));
+    const url = `http://127.0.0.1:${await serverPort()}/pretrained.pt`; // nothing listens there
+    let run: { status?: number; stdout?: string; stderr?: string } = {};
+    try {
+      execFileSync(
+        process.execPath,
+        ['scripts/fetch-voice-model.mjs', '--models-dir', modelsDir, '--shared-dir', join(work, 'none'), '--url', url],
+        { cwd: unpacked, encoding: 'utf8', env: env({}), stdio: 'pipe' },
+      );
+    } catch (error) {
+      run = error as typeof run;
+    }
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`voice-model: cannot reach ${url} (ECONNREFUSED)`);
+    expect(run.stderr).toContain('resemblyzer_ge2e_fp16w.onnx is NOT installed');
+    expect(readdirSync(modelsDir)).toEqual([]);
   });
 
   it('bims --help lists the commands; an unknown command is refused', () => {
