@@ -44,6 +44,12 @@ export interface OauthCodesTable {
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** Access tokens revoked before their expiry (RFC 7009), by `jti`; kept until `expires_at`. */
+export interface RevokedAccessTokensTable {
+  jti: string;
+  expires_at: ColumnType<Date, Date, Date>;
+}
+
 export interface RefreshTokensTable {
   token_hash: string;
   family_id: string;
@@ -298,6 +304,7 @@ export interface Database {
   oauth_clients: OauthClientsTable;
   oauth_codes: OauthCodesTable;
   refresh_tokens: RefreshTokensTable;
+  revoked_access_tokens: RevokedAccessTokensTable;
   login_throttle: LoginThrottleTable;
   signing_keys: SigningKeysTable;
   service_keys: ServiceKeysTable;

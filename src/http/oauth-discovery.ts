@@ -8,13 +8,16 @@ export const OAUTH_SCOPES = ['ADMIN', 'ADJUDICATOR', 'USER'] as const;
  * RFC 8414 authorization server metadata, built from the issuer (`BIMS_AUTH_URL`, else the base URL), so that
  * standard clients (openid-client, Swagger UI, oauth2-proxy) find the endpoints instead of being told them.
  * It states only what the token and authorize endpoints do: the code flow with PKCE S256 only, rotating
- * refresh tokens, client credentials; public clients (`none`) and secrets by Basic or form fields.
+ * refresh tokens, client credentials; public clients (`none`) and secrets by Basic or form fields; token
+ * revocation (RFC 7009) with the same client authentication.
  */
 export function authorizationServerMetadata(issuer: string) {
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth2/authorize`,
     token_endpoint: `${issuer}/oauth2/token`,
+    revocation_endpoint: `${issuer}/oauth2/revoke`,
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     jwks_uri: `${issuer}/oauth2/jwks`,
     scopes_supported: [...OAUTH_SCOPES],
     response_types_supported: ['code'],

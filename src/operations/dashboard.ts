@@ -27,8 +27,15 @@ function proxy(id: string, method: HttpMethod) {
     path: '/dashboard/**',
     surfaces: adminRoot,
     area,
-    summary: `Forwards ${method.toUpperCase()} requests under /dashboard to the dashboard component`,
+    summary:
+      method === 'get'
+        ? 'Forwards GET requests under /dashboard to the dashboard component'
+        : `Forwards ${method.toUpperCase()} requests under /dashboard to the dashboard component (the built-in one answers 405)`,
     description:
+      (method === 'get'
+        ? ''
+        : `The built-in dashboard serves files with GET only: to ${method.toUpperCase()} it answers 405 problem+json with Allow: GET, HEAD, passed through. ` +
+          'Only a component of your own behind DASHBOARD_URL may take this method. ') +
       'Any request content type and any Accept; the answer is streamed back as the component sent it, without hop-by-hop headers. ' +
       'The component receives the full path (/dashboard/... or /admin/dashboard/...) and X-Forwarded-For, -Host, -Proto and -Prefix. ' +
       'A component that is down or silent beyond BIMS_DASHBOARD_TIMEOUT_MS: 502 problem+json. ' +
@@ -36,7 +43,7 @@ function proxy(id: string, method: HttpMethod) {
       'and the process fewer than BIMS_STREAMS_TOTAL (503 otherwise), both problem+json with Retry-After.',
     response: { description: "The dashboard component's answer (bytes)", content: { '*/*': binary } },
     problems: {
-      405: "The component's own answer for a method its page does not take, passed through",
+      405: "The component's own answer for a method it does not take, passed through (the built-in dashboard's to every method but GET and HEAD, with Allow: GET, HEAD)",
       429: 'An event stream refused: this address already holds as many as it may',
       502: 'The dashboard component is down or did not start answering in time',
       503: 'An event stream refused: the process holds as many as it may',

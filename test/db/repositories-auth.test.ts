@@ -2,6 +2,10 @@
 // values, not text, and timestamps as Dates; the single-winner updates (a code used, a refresh token replaced)
 // let exactly one of two concurrent callers win; the login throttle's upsert counts, restarts an expired row
 // and keeps the address's window fixed.
+import {
+  deleteRevokedAccessTokensExpiredBefore,
+  insertRevokedAccessToken,
+} from '../../src/db/repositories/auth/revoked-tokens.js';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/tables.js';
@@ -85,8 +89,14 @@ for (const dialect of dialects) {
       expect(found?.created_at).toBeInstanceOf(Date);
       expect(found?.created_at.toISOString()).toBe(t0.toISOString());
       expect((await listOauthClients(db)).map((c) => c.client_id)).toEqual(['c', 'a', 'b']);
-      expect(await findTokenClient(db, 'a')).toEqual({ client_id: 'a', role: 'ADMIN' });
-      expect(await findTokenClient(db, 'nobody')).toBeUndefined();
+      expect(await findTokenClient(db, 'a', 'some-jti')).toEqual({ client_id: 'a', role: 'ADMIN', revoked: false });
+      await insertRevokedAccessToken(db, 'some-jti', later(60_000));
+      await insertRevokedAccessToken(db, 'some-jti', later(60_000)); // a second revocation changes nothing
+      expect(await findTokenClient(db, 'a', 'some-jti')).toEqual({ client_id: 'a', role: 'ADMIN', revoked: true });
+      expect(await findTokenClient(db, 'a', 'another-jti')).toMatchObject({ revoked: false });
+      await deleteRevokedAccessTokensExpiredBefore(db, later(120_000));
+      expect(await findTokenClient(db, 'a', 'some-jti')).toMatchObject({ revoked: false });
+      expect(await findTokenClient(db, 'nobody', null)).toBeUndefined();
     });
 
     it('upserts a built-in client: its definition is replaced, its creation time kept', async () => {

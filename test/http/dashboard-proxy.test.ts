@@ -254,6 +254,14 @@ describe('who may use the proxy', () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD');
     expect(JSON.parse(res.body.toString()).detail).toContain('DELETE');
+    // The document says so of every method but GET (issue 32: it said "forwards" and nothing of the 405).
+    const doc = await (await fetch(`${api.url}/admin/openapi.json`, { headers: { authorization: adminAuth } })).json();
+    for (const method of ['post', 'put', 'patch', 'delete']) {
+      const op = doc.paths['/admin/dashboard/{path}'][method];
+      expect(op.summary, method).toMatch(/built-in one answers 405/);
+      expect(op.description, method).toMatch(/405 problem\+json with Allow: GET, HEAD/);
+      expect(op.responses['405'].description, method).toMatch(/Allow: GET, HEAD/);
+    }
   });
 });
 

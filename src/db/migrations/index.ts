@@ -12,6 +12,7 @@ import * as subjectRevisions from './2026_11_26_0010_subject_revisions.js';
 import * as subjectStateFunction from './2026_11_27_0011_subject_state_function.js';
 import * as subjectShardSlot from './2026_11_28_0012_subject_shard_slot.js';
 import * as gatewaySessions from './2026_11_28_0013_gateway_sessions.js';
+import * as revokedAccessTokens from './2026_11_28_0014_revoked_access_tokens.js';
 
 /**
  * Every migration, listed statically (Workers have no filesystem to scan). Names sort by time; append new
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_0011_subject_state_function': subjectStateFunction,
   '2026_11_28_0012_subject_shard_slot': subjectShardSlot,
   '2026_11_28_0013_gateway_sessions': gatewaySessions,
+  '2026_11_28_0014_revoked_access_tokens': revokedAccessTokens,
 };

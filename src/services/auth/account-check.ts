@@ -23,6 +23,8 @@ export class PendingAccountCheck {
   constructor(
     readonly accountId: number,
     readonly sid: string | null,
+    /** The token's id, for a revocation of that token alone (RFC 7009). */
+    readonly jti: string | null,
     /** Throws the 401 or 403 the guard would have; fills in the caller's principal otherwise. */
     private readonly judge: (row: TokenAccountRow | undefined) => void,
     /** The check on its own: {@link TOKEN_ACCOUNT}. */

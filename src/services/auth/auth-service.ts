@@ -45,6 +45,11 @@ export class AuthService {
     this.throttle = new LoginThrottle(ctx.db, () => ctx.now().getTime(), throttlePolicy(ctx.config));
   }
 
+  /** The claims of an access token of ours that verifies (signature, key, issuer, lifetime), else null. */
+  verifiedClaims(token: string): Promise<{ [claim: string]: unknown } | null> {
+    return this.tokens.verify(token, this.issuer);
+  }
+
   /** Our tokens' issuer: the service's public base URL. */
   get issuer(): string {
     return issuerOf(this.ctx.config);
@@ -134,7 +139,7 @@ export class AuthService {
       // the credential cache, which every such change empties on every node before anyone can see it.
       const account = await this.credentials.read(
         'account',
-        `${claims.accountId}\u0000${claims.sid ?? ''}`,
+        `${claims.accountId}\u0000${claims.sid ?? ''}\u0000${claims.jti ?? ''}`,
         () => this.tokenAccount(claims),
         (row) => row !== undefined,
       );
@@ -142,11 +147,12 @@ export class AuthService {
     }
     const client = await this.credentials.read(
       'client',
-      claims.clientId,
-      () => findTokenClient(this.ctx.db, claims.clientId),
+      `${claims.clientId}\u0000${claims.jti ?? ''}`,
+      () => findTokenClient(this.ctx.db, claims.clientId, claims.jti),
       (row) => row !== undefined,
     );
     if (!client) throw unauthorized('The client behind this token is gone', 'invalid_token');
+    if (client.revoked) throw unauthorized('This token has been revoked', 'invalid_token');
     return {
       accountId: null,
       username: client.client_id,
@@ -159,7 +165,7 @@ export class AuthService {
   /** A verified token's claims: whose it is and what it may do; throws 401 for a token that does not verify. */
   private async bearerClaims(
     token: string,
-  ): Promise<AccountClaims | { kind: 'client'; clientId: string; scope: Role }> {
+  ): Promise<AccountClaims | { kind: 'client'; clientId: string; scope: Role; jti: string | null }> {
     const payload = await this.tokens.verify(token, this.issuer);
     if (!payload || typeof payload.sub !== 'string')
       throw unauthorized('The access token is invalid or expired', 'invalid_token');
@@ -172,6 +178,7 @@ export class AuthService {
         kind: 'account',
         accountId: Number(payload.sub.slice('account:'.length)),
         sid: typeof payload.sid === 'string' ? payload.sid : null,
+        jti: typeof payload.jti === 'string' ? payload.jti : null,
         credentialVersion: credentialVersionOf(payload),
         scope,
         clientId,
@@ -179,12 +186,17 @@ export class AuthService {
       };
     }
     if (payload.sub.startsWith('client:'))
-      return { kind: 'client', clientId: payload.sub.slice('client:'.length), scope };
+      return {
+        kind: 'client',
+        clientId: payload.sub.slice('client:'.length),
+        scope,
+        jti: typeof payload.jti === 'string' ? payload.jti : null,
+      };
     throw unauthorized('The access token has an unknown subject', 'invalid_token');
   }
 
   private async tokenAccount(claims: AccountClaims): Promise<TokenAccountRow | undefined> {
-    return (await TOKEN_ACCOUNT.execute(this.ctx.db, [claims.accountId, claims.sid]))[0];
+    return (await TOKEN_ACCOUNT.execute(this.ctx.db, [claims.accountId, claims.sid, claims.jti]))[0];
   }
 
   /**
@@ -215,6 +227,7 @@ export class AuthService {
     const check = new PendingAccountCheck(
       claims.accountId,
       claims.sid,
+      claims.jti,
       (row) => {
         Object.assign(principal, accountPrincipal(claims, row));
         if (!roleCovers(principal.role, needed)) throw forbidden(principal.role);
@@ -253,6 +266,8 @@ interface AccountClaims {
   kind: 'account';
   accountId: number;
   sid: string | null;
+  /** The token's own id, which a revocation (RFC 7009) names. */
+  jti: string | null;
   credentialVersion: number | undefined;
   scope: Role;
   clientId: string | undefined;
@@ -266,7 +281,8 @@ function accountPrincipal(claims: AccountClaims, account: TokenAccountRow | unde
   if (account.credential_version !== claims.credentialVersion) {
     throw unauthorized("The account's password, role or status changed after this token was issued", 'invalid_token');
   }
-  if (account.revoked === true) throw unauthorized('The login behind this token has been revoked', 'invalid_token');
+  if (account.revoked === true)
+    throw unauthorized('This token, or the login behind it, has been revoked', 'invalid_token');
   return {
     accountId: account.id,
     username: account.username,

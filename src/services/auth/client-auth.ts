@@ -79,14 +79,15 @@ export async function throttled<T>(presented: PresentedClient, run: () => Promis
 }
 
 /**
- * Authenticate a registered client for a grant. Confidential clients must prove their secret; public clients
- * must not send one (it would mean the secret is being shipped in an app, where it cannot stay secret).
+ * Authenticate a registered client for a grant (null: for no grant, as token revocation asks). Confidential
+ * clients must prove their secret; public clients must not send one (it would mean the secret is being shipped
+ * in an app, where it cannot stay secret).
  */
 export async function authenticateClient(
   ctx: ServiceContext,
   auth: AuthService,
   presented: PresentedClient | undefined,
-  grant: GrantType,
+  grant: GrantType | null,
   address: string,
 ): Promise<OAuthClient> {
   if (!presented) throw invalidClient(presented, 'Client authentication or client_id is required');
@@ -109,7 +110,7 @@ export async function authenticateClient(
   } else if (presented.secret !== undefined && presented.secret !== '') {
     throw invalidClient(presented, 'This is a public client; it has no secret to present');
   }
-  if (!client.grantTypes.includes(grant))
+  if (grant !== null && !client.grantTypes.includes(grant))
     throw new OAuthError('unauthorized_client', `This client may not use the ${grant} grant`);
   return client;
 }

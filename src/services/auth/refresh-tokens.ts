@@ -8,6 +8,7 @@ import {
   markRefreshTokenReplaced,
   revokeFamilyRefreshTokens,
 } from '../../db/repositories/auth/refresh-tokens.js';
+import { deleteRevokedAccessTokensExpiredBefore } from '../../db/repositories/auth/revoked-tokens.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import type { ServiceContext } from '../context.js';
 import { invalidGrant } from './oauth-error.js';
@@ -89,9 +90,13 @@ export async function revokeFamily(
   ctx.log.warn('oauth token family revoked', { familyId: familyId.slice(0, 8), accountId, clientId, reason });
 }
 
-/** Delete rows long expired; a revoked family keeps its marker until every token it could hold has expired. */
+/**
+ * Delete rows long expired; a revoked family keeps its marker until every token it could hold has expired, a
+ * revoked access token its row until it expires (it no longer verifies after).
+ */
 export async function purgeExpiredRefreshTokens(ctx: ServiceContext): Promise<void> {
   await deleteRefreshTokensExpiredBefore(ctx.db, new Date(ctx.now().getTime() - RETENTION_MS));
+  await deleteRevokedAccessTokensExpiredBefore(ctx.db, new Date(ctx.now().getTime() - RETENTION_MS));
 }
 
 /** The client a refresh token was issued to, so a public client may refresh without naming itself. */

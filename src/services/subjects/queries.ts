@@ -94,11 +94,13 @@ async function readSubjects(
       compileSubjectStates(
         read.build(slot),
         slot<string>('known'),
-        carried && accountColumn(slot('caller.accountId'), slot('caller.sid')),
+        carried && accountColumn(slot('caller.accountId'), slot('caller.sid'), slot('caller.jti')),
       ),
     ),
   );
-  const caller = carried ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid } : {};
+  const caller = carried
+    ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid, 'caller.jti': carried.jti }
+    : {};
   const run = async (asked: readonly { name?: string | number; held: Held }[]): Promise<Shared> => {
     const known = asked.length === 1 ? asked[0]!.held : new Map(asked.flatMap((a) => [...a.held]));
     const names = read.named ? { names: namesArray([...new Set(asked.map((a) => a.name!))]) } : {};

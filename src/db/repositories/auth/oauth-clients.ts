@@ -67,16 +67,21 @@ export async function deleteOauthClient(db: Queryable, clientId: string): Promis
   return Number(gone.numDeletedRows) > 0;
 }
 
+/** What the Bearer check of a client token reads: the client's id and role ceiling, and whether the token is revoked. */
+export type TokenClientRow = Pick<OauthClientRow, 'client_id' | 'role'> & { revoked: boolean };
+
 /** The Bearer check of a client token runs this on every request it does not answer from its cache: prepared. */
-const TOKEN_CLIENT = new PreparedQuery<Pick<OauthClientRow, 'client_id' | 'role'>>(
+const TOKEN_CLIENT = new PreparedQuery<TokenClientRow>(
   'token_client',
-  'select client_id, role from oauth_clients where client_id = $1',
+  `select client_id, role, exists (select 1 from revoked_access_tokens where jti = $2) as revoked
+   from oauth_clients where client_id = $1`,
 );
 
-/** What the Bearer check of a client token needs of its client: its id and role ceiling. */
+/** What the Bearer check of a client token (whose `jti` is given) needs: its client, and whether it is revoked. */
 export async function findTokenClient(
   db: Queryable,
   clientId: string,
-): Promise<Pick<OauthClientRow, 'client_id' | 'role'> | undefined> {
-  return (await TOKEN_CLIENT.execute(db, [clientId]))[0];
+  jti: string | null,
+): Promise<TokenClientRow | undefined> {
+  return (await TOKEN_CLIENT.execute(db, [clientId, jti]))[0];
 }
