@@ -18,6 +18,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   'big-bodies': () => import('./big-bodies.js'),
   hostile: () => import('./hostile.js'),
   'hostile-decode': () => import('./hostile-decode.js'),
+  'gateway-flood': () => import('./gateway-flood.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);

@@ -11,11 +11,11 @@ import {
   deleteGatewaySessions,
   findGatewayHandle,
   findGatewaySession,
+  addGatewayHandle,
   insertGatewayHandle,
   insertGatewaySession,
   listGatewaySessionIds,
   listGatewaySessionsMadeBefore,
-  takeGatewayHandleSlot,
 } from '../../src/db/repositories/gateway-sessions.js';
 import { countUnfinishedCaptures, upsertCaptureSession } from '../../src/db/repositories/capture.js';
 import { dialects } from '../support/databases.js';
@@ -47,18 +47,22 @@ for (const dialect of dialects) {
       expect((await listGatewaySessionIds(db, 'account:1')).sort()).toEqual([101, 102]);
     });
 
-    it("takes a handle slot only on the owner's session and below the cap; handles go with their session", async () => {
+    it("adds a handle only to the owner's session and below the cap; handles go with their session", async () => {
       await made('account:2', 201);
-      expect(await takeGatewayHandleSlot(db, 201, 'account:3', 2)).toBe(false);
-      expect(await takeGatewayHandleSlot(db, 201, 'account:2', 2)).toBe(true);
-      expect(await takeGatewayHandleSlot(db, 201, null, 2)).toBe(true);
-      expect(await takeGatewayHandleSlot(db, 201, 'account:2', 2)).toBe(false);
+      const handle = (handleId: number) => ({ sessionId: 201, handleId, plugin: 'janus.plugin.videoroom' });
+      expect(await addGatewayHandle(db, handle(2010), 'account:3', 2)).toBe(false);
+      expect(await addGatewayHandle(db, handle(2011), 'account:2', 2)).toBe(true);
+      expect(await addGatewayHandle(db, handle(2012), null, 2)).toBe(true);
+      expect(await addGatewayHandle(db, handle(2013), 'account:2', 2)).toBe(false);
       expect(await findGatewaySession(db, 201)).toEqual({ owner: 'account:2', handles: 2 });
-      expect(await takeGatewayHandleSlot(db, 999, null, 2)).toBe(false);
-      await insertGatewayHandle(db, 201, 2011, 'janus.plugin.videoroom');
-      await insertGatewayHandle(db, 201, 2011, 'janus.plugin.videoroom');
+      expect(await addGatewayHandle(db, { ...handle(9991), sessionId: 999 }, null, 2)).toBe(false);
       expect(await findGatewayHandle(db, 201, 2011)).toEqual({ owner: 'account:2', plugin: 'janus.plugin.videoroom' });
-      expect(await findGatewayHandle(db, 201, 2012)).toBeUndefined();
+      expect(await findGatewayHandle(db, 201, 2010)).toBeUndefined();
+      expect(await findGatewayHandle(db, 201, 2013)).toBeUndefined();
+      // A session recorded with its first handle (createAndAttach) counts it.
+      await insertGatewaySession(db, { sessionId: 202, owner: 'account:2', nodeId: 'a', createdAt: at, handles: 1 });
+      await insertGatewayHandle(db, 202, 2021, 'janus.plugin.echotest');
+      expect(await findGatewaySession(db, 202)).toEqual({ owner: 'account:2', handles: 1 });
       await deleteGatewaySession(db, 201);
       expect(await findGatewayHandle(db, 201, 2011)).toBeUndefined();
       expect(await db.selectFrom('gateway_handles').selectAll().where('session_id', '=', 201).execute()).toEqual([]);

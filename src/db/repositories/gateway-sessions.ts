@@ -31,10 +31,10 @@ export async function countGatewaySessions(db: Queryable, owner: string): Promis
   return { mine: Number(row.mine), total: Number(row.total) };
 }
 
-/** The session Janus made for `owner` through node `nodeId`. */
+/** The session Janus made for `owner` through node `nodeId`, with the handles already attached to it. */
 export async function insertGatewaySession(
   db: Queryable,
-  session: { sessionId: number; owner: string; nodeId: string; createdAt: Date },
+  session: { sessionId: number; owner: string; nodeId: string; createdAt: Date; handles?: number },
 ): Promise<void> {
   await db
     .insertInto('gateway_sessions')
@@ -43,6 +43,7 @@ export async function insertGatewaySession(
       owner: session.owner,
       node_id: session.nodeId,
       created_at: session.createdAt,
+      handles: session.handles ?? 0,
     })
     .execute();
 }
@@ -80,38 +81,36 @@ export async function findGatewayHandle(
 }
 
 /**
- * Count one more handle on the session, in one conditional statement: only while it has fewer than `cap` and,
- * when `owner` is given, only if it is that owner's. False when it took none (the session is not the owner's,
- * unknown, or full: another attach came first).
+ * Count one more handle on the session and record it with its plugin, in one statement: only while the
+ * session has fewer than `cap` and, when `owner` is given, only if it is that owner's. False when it took
+ * none (the session is not the owner's, unknown, or full: another attach came first).
  */
-export async function takeGatewayHandleSlot(
+export async function addGatewayHandle(
   db: Queryable,
-  sessionId: number,
+  handle: { sessionId: number; handleId: number; plugin: string },
   owner: string | null,
   cap: number,
 ): Promise<boolean> {
-  let query = db
-    .updateTable('gateway_sessions')
-    .set((eb) => ({ handles: eb('handles', '+', 1) }))
-    .where('session_id', '=', sessionId)
-    .where('handles', '<', cap);
-  if (owner !== null) query = query.where('owner', '=', owner);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  const { rows } = await sql<{ session_id: string }>`
+    with counted as (
+      update gateway_sessions set handles = handles + 1
+      where session_id = ${handle.sessionId} and handles < ${cap} and (${owner}::text is null or owner = ${owner})
+      returning session_id
+    )
+    insert into gateway_handles (session_id, handle_id, plugin)
+    select session_id, ${handle.handleId}, ${handle.plugin} from counted
+    returning session_id`.execute(db);
+  return rows.length > 0;
 }
 
-/** The handle Janus attached, with its plugin. */
+/** A handle attached together with its session's row (createAndAttach), counted there. */
 export async function insertGatewayHandle(
   db: Queryable,
   sessionId: number,
   handleId: number,
   plugin: string,
 ): Promise<void> {
-  await db
-    .insertInto('gateway_handles')
-    .values({ session_id: sessionId, handle_id: handleId, plugin })
-    .onConflict((oc) => oc.columns(['session_id', 'handle_id']).doNothing())
-    .execute();
+  await db.insertInto('gateway_handles').values({ session_id: sessionId, handle_id: handleId, plugin }).execute();
 }
 
 /** The ids of the sessions `owner` holds. */

@@ -81,17 +81,7 @@ export class GatewayService {
 
   /** createAndAttach: both; the answer is the attach answer (`data.id` the handle) with `session_id` set. */
   createAndAttach(caller: GatewayCaller, plugin?: string): Promise<JanusAnswer> {
-    return mapped(async () => {
-      const owner = ownerKeyOf(caller.principal);
-      const sessionId = (await this.createOwned(owner)).data!.id!;
-      try {
-        const attached = await this.attachCounted(owner, sessionId, plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN);
-        return { ...attached, session_id: sessionId };
-      } catch (error) {
-        this.trackers.get(sessionId)?.end('attach failed', true);
-        throw error;
-      }
-    });
+    return mapped(() => this.createOwned(ownerKeyOf(caller.principal), plugin ?? this.ctx.config.BIMS_GATEWAY_PLUGIN));
   }
 
   /**
@@ -211,7 +201,8 @@ export class GatewayService {
         if (error instanceof JanusApiError && error.code === 458) await this.sessions.forget(sessionId);
         throw error;
       } finally {
-        tracker?.end('stopped by the client', false, true);
+        // Not `gone` here: the row went above, or stays when Janus could not be asked (the heartbeat judges it).
+        tracker?.end('stopped by the client');
       }
     });
   }
@@ -235,20 +226,25 @@ export class GatewayService {
   }
 
   /**
-   * A session made in Janus for `owner` if the caps admit it, recorded (the caps counted again with the write),
-   * then tracked. One that lost a race for the last place is destroyed at once.
+   * A session made in Janus for `owner` if the caps admit it (with a handle on `plugin` when given: the answer
+   * is then the attach answer with `session_id`), recorded with its handle in one step (the caps counted again
+   * with the write), then tracked. One that failed to attach, or lost a race for the last place, is destroyed.
    */
-  private async createOwned(owner: string): Promise<JanusAnswer> {
+  private async createOwned(owner: string, plugin?: string): Promise<JanusAnswer> {
     await this.sessions.admit(owner);
-    const answer = await this.janus.create();
-    const sessionId = answer.data!.id!;
+    const created = await this.janus.create();
+    const sessionId = created.data!.id!;
+    let answer = created;
     try {
-      await this.sessions.record(owner, sessionId);
+      if (plugin) answer = { ...(await this.janus.attach(sessionId, plugin)), session_id: sessionId };
+      const handle = plugin ? { handleId: answer.data!.id!, plugin } : undefined;
+      await this.sessions.record(owner, sessionId, handle);
     } catch (error) {
       await this.janus.destroy(sessionId).catch(() => {});
       throw error;
     }
-    this.trackers.track(sessionId);
+    const tracker = this.trackers.track(sessionId);
+    if (plugin) tracker.rememberPlugin(answer.data!.id!, plugin);
     return answer;
   }
 

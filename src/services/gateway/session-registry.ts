@@ -6,12 +6,12 @@ import {
   deleteGatewaySessions,
   findGatewayHandle,
   findGatewaySession,
+  addGatewayHandle,
   insertGatewayHandle,
   insertGatewaySession,
   listGatewaySessionIds,
   listGatewaySessionsMadeBefore,
   lockGatewayAdmission,
-  takeGatewayHandleSlot,
 } from '../../db/repositories/gateway-sessions.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
@@ -20,6 +20,10 @@ import { RETRY_AFTER_SECONDS, shareRefusal } from './share-refusal.js';
 
 /** How long a row waits before a comparison with Janus's list judges it: a session made a moment ago. */
 const SETTLING_MS = 65_000;
+
+/** How long a refusal is remembered ({@link SessionRegistry.refused}), and for how many owners at most. */
+const MEMO_MS = 1000;
+const MEMO_LIMIT = 10_000;
 
 const SESSIONS = {
   plural: 'gateway sessions',
@@ -39,6 +43,14 @@ const SESSIONS = {
  * refused call writes nothing.
  */
 export class SessionRegistry {
+  /**
+   * Owners this node refused a session a moment ago, and the refusal: their next calls within {@link MEMO_MS}
+   * are refused without a query, so that one account's flood of refused calls does not queue the database
+   * statements of everyone else's. Only refusals are remembered (never an admission), so the caps cannot be
+   * passed; a place freed on another node is seen up to a second later, well within the Retry-After.
+   */
+  private readonly refused = new Map<string, { until: number; error: DomainError }>();
+
   constructor(private readonly ctx: ServiceContext) {}
 
   /** The caps of sessions, from the configuration. */
@@ -49,22 +61,39 @@ export class SessionRegistry {
 
   /** Whether `owner` may have one more session, on what is recorded now. @throws DomainError 429 or 503 */
   async admit(owner: string): Promise<void> {
+    const now = Date.now();
+    const memo = this.refused.get(owner);
+    if (memo && memo.until > now) throw memo.error;
     const limits = this.sessionLimits;
     const why = judgeShare(await countGatewaySessions(this.ctx.db, owner), limits);
-    if (why) throw shareRefusal(why, SESSIONS, limits);
+    if (!why) return;
+    const error = shareRefusal(why, SESSIONS, limits);
+    if (this.refused.size >= MEMO_LIMIT)
+      for (const [key, m] of this.refused) if (m.until <= now) this.refused.delete(key);
+    if (this.refused.size < MEMO_LIMIT) this.refused.set(owner, { until: now + MEMO_MS, error });
+    throw error;
   }
 
   /**
-   * Janus made `sessionId` for `owner`: recorded if the count, made again with the write under the admission
-   * lock, still admits it. @throws DomainError 429 or 503 (the caller then destroys the session)
+   * Janus made `sessionId` for `owner` (and attached `handle` to it): recorded if the count, made again with the
+   * write under the admission lock, still admits it. @throws DomainError 429 or 503 (the caller then destroys
+   * the session)
    */
-  async record(owner: string, sessionId: number): Promise<void> {
+  async record(owner: string, sessionId: number, handle?: { handleId: number; plugin: string }): Promise<void> {
     const limits = this.sessionLimits;
     await this.ctx.db.transaction().execute(async (trx) => {
       await lockGatewayAdmission(trx);
       const why = judgeShare(await countGatewaySessions(trx, owner), limits);
       if (why) throw shareRefusal(why, SESSIONS, limits);
-      await insertGatewaySession(trx, { sessionId, owner, nodeId: this.ctx.node.id, createdAt: this.ctx.now() });
+      const createdAt = this.ctx.now();
+      await insertGatewaySession(trx, {
+        sessionId,
+        owner,
+        nodeId: this.ctx.node.id,
+        createdAt,
+        handles: handle ? 1 : 0,
+      });
+      if (handle) await insertGatewayHandle(trx, sessionId, handle.handleId, handle.plugin);
     });
   }
 
@@ -109,14 +138,13 @@ export class SessionRegistry {
    */
   async recordHandle(sessionId: number, handleId: number, plugin: string): Promise<void> {
     const cap = this.ctx.config.BIMS_GATEWAY_HANDLES_PER_SESSION;
-    await this.ctx.db.transaction().execute(async (trx) => {
-      if (!(await takeGatewayHandleSlot(trx, sessionId, null, cap))) throw this.sessionFull();
-      await insertGatewayHandle(trx, sessionId, handleId, plugin);
-    });
+    if (!(await addGatewayHandle(this.ctx.db, { sessionId, handleId, plugin }, null, cap))) throw this.sessionFull();
   }
 
   /** The session is gone from the gateway (stopped, destroyed when idle, found gone): its row and handles go. */
   async forget(sessionId: number): Promise<void> {
+    // A place is free: whoever was refused here may try again at once.
+    this.refused.clear();
     await deleteGatewaySession(this.ctx.db, sessionId).catch((error: unknown) =>
       this.ctx.log.warn('gateway session row not removed', { sessionId, error: (error as Error)?.message }),
     );
