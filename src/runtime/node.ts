@@ -1,4 +1,6 @@
 import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
+import { answerClientErrors, HTTP_SERVER_OPTIONS } from './http-server.js';
 import { loadConfigOrExit } from './node-config.js';
 import { hostname } from 'node:os';
 import { baseUrlOf, poolLimitsOf } from '../config/config.js';
@@ -67,15 +69,19 @@ async function main(): Promise<void> {
   void booted.services.extractors
     .get()
     .catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
-  const server = serve({ fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-    booted.services.ctx.log.info('listening', {
-      url: baseUrlOf({ ...config, PORT: info.port }),
-      database: booted.services.ctx.dialect,
-      docs: `${baseUrlOf({ ...config, PORT: info.port })}/docs`,
-      dashboard: `${baseUrlOf({ ...config, PORT: info.port })}/dashboard/`,
-    });
-    void reportStartup(booted.services, { ...config, PORT: info.port }, gateway);
-  });
+  const server = serve(
+    { fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST, serverOptions: HTTP_SERVER_OPTIONS },
+    (info) => {
+      booted.services.ctx.log.info('listening', {
+        url: baseUrlOf({ ...config, PORT: info.port }),
+        database: booted.services.ctx.dialect,
+        docs: `${baseUrlOf({ ...config, PORT: info.port })}/docs`,
+        dashboard: `${baseUrlOf({ ...config, PORT: info.port })}/dashboard/`,
+      });
+      void reportStartup(booted.services, { ...config, PORT: info.port }, gateway);
+    },
+  );
+  answerClientErrors(server as Server);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -116,36 +116,53 @@ export const IdParams = z.strictObject({ id: idParam });
 export const UuidParams = z.strictObject({ uuid });
 export const SubjectIdParams = z.strictObject({ subjectId: SubjectIdString });
 
-/** Bulk downloads: `ids=1,2,3` or repeated `ids`. */
-const listOf = (what: string, example: string, items: Record<string, unknown>) => ({
-  description: `${what}, at most 1000: comma-separated (ids=a,b) or repeated (ids=a&ids=b)`,
+/**
+ * Bulk downloads: `ids=1,2,3` or repeated `ids`. Each list is limited to what a URL can carry: the Node entry
+ * reads request heads of up to 64 KiB (src/runtime/http-server.ts), and a longer one is a 431 problem. 1,000
+ * numeric ids as repeated `ids=` take 15 KB, 1,000 UUIDs 41 KB; 50 subjectIds of 128 characters, each
+ * percent-encoded at its worst (9 bytes a character), 58 KB.
+ */
+const listOf = (what: string, example: string, items: Record<string, unknown>, max: number) => ({
+  description: `${what}, at most ${max}: comma-separated (ids=a,b) or repeated (ids=a&ids=b). The request line and headers together may take 64 KiB (431 problem beyond); a proxy in front may allow less`,
   // The document states the list as what it is, an array serialised form-style without explode (a,b,c).
   type: 'array' as const,
   items,
   minItems: 1,
-  maxItems: 1000,
+  maxItems: max,
   example: example.split(',').map((v) => (items.type === 'integer' ? Number(v) : v)),
   param: { style: 'form' as const, explode: false },
 });
+/** Most identifiers one bulk download names, by kind (what the URL can carry, above). */
+export const LIST_LIMITS = { numericIds: 1000, uuids: 1000, subjectIds: 50 } as const;
 export const NumericIdsQuery = z.strictObject({
-  ids: queryList(idParam).openapi(
-    listOf('Numeric identifiers', '1,2,3', { type: 'integer', minimum: 1, maximum: MAX_DB_ID }),
+  ids: queryList(idParam, LIST_LIMITS.numericIds).openapi(
+    listOf('Numeric identifiers', '1,2,3', { type: 'integer', minimum: 1, maximum: MAX_DB_ID }, LIST_LIMITS.numericIds),
   ),
 });
 export const UuidsQuery = z.strictObject({
-  ids: queryList(uuid).openapi(
-    listOf('Operation UUIDs', '0f8fad5b-d9cb-469f-a165-70867728950e', { type: 'string', format: 'uuid' }),
+  ids: queryList(uuid, LIST_LIMITS.uuids).openapi(
+    listOf(
+      'Operation UUIDs',
+      '0f8fad5b-d9cb-469f-a165-70867728950e',
+      { type: 'string', format: 'uuid' },
+      LIST_LIMITS.uuids,
+    ),
   ),
 });
 export const SubjectIdsQuery = z.strictObject({
   // A comma separates items, so a subjectId holding one cannot be named in this list.
-  ids: queryList(SubjectIdString).openapi(
-    listOf('Subject identifiers (subjectId)', 'alice,bob', {
-      type: 'string',
-      minLength: 1,
-      maxLength: 128,
-      pattern: '^[^,\\u0000-\\u001f\\u007f]+$',
-    }),
+  ids: queryList(SubjectIdString, LIST_LIMITS.subjectIds).openapi(
+    listOf(
+      'Subject identifiers (subjectId)',
+      'alice,bob',
+      {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+        pattern: '^[^,\\u0000-\\u001f\\u007f]+$',
+      },
+      LIST_LIMITS.subjectIds,
+    ),
   ),
 });
 
