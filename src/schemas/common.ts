@@ -37,33 +37,42 @@ export const queryBool = z
   .transform((v) => v === 'true');
 
 /**
- * The instants the API accepts: 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z. PostgreSQL stores years
- * from 4713 BC, but JavaScript dates, JSON (ISO 8601 with four-digit years) and the drivers do not agree
- * outside this range (year 0 does not exist in PostgreSQL, years 1-99 come back as 19xx, years past 9999
- * cannot be written back as ISO 8601), so nothing outside it is let in, in query filters or bodies alike.
+ * The dates the API accepts: the years 1970 to 9999 as written, whatever the offset (so from
+ * 1969-12-31T10:00:00Z, `1970-01-01T00:00:00+14:00`, to 10000-01-01T13:59:59.999Z, `9999-12-31T23:59:59.999-14:00`).
+ * PostgreSQL stores years from 4713 BC, but JavaScript dates, JSON (ISO 8601 with four-digit years) and the
+ * drivers do not agree outside four-digit years (year 0 does not exist in PostgreSQL, years 1-99 come back as
+ * 19xx), and the API's own answers start at 1970. The bound is on the year as written so that the document can
+ * state it exactly, as a `pattern`: every string of the pattern and the date-time format is accepted, in query
+ * filters and bodies alike (an answer clamps what it shows into 1970-01-01Z to 9999-12-31Z).
  */
 export const DATE_RANGE = {
   min: new Date('1970-01-01T00:00:00.000Z'),
   max: new Date('9999-12-31T23:59:59.999Z'),
 } as const;
-const outOfRange = `must be between ${DATE_RANGE.min.toISOString()} and ${DATE_RANGE.max.toISOString()}`;
+const YEARS = '^(?:19[7-9][0-9]|[2-9][0-9]{3})-';
+const outOfRange = 'must be a date-time of the years 1970 to 9999 (as written, whatever its offset)';
 
-/** Whether an instant lies in {@link DATE_RANGE}. */
-export const inDateRange = (date: Date) =>
-  date.getTime() >= DATE_RANGE.min.getTime() && date.getTime() <= DATE_RANGE.max.getTime();
-
-/** An ISO 8601 date-time with an offset, in {@link DATE_RANGE} once the offset is applied; stays a string. */
+/** An ISO 8601 date-time with an offset, of the years 1970 to 9999 as written; stays a string. */
 export const isoDateTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
   // Not a date at all is the format check's to report (zod runs both), so this one passes it.
-  .refine((v) => Number.isNaN(Date.parse(v)) || inDateRange(new Date(v)), outOfRange)
+  .refine((v) => Number.isNaN(Date.parse(v)) || new RegExp(YEARS).test(v), outOfRange)
   .openapi({
     format: 'date-time',
-    description: `ISO 8601, ${DATE_RANGE.min.toISOString()} to ${DATE_RANGE.max.toISOString()}`,
+    pattern: YEARS,
+    description: 'ISO 8601 with an offset, years 1970 to 9999 as written',
   });
 
-/** An ISO 8601 timestamp in a query string, as a Date. */
-export const queryDate = isoDateTime.transform((v) => new Date(v));
+/**
+ * The instant of an accepted date-time, clamped into {@link DATE_RANGE}: a year 9999 written with a negative
+ * offset is in year 10000, which the drivers cannot write back (PGlite sends `+010000-...`, which PostgreSQL
+ * refuses), and nothing stored or shown lies outside the range.
+ */
+export const clampedInstant = (v: string): Date =>
+  new Date(Math.min(Math.max(Date.parse(v), DATE_RANGE.min.getTime()), DATE_RANGE.max.getTime()));
+
+/** An ISO 8601 timestamp in a query string, as a Date ({@link clampedInstant}). */
+export const queryDate = isoDateTime.transform(clampedInstant);
 
 /**
  * A list given as `ids=1,2,3` or as repeated `ids=1&ids=2`; the query reader hands repeated keys over as

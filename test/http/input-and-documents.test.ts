@@ -126,7 +126,9 @@ describe('statuses in the documents', () => {
         for (const op of Object.values<any>(item)) {
           const statuses = Object.keys(op.responses);
           // The unprefixed login and token endpoints have no resource to miss.
-          const want = ['login', 'oauth2Token'].includes(op.operationId) ? ['400', '500'] : ['400', '404', '500'];
+          const want = ['login', 'oauth2Token', 'oauth2Revoke'].includes(op.operationId)
+            ? ['400', '500']
+            : ['400', '404', '500'];
           if (op.security?.length) want.push('401', '403', '429');
           if (op.requestBody) want.push('413', '415');
           for (const m of `${op.summary ?? ''} ${op.description ?? ''}`.matchAll(/\b([45]\d\d)\b/g)) want.push(m[1]!);

@@ -4,9 +4,9 @@ import { adminAuth, bootForTest, dialects } from '../support/databases.js';
 import { send as request } from '../support/http.js';
 
 /**
- * Dates and ids at the edge of what PostgreSQL stores and JSON carries. Every date the API accepts lies in
- * 1970-01-01T00:00:00Z .. 9999-12-31T23:59:59.999Z (a 400 naming the field otherwise, in query filters and in
- * bodies alike, imports included); no year is shifted on the way in or out; a log holding a date outside the
+ * Dates and ids at the edge of what PostgreSQL stores and JSON carries. Every date the API accepts is of the
+ * years 1970 to 9999 as written, whatever its offset (the documents' pattern; a 400 naming the field otherwise,
+ * in query filters and in bodies alike, imports included); no year is shifted on the way in or out; a log holding a date outside the
  * range (written before the rule) still lists and exports whole. Numeric ids outside 1..2147483647 (integer
  * columns) are a 400 naming the field everywhere.
  */
@@ -16,7 +16,8 @@ const EDGE_DATES = [
   '0001-01-01T00:00:00Z',
   '0099-12-31T23:59:59Z',
   '1969-12-31T23:59:59Z',
-  '9999-12-31T23:59:59-05:00',
+  '1969-12-31T23:59:59+14:00',
+  '+010000-01-01T00:00:00Z',
 ];
 
 function record(id: string, timestamp: string, extra: Record<string, unknown> = {}) {
@@ -71,8 +72,14 @@ for (const dialect of dialects) {
         await expect400('GET', `/admin/exceptions?from=${q}`, /query\.from/);
         await expect400('GET', `/admin/exceptions/count?to=${q}`, /query\.to/);
       }
-      // The ends of the range themselves are fine.
-      for (const date of ['1970-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z']) {
+      // The ends of the range themselves are fine, whatever the offset: the bound is on the year as written,
+      // as the document's pattern states it (issue 32).
+      for (const date of [
+        '1970-01-01T00:00:00Z',
+        '9999-12-31T23:59:59.999Z',
+        '1970-01-01T00:00:00+14:00',
+        '9999-12-31T23:59:59-05:00',
+      ]) {
         expect((await send('GET', `/admin/subjects?createdFrom=${encodeURIComponent(date)}`)).status).toBe(200);
         expect((await send('GET', `/admin/operations?createdTo=${encodeURIComponent(date)}`)).status).toBe(200);
         expect((await send('GET', `/admin/exceptions?from=${encodeURIComponent(date)}`)).status).toBe(200);
@@ -100,6 +107,15 @@ for (const dialect of dialects) {
       for (const [i, d] of dates.entries()) {
         expect((await (await send('GET', `/admin/exceptions/id?id=kept-${i}`)).json()).timestamp).toBe(d);
       }
+      // The first and last year as written with the widest offsets: taken, and kept at the range's ends.
+      const offsets = await send('POST', '/admin/exceptions/import', [
+        record('offset-first', '1970-01-01T00:00:00+14:00'),
+        record('offset-last', '9999-12-31T23:59:59-05:00'),
+      ]);
+      expect(offsets.status, await offsets.clone().text()).toBe(200);
+      const shown = async (id: string) => (await (await send('GET', `/admin/exceptions/id?id=${id}`)).json()).timestamp;
+      expect(await shown('offset-first')).toBe('1970-01-01T00:00:00.000Z');
+      expect(await shown('offset-last')).toBe('9999-12-31T23:59:59.999Z');
       await send('DELETE', '/admin/exceptions/clear-db');
     });
 

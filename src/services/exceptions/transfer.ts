@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { clampedInstant } from '../../schemas/common.js';
 import type { ExceptionImportRequest } from '../../schemas/exceptions.js';
 import type { ServiceContext } from '../context.js';
 import {
@@ -62,7 +63,7 @@ export async function importExceptions(ctx: ServiceContext, records: z.output<ty
     for (let i = 0; i < records.length; i += BATCH) {
       const values = records.slice(i, i + BATCH).map((r) => ({
         id: r.id,
-        timestamp: new Date(r.timestamp),
+        timestamp: clampedInstant(r.timestamp),
         type: r.type,
         message: r.message,
         operation_id: r.operationId ?? null,
