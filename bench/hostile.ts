@@ -112,7 +112,13 @@ export async function run(args: string[]) {
       for (let i = 0; i < 3; i++)
         await call(node, admin, '/admin/operations/create', { type: 'IDENTIFY', faces: [{ image: b64(probe) }] });
     }
-    type Sample = { enrolMs: number; identifyMs: number; attackerMs: number[]; attackerStatus: number[] };
+    type Sample = {
+      enrolMs: number;
+      identifyMs: number;
+      victimStatus: number[];
+      attackerMs: number[];
+      attackerStatus: number[];
+    };
     const samples = new Map<string, Sample[]>();
     const measure = async (node: Node, file: HostileFile, mode: 'hostile' | 'benign') => {
       const upload = mode === 'hostile' ? file : benignOf(file);
@@ -135,10 +141,14 @@ export async function run(args: string[]) {
       list.push({
         enrolMs: enrol.ms,
         identifyMs: identify.ms,
+        victimStatus: [enrol.status, identify.status],
         attackerMs: attacks.map((a) => a.ms),
         attackerStatus: attacks.map((a) => a.status),
       });
       samples.set(key, list);
+      console.error(
+        `hostile: ${key} victim ${Math.round(enrol.ms)}/${Math.round(identify.ms)} ms (${enrol.status}/${identify.status}), attacker ${attacks.map((a) => a.status).join(',')}`,
+      );
     };
     for (let round = 0; round < rounds; round++)
       for (const file of files)
@@ -159,6 +169,7 @@ export async function run(args: string[]) {
           median: round1(median(xs.map((x) => x.identifyMs))),
           max: round1(Math.max(...xs.map((x) => x.identifyMs))),
         },
+        victimStatus: [...new Set(xs.flatMap((x) => x.victimStatus))].sort(),
         attackerMs: round1(median(xs.flatMap((x) => x.attackerMs))),
         attackerStatus: [...new Set(xs.flatMap((x) => x.attackerStatus))].sort(),
       };

@@ -193,7 +193,7 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
       // Judged from the bytes' structure before anything is queued: refusals answer at once.
       cost = jobCost(kind, bytes, (o as ExtractOptions).limits, decodeBudget);
     } catch (error) {
-      st.failed++;
+      // Refused before it was queued, as admission refuses: no job of the pool's ran or failed.
       return Promise.reject(error);
     }
     if (queue.queued >= maxQueue)

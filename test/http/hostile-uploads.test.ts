@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createExtractor, type Extractor } from '../../src/extraction/index.js';
 import { adminAuth, basic, bootForTest } from '../support/databases.js';
 import { hostileFiles } from '../support/hostile-files.js';
+import { longWav } from '../support/hostile-wav.js';
 import { STALLING_WORKER_URL, stallingJpeg } from '../support/stalling-worker.js';
 import { photo } from '../biometrics/helpers.js';
 
@@ -61,13 +62,13 @@ describe('hostile uploads through HTTP, one node, two extraction workers', () =>
       {},
       {
         // The real worker, which also spins for ever on one marked image (a decode the bounds cannot foresee).
-        // The costliest image's decode budget is 16 s: 4 s for any image, far above what any here needs.
+        // The costliest image's decode budget is 4 s of CPU: 1 s for any image, three times what the costliest here needs.
         createExtractor: async () =>
           (pool = await createExtractor({
             mode: 'worker-threads',
             size: 2,
             workerUrl: STALLING_WORKER_URL,
-            decodeBudgetMs: 16_000,
+            decodeBudgetMs: 4000,
           })),
       },
     );
@@ -113,6 +114,15 @@ describe('hostile uploads through HTTP, one node, two extraction workers', () =>
       expect(await countRows('images'), file.name).toBe(before.images);
     }
     expect(answered).toEqual(wanted);
+    // A recording longer than two minutes (1 MB of 8-bit samples at 8 kHz) is refused by its chunks, unqueued.
+    const queuedBefore = pool.stats().completed + pool.stats().failed;
+    const long = await enrol(attacker, 'hostile-long-wav', { kind: 'voice', bytes: longWav(121) });
+    expect(long.status).toBe(400);
+    expect(await long.json()).toMatchObject({
+      reason: 'AUDIO_TOO_LONG',
+      errors: [{ field: 'body.voices.0.audio', message: 'the recording lasts 121.0 s; at most 120 s are accepted' }],
+    });
+    expect(pool.stats().completed + pool.stats().failed).toBe(queuedBefore);
     expect(pool.stats()).toMatchObject({ overBudget: 0, restarts: 0 });
   }, 240_000);
 
