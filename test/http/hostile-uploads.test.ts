@@ -1,8 +1,9 @@
 // Hostile files of every accepted format (test/support/hostile-files.ts, each at most 64 KB) through HTTP, on one
 // node with a real two-worker extraction pool: each is refused by its structure before anything is queued, or
-// costs no more than its bounds allow and is answered as any other image; a decode the bounds did not foresee is
-// stopped where it runs, answered 400 and recorded, and the worker replaced, while another account's requests go
-// on. What the bounds save in seconds is measured by `npm run bench -- hostile` (docs/admission.md).
+// costs no more than its bounds allow and is answered as any other image; one account's heavy jobs leave a worker
+// to the others (asserted on the pool's state); a decode the bounds did not foresee is stopped where it runs,
+// answered 400 and recorded, and the worker replaced, while another account's requests go on. What the bounds
+// save in seconds is measured by `npm run bench -- hostile` (docs/admission.md).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createExtractor, type Extractor } from '../../src/extraction/index.js';
 import { adminAuth, basic, bootForTest } from '../support/databases.js';
@@ -125,6 +126,32 @@ describe('hostile uploads through HTTP, one node, two extraction workers', () =>
     expect(pool.stats().completed + pool.stats().failed).toBe(queuedBefore);
     expect(pool.stats()).toMatchObject({ overBudget: 0, restarts: 0 });
   }, 240_000);
+
+  it("leaves a worker free of one account's heavy jobs, while light jobs may take every worker (the pool's state)", async () => {
+    await vi.waitFor(() => expect(pool.stats().busy).toBe(0), { timeout: 60_000, interval: 100 });
+    const outcome = (job: Promise<unknown>) =>
+      job.then(
+        () => 'ok',
+        (e: { code?: string }) => e.code ?? String(e),
+      );
+    const portrait = photo('labelled/obama/obama4_crop.jpg');
+    // 16 megapixels of RGBA PNG: heavy by its header (about 0.54 s of decoding on the reference host).
+    const heavy = hostileFiles().find((f) => f.name === 'png-flat-16mp')!.bytes;
+    const flood = Array.from({ length: 3 }, () => outcome(pool.analyseFace(heavy, { owner: 'attacker' })));
+    // One heavy job runs; the others wait although a worker is free.
+    expect(pool.stats()).toMatchObject({ busy: 1, queued: 2 });
+    const other = outcome(pool.analyseFace(portrait, { owner: 'victim', checks: false }));
+    // The other account's job starts at once, on the worker the heavy ones left free.
+    expect(pool.stats()).toMatchObject({ busy: 2, queued: 2 });
+    expect(await other).toBe('ok');
+    expect(await Promise.all(flood)).toEqual(['ok', 'ok', 'ok']);
+    // Light jobs of one account use both workers.
+    const light = Array.from({ length: 2 }, () =>
+      outcome(pool.analyseFace(portrait, { owner: 'batch', checks: false })),
+    );
+    expect(pool.stats()).toMatchObject({ busy: 2, queued: 0 });
+    expect(await Promise.all(light)).toEqual(['ok', 'ok']);
+  }, 120_000);
 
   it("keeps another account's enrolment and an ADMIN IDENTIFY going while one account sends four of each at once", async () => {
     // The issue's file (refused by its scans) and the costliest PNG still admitted (analysed, one at a time).
