@@ -1,13 +1,6 @@
 import type { Hono } from 'hono';
 import { OpenApiGeneratorV31, type OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import {
-  AccessTokenResponse,
-  LoginRequest,
-  LoginResponse,
-  OAuthError,
-  TokenRequest,
-  TokenRevocationRequest,
-} from '../schemas/auth.js';
+import { AccessTokenResponse, LoginRequest, LoginResponse, OAuthError, TokenRequest } from '../schemas/auth.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { namedModels } from '../schemas/models.js';
 import type { Surface } from '../auth/roles.js';
@@ -93,44 +86,6 @@ function completeRegistry(registry: OpenAPIRegistry, surface: Surface, authUrl: 
     responses: {
       200: { description: 'Tokens', content: { 'application/json': { schema: AccessTokenResponse } } },
       400: { description: 'RFC 6749 error', content: { 'application/json': { schema: OAuthError } } },
-      401: { description: 'Bad client credentials', content: { 'application/json': { schema: OAuthError } } },
-      413: problemAnswer('Request body too large', 'payload-too-large'),
-      415: {
-        description: 'The body is neither form-encoded nor JSON (RFC 6749 error invalid_request)',
-        content: { 'application/json': { schema: OAuthError } },
-      },
-      429: {
-        description: 'Too many failed client authentications (RFC 6749 error invalid_client; Retry-After)',
-        content: { 'application/json': { schema: OAuthError } },
-      },
-      500: problemAnswer('Internal error, recorded in the exception log', 'internal'),
-    },
-  });
-  registry.registerPath({
-    method: 'post',
-    path: '/oauth2/revoke',
-    operationId: 'oauth2Revoke',
-    tags: ['Login and tokens'],
-    summary: 'Token revocation (RFC 7009)',
-    description:
-      'No surface prefix. Revokes a refresh token (and with it every refresh and access token of its login) or an access token (refused by every node from the next request on). Client authentication as at the token endpoint: Basic, client_id and client_secret fields, client_id alone for a public client, or an account user name and password for the tokens it obtained with client_credentials; a client may revoke only tokens issued to it. A token that is unknown or expired is answered 200 too (RFC 7009 2.2). Published as revocation_endpoint at /.well-known/oauth-authorization-server.',
-    security: [],
-    request: {
-      body: {
-        required: true,
-        content: {
-          'application/x-www-form-urlencoded': { schema: TokenRevocationRequest },
-          'application/json': { schema: TokenRevocationRequest },
-        },
-      },
-    },
-    responses: {
-      200: { description: 'Revoked, or there was nothing to revoke; no body' },
-      400: {
-        description:
-          'RFC 6749 error: no token (invalid_request), or a token issued to another client (unauthorized_client)',
-        content: { 'application/json': { schema: OAuthError } },
-      },
       401: { description: 'Bad client credentials', content: { 'application/json': { schema: OAuthError } } },
       413: problemAnswer('Request body too large', 'payload-too-large'),
       415: {

@@ -16,6 +16,7 @@ import { documentedAnswer, documentedText } from './answer-check.js';
 import { PresentedJson } from '../operations/presented-json.js';
 import { jsonAnswer, jsonTextAnswer } from './security-headers.js';
 import { formDocument, isMultipart, readFormBody, renameFormFields, samplePaths } from './multipart.js';
+import { shadowedBy, unroutedAnswer } from './method-not-allowed.js';
 import type { AppEnv } from './env.js';
 
 export const surfaces: readonly Surface[] = SURFACES;
@@ -66,12 +67,30 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
     for (const surface of spec.surfaces) routes.push({ spec, surface, path: fullPath(spec, surface) });
   }
   routes.sort((a, b) => routeOrder(a.path, b.path));
+  const staticPaths = routes.filter((r) => !/[{*]/.test(r.path)).map((r) => r.path);
+  const unrouted = unroutedAnswer(app);
 
   for (const { spec, surface, path } of routes) {
     const role = requiredRole(spec, surface);
     const guard = spec.open ? withoutCredentials(surface, spec.id) : requireRole(role, surface, spec.id);
-    app.on(spec.method.toUpperCase(), honoPath(path), guard, (c) => runOperation(c, spec, surface));
-    registries[surface].registerPath(describe(spec, path, role, surface));
+    const route = honoPath(path);
+    const shadowed = new Set(shadowedBy(route, staticPaths));
+    if (shadowed.size === 0) app.on(spec.method.toUpperCase(), route, guard, (c) => runOperation(c, spec, surface));
+    else {
+      // `/subjects/create` is the create operation's path, not a subject named "create" (method-not-allowed.ts).
+      const name = route
+        .split('/')
+        .find((s) => s.startsWith(':'))!
+        .slice(1);
+      app.on(
+        spec.method.toUpperCase(),
+        route,
+        async (c, next) => (shadowed.has(c.req.param(name) ?? '') ? unrouted(c) : next()),
+        guard,
+        (c) => runOperation(c, spec, surface),
+      );
+    }
+    registries[surface].registerPath(describe(spec, path, role, surface, shadowed));
   }
   return registries;
 }
@@ -169,7 +188,7 @@ function scopedToCaller(services: Services, principal: Principal, request: Reque
   };
 }
 
-function describe(spec: OperationSpec, path: string, role: string, surface: Surface) {
+function describe(spec: OperationSpec, path: string, role: string, surface: Surface, shadowed: Set<string>) {
   const request = { ...spec.request, query: spec.request?.queryOn?.[surface] ?? spec.request?.query };
   const responses: Record<string, any> = {};
   const okContent: Record<string, { schema: any }> = {};
@@ -189,7 +208,7 @@ function describe(spec: OperationSpec, path: string, role: string, surface: Surf
   const scheme = role.toLowerCase();
   const security = spec.open ? [] : [{ [`${scheme}-basic`]: [] }, { [`${scheme}-oauth`]: [role] }];
   const docPath = openapiPath(path);
-  const params = request.params ?? (docPath !== path ? restOfPath : undefined);
+  const params = excluding(request.params, shadowed) ?? (docPath !== path ? restOfPath : undefined);
   return {
     method: spec.method,
     path: docPath,
@@ -217,4 +236,14 @@ function describe(spec: OperationSpec, path: string, role: string, surface: Surf
     },
     responses,
   };
+}
+
+/** The path parameters with the values another operation's exact path takes stated as excluded (`not: {enum}`). */
+function excluding<T extends z.ZodType | undefined>(params: T, shadowed: Set<string>): T {
+  const shape = (params as unknown as { shape?: Record<string, z.ZodType> } | undefined)?.shape;
+  if (!params || !shape || shadowed.size === 0) return params;
+  const [name, schema] = Object.entries(shape)[0]!;
+  return (params as unknown as z.ZodObject).extend({
+    [name]: schema.openapi({ not: { enum: [...shadowed] } } as object),
+  }) as unknown as T;
 }

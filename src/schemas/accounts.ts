@@ -39,7 +39,11 @@ export const ChangeAccountRequest = z
 export const DeleteAccount = z
   .strictObject({ id: dbId.optional(), username: z.string().min(1).max(64).optional() })
   .refine((v) => v.id !== undefined || v.username !== undefined, 'must give id or username')
-  .openapi('DeleteAccount', { description: 'One account to delete, by id or by user name.' });
+  // The refinement above as JSON Schema states it for tools: at least one of the two.
+  .openapi('DeleteAccount', {
+    description: 'One account to delete, by id or by user name.',
+    anyOf: [{ required: ['id'] }, { required: ['username'] }],
+  });
 
 export const DeleteAccountsRequest = z
   .strictObject({ accounts: z.array(DeleteAccount).min(1).max(1000) })

@@ -26,15 +26,6 @@ export const TokenRequest = z
   })
   .openapi('TokenRequest');
 
-export const TokenRevocationRequest = z
-  .object({
-    token: z.string().openapi({ description: 'The refresh or access token to revoke' }),
-    token_type_hint: z.enum(['refresh_token', 'access_token']).optional(),
-    client_id: z.string().optional(),
-    client_secret: z.string().optional(),
-  })
-  .openapi('TokenRevocationRequest', { description: 'RFC 7009 section 2.1' });
-
 export const AccessTokenResponse = z
   .object({
     access_token: z.string(),

@@ -236,4 +236,6 @@ export const GatewaySettingsRequest = z
     noMediaTimer: z.number().int().min(0).max(3600).optional(),
     slowlinkThreshold: z.number().int().min(0).max(10_000).optional(),
   })
-  .refine((v) => Object.keys(v).length > 0, 'give at least one setting');
+  .refine((v) => Object.keys(v).length > 0, 'give at least one setting')
+  // The refinement above as JSON Schema states it for tools.
+  .openapi({ minProperties: 1 });

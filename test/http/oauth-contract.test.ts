@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, bootForTest } from '../support/databases.js';
+import { ADMIN_PASSWORD, adminAuth, bootForTest } from '../support/databases.js';
 import { DOCS_REDIRECT } from '../support/oauth-flow.js';
 
 /**
@@ -100,6 +100,7 @@ describe('OAuth endpoints outside the surface documents (docs/oauth.md)', () => 
       'GET /oauth2/authorize',
       'GET /oauth2/jwks',
       'POST /oauth2/authorize',
+      'POST /oauth2/revoke',
     ]);
   });
 
@@ -151,7 +152,43 @@ describe('OAuth endpoints outside the surface documents (docs/oauth.md)', () => 
       // Keep the throttle from answering every later sign-in 429: each request comes from the same address.
       await booted.services.auth.throttle.forget('unknown');
     }
+    // Revocation requests: known and unknown clients, with and without secrets, tokens real and not, any media type.
+    const login = await booted.app.request('/oauth2/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: adminAuth },
+      body: 'grant_type=client_credentials',
+    });
+    const realToken = String((await login.json()).access_token);
+    const revocations = fc.sample(
+      fc.tuple(
+        fc.record(
+          {
+            token: fc.constantFrom(realToken, 'not-a-token', '', 'eyJhbGciOiJub25lIn0.e30.'),
+            token_type_hint: fc.constantFrom('access_token', 'refresh_token', 'other', ''),
+            client_id: fc.constantFrom('bims-docs', 'bims-cli', 'nobody', 'admin', ''),
+            client_secret: fc.constantFrom('x', ''),
+          },
+          { requiredKeys: [] },
+        ),
+        fc.constantFrom<string | undefined>(
+          'application/x-www-form-urlencoded',
+          'application/json',
+          'text/plain',
+          undefined,
+        ),
+        fc.boolean(),
+      ),
+      { numRuns: RUNS, seed: 17 },
+    );
+    for (const [fields, type, withAdmin] of revocations) {
+      const headers: Record<string, string> = type ? { 'content-type': type } : {};
+      if (withAdmin) headers.authorization = adminAuth;
+      const body = type === 'application/json' ? JSON.stringify(fields) : query(fields);
+      await send('POST /oauth2/revoke', '/oauth2/revoke', { method: 'POST', headers, body });
+      await booted.services.auth.throttle.forget('unknown');
+    }
     expect(breaches).toEqual([]);
+    expect([...seen.get('POST /oauth2/revoke')!]).toEqual(expect.arrayContaining([200, 400, 401, 415]));
     // The generation reaches the interesting answers, not only the refusals.
     expect([...seen.get('GET /oauth2/authorize')!].sort()).toEqual([200, 302, 400]);
     expect([...seen.get('POST /oauth2/authorize')!]).toEqual(expect.arrayContaining([302, 400, 401, 403]));
