@@ -37,7 +37,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'workers/**/*.test.ts', 'test/scripts/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'workers/**/*.test.ts',
+            'test/scripts/**/*.test.ts',
+            'test/support/**/*.test.ts',
+          ],
           exclude: [...NEEDS_INSTALLED_PROGRAMS, ...CONVERTS_MODELS],
         },
       },

@@ -1,7 +1,7 @@
 // The recorded extractor (test/support/recorded-extractor.ts) that the HTTP, security and gateway suites use
 // instead of running the models: its answers must be the real pipeline's, now. The drift check runs the real
 // pool beside the recordings those suites replay; the rest holds the recorder to replaying only what it saw.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,6 @@ import { createExtractor, type Extractor } from '../../src/extraction/index.js';
 import { DEFAULT_FACE_CHECK_SETTINGS } from '../../src/biometrics/settings.js';
 import { createRecordedExtractor, NotRecordedError } from '../support/recorded-extractor.js';
 import { sharedRecordingStore } from '../support/extractor.js';
-import { pipelineFingerprint } from '../support/recordings/pipeline-fingerprint.js';
 import { RecordingStore } from '../support/recordings/recording-store.js';
 import { wav } from '../support/speech.js';
 import { photo } from './helpers.js';
@@ -155,39 +154,5 @@ describe('recorded extractor', () => {
       await recorder.close();
       await expect(recorder.analyseFace(photo(ONE_FACE), PROBE)).rejects.toMatchObject({ code: 'EXTRACTOR_CLOSED' });
     });
-  });
-});
-
-describe('pipeline fingerprint', () => {
-  it('changes with any source the pipeline imports, its packages and its manifests, and not with other files', () => {
-    const root = mkdtempSync(join(tmpdir(), 'bims-fingerprint-'));
-    try {
-      const write = (path: string, text: string) => {
-        mkdirSync(join(root, path, '..'), { recursive: true });
-        writeFileSync(join(root, path), text);
-      };
-      write('entry.ts', "import { f } from './lib/f.js';\nimport x from 'some-package/sub';\n");
-      write('lib/f.ts', "export const f = () => import('./g.js');\n");
-      write('lib/g.ts', 'export const g = 1;\n');
-      write('lib/unrelated.ts', 'export const u = 1;\n');
-      write('node_modules/some-package/package.json', '{"version":"1.0.0"}');
-      write('wasm/models/manifest.json', '{"templateVersion":"t1"}');
-      const fingerprint = () => pipelineFingerprint(root, ['entry.ts']);
-      const first = fingerprint();
-      expect(fingerprint()).toBe(first);
-
-      write('lib/unrelated.ts', 'export const u = 2;\n');
-      expect(fingerprint()).toBe(first);
-      write('lib/g.ts', 'export const g = 2;\n'); // reached by a dynamic import
-      const second = fingerprint();
-      expect(second).not.toBe(first);
-      write('node_modules/some-package/package.json', '{"version":"1.0.1"}');
-      const third = fingerprint();
-      expect(third).not.toBe(second);
-      write('wasm/models/manifest.json', '{"templateVersion":"t2"}');
-      expect(fingerprint()).not.toBe(third);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
   });
 });
