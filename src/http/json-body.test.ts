@@ -65,7 +65,8 @@ describe('readJsonBody with samples', () => {
           let text = JSON.stringify(value, null, at.length % 2 ? 1 : undefined);
           if (escapeSlashes) text = text.replace(/\//g, '\\/'); // as PHP writes JSON
           const body = await readJsonBody(streamed(cut(text, at)), { samples: SAMPLES });
-          expect(body).toEqual(expected(value as never));
+          // The oracle is JSON.parse of the same text (JSON.stringify writes -0 as 0).
+          expect(body).toEqual(expected(JSON.parse(text)));
         },
       ),
       { numRuns: 300 },
