@@ -17,6 +17,8 @@ export interface Sample {
   q?: Int8Array;
   embedding?: Float32Array;
   error?: string;
+  /** Faces: the longer side of the decoded image in pixels (for the size bands), when it could be decoded. */
+  longerSide?: number;
 }
 
 /** Reads DIR/identity/image.{jpg,jpeg,png} (faces) or DIR/speaker/clip.wav (voice). */
@@ -64,9 +66,12 @@ export async function extractAll(
       const f = new URL(key(s), cacheDir);
       if (existsSync(f)) {
         const v = JSON.parse(readFileSync(f, 'utf8'));
+        // An entry written before the size bands has no image size: extracted again, not left out of the bands.
+        if (modality === 'face' && v.longerSide === undefined && v.q) continue;
         if (v.q) s.q = Int8Array.from(v.q);
         else s.error = v.error;
         if (v.e) s.embedding = Float32Array.from(v.e);
+        if (v.longerSide !== undefined) s.longerSide = v.longerSide;
       }
     }
   }
@@ -80,6 +85,7 @@ export async function extractAll(
           q: s.q ? Array.from(s.q) : null,
           e: s.embedding ? Array.from(s.embedding) : undefined,
           error: s.error,
+          longerSide: s.longerSide,
         }),
       );
     }
@@ -111,6 +117,7 @@ async function extractFresh(
             }
           } else {
             const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
+            s.longerSide = Math.max(r.width, r.height);
             if (r.faces.length === 0) s.error = 'no face';
             else s.q = quantize(r.faces[0].embedding).q;
           }

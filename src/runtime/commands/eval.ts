@@ -1,10 +1,13 @@
 // npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache]
 //                  [--backend wasm|native]   (the face models' extraction backend, docs/extraction.md)
 //                  [--probe-seconds 1,1.5,2] (voice: probes cut to that much speech, eval-voice-probes.ts)
+//                  [--worst N]               (faces: the N worst genuine and impostor pairs listed, default 10)
 // Accuracy of the face engine over any folder laid out as identity/image.{jpg,png} (the LFW convention), or
 // of the voice engine over speaker/clip.wav folders. Voice adds the figures of enrolments of three clips
-// averaged (`enrol3`), which is how the service enrols several voice samples.
+// averaged (`enrol3`), which is how the service enrols several voice samples. Faces add the figures per
+// image-size band and the worst pairs by name (eval-bands.ts).
 import { writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { calibrationOf } from '../../biometrics/calibration.js';
 import {
@@ -18,6 +21,7 @@ import {
   tarAtFar,
   type Modality,
 } from './eval-lib.js';
+import { bandFigures, worstPairs, type BandFigures, type NamedPair } from './eval-bands.js';
 import { probeLengthFigures, probeTable, type ProbeLengthFigures } from './eval-voice-probes.js';
 
 function arg(name: string): string | undefined {
@@ -47,6 +51,11 @@ if (samples.length === 0) {
 const backend = (arg('backend') ?? 'wasm') as 'wasm' | 'native';
 if (backend !== 'wasm' && backend !== 'native') {
   console.error('--backend takes wasm or native');
+  process.exit(2);
+}
+const worstCount = Number(arg('worst') ?? 10);
+if (!Number.isInteger(worstCount) || worstCount < 0) {
+  console.error('--worst takes a number of pairs (0 or more)');
   process.exit(2);
 }
 // The native backend needs onnxruntime-node: `npm run eval` (scripts/eval.ts) installs it in tools/bench first.
@@ -85,6 +94,19 @@ if (modality === 'voice') {
     tarAtFar1e3: tarAtFar(e3.genuine, e3.impostor, 1e-3),
   };
 }
+if (modality === 'face') {
+  result.bands = bandFigures(samples);
+  const worst = worstPairs(samples, worstCount);
+  const named = (ps: NamedPair[]) =>
+    ps.map((p) => ({
+      a: relative(dataset, p.a),
+      b: relative(dataset, p.b),
+      cosine: p.cosine,
+      score: calibration.cosineToScore(p.cosine),
+    }));
+  result.worstGenuinePairs = named(worst.genuine);
+  result.worstImpostorPairs = named(worst.impostor);
+}
 function refusedBy(ss: typeof samples): Record<string, number> {
   const out: Record<string, number> = {};
   for (const s of ss)
@@ -103,7 +125,8 @@ const fmt = (v: unknown) =>
       ? JSON.stringify(v, (_, x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toFixed(4)) : x))
       : v;
 console.log(`dataset            ${dataset} (${modality})`);
-for (const [k, v] of Object.entries(result)) console.log(`${k.padEnd(18)} ${fmt(v)}`);
+const listedApart = new Set(['bands', 'worstGenuinePairs', 'worstImpostorPairs']);
+for (const [k, v] of Object.entries(result)) if (!listedApart.has(k)) console.log(`${k.padEnd(18)} ${fmt(v)}`);
 console.log(
   `genuine cosine     ${mean(genuine).toFixed(3)} +- ${sd(genuine).toFixed(3)} (min ${Math.min(...genuine).toFixed(3)}, score ${calibration.cosineToScore(Math.min(...genuine)).toFixed(1)})`,
 );
@@ -111,6 +134,36 @@ console.log(
   `impostor cosine    ${mean(impostor).toFixed(3)} +- ${sd(impostor).toFixed(3)} (max ${Math.max(...impostor).toFixed(3)}, score ${calibration.cosineToScore(Math.max(...impostor)).toFixed(1)})`,
 );
 for (const s of samples.filter((x) => !x.q)) console.log(`failed to enrol    ${s.file}: ${s.error}`);
+if (result.bands) {
+  console.log("per size band (a pair counts in the band of its smaller image; rank-1 by the probe's band):");
+  console.log(bandTable(result.bands as BandFigures[]).join('\n'));
+  for (const [title, key] of [
+    ['worst genuine pairs (lowest)', 'worstGenuinePairs'],
+    ['worst impostor pairs (highest)', 'worstImpostorPairs'],
+  ] as const) {
+    console.log(`${title}:`);
+    for (const p of result[key] as { a: string; b: string; cosine: number; score: number }[])
+      console.log(`  ${p.cosine.toFixed(3).padStart(6)} (score ${p.score.toFixed(1).padStart(5)})  ${p.a}  ${p.b}`);
+  }
+}
+function bandTable(bands: BandFigures[]): string[] {
+  const f = (v: number | null, d = 4) => (v === null ? '-' : v.toFixed(d));
+  const rows = [['band', 'images', 'FTE', 'genuine/impostor', 'EER', 'TAR@1e-2', 'TAR@1e-3', 'TAR@1e-4', 'rank-1']];
+  for (const b of bands)
+    rows.push([
+      b.band,
+      String(b.images),
+      String(b.failedToEnrol),
+      `${b.genuinePairs}/${b.impostorPairs}`,
+      f(b.eer),
+      f(b.tarAtFar1e2),
+      f(b.tarAtFar1e3),
+      f(b.tarAtFar1e4),
+      `${f(b.rank1)} (${b.rank1Probes})`,
+    ]);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => ('  ' + r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ')).trimEnd());
+}
 if (impostor.length < 1e4)
   console.log(
     `note: ${impostor.length} impostor pairs cannot resolve FAR 1e-4; TAR there is measured against the highest impostor`,
