@@ -18,14 +18,14 @@ const inBackground = (args) =>
 
 const chosen = process.argv.slice(2);
 
-// The tools some suites run (Node 22 and wrangler for Workers, deno, onnxruntime-node), kept out of the root
+// The tools some suites run (Node 22 and wrangler for Workers, deno, onnxruntime-node, Spectral), kept out of the root
 // install in tools/ (scripts/tool.mjs): installed before the suites, so that no test's time goes to npm. Their
 // `npm ci` writes hundreds of MB and waits on the disk, so it runs beside the lint and the fetches below.
-step('tools/: Node 22, wrangler, deno, onnxruntime-node (in the background)');
+step('tools/: Node 22, wrangler, deno, onnxruntime-node, Spectral (in the background)');
 const tools = inBackground([
   '--input-type=module',
   '-e',
-  "import { ensureTool } from './scripts/tool.mjs'; for (const t of ['node22', 'workers', 'deno', 'bench']) ensureTool(t);",
+  "import { ensureTool } from './scripts/tool.mjs'; for (const t of ['node22', 'workers', 'deno', 'bench', 'spectral']) ensureTool(t);",
 ]);
 
 // The lint first (a few seconds): a whole run is not spent on a tree that fails it. Chosen files skip it.

@@ -6,6 +6,7 @@ import { namedModels } from '../schemas/models.js';
 import type { Surface } from '../auth/roles.js';
 import type { AppEnv } from './env.js';
 import { typedBranches } from './typed-branches.js';
+import { withDeclaredTags } from './document-tags.js';
 import { docsPage } from './docs-page.js';
 import { PROBLEM_BASE } from './problem.js';
 import type { ErrorCode } from '../services/errors.js';
@@ -120,19 +121,21 @@ export function mountDocs(
     let doc = cache.get(surface);
     if (!doc) {
       completeRegistry(registries[surface], surface, authUrl);
-      doc = typedBranches(
-        new OpenApiGeneratorV31(registries[surface].definitions).generateDocument({
-          openapi: '3.1.0',
-          info: {
-            title: surfaceTitle[surface],
-            version: '0.1.0',
-            license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-            contact: { name: 'BIMS maintainers', url: 'https://bims.dev' },
-            description:
-              'Biometric Identity Management Service. Errors are application/problem+json (RFC 9457). Lists take page (from 0), size (1..1000, default 20) and sort=field,asc|desc.',
-          },
-          servers: [{ url: '/' }],
-        }),
+      doc = withDeclaredTags(
+        typedBranches(
+          new OpenApiGeneratorV31(registries[surface].definitions).generateDocument({
+            openapi: '3.1.0',
+            info: {
+              title: surfaceTitle[surface],
+              version: '0.1.0',
+              license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+              contact: { name: 'BIMS maintainers', url: 'https://bims.dev' },
+              description:
+                'Biometric Identity Management Service. Errors are application/problem+json (RFC 9457). Lists take page (from 0), size (1..1000, default 20) and sort=field,asc|desc.',
+            },
+            servers: [{ url: '/' }],
+          }),
+        ),
       );
       cache.set(surface, doc);
     }
