@@ -1,3 +1,4 @@
+// npm run bench -- capture --stages 10 [--baseline DIR]: one capture's stages (capture-stages.ts).
 // npm run bench -- capture [--sessions 1,2,4,8] [--fps 5] [--timeout 60] [--liveness-frames 10] [--select-frames 1]
 //                          [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
 // Biometric capture over the live stream, the whole way a user takes it (the setup of
@@ -263,6 +264,8 @@ async function poolBaseline(
 }
 
 export async function run(args: string[]) {
+  // --stages N: where one capture's time goes, stage by stage (capture-stages.ts).
+  if (args.includes('--stages')) return (await import('./capture-stages.js')).run(args);
   const levels = option(args, 'sessions', '1,2,4,8').split(',').map(Number);
   const fps = Number(option(args, 'fps', '5'));
   const timeoutSeconds = Number(option(args, 'timeout', '60'));

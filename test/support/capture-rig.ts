@@ -11,6 +11,7 @@ import { launchChromium } from './browser.js';
 import { serveOnLoopback } from './serve.js';
 import { startTestSidecar, type TestSidecar } from './sidecar.js';
 import { setUpMediaNet, type MediaNet } from './media-net.js';
+import { installPageTiming, type PageTiming } from './capture-timing.js';
 import type { Extractor } from '../../src/extraction/index.js';
 
 const run = promisify(execFile);
@@ -155,6 +156,8 @@ export interface BrowserCapture {
   handleId: number;
   /** Milliseconds in the page from the SDK helper's call (after getUserMedia) to its outcome. */
   clientMs: number;
+  /** With `timing`: what the page saw of the WebRTC connection (capture-timing.ts). */
+  timing?: PageTiming;
 }
 
 let bundled: Promise<string> | undefined;
@@ -179,6 +182,7 @@ export async function captureInBrowser(
   params: Record<string, unknown>,
   authorization = adminAuth,
   wavPath?: string,
+  options: { timing?: boolean } = {},
 ): Promise<BrowserCapture> {
   const media = [
     '--use-fake-device-for-media-stream',
@@ -200,6 +204,7 @@ export async function captureInBrowser(
     // tsx (npm run bench) compiles with esbuild's keepNames, which wraps the function below in calls to a
     // `__name` helper the page does not have; under vitest it is a no-op.
     await tab.addScriptTag({ content: 'window.__name = window.__name || ((f) => f);' });
+    if (options.timing) await tab.evaluate(installPageTiming);
     return await tab.evaluate(
       async ({ apiUrl, authorization, params, audio }) => {
         const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') })
@@ -226,6 +231,8 @@ export async function captureInBrowser(
           { stream, params, onEvent: (e) => events.push(e) },
         );
         const clientMs = performance.now() - t0;
+        const timing = (window as unknown as { __captureTiming?: PageTiming }).__captureTiming;
+        if (timing) timing.marks.outcome = Date.now();
         return {
           sessionId,
           handleId,
@@ -234,6 +241,7 @@ export async function captureInBrowser(
           result: outcome,
           metrics: outcome.metrics as Record<string, number | null>,
           clientMs,
+          ...(timing ? { timing } : {}),
         };
       },
       { apiUrl: rig.api.url, authorization, params, audio: Boolean(wavPath) },

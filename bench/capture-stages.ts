@@ -1,0 +1,204 @@
+// npm run bench -- capture --stages 10 [--baseline DIR] [--fps 5] [--liveness-frames 3] [--workers N]
+// Where the time of one cooperative capture goes, from the page's connect to the result: each capture is a
+// Chromium whose fake camera plays a test photo, running the SDK's captureWithGateway over the real Janus
+// (the rig of test/browser/gateway-capture.test.ts), one at a time, a VERIFY of the enrolled person with the
+// service's default params. Stages, in ms from the page sending connect (median and p90 over the captures):
+//   connectAnswered    the page has Janus's answer (room made, offer published)
+//   iceGathered        the page's ICE candidates all gathered (the SDK trickles them then)
+//   iceConnected       ICE connected (the page's RTCPeerConnection)
+//   dtlsConnected      DTLS done: the PeerConnection is up
+//   firstRtpSent       the camera's first RTP packet sent
+//   firstKeyframe      the keyframe the first decoded frame came from (the last one encoded before it)
+//   firstDecodedFrame  the service's MEDIA event: the decoder delivered a frame
+//   firstAnalysis      the first guidance event after it: a frame analysed and judged
+//   result             the service's DONE event
+//   resultSeen         the page read the outcome (its trickle polling)
+// With --baseline DIR (another checkout, e.g. `git worktree add /tmp/before main`), its service runs beside this
+// one in the same process and the captures alternate between the two, so both see the same load.
+import { execFile } from 'node:child_process';
+import { loadavg, availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { createExtractor, type Extractor } from '../src/extraction/index.js';
+import { loadConfig } from '../src/config/config.js';
+import {
+  captureInBrowser,
+  clip,
+  startCaptureRig,
+  type BrowserCapture,
+  type CaptureRig,
+} from '../test/support/capture-rig.js';
+
+const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
+const ENROL_PHOTO = 'labelled/franck/franck_02159.jpg';
+const VERIFY_PHOTOS = ['franck_02221', 'franck_02045', 'franck_01829', 'franck_03909', 'franck_04000'].map(
+  (name) => `labelled/franck/${name}.jpg`,
+);
+const GUIDANCE = new Set([
+  'NO_FACE',
+  'MULTIPLE_FACES',
+  'MOVE_CLOSER',
+  'LOOK_STRAIGHT',
+  'LOW_QUALITY',
+  'HOLD_STILL',
+  'FACE_FOUND',
+]);
+const STAGES = [
+  'connectAnswered',
+  'iceGathered',
+  'iceConnected',
+  'dtlsConnected',
+  'firstRtpSent',
+  'firstKeyframe',
+  'firstDecodedFrame',
+  'firstAnalysis',
+  'result',
+  'resultSeen',
+] as const;
+type Stage = (typeof STAGES)[number];
+
+function option(args: string[], name: string, fallback: string): string {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1]! : fallback;
+}
+
+/** Nearest rank. */
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
+};
+
+/** One capture's stages in ms from the page's connect; NaN where the stage was not seen. */
+export function stagesOf(c: BrowserCapture): Record<Stage, number> {
+  const marks = c.timing?.marks ?? {};
+  const t0 = marks.connectSent ?? NaN;
+  const at = (type: string) => {
+    const e = c.events.find((x) => x.type === type);
+    return e?.at ? Date.parse(e.at) : NaN;
+  };
+  const media = at('MEDIA');
+  const mediaIndex = c.events.findIndex((e) => e.type === 'MEDIA');
+  const analysed = c.events.slice(mediaIndex + 1).find((e) => GUIDANCE.has(e.type));
+  const keyframe = Math.max(...(c.timing?.keyframes ?? []).filter((k) => k <= media + 20));
+  const abs: Record<Stage, number> = {
+    connectAnswered: marks.connectAnswered ?? NaN,
+    iceGathered: marks.iceGathered ?? NaN,
+    iceConnected: marks.iceConnected ?? NaN,
+    dtlsConnected: marks.dtlsConnected ?? NaN,
+    firstRtpSent: marks.firstRtpSent ?? NaN,
+    firstKeyframe: Number.isFinite(keyframe) ? keyframe : NaN,
+    firstDecodedFrame: media,
+    firstAnalysis: mediaIndex >= 0 && analysed?.at ? Date.parse(analysed.at) : NaN,
+    result: at('DONE'),
+    resultSeen: marks.outcome ?? NaN,
+  };
+  return Object.fromEntries(STAGES.map((s) => [s, abs[s] - t0])) as Record<Stage, number>;
+}
+
+function summarise(runs: Record<Stage, number>[]) {
+  return Object.fromEntries(
+    STAGES.map((s) => {
+      const xs = runs.map((r) => r[s]).filter(Number.isFinite);
+      return [s, { median: Math.round(pct(xs, 50)), p90: Math.round(pct(xs, 90)), n: xs.length }];
+    }),
+  );
+}
+
+export async function run(args: string[]) {
+  const captures = Number(option(args, 'stages', '10'));
+  const baselineDir = option(args, 'baseline', '');
+  const fps = Number(option(args, 'fps', '5'));
+  const livenessFrames = Number(option(args, 'liveness-frames', '3'));
+  const workers = Number(option(args, 'workers', String(availableParallelism())));
+  for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
+    await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
+  await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
+  const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
+  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
+  // One pool for both services (the baseline's too): the same analysis cost on either side.
+  const shared = async (): Promise<Extractor> => ({
+    get templateVersion() {
+      return pool.templateVersion;
+    },
+    get voiceTemplateVersion() {
+      return pool.voiceTemplateVersion;
+    },
+    analyseFace: (bytes, options) => pool.analyseFace(bytes, options),
+    analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
+    renderTokenImage: (bytes, options) => pool.renderTokenImage(bytes, options),
+    stats: () => pool.stats(),
+    close: async () => {},
+  });
+  const env = { BIMS_CAPTURE_LINGER_SECONDS: '2', BIMS_CHECK_ANSWERS: 'off' };
+  const loadAtStart = loadavg().map((l) => Number(l.toFixed(2)));
+  const trees: { name: string; rig: CaptureRig; runs: Record<Stage, number>[]; outcomes: Record<string, number> }[] =
+    [];
+  try {
+    trees.push({ name: 'this', rig: await startCaptureRig({ env, createExtractor: shared }), runs: [], outcomes: {} });
+    if (baselineDir) {
+      const other = (await import(`${baselineDir}/test/support/capture-rig.ts`)) as {
+        startCaptureRig: typeof startCaptureRig;
+      };
+      trees.push({
+        name: 'baseline',
+        rig: await other.startCaptureRig({ env, createExtractor: shared }),
+        runs: [],
+        outcomes: {},
+      });
+    }
+    const params = { kind: 'FV', framesPerSecond: fps, livenessFrames };
+    // Each tree enrols the person by a capture first (models warm, the subject there), untimed.
+    for (const tree of trees) {
+      const enrol = await captureInBrowser(tree.rig, await clip(tree.rig, 'enrol', ENROL_PHOTO, { seconds: 3 }), {
+        ...params,
+        purpose: 'ENROLL',
+        subjectId: 'stages-franck',
+      });
+      if (enrol.result?.status !== 'SUCCESS')
+        throw new Error(`${tree.name}: the enrolling capture ended ${enrol.state} ${enrol.result?.status ?? ''}`);
+    }
+    const clips = await Promise.all(VERIFY_PHOTOS.map((p, i) => clip(trees[0]!.rig, `verify-${i}`, p, { seconds: 3 })));
+    for (let i = 0; i < captures; i++) {
+      // A and B alternate, the order swapped every round, so neither always runs first after a pause.
+      const order = i % 2 === 0 ? trees : [...trees].reverse();
+      for (const tree of order) {
+        const c = await captureInBrowser(
+          tree.rig,
+          clips[i % clips.length]!,
+          { ...params, purpose: 'VERIFY', subjectId: 'stages-franck' },
+          undefined,
+          undefined,
+          { timing: true },
+        );
+        const status = c.result?.status ?? c.state;
+        tree.outcomes[status] = (tree.outcomes[status] ?? 0) + 1;
+        tree.runs.push(stagesOf(c));
+        process.stderr.write(`${tree.name} #${i + 1}: ${status} ${JSON.stringify(stagesOf(c))}\n`);
+      }
+    }
+    const summaries = Object.fromEntries(
+      trees.map((t) => [t.name, { outcomes: t.outcomes, stagesMs: summarise(t.runs) }]),
+    );
+    const ratio = (stage: Stage) => {
+      const [a, b] = trees.map((t) => pct(t.runs.map((r) => r[stage]).filter(Number.isFinite), 50));
+      return b ? Number((a! / b).toFixed(2)) : null;
+    };
+    return {
+      host: {
+        cpus: availableParallelism(),
+        workers,
+        backend,
+        mediaPath: trees[0]!.rig.net.describe,
+        loadAverageAtStart: loadAtStart,
+        loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))),
+      },
+      params: { ...params, purpose: 'VERIFY', captures, clip: '640x480 Y4M at 10 fps, a still photo, no noise' },
+      stages: 'ms from the page sending connect; page marks and the service events on one clock',
+      ...summaries,
+      ...(trees.length > 1 ? { medianRatioThisToBaseline: Object.fromEntries(STAGES.map((s) => [s, ratio(s)])) } : {}),
+    };
+  } finally {
+    for (const tree of trees.reverse()) await tree.rig.close().catch(() => {});
+    await pool.close();
+  }
+}
