@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   hostile: () => import('./hostile.js'),
   'hostile-decode': () => import('./hostile-decode.js'),
   'gateway-flood': () => import('./gateway-flood.js'),
+  'code-path': () => import('./code-path.js'),
 };
 
 const [name = 'face', ...args] = process.argv.slice(2);
