@@ -19,7 +19,8 @@ import { loadConfig } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
 import { createLogger } from '../src/services/logger.js';
 import { createExtractor } from '../src/extraction/index.js';
-import { decodeImage, encodePng } from '../src/biometrics/index.js';
+import { decodeImage } from '../src/biometrics/image/decode.js';
+import { encodePng } from '../src/biometrics/image/encode.js';
 import { percentiles } from './percentiles.js';
 
 const PHOTO = new URL('../test/fixtures/photos/labelled/franck/franck_01829.jpg', import.meta.url);

@@ -19,8 +19,9 @@ import { boot } from '../src/runtime/bootstrap.js';
 import { createLogger } from '../src/services/logger.js';
 import { createExtractor } from '../src/extraction/index.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
-import { CaptureSession, type CaptureMedia, type CaptureParams } from '../src/services/capture/capture-session.js';
-import { InitParams } from '../src/schemas/gateway.js';
+import { CaptureSession } from '../src/services/capture/capture-session.js';
+import { type CaptureMedia, type CaptureParams } from '../src/services/capture/capture-types.js';
+import { InitParams } from '../src/schemas/gateway-init.js';
 import type { Principal } from '../src/auth/principal.js';
 
 const PHOTO = fileURLToPath(new URL('../test/fixtures/photos/labelled/franck/franck_02159.jpg', import.meta.url));

@@ -18,7 +18,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createExtractor, type Extractor, type ExtractOptions } from '../src/extraction/index.js';
+import { createExtractor } from '../src/extraction/index.js';
+import { type Extractor, type ExtractOptions } from '../src/extraction/extractor.js';
 import { loadConfig } from '../src/config/config.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
 import {

@@ -11,7 +11,8 @@ import { serve } from '@hono/node-server';
 import { loadConfig } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
 import { createLogger } from '../src/services/logger.js';
-import { decodeImage, encodePng } from '../src/biometrics/index.js';
+import { decodeImage } from '../src/biometrics/image/decode.js';
+import { encodePng } from '../src/biometrics/image/encode.js';
 
 const PHOTO = new URL('../test/fixtures/photos/labelled/franck/franck_01829.jpg', import.meta.url);
 

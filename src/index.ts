@@ -9,10 +9,7 @@
 export { createApp, type App, type AppDeps } from './app.js';
 export { boot, type BootOptions, type Booted } from './runtime/bootstrap.js';
 export { ConfigError, configSchema, loadConfig, type Config } from './config/config.js';
-export {
-  createExtractor,
-  createInlineExtractor,
-  type Extractor,
-  type CreateExtractorOptions,
-} from './extraction/index.js';
+export { createExtractor, type CreateExtractorOptions } from './extraction/index.js';
+export { createInlineExtractor } from './extraction/inline.js';
+export type { Extractor } from './extraction/extractor.js';
 export { VERSION } from './version.js';

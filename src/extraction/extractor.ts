@@ -1,4 +1,4 @@
-import type { AnalyseOptions, FaceAnalysis, ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { AnalyseOptions, FaceAnalysis, ImageAnalysis } from '../biometrics/face/analysis.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { BiometricError } from '../biometrics/errors.js';
 

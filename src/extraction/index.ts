@@ -9,11 +9,6 @@ import type { InlineExtractorOptions } from './inline.js';
 import type { NodePoolOptions } from './node-pool-options.js';
 import type { RemoteExtractorOptions } from './remote.js';
 
-export * from './extractor.js';
-export { createInlineExtractor, type InlineExtractorOptions } from './inline.js';
-export { createRemoteExtractor, type RemoteExtractorOptions } from './remote.js';
-export { FACE_TEMPLATE_VERSION, OrtWebRunner, type ModelLoader, type OrtWebOptions } from './ort-web-runner.js';
-
 /** Options of `createExtractor`. */
 export type CreateExtractorOptions =
   | ({ mode: 'worker-threads' } & NodePoolOptions)

@@ -13,7 +13,7 @@ import {
 } from './extractor.js';
 import { FACE_TEMPLATE_VERSION, OrtWebRunner, type OrtWebOptions } from './ort-web-runner.js';
 import { OrtVoiceRunner, VOICE_TEMPLATE_VERSION } from './ort-voice-runner.js';
-import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { ImageAnalysis } from '../biometrics/face/analysis.js';
 
 /** Options of the inline extractor. */
 export interface InlineExtractorOptions extends ExtractorOptions, OrtWebOptions {

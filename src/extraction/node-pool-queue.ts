@@ -1,6 +1,6 @@
 // The Node pool's waiting room: the jobs it was given, each owner (account) in a queue of its own, and the fair
 // order they leave in (the owner served longest ago goes next). The workers and their lifecycle are node-pool.ts.
-import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/analysis.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { pipelineOptions, type ExtractOptions, type TokenImageOptions, type VoiceExtractOptions } from './extractor.js';
 import type { JobCost } from './node-pool-cost.js';

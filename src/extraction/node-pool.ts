@@ -9,7 +9,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { BiometricError, type BiometricErrorCode } from '../biometrics/errors.js';
-import type { ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { ImageAnalysis } from '../biometrics/face/analysis.js';
 import type { VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import {
   cancelled,

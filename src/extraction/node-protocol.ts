@@ -1,6 +1,6 @@
 // Messages between the Node pool and workers/face.worker.ts (types only; no runtime code).
 import type { BiometricErrorCode } from '../biometrics/errors.js';
-import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/pipeline.js';
+import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/analysis.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 
 export type WorkerJob =

@@ -1,4 +1,4 @@
-import type { CaptureView } from '../services/capture/capture-registry.js';
+import type { CaptureView } from '../services/capture/capture-store.js';
 
 /** A message from Janus: requests' answers and asynchronous events share this shape (snake_case, as sent). */
 export interface JanusAnswer {

@@ -23,7 +23,7 @@ import {
   SubjectIdQuery,
   SubjectsCountQuery,
   SubjectsQuery,
-} from '../schemas/subjects.js';
+} from '../schemas/subject-queries.js';
 import { ownerOf } from '../services/ownership.js';
 import { findSubject } from '../services/subjects/lookup.js';
 

@@ -4,10 +4,18 @@ import { DeletedCount } from '../schemas/primitives.js';
 import {
   ClearDbQuery,
   ClearDbResult,
-  CreateSubjectRequest,
   DeleteSubjectQuery,
   DeleteSubjectsByUuidRequest,
   DeleteSubjectsRequest,
+  SubjectIdListQuery,
+  SubjectIdLowerParams,
+  SubjectIdQuery,
+  SubjectsCountQuery,
+  SubjectsQuery,
+  UserClearDbQuery,
+} from '../schemas/subject-queries.js';
+import {
+  CreateSubjectRequest,
   EnrolledModalities,
   GetTemplateModalitiesRequest,
   MultimodalSubject,
@@ -15,14 +23,8 @@ import {
   ReextractSubjectResult,
   Subject,
   SubjectId,
-  SubjectIdListQuery,
-  SubjectIdLowerParams,
-  SubjectIdQuery,
   SubjectQRCode,
-  SubjectsCountQuery,
-  SubjectsQuery,
   TemplateModalities,
-  UserClearDbQuery,
 } from '../schemas/subjects.js';
 import { handleSubjectQrCode, handleTemplateModalities } from './template-handlers.js';
 import { forOwnedSubject, subjectHandlers } from './subject-handlers.js';

@@ -6,7 +6,8 @@ import { subjectQrCode } from '../services/templates/subject-qrcode.js';
 import { preferredType } from './content-negotiation.js';
 import { jsonAnswer, mediaAnswer, type HandlerInput } from './types.js';
 import type { z } from 'zod';
-import type { GetTemplateModalitiesRequest, SubjectIdLowerParams, SubjectQRCode } from '../schemas/subjects.js';
+import type { GetTemplateModalitiesRequest, SubjectQRCode } from '../schemas/subjects.js';
+import type { SubjectIdLowerParams } from '../schemas/subject-queries.js';
 import type { RemoteVerifyRequest } from '../schemas/operations.js';
 
 /**

@@ -8,10 +8,11 @@ import { ensureInitialAdmin } from '../services/accounts/accounts.js';
 import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';
 import { VERSION } from '../version.js';
-import type { Extractor } from '../extraction/index.js';
-import type { MatcherThreads } from '../biometrics/index.js';
+import type { Extractor } from '../extraction/extractor.js';
+import type { MatcherThreads } from '../biometrics/matcher-types.js';
 import type { MatcherCluster } from '../services/gallery/sharded/matcher-cluster.js';
-import { GALLERY_CHANNEL, type GalleryFreshness } from '../services/gallery/gallery-cache.js';
+import { GALLERY_CHANNEL } from '../services/gallery/gallery-changes.js';
+import { type GalleryFreshness } from '../services/gallery/gallery-sync.js';
 import { CAPTURE_CHANNEL } from '../services/capture/capture-store.js';
 import { pruneChanges } from '../services/gallery/change-log.js';
 

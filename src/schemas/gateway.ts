@@ -3,15 +3,6 @@ import { SubjectIdString, matchScore } from './primitives.js';
 import { CandidateData } from './operations.js';
 import { checkPurpose, InitParams, Purpose } from './gateway-init.js';
 
-export {
-  ActiveChallenge,
-  FVInitParams,
-  FVAdvancedInitParams,
-  MultimodalInitParams,
-  MultimodalAdvancedInitParams,
-  InitParams,
-} from './gateway-init.js';
-
 /**
  * The media gateway (seed section 4.7): real-time sessions on a Janus WebRTC gateway. "Gateway" is the
  * neutral word the seed uses in place of the product name. Janus's own answers keep Janus's snake_case field

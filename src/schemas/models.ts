@@ -13,8 +13,6 @@ import {
 import { BiometricFaceData, BiometricVoiceData, Image, Rectangle, SessionDownload } from './biometric-data.js';
 import {
   ConnectData,
-  FVAdvancedInitParams,
-  FVInitParams,
   GatewayAdminGetStatusResponse,
   GatewayAdminSessionResponse,
   GatewayResponse,
@@ -22,11 +20,15 @@ import {
   GatewayResponseError,
   GatewayStatus,
   Jsep,
-  MultimodalAdvancedInitParams,
-  MultimodalInitParams,
   SessionData,
   TrickleData,
 } from './gateway.js';
+import {
+  FVAdvancedInitParams,
+  FVInitParams,
+  MultimodalAdvancedInitParams,
+  MultimodalInitParams,
+} from './gateway-init.js';
 import { Cloud, Dongle, InternetLicense, PacketBytes, Usage } from './licensing.js';
 import { CandidateData, ChecksFromImage, CreateOperationRequest, Operation } from './operations.js';
 import {

@@ -232,19 +232,3 @@ export const GetTemplateModalitiesRequest = z
     description: 'An exported template or a QR code payload: exactly one of `template` and `payload`',
     oneOf: [{ required: ['template'] }, { required: ['payload'] }],
   });
-
-export { SubjectStatus } from './subject-status.js';
-export {
-  type SubjectFilter,
-  SubjectsQuery,
-  SubjectsCountQuery,
-  SubjectIdListQuery,
-  SubjectIdQuery,
-  SubjectIdLowerParams,
-  DeleteSubjectQuery,
-  DeleteSubjectsRequest,
-  DeleteSubjectsByUuidRequest,
-  ClearDbQuery,
-  UserClearDbQuery,
-  ClearDbResult,
-} from './subject-queries.js';

@@ -1,4 +1,4 @@
-import type { Rectangle, StageTimings } from '../biometrics/face/pipeline.js';
+import type { Rectangle, StageTimings } from '../biometrics/face/analysis.js';
 import { TEMPLATE_MODELS } from '../biometrics/face/runner.js';
 import { encodeFaceTemplate } from '../biometrics/template.js';
 import { createInlineExtractor } from '../extraction/inline.js';

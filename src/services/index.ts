@@ -2,13 +2,15 @@ import type { ServiceContext } from './context.js';
 import { AuthService } from './auth/auth-service.js';
 import { SettingsService } from './settings/settings.js';
 import { GatewayService } from './gateway/gateway-service.js';
-import { GalleryCache, type GalleryFreshness, type GalleryService } from './gallery/gallery-cache.js';
+import { GalleryCache } from './gallery/gallery-cache.js';
+import { type GalleryFreshness } from './gallery/gallery-sync.js';
+import { type GalleryService } from './gallery/gallery-service.js';
 import type { MatcherCluster } from './gallery/sharded/matcher-cluster.js';
 import { ShardedGallery } from './gallery/sharded/sharded-gallery.js';
 import { LicensingService } from './licensing/licensing-service.js';
-import type { MatcherThreads } from '../biometrics/index.js';
+import type { MatcherThreads } from '../biometrics/matcher-types.js';
 import { ExtractorProvider } from './biometrics/extractor-provider.js';
-import type { Extractor } from '../extraction/index.js';
+import type { Extractor } from '../extraction/extractor.js';
 import { ServiceMetrics } from './metrics/service-metrics.js';
 import type { DatabasePoolStats } from '../db/connect.js';
 

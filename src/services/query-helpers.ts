@@ -1,5 +1,3 @@
-export { escapeLike } from '../db/repositories/like.js';
-
 /** Map a validated `sort` ({field, direction}) to a column through an allow-list. */
 export function sortColumn<M extends Record<string, string>>(
   columns: M,

@@ -2,7 +2,8 @@
 // their horizontal mirrors, analysed by the face pipeline as capture frames are.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { analyseImage, type ImageAnalysis } from '../../src/biometrics/index.js';
+import { analyseImage } from '../../src/biometrics/face/pipeline.js';
+import { type ImageAnalysis } from '../../src/biometrics/face/analysis.js';
 import {
   ActiveLiveness,
   EYES_CLOSED,

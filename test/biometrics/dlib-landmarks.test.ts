@@ -1,7 +1,8 @@
 // Detector and landmarks against dlib's annotated group photos (examples/faces, 43 annotated faces).
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { analyseImage, type ImageAnalysis } from '../../src/biometrics/face/pipeline.js';
+import { analyseImage } from '../../src/biometrics/face/pipeline.js';
+import { type ImageAnalysis } from '../../src/biometrics/face/analysis.js';
 import { getRunner, photo, PHOTOS } from './helpers.js';
 
 interface Box {

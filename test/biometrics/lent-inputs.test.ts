@@ -4,7 +4,8 @@
 // left from the photo before), and no other analysis in the same thread writes into it while it is held.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { alignFace, analyseImage, type ImageAnalysis } from '../../src/biometrics/face/pipeline.js';
+import { alignFace, analyseImage } from '../../src/biometrics/face/pipeline.js';
+import { type ImageAnalysis } from '../../src/biometrics/face/analysis.js';
 import { detectInput } from '../../src/biometrics/face/detect.js';
 import type { FaceModelId, ModelRunner } from '../../src/biometrics/face/runner.js';
 import { decodeImage } from '../../src/biometrics/image/decode.js';

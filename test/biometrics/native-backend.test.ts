@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import type { ImageAnalysis } from '../../src/biometrics/face/pipeline.js';
+import type { ImageAnalysis } from '../../src/biometrics/face/analysis.js';
 import { cosine, encodeTemplate, parseTemplate } from '../../src/biometrics/template.js';
 import { createNodePoolExtractor } from '../../src/extraction/node-pool.js';
 import { nativeBackendMissing, NATIVE_BACKEND_COMMAND } from '../../src/extraction/node-native-runner.js';

@@ -10,7 +10,7 @@ import { launchChromium } from '../support/browser.js';
 import { serveOnLoopback } from '../support/serve.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
-import { cosineInt8, encodeFaceTemplate, faceRecord, parseTemplate } from '../../src/biometrics/index.js';
+import { cosineInt8, encodeFaceTemplate, faceRecord, parseTemplate } from '../../src/biometrics/template.js';
 
 /**
  * Remote verification as designed: the person is enrolled on the service with one photo; a page in headless

@@ -10,8 +10,9 @@ import { closeSharedExtractor, sharedExtractorFactory } from '../support/extract
 import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
 import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
 import { photo } from '../biometrics/helpers.js';
-import { InitParams } from '../../src/schemas/gateway.js';
-import type { CaptureMedia, CaptureSession } from '../../src/services/capture/capture-session.js';
+import { InitParams } from '../../src/schemas/gateway-init.js';
+import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
+import type { CaptureSession } from '../../src/services/capture/capture-session.js';
 
 const describeOnPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 const userAuth = basic('capture-user', 'capture-user-password');

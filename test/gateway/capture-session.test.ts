@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootForTest } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
-import { CaptureSession, type CaptureMedia } from '../../src/services/capture/capture-session.js';
-import { InitParams } from '../../src/schemas/gateway.js';
-import { encodePng } from '../../src/biometrics/index.js';
+import { CaptureSession } from '../../src/services/capture/capture-session.js';
+import { type CaptureMedia } from '../../src/services/capture/capture-types.js';
+import { InitParams } from '../../src/schemas/gateway-init.js';
+import { encodePng } from '../../src/biometrics/image/encode.js';
 
 /**
  * A capture session fed frames as Node Buffers, the way the sidecar's decoder hands them over in-process (the

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootForTest, serviceDialects } from '../support/databases.js';
 import { CaptureStore, KEEP_FINISHED_MS, type CaptureSnapshot } from '../../src/services/capture/capture-store.js';
-import type { CaptureEvent } from '../../src/services/capture/capture-session.js';
+import type { CaptureEvent } from '../../src/services/capture/capture-types.js';
 
 for (const dialect of serviceDialects) {
   describe(`capture store (${dialect})`, () => {

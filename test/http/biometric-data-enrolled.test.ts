@@ -3,7 +3,7 @@ import { unzipSync } from 'fflate';
 import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
-import { decodeImage } from '../../src/biometrics/index.js';
+import { decodeImage } from '../../src/biometrics/image/decode.js';
 
 /**
  * The biometric-data and image operations over samples written by the real enrolment service (not seeded

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
-import { encodeFaceTemplate, encodePng } from '../../src/biometrics/index.js';
+import { encodeFaceTemplate } from '../../src/biometrics/template.js';
+import { encodePng } from '../../src/biometrics/image/encode.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const franck = [

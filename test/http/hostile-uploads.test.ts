@@ -5,7 +5,8 @@
 // answered 400 and recorded, and the worker replaced, while another account's requests go on. What the bounds
 // save in seconds is measured by `npm run bench -- hostile` (docs/admission.md).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createExtractor, type Extractor } from '../../src/extraction/index.js';
+import { createExtractor } from '../../src/extraction/index.js';
+import { type Extractor } from '../../src/extraction/extractor.js';
 import { adminAuth, basic, bootForTest } from '../support/databases.js';
 import { hostileFiles } from '../support/hostile-files.js';
 import { longWav } from '../support/hostile-wav.js';

@@ -10,7 +10,8 @@ import { ADMIN_PASSWORD, adminAuth, bootForTest } from '../support/databases.js'
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { serveOnLoopback } from '../support/serve.js';
 import { photo } from '../biometrics/helpers.js';
-import { decodeImage, encodePng } from '../../src/biometrics/index.js';
+import { decodeImage } from '../../src/biometrics/image/decode.js';
+import { encodePng } from '../../src/biometrics/image/encode.js';
 import { ALLISON, ALLISON_PROBE, wav } from '../support/speech.js';
 
 const run = promisify(execFile);

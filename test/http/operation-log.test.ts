@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodePng } from '../../src/biometrics/index.js';
+import { encodePng } from '../../src/biometrics/image/encode.js';
 import { json } from '../../src/db/json.js';
 import { ChecksFromImageShape } from '../../src/schemas/operations.js';
 import { recordOperation, type OperationRecord } from '../../src/services/operation-log/record.js';

@@ -6,7 +6,8 @@
 import jsQR from 'jsqr';
 import { CompactEncrypt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage, encodeFaceTemplate, encodeTemplate, parseTemplate } from '../../src/biometrics/index.js';
+import { decodeImage } from '../../src/biometrics/image/decode.js';
+import { encodeFaceTemplate, encodeTemplate, parseTemplate } from '../../src/biometrics/template.js';
 import { signTemplate, verifySignedTemplate } from '../../src/services/templates/signed.js';
 import { templateKeys } from '../../src/services/templates/keys.js';
 import { photo } from '../biometrics/helpers.js';

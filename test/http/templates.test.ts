@@ -4,7 +4,8 @@
 import jsQR from 'jsqr';
 import { CompactEncrypt, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage, encodeFaceTemplate, encodeTemplate, parseTemplate } from '../../src/biometrics/index.js';
+import { decodeImage } from '../../src/biometrics/image/decode.js';
+import { encodeFaceTemplate, encodeTemplate, parseTemplate } from '../../src/biometrics/template.js';
 import { createInlineExtractor } from '../../src/extraction/inline.js';
 import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-models.js';
 import { json } from '../../src/db/json.js';

@@ -8,7 +8,7 @@ import { bootForTest, serviceDialects } from '../support/databases.js';
 import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
-import { decodeImage } from '../../src/biometrics/index.js';
+import { decodeImage } from '../../src/biometrics/image/decode.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 

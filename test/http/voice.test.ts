@@ -6,7 +6,7 @@ import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { b64, wav, voices, ALLISON, ALLISON_PROBE, CARLO, CARLO_PROBE } from '../support/speech.js';
-import { encodeWav16 } from '../../src/biometrics/index.js';
+import { encodeWav16 } from '../../src/biometrics/voice/wav.js';
 
 const franck = ['labelled/franck/franck_01829.jpg', 'labelled/franck/franck_04000.jpg'];
 

@@ -3,7 +3,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createExtractor, createRemoteExtractor, type Extractor } from '../../src/extraction/index.js';
+import { createExtractor } from '../../src/extraction/index.js';
+import { createRemoteExtractor } from '../../src/extraction/remote.js';
+import { type Extractor } from '../../src/extraction/extractor.js';
 import { startExtractionService } from '../support/extraction-service.js';
 
 const root = join(import.meta.dirname, '..', '..');

@@ -12,7 +12,7 @@ import { serveOnLoopback } from './serve.js';
 import { startTestSidecar, type TestSidecar } from './sidecar.js';
 import { setUpMediaNet, type MediaNet } from './media-net.js';
 import { installPageTiming, type PageTiming } from './capture-timing.js';
-import type { Extractor } from '../../src/extraction/index.js';
+import type { Extractor } from '../../src/extraction/extractor.js';
 
 const run = promisify(execFile);
 const PHOTOS = fileURLToPath(new URL('../fixtures/photos/', import.meta.url));

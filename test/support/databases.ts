@@ -5,8 +5,8 @@ import { migratedPgliteImage, migrationsHash } from './pglite-image.js';
 import { connectDatabase, migrate } from '../../src/db/connect.js';
 import { createLogger, type Logger } from '../../src/services/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
-import type { Extractor } from '../../src/extraction/index.js';
-import type { GalleryFreshness } from '../../src/services/gallery/gallery-cache.js';
+import type { Extractor } from '../../src/extraction/extractor.js';
+import type { GalleryFreshness } from '../../src/services/gallery/gallery-sync.js';
 import { testSettings } from './test-settings.js';
 
 /**

@@ -1,4 +1,5 @@
-import { createExtractor, type Extractor } from '../../src/extraction/index.js';
+import { createExtractor } from '../../src/extraction/index.js';
+import { type Extractor } from '../../src/extraction/extractor.js';
 import { createRecordedExtractor } from './recorded-extractor.js';
 import { pipelineFingerprint } from './recordings/pipeline-fingerprint.js';
 import { RecordingStore } from './recordings/recording-store.js';

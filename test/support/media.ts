@@ -1,5 +1,5 @@
 import jpeg from 'jpeg-js';
-import { encodePng } from '../../src/biometrics/index.js';
+import { encodePng } from '../../src/biometrics/image/encode.js';
 
 /**
  * Small real media files made in the test itself, so suites that store and serve samples need no fixture

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { encodePng } from '../../src/biometrics/index.js';
+import { encodePng } from '../../src/biometrics/image/encode.js';
 import { encodeFaceTemplate } from '../../src/biometrics/template.js';
 import { json } from '../../src/db/json.js';
 import type { Database } from '../../src/db/tables.js';

@@ -3,17 +3,14 @@
 // extractor bit for bit.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  VOICE_CALIBRATION,
-  cosine,
-  decodeWav,
-  encodeWav16,
-  gateVoice,
-  DEFAULT_VOICE_GATES,
-  type VoiceAnalysis,
-} from '../../src/biometrics/index.js';
+import { VOICE_CALIBRATION } from '../../src/biometrics/calibration.js';
+import { cosine } from '../../src/biometrics/template.js';
+import { decodeWav, encodeWav16 } from '../../src/biometrics/voice/wav.js';
+import { gateVoice, DEFAULT_VOICE_GATES } from '../../src/biometrics/voice/settings.js';
+import { type VoiceAnalysis } from '../../src/biometrics/voice/pipeline.js';
 import { l2normalise } from '../../src/biometrics/voice/pipeline.js';
-import { createExtractor, type Extractor } from '../../src/extraction/index.js';
+import { createExtractor } from '../../src/extraction/index.js';
+import { type Extractor } from '../../src/extraction/extractor.js';
 import { nodeModelLoader } from '../../src/extraction/node-models.js';
 
 const speech = (path: string) => new Uint8Array(readFileSync(new URL(`../fixtures/speech/${path}`, import.meta.url)));

@@ -14,8 +14,6 @@ import { decodeDetections, detectInput, DETECT_H, DETECT_W, type Detection } fro
 import { runOnLentInput } from './lent-input.js';
 import type { ModelRunner } from './runner.js';
 
-export type { AnalyseOptions, FaceAnalysis, ImageAnalysis, Rectangle, StageTimings } from './analysis.js';
-
 const now = () => performance.now();
 
 /** Square box used by the landmark and attribute models: side = detection height, same centre. */

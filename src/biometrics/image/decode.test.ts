@@ -1,7 +1,8 @@
 import jpeg from 'jpeg-js';
 import { encode as encodePngRaw } from 'fast-png';
 import { describe, expect, it } from 'vitest';
-import { decodeImage, imageCost, rgbaToRgb, sniffFormat } from './decode.js';
+import { decodeImage, rgbaToRgb, sniffFormat } from './decode.js';
+import { imageCost } from './image-cost.js';
 import { exifOrientationSegment, jpegOrientation } from './exif.js';
 import { applyOrientation } from './image.js';
 

@@ -6,8 +6,6 @@ import { DEFAULT_MAX_MEGAPIXELS, imageCost } from './image-cost.js';
 import { applyOrientation, type RgbImage } from './image.js';
 import { decodePngData } from './png.js';
 
-export { DEFAULT_MAX_MEGAPIXELS, imageCost, type ImageCost } from './image-cost.js';
-
 /** Formats the face pipeline accepts. */
 export type ImageFormat = 'jpeg' | 'png';
 

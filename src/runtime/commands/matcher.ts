@@ -11,7 +11,7 @@ import { MatcherPool } from '../../biometrics/matcher-pool.js';
 import type { Config } from '../../config/config.js';
 import { connectDatabase, migrate } from '../../db/connect.js';
 import type { ServiceContext } from '../../services/context.js';
-import { GALLERY_CHANNEL } from '../../services/gallery/gallery-cache.js';
+import { GALLERY_CHANNEL } from '../../services/gallery/gallery-changes.js';
 import { serveShards } from '../../services/gallery/sharded/matcher-service.js';
 import { MatcherShard } from '../../services/gallery/sharded/matcher-shard.js';
 import { configuredLogger } from '../../services/logger.js';

@@ -1,8 +1,5 @@
 import type { TokenAccountRow } from '../../db/repositories/auth/token-account.js';
 
-// The check's SQL (the statement of its own, and the column a read carries) lives in the repository.
-export { accountColumn, TOKEN_ACCOUNT, type TokenAccountRow } from '../../db/repositories/auth/token-account.js';
-
 /**
  * The Bearer check of an account token, left for a read to make inside its own statement: one round trip to
  * PostgreSQL per read instead of two. The token itself (signature, expiry, issuer, scope) is verified before;

@@ -6,7 +6,8 @@ import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle
 import { SigningKeys } from '../../auth/signing-keys.js';
 import { findAccountForLogin } from '../../db/repositories/accounts.js';
 import { findTokenClient } from '../../db/repositories/auth/oauth-clients.js';
-import { PendingAccountCheck, TOKEN_ACCOUNT, type TokenAccountRow } from './account-check.js';
+import { PendingAccountCheck } from './account-check.js';
+import { TOKEN_ACCOUNT, type TokenAccountRow } from '../../db/repositories/auth/token-account.js';
 import { roleCovers } from '../../auth/principal.js';
 import { CredentialCache } from './credential-cache.js';
 import { VerifiedTokens } from './verified-tokens.js';

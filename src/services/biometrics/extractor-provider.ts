@@ -1,4 +1,4 @@
-import type { Extractor, JobAdmission } from '../../extraction/index.js';
+import type { Extractor, JobAdmission } from '../../extraction/extractor.js';
 import { DomainError } from '../errors.js';
 
 /** Whose request the jobs serve, and the signal that says the request was abandoned. */

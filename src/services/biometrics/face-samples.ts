@@ -1,10 +1,6 @@
-import {
-  BiometricError,
-  encodeFaceTemplate,
-  isClientError,
-  type FaceAnalysis,
-  type ImageAnalysis,
-} from '../../biometrics/index.js';
+import { BiometricError, isClientError } from '../../biometrics/errors.js';
+import { encodeFaceTemplate } from '../../biometrics/template.js';
+import { type FaceAnalysis, type ImageAnalysis } from '../../biometrics/face/analysis.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';

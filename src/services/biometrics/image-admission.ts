@@ -1,4 +1,5 @@
-import { BiometricError, imageCost } from '../../biometrics/index.js';
+import { BiometricError } from '../../biometrics/errors.js';
+import { imageCost } from '../../biometrics/image/image-cost.js';
 import { DomainError } from '../errors.js';
 import { recordException } from '../exceptions/record.js';
 import type { Services } from '../index.js';

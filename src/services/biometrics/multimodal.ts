@@ -1,4 +1,6 @@
-import { cosineInt8, fuseScores, parseTemplate, calibrationOf, type ModalityScores } from '../../biometrics/index.js';
+import { cosineInt8, parseTemplate } from '../../biometrics/template.js';
+import { fuseScores, type ModalityScores } from '../../biometrics/fusion.js';
+import { calibrationOf } from '../../biometrics/calibration.js';
 import {
   listFaceSampleTemplates,
   listVoiceTemplates,

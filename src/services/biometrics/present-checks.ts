@@ -1,4 +1,4 @@
-import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/index.js';
+import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/face/analysis.js';
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
 const mean = (points: [number, number][], idx: number[]) => {

@@ -1,4 +1,5 @@
-import { BiometricError, encodeVoiceTemplate, isClientError } from '../../biometrics/index.js';
+import { BiometricError, isClientError } from '../../biometrics/errors.js';
+import { encodeVoiceTemplate } from '../../biometrics/template.js';
 import { gateVoice, type VoiceGateFailure, type VoiceGates } from '../../biometrics/voice/settings.js';
 import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
 import type { Services } from '../index.js';

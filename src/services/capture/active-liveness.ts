@@ -1,4 +1,4 @@
-import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/index.js';
+import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/face/analysis.js';
 import { iou, MIN_TRACK_OVERLAP } from './frame-judge.js';
 
 /** An instruction of active liveness. LEFT and RIGHT are the subject's own, not the picture's. */

@@ -5,13 +5,8 @@ import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerKeyOf } from '../gateway/gateway-owner.js';
 import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
-import {
-  CaptureSession,
-  type CaptureCaller,
-  type CaptureEvent,
-  type CaptureMedia,
-  type CaptureParams,
-} from './capture-session.js';
+import { CaptureSession } from './capture-session.js';
+import { type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-types.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
 import { publisherMedia } from './publisher-media.js';
@@ -29,8 +24,6 @@ interface Entry {
   handleId: number;
   writer: CaptureWriter;
 }
-
-export type { CaptureView } from './capture-store.js';
 
 /**
  * The capture sessions this node runs, by gateway session and handle. A connect on a VideoRoom handle makes a

@@ -29,17 +29,7 @@ import { sessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
 import { IdleWatch } from './idle-watch.js';
 
-export type {
-  CaptureCaller,
-  CaptureEvent,
-  CaptureMedia,
-  CaptureParams,
-  CaptureResult,
-  CaptureState,
-} from './capture-types.js';
-
 const MAX_EVENTS = 200;
-export { ACTIVE_LIVENESS_FAILED } from './capture-operation.js';
 
 /**
  * A biometric capture over a live video stream (issue 22): frames are analysed by the same extraction

@@ -14,7 +14,7 @@ import {
 import type { ServiceContext } from '../context.js';
 import { shareRefusal } from '../gateway/share-refusal.js';
 import { NODE_ALIVE_SECONDS } from '../management/cluster.js';
-import type { CaptureEvent, CaptureParams, CaptureResult, CaptureState } from './capture-session.js';
+import type { CaptureEvent, CaptureParams, CaptureResult, CaptureState } from './capture-types.js';
 
 /** Finished captures stay readable this long, so the client can read the outcome after the session ended. */
 export const KEEP_FINISHED_MS = 10 * 60_000;

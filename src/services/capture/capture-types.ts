@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
-import type { InitParams } from '../../schemas/gateway.js';
+import type { InitParams } from '../../schemas/gateway-init.js';
 import type { CandidateData } from '../../schemas/operations.js';
 import type { ActiveEvent } from './active-liveness.js';
 import type { CaptureGuidance } from './frame-judge.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/index.js';
+import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/face/analysis.js';
 import type { FaceGates } from '../biometrics/face-samples.js';
 import { FrameJudge } from './frame-judge.js';
 

@@ -1,4 +1,4 @@
-import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/index.js';
+import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/face/analysis.js';
 import { gateImage, type FaceGates } from '../biometrics/face-samples.js';
 
 /** What the client is told while it streams; each guidance is sent when it changes, not for every frame. */

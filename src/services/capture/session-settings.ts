@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { InitParams } from '../../schemas/gateway.js';
+import type { InitParams } from '../../schemas/gateway-init.js';
 import type { FaceGates } from '../biometrics/face-samples.js';
 import type { DedupRules } from '../enrolment/deduplicate.js';
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { parseTemplate } from '../../biometrics/index.js';
+import { parseTemplate } from '../../biometrics/template.js';
 import { json } from '../../db/json.js';
 import { insertAdjudicationCase, insertSubjectUnlessTaken } from '../../db/repositories/enrolment.js';
 import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';

@@ -1,4 +1,5 @@
-import { BiometricError, faceRecord, parseTemplate } from '../../biometrics/index.js';
+import { BiometricError } from '../../biometrics/errors.js';
+import { faceRecord, parseTemplate } from '../../biometrics/template.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { MatcherThreads } from '../../biometrics/index.js';
+import type { MatcherThreads } from '../../biometrics/matcher-types.js';
 import type { Database } from '../../db/tables.js';
 import type { ServiceContext } from '../context.js';
 import type { GalleryChanges } from './gallery-changes.js';
@@ -13,12 +13,6 @@ import {
 import type { GalleryMatch } from './gallery-store.js';
 import { GallerySync, type GalleryFreshness } from './gallery-sync.js';
 import type { SlotRange } from './sharded/shard-map.js';
-
-export { GALLERY_CHANNEL } from './gallery-changes.js';
-export type { GalleryChanges } from './gallery-changes.js';
-export type { GalleryMatch } from './gallery-store.js';
-export type { GalleryFreshness, ReconcileReport } from './gallery-sync.js';
-export type { GalleryService, GalleryState } from './gallery-service.js';
 
 /**
  * The in-memory face and voice gallery of ENROLLED subjects, a projection of the database: the store

@@ -1,4 +1,5 @@
-import { Gallery, type MatchCandidate, type MatcherThreads } from '../../biometrics/index.js';
+import { Gallery } from '../../biometrics/gallery.js';
+import { type MatchCandidate, type MatcherThreads } from '../../biometrics/matcher-types.js';
 import { exactTopK } from '../../biometrics/candidate-order.js';
 import {
   galleryFaceTemplatesAfter,

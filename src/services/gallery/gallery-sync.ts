@@ -1,4 +1,4 @@
-import type { MatcherThreads } from '../../biometrics/index.js';
+import type { MatcherThreads } from '../../biometrics/matcher-types.js';
 import { galleryChangesAfter, galleryTemplatesOf, latestGalleryChangeId } from '../../db/repositories/gallery.js';
 import type { ServiceContext } from '../context.js';
 import type { LoggedChange } from './change-log.js';
@@ -7,8 +7,6 @@ import type { CommittedChanges, GalleryNotice } from './gallery-changes.js';
 import { GalleryStore } from './gallery-store.js';
 import { holds, type SlotRange } from './sharded/shard-map.js';
 import { Reconciliations, type ReconcileReport, type ReconciliationState } from './reconciliation.js';
-
-export type { ReconcileReport } from './reconciliation.js';
 
 /**
  * How this node learns of gallery changes made by other nodes. `listen`: PostgreSQL NOTIFY wakes it (or nobody

@@ -15,7 +15,7 @@ import { GatewayInspection } from './gateway-inspection.js';
 import type { DecoderClient } from '../../gateway/decoder-client.js';
 import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
 import { CaptureStore } from '../capture/capture-store.js';
-import type { CaptureCaller } from '../capture/capture-session.js';
+import type { CaptureCaller } from '../capture/capture-types.js';
 import { VIDEOROOM } from '../capture/videoroom.js';
 
 const ECHOTEST = 'janus.plugin.echotest';

@@ -1,6 +1,6 @@
 import { PrometheusRegistry, type GaugeSample } from './prometheus.js';
 import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
-import type { GalleryService } from '../gallery/gallery-cache.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
 import type { DatabasePoolStats, DialectName } from '../../db/connect.js';
 
 /** Upper bounds of the request-duration buckets, in seconds: from a cached read to a slow enrolment. */

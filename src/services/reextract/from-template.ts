@@ -1,10 +1,5 @@
-import {
-  FACE_CALIBRATION,
-  cosineInt8,
-  faceRecord,
-  parseTemplate,
-  type TemplateRecord,
-} from '../../biometrics/index.js';
+import { FACE_CALIBRATION } from '../../biometrics/calibration.js';
+import { cosineInt8, faceRecord, parseTemplate, type TemplateRecord } from '../../biometrics/template.js';
 import { toBase64 } from '../../encoding/base64.js';
 import type { Services } from '../index.js';
 import { invalid } from '../errors.js';

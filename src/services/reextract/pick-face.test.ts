@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FaceAnalysis } from '../../biometrics/index.js';
+import type { FaceAnalysis } from '../../biometrics/face/analysis.js';
 import { intersectionOverUnion, pickStoredFace } from './pick-face.js';
 
 const face = (x: number, y: number, size: number) =>

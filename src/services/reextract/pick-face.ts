@@ -1,4 +1,4 @@
-import type { FaceAnalysis, Rectangle } from '../../biometrics/index.js';
+import type { FaceAnalysis, Rectangle } from '../../biometrics/face/analysis.js';
 
 /**
  * Which face of a stored original image a sample stands for. A new detector may find a second (background)

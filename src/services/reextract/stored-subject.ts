@@ -1,4 +1,5 @@
-import { encodeFaceTemplate, type FaceAnalysis, type ImageAnalysis } from '../../biometrics/index.js';
+import { encodeFaceTemplate } from '../../biometrics/template.js';
+import { type FaceAnalysis, type ImageAnalysis } from '../../biometrics/face/analysis.js';
 import { json } from '../../db/json.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import {

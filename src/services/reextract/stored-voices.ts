@@ -1,4 +1,4 @@
-import { encodeVoiceTemplate } from '../../biometrics/index.js';
+import { encodeVoiceTemplate } from '../../biometrics/template.js';
 import type { VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
 import { listStoredVoiceSamples, replaceSubjectTemplate, updateVoiceSample } from '../../db/repositories/reextract.js';
 import type { Queryable } from '../../db/repositories/queryable.js';

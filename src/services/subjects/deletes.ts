@@ -1,6 +1,6 @@
 import type { Services } from '../index.js';
 import { DomainError, invalid, notFound } from '../errors.js';
-import { escapeLike } from '../query-helpers.js';
+import { escapeLike } from '../../db/repositories/like.js';
 import {
   lockSubjectKey,
   lockSubjectKeysBySubjectIds,

@@ -1,6 +1,6 @@
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
-import type { SubjectFilter } from '../../schemas/subjects.js';
+import type { SubjectFilter } from '../../schemas/subject-queries.js';
 import { sortColumn } from '../query-helpers.js';
 import { filterShape, filterValues, subjectSortColumns } from '../../db/repositories/subjects/filters.js';
 import {

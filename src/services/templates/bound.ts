@@ -1,4 +1,5 @@
-import { BiometricError, parseTemplate, type Template } from '../../biometrics/index.js';
+import { BiometricError } from '../../biometrics/errors.js';
+import { parseTemplate, type Template } from '../../biometrics/template.js';
 import type { ServiceContext } from '../context.js';
 import { templateKeys } from './keys.js';
 import { ENVELOPE_MAGIC, EnvelopeError, appendSignature } from './signed.js';

@@ -1,5 +1,5 @@
 import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
-import { parseTemplate } from '../../biometrics/index.js';
+import { parseTemplate } from '../../biometrics/template.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
 import type { Services } from '../index.js';

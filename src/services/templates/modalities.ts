@@ -1,4 +1,4 @@
-import type { Template } from '../../biometrics/index.js';
+import type { Template } from '../../biometrics/template.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError, invalid } from '../errors.js';
 import { decryptDeviceTemplate } from './encrypted.js';

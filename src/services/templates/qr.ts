@@ -1,5 +1,5 @@
 import qrcode from 'qrcode-generator';
-import { encodePng } from '../../biometrics/index.js';
+import { encodePng } from '../../biometrics/image/encode.js';
 
 /**
  * QR codes of signed templates, in byte mode, drawn by us: `qrcode-generator` (pure JS) only computes the

@@ -1,11 +1,6 @@
-import {
-  cosineInt8,
-  cosineToScore,
-  faceRecord,
-  parseTemplate,
-  BiometricError,
-  type Template,
-} from '../../biometrics/index.js';
+import { cosineInt8, faceRecord, parseTemplate, type Template } from '../../biometrics/template.js';
+import { cosineToScore } from '../../biometrics/calibration.js';
+import { BiometricError } from '../../biometrics/errors.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import { findSubjectFaceTemplate } from '../../db/repositories/templates.js';

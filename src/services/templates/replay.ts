@@ -1,4 +1,5 @@
-import { cosineInt8, faceRecord, parseTemplate, BiometricError, type Template } from '../../biometrics/index.js';
+import { cosineInt8, faceRecord, parseTemplate, type Template } from '../../biometrics/template.js';
+import { BiometricError } from '../../biometrics/errors.js';
 import { listFaceSampleTemplatesOfVersion, listFaceTemplatesOfVersion } from '../../db/repositories/templates.js';
 import type { ServiceContext } from '../context.js';
 

@@ -1,4 +1,5 @@
-import { BiometricError, crc32, parseTemplate, TEMPLATE_MAGIC, type Template } from '../../biometrics/index.js';
+import { BiometricError } from '../../biometrics/errors.js';
+import { crc32, parseTemplate, TEMPLATE_MAGIC, type Template } from '../../biometrics/template.js';
 import type { ServiceContext } from '../context.js';
 import { templateKeys } from './keys.js';
 

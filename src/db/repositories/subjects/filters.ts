@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import { json } from '../../json.js';
 import type { Database } from '../../tables.js';
-import type { SubjectFilter } from '../../../schemas/subjects.js';
+import type { SubjectFilter } from '../../../schemas/subject-queries.js';
 import { likePrefix } from '../like.js';
 import type { Queryable } from '../queryable.js';
 import type { SlotOf } from './shapes.js';

@@ -1,4 +1,4 @@
-import type { SubjectFilter } from '../../../schemas/subjects.js';
+import type { SubjectFilter } from '../../../schemas/subject-queries.js';
 import type { Queryable } from '../queryable.js';
 import { filteredSubjects, filteredSubjectsOfShape, type subjectSortColumns } from './filters.js';
 import type { SlotOf } from './shapes.js';

@@ -1,4 +1,4 @@
-import type { MatcherThreads } from '../../../biometrics/index.js';
+import type { MatcherThreads } from '../../../biometrics/matcher-types.js';
 import { BiometricError } from '../../../biometrics/errors.js';
 import { fromBase64 } from '../../../encoding/base64.js';
 import type { ServiceContext } from '../../context.js';
