@@ -19,7 +19,8 @@ import { execFile } from 'node:child_process';
 import { loadavg, availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createExtractor, type Extractor } from '../src/extraction/index.js';
+import { createExtractor } from '../src/extraction/index.js';
+import type { Extractor } from '../src/extraction/extractor.js';
 import { loadConfig } from '../src/config/config.js';
 import {
   captureInBrowser,
