@@ -13,10 +13,16 @@ export function compareKeys(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Best first: the higher cosine, and between equal cosines the smaller gallery key. */
+/**
+ * Best first: the higher score, between equal scores the higher cosine (scores are clamped, and subjects with
+ * more samples score lower at one cosine: subject-score.ts), and between equal cosines the smaller gallery key.
+ */
 export function compareCandidates(a: MatchCandidate, b: MatchCandidate): number {
-  return b.cosine - a.cosine || compareKeys(a.subject, b.subject);
+  return b.score - a.score || b.cosine - a.cosine || compareKeys(a.subject, b.subject);
 }
+
+/** True when `a` and `b` are equal in everything but their key. */
+const tied = (a: MatchCandidate, b: MatchCandidate) => a.score === b.score && a.cosine === b.cosine;
 
 /**
  * The exact best `topK` in {@link compareCandidates} order, from a search that breaks ties its own way (by row).
@@ -32,7 +38,7 @@ export async function exactTopK(
   let ask = topK + 1;
   for (;;) {
     const found = await search({ ...opts, topK: ask });
-    if (found.length < ask || found[ask - 1]!.cosine < found[topK - 1]!.cosine)
+    if (found.length < ask || !tied(found[ask - 1]!, found[topK - 1]!))
       return found.sort(compareCandidates).slice(0, topK);
     ask *= 2;
   }

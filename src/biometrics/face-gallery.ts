@@ -3,6 +3,7 @@ import { FACE_CALIBRATION, type Calibration } from './calibration.js';
 import { DotKernel, kernelModules, type KernelChoice, type KernelName } from './matcher-dots.js';
 import { mergeHits, scanRows, type ScanHits, type ScanTask } from './matcher-scan.js';
 import { RowStore } from './matcher-store.js';
+import { subjectScore } from './subject-score.js';
 import {
   recordOf,
   type IdentifyOptions,
@@ -29,7 +30,7 @@ export interface FaceGalleryOptions {
 
 /**
  * An exact 1:1 / 1:N matcher over int8 templates of ONE template version. Each subject may hold several
- * templates; a search scores a subject by its best template. Rows live in one contiguous int8 store (a
+ * templates; a search scores a subject by its best template and its number of templates (subject-score.ts). Rows live in one contiguous int8 store (a
  * WebAssembly memory, shared with matcher threads when there are some) and are compared exhaustively: no
  * approximation. `identify` scans on the calling thread; `identifyAsync` splits the scan across the matcher
  * threads and merges their top-K exactly. Changes made while a threaded search runs never disturb it: it
@@ -72,7 +73,12 @@ export class FaceGallery {
     const rows = this.store.rowsMemory;
     this.dotKernel = new DotKernel(rows, () => this.store.rows(), this.store.rowsAt, dims, 0, choice, modules);
     if (this.threads && this.store.shared)
-      this.shared = { ...this.store.sharedRows(), key: ++partitionKeys, kernel: choice };
+      this.shared = {
+        ...this.store.sharedRows(),
+        key: ++partitionKeys,
+        kernel: choice,
+        calibration: (options.calibration ?? FACE_CALIBRATION).table,
+      };
     else this.threads = undefined;
     this.calibration = options.calibration ?? FACE_CALIBRATION;
   }
@@ -132,22 +138,37 @@ export class FaceGallery {
   /** Adds one more template for `subject`. */
   add(subject: string, template: Probe): void {
     const q = this.toInt8(template);
-    let s = this.subjectNumber.get(subject);
-    if (s === undefined) {
-      s = this.nextSubject++;
-      this.subjectNumber.set(subject, s);
-      this.subjectName.set(s, subject);
-      this.subjectRows.set(s, []);
-    }
-    this.subjectRows.get(s)!.push(this.store.append(q, s));
+    const s = this.subjectNumber.get(subject);
+    if (s === undefined) return this.put(subject, [q]);
+    // Every row of a subject carries its number of samples, which a search in flight must not see change: the
+    // subject's rows are appended again with the new count and the old ones removed as of this generation.
+    const old = this.subjectRows.get(s)!;
+    const dims = this.dims;
+    const bytes = old.map((r) => this.store.rows().slice(r * dims, (r + 1) * dims));
+    const rows = [...bytes, q].map((b) => this.store.append(b, s));
+    this.store.setSamples(rows);
+    this.subjectRows.set(s, rows);
+    this.store.kill(old);
     this.liveRows++;
+    this.tidy();
   }
 
   /** Replaces every template of `subject` (an empty list removes it). */
   replace(subject: string, templates: Probe[]): void {
     const qs = templates.map((t) => this.toInt8(t)); // validate all before changing anything
     this.remove(subject);
-    for (const q of qs) this.add(subject, q);
+    if (qs.length) this.put(subject, qs);
+  }
+
+  /** A new subject with these templates. */
+  private put(subject: string, qs: Int8Array[]): void {
+    const s = this.nextSubject++;
+    this.subjectNumber.set(subject, s);
+    this.subjectName.set(s, subject);
+    const rows = qs.map((q) => this.store.append(q, s));
+    this.store.setSamples(rows);
+    this.subjectRows.set(s, rows);
+    this.liveRows += rows.length;
   }
 
   /** Removes `subject` and its templates; returns false if it was absent. */
@@ -180,26 +201,30 @@ export class FaceGallery {
     this.retired.length = 0;
   }
 
-  /** 1:1: the probe against `subject`'s best template; null when the subject is not in the gallery. */
+  /**
+   * 1:1: the probe against `subject`'s templates, scored by the best and their number (subject-score.ts); null
+   * when the subject is not in the gallery.
+   */
   verify(probe: Probe, subject: string): MatchCandidate | null {
     const s = this.subjectNumber.get(subject);
     if (s === undefined) return null;
     const q = this.toInt8(probe);
     const pn = norm(q);
+    const ipn = 1 / pn; // as the scan computes a cosine, so VERIFY and IDENTIFY agree to the last bit
     const store = this.store.rows();
     const { inv } = this.store.meta();
     let best = -1;
-    for (const r of this.subjectRows.get(s)!) {
+    const rows = this.subjectRows.get(s)!;
+    for (const r of rows) {
       let d = 0;
       const o = r * this.dims;
       for (let k = 0; k < this.dims; k++) d += q[k] * store[o + k];
-      best = Math.max(best, pn && inv[2 * r] ? (d * inv[2 * r]) / pn : 0);
+      best = Math.max(best, pn && inv[3 * r] ? d * inv[3 * r] * ipn : 0);
     }
-    return { subject, cosine: best, score: this.calibration.cosineToScore(best) };
+    return { subject, cosine: best, score: subjectScore(this.calibration.cosineToScore(best), rows.length) };
   }
 
   private task(q: Int8Array, opts: IdentifyOptions, from: number, to: number): ScanTask {
-    const minCosine = opts.threshold ? this.calibration.scoreToCosine(opts.threshold) : -Infinity;
     const ex = opts.exclude;
     const excluded: number[] = [];
     if (ex && typeof ex !== 'function')
@@ -212,7 +237,7 @@ export class FaceGallery {
       from,
       to,
       generation: this.store.generation,
-      minCosine,
+      threshold: opts.threshold ?? 0,
       topK: Math.max(1, opts.topK ?? 10),
       excluded: Int32Array.from(excluded).sort(),
     };
@@ -222,7 +247,7 @@ export class FaceGallery {
     return hits.subjects.map((s, i) => ({
       subject: this.subjectName.get(s)!,
       cosine: hits.cosines[i],
-      score: this.calibration.cosineToScore(hits.cosines[i]),
+      score: hits.scores[i],
     }));
   }
 
@@ -235,7 +260,7 @@ export class FaceGallery {
     const task = this.task(q, opts, 0, this.store.count);
     const ex = opts.exclude;
     const dropped = typeof ex === 'function' ? (s: number) => ex(this.subjectName.get(s)!) : undefined;
-    return this.answer(scanRows(this.dotKernel, this.store.meta(), task, dropped));
+    return this.answer(scanRows(this.dotKernel, this.store.meta(), task, this.calibration, dropped));
   }
 
   /**

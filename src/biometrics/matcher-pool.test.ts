@@ -6,7 +6,8 @@ import { MatcherPool } from './matcher-pool.js';
 import { FaceGallery } from './face-gallery.js';
 import { Gallery } from './gallery.js';
 import { FACE_CALIBRATION } from './calibration.js';
-import { encodeTemplate } from './template.js';
+import { subjectScore } from './subject-score.js';
+import { cosineInt8, encodeTemplate } from './template.js';
 
 const DIMS = 512;
 function rng(seed: number) {
@@ -63,6 +64,72 @@ describe('matcher pool', () => {
     expect(
       (await g.identifyAsync(probes[1], { topK: 3, exclude: new Set([`s${6000 % 2001}`]) })).map((h) => h.subject),
     ).not.toContain(`s${6000 % 2001}`);
+  });
+
+  it('subjects of one to six samples scattered over the slices: the same candidates on 1, 2 and 3 threads, by the subject rule', async () => {
+    const three = new MatcherPool(3, { minRows: 0 });
+    try {
+      const r = rng(11);
+      const one = new FaceGallery('t', DIMS);
+      const galleries = [
+        one,
+        new FaceGallery('t', DIMS, { threads: pool }),
+        new FaceGallery('t', DIMS, { threads: three }),
+      ];
+      // 3,000 subjects; samples added in random order, so a subject's rows lie in different threads' slices
+      const samples = new Map<string, Int8Array[]>();
+      const base = Array.from({ length: 40 }, () => randomRow(r));
+      for (let i = 0; i < 3000; i++) samples.set(`m${i}`, []);
+      const order: string[] = [];
+      for (const [subject, list] of samples) {
+        const k = 1 + (r() % 6);
+        for (let j = 0; j < k; j++) {
+          // a quarter of the samples near one of 40 faces: many subjects compete near each probe
+          list.push(r() % 4 === 0 ? near(base[r() % 40]!, r) : randomRow(r));
+          order.push(subject);
+        }
+      }
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = r() % (i + 1);
+        [order[i], order[j]] = [order[j]!, order[i]!];
+      }
+      const next = new Map<string, number>();
+      for (const subject of order) {
+        const j = next.get(subject) ?? 0;
+        next.set(subject, j + 1);
+        for (const g of galleries) g.add(subject, samples.get(subject)![j]!);
+      }
+      const mixed = [...samples.values()].map((l) => l.length);
+      expect(new Set(mixed).size).toBe(6);
+      let reordered = 0;
+      for (let p = 0; p < 8; p++) {
+        const probe = near(base[p]!, r);
+        // the rule by brute force: best sample's cosine, scored for the subject's number of samples
+        const brute = [...samples]
+          .map(([subject, list]) => {
+            const cosine = Math.max(...list.map((q) => cosineInt8(probe, q)));
+            return { subject, cosine, score: subjectScore(FACE_CALIBRATION.cosineToScore(cosine), list.length) };
+          })
+          .sort((a, b) => b.score - a.score || b.cosine - a.cosine);
+        const byCosine = [...brute].sort((a, b) => b.cosine - a.cosine);
+        if (byCosine.slice(0, 20).some((b, i) => b.subject !== brute[i]!.subject)) reordered++;
+        for (const opts of [{ topK: 1 }, { topK: 20 }, { topK: 100, threshold: 20 }]) {
+          const single = one.identify(probe, opts);
+          const expected = brute.filter((b) => b.score >= (opts.threshold ?? 0) - 1e-9).slice(0, opts.topK);
+          expect(single.map((h) => h.subject)).toEqual(expected.map((b) => b.subject));
+          single.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 9));
+          for (const g of galleries.slice(1)) expect(await g.identifyAsync(probe, opts)).toEqual(single);
+        }
+        // VERIFY gives every subject the score IDENTIFY gives it
+        for (const h of one.identify(probe, { topK: 20 })) {
+          for (const g of galleries) expect(g.verify(probe, h.subject)!.score).toBeCloseTo(h.score, 12);
+        }
+      }
+      // the number of samples changed the order of the best 20 (the rule is not the best cosine's order)
+      expect(reordered).toBeGreaterThan(0);
+    } finally {
+      await three.close();
+    }
   });
 
   it('Gallery partitions take the threads too; template bytes in, same answer as on one thread', async () => {

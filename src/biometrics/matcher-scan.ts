@@ -1,13 +1,20 @@
-// One exhaustive scan of a range of gallery rows: the best `topK` subjects by their best row, exactly. The same
-// code runs on the gallery's own thread (a whole search) and in each matcher thread (one slice of a search),
-// and `mergeHits` joins slices into what one scan of every row would have found.
+// One exhaustive scan of a range of gallery rows: the best `topK` subjects by their subject score (their best row,
+// scored with their number of samples: subject-score.ts), exactly. The same code runs on the gallery's own
+// thread (a whole search) and in each matcher thread (one slice of a search), and `mergeHits` joins slices into
+// what one scan of every row would have found.
+import type { Calibration } from './calibration.js';
 import { CHUNK, type DotKernel } from './matcher-dots.js';
 import { ALIVE, type RowMeta } from './matcher-store.js';
+import { SubjectScorer } from './subject-score.js';
 
-/** A scan's result, best first: subject numbers, their best cosine and the row it came from. */
+/**
+ * A scan's result, best first (subject score, then cosine, then row): subject numbers, their best cosine, their
+ * subject score and the row the cosine came from.
+ */
 export interface ScanHits {
   subjects: number[];
   cosines: number[];
+  scores: number[];
   rows: number[];
 }
 
@@ -18,12 +25,15 @@ export interface ScanTask {
   to: number;
   /** Rows removed after this generation still count (the search started then). */
   generation: number;
-  /** Minimum cosine, -Infinity for none. */
-  minCosine: number;
+  /** Minimum subject score, 0 for none. */
+  threshold: number;
   topK: number;
   /** Subject numbers to leave out, ascending. */
   excluded: Int32Array;
 }
+
+/** Below this much, a cosine first cut is taken as equal (the calibration's inverse is interpolated in floats). */
+const CUT_SLACK = 1e-9;
 
 function isExcluded(sorted: Int32Array, s: number): boolean {
   let lo = 0,
@@ -38,25 +48,31 @@ function isExcluded(sorted: Int32Array, s: number): boolean {
 }
 
 /**
- * Scans rows task.from..task.to-1, leaving out task.excluded and the subjects `dropped` names. Ties keep the earlier row first, so any split of the rows merges to the
- * order of one scan.
+ * Scans rows task.from..task.to-1, leaving out task.excluded and the subjects `dropped` names. A row's cosine is
+ * first compared with a cut in cosine below which no subject of any number of samples can enter the list (the
+ * threshold's cosine for one sample, or that of the K-th subject's score); only rows above it are scored. Ties
+ * keep the earlier row first, so any split of the rows merges to the order of one scan.
  */
 export function scanRows(
   kernel: DotKernel,
   meta: RowMeta,
   task: ScanTask,
+  calibration: Calibration,
   dropped?: (subject: number) => boolean,
 ): ScanHits {
   const { probe, topK, generation, excluded } = task;
-  const hits: ScanHits = { subjects: [], cosines: [], rows: [] };
+  const hits: ScanHits = { subjects: [], cosines: [], scores: [], rows: [] };
   let pn = 0;
   for (let i = 0; i < probe.length; i++) pn += probe[i] * probe[i];
   pn = Math.sqrt(pn);
-  if (pn === 0 || task.minCosine === Infinity) return hits;
+  const scorer = new SubjectScorer(calibration, task.threshold);
+  // one sample needs the lowest cosine to reach a score: a first cut that holds for every subject
+  const minCosine = scorer.minCosine(1) - CUT_SLACK;
+  if (pn === 0 || minCosine === Infinity) return hits;
   kernel.setProbe(probe);
   const { inv, ints } = meta;
-  const { subjects: bestSubj, cosines: bestCos, rows: bestRow } = hits;
-  let floor = task.minCosine;
+  const { subjects: bestSubj, cosines: bestCos, scores: bestScore, rows: bestRow } = hits;
+  let floor = minCosine;
   const ipn = 1 / pn;
   for (let start = task.from; start < task.to; start += CHUNK) {
     const n = Math.min(CHUNK, task.to - start);
@@ -64,31 +80,40 @@ export function scanRows(
     const fl = floor * pn; // compare dot / |row| against floor * |probe| without dividing
     for (let i = 0; i < n; i++) {
       const r = start + i;
-      if (!(dots[i] * inv[2 * r] >= fl)) continue;
-      const c = dots[i] * inv[2 * r] * ipn;
+      if (!(dots[i] * inv[3 * r] >= fl)) continue;
+      const c = dots[i] * inv[3 * r] * ipn;
       if (!(c >= floor)) continue;
-      const died = ints[4 * r + 3];
+      const died = ints[6 * r + 3];
       if (died !== ALIVE && died <= generation) continue;
-      const s = ints[4 * r + 2];
+      const s = ints[6 * r + 2];
       if ((excluded.length && isExcluded(excluded, s)) || dropped?.(s)) continue;
+      const samples = ints[6 * r + 4];
+      if (!(c >= scorer.minCosine(samples))) continue; // the threshold, for this many samples
+      const score = scorer.score(c, samples);
       const at = bestSubj.indexOf(s);
       if (at >= 0) {
-        if (c <= bestCos[at]) continue;
+        if (c <= bestCos[at]) continue; // the same subject: its score grows with its best cosine
         bestSubj.splice(at, 1);
         bestCos.splice(at, 1);
+        bestScore.splice(at, 1);
         bestRow.splice(at, 1);
       }
       let pos = bestCos.length;
-      while (pos > 0 && bestCos[pos - 1] < c) pos--;
+      while (pos > 0 && (bestScore[pos - 1] < score || (bestScore[pos - 1] === score && bestCos[pos - 1] < c))) pos--;
+      if (pos >= topK) continue;
       bestSubj.splice(pos, 0, s);
       bestCos.splice(pos, 0, c);
+      bestScore.splice(pos, 0, score);
       bestRow.splice(pos, 0, r);
       if (bestCos.length > topK) {
         bestSubj.pop();
         bestCos.pop();
+        bestScore.pop();
         bestRow.pop();
       }
-      if (bestCos.length === topK) floor = Math.max(task.minCosine, bestCos[topK - 1]);
+      // a row whose one-sample score is below the K-th subject score cannot enter (more samples only lower it)
+      if (bestCos.length === topK)
+        floor = Math.max(minCosine, calibration.scoreToCosine(bestScore[topK - 1]) - CUT_SLACK);
     }
   }
   return hits;
@@ -96,20 +121,26 @@ export function scanRows(
 
 /**
  * Joins slice results into the exact top-K of the whole range. A subject in the overall top K is in the top K
- * of the slice holding its best row (every subject above it there is above it overall), so the union of the
- * slices' lists holds the answer; a subject found in several slices keeps its best cosine.
+ * of the slice holding its best row (every subject above it there is above it overall: a subject's score grows
+ * with its best cosine), so the union of the slices' lists holds the answer; a subject found in several slices
+ * keeps its best cosine.
  */
 export function mergeHits(parts: ScanHits[], topK: number): ScanHits {
-  const best = new Map<number, { c: number; r: number }>();
+  const best = new Map<number, { c: number; s: number; r: number }>();
   for (const p of parts) {
     for (let i = 0; i < p.subjects.length; i++) {
-      const s = p.subjects[i],
+      const subject = p.subjects[i],
         c = p.cosines[i],
         r = p.rows[i];
-      const b = best.get(s);
-      if (!b || c > b.c || (c === b.c && r < b.r)) best.set(s, { c, r });
+      const b = best.get(subject);
+      if (!b || c > b.c || (c === b.c && r < b.r)) best.set(subject, { c, s: p.scores[i], r });
     }
   }
-  const all = [...best].sort((a, b) => b[1].c - a[1].c || a[1].r - b[1].r).slice(0, topK);
-  return { subjects: all.map((x) => x[0]), cosines: all.map((x) => x[1].c), rows: all.map((x) => x[1].r) };
+  const all = [...best].sort((a, b) => b[1].s - a[1].s || b[1].c - a[1].c || a[1].r - b[1].r).slice(0, topK);
+  return {
+    subjects: all.map((x) => x[0]),
+    cosines: all.map((x) => x[1].c),
+    scores: all.map((x) => x[1].s),
+    rows: all.map((x) => x[1].r),
+  };
 }

@@ -7,8 +7,11 @@ import { MAX_DIMS, SLOT_BYTES } from './matcher-dots.js';
 
 /** The `died` stamp of a row that is still in the gallery. */
 export const ALIVE = 0x7fffffff;
-/** Bytes of per-row data: float64 inverse norm, int32 subject number, int32 generation removed at. */
-const META_BYTES = 16;
+/**
+ * Bytes of per-row data: float64 inverse norm, int32 subject number, int32 generation removed at, int32 number of
+ * samples of the row's subject (a subject's score depends on it: subject-score.ts), 4 bytes unused.
+ */
+const META_BYTES = 24;
 const PAGE = 65536;
 /** A shared memory must declare a maximum: the whole 32-bit address space (4 GiB, ~8M rows of 512 bytes). */
 const MAX_PAGES = 65536;
@@ -23,9 +26,12 @@ export interface SharedRows {
 
 /** Typed views over the per-row data (renewed when the memory grows). */
 export interface RowMeta {
-  /** inv[2r]: 1 / |row r| (0 for a zero row). */
+  /** inv[3r]: 1 / |row r| (0 for a zero row). */
   inv: Float64Array;
-  /** ints[4r + 2]: subject number of row r; ints[4r + 3]: generation it was removed at, ALIVE if present. */
+  /**
+   * ints[6r + 2]: subject number of row r; ints[6r + 3]: generation it was removed at, ALIVE if present;
+   * ints[6r + 4]: number of samples (rows) of that subject.
+   */
   ints: Int32Array;
 }
 
@@ -140,12 +146,19 @@ export class RowStore {
     this.rowView.set(q, r * this.dims);
     let n = 0;
     for (let i = 0; i < q.length; i++) n += q[i] * q[i];
-    this.metaView.inv[2 * r] = n ? 1 / Math.sqrt(n) : 0;
-    this.metaView.ints[4 * r + 2] = subject;
-    this.metaView.ints[4 * r + 3] = ALIVE;
+    this.metaView.inv[3 * r] = n ? 1 / Math.sqrt(n) : 0;
+    this.metaView.ints[6 * r + 2] = subject;
+    this.metaView.ints[6 * r + 3] = ALIVE;
+    this.metaView.ints[6 * r + 4] = 1;
     this.count++;
     this.generation++;
     return r;
+  }
+
+  /** Records that these rows are all the samples of their subject. */
+  setSamples(rows: readonly number[]): void {
+    const ints = this.meta().ints;
+    for (const r of rows) ints[6 * r + 4] = rows.length;
   }
 
   /** Marks rows removed as of a new generation; their bytes stay until `compact`. */
@@ -154,7 +167,7 @@ export class RowStore {
     this.generation++;
     const ints = this.meta().ints;
     for (const r of rows) {
-      ints[4 * r + 3] = this.generation;
+      ints[6 * r + 3] = this.generation;
       this.holes.push(r);
     }
   }
@@ -171,17 +184,18 @@ export class RowStore {
     const { inv, ints } = this.meta();
     const dims = this.dims;
     for (const h of holes) {
-      while (this.count > 0 && ints[4 * (this.count - 1) + 3] !== ALIVE) this.count--;
+      while (this.count > 0 && ints[6 * (this.count - 1) + 3] !== ALIVE) this.count--;
       if (h >= this.count) continue;
       const last = this.count - 1;
       rows.copyWithin(h * dims, last * dims, (last + 1) * dims);
-      inv[2 * h] = inv[2 * last];
-      ints[4 * h + 2] = ints[4 * last + 2];
-      ints[4 * h + 3] = ALIVE;
-      moved(last, h, ints[4 * last + 2]);
+      inv[3 * h] = inv[3 * last];
+      ints[6 * h + 2] = ints[6 * last + 2];
+      ints[6 * h + 3] = ALIVE;
+      ints[6 * h + 4] = ints[6 * last + 4];
+      moved(last, h, ints[6 * last + 2]);
       this.count--;
     }
-    while (this.count > 0 && ints[4 * (this.count - 1) + 3] !== ALIVE) this.count--;
+    while (this.count > 0 && ints[6 * (this.count - 1) + 3] !== ALIVE) this.count--;
     this.generation++;
   }
 

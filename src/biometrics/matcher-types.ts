@@ -1,5 +1,6 @@
 // The matcher's vocabulary, shared by the one-version gallery (face-gallery.ts), the service's gallery of
 // every version (gallery.ts) and the Node matcher threads (matcher-pool.ts).
+import type { CalibrationTable } from './calibration.js';
 import type { KernelChoice } from './matcher-dots.js';
 import type { ScanHits, ScanTask } from './matcher-scan.js';
 import type { SharedRows } from './matcher-store.js';
@@ -9,7 +10,7 @@ import type { Template, TemplateRecord } from './template.js';
 export interface MatchCandidate {
   /** The gallery key (e.g. subject id). */
   subject: string;
-  /** Score on the -12*log10(FAR) scale, 0..200. */
+  /** Score on the -12*log10(FAR) scale, 0..200, of the subject: its best template and how many it has. */
   score: number;
   /** Cosine similarity of the best template of this subject. */
   cosine: number;
@@ -45,6 +46,8 @@ export interface MatcherThreads {
 export interface SharedPartition extends SharedRows {
   key: number;
   kernel: KernelChoice;
+  /** The partition's calibration (a thread scores subjects as the gallery does). */
+  calibration: CalibrationTable;
 }
 
 /**

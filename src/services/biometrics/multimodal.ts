@@ -1,6 +1,7 @@
 import { cosineInt8, parseTemplate } from '../../biometrics/template.js';
 import { fuseScores, type ModalityScores } from '../../biometrics/fusion.js';
 import { calibrationOf } from '../../biometrics/calibration.js';
+import { subjectScore } from '../../biometrics/subject-score.js';
 import {
   listFaceSampleTemplates,
   listVoiceTemplates,
@@ -112,19 +113,29 @@ export async function verifySubject(
   return { score: fused === null ? null : round(fused), scores: rounded(scores) };
 }
 
+/**
+ * The subject's score for the best probe: per probe, its samples of the probe's version scored as the gallery
+ * scores a subject (best sample, counted: biometrics/subject-score.ts), so VERIFY from the database agrees with
+ * IDENTIFY and deduplication from the matcher.
+ */
 function bestScore(probes: Uint8Array[], stored: VersionedTemplate[], modality: 'face' | 'voice'): number | undefined {
   let best: number | undefined;
   for (const p of probes) {
     const pt = parseTemplate(p);
+    const a = pt.records.find((r) => r.modality === modality);
+    if (!a) continue;
+    let cosine = -Infinity,
+      samples = 0;
     for (const s of stored) {
       if (s.version !== pt.templateVersion) continue;
-      const st = parseTemplate(s.template);
-      const a = pt.records.find((r) => r.modality === modality),
-        b = st.records.find((r) => r.modality === modality);
-      if (!a || !b) continue;
-      const score = calibrationOf(modality).cosineToScore(cosineInt8(a.q, b.q));
-      best = best === undefined ? score : Math.max(best, score);
+      const b = parseTemplate(s.template).records.find((r) => r.modality === modality);
+      if (!b) continue;
+      samples++;
+      cosine = Math.max(cosine, cosineInt8(a.q, b.q));
     }
+    if (samples === 0) continue;
+    const score = subjectScore(calibrationOf(modality).cosineToScore(cosine), samples);
+    best = best === undefined ? score : Math.max(best, score);
   }
   return best;
 }
