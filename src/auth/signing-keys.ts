@@ -14,7 +14,7 @@ import { randomSecret } from './password.js';
 
 const ALG = 'ES256';
 /** Issuer and audience of our tokens. */
-export const TOKEN_AUDIENCE = 'bims';
+const TOKEN_AUDIENCE = 'bims';
 
 /**
  * What kind of JWT is signed or expected. Access tokens are `at+jwt` for audience `bims` (RFC 9068); other

@@ -10,7 +10,7 @@ import type { Queryable } from '../db/repositories/queryable.js';
 import { DomainError } from '../services/errors.js';
 
 /** The numbers of the throttling policy (docs/login-throttling.md), in milliseconds where they are times. */
-export interface ThrottlePolicy {
+interface ThrottlePolicy {
   freeFailures: number;
   maxDelayMs: number;
   forgetMs: number;

@@ -68,7 +68,7 @@ export function brightness(face: RgbImage): number {
 }
 
 /** Measurements the warnings and the quality score are computed from. */
-export interface FaceMeasurements {
+interface FaceMeasurements {
   rectangle: { x: number; y: number; width: number; height: number };
   imageWidth: number;
   imageHeight: number;

@@ -17,7 +17,7 @@ import { parseTemplate } from './template.js';
 let partitionKeys = 0;
 
 /** Options of a partition. */
-export interface FaceGalleryOptions {
+interface FaceGalleryOptions {
   /**
    * 'auto' (relaxed SIMD where the runtime validates it, else SIMD, else JS), 'relaxed', 'simd' or 'js'. Every
    * kernel gives the same exact integers.

@@ -24,7 +24,7 @@ export const SLOT_BYTES = 4096 + CHUNK * 4;
 /** The largest embedding the scratch slot holds (int16 probe, or pos and neg int8 halves). */
 export const MAX_DIMS = 2048;
 
-export interface KernelModules {
+interface KernelModules {
   simd: WebAssembly.Module | null;
   relaxed: WebAssembly.Module | null;
 }
@@ -43,7 +43,7 @@ function compile(b64: string): WebAssembly.Module | null {
 }
 
 /** Why the relaxed kernel is or is not used: the runtime lacks relaxed SIMD, or it ran it and got other sums. */
-export type RelaxedStatus = 'exact' | 'inexact' | 'unsupported';
+type RelaxedStatus = 'exact' | 'inexact' | 'unsupported';
 const relaxedStatuses = new Map<boolean, RelaxedStatus>();
 
 /**
@@ -127,12 +127,6 @@ function exactOn(mod: WebAssembly.Module, shared: boolean): boolean {
   } catch {
     return false;
   }
-}
-
-/** Forgets compiled kernels (a test that turns a runtime feature on recompiles). */
-export function resetKernelCache(): void {
-  cache.clear();
-  relaxedStatuses.clear();
 }
 
 type DotsFn = (probe: number, rows: number, n: number, dims: number, out: number) => void;

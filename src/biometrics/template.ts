@@ -40,13 +40,6 @@ export function quantize(v: ArrayLike<number>): { q: Int8Array; scale: number } 
   return { q, scale: Math.fround(scale) };
 }
 
-/** Float embedding back from int8. */
-export function dequantize(r: { q: Int8Array; scale: number }): Float32Array {
-  const out = new Float32Array(r.q.length);
-  for (let i = 0; i < r.q.length; i++) out[i] = r.q[i] * r.scale;
-  return out;
-}
-
 export { crc32 };
 
 /** Input of `encodeTemplate`: a float embedding per modality (quantised here) or an already quantised record. */
@@ -173,11 +166,6 @@ export function parseTemplate(bytes: Uint8Array): Template {
 /** The face record of a template, or undefined. */
 export function faceRecord(t: Template): TemplateRecord | undefined {
   return t.records.find((r) => r.modality === 'face');
-}
-
-/** The voice record of a template, or undefined. */
-export function voiceRecord(t: Template): TemplateRecord | undefined {
-  return t.records.find((r) => r.modality === 'voice');
 }
 
 /** Cosine similarity of two int8 vectors (scales cancel out). */

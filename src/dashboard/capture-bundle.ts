@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 
 /** Where the camera page imports the SDK's capture helper from (a path under the dashboard's mounts). */
-export const CAPTURE_BUNDLE = 'js/bims-capture.js';
+const CAPTURE_BUNDLE = 'js/bims-capture.js';
 
 // From source (npm start runs TypeScript through tsx) the helper is src/sdk/gateway-capture.ts; in the compiled
 // package it is dist/src/sdk/gateway-capture.js, beside this file's own compiled form.

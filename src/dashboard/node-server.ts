@@ -11,7 +11,7 @@ import { bundleCaptureHelper } from './capture-bundle.js';
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
 
 /** Every servable file under the public folder, by its path relative to it with forward slashes, and `extra` files. */
-export async function readPublicFiles(
+async function readPublicFiles(
   dir = PUBLIC_DIR,
   extra: { name: string; bytes: Uint8Array }[] = [],
 ): Promise<StaticFiles> {

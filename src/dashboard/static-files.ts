@@ -2,7 +2,7 @@
  * The dashboard's files, held in memory: there are few and they are small, and serving from memory lets the
  * component compute each ETag once at start. A name is a path relative to the public folder.
  */
-export interface StaticFile {
+interface StaticFile {
   bytes: Uint8Array;
   contentType: string;
   etag: string;

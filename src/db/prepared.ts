@@ -6,7 +6,7 @@ import type { Database } from './tables.js';
  * instead of on every request, and Kysely does not build and compile their SQL on every request either.
  *
  * A {@link PreparedQuery} holds its SQL text with `$n` parameters; the `pg` pool made by connect.ts looks the
- * text up here ({@link statementName}) and sends it under its name (`pg` then parses it once per connection
+ * text up here (`nameStatements`) and sends it under its name (`pg` then parses it once per connection
  * and only binds and executes it afterwards). PGlite runs the same text, unnamed: it is one process with no
  * network between, and what a named statement would save it there is the planning only.
  */
@@ -21,11 +21,6 @@ const names = new Map<string, string>();
  */
 export function nameStatement(text: string, prefix: string): void {
   if (!names.has(text)) names.set(text, `bims_${prefix}_${names.size}`);
-}
-
-/** The name a connection prepares this SQL text under, if it is one of ours. */
-export function statementName(text: string): string | undefined {
-  return names.get(text);
 }
 
 export class PreparedQuery<Row> {

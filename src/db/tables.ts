@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, GeneratedAlways, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways, Selectable } from 'kysely';
 import type { z } from 'zod';
 import type { Role, Surface } from '../auth/roles.js';
 import type { CandidateData, ChecksFromImageShape, OperationStatus, OperationType } from '../schemas/operations.js';
@@ -21,7 +21,7 @@ export interface AccountsTable {
   updated_at: Stamp;
 }
 
-export interface OauthClientsTable {
+interface OauthClientsTable {
   client_id: string;
   name: string;
   secret_hash: string | null;
@@ -31,7 +31,7 @@ export interface OauthClientsTable {
   created_at: Stamp;
 }
 
-export interface OauthCodesTable {
+interface OauthCodesTable {
   code_hash: string;
   client_id: string;
   account_id: number;
@@ -45,12 +45,12 @@ export interface OauthCodesTable {
 }
 
 /** Access tokens revoked before their expiry (RFC 7009), by `jti`; kept until `expires_at`. */
-export interface RevokedAccessTokensTable {
+interface RevokedAccessTokensTable {
   jti: string;
   expires_at: ColumnType<Date, Date, Date>;
 }
 
-export interface RefreshTokensTable {
+interface RefreshTokensTable {
   token_hash: string;
   family_id: string;
   account_id: number;
@@ -65,7 +65,7 @@ export interface RefreshTokensTable {
 }
 
 /** Failed logins per (subject, address), and per address under the subject `*` (see auth/throttle.ts). */
-export interface LoginThrottleTable {
+interface LoginThrottleTable {
   address: string;
   subject: string;
   failures: number;
@@ -74,7 +74,7 @@ export interface LoginThrottleTable {
   expires_at: ColumnType<Date, Date, Date>;
 }
 
-export interface SigningKeysTable {
+interface SigningKeysTable {
   kid: string;
   alg: string;
   private_jwk: Json<Record<string, unknown>>;
@@ -84,7 +84,7 @@ export interface SigningKeysTable {
 }
 
 /** The service's template keys (Ed25519 signing, JWE encryption); see services/templates/keys.ts. */
-export interface ServiceKeysTable {
+interface ServiceKeysTable {
   id: string;
   purpose: 'template-signing' | 'template-encryption';
   alg: string;
@@ -94,7 +94,7 @@ export interface ServiceKeysTable {
   retired_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
-export interface SettingsTable {
+interface SettingsTable {
   key: string;
   value: Json<unknown>;
   updated_at: Stamp;
@@ -147,7 +147,7 @@ export interface OperationsTable {
   created_at: Stamp;
 }
 
-export interface ImagesTable {
+interface ImagesTable {
   id: Generated<number>;
   operation_uuid: string;
   subject_ref: number | null;
@@ -162,7 +162,7 @@ export interface ImagesTable {
   created_at: Stamp;
 }
 
-export interface FaceSamplesTable {
+interface FaceSamplesTable {
   id: Generated<number>;
   subject_ref: number | null;
   operation_uuid: string;
@@ -180,7 +180,7 @@ export interface FaceSamplesTable {
   created_at: Stamp;
 }
 
-export interface VoiceSamplesTable {
+interface VoiceSamplesTable {
   id: Generated<number>;
   subject_ref: number | null;
   operation_uuid: string;
@@ -195,7 +195,7 @@ export interface VoiceSamplesTable {
   created_at: Stamp;
 }
 
-export interface TemplatesTable {
+interface TemplatesTable {
   id: Generated<number>;
   subject_ref: number;
   modality: 'FACE' | 'VOICE';
@@ -229,7 +229,7 @@ export interface AdjudicationDecisionsTable {
   created_at: Stamp;
 }
 
-export interface LicencesTable {
+interface LicencesTable {
   id: string;
   source: 'CLOUD' | 'INTERNET' | 'DONGLE';
   document: string;
@@ -237,7 +237,7 @@ export interface LicencesTable {
   installed_at: Stamp;
 }
 
-export interface UsageCountersTable {
+interface UsageCountersTable {
   period: string;
   operation_type: string;
   licence_id: Generated<string>;
@@ -254,7 +254,7 @@ export interface ServiceNodesTable {
 }
 
 /** One committed change to the ENROLLED gallery (see src/services/gallery/change-log.ts). */
-export interface GalleryChangesTable {
+interface GalleryChangesTable {
   id: Generated<number>;
   kind: 'put' | 'remove' | 'reset' | 'pruned';
   subject_refs: Json<number[]>;
@@ -262,7 +262,7 @@ export interface GalleryChangesTable {
 }
 
 /** What a client reads of one capture session, written by the node running it (see src/services/capture/capture-store.ts). */
-export interface CaptureSessionsTable {
+interface CaptureSessionsTable {
   session_id: number;
   handle_id: number;
   capture_id: string;
@@ -281,7 +281,7 @@ export interface CaptureSessionsTable {
 }
 
 /** A gateway session made through the API, and whose it is (see the migration 2026_11_28_0013). */
-export interface GatewaySessionsTable {
+interface GatewaySessionsTable {
   /** Janus's id. */
   session_id: number;
   /** `account:<id>` or `client:<client id>`. */
@@ -292,7 +292,7 @@ export interface GatewaySessionsTable {
 }
 
 /** A handle attached through the API, and its plugin. */
-export interface GatewayHandlesTable {
+interface GatewayHandlesTable {
   session_id: number;
   handle_id: number;
   plugin: string;
@@ -327,7 +327,4 @@ export interface Database {
   gateway_handles: GatewayHandlesTable;
 }
 
-export type AccountRow = Selectable<AccountsTable>;
-export type NewAccount = Insertable<AccountsTable>;
-export type AccountUpdate = Updateable<AccountsTable>;
 export type ExceptionRow = Selectable<ExceptionsTable>;

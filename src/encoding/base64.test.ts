@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromBase64, fromBase64Url, toBase64, toBase64Url } from './base64.js';
+import { fromBase64, toBase64, toBase64Url } from './base64.js';
 
 /** Bytes that cover every value and, sliced, every remainder of a length modulo 3. */
 const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i);
@@ -29,7 +29,6 @@ describe('base64', () => {
       expect(fromBase64(standard)).toEqual(new Uint8Array(bytes));
       const url = toBase64Url(bytes);
       expect(url).toBe(Buffer.from(bytes).toString('base64url'));
-      expect(fromBase64Url(url)).toEqual(new Uint8Array(bytes));
     }
   });
 
@@ -37,8 +36,6 @@ describe('base64', () => {
     const bytes = new Uint8Array([0xfb, 0xff]);
     expect(toBase64(bytes)).toBe('+/8=');
     expect(toBase64Url(bytes)).toBe('-_8');
-    expect(fromBase64Url('-_8')).toEqual(bytes);
-    expect(fromBase64Url('-_8=')).toEqual(bytes);
   });
 
   it('decodes with or without padding, and ignores whitespace (forgiving base64)', () => {
@@ -50,7 +47,6 @@ describe('base64', () => {
     expect(() => fromBase64('Zm9v$')).toThrow(SyntaxError);
     expect(() => fromBase64('Zm9vY')).toThrow(SyntaxError); // 5 characters: not a whole number of bytes
     expect(() => fromBase64('-_8=')).toThrow(SyntaxError);
-    expect(() => fromBase64Url('+/8=')).toThrow(SyntaxError);
   });
 
   it('encodes a buffer of several MB (no argument spreading) and decodes it back', () => {

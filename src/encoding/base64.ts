@@ -44,15 +44,6 @@ export function fromBase64(text: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-/**
- * The bytes of base64url (padding optional).
- * @throws SyntaxError on a character outside the URL-safe alphabet (`+` and `/` included).
- */
-export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
-  if (/[+/]/.test(text)) throw new SyntaxError('Invalid base64url: "+" and "/" belong to standard base64');
-  return fromBase64(text.replace(/-/g, '+').replace(/_/g, '/'));
-}
-
 function encode(bytes: Uint8Array, alphabet: Uint8Array, pad: boolean): string {
   const rest = bytes.length % 3;
   const whole = bytes.length - rest;

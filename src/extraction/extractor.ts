@@ -1,8 +1,6 @@
-import type { AnalyseOptions, FaceAnalysis, ImageAnalysis } from '../biometrics/face/analysis.js';
+import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/analysis.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { BiometricError } from '../biometrics/errors.js';
-
-export type { AnalyseOptions, FaceAnalysis, ImageAnalysis, VoiceAnalyseOptions, VoiceAnalysis };
 
 /**
  * Who a job is for and how long it is wanted: the pool serves callers' queues in turn and drops a job whose

@@ -25,7 +25,7 @@ export const DEFAULT_DECODE_BUDGET_MS = 8000;
 /** The estimate the full decode budget belongs to: about the costliest image the bounds admit. */
 const REFERENCE_DECODE_MS = 1000;
 /** Jobs estimated above this many milliseconds are heavy (a 12-megapixel photo is; a 512x512 portrait is not). */
-export const HEAVY_DECODE_MS = 200;
+const HEAVY_DECODE_MS = 200;
 /** A voice job's estimate per second of recording (the speaker encoder's partials and the front end). */
 const VOICE_MS_PER_SECOND = 15;
 

@@ -31,7 +31,7 @@ export const WORKER_URL = new URL(
 );
 
 /** What the pool does with a started worker's messages. */
-export interface SlotEvents {
+interface SlotEvents {
   /** The worker is warm and takes jobs. */
   ready(slot: Slot): void;
   /** The running job's image is decoded. */
@@ -108,7 +108,7 @@ export function whenIdle(slot: Slot): Promise<void> {
 }
 
 /** CPU milliseconds (user + system) a thread has run, from its /proc stat file; undefined where unreadable. */
-export function threadCpuMs(stat: string): number | undefined {
+function threadCpuMs(stat: string): number | undefined {
   try {
     const text = readFileSync(stat, 'utf8');
     // The thread's name is in parentheses and may hold spaces; utime and stime are the 12th and 13th fields after.

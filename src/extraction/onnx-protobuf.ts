@@ -124,7 +124,7 @@ export function graphValueNames(b: Uint8Array, parts: Field[], numbers: number[]
 }
 
 /** A NodeProto's operator, domain, inputs, outputs and attribute fields, read once for any rewrite. */
-export interface NodeFields {
+interface NodeFields {
   op: string;
   domain: string;
   inputs: string[];

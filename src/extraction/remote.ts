@@ -6,9 +6,9 @@ import {
   type Extractor,
   type ExtractorOptions,
   type ExtractorStats,
-  type ImageAnalysis,
   type VoiceExtractOptions,
 } from './extractor.js';
+import type { ImageAnalysis } from '../biometrics/face/analysis.js';
 import type { VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { decodeValue } from './remote-codec.js';
 import { EXTRACT_OPTIONS_HEADER } from './remote-service.js';

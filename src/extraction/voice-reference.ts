@@ -39,7 +39,7 @@ export function referenceMels(): Float32Array {
 }
 
 /** The expected embedding of referenceMels(). */
-export const REFERENCE_EMBEDDING: readonly number[] = reference.embedding;
+const REFERENCE_EMBEDDING: readonly number[] = reference.embedding;
 
 /** Largest absolute difference between an embedding of referenceMels() and the expected one. */
 export function referenceDifference(embedding: Float32Array): number {

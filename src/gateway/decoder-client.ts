@@ -2,13 +2,13 @@ import { GatewayProtocolError, GatewayUnavailableError } from './errors.js';
 import { exchangeJson } from './http.js';
 
 /** A decoder the sidecar started: Janus forwards RTP to host:port, its frames are read with {@link DecoderClient.frames}. */
-export interface DecoderHandle {
+interface DecoderHandle {
   id: string;
   host: string;
   port: number;
 }
 
-export interface DecoderSpec {
+interface DecoderSpec {
   codec: 'VP8' | 'H264' | 'OPUS';
   payloadType: number;
   framesPerSecond: number;

@@ -13,7 +13,7 @@ export interface ShareLimits {
 }
 
 /** What the asking owner holds of the resource, and what every owner holds together. */
-export interface Holding {
+interface Holding {
   mine: number;
   total: number;
 }

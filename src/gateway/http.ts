@@ -1,6 +1,6 @@
 import { GatewayProtocolError, GatewayUnavailableError, type GatewayComponent } from './errors.js';
 
-export interface JsonAnswer {
+interface JsonAnswer {
   status: number;
   body: unknown;
 }

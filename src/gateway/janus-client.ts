@@ -3,7 +3,7 @@ import { exchangeJson } from './http.js';
 import type { IceCandidateInit, JanusAnswer, TricklePayload } from './janus-answer.js';
 import type { JanusEndpoints } from './sidecar-client.js';
 
-export interface JanusClientOptions {
+interface JanusClientOptions {
   /** Where Janus is; asked before every request (the sidecar client caches it). */
   endpoints: () => Promise<JanusEndpoints>;
   /** Bound on each request; long polls have their own. */

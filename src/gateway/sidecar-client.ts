@@ -10,7 +10,7 @@ export interface JanusEndpoints {
 }
 
 /** The sidecar's report on Janus (GET /v1/janus). */
-export interface SidecarJanusReport {
+interface SidecarJanusReport {
   state: string;
   pid: number | null;
   since: string;

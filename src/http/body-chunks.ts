@@ -19,7 +19,7 @@ const waiting: (() => void)[] = [];
  * served), and each new turn lets the next ones through until the budget is spent: a reader of ten never gets
  * more than its share, and the work of ten readers is not done back to back in one turn.
  */
-export function paced(bytes: number): Promise<void> | undefined {
+function paced(bytes: number): Promise<void> | undefined {
   if (waiting.length === 0 && spent < BYTES_PER_TURN) {
     spent += bytes;
     scheduleTurn();

@@ -7,7 +7,7 @@ import { recordRequest } from './request-log.js';
 import { securityHeaders, type HeaderReader } from './security-headers.js';
 import { unreadBody } from './unread-body.js';
 
-export interface EveryRequestOptions {
+interface EveryRequestOptions {
   services: Services;
   /** BIMS_CORS_ORIGINS: comma-separated origins, `*`, or empty (CORS closed). */
   corsOrigins: string;

@@ -30,7 +30,7 @@ export interface FormPart {
 }
 
 /** Most parts a form may have: the photo operations take at most 10 images, 10 recordings and 5 fields. */
-export const MAX_PARTS = 64;
+const MAX_PARTS = 64;
 /** Longest header block of one part (a Content-Disposition with a long file name, and a Content-Type). */
 const MAX_HEADER_BYTES = 16 * 1024;
 

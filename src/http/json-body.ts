@@ -6,7 +6,7 @@ import { MAX_JSON_DEPTH } from './validation.js';
 /** Most a sample-carrying body may hold besides its samples: metadata (16 KiB), options, identifiers. */
 export const MAX_OTHER_BYTES = 1024 * 1024;
 
-export interface JsonBodyOptions {
+interface JsonBodyOptions {
   /** The other media type the operation takes (multipart/form-data), for the 415's message. */
   alsoTaken?: string;
   /**

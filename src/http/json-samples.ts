@@ -16,7 +16,7 @@ import { Base64Decoder, NotBase64 } from '../encoding/base64-stream.js';
  */
 
 /** A sample's bytes and where they go, once the text has been parsed. */
-export interface Sample {
+interface Sample {
   path: (string | number)[];
   /** The string standing in the text where the sample was. */
   placeholder: string;

@@ -41,7 +41,7 @@ export function pageCsp(nonce: string, redirectUri?: string): string {
   return `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${redirectUri ? `'self'${target}` : "'none'"}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
-export interface LoginPageInput {
+interface LoginPageInput {
   clientName: string;
   /** The scope the client asks for, if it named one. */
   scope?: string;

@@ -31,7 +31,7 @@ function matcherOf(path: string): RegExp {
  * parameterised route that would also match it (`/admin/subjects/{subjectId}`) does not answer there
  * ({@link shadowedBy}), so its methods are not listed.
  */
-export function allowedMethods(app: Hono<AppEnv>): (pathname: string) => string[] {
+function allowedMethods(app: Hono<AppEnv>): (pathname: string) => string[] {
   let known: KnownRoute[] | undefined;
   return (pathname) => {
     known ??= app.routes

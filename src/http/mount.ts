@@ -5,7 +5,7 @@ import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../auth/principal.js';
 import { JsonAnswer, prefixOf, requiredRole, StreamedJson, type OperationSpec } from '../operations/types.js';
-import { SURFACES, type Surface } from '../auth/roles.js';
+import { type Surface } from '../auth/roles.js';
 import { requireRole, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
@@ -19,10 +19,8 @@ import { formDocument, isMultipart, readFormBody, renameFormFields, samplePaths 
 import { shadowedBy, unroutedAnswer } from './method-not-allowed.js';
 import type { AppEnv } from './env.js';
 
-export const surfaces: readonly Surface[] = SURFACES;
-
 /** The full path of an operation on a surface, in OpenAPI form (`/admin/subjects/{subjectId}`). */
-export function fullPath(spec: OperationSpec, surface: Surface): string {
+function fullPath(spec: OperationSpec, surface: Surface): string {
   return `${prefixOf(spec, surface)}${spec.path}`;
 }
 
@@ -35,7 +33,7 @@ function honoPath(path: string): string {
  * The OpenAPI form of a path: a trailing `**` (the dashboard proxy's "everything below") is not a path
  * template, so the document names it as one parameter, `{path}`, that stands for the rest of the path.
  */
-export function openapiPath(path: string): string {
+function openapiPath(path: string): string {
   return path.replace(/\/\*\*$/, '/{path}');
 }
 
@@ -48,7 +46,7 @@ const restOfPath = z.strictObject({
  * Static paths must be tried before parameterised ones, so `/subjects/count` is never read as
  * `/subjects/{subjectId}`: sort by the position of the first parameter, latest first, then by length.
  */
-export function routeOrder(a: string, b: string): number {
+function routeOrder(a: string, b: string): number {
   const firstParam = (p: string) => {
     const i = p.search(/[{*]/);
     return i === -1 ? Number.MAX_SAFE_INTEGER : i;

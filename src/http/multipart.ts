@@ -14,7 +14,7 @@ const bad = (field: string, message: string) =>
   new DomainError('validation', `${field} ${message}`, { errors: [{ field, message }] });
 
 /** Most bytes a part that is not a file of the form (subjectId, metadata, options, an unknown one) may hold. */
-export const MAX_TEXT_PART_BYTES = 1024 * 1024;
+const MAX_TEXT_PART_BYTES = 1024 * 1024;
 
 /**
  * Read a multipart body and build the body it stands for, with the files' bytes as `Uint8Array`s where the

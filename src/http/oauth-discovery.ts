@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { AppEnv } from './env.js';
 
 /** The scopes a token may carry, strongest first (ADMIN covers ADJUDICATOR covers USER). */
-export const OAUTH_SCOPES = ['ADMIN', 'ADJUDICATOR', 'USER'] as const;
+const OAUTH_SCOPES = ['ADMIN', 'ADJUDICATOR', 'USER'] as const;
 
 /**
  * RFC 8414 authorization server metadata, built from the issuer (`BIMS_AUTH_URL`, else the base URL), so that
@@ -11,7 +11,7 @@ export const OAUTH_SCOPES = ['ADMIN', 'ADJUDICATOR', 'USER'] as const;
  * refresh tokens, client credentials; public clients (`none`) and secrets by Basic or form fields; token
  * revocation (RFC 7009) with the same client authentication.
  */
-export function authorizationServerMetadata(issuer: string) {
+function authorizationServerMetadata(issuer: string) {
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth2/authorize`,

@@ -27,7 +27,7 @@ export const problemTable: Record<ErrorCode, { status: ContentfulStatusCode; tit
 };
 
 /** An RFC 9457 problem document. */
-export interface Problem {
+interface Problem {
   type: string;
   title: string;
   status: number;
@@ -37,7 +37,7 @@ export interface Problem {
 }
 
 /** Build the problem document for a domain error. */
-export function problemOf(error: DomainError, instance?: string): Problem {
+function problemOf(error: DomainError, instance?: string): Problem {
   const entry = problemTable[error.code];
   // Extensions first, so that none can override the standard members.
   return {

@@ -65,7 +65,7 @@ export function jsonTextAnswer(c: Context<AppEnv>, text: string, status = 200): 
 export type HeaderReader = (c: Context<AppEnv>, name: string) => string | undefined;
 
 /** The two halves of the security headers, around the handler (both run by `everyRequest`). */
-export interface SecurityHeaders {
+interface SecurityHeaders {
   /**
    * Before the handler: notes the headers this request's answer carries besides the defaults (the request id;
    * CORS when open) for {@link jsonAnswer}, and answers an allowed CORS preflight itself (the handler is then

@@ -4,13 +4,13 @@ import { withoutBody } from './body-limit.js';
 import { partlyRead } from './body-chunks.js';
 
 /** At most this much of a body nobody read is drained after an early answer, so the connection stays usable. */
-export const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_BYTES = 1024 * 1024;
 /**
  * ... and for at most this long; a client still sending after that loses its connection, not the server a
  * reader. (On Node the adapter bounds it tighter still: it closes a connection whose body has not ended half
  * a second after the answer.)
  */
-export const DRAIN_MAX_MS = 5_000;
+const DRAIN_MAX_MS = 5_000;
 
 /**
  * Early answers (a 401 before the upload was read, a 413 on its declared length, a 404 for a route that takes

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { DomainError, type FieldError } from '../services/errors.js';
 
 /** Turn a zod failure into field errors that name where the bad value was (`body.faces.0.image`). */
-export function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
+function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {
     const path = [where, ...issue.path.map(String)].join('.');

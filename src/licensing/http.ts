@@ -1,5 +1,5 @@
 /** A component of licensing the API talks to over HTTP. */
-export type LicensingComponent = 'sidecar' | 'cloud';
+type LicensingComponent = 'sidecar' | 'cloud';
 
 /** The component could not be reached in time, refused our credentials, or answered outside its protocol. */
 export class LicensingUnavailableError extends Error {

@@ -2,7 +2,7 @@ import { compactVerify, decodeProtectedHeader, importJWK, importSPKI, type Crypt
 import { LICENCE_TYP, LicenceDocument, UPDATE_TYP, UpdatePackage } from './document.js';
 
 /** Why a signed document was refused; `INVALID_SIGNATURE` also covers a document signed with a foreign key. */
-export type SignatureProblem = 'INVALID_SIGNATURE' | 'MALFORMED';
+type SignatureProblem = 'INVALID_SIGNATURE' | 'MALFORMED';
 
 export class LicenceDocumentError extends Error {
   override name = 'LicenceDocumentError';

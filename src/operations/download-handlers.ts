@@ -16,7 +16,7 @@ const PRIVATE = { 'Cache-Control': 'no-store', Vary: 'Accept' };
  * Whether the Accept header ranks `application/json` above `application/zip` (q-values, then exact types
  * over wildcards). Absent, `*\/*` or anything else means the ZIP.
  */
-export function wantsManifest(accept: string | null): boolean {
+function wantsManifest(accept: string | null): boolean {
   return preferredType(accept, ['application/zip', 'application/json']) === 'application/json';
 }
 

@@ -88,9 +88,9 @@ export function streamedJson<T>(
 declare const mediaTypeBrand: unique symbol;
 declare const emptyStatusBrand: unique symbol;
 /** A finished answer in a media type the operation declares in `response.content` (files, images, streams). */
-export type MediaResponse<T extends string> = Response & { readonly [mediaTypeBrand]: T };
+type MediaResponse<T extends string> = Response & { readonly [mediaTypeBrand]: T };
 /** A finished answer without a body, with a status the operation declares in `emptyResponses`. */
-export type EmptyResponse<S extends number> = Response & { readonly [emptyStatusBrand]: S };
+type EmptyResponse<S extends number> = Response & { readonly [emptyStatusBrand]: S };
 
 /**
  * An answer whose body is in `mediaType`, one of the operation's `response.content` types (`tsc` refuses any
@@ -122,7 +122,7 @@ type SuccessStatus = 200 | 201 | 202 | 204;
  * when sent), or that data with headers; a media answer in a declared `response.content` type; an empty
  * answer with a declared `emptyResponses` status; nothing when the entry declares no body at all.
  */
-export type AnswerOf<P extends ResponseSpec | undefined, E extends EmptyStatuses | undefined> =
+type AnswerOf<P extends ResponseSpec | undefined, E extends EmptyStatuses | undefined> =
   | (P extends { schema: infer S extends z.ZodType }
       ? z.input<S> | JsonAnswer<z.input<S>> | StreamedJson<z.input<S>>
       : never)
@@ -131,13 +131,10 @@ export type AnswerOf<P extends ResponseSpec | undefined, E extends EmptyStatuses
   | (P extends { schema: z.ZodType } ? never : P extends { content: object } ? never : void);
 
 /** Successful answers without a body, for the document, e.g. `{ 204: 'Nothing waits' }`. */
-export type EmptyStatuses = Partial<Record<SuccessStatus, string>>;
-
-/** Any handler's answer, as the mount sees it. */
-export type HandlerResult = unknown;
+type EmptyStatuses = Partial<Record<SuccessStatus, string>>;
 
 /** One response an operation may give, for the OpenAPI document. */
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   /** JSON body schema; omitted for empty bodies. */
   schema?: z.ZodType;

@@ -15,7 +15,7 @@ import { VERSION } from '../version.js';
 const ENSURE_JANUS = fileURLToPath(new URL('../../scripts/ensure-janus.sh', import.meta.url));
 
 /** One capability's line: on, or off with why and what turns it on. */
-export interface Capability {
+interface Capability {
   on: boolean;
   detail: string;
   turnOn?: string;

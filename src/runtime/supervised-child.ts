@@ -2,11 +2,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../services/logger.js';
 
 /** A child process `npm start` runs beside the API (the sidecar, the dashboard), started again when it dies. */
-export interface SupervisedChild {
+interface SupervisedChild {
   stop(): Promise<void>;
 }
 
-export interface SupervisedChildOptions {
+interface SupervisedChildOptions {
   /** Named in log lines ("the sidecar exited ..."). */
   name: string;
   /** The entry module to fork. */

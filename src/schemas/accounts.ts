@@ -1,6 +1,6 @@
 import { Role, dbId, pagingQuery, queryBool, z } from './common.js';
 
-export const MIN_PASSWORD_LENGTH = 8;
+const MIN_PASSWORD_LENGTH = 8;
 const username = z
   .string()
   .min(1, 'must not be empty')
@@ -51,7 +51,7 @@ export const DeleteAccountsRequest = z
 
 export const DeleteAccountsResult = z.object({ deleted: z.array(AccountModel) }).openapi('DeleteAccountsResult');
 
-export const accountFilter = {
+const accountFilter = {
   username: z.string().min(1).max(64).optional().openapi({ description: 'User name prefix' }),
   role: Role.optional(),
   enabled: queryBool.optional(),

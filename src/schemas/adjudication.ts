@@ -9,8 +9,8 @@ import { SubjectIdString, createdRange, dateTime, idParam, numericId, uuid } fro
  * adjudicators record on them, and the solved-case store.
  */
 
-export const Decision = z.enum(['DUPLICATE', 'NOT_DUPLICATE']);
-export const PendingStatus = z.enum(['OPEN', 'ASSIGNED', 'CONFLICTED']).openapi({
+const Decision = z.enum(['DUPLICATE', 'NOT_DUPLICATE']);
+const PendingStatus = z.enum(['OPEN', 'ASSIGNED', 'CONFLICTED']).openapi({
   description:
     'OPEN: waits for an adjudicator; ASSIGNED: leased to one; CONFLICTED: decisions disagree, an ADMIN settles it',
 });

@@ -15,9 +15,9 @@ export const Rectangle = z
   })
   .openapi('Rectangle', { description: 'A face box in image pixels' });
 
-export const ImageKind = z.enum(['ORIGINAL', 'TOKEN', 'FACE_CROP']);
+const ImageKind = z.enum(['ORIGINAL', 'TOKEN', 'FACE_CROP']);
 /** The stored encoding: originals keep the client's JPEG or PNG byte for byte; token images are PNG. */
-export const ImageFormat = z.enum(['JPEG', 'PNG']);
+const ImageFormat = z.enum(['JPEG', 'PNG']);
 
 export const Image = z
   .object({
@@ -72,7 +72,7 @@ export const BiometricVoiceData = z
   .openapi('BiometricVoiceData', { description: 'One stored voice recording with its quality and template version' });
 
 /** What a file of a download holds: a stored image of one kind, a voice recording, or a subject record. */
-export const DownloadEntryKind = z.enum(['ORIGINAL', 'TOKEN', 'FACE_CROP', 'VOICE', 'SUBJECT']);
+const DownloadEntryKind = z.enum(['ORIGINAL', 'TOKEN', 'FACE_CROP', 'VOICE', 'SUBJECT']);
 
 export const SessionDownload = z
   .object({

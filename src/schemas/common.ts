@@ -23,7 +23,7 @@ export const ProblemSchema = z
   .openapi('Problem');
 
 /** Query values arrive as strings; these coerce them with clear messages. */
-export const queryInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
+const queryInt = (min = 0, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce
     .number({ error: (issue) => (issue.code === 'invalid_type' ? 'must be an integer' : undefined) })
     .int('must be an integer')
@@ -45,7 +45,7 @@ export const queryBool = z
  * state it exactly, as a `pattern`: every string of the pattern and the date-time format is accepted, in query
  * filters and bodies alike (an answer clamps what it shows into 1970-01-01Z to 9999-12-31Z).
  */
-export const DATE_RANGE = {
+const DATE_RANGE = {
   min: new Date('1970-01-01T00:00:00.000Z'),
   max: new Date('9999-12-31T23:59:59.999Z'),
 } as const;

@@ -57,7 +57,7 @@ export const ExceptionImportResult = z
 
 export const ExceptionClearResult = z.object({ removed: z.number().int() }).openapi('ExceptionClearResult');
 
-export const exceptionFilter = {
+const exceptionFilter = {
   type: z.string().min(1).max(200).optional().openapi({ description: 'Exact error class' }),
   operationId: z.string().min(1).max(200).optional(),
   path: z.string().min(1).max(2048).optional().openapi({ description: 'Request path prefix' }),
@@ -65,7 +65,7 @@ export const exceptionFilter = {
   from: queryDate.optional().openapi({ description: 'Earliest timestamp, inclusive' }),
   to: queryDate.optional().openapi({ description: 'Latest timestamp, exclusive' }),
 };
-export const exceptionSortFields = ['timestamp', 'type', 'operationId', 'path', 'surface'] as const;
+const exceptionSortFields = ['timestamp', 'type', 'operationId', 'path', 'surface'] as const;
 export const ExceptionsQuery = z.strictObject({ ...exceptionFilter, ...pagingQuery(exceptionSortFields) });
 export const ExceptionsCountQuery = z.strictObject(exceptionFilter);
 export const ExceptionIdQuery = z.strictObject({ id: exceptionId });

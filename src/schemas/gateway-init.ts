@@ -14,7 +14,7 @@ export const Purpose = z
   .openapi({ description: 'What the session does with the captured samples' });
 
 /** The instructions of active liveness (docs/gateway-capture.md): the subject's own left and right, not the picture's. */
-export const ActiveChallenge = z.enum(['TURN_LEFT', 'TURN_RIGHT', 'BLINK']);
+const ActiveChallenge = z.enum(['TURN_LEFT', 'TURN_RIGHT', 'BLINK']);
 
 const ActiveLivenessParams = z
   .strictObject({

@@ -6,8 +6,8 @@ import { MiB, base64Text, dateTime } from './primitives.js';
  * INTERNET or DONGLE. Usage counts operations per type and period.
  */
 
-export const LicensedOperation = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK', 'REMOTE_VERIFY', 'REEXTRACT']);
-export const LicenceState = z.enum([
+const LicensedOperation = z.enum(['ENROLL', 'VERIFY', 'IDENTIFY', 'CHECK', 'REMOTE_VERIFY', 'REEXTRACT']);
+const LicenceState = z.enum([
   'VALID',
   'EXPIRED',
   'NOT_YET_VALID',
@@ -22,7 +22,7 @@ export const LicenceState = z.enum([
  * The licensing mode of the service, in every licensing answer: UNLICENSED (no public key configured, so
  * nothing is checked and nothing is limited) is never left implicit.
  */
-export const LicensingMode = z
+const LicensingMode = z
   .object({
     mode: z.enum(['LICENSED', 'UNLICENSED']),
     source: z

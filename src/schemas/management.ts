@@ -138,7 +138,7 @@ export const ManagementInfo = z
   .partial({ database: true, counts: true, node: true, gallery: true })
   .openapi('ManagementInfo');
 
-export const ServiceNode = z
+const ServiceNode = z
   .object({
     nodeId: z.string(),
     hostname: z.string(),

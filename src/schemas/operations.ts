@@ -33,7 +33,7 @@ export const OperationStatus = z.enum([
   'LIVENESS_CHECK_FAILED',
   'FAILED',
 ]);
-export const IcaoWarning = z.enum([
+const IcaoWarning = z.enum([
   'YAW_LEFT',
   'YAW_RIGHT',
   'PITCH_UP',

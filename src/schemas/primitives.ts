@@ -66,7 +66,7 @@ const base64Document = (maxChars: number, description: string) => ({
  * the services get a `Uint8Array`. The document states the JSON form: a base64 string. The length is checked
  * before the alphabet, so a huge string is refused before it is scanned.
  */
-export function base64Bytes(maxBytes: number, description: string) {
+function base64Bytes(maxBytes: number, description: string) {
   const maxChars = Math.ceil(maxBytes / 3) * 4;
   const tooLong = `must be at most ${maxBytes} bytes (${maxChars} base64 characters)`;
   return z
@@ -85,7 +85,7 @@ export function base64Bytes(maxBytes: number, description: string) {
 }
 
 /** Size limits of samples and templates carried in request bodies. */
-export const limits = {
+const limits = {
   faceImageBytes: 10 * MiB,
   voiceAudioBytes: 10 * MiB,
   templateBytes: 64 * 1024,
@@ -105,15 +105,15 @@ export const FaceImage = base64Bytes(
     'DECODE_BUDGET_EXCEEDED',
 );
 /** A voice recording, WAV (PCM), base64. */
-export const VoiceAudio = base64Bytes(
+const VoiceAudio = base64Bytes(
   limits.voiceAudioBytes,
   'WAV recording (PCM or float, mono or stereo, 8 to 48 kHz) of at most 120 s (longer: 400 AUDIO_TOO_LONG), base64',
 );
 /** An exported template (our versioned binary format) or a QR code payload, base64. */
 export const TemplateBytes = base64Bytes(limits.templateBytes, 'Exported template or QR payload, base64');
 
-export const FaceSample = z.strictObject({ image: FaceImage });
-export const VoiceSample = z.strictObject({ audio: VoiceAudio });
+const FaceSample = z.strictObject({ image: FaceImage });
+const VoiceSample = z.strictObject({ audio: VoiceAudio });
 export const faceSamples = z.array(FaceSample).min(1).max(limits.samplesPerModality);
 export const voiceSamples = z.array(VoiceSample).min(1).max(limits.samplesPerModality);
 

@@ -2,7 +2,7 @@
  * Domain errors: what went wrong in the terms of the rules, with no HTTP in sight. The HTTP layer maps each
  * code to a status and a problem type through one table (src/http/problem.ts).
  */
-export const errorCodes = [
+const errorCodes = [
   'validation',
   'not-found',
   'route-not-found',

@@ -10,9 +10,9 @@ export interface Logger {
 }
 
 const levels = ['debug', 'info', 'warn', 'error', 'silent'] as const;
-export type LogLevel = (typeof levels)[number];
+type LogLevel = (typeof levels)[number];
 /** `auto`: readable when standard output is a terminal, JSON lines otherwise. */
-export type LogFormat = 'auto' | 'json' | 'pretty';
+type LogFormat = 'auto' | 'json' | 'pretty';
 
 /**
  * Lines written together, once per turn of the event loop, instead of one synchronous write per line (on Node,

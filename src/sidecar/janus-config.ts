@@ -10,7 +10,7 @@ const templateDir = fileURLToPath(new URL('./janus/', import.meta.url));
  * The only libraries Janus may load: BIMS needs the echo test plugin, the VideoRoom plugin (capture sessions
  * publish into it and their media is forwarded to the sidecar's decoders) and the HTTP transport, nothing else.
  */
-export const allowedLibraries = {
+const allowedLibraries = {
   plugins: ['libjanus_echotest.so', 'libjanus_videoroom.so'],
   transports: ['libjanus_http.so'],
   loggers: [] as string[],

@@ -8,10 +8,10 @@ import type { Logger } from '../services/logger.js';
 import { findJanusLibDir, writeJanusConfig, type JanusConfigValues } from './janus-config.js';
 
 /** Where Janus is in its life: `running` is the only state in which the API may use it. */
-export type JanusState = 'starting' | 'running' | 'restarting' | 'stopped';
+type JanusState = 'starting' | 'running' | 'restarting' | 'stopped';
 
 /** The configuration values of each start (the folder is the supervisor's own), plus how to supervise. */
-export interface JanusSupervisorOptions extends Omit<JanusConfigValues, 'configDir' | 'libDir'> {
+interface JanusSupervisorOptions extends Omit<JanusConfigValues, 'configDir' | 'libDir'> {
   bin: string;
   /** Janus's plugin folder; found in the usual places when absent. */
   libDir?: string;
@@ -28,7 +28,7 @@ export interface JanusSupervisorOptions extends Omit<JanusConfigValues, 'configD
 }
 
 /** What the sidecar reports about Janus. Holds the secrets, so it is only ever sent to an authenticated caller. */
-export interface JanusSnapshot {
+interface JanusSnapshot {
   state: JanusState;
   pid: number | null;
   /** When the current state began. */

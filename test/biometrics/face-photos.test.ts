@@ -7,7 +7,7 @@ import { cosineToScore, FACE_CALIBRATION } from '../../src/biometrics/calibratio
 import { BiometricError } from '../../src/biometrics/errors.js';
 import { analyseImage } from '../../src/biometrics/face/pipeline.js';
 import { type ImageAnalysis } from '../../src/biometrics/face/analysis.js';
-import { exifOrientationSegment } from '../../src/biometrics/image/exif.js';
+import { exifOrientationSegment } from '../support/exif.js';
 import { cosine, cosineInt8, encodeTemplate, parseTemplate } from '../../src/biometrics/template.js';
 import { settingsRegistry } from '../../src/services/settings/registry.js';
 import type { OrtWebRunner } from '../../src/extraction/ort-web-runner.js';

@@ -9,13 +9,16 @@ import {
   findActiveLicence,
   findLicenceById,
   findUsageCount,
-  incrementUsageCounter,
+  incrementUsageCounters,
   listUsageCountersOfLicence,
   sumUsageByPeriod,
   upsertActiveLicence,
 } from '../../src/db/repositories/licensing.js';
 import { dialects } from '../support/databases.js';
 import { openMigratedDatabase } from '../support/migrated-database.js';
+
+/** The service counts several periods at once (usage.ts); one counter is a list of one period. */
+const one = (c: { period: string; operationType: string; licenceId: string }) => ({ ...c, periods: [c.period] });
 
 const t0 = new Date('2026-09-10T11:12:13.456Z');
 const later = (ms: number) => new Date(t0.getTime() + ms);
@@ -51,7 +54,11 @@ for (const dialect of dialects) {
     it('counts concurrent increments of one counter exactly, each transaction seeing its own count', async () => {
       const counter = { period: 'DAY:2026-09-10', operationType: 'ENROLL', licenceId: 'L1' };
       const seen = await Promise.all(
-        Array.from({ length: 8 }, () => db.transaction().execute((trx) => incrementUsageCounter(trx, counter))),
+        Array.from({ length: 8 }, () =>
+          db
+            .transaction()
+            .execute(async (trx) => (await incrementUsageCounters(trx, one(counter))).get(counter.period)!),
+        ),
       );
       expect(seen.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(await findUsageCount(db, counter)).toBe(8);
@@ -59,9 +66,9 @@ for (const dialect of dialects) {
     });
 
     it('sums a kind of period over licences, as numbers, by period then operation', async () => {
-      await incrementUsageCounter(db, { period: 'DAY:2026-09-10', operationType: 'ENROLL', licenceId: 'L2' });
-      await incrementUsageCounter(db, { period: 'DAY:2026-09-09', operationType: 'VERIFY', licenceId: 'L1' });
-      await incrementUsageCounter(db, { period: 'MONTH:2026-09', operationType: 'ENROLL', licenceId: 'L1' });
+      await incrementUsageCounters(db, one({ period: 'DAY:2026-09-10', operationType: 'ENROLL', licenceId: 'L2' }));
+      await incrementUsageCounters(db, one({ period: 'DAY:2026-09-09', operationType: 'VERIFY', licenceId: 'L1' }));
+      await incrementUsageCounters(db, one({ period: 'MONTH:2026-09', operationType: 'ENROLL', licenceId: 'L1' }));
       expect(await sumUsageByPeriod(db, 'DAY')).toEqual([
         { period: 'DAY:2026-09-09', operation_type: 'VERIFY', count: 1 },
         { period: 'DAY:2026-09-10', operation_type: 'ENROLL', count: 9 },

@@ -8,13 +8,8 @@ import { adminAuth, ADMIN_PASSWORD, bootForTest, serviceDialects } from '../supp
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { unpackMigratedPglite } from '../support/pglite-image.js';
 import { photo } from '../biometrics/helpers.js';
-import {
-  cosineInt8,
-  dequantize,
-  encodeFaceTemplate,
-  faceRecord,
-  parseTemplate,
-} from '../../src/biometrics/template.js';
+import { cosineInt8, encodeFaceTemplate, faceRecord, parseTemplate } from '../../src/biometrics/template.js';
+import { dequantize } from '../support/template-records.js';
 import { loadConfig } from '../../src/config/config.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
 import { createLogger } from '../../src/services/logger.js';

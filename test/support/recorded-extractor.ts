@@ -11,11 +11,11 @@ import {
   type ExtractOptions,
   type Extractor,
   type ExtractorStats,
-  type ImageAnalysis,
   type TokenImageOptions,
-  type VoiceAnalysis,
   type VoiceExtractOptions,
 } from '../../src/extraction/extractor.js';
+import type { ImageAnalysis } from '../../src/biometrics/face/analysis.js';
+import type { VoiceAnalysis } from '../../src/biometrics/voice/pipeline.js';
 import { FACE_TEMPLATE_VERSION } from '../../src/extraction/ort-web-runner.js';
 import { VOICE_TEMPLATE_VERSION } from '../../src/extraction/ort-voice-runner.js';
 import { decodeValue, encodeValue } from '../../src/extraction/remote-codec.js';

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { applyAffine, invertAffine, similarityTransform, type Point } from './align.js';
+import { invertAffine, similarityTransform, type Point } from './align.js';
+import type { Affine } from '../image/image.js';
 import { decodeDetections, iou } from './detect.js';
+
+/** An affine map applied to a point (the service warps whole images, never single points). */
+function applyAffine(m: Affine, p: Point): Point {
+  return [m[0] * p[0] + m[1] * p[1] + m[2], m[3] * p[0] + m[4] * p[1] + m[5]];
+}
 
 describe('5-point similarity alignment', () => {
   it('recovers a known rotation, scale and translation exactly', () => {

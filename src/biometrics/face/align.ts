@@ -4,7 +4,7 @@ import type { Affine } from '../image/image.js';
 export type Point = [number, number];
 
 /** ArcFace reference positions of (left eye, right eye, nose tip, left mouth corner, right mouth corner) in 112x112. */
-export const ARCFACE_REF_112: readonly Point[] = [
+const ARCFACE_REF_112: readonly Point[] = [
   [38.2946, 51.6963],
   [73.5318, 51.5014],
   [56.0252, 71.7366],
@@ -16,7 +16,7 @@ export const ARCFACE_REF_112: readonly Point[] = [
  * The 5 alignment points from 68 iBUG landmarks (flat x,y array): eye centres (mean of the 4 eyelid points),
  * nose tip (30), mouth corners (mean of outer 48/54 and inner 60/64 corners).
  */
-export function fivePoints(lm: ArrayLike<number>): Point[] {
+function fivePoints(lm: ArrayLike<number>): Point[] {
   const p = (i: number): Point => [lm[i * 2], lm[i * 2 + 1]];
   const mean = (...ids: number[]): Point => {
     let x = 0,
@@ -79,11 +79,6 @@ export function invertAffine(m: Affine): Affine {
     id = -d / det,
     ie = a / det;
   return [ia, ib, -(ia * c + ib * f), id, ie, -(id * c + ie * f)];
-}
-
-/** Applies an affine map to a point. */
-export function applyAffine(m: Affine, p: Point): Point {
-  return [m[0] * p[0] + m[1] * p[1] + m[2], m[3] * p[0] + m[4] * p[1] + m[5]];
 }
 
 /**

@@ -14,7 +14,7 @@ export interface SquareBox {
   side: number;
 }
 
-export function softmax(v: ArrayLike<number>): number[] {
+function softmax(v: ArrayLike<number>): number[] {
   let m = -Infinity;
   for (let i = 0; i < v.length; i++) m = Math.max(m, v[i]);
   const e = Array.from({ length: v.length }, (_, i) => Math.exp(v[i] - m));
@@ -26,7 +26,7 @@ export function softmax(v: ArrayLike<number>): number[] {
  * The box scaled by `scale` about its centre, shrunk to fit and shifted inside the image (as the reference
  * pre-processing of liveness, age and gender does).
  */
-export function scaledBoxInside(
+function scaledBoxInside(
   box: SquareBox,
   scale: number,
   W: number,
@@ -131,7 +131,7 @@ const SSR_OUTPUTS = [
 ];
 
 /** SSR-Net soft stagewise regression merge, stage sizes 3/3/3, lambda_local = lambda_d = 1. */
-export function ssrMerge(out: Record<string, Float32Array>, V: number): number {
+function ssrMerge(out: Record<string, Float32Array>, V: number): number {
   const x: number[] = [];
   for (const k of SSR_OUTPUTS) x.push(...out[k]);
   const s1 = 3,

@@ -1,7 +1,6 @@
 import { resizeArea, type RgbImage } from '../image/image.js';
 import { toPlanar } from '../image/planes.js';
 import { scratchU8 } from '../image/scratch.js';
-import type { ModelRunner } from './runner.js';
 
 /** A detected face box in source pixels (corner form) with its detector score. */
 export interface Detection {
@@ -16,7 +15,7 @@ export const DETECT_W = 320;
 export const DETECT_H = 240;
 
 /** Options of the detector. */
-export interface DetectOptions {
+interface DetectOptions {
   /** Minimum face probability (default 0.65). */
   scoreThreshold?: number;
   /** IoU above which a lower-scored box is suppressed (default 0.4). */
@@ -72,7 +71,7 @@ export function decodeDetections(
  * Share of the smaller box covered by the other. A lower-scored box lying mostly inside a kept one (half a
  * face inside a tight portrait crop) is a duplicate even when its IoU is small.
  */
-export function containment(
+function containment(
   a: { x1: number; y1: number; x2: number; y2: number },
   b: { x1: number; y1: number; x2: number; y2: number },
 ): number {
@@ -92,10 +91,4 @@ export function iou(
   if (w <= 0 || h <= 0) return 0;
   const inter = w * h;
   return inter / ((a.x2 - a.x1) * (a.y2 - a.y1) + (b.x2 - b.x1) * (b.y2 - b.y1) - inter);
-}
-
-/** Runs the detector on an upright image. */
-export async function detectFaces(runner: ModelRunner, img: RgbImage, opts: DetectOptions = {}): Promise<Detection[]> {
-  const out = await runner.run('fr_detect', detectInput(img), [1, 3, DETECT_H, DETECT_W]);
-  return decodeDetections(out.scores, out.boxes, img.width, img.height, opts);
 }

@@ -29,7 +29,7 @@ export function landmarkInput(img: RgbImage, box: SquareBox, into?: Float32Array
 }
 
 /** 68 landmarks in image pixels from fr_landmark (64x64 grey /256 crop of the square box). */
-export async function landmarks68(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<Float32Array> {
+async function landmarks68(runner: ModelRunner, img: RgbImage, box: SquareBox): Promise<Float32Array> {
   const out = (await runOnLentInput(runner, 'fr_landmark', [1, 1, 64, 64], (into) => landmarkInput(img, box, into)))
     .output;
   const lm = new Float32Array(136);
@@ -46,7 +46,7 @@ export function alignFace(img: RgbImage, lm: Float32Array): RgbImage {
 }
 
 /** L2-normalised embedding of an aligned 112x112 face (BGR planes, (v-127)/128). */
-export async function embedAligned(
+async function embedAligned(
   runner: ModelRunner,
   aligned: RgbImage,
 ): Promise<{ embedding: Float32Array; norm: number }> {
@@ -81,7 +81,7 @@ export const TOKEN_PADDING: readonly [number, number, number] = [128, 128, 128];
  * photo it is a neutral grey, not the photo's edge pixels repeated (which drew tall smeared streaks beside
  * the face of a small or tightly cropped photo, the adjudicator's main image).
  */
-export function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
+function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
   const [l, r] = eyeCentres(lm);
   const dst: Point[] = [
     [W / 2 - W / 8, 0.6 * W],
@@ -246,5 +246,3 @@ async function analyseWithin(
   timings.total = now() - t0;
   return result;
 }
-
-export { BiometricError };

@@ -3,7 +3,8 @@ import { encode as encodePngRaw } from 'fast-png';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, rgbaToRgb, sniffFormat } from './decode.js';
 import { imageCost } from './image-cost.js';
-import { exifOrientationSegment, jpegOrientation } from './exif.js';
+import { jpegOrientation } from './exif.js';
+import { exifOrientationSegment } from '../../../test/support/exif.js';
 import { applyOrientation } from './image.js';
 
 /** 3x2 image with distinct pixels: value = 10*y + x in the red channel. */

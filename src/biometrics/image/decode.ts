@@ -10,7 +10,7 @@ import { decodePngData } from './png.js';
 export type ImageFormat = 'jpeg' | 'png';
 
 /** A decoded, upright image. */
-export interface DecodedImage extends RgbImage {
+interface DecodedImage extends RgbImage {
   format: ImageFormat;
   /** EXIF orientation found in the file (1 = none); already applied to `data`. */
   orientation: number;
@@ -57,7 +57,7 @@ export function observeDecodes(observer: (() => void) | undefined): void {
 }
 
 /** True when JPEGs are decoded by the mozjpeg wasm decoder. */
-export function fastJpegEnabled(): boolean {
+function fastJpegEnabled(): boolean {
   return mozjpegReady !== null;
 }
 

@@ -5,7 +5,7 @@
 import { BiometricError } from '../errors.js';
 
 /** One component of the frame: its id and sampling factors. */
-export interface JpegComponent {
+interface JpegComponent {
   id: number;
   h: number;
   v: number;
@@ -34,7 +34,7 @@ export interface JpegStructure {
 /** Scans a JPEG may hold: far above any encoder's progression (libjpeg's default script writes 10). */
 export const MAX_JPEG_SCANS = 256;
 /** Marker segments other than scans (tables, APPn, comments) a JPEG may hold. */
-export const MAX_JPEG_SEGMENTS = 2048;
+const MAX_JPEG_SEGMENTS = 2048;
 
 const invalid = (why: string) => new BiometricError('INVALID_IMAGE', `corrupt or truncated JPEG: ${why}`);
 const unsupported = (why: string) =>

@@ -28,7 +28,7 @@ export interface PngStructure {
 }
 
 /** Chunks a PNG may hold: a writer splits its data into chunks of 8-64 KB, so a large photo has a few thousand. */
-export const MAX_PNG_CHUNKS = 65_536;
+const MAX_PNG_CHUNKS = 65_536;
 
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 const DEPTHS: Record<number, number[]> = { 0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16] };

@@ -3,9 +3,9 @@ import { MEL } from './mel.js';
 /** Frames per partial utterance (1.6 s) fed to the encoder. */
 export const PARTIAL_FRAMES = 160;
 /** Partials per second of audio. */
-export const PARTIAL_RATE = 1.3;
+const PARTIAL_RATE = 1.3;
 /** The last partial is kept only when the audio covers at least this share of it. */
-export const MIN_COVERAGE = 0.75;
+const MIN_COVERAGE = 0.75;
 
 /**
  * Where the partial utterances of `n` samples start (in mel frames), and how many samples the audio must

@@ -26,7 +26,7 @@ export interface VoiceAnalyseOptions {
 }
 
 /** Milliseconds spent in each stage (for the benchmark). */
-export interface VoiceStageTimings {
+interface VoiceStageTimings {
   decode: number;
   vad: number;
   features: number;
@@ -69,7 +69,7 @@ let mel: MelSpectrogram | undefined;
  * The utterance embedding of speech already trimmed by the VAD: partials of 160 mel frames, embedded as
  * one batch, averaged and L2-normalised (Resemblyzer's embed_utterance).
  */
-export async function embedSpeech(
+async function embedSpeech(
   runner: VoiceModelRunner,
   speech: Float32Array,
   timings?: VoiceStageTimings,

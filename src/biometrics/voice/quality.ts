@@ -50,7 +50,7 @@ export function measureVoice(vad: VadResult, sampleCount: number, rate: number, 
  * scaled down by clipping (halved at 1% of samples clipped, zero at 2%). A rough guide for the gate
  * `quality.voice.minimum`; the named gates (speech, SNR, clipping) say what to fix.
  */
-export function voiceQuality(speechSeconds: number, snrDb: number, clippedRatio: number): number {
+function voiceQuality(speechSeconds: number, snrDb: number, clippedRatio: number): number {
   const clamp = (x: number) => Math.max(0, Math.min(1, x));
   const snr = clamp((snrDb - 5) / 25);
   const speech = clamp(speechSeconds / 4);

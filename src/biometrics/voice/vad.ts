@@ -9,7 +9,7 @@
  * an energy VAD trims as well as a neural VAD before this encoder; it needs no model, runs the same on every
  * runtime and costs well under a millisecond per second of audio.
  */
-export const VAD = Object.freeze({ windowMs: 30, smoothing: 8, dilation: 3, marginDb: 6, absFloorDb: -55 });
+const VAD = Object.freeze({ windowMs: 30, smoothing: 8, dilation: 3, marginDb: 6, absFloorDb: -55 });
 
 /** What the VAD found. */
 export interface VadResult {

@@ -1,7 +1,7 @@
 import { BiometricError } from '../errors.js';
 
 /** A decoded recording: channels mixed down to mono, samples as floats in [-1, 1]. */
-export interface DecodedAudio {
+interface DecodedAudio {
   sampleRate: number;
   /** Channels in the file (the samples below are their average). */
   channels: number;
@@ -21,10 +21,10 @@ export interface DecodedAudio {
  * encoder embeds every 1.6 s of speech), so a WAV of 8-bit samples at 8 kHz would hold over an hour in the
  * request body limit; two minutes is far more than an enrolment or a probe needs.
  */
-export const WAV_LIMITS = Object.freeze({ minSampleRate: 8000, maxSampleRate: 48000, maxChannels: 2, maxSeconds: 120 });
+const WAV_LIMITS = Object.freeze({ minSampleRate: 8000, maxSampleRate: 48000, maxChannels: 2, maxSeconds: 120 });
 
 /** Where a WAV's samples lie and how they are encoded, read from its chunks without decoding them. */
-export interface WavLayout {
+interface WavLayout {
   /** 1 PCM or 3 IEEE float (the sub-format of WAVE_FORMAT_EXTENSIBLE). */
   format: number;
   channels: number;

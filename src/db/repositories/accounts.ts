@@ -131,7 +131,7 @@ function matching(db: Queryable, filter: AccountFilter) {
 }
 
 /** The columns the account list sorts by. */
-export type AccountSortColumn = 'id' | 'username' | 'role' | 'created_at' | 'updated_at';
+type AccountSortColumn = 'id' | 'username' | 'role' | 'created_at' | 'updated_at';
 
 /** One page of the accounts a filter matches, sorted by a column and then by id, ascending. */
 export async function listAccountsPage(

@@ -10,10 +10,10 @@ import type { Queryable } from './queryable.js';
  * same statements.
  */
 
-export type CaptureSessionRow = Selectable<Database['capture_sessions']>;
+type CaptureSessionRow = Selectable<Database['capture_sessions']>;
 
 /** The columns a capture's node writes as the capture changes. */
-export type CaptureSessionValues = Omit<Insertable<Database['capture_sessions']>, 'session_id' | 'handle_id'>;
+type CaptureSessionValues = Omit<Insertable<Database['capture_sessions']>, 'session_id' | 'handle_id'>;
 
 /** A new capture on a handle: its row replaces whatever an earlier connect on the handle left. */
 export async function upsertCaptureSession(
@@ -83,7 +83,7 @@ export async function listCaptureHandles(db: Queryable, sessionId: number, handl
 }
 
 /** Which unfinished captures a settlement takes: of a session (or one handle), and/or only the lost ones. */
-export interface UnfinishedCaptures {
+interface UnfinishedCaptures {
   sessionId?: number;
   handleId?: number;
   /** Only rows past their deadline whose node has not reported in since `aliveSince`. */

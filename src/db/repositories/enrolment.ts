@@ -9,7 +9,7 @@ import type { Queryable } from './queryable.js';
  * gallery unit of work and holds the deduplication lock; these are the plain statements.
  */
 
-export type SubjectRow = Selectable<Database['subjects']>;
+type SubjectRow = Selectable<Database['subjects']>;
 
 /**
  * Insert a subject unless its subjectId is taken (a concurrent enrolment of the same subjectId committed

@@ -10,7 +10,7 @@ import type { Queryable } from './queryable.js';
  * and licence).
  */
 
-export type LicenceRow = Selectable<Database['licences']>;
+type LicenceRow = Selectable<Database['licences']>;
 type LicenceSource = LicenceRow['source'];
 
 /** The licence in force for a source: its newest active row. */
@@ -112,27 +112,6 @@ export async function findUsageCount(
     .where('licence_id', '=', counter.licenceId)
     .executeTakeFirst();
   return row?.count;
-}
-
-/**
- * Add one to a counter (created at 1) in one atomic upsert and answer its new value: on PostgreSQL concurrent
- * transactions queue on the row, so each sees the count the one before committed.
- */
-export async function incrementUsageCounter(
-  db: Queryable,
-  counter: { period: string; operationType: string; licenceId: string },
-): Promise<number> {
-  const row = await db
-    .insertInto('usage_counters')
-    .values({ period: counter.period, operation_type: counter.operationType, licence_id: counter.licenceId, count: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['period', 'operation_type', 'licence_id'])
-        .doUpdateSet({ count: sql<number>`usage_counters.count + 1` }),
-    )
-    .returning('count')
-    .executeTakeFirstOrThrow();
-  return row.count;
 }
 
 /**

@@ -10,10 +10,10 @@ import type { Queryable } from './queryable.js';
  * The statistics queries run on PGlite too, which answers them as a single primary with one connection.
  */
 
-export type ServiceNodeRow = Selectable<ServiceNodesTable>;
+type ServiceNodeRow = Selectable<ServiceNodesTable>;
 
 /** A standby streaming from this server, as pg_stat_replication shows it (LSNs and address as text). */
-export interface ReplicaRow {
+interface ReplicaRow {
   application_name: string | null;
   client_addr: string | null;
   state: string | null;

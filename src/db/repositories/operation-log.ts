@@ -12,7 +12,7 @@ import type { Queryable } from './queryable.js';
 export type OperationRow = Selectable<OperationsTable>;
 
 /** An operation row with its jsonb columns parsed and its timestamp a Date, whatever the driver gave. */
-export function decodeOperation(row: OperationRow): OperationRow {
+function decodeOperation(row: OperationRow): OperationRow {
   return {
     ...row,
     modalities: parsedJson(row.modalities),
@@ -29,7 +29,7 @@ export async function insertOperation(db: Queryable, values: Insertable<Operatio
 }
 
 /** The filters of `getLog` and `getLogCount`: exact matches but the inclusive created range. */
-export interface OperationFilter {
+interface OperationFilter {
   type?: OperationsTable['type'];
   status?: OperationsTable['status'];
   subjectId?: string;

@@ -10,7 +10,7 @@ import type { Queryable } from './queryable.js';
  */
 
 /** The versions the current extractor makes: a subject with any template of another is outdated. */
-export interface CurrentVersions {
+interface CurrentVersions {
   face: string;
   voice: string;
 }

@@ -6,7 +6,7 @@ import type { Queryable } from './queryable.js';
 
 /** Setting overrides (table `settings`): one row per overridden key, its value as jsonb. */
 
-export type SettingRow = Selectable<Database['settings']>;
+type SettingRow = Selectable<Database['settings']>;
 
 /**
  * Key of the transaction-scoped advisory lock every settings write takes ("BIMS" and 0x53, 'S'), so that a

@@ -62,7 +62,7 @@ export async function insertServiceKeyUnlessActive(
 }
 
 /** A subject row as an issued template is bound to it, with its compact FACE template (null when it has none). */
-export interface SubjectFaceTemplate {
+interface SubjectFaceTemplate {
   id: number;
   subject_id: string;
   status: Selectable<Database['subjects']>['status'];

@@ -5,7 +5,7 @@ import { cosineInt8 } from '../../biometrics/template.js';
 import { eer, tarAtFar, type Sample } from './eval-lib.js';
 
 /** The size bands, by the longer side of the decoded image in pixels: [name, upper bound (exclusive)]. */
-export const SIZE_BANDS: readonly (readonly [string, number])[] = [
+const SIZE_BANDS: readonly (readonly [string, number])[] = [
   ['longer side < 150 px', 150],
   ['longer side < 300 px', 300],
   ['longer side >= 300 px', Infinity],

@@ -4,7 +4,7 @@
  * pile up as garbage, so a plain line is written at every tenth of the way instead.
  */
 
-export interface ProgressState {
+interface ProgressState {
   done: number;
   total: number;
   failed: number;

@@ -27,7 +27,7 @@ import { sortColumn } from '../query-helpers.js';
 import { credentialsChanged } from '../auth/credential-cache.js';
 
 /** An account as clients see it: never the hash. */
-export function presentAccount(row: AccountRow) {
+function presentAccount(row: AccountRow) {
   return {
     id: row.id,
     username: row.username,

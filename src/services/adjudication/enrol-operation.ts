@@ -10,7 +10,7 @@ import type { OperationStatus } from '../operation-log/record.js';
  */
 
 /** What the operation says once its probe subject is ENROLLED or REJECTED. */
-export const enrolOperationStatus = {
+const enrolOperationStatus = {
   ENROLLED: 'SUCCESS',
   REJECTED: 'DUPLICATE_FOUND',
 } as const satisfies Record<'ENROLLED' | 'REJECTED', OperationStatus>;

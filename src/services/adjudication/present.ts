@@ -24,7 +24,7 @@ export function presentDecision(row: DecisionRow) {
   };
 }
 
-export type PresentedDecision = ReturnType<typeof presentDecision>;
+type PresentedDecision = ReturnType<typeof presentDecision>;
 
 /** The decisions of these cases, grouped by case, oldest first; one query whatever the page size. */
 export async function decisionsOfCases(
@@ -44,7 +44,7 @@ export async function decisionsOfCases(
  * The pending status clients see: CONFLICTED as stored; a PENDING case is ASSIGNED while its lease runs and
  * OPEN otherwise (an expired lease returns the case to the pool without anyone having to clear it).
  */
-export function pendingStatus(row: CaseRow, now: Date): 'OPEN' | 'ASSIGNED' | 'CONFLICTED' {
+function pendingStatus(row: CaseRow, now: Date): 'OPEN' | 'ASSIGNED' | 'CONFLICTED' {
   if (row.status === 'CONFLICTED') return 'CONFLICTED';
   const leased = row.assigned_to !== null && row.lease_expires_at !== null && row.lease_expires_at > now;
   return leased ? 'ASSIGNED' : 'OPEN';

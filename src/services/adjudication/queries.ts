@@ -25,9 +25,9 @@ import { decisionsOfCases, presentDecision, presentPending, presentSolved } from
  * per page. Each page and its count share one filter (db/repositories/adjudication/lists.ts).
  */
 
-export type PendingFilter = z.output<typeof PendingCountQuery>;
-export type SolvedFilter = z.output<typeof SolvedCountQuery>;
-export type DecisionFilter = z.output<typeof DecisionsCountQuery>;
+type PendingFilter = z.output<typeof PendingCountQuery>;
+type SolvedFilter = z.output<typeof SolvedCountQuery>;
+type DecisionFilter = z.output<typeof DecisionsCountQuery>;
 
 const pendingSort = {
   id: 'id',

@@ -16,11 +16,11 @@ import { purgeExpiredRefreshTokens, revokeFamily } from './refresh-tokens.js';
  * revoke what its first redemption produced (RFC 6749 4.1.2).
  */
 
-export const CODE_LIFETIME_SECONDS = 60;
+const CODE_LIFETIME_SECONDS = 60;
 /** Used and expired codes are kept this long so that a late replay is still recognised and acted on. */
 const CODE_RETENTION_MS = 24 * 3600_000;
 
-export interface CodeGrant {
+interface CodeGrant {
   clientId: string;
   accountId: number;
   redirectUri: string;

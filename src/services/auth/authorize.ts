@@ -37,7 +37,7 @@ export class AuthorizeRedirect extends Error {
 }
 
 /** Append parameters to a redirect URI without re-encoding what the client registered. */
-export function withParams(uri: string, params: Record<string, string | undefined>): string {
+function withParams(uri: string, params: Record<string, string | undefined>): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value !== undefined) query.append(key, value);
   return `${uri}${uri.includes('?') ? '&' : '?'}${query.toString()}`;

@@ -37,7 +37,7 @@ export interface OAuthClient {
 }
 
 /** Clients the service seeds itself and owns: re-created on start, not removable. */
-export const BUILTIN_CLIENT_IDS = ['bims-docs', 'bims-cli'] as const;
+const BUILTIN_CLIENT_IDS = ['bims-docs', 'bims-cli'] as const;
 
 function present(row: OauthClientRow): OAuthClient {
   return {

@@ -15,7 +15,7 @@ import { narrowScope, weakerRole } from './scope.js';
  */
 
 /** RFC 6749 5.1, as `AccessTokenResponse` documents it. */
-export interface TokenResponse {
+interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;

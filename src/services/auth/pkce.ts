@@ -11,7 +11,7 @@ const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 /** BASE64URL(SHA256(verifier)) without padding is always 43 characters. */
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-export const isValidVerifier = (verifier: string): boolean => VERIFIER.test(verifier);
+const isValidVerifier = (verifier: string): boolean => VERIFIER.test(verifier);
 export const isValidChallenge = (challenge: string): boolean => CHALLENGE.test(challenge);
 
 /** The S256 challenge of a verifier (the verifier is ASCII, so its UTF-8 bytes are its ASCII bytes). */

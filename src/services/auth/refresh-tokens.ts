@@ -26,7 +26,7 @@ import { credentialsChanged } from './credential-cache.js';
  * is what the Bearer check asks (account-check.ts) so that access tokens of the family die too.
  */
 
-export interface RefreshGrant {
+interface RefreshGrant {
   accountId: number;
   clientId: string;
   /** The scope originally granted; narrower access tokens may be asked for, the family keeps this one. */

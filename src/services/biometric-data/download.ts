@@ -23,11 +23,11 @@ import { zipStream, type ZipFileInput } from './zip-stream.js';
  * its manifest plus a function that streams the ZIP, loading bytes a batch at a time.
  */
 
-export type Manifest = z.output<typeof SessionDownload>;
+type Manifest = z.output<typeof SessionDownload>;
 type ManifestEntry = Manifest['entries'][number];
 
 /** What an archive holds: the image areas serve images; the biometric-data areas add voice recordings. */
-export type DownloadContent = 'images' | 'images-and-voice';
+type DownloadContent = 'images' | 'images-and-voice';
 
 export interface DownloadRequest {
   selector: Selector;
@@ -36,7 +36,7 @@ export interface DownloadRequest {
   name: readonly (string | number)[];
 }
 
-export interface PreparedDownload {
+interface PreparedDownload {
   manifest: Manifest;
   /** Stream the ZIP: manifest.json first, then the files in manifest order. */
   open(): ReadableStream<Uint8Array>;

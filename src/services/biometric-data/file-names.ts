@@ -41,7 +41,7 @@ export function operationFolder(operationUuid: string): string {
 }
 
 /** `20261125T234500Z`: a timestamp that sorts and is safe in a file name. */
-export function compactTimestamp(at: Date): string {
+function compactTimestamp(at: Date): string {
   return at
     .toISOString()
     .replace(/\.\d+Z$/, 'Z')

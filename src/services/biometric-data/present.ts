@@ -16,7 +16,7 @@ import type {
  * over from JSON.
  */
 type ShownAt = { created_at: Date | string };
-export type ImageInfoRow = ImageInfo;
+type ImageInfoRow = ImageInfo;
 export type FaceDataRow = Omit<FaceData, 'created_at'> & ShownAt;
 export type VoiceDataRow = Omit<VoiceData, 'created_at' | 'size'> & ShownAt & { size?: number };
 

@@ -20,8 +20,6 @@ import { extractionError, isExtractorUnavailable } from '../biometrics/face-samp
  * the same bytes; the first write wins and the second changes nothing.
  */
 
-export type { ImageScope };
-
 /** Token images rendered at a time: each holds its original photo in memory while it is made. */
 const BATCH = 8;
 

@@ -2,7 +2,7 @@ import type { Extractor, JobAdmission } from '../../extraction/extractor.js';
 import { DomainError } from '../errors.js';
 
 /** Whose request the jobs serve, and the signal that says the request was abandoned. */
-export interface ExtractionScope {
+interface ExtractionScope {
   /** The queue the jobs wait in: one per account, so accounts are served in turn. */
   owner: string;
   /** Aborts when the client disconnects: the request's jobs still waiting are dropped. */
@@ -29,7 +29,7 @@ function scopedExtractor(extractor: Extractor, scope: ExtractionScope): Extracto
 }
 
 /** Told of every extraction job: its kind, whether it succeeded, and its seconds from submission to result. */
-export type ExtractionObserver = (kind: 'face' | 'voice' | 'token', ok: boolean, seconds: number) => void;
+type ExtractionObserver = (kind: 'face' | 'voice' | 'token', ok: boolean, seconds: number) => void;
 
 /** The extractor with every job timed for the metrics (queue wait included: that is what a caller waits). */
 function timedExtractor(extractor: Extractor, observe: ExtractionObserver): Extractor {

@@ -20,7 +20,7 @@ export interface AcceptedFace {
 }
 
 /** Why a sample was refused: the operation status it gives, and a sentence for the client. */
-export interface GateFailure {
+interface GateFailure {
   status: Extract<
     OperationStatus,
     'NO_FACE_DETECTED' | 'MULTIPLE_FACES' | 'QUALITY_CHECK_FAILED' | 'LIVENESS_CHECK_FAILED'
@@ -31,7 +31,7 @@ export interface GateFailure {
   analysis: ImageAnalysis;
 }
 
-export interface FaceGateOptions {
+interface FaceGateOptions {
   /**
    * Run the attribute models (default true). Enrolment keeps them, so stored samples carry pose and eyes
    * (and liveness when a gate asks for it); VERIFY and IDENTIFY probes skip them unless a liveness or ICAO

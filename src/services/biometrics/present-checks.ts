@@ -24,7 +24,7 @@ function fivePoints(lm: [number, number][]) {
 }
 
 /** One face as `ChecksFromImage.faces[]` shows it; measures the engine could not take are left out. */
-export function presentFaceChecks(face: FaceAnalysis) {
+function presentFaceChecks(face: FaceAnalysis) {
   const finite = (v: number) => Number.isFinite(v);
   return {
     rectangle: {

@@ -21,7 +21,7 @@ export interface AcceptedVoice {
 }
 
 /** Why a recording was refused: always QUALITY_CHECK_FAILED, with the gate that refused it. */
-export interface VoiceGateRefusal {
+interface VoiceGateRefusal {
   status: 'QUALITY_CHECK_FAILED';
   index: number;
   failedCheck: VoiceGateFailure;
@@ -30,7 +30,7 @@ export interface VoiceGateRefusal {
 }
 
 /** The voice gates in force: settings, read per request so an administrator's change applies at once. */
-export async function voiceGatesOf(services: Services): Promise<VoiceGates> {
+async function voiceGatesOf(services: Services): Promise<VoiceGates> {
   const [minSpeechSeconds, minSnrDb, maxClippedRatio, minQuality] = await Promise.all([
     services.settings.get('voice.minSpeechSeconds'),
     services.settings.get('voice.minSnrDb'),

@@ -16,7 +16,7 @@ export interface ActiveLivenessOptions {
 }
 
 /** Why an instruction was not followed. */
-export type ChallengeFailure = 'TIMEOUT' | 'WRONG_MOVE' | 'FACE_LOST' | 'FACE_CHANGED';
+type ChallengeFailure = 'TIMEOUT' | 'WRONG_MOVE' | 'FACE_LOST' | 'FACE_CHANGED';
 
 /** What the client is told: an instruction to follow, then whether it was. */
 export type ActiveEvent =
@@ -38,13 +38,13 @@ export type ActiveState = 'IDLE' | 'CHALLENGING' | 'PASSED' | 'FAILED';
  * the asked direction; a turn this far the other way is a wrong move. Measured on the Franck frames of the test
  * photos, a deliberate small turn moves it 15-25 degrees while a still face varies by 2-3 between frames.
  */
-export const TURN_DEGREES = 15;
+const TURN_DEGREES = 15;
 /** Back within this many degrees of the frontal pose is "looking at the camera again". */
-export const FRONTAL_DEGREES = 8;
+const FRONTAL_DEGREES = 8;
 /** Both eyes' openness (0..100, the eye model's) below this is a closed-eyes frame of a blink ... */
 export const EYES_CLOSED = 35;
 /** ... and both above this, open eyes. (Open eyes score 90-100 on the test photos, closed ones 0-25.) */
-export const EYES_OPEN = 65;
+const EYES_OPEN = 65;
 /**
  * A frontal face during the instructions must be the person of the passive part's frames: the cosine of their
  * embeddings (L2-normalised) at least this. On the test photos one person's frames, turned or with closed eyes,

@@ -88,7 +88,7 @@ export async function runCaptureOperation(
 }
 
 /** Record a capture that ran no operation, as the operation its purpose names, with why in `details`: its UUID. */
-export async function recordCaptureWithoutOperation(
+async function recordCaptureWithoutOperation(
   c: CaptureOperationContext,
   m: {
     status: OperationStatus;
@@ -115,7 +115,7 @@ export async function recordCaptureWithoutOperation(
 }
 
 /** The reason of a capture whose active liveness instructions were not followed (docs/gateway-capture.md). */
-export const ACTIVE_LIVENESS_FAILED = 'ACTIVE_LIVENESS_FAILED';
+const ACTIVE_LIVENESS_FAILED = 'ACTIVE_LIVENESS_FAILED';
 
 /**
  * The instructions were not followed: no operation runs on the frames, and the refusal is recorded as the

@@ -32,7 +32,7 @@ export const CAPTURE_CHANNEL = 'bims_capture';
 const CAPTURES = { plural: 'captures', freedBy: 'stop one, or wait until one ends' };
 
 /** The reason of a capture whose node died before its outcome. */
-export const NODE_LOST = 'NODE_LOST';
+const NODE_LOST = 'NODE_LOST';
 
 /** What a client reads of its capture: where it is, every event so far (oldest first) and the outcome. */
 export interface CaptureView {
@@ -43,7 +43,7 @@ export interface CaptureView {
 }
 
 /** A capture as stored: its view, and whose it is. */
-export interface StoredCapture {
+interface StoredCapture {
   view: CaptureView;
   over: boolean;
   /** The account that started it (null for a caller without one). */

@@ -11,7 +11,7 @@ export type CaptureGuidance =
   | 'HOLD_STILL'
   | 'FACE_FOUND';
 
-export interface FrameVerdict {
+interface FrameVerdict {
   guidance: CaptureGuidance;
   /** Frames accepted on the current track so far, and how many the session needs. */
   accepted: number;

@@ -64,10 +64,6 @@ export function destroyRoom(room: number, adminKey: string): Record<string, unkn
   return { request: 'destroy', room, admin_key: adminKey, permanent: false };
 }
 
-export function requestKeyframe(): Record<string, unknown> {
-  return { request: 'configure', keyframe: true };
-}
-
 /** The mid of the first video m-line of an SDP (the one the browser's camera is published on), if any. */
 export function videoMidOf(sdp: string): string | undefined {
   return midOf(sdp, 'video');

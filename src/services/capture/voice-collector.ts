@@ -2,7 +2,7 @@ import { detectVoice } from '../../biometrics/voice/vad.js';
 import { encodeWav16 } from '../../biometrics/voice/wav.js';
 
 /** The decoder's audio: 16 kHz mono signed 16-bit PCM (src/sidecar/decoders/rtp-decoder.ts). */
-export const CAPTURE_PCM_RATE = 16_000;
+const CAPTURE_PCM_RATE = 16_000;
 /** The speech kept for the operation: the newest minute (a long session's early silence is of no use). */
 const MAX_SECONDS = 60;
 /** The VAD runs again after this much new audio: well under a millisecond per second of audio each time. */

@@ -26,7 +26,7 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Copy headers without the hop-by-hop ones, those the Connection header names, and `alsoDrop` (lower case). */
-export function endToEndHeaders(from: Headers, alsoDrop: readonly string[] = []): Headers {
+function endToEndHeaders(from: Headers, alsoDrop: readonly string[] = []): Headers {
   const named = (from.get('connection') ?? '')
     .split(',')
     .map((t) => t.trim().toLowerCase())
@@ -39,12 +39,12 @@ export function endToEndHeaders(from: Headers, alsoDrop: readonly string[] = [])
 }
 
 /** The component's URL for this request: DASHBOARD_URL's origin and path, then the request's path and query. */
-export function upstreamUrl(base: string, request: URL): string {
+function upstreamUrl(base: string, request: URL): string {
   const target = new URL(base);
   return `${target.origin}${target.pathname.replace(/\/$/, '')}${request.pathname}${request.search}`;
 }
 
-export interface ProxyOptions {
+interface ProxyOptions {
   config: Pick<Config, 'DASHBOARD_URL' | 'BIMS_DASHBOARD_TIMEOUT_MS'>;
   /** The caller's address, appended to X-Forwarded-For. */
   clientAddress: string;

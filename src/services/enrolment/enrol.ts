@@ -29,7 +29,7 @@ import { storeSamples } from './stored-samples.js';
 type Request = z.output<typeof CreateSubjectRequest>;
 
 /** Settings one enrolment is held to instead of the service's: a capture session's Advanced init params. */
-export interface SessionOverrides {
+interface SessionOverrides {
   gates?: Partial<FaceGates>;
   deduplication?: Partial<DedupRules>;
 }

@@ -11,7 +11,7 @@ import type { AcceptedFace } from '../biometrics/face-samples.js';
 import { voiceSampleRow, type AcceptedVoice } from '../biometrics/voice-samples.js';
 
 /** What an accepted enrolment stores for its subject, beside the subject row and the operation. */
-export interface EnrolledSamples {
+interface EnrolledSamples {
   subjectRef: number;
   /** The subject's client identifier (the gallery names its templates with it). */
   subjectId: string;
@@ -28,7 +28,7 @@ export interface EnrolledSamples {
 }
 
 /** What storing the samples answers. */
-export interface StoredSamples {
+interface StoredSamples {
   /** The compact face template (that of the best-quality face), or null when no image was given. */
   compact: Uint8Array | null;
   /**

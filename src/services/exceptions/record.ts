@@ -1,7 +1,7 @@
 import { insertException } from '../../db/repositories/exceptions.js';
 import type { ServiceContext } from '../context.js';
 
-export interface ExceptionScene {
+interface ExceptionScene {
   method?: string;
   path?: string;
   operationId?: string;

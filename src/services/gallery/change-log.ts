@@ -13,13 +13,13 @@ import type { Queryable } from '../../db/repositories/queryable.js';
  * inside the transaction that changes the gallery, so a change is logged if and only if it commits.
  */
 
-export type ChangeKind = GalleryChangeKind;
+type ChangeKind = GalleryChangeKind;
 
 /** One row of the log: its id, its kind and the subjects it names. */
 export type LoggedChange = GalleryChangeRow;
 
 /** How long rows are kept; a node that has not caught up for longer reloads its whole gallery. */
-export const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000;
+const CHANGE_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * Append a change inside the changing transaction (call it last, just before the commit).

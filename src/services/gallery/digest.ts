@@ -19,7 +19,7 @@ export interface GalleryDigest {
 }
 
 /** Which table a gallery template comes from. */
-export type TemplateSource = 'face' | 'voice';
+type TemplateSource = 'face' | 'voice';
 
 const SOURCE_BIT: Record<TemplateSource, bigint> = { face: 0n, voice: 1n };
 

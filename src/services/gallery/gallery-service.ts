@@ -21,7 +21,7 @@ export interface GalleryState {
 }
 
 /** Each shard of a matcher cluster as one of its replicas reports it. */
-export interface ClusterState {
+interface ClusterState {
   shards: number;
   parts: { shard: number; subjects: number; templates: number; digest: string; lastChangeId: number }[];
   /** Shards no replica answered for (their figures are missing from the sums). */

@@ -3,7 +3,7 @@ import type { JanusClient } from '../../gateway/janus-client.js';
 import { JanusApiError } from '../../gateway/errors.js';
 import type { Logger } from '../logger.js';
 
-export interface SessionTrackerOptions {
+interface SessionTrackerOptions {
   janus: JanusClient;
   log: Logger;
   /** How often a keepalive is sent; kept below Janus's session timeout. */

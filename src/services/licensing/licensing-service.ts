@@ -13,7 +13,7 @@ import { DongleClient, type SidecarDongle } from '../../licensing/sidecar-client
 import { importLicenceKey, LicenceDocumentError, licenceTimeState, verifyLicence } from '../../licensing/verify.js';
 import type { ServiceContext } from '../context.js';
 
-export type LicenceSource = 'CLOUD' | 'INTERNET' | 'DONGLE';
+type LicenceSource = 'CLOUD' | 'INTERNET' | 'DONGLE';
 export type LicenceStateName =
   | 'VALID'
   | 'EXPIRED'
@@ -51,7 +51,7 @@ interface SourceRead {
 /** A failed read is retried after this long, not at every request. */
 const RETRY_AFTER_FAILURE_MS = 5000;
 
-export const UNLICENSED_MESSAGE =
+const UNLICENSED_MESSAGE =
   'UNLICENSED: no licensing public key is configured (BIMS_LICENCE_PUBLIC_KEY), so no licence is checked and every operation is unlimited';
 
 /**

@@ -8,7 +8,7 @@ import type { Services } from '../index.js';
 import type { LicenceView } from './licensing-service.js';
 
 /** The refusal for a licence that is not in force, or null when operations may run. */
-export function refusalOf(view: LicenceView): DomainError | null {
+function refusalOf(view: LicenceView): DomainError | null {
   if (view.mode === 'UNLICENSED' || view.state === 'VALID') return null;
   const extras = { licenceId: view.licence?.licenceId, licenceSource: view.source, licenceState: view.state };
   if (view.state === 'EXPIRED' || view.state === 'NOT_YET_VALID')

@@ -7,7 +7,7 @@ import type { Services } from '../index.js';
  * lock every user out. Licences and the usage counted against them stay too: clearing data must not refund
  * licence consumption.
  */
-export const KEPT_TABLES: readonly string[] = [
+const KEPT_TABLES: readonly string[] = [
   'kysely_migration',
   'kysely_migration_lock',
   'settings',

@@ -5,7 +5,7 @@
  * own requests).
  */
 
-export type Labels = Readonly<Record<string, string>>;
+type Labels = Readonly<Record<string, string>>;
 
 /** One sample a gauge collector reports: its labels and value. */
 export interface GaugeSample {
@@ -37,7 +37,7 @@ const numberText = (n: number) =>
 /** A label set as a stable map key (label order as given by the caller, which is always the declared order). */
 const keyOf = (names: readonly string[], labels: Labels) => JSON.stringify(names.map((n) => labels[n] ?? ''));
 
-export class Counter<L extends string> {
+class Counter<L extends string> {
   private readonly values = new Map<string, { labels: Labels; value: number }>();
   constructor(private readonly labelNames: readonly L[]) {}
 
@@ -64,7 +64,7 @@ export class Counter<L extends string> {
   }
 }
 
-export class Histogram<L extends string> {
+class Histogram<L extends string> {
   private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
   constructor(
     private readonly labelNames: readonly L[],

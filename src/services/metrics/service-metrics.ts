@@ -9,7 +9,7 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const EXTRACTION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** What the scrape reads besides the counters kept here. */
-export interface MetricSources {
+interface MetricSources {
   extractors: ExtractorProvider;
   gallery: GalleryService;
   dialect: DialectName;

@@ -18,8 +18,8 @@ import { presentOperation } from './record.js';
  * Every answer goes through {@link presentOperation}, so internal columns (`details`) never reach a client.
  */
 
-export type OperationFilter = z.output<typeof OperationsCountQuery>;
-export type OperationPageQuery = z.output<typeof OperationsQuery>;
+type OperationFilter = z.output<typeof OperationsCountQuery>;
+type OperationPageQuery = z.output<typeof OperationsQuery>;
 
 /** Sortable fields of `getLog`, mapped to columns (the schema admits only these names). */
 const operationSortColumns = {

@@ -16,7 +16,7 @@ export interface ReextractProgress {
   currentSubjectId: string | null;
 }
 
-export interface ReextractJobOptions {
+interface ReextractJobOptions {
   /** Count the outdated subjects and stop: no extractor is started, nothing is written. */
   dryRun?: boolean;
   /** Handle at most this many subjects in this run (the rest wait for the next run). */
@@ -32,7 +32,7 @@ export interface ReextractJobOptions {
   caller?: Caller;
 }
 
-export interface ReextractJobSummary {
+interface ReextractJobSummary {
   templateVersion: string;
   dryRun: boolean;
   /** Outdated subjects found at the start of the run, by their current template version. */

@@ -11,7 +11,7 @@ export interface Caller {
 }
 
 /** What a refused re-extraction leaves in the log besides its status and reason. */
-export interface Refusal {
+interface Refusal {
   uuid: string;
   status: OperationStatus;
   reason: string;

@@ -7,14 +7,14 @@ import { DomainError } from '../errors.js';
 import { averagedVoiceTemplate, voiceExtractionError } from '../biometrics/voice-samples.js';
 
 /** A stored voice sample run again through the current voice pipeline. */
-export interface RedoneVoice {
+interface RedoneVoice {
   sampleId: number;
   analysis: VoiceAnalysis & { embedding: Float32Array };
   template: Uint8Array;
 }
 
 /** What re-extraction makes of a subject's stored recordings, or why it cannot. */
-export type StoredVoices =
+type StoredVoices =
   | {
       version: string;
       redone: RedoneVoice[];

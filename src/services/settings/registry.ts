@@ -226,7 +226,7 @@ export const settingsRegistry = {
   ),
 } as const satisfies Record<string, SettingDefinition<any>>;
 
-export type SettingsRegistry = typeof settingsRegistry;
+type SettingsRegistry = typeof settingsRegistry;
 
 /**
  * Pairs of keys whose effective values must stay ordered (low <= high): a duplicate threshold below the

@@ -25,7 +25,7 @@ import {
 export const SETTINGS_CACHE_SECONDS = 5;
 
 /** One setting as clients see it: effective value, its default, type and range, and whether it is overridden. */
-export interface SettingView {
+interface SettingView {
   key: SettingKey;
   value: unknown;
   defaultValue: unknown;

@@ -8,13 +8,14 @@ import {
   lockSubjectKeysOfOperations,
   operationUuidsWithSubject,
 } from '../../db/repositories/subjects/lookup.js';
-import { removeSubjects, type SubjectKey } from './remove.js';
+import { removeSubjects } from './remove.js';
+import type { SubjectKey } from '../../db/repositories/subjects/remove.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import { actor, ownerOf, ownsSubject } from '../ownership.js';
 
 /** Who asks for a delete: named in its log line, and on the user surface the limit of what it may delete. */
-export interface DeleteCaller {
+interface DeleteCaller {
   surface: Surface;
   principal: Principal;
 }

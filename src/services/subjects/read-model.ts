@@ -16,7 +16,7 @@ import { presentMultimodalSubject, presentSubject, type SubjectSamples } from '.
 export type Presentation = 'subject' | 'multimodal';
 
 /** Subjects held per process and database. 20,000 subjects with a few samples each are some tens of MB. */
-export const DEFAULT_CAPACITY = 20_000;
+const DEFAULT_CAPACITY = 20_000;
 /** Reads (a page with its filters, a subject by a name) whose answered subjects are remembered. */
 const DEFAULT_READS = 4_096;
 

@@ -18,11 +18,9 @@ import { deleteSubjectsChunk, type RemovedCounts, type SubjectKey } from '../../
 
 type Trx = Queryable;
 
-export type { RemovedCounts, SubjectKey };
-
 const CHUNK = 500;
 
-export function emptyCounts(): RemovedCounts {
+function emptyCounts(): RemovedCounts {
   return { subjects: 0, operations: 0, images: 0, faceSamples: 0, voiceSamples: 0, templates: 0, adjudicationCases: 0 };
 }
 

@@ -15,7 +15,7 @@ import { ENVELOPE_MAGIC, EnvelopeError, appendSignature } from './signed.js';
  * base64url-encoded twice). Layout in docs/template-format.md ("Bound envelope v2").
  */
 
-export const BOUND_ENVELOPE_VERSION = 2;
+const BOUND_ENVELOPE_VERSION = 2;
 const ALG_ED25519 = 1;
 const SIGNATURE_BYTES = 64;
 /** Bytes before the subjectId: magic 4, version 1, alg 1, key id 4, issued 4, expires 4, subject ref 4, enrolment uuid 16, length 2. */

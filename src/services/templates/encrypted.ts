@@ -23,7 +23,7 @@ import { isEnvelope, verifySignedTemplate, EnvelopeError } from './signed.js';
  * so a device can tell whether its SDK matches.
  */
 
-export const JWE_TYPE = 'bims-template+jwe';
+const JWE_TYPE = 'bims-template+jwe';
 const ENC = 'A256GCM';
 const FIELD = 'body.encryptedTemplate';
 

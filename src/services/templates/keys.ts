@@ -9,16 +9,16 @@ import {
 } from '../../db/repositories/templates.js';
 
 /** What a template key is for. */
-export type TemplateKeyPurpose = 'template-signing' | 'template-encryption';
+type TemplateKeyPurpose = 'template-signing' | 'template-encryption';
 
 /** Algorithms per purpose: Ed25519 signatures (64 bytes, fits a QR code); JWE key agreement on P-256. */
-export const TEMPLATE_KEY_ALG: Record<TemplateKeyPurpose, string> = {
+const TEMPLATE_KEY_ALG: Record<TemplateKeyPurpose, string> = {
   'template-signing': 'Ed25519',
   'template-encryption': 'ECDH-ES+A256KW',
 };
 
 /** One loaded key. `id` is the row id; for signing keys it is also the 4-byte key id of the envelope (hex). */
-export interface TemplateKey {
+interface TemplateKey {
   id: string;
   purpose: TemplateKeyPurpose;
   alg: string;

@@ -5,7 +5,7 @@ import { decryptDeviceTemplate } from './encrypted.js';
 import { EnvelopeError, verifySignedTemplate } from './signed.js';
 
 /** Modality names of the interface for template records. */
-export function modalitiesOf(t: Template): ('FACE' | 'VOICE')[] {
+function modalitiesOf(t: Template): ('FACE' | 'VOICE')[] {
   const names = t.records.map((r) => (r.modality === 'face' ? 'FACE' : 'VOICE') as 'FACE' | 'VOICE');
   return [...new Set(names)];
 }

@@ -8,11 +8,11 @@ import { encodePng } from '../../biometrics/image/encode.js';
  */
 
 /** Error correction M (15% recovery): scannable from a phone screen while a ~650-byte envelope stays <= version 25. */
-export const QR_ERROR_CORRECTION = 'M' as const;
+const QR_ERROR_CORRECTION = 'M' as const;
 /** Quiet zone the standard asks for, in modules. */
 const MARGIN = 4;
 /** Pixels per module of the PNG. */
-export const QR_PNG_SCALE = 4;
+const QR_PNG_SCALE = 4;
 
 /** The module matrix of a QR code. */
 export interface QrMatrix {

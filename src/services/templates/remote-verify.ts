@@ -11,7 +11,7 @@ import type { BoundTemplate } from './bound.js';
 import { decryptDeviceTemplate } from './encrypted.js';
 import { closestHeldTemplate, REPLAY_COSINE_BOUND } from './replay.js';
 
-export interface RemoteVerifyInput {
+interface RemoteVerifyInput {
   /** The fresh template the device extracted (format v1). */
   template: Uint8Array;
   /** The enrolled template as the service encrypted it for itself. */
@@ -30,7 +30,7 @@ export interface RemoteVerifyInput {
  * is of another template version (TEMPLATE_VERSION_MISMATCH), unusable (PROBE_INVALID), or a copy of a
  * template the service holds for the subject rather than a fresh capture (PROBE_REPLAYED).
  */
-export type RemoteVerifyRefusal =
+type RemoteVerifyRefusal =
   | 'TEMPLATE_INVALID'
   | 'TEMPLATE_UNBOUND'
   | 'SUBJECT_MISMATCH'

@@ -14,10 +14,10 @@ import type { ServiceContext } from '../context.js';
 export const REPLAY_COSINE_BOUND = 0.98;
 
 /** Where a template the probe copies came from. */
-export type HeldTemplateSource = 'ENCRYPTED_TEMPLATE' | 'SUBJECT_TEMPLATE' | 'FACE_SAMPLE';
+type HeldTemplateSource = 'ENCRYPTED_TEMPLATE' | 'SUBJECT_TEMPLATE' | 'FACE_SAMPLE';
 
 /** The held template closest to a probe. */
-export interface ClosestHeld {
+interface ClosestHeld {
   source: HeldTemplateSource;
   cosine: number;
 }

@@ -10,7 +10,7 @@ import { templateKeys } from './keys.js';
 
 /** Magic bytes "BIMS" (signed BIMS template). */
 export const ENVELOPE_MAGIC = [0x42, 0x49, 0x4d, 0x53] as const;
-export const ENVELOPE_VERSION = 1;
+const ENVELOPE_VERSION = 1;
 /** Algorithm code of the signature: 1 = Ed25519. */
 const ALG_ED25519 = 1;
 const SIGNATURE_BYTES = 64;
@@ -23,7 +23,7 @@ export class EnvelopeError extends Error {
 }
 
 /** What a signed envelope or bare template holds. */
-export interface VerifiedTemplate {
+interface VerifiedTemplate {
   /** Whether the bytes were a signed envelope (false for a bare template). */
   signed: boolean;
   /** True only for an envelope whose Ed25519 signature verifies with one of the service's signing keys. */

@@ -10,10 +10,10 @@ import { signTemplate } from './signed.js';
  * who reads the code) or, when the `qrcode.clearTemplate` setting is off, the encrypted template
  * (`ENCRYPTED_TEMPLATE`, the compact JWE as ASCII: readable by the service only, for remote verification).
  */
-export type QrPayloadType = 'SIGNED_TEMPLATE' | 'ENCRYPTED_TEMPLATE';
+type QrPayloadType = 'SIGNED_TEMPLATE' | 'ENCRYPTED_TEMPLATE';
 
 /** A subject's QR code before rendering: the payload, its matrix, and the encrypted template for remote verification. */
-export interface SubjectQr {
+interface SubjectQr {
   subjectId: string;
   templateVersion: string;
   payloadType: QrPayloadType;

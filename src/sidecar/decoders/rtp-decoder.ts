@@ -10,7 +10,7 @@ import { freeRtpPort } from './rtp-ports.js';
  * sampled `framesPerSecond` times a second; audio (OPUS) as 16 kHz mono signed 16-bit PCM, in chunks of
  * {@link PCM_CHUNK_MS}, the voice pipeline's own rate.
  */
-export interface VideoDecoderSpec {
+interface VideoDecoderSpec {
   codec: 'VP8' | 'H264' | 'OPUS';
   /** The payload type the forwarded packets carry (Janus keeps the publisher's). */
   payloadType: number;
@@ -20,7 +20,7 @@ export interface VideoDecoderSpec {
 }
 
 /** The session description ffmpeg reads: where the RTP arrives and how to depacketise it. */
-export function sdpFor(spec: VideoDecoderSpec, port: number): string {
+function sdpFor(spec: VideoDecoderSpec, port: number): string {
   const media =
     spec.codec === 'OPUS'
       ? [`m=audio ${port} RTP/AVP ${spec.payloadType}`, `a=rtpmap:${spec.payloadType} opus/48000/2`]

@@ -3,7 +3,7 @@ import type { DongleCounter } from '../../licensing/document.js';
 import { SoftwareDongle, type UpdateState } from './software-dongle.js';
 import { listUsbDongles, type UsbDongle } from './usb.js';
 
-export interface DonglesOptions {
+interface DonglesOptions {
   usbIds: { vendorId: string; productId: string | '*' }[];
   sysfsRoot?: string;
   /** `auto`: offer the software dongle when no hardware key is present; `off`: never. */
@@ -14,7 +14,7 @@ export interface DonglesOptions {
 }
 
 /** How the sidecar reports one dongle to the API. */
-export type DongleReport =
+type DongleReport =
   | Awaited<ReturnType<SoftwareDongle['describe']>>
   | {
       id: string;

@@ -10,7 +10,7 @@ import type { Queryable } from '../queryable.js';
  */
 
 export type CaseRow = Selectable<AdjudicationCasesTable>;
-export type CaseStore = 'pending' | 'solved';
+type CaseStore = 'pending' | 'solved';
 export type Outcome = NonNullable<CaseRow['outcome']>;
 
 const storeStatuses = { pending: ['PENDING', 'CONFLICTED'], solved: ['SOLVED'] } as const satisfies Record<

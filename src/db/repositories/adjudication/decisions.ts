@@ -7,7 +7,7 @@ import type { Queryable } from '../queryable.js';
 
 /** A decision with its author's user name (null once the account is deleted). */
 export type DecisionRow = Selectable<AdjudicationDecisionsTable> & { username: string | null };
-export type DecisionVote = Pick<DecisionRow, 'account_id' | 'decision'>;
+type DecisionVote = Pick<DecisionRow, 'account_id' | 'decision'>;
 
 /** Decisions with their authors' user names; every reader of decisions goes through this select. */
 export function decisionsWithAuthors(db: Queryable) {

@@ -9,7 +9,7 @@ import { decisionsWithAuthors, decodeDecision, type DecisionRow } from './decisi
  * shared by the page and its count so that they never disagree.
  */
 
-export interface PendingFilter {
+interface PendingFilter {
   /** OPEN and ASSIGNED depend on the clock: a lease that ran out makes the case OPEN again. */
   status?: 'OPEN' | 'ASSIGNED' | 'CONFLICTED';
   /** A prefix of the probe's subjectId, matched literally. */
@@ -19,7 +19,7 @@ export interface PendingFilter {
   createdTo?: Date;
 }
 
-export interface SolvedFilter {
+interface SolvedFilter {
   subjectId?: string;
   outcome?: Outcome;
   createdFrom?: Date;
@@ -28,7 +28,7 @@ export interface SolvedFilter {
   solvedTo?: Date;
 }
 
-export interface DecisionFilter {
+interface DecisionFilter {
   caseId?: number;
   accountId?: number;
   decision?: Outcome;

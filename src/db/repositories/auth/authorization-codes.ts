@@ -5,7 +5,7 @@ import type { Queryable } from '../queryable.js';
 
 /** Authorization codes (table `oauth_codes`), keyed by the SHA-256 of the code. */
 
-export type AuthorizationCodeRow = Selectable<Database['oauth_codes']>;
+type AuthorizationCodeRow = Selectable<Database['oauth_codes']>;
 
 export async function insertAuthorizationCode(db: Queryable, code: Insertable<Database['oauth_codes']>): Promise<void> {
   await db.insertInto('oauth_codes').values(code).execute();

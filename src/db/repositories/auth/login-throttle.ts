@@ -5,7 +5,7 @@ import type { Queryable } from '../queryable.js';
 
 /** Failed logins per (subject, address) (table `login_throttle`; the policy lives in auth/throttle.ts). */
 
-export type LoginThrottleRow = Selectable<Database['login_throttle']>;
+type LoginThrottleRow = Selectable<Database['login_throttle']>;
 
 /** The rows of an address for these subjects, expired ones included. */
 export async function findThrottleRows(

@@ -10,7 +10,7 @@ import type { Queryable } from '../queryable.js';
 export type OauthClientRow = Selectable<Database['oauth_clients']>;
 
 /** A row to insert, its jsonb lists given as arrays (encoded here, the one form both drivers agree on). */
-export type NewOauthClient = Omit<Insertable<Database['oauth_clients']>, 'redirect_uris' | 'grant_types'> & {
+type NewOauthClient = Omit<Insertable<Database['oauth_clients']>, 'redirect_uris' | 'grant_types'> & {
   redirect_uris: string[];
   grant_types: string[];
 };
@@ -68,7 +68,7 @@ export async function deleteOauthClient(db: Queryable, clientId: string): Promis
 }
 
 /** What the Bearer check of a client token reads: the client's id and role ceiling, and whether the token is revoked. */
-export type TokenClientRow = Pick<OauthClientRow, 'client_id' | 'role'> & { revoked: boolean };
+type TokenClientRow = Pick<OauthClientRow, 'client_id' | 'role'> & { revoked: boolean };
 
 /** The Bearer check of a client token runs this on every request it does not answer from its cache: prepared. */
 const TOKEN_CLIENT = new PreparedQuery<TokenClientRow>(

@@ -5,7 +5,7 @@ import type { Queryable } from '../queryable.js';
 
 /** Refresh tokens (table `refresh_tokens`), keyed by the SHA-256 of the token, grouped in families (logins). */
 
-export type RefreshTokenRow = Selectable<Database['refresh_tokens']>;
+type RefreshTokenRow = Selectable<Database['refresh_tokens']>;
 
 const orNull = (value: Date | string | null) => (value === null ? null : asDate(value));
 

@@ -6,7 +6,7 @@ import type { Queryable } from '../queryable.js';
 
 /** The JWT signing keys every node shares (table `signing_keys`), their JWKs decoded. */
 
-export type SigningKeyRow = Selectable<Database['signing_keys']>;
+type SigningKeyRow = Selectable<Database['signing_keys']>;
 
 /** Every key, oldest first. */
 export async function listSigningKeys(db: Queryable): Promise<SigningKeyRow[]> {

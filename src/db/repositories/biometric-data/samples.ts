@@ -55,7 +55,7 @@ export type VoiceDataRow = Pick<
 > & { subject_id: string | null; size: number };
 
 /** Samples stored by these operations or belonging to these subjects (either list may be empty, not both). */
-export interface SampleScope {
+interface SampleScope {
   operationUuids: readonly string[];
   subjectRefs: readonly number[];
 }

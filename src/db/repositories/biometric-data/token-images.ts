@@ -34,7 +34,7 @@ export async function listPendingTokenImageIds(db: Queryable, scope: ImageScope)
 }
 
 /** What a token image is made from: the bytes of its ORIGINAL image and the landmarks of that image's first face. */
-export interface TokenImageSource {
+interface TokenImageSource {
   id: number;
   original: Uint8Array | null;
   /** As stored (jsonb, decoded): the caller checks its shape. */

@@ -17,7 +17,7 @@ type EnrolmentColumn = 'subjects.enrollment_operation_uuid' | 's.enrollment_oper
 export type SubjectCondition = (enrolmentColumn: EnrolmentColumn) => Expression<SqlBool>;
 
 /** Subject ids (subjects.id) an operation UUID concerns: its enrolment, its samples, or the operation row's subjectId. */
-export function subjectRefsOfOperation(db: Queryable, uuids: readonly string[]) {
+function subjectRefsOfOperation(db: Queryable, uuids: readonly string[]) {
   const list = [...uuids];
   return db
     .selectFrom('subjects as s')

@@ -44,11 +44,11 @@ type VoiceColumns =
   | 'template_version'
   | 'created_at';
 /** A face sample as the subject presenters read it. */
-export type FaceSampleSummary = Pick<Selectable<Database['face_samples']>, FaceColumns>;
+type FaceSampleSummary = Pick<Selectable<Database['face_samples']>, FaceColumns>;
 /** A voice sample as the subject presenters read it. */
-export type VoiceSampleSummary = Pick<Selectable<Database['voice_samples']>, VoiceColumns>;
+type VoiceSampleSummary = Pick<Selectable<Database['voice_samples']>, VoiceColumns>;
 /** A stored template as the subject presenters read it (never its bytes). */
-export type TemplateSummary = Pick<
+type TemplateSummary = Pick<
   Selectable<Database['templates']>,
   'subject_ref' | 'modality' | 'template_version' | 'quality'
 >;

@@ -16,7 +16,7 @@ import {
 import { shardOf } from './shard-map.js';
 
 /** How an API node reaches the matcher cluster: the shard count, the subjects' prefix, the deadline. */
-export interface MatcherClusterOptions {
+interface MatcherClusterOptions {
   shards: number;
   /** First token of every subject (several deployments may share one NATS). */
   prefix: string;
@@ -26,7 +26,7 @@ export interface MatcherClusterOptions {
 }
 
 /** What the cluster needs of a NATS connection. */
-export type NatsRequester = Pick<NatsConnection, 'request'>;
+type NatsRequester = Pick<NatsConnection, 'request'>;
 
 /**
  * No replica subscribed: retried this long (a replica whose NATS server went down reconnects to another one in
@@ -143,7 +143,7 @@ export class MatcherCluster {
 }
 
 /** A shard refused or failed a request (not a matter of availability): answered 500 and logged as an exception. */
-export class ShardFailure extends Error {
+class ShardFailure extends Error {
   override name = 'ShardFailure';
 }
 

@@ -9,7 +9,7 @@
 export const SLOTS = 32768;
 
 /** The largest shard count (one slot per shard). */
-export const MAX_SHARDS = SLOTS;
+const MAX_SHARDS = SLOTS;
 
 /** A shard's slots: from <= slot < to. */
 export interface SlotRange {
