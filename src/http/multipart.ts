@@ -114,6 +114,18 @@ export function renameFormFields(error: DomainError, spec: FormSpec): DomainErro
   return new DomainError(error.code, rename(error.detail), extras, error.operatorDetail);
 }
 
+/** The minItems and maxItems a JSON body's list field states in the documents. */
+function listLength(field: z.ZodType): { minItems?: number; maxItems?: number } {
+  const schema = z.toJSONSchema(field, { io: 'input', unrepresentable: 'any' }) as {
+    minItems?: number;
+    maxItems?: number;
+  };
+  return {
+    ...(schema.minItems !== undefined ? { minItems: schema.minItems } : {}),
+    ...(schema.maxItems !== undefined ? { maxItems: schema.maxItems } : {}),
+  };
+}
+
 /**
  * The form as the OpenAPI document states it: an object with every part (files as binary, the other fields
  * with the JSON body's own schemas, so the two never disagree) and an encoding object with each part's media
@@ -125,7 +137,9 @@ export function formDocument(spec: FormSpec, jsonBody: z.ZodType) {
   const encoding: Record<string, { contentType: string }> = {};
   for (const [name, part] of Object.entries(spec.files)) {
     // Optional here; which parts the form needs is said by formRules, as the JSON body says it of its fields.
-    parts[name] = (part.many ? z.array(binary) : binary).optional().openapi({ description: part.description });
+    // A part given many times takes as many as the JSON body's list (at most 10 images), stated as its twin does.
+    const list = part.many && shape[part.into] ? listLength(shape[part.into]!) : {};
+    parts[name] = (part.many ? z.array(binary) : binary).optional().openapi({ description: part.description, ...list });
     encoding[name] = { contentType: part.mediaTypes.join(', ') };
   }
   for (const name of spec.json ?? []) {

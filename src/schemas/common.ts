@@ -43,24 +43,29 @@ export const queryBool = z
  * drivers do not agree outside four-digit years (year 0 does not exist in PostgreSQL, years 1-99 come back as
  * 19xx), and the API's own answers start at 1970. The bound is on the year as written so that the document can
  * state it exactly, as a `pattern`: every string of the pattern and the date-time format is accepted, in query
- * filters and bodies alike (an answer clamps what it shows into 1970-01-01Z to 9999-12-31Z).
+ * filters and bodies alike (an answer clamps what it shows into 1970-01-01Z to 9999-12-31Z). The pattern is
+ * the whole of what is read, not only the year: RFC 3339, which the format names, also allows a lower-case
+ * `t` and `z` and a leap second (`23:59:60`), which JavaScript's dates and PostgreSQL's timestamps do not
+ * read; the pattern leaves them out, so the document admits nothing the server refuses.
  */
 const DATE_RANGE = {
   min: new Date('1970-01-01T00:00:00.000Z'),
   max: new Date('9999-12-31T23:59:59.999Z'),
 } as const;
-const YEARS = '^(?:19[7-9][0-9]|[2-9][0-9]{3})-';
+const DATE_TIME_PATTERN =
+  '^(?:19[7-9][0-9]|[2-9][0-9]{3})-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2})$';
 const outOfRange = 'must be a date-time of the years 1970 to 9999 (as written, whatever its offset)';
 
 /** An ISO 8601 date-time with an offset, of the years 1970 to 9999 as written; stays a string. */
 export const isoDateTime = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
   // Not a date at all is the format check's to report (zod runs both), so this one passes it.
-  .refine((v) => Number.isNaN(Date.parse(v)) || new RegExp(YEARS).test(v), outOfRange)
+  .refine((v) => Number.isNaN(Date.parse(v)) || new RegExp(DATE_TIME_PATTERN).test(v), outOfRange)
   .openapi({
     format: 'date-time',
-    pattern: YEARS,
-    description: 'ISO 8601 with an offset, years 1970 to 9999 as written',
+    pattern: DATE_TIME_PATTERN,
+    description:
+      'RFC 3339 date-time with upper-case T and Z or an offset, seconds 00-59, years 1970 to 9999 as written',
   });
 
 /**

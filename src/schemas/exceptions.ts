@@ -62,7 +62,9 @@ const exceptionFilter = {
   operationId: z.string().min(1).max(200).optional(),
   path: z.string().min(1).max(2048).optional().openapi({ description: 'Request path prefix' }),
   surface: surface.optional(),
-  from: queryDate.optional().openapi({ description: 'Earliest timestamp, inclusive' }),
+  from: queryDate
+    .optional()
+    .openapi({ description: 'Earliest timestamp, inclusive; not later than to (a 400 naming from otherwise)' }),
   to: queryDate.optional().openapi({ description: 'Latest timestamp, exclusive' }),
 };
 const exceptionSortFields = ['timestamp', 'type', 'operationId', 'path', 'surface'] as const;

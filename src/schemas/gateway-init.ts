@@ -29,6 +29,7 @@ const ActiveLivenessParams = z
       .default(['TURN_LEFT', 'TURN_RIGHT', 'BLINK'])
       .refine((kinds) => new Set(kinds).size === kinds.length, 'must not repeat a kind')
       .openapi({
+        uniqueItems: true,
         description:
           "The instructions to pick from: TURN_LEFT and TURN_RIGHT (the subject's own left and right), BLINK",
       }),

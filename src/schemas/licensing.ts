@@ -162,9 +162,10 @@ export const UpdateStatus = z.object({
 });
 
 export const UsageQuery = z.strictObject({
-  from: queryDate
-    .optional()
-    .openapi({ description: 'Start of the window (ISO 8601); default: start of the current month' }),
+  from: queryDate.optional().openapi({
+    description:
+      'Start of the window (ISO 8601); default: start of the current month. Not after to, or now when to is left out (a 400 naming from otherwise)',
+  }),
   to: queryDate.optional().openapi({ description: 'End of the window (ISO 8601); default: now' }),
   period: z.enum(['DAY', 'MONTH']).default('DAY'),
   operation: LicensedOperation.optional(),

@@ -199,6 +199,9 @@ const operationFilter = {
   surface: z.enum(['admin', 'root', 'user']).optional(),
   accountId: idParam.optional(),
   ...createdRange,
+  createdTo: createdRange.createdTo.openapi({
+    description: 'Created at or before (ISO 8601); not before createdFrom (a 400 naming createdTo otherwise)',
+  }),
 };
 
 /** A range whose start is after its end matches nothing: a client's mistake, refused naming `createdTo`. */

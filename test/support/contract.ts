@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { validish, type JsonSchema } from './fuzz/schema-arb.js';
+import { CONDITIONS, validish, type JsonSchema } from './fuzz/schema-arb.js';
 
 /**
  * Requests generated from a published OpenAPI document (not from our zod schemas), as an outside
@@ -93,16 +93,21 @@ export function resolved(schema: JsonSchema | undefined, doc: Record<string, any
   if (schema.allOf) {
     const parts = (schema.allOf as JsonSchema[]).map((s) => resolved(s, doc, depth + 1));
     const { allOf: _all, ...rest } = schema;
+    // An `if`/`then` part is a rule on the whole object (VERIFY requires subjectId): kept apart as a condition
+    // (schema-arb.ts's CONDITIONS), since merging two of them key by key would keep only the last.
+    const conditional = (p: JsonSchema) => p.if !== undefined;
     return resolved(
-      parts.reduce(
-        (acc, p) => ({
-          ...acc,
-          ...p,
-          properties: { ...acc.properties, ...p.properties },
-          required: [...(acc.required ?? []), ...(p.required ?? [])],
-        }),
-        rest,
-      ),
+      parts
+        .filter((p) => !conditional(p))
+        .reduce(
+          (acc, p) => ({
+            ...acc,
+            ...p,
+            properties: { ...acc.properties, ...p.properties },
+            required: [...(acc.required ?? []), ...(p.required ?? [])],
+          }),
+          { ...rest, [CONDITIONS]: [...(rest[CONDITIONS] ?? []), ...parts.filter(conditional)] },
+        ),
       doc,
       depth + 1,
     );

@@ -83,11 +83,42 @@ function branchOf(schema: JsonSchema, alt: JsonSchema): JsonSchema {
   return { ...parent, ...alt, properties, required: [...new Set([...((parent.required ?? []) as string[]), ...mine])] };
 }
 
+/** Where an object keeps its `if`/`then`/`else` rules (contract.ts's resolved() gathers them from allOf). */
+export const CONDITIONS = 'x-conditions';
+
+/**
+ * Whether a value meets the part of JSON Schema the documents' object rules use: `properties` with `const` or
+ * `enum`, `required` and `not`. Anything else is taken as met.
+ */
+function meets(schema: JsonSchema | undefined, value: unknown): boolean {
+  if (!schema) return true;
+  if (schema.not !== undefined && meets(schema.not, value)) return false;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return true;
+  const object = value as Record<string, unknown>;
+  if (((schema.required ?? []) as string[]).some((key) => !Object.hasOwn(object, key))) return false;
+  for (const [key, sub] of Object.entries<JsonSchema>(schema.properties ?? {})) {
+    if (!Object.hasOwn(object, key)) continue;
+    if (sub.const !== undefined && object[key] !== sub.const) return false;
+    if (sub.enum && !(sub.enum as unknown[]).includes(object[key])) return false;
+  }
+  return true;
+}
+
+/** An `if`/`then`/`else` rule on one object value. */
+const conditionHolds = (rule: JsonSchema, value: unknown) =>
+  meets(rule.if, value) ? meets(rule.then, value) : meets(rule.else, value);
+
 /** A plausible value for a JSON Schema node. `name` is the property it sits under, for hints. */
 export function validish(schema: JsonSchema, hints: Hints, name?: string, depth = 0): fc.Arbitrary<unknown> {
   if (name !== undefined && hints[name]) return hints[name]!;
   const alts = schema.anyOf ?? schema.oneOf;
-  if (alts) return fc.oneof(...(alts as JsonSchema[]).map((s) => validish(branchOf(schema, s), hints, name, depth)));
+  if (alts) {
+    // The object's own rules hold in every branch.
+    const rules = schema[CONDITIONS] ? { [CONDITIONS]: schema[CONDITIONS] } : {};
+    return fc.oneof(
+      ...(alts as JsonSchema[]).map((s) => validish({ ...branchOf(schema, s), ...rules }, hints, name, depth)),
+    );
+  }
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
@@ -105,14 +136,18 @@ export function validish(schema: JsonSchema, hints: Hints, name?: string, depth 
       }
       const model: Record<string, fc.Arbitrary<unknown>> = {};
       for (const key of keys) model[key] = validish(props[key]!, hints, key, depth + 1);
-      return fc.record(model, { requiredKeys: (schema.required ?? []) as string[] });
+      const record = fc.record(model, { requiredKeys: (schema.required ?? []) as string[] });
+      const conditions = (schema[CONDITIONS] ?? []) as JsonSchema[];
+      return conditions.length ? record.filter((v) => conditions.every((c) => conditionHolds(c, v))) : record;
     }
     case 'array': {
       const min = schema.minItems ?? 0;
-      return fc.array(validish(schema.items ?? {}, hints, name, depth + 1), {
-        minLength: min,
-        maxLength: Math.max(min, Math.min(schema.maxItems ?? 3, 3)),
-      });
+      const constraints = { minLength: min, maxLength: Math.max(min, Math.min(schema.maxItems ?? 3, 3)) };
+      const items = validish(schema.items ?? {}, hints, name, depth + 1);
+      // uniqueItems: no two items alike (as JSON, which is how the document compares them).
+      return schema.uniqueItems
+        ? fc.uniqueArray(items, { ...constraints, selector: (v) => JSON.stringify(v) })
+        : fc.array(items, constraints);
     }
     case 'string':
       return stringArb(schema);
@@ -145,16 +180,25 @@ function stringArb(schema: JsonSchema): fc.Arbitrary<string> {
     return fc.date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true }).map((d) => d.toISOString());
   if (schema.format === 'uuid') return fc.uuid();
   let plain: fc.Arbitrary<string> = fc.string({ minLength, maxLength, unit: 'grapheme' });
+  let pattern: RegExp | undefined;
   if (schema.pattern) {
     try {
+      pattern = new RegExp(schema.pattern);
       plain = fc
-        .stringMatching(new RegExp(schema.pattern))
+        .stringMatching(pattern)
         .filter((s) => s.length >= minLength && s.length <= (schema.maxLength ?? Infinity));
     } catch {
       // A pattern fast-check cannot generate from: plain strings (mostly rejected, which is fine too).
     }
   }
-  return fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: metachar });
+  // The hostile strings that are still valid here (JSON Schema counts lengths in code points): values the
+  // schema admits, so that a refusal of one is the server's, not the generator's.
+  const fits = (s: string) =>
+    [...s].length >= minLength && [...s].length <= (schema.maxLength ?? Infinity) && (!pattern || pattern.test(s));
+  const hostile = METACHARS.filter(fits);
+  return hostile.length
+    ? fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: fc.constantFrom(...hostile) })
+    : plain;
 }
 
 /** The JSON types a schema node accepts, or null when it accepts anything. */
