@@ -1,128 +1,150 @@
-// Builds wasm/models/calibration.json (faces) or wasm/models/voice-calibration.json (voice): the map from
-// cosine to score = -12*log10(FAR).
-//   npx tsx scripts/eval-calibrate.ts --dataset test/fixtures/photos/labelled-portraits [--workers N]
+// Builds wasm/models/calibration.json (faces) or wasm/models/voice-calibration.json (voice), the map from cosine
+// to score = -12*log10(FAR), and checks the shipped map against impostors first (docs/calibration.md).
+//   npx tsx scripts/eval-calibrate.ts --dataset ../shared/data/faces-dev --dataset test/fixtures/photos/labelled-portraits \
+//       --variants [--check] [--workers N] [--cache] [--json OUT]
 //   npx tsx scripts/eval-calibrate.ts --modality voice --dataset test/fixtures/speech [--workers N]
-// Voice: every pair of clips of different speakers is an impostor comparison (clip against clip, as a
-// single-clip enrolment is matched), with the service's default quality gates applied to each clip.
-// Method (also written into the file):
-//  1. one template per image of the dataset (int8, as the matcher sees it); every pair of different
-//     identities is an impostor comparison;
-//  2. FAR(c) = share of impostor cosines >= c, used directly where at least MIN_COUNT impostors lie above c;
-//  3. beyond that the tail is extrapolated: log10 FAR is fitted as a straight line of the cosine over the
-//     upper tail (FAR between MIN_COUNT/N and 5%), continued from the last empirical point. A straight line in
-//     log-space decays more slowly than a Gaussian tail, so extrapolated scores err low (safe side);
-//  4. score = clamp(-12*log10(FAR), 0, 200), made non-decreasing, sampled every 0.01 of cosine.
+// --dataset (repeatable): identity/image folders (faces) or speaker/clip.wav folders (voice).
+// --variants (faces): each photo also downscaled to 150/112/72 px, cropped tight, mirrored and recompressed
+//   (src/runtime/commands/calibration-set.ts), written once under .cache/calibration-set/.
+// --check: only measure the shipped table (claimed vs measured FAR at 36, 48 and 60, one sample and subjects
+//   of 2-4 samples); without it the table is rebuilt from these impostors and measured again.
+// Every pair of images of different identities is an impostor comparison (int8 templates, as the matcher sees
+// them). Voice: clip against clip, with the service's default quality gates applied to each clip.
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { extractAll, loadDataset, pairCosines, type Modality } from '../src/runtime/commands/eval-lib.js';
+import { Calibration, type CalibrationTable } from '../src/biometrics/calibration.js';
+import { writeCalibrationSet } from '../src/runtime/commands/calibration-set.js';
+import {
+  buildCalibrationPoints,
+  checkFar,
+  farLines,
+  scoresOf,
+  type FarCheck,
+} from '../src/runtime/commands/calibration-table.js';
+import { extractAll, loadDataset, type Modality } from '../src/runtime/commands/eval-lib.js';
+import { cosineMatrix, samplesFigures } from '../src/runtime/commands/eval-samples.js';
 
-const MIN_COUNT = 20;
-const m = process.argv.indexOf('--modality');
-const modality: Modality = m >= 0 && process.argv[m + 1] === 'voice' ? 'voice' : 'face';
-const i = process.argv.indexOf('--dataset');
-const dataset =
-  i >= 0
-    ? process.argv[i + 1]
-    : modality === 'voice'
-      ? 'test/fixtures/speech'
-      : 'test/fixtures/photos/labelled-portraits';
-const w = process.argv.indexOf('--workers');
-const samples = loadDataset(dataset, modality);
-await extractAll(
-  samples,
-  w >= 0 ? Number(process.argv[w + 1]) : availableParallelism(),
-  undefined,
-  process.argv.includes('--cache'),
-  modality,
+const argv = process.argv;
+const values = (name: string) => argv.flatMap((a, i) => (a === `--${name}` && argv[i + 1] ? [argv[i + 1]!] : []));
+const modality: Modality = values('modality')[0] === 'voice' ? 'voice' : 'face';
+const datasets = values('dataset');
+if (datasets.length === 0)
+  datasets.push(modality === 'voice' ? 'test/fixtures/speech' : 'test/fixtures/photos/labelled-portraits');
+const checkOnly = argv.includes('--check');
+const tableUrl = new URL(
+  modality === 'voice' ? '../wasm/models/voice-calibration.json' : '../wasm/models/calibration.json',
+  import.meta.url,
 );
-const { genuine, impostor } = pairCosines(samples);
-const imp = Float64Array.from(impostor).sort();
-const N = imp.length;
-const countAbove = (c: number) => {
-  // # impostors >= c
-  let lo = 0,
-    hi = N;
-  while (lo < hi) {
-    const m = (lo + hi) >> 1;
-    if (imp[m] < c) lo = m + 1;
-    else hi = m;
-  }
-  return N - lo;
-};
-// Fit of log10 FAR over the upper tail.
-const xs: number[] = [],
-  ys: number[] = [];
-for (let c = -1; c <= 1; c += 0.005) {
-  const k = countAbove(c);
-  if (k >= MIN_COUNT && k <= 0.05 * N) {
-    xs.push(c);
-    ys.push(Math.log10(k / N));
-  }
+const shipped = new Calibration(JSON.parse(readFileSync(tableUrl, 'utf8')) as CalibrationTable);
+
+let folder = datasets[0]!;
+if (modality === 'face' && (argv.includes('--variants') || datasets.length > 1)) {
+  const key = createHash('sha256')
+    .update([...datasets].sort().join('\n') + (argv.includes('--variants') ? '\nvariants' : ''))
+    .digest('hex')
+    .slice(0, 12);
+  folder = `.cache/calibration-set/${key}`;
+  if (argv.includes('--variants')) await writeCalibrationSet(datasets, folder);
+  else await writeCalibrationSet(datasets, folder, undefined, []);
 }
-const mx = xs.reduce((a, b) => a + b, 0) / xs.length,
-  my = ys.reduce((a, b) => a + b, 0) / ys.length;
-const slope = xs.reduce((a, x, j) => a + (x - mx) * (ys[j] - my), 0) / xs.reduce((a, x) => a + (x - mx) ** 2, 0);
-let lastC = -1,
-  lastLog = 0;
-const points: [number, number][] = [];
-let prev = 0;
-for (let j = 0; j <= 200; j++) {
-  const c = Math.round((-1 + j * 0.01) * 100) / 100;
-  const k = countAbove(c);
-  let logFar: number;
-  if (k >= MIN_COUNT) {
-    logFar = Math.log10(k / N);
-    lastC = c;
-    lastLog = logFar;
-  } else logFar = lastLog + slope * (c - lastC);
-  const s = Math.max(prev, Math.min(200, Math.max(0, -12 * logFar)));
-  prev = s;
-  points.push([c, Math.round(s * 100) / 100]);
+const samples = modality === 'voice' ? datasets.flatMap((d) => loadDataset(d, 'voice')) : loadDataset(folder);
+const w = values('workers')[0];
+await extractAll(samples, w ? Number(w) : availableParallelism(), undefined, argv.includes('--cache'), modality);
+const ok = samples.filter((s) => s.q);
+const m = cosineMatrix(ok);
+const n = ok.length;
+let genuinePairs = 0;
+const imp: number[] = [];
+for (let i = 0; i < n; i++)
+  for (let j = i + 1; j < n; j++) {
+    if (ok[i]!.identity === ok[j]!.identity) genuinePairs++;
+    else imp.push(m[i * n + j]!);
+  }
+const impostors = Float64Array.from(imp).sort();
+/** A file's kind in the calibration set: the variant it was made by (calibration-set.ts), or the original. */
+const kindOf = (file: string) => file.match(/__([a-z0-9]+)\.jpg$/)?.[1] ?? 'original';
+/** Impostor cosines of like-for-like pairs (both images of one kind: crop against crop, 72 px against 72 px). */
+const byKind = new Map<string, number[]>();
+if (modality === 'face')
+  for (let i = 0; i < n; i++)
+    for (let j = i + 1; j < n; j++) {
+      const kind = kindOf(ok[i]!.file);
+      if (ok[i]!.identity !== ok[j]!.identity && kind === kindOf(ok[j]!.file))
+        (byKind.get(kind) ?? byKind.set(kind, []).get(kind)!).push(m[i * n + j]!);
+    }
+console.log(
+  `${samples.length} ${modality === 'voice' ? 'clips' : 'images'} (${ok.length} enrolled, ${new Set(ok.map((s) => s.identity)).size} identities), ${impostors.length} impostor pairs, ${genuinePairs} genuine pairs`,
+);
+
+/** Claimed vs measured FAR at 36/48/60, one sample and (faces) subjects of 2..4 samples. */
+function measure(cal: Calibration, label: string): Record<string, FarCheck[]> {
+  const out: Record<string, FarCheck[]> = { oneSample: checkFar(scoresOf(impostors, cal), [36, 48, 60]) };
+  if (modality === 'face') {
+    for (const k of [2, 3, 4]) out[`subjectsOf${k}`] = samplesFigures(ok, m, k, cal, true).service.far;
+    if (byKind.size > 1)
+      for (const [kind, cosines] of byKind)
+        out[`${kind} vs ${kind}`] = checkFar(scoresOf(Float64Array.from(cosines), cal), [36, 48, 60]);
+  }
+  console.log(`${label}:`);
+  for (const [what, checks] of Object.entries(out)) for (const line of farLines(what, checks)) console.log(`  ${line}`);
+  return out;
 }
-const manifest = JSON.parse(
-  readFileSync(
-    new URL(
-      modality === 'voice' ? '../wasm/models/voice-manifest.json' : '../wasm/models/manifest.json',
-      import.meta.url,
+
+const report: Record<string, unknown> = { datasets, variants: argv.includes('--variants') };
+report.before = measure(shipped, `the shipped table (${shipped.templateVersion})`);
+if (!checkOnly) {
+  const built = buildCalibrationPoints(impostors);
+  const manifest = JSON.parse(
+    readFileSync(
+      new URL(
+        modality === 'voice' ? '../wasm/models/voice-manifest.json' : '../wasm/models/manifest.json',
+        import.meta.url,
+      ),
+      'utf8',
     ),
-    'utf8',
-  ),
-);
-const mean = (a: Float64Array) => a.reduce((s, v) => s + v, 0) / a.length;
-const table = {
-  templateVersion: manifest.templateVersion,
-  method: {
-    description:
-      'score = -12*log10(FAR); FAR measured on impostor cosines (int8 templates) where >= 20 impostors lie above the cosine, else a log-linear tail fit continued from the last measured point (conservative); monotone; knots every 0.01',
-    dataset: dataset.replace(/^.*fixtures\/(photos|speech)/, 'test/fixtures/$1'),
-    ...(modality === 'voice'
-      ? {
-          speakers: new Set(samples.map((s) => s.identity)).size,
-          source: 'scripts/fetch-test-speech.mjs (Debian asterisk-core-sounds-*-wav and klettres-data)',
-        }
-      : {}),
-    images: samples.length,
-    enrolled: samples.filter((s) => s.q).length,
-    impostorPairs: N,
-    genuinePairs: genuine.length,
-    impostorMean: Number(mean(imp).toFixed(4)),
-    impostorMax: Number(imp[N - 1].toFixed(4)),
-    tailSlopeLog10PerCosine: Number(slope.toFixed(3)),
-    lastMeasuredCosine: lastC,
-    builtWith:
-      modality === 'voice'
-        ? 'npx tsx scripts/eval-calibrate.ts --modality voice --dataset test/fixtures/speech'
-        : 'npx tsx scripts/eval-calibrate.ts --dataset test/fixtures/photos/labelled-portraits',
-  },
-  points,
-};
-writeFileSync(
-  new URL(
-    modality === 'voice' ? '../wasm/models/voice-calibration.json' : '../wasm/models/calibration.json',
-    import.meta.url,
-  ),
-  JSON.stringify(table, null, 1) + '\n',
-);
-console.log(JSON.stringify(table.method, null, 1));
-for (const c of modality === 'voice' ? [0.5, 0.6, 0.7, 0.8, 0.9] : [0.2, 0.3, 0.4, 0.5, 0.6])
-  console.log(`cos ${c} -> score ${points[Math.round((c + 1) * 100)][1]}`);
+  );
+  const mean = impostors.reduce((s, v) => s + v, 0) / impostors.length;
+  const table = {
+    templateVersion: manifest.templateVersion,
+    method: {
+      description:
+        'score = -12*log10(FAR); FAR measured on impostor cosines (int8 templates) where >= 20 impostors lie above the cosine, else a log-linear tail fit continued from the last measured point (conservative); monotone; knots every 0.01',
+      datasets: datasets.map((d) =>
+        d.replace(/^.*fixtures\/(photos|speech)/, 'test/fixtures/$1').replace(/^.*shared\/data\//, '../shared/data/'),
+      ),
+      ...(modality === 'voice'
+        ? {
+            speakers: new Set(samples.map((s) => s.identity)).size,
+            source: 'scripts/fetch-test-speech.mjs (Debian asterisk-core-sounds-*-wav and klettres-data)',
+          }
+        : {
+            variants: argv.includes('--variants')
+              ? 'each photo also at 150/112/72 px, tight crop, mirrored, JPEG q30'
+              : 'none',
+          }),
+      images: samples.length,
+      enrolled: ok.length,
+      impostorPairs: impostors.length,
+      genuinePairs,
+      impostorMean: Number(mean.toFixed(4)),
+      impostorMax: Number(impostors[impostors.length - 1]!.toFixed(4)),
+      tailSlopeLog10PerCosine: Number(built.slope.toFixed(3)),
+      lastMeasuredCosine: built.lastMeasuredCosine,
+      builtWith:
+        modality === 'voice'
+          ? 'npx tsx scripts/eval-calibrate.ts --modality voice --dataset test/fixtures/speech'
+          : `npx tsx scripts/eval-calibrate.ts ${datasets.map((d) => `--dataset ${d}`).join(' ')}${argv.includes('--variants') ? ' --variants' : ''}`,
+    },
+    points: built.points,
+  };
+  writeFileSync(tableUrl, JSON.stringify(table, null, 1) + '\n');
+  console.log(`wrote ${tableUrl.pathname}`);
+  report.after = measure(new Calibration(table), 'the new table (measured on the impostors it was built from)');
+  for (const c of modality === 'voice' ? [0.5, 0.6, 0.7, 0.8, 0.9] : [0.2, 0.3, 0.4, 0.5, 0.6])
+    console.log(
+      `cos ${c} -> score ${built.points[Math.round((c + 1) * 100)]![1]} (was ${shipped.cosineToScore(c).toFixed(2)})`,
+    );
+}
+const json = values('json')[0];
+if (json) writeFileSync(json, JSON.stringify(report, null, 1) + '\n');

@@ -19,6 +19,8 @@ export interface Sample {
   error?: string;
   /** Faces: the longer side of the decoded image in pixels (for the size bands), when it could be decoded. */
   longerSide?: number;
+  /** Faces: the face's quality 0..100 (without the pose and eye checks, which the eval leaves out). */
+  quality?: number;
 }
 
 /** Reads DIR/identity/image.{jpg,jpeg,png} (faces) or DIR/speaker/clip.wav (voice). */
@@ -72,6 +74,7 @@ export async function extractAll(
         else s.error = v.error;
         if (v.e) s.embedding = Float32Array.from(v.e);
         if (v.longerSide !== undefined) s.longerSide = v.longerSide;
+        if (v.quality !== undefined) s.quality = v.quality;
       }
     }
   }
@@ -86,6 +89,7 @@ export async function extractAll(
           e: s.embedding ? Array.from(s.embedding) : undefined,
           error: s.error,
           longerSide: s.longerSide,
+          quality: s.quality,
         }),
       );
     }
@@ -119,7 +123,10 @@ async function extractFresh(
             const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
             s.longerSide = Math.max(r.width, r.height);
             if (r.faces.length === 0) s.error = 'no face';
-            else s.q = quantize(r.faces[0].embedding).q;
+            else {
+              s.q = quantize(r.faces[0].embedding).q;
+              s.quality = r.faces[0].quality;
+            }
           }
         } catch (e) {
           s.error = (e as Error).message;

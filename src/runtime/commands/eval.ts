@@ -2,6 +2,7 @@
 //                  [--backend wasm|native]   (the face models' extraction backend, docs/extraction.md)
 //                  [--probe-seconds 1,1.5,2] (voice: probes cut to that much speech, eval-voice-probes.ts)
 //                  [--worst N]               (faces: the N worst genuine and impostor pairs listed, default 10)
+//                  [--samples-per-subject 2,3,4] (faces: subjects enrolled with k photos, each rule, eval-samples.ts)
 // Accuracy of the face engine over any folder laid out as identity/image.{jpg,png} (the LFW convention), or
 // of the voice engine over speaker/clip.wav folders. Voice adds the figures of enrolments of three clips
 // averaged (`enrol3`), which is how the service enrols several voice samples. Faces add the figures per
@@ -22,6 +23,7 @@ import {
   type Modality,
 } from './eval-lib.js';
 import { bandFigures, worstPairs, type BandFigures, type NamedPair } from './eval-bands.js';
+import { cosineMatrix, samplesFigures, samplesTable, type SamplesFigures } from './eval-samples.js';
 import { probeLengthFigures, probeTable, type ProbeLengthFigures } from './eval-voice-probes.js';
 
 function arg(name: string): string | undefined {
@@ -51,6 +53,11 @@ if (samples.length === 0) {
 const backend = (arg('backend') ?? 'wasm') as 'wasm' | 'native';
 if (backend !== 'wasm' && backend !== 'native') {
   console.error('--backend takes wasm or native');
+  process.exit(2);
+}
+const samplesPerSubject = arg('samples-per-subject')?.split(',').map(Number);
+if (samplesPerSubject && (modality !== 'face' || !samplesPerSubject.every((k) => Number.isInteger(k) && k >= 2))) {
+  console.error('--samples-per-subject takes numbers of photos per subject, 2 or more (e.g. 2,3,4), with faces');
   process.exit(2);
 }
 const worstCount = Number(arg('worst') ?? 10);
@@ -168,6 +175,12 @@ if (impostor.length < 1e4)
   console.log(
     `note: ${impostor.length} impostor pairs cannot resolve FAR 1e-4; TAR there is measured against the highest impostor`,
   );
+if (samplesPerSubject) {
+  const ok = samples.filter((s) => s.q);
+  const m = cosineMatrix(ok);
+  result.samplesPerSubject = samplesPerSubject.map((k) => samplesFigures(ok, m, k, calibration));
+  for (const line of samplesTable(result.samplesPerSubject as SamplesFigures[])) console.log(line);
+}
 if (probeSeconds) {
   result.probeSeconds = await probeLengthFigures(
     samples,
