@@ -7,14 +7,14 @@
 // --gallery subjects. --baseline DIR boots another checkout's service (e.g. `git archive <commit> | tar -x -C DIR`,
 // with node_modules, wasm/models, test/fixtures and tools/bench/node_modules linked in) beside each backend's
 // and alternates it with this checkout's round by round: a before/after under the same load.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import jpeg from 'jpeg-js';
 import { loadConfig, poolLimitsOf } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
-import { createLogger } from '../src/services/logger.js';
+import { createLogger } from '../src/logger.js';
 import { createExtractor } from '../src/extraction/index.js';
 import { decodeImage } from '../src/biometrics/image/decode.js';
 import { encodeFaceTemplate } from '../src/biometrics/template.js';
@@ -83,7 +83,8 @@ async function serviceModules(root?: string) {
   const [c, b, l, e, d] = await Promise.all([
     from('src/config/config.ts'),
     from('src/runtime/bootstrap.ts'),
-    from('src/services/logger.ts'),
+    // src/logger.ts since issue 34 moved it to the leaf; an older checkout as the baseline has it in services/.
+    from(existsSync(join(resolve(root), 'src/logger.ts')) ? 'src/logger.ts' : 'src/services/logger.ts'),
     from('src/extraction/index.ts'),
     from('src/services/subjects/deletes.ts'),
   ]);

@@ -16,13 +16,13 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
-import { createLogger } from '../src/services/logger.js';
+import { createLogger } from '../src/logger.js';
 import { createExtractor } from '../src/extraction/index.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
 import { CaptureSession } from '../src/services/capture/capture-session.js';
 import { type CaptureMedia, type CaptureParams } from '../src/services/capture/capture-types.js';
 import { InitParams } from '../src/schemas/gateway-init.js';
-import type { Principal } from '../src/auth/principal.js';
+import type { Principal } from '../src/services/auth/principal.js';
 
 const PHOTO = fileURLToPath(new URL('../test/fixtures/photos/labelled/franck/franck_02159.jpg', import.meta.url));
 const principal: Principal = { accountId: null, username: 'bench', role: 'ADMIN', via: 'basic' };

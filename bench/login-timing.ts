@@ -8,7 +8,7 @@
 import { loadavg } from 'node:os';
 import { loadConfig } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
-import { createLogger } from '../src/services/logger.js';
+import { createLogger } from '../src/logger.js';
 
 function option(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);

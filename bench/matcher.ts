@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { DotKernel, kernelModules, relaxedStatus, type KernelChoice } from '../src/biometrics/matcher-dots.js';
-import { MatcherPool } from '../src/biometrics/matcher-pool.js';
+import { MatcherPool } from '../src/biometrics/node-matcher-pool.js';
 import { RowStore } from '../src/biometrics/matcher-store.js';
 import { FaceGallery } from '../src/biometrics/face-gallery.js';
 

@@ -23,7 +23,7 @@ import type { ServiceContext } from '../src/services/context.js';
 import { GalleryCache } from '../src/services/gallery/gallery-cache.js';
 import { MatcherCluster } from '../src/services/gallery/sharded/matcher-cluster.js';
 import { ShardedGallery } from '../src/services/gallery/sharded/sharded-gallery.js';
-import { createLogger } from '../src/services/logger.js';
+import { createLogger } from '../src/logger.js';
 import { FACE_CALIBRATION } from '../src/biometrics/calibration.js';
 import { encodeTemplate } from '../src/biometrics/template.js';
 import { faceTemplate, generatedEmbedding, randomStream } from '../test/support/generated-gallery.js';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../src/config/config.js';
 import { boot } from '../src/runtime/bootstrap.js';
-import { createLogger } from '../src/services/logger.js';
+import { createLogger } from '../src/logger.js';
 import { decodeImage } from '../src/biometrics/image/decode.js';
 import { encodePng } from '../src/biometrics/image/encode.js';
 

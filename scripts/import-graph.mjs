@@ -46,8 +46,11 @@ export function parseFile(root, file) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const imports = [];
   const exports = new Set();
+  /** Specifiers of Node's built-in modules (`node:fs`), static or dynamic. */
+  const builtins = new Set();
   const hasExport = (node) => node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
   const add = (specifier, names, typeOnly, all, reexport = false) => {
+    if (specifier.startsWith('node:') && !typeOnly) builtins.add(specifier);
     const target = resolveSpecifier(root, file, specifier);
     if (target) imports.push({ target, names, typeOnly, all, reexport });
   };
@@ -114,7 +117,7 @@ export function parseFile(root, file) {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return { file, imports, exports: [...exports] };
+  return { file, imports, exports: [...exports], builtins: [...builtins] };
 }
 
 /** The graph of `files`: file -> its parsed imports and exports. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm run lint` (also the first step of `npm test`): Biome's lint rules and the import boundaries of the layers
-// (biome.jsonc), over src, workers, scripts, test and bench. Warnings fail it too. `npm run format` writes the
+// `npm run lint` (also the first step of `npm test`): Biome's lint rules (biome.jsonc) over src, workers, scripts,
+// test and bench, then the import rules of src/ (scripts/lint-imports.mjs: the layers, Node's built-ins, cycles). Warnings fail it too. `npm run format` writes the
 // formatting; `npm run lint -- --write` applies the rules' safe fixes.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,4 +15,8 @@ const run = spawnSync(process.execPath, [biome, command, '--error-on-warnings', 
   stdio: 'inherit',
   cwd: fileURLToPath(new URL('..', import.meta.url)),
 });
-process.exit(run.status ?? 1);
+if (run.status !== 0) process.exit(run.status ?? 1);
+const imports = spawnSync(process.execPath, [fileURLToPath(new URL('./lint-imports.mjs', import.meta.url))], {
+  stdio: 'inherit',
+});
+process.exit(imports.status ?? 1);

@@ -18,7 +18,7 @@ import type { Role } from '../src/auth/roles.js';
 import { listClients, registerClient, removeClient } from '../src/services/auth/oauth-clients.js';
 import type { ServiceContext } from '../src/services/context.js';
 import { DomainError } from '../src/services/errors.js';
-import { createLogger } from '../src/services/logger.js';
+import { createLogger } from '../src/logger.js';
 import { VERSION } from '../src/version.js';
 
 const usage = `usage: npm run oauth-client -- add --name NAME --role ADMIN|ADJUDICATOR|USER [--redirect-uri URI]... [--json]

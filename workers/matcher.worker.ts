@@ -3,7 +3,7 @@
 import { parentPort } from 'node:worker_threads';
 import { Calibration } from '../src/biometrics/calibration.js';
 import { DotKernel, kernelModules } from '../src/biometrics/matcher-dots.js';
-import type { MatcherJob, MatcherReply } from '../src/biometrics/matcher-pool.js';
+import type { MatcherJob, MatcherReply } from '../src/biometrics/node-matcher-pool.js';
 import { scanRows } from '../src/biometrics/matcher-scan.js';
 import { metaViews, type SharedRows } from '../src/biometrics/matcher-store.js';
 

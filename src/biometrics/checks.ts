@@ -1,4 +1,4 @@
-import type { RgbImage } from './image/image.js';
+import type { RgbImage } from './image/raster.js';
 import { toGrey } from './image/planes.js';
 import type { FaceCheckSettings } from './settings.js';
 

@@ -1,5 +1,5 @@
 // The matcher's vocabulary, shared by the one-version gallery (face-gallery.ts), the service's gallery of
-// every version (gallery.ts) and the Node matcher threads (matcher-pool.ts).
+// every version (gallery.ts) and the Node matcher threads (node-matcher-pool.ts).
 import type { CalibrationTable } from './calibration.js';
 import type { KernelChoice } from './matcher-dots.js';
 import type { ScanHits, ScanTask } from './matcher-scan.js';
@@ -30,7 +30,7 @@ export interface IdentifyOptions {
 export type Probe = Uint8Array | TemplateRecord | Int8Array;
 
 /**
- * Matcher threads that scan slices of a shared partition (matcher-pool.ts on Node). Runtime-neutral: the
+ * Matcher threads that scan slices of a shared partition (node-matcher-pool.ts on Node). Runtime-neutral: the
  * gallery only posts tasks and merges what comes back.
  */
 export interface MatcherThreads {

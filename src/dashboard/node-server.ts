@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { join, relative, sep } from 'node:path';
 import { createDashboardApp } from './app.js';
 import { indexFiles, servable, type StaticFiles } from './static-files.js';
-import { bundleCaptureHelper } from './capture-bundle.js';
+import { bundleCaptureHelper } from './node-capture-bundle.js';
 
 /** The hand-written pages, scripts and styles, served as they are (no build step). */
 export const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));

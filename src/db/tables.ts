@@ -64,7 +64,7 @@ interface RefreshTokensTable {
   created_at: Stamp;
 }
 
-/** Failed logins per (subject, address), and per address under the subject `*` (see auth/throttle.ts). */
+/** Failed logins per (subject, address), and per address under the subject `*` (see services/auth/throttle.ts). */
 interface LoginThrottleTable {
   address: string;
   subject: string;

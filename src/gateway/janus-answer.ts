@@ -1,5 +1,3 @@
-import type { CaptureView } from '../services/capture/capture-store.js';
-
 /** A message from Janus: requests' answers and asynchronous events share this shape (snake_case, as sent). */
 export interface JanusAnswer {
   janus: string;
@@ -11,8 +9,6 @@ export interface JanusAnswer {
   /** Janus answers an offer; its own offers (e.g. a VideoRoom subscriber) are offers: the WebRTC SDP types. */
   jsep?: { type: 'offer' | 'answer' | 'pranswer' | 'rollback'; sdp: string; [key: string]: unknown };
   error?: { code: number; reason: string };
-  /** Ours, not Janus's: on the handle of a capture session, the capture as its client reads it (trickleGateway). */
-  capture?: CaptureView;
   [key: string]: unknown;
 }
 

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { roleCovers } from '../auth/principal.js';
+import { roleCovers } from '../services/auth/principal.js';
 import { DomainError } from '../services/errors.js';
 import type { Role, Surface } from '../auth/roles.js';
 import type { AppEnv } from './env.js';

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { randomSecret, sha256 } from '../auth/password.js';
 import { safeEqual } from '../auth/safe-equal.js';
-import type { TokenKind } from '../auth/signing-keys.js';
+import type { TokenKind } from '../services/auth/signing-keys.js';
 import type { AppEnv } from './env.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../services/auth/principal.js';
 import type { Services } from '../services/index.js';
 
 /** What middleware leaves on the request context for the handlers after it. */

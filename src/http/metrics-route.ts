@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { roleCovers } from '../auth/principal.js';
+import { roleCovers } from '../services/auth/principal.js';
 import { safeEqual } from '../auth/safe-equal.js';
 import { DomainError } from '../services/errors.js';
 import { PROMETHEUS_TEXT } from '../services/metrics/prometheus.js';

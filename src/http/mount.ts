@@ -3,7 +3,7 @@ import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ProblemSchema, z } from '../schemas/common.js';
 import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../services/auth/principal.js';
 import { JsonAnswer, prefixOf, requiredRole, StreamedJson, type OperationSpec } from '../operations/types.js';
 import { type Surface } from '../auth/roles.js';
 import { requireRole, withoutCredentials } from './auth-middleware.js';

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { authoritiesOf } from '../auth/principal.js';
+import { authoritiesOf } from '../services/auth/principal.js';
 import { migrationsApplied } from '../db/connect.js';
 import { LoginRequest } from '../schemas/auth.js';
 import type { AppEnv } from './env.js';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Services } from '../services/index.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../services/auth/principal.js';
 import type { FormSpec } from './form-spec.js';
 import type { Role, Surface } from '../auth/roles.js';
 

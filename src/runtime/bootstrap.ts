@@ -3,7 +3,7 @@ import { connectDatabase, migrate } from '../db/connect.js';
 import { createApp, type AppDeps } from '../app.js';
 import { createServices, type Services } from '../services/index.js';
 import type { ServiceContext } from '../services/context.js';
-import { configuredLogger, type Logger } from '../services/logger.js';
+import { configuredLogger, type Logger } from '../logger.js';
 import { ensureInitialAdmin } from '../services/accounts/accounts.js';
 import { ensureBuiltinClients } from '../services/auth/oauth-clients.js';
 import { reportNode } from '../services/management/nodes.js';

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import type { Config } from '../config/config.js';
 import { MatcherCluster } from '../services/gallery/sharded/matcher-cluster.js';
-import type { Logger } from '../services/logger.js';
+import type { Logger } from '../logger.js';
 
 /**
  * A NATS connection for an API node or a matcher process (BIMS_NATS_URL, every server of the cluster, so the

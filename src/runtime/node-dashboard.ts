@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.js';
-import type { Logger } from '../services/logger.js';
+import type { Logger } from '../logger.js';
 import { superviseChild } from './supervised-child.js';
 
 /** The dashboard's entry, run as a separate Node process with the same loader (tsx) as this one. */

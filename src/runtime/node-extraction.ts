@@ -7,7 +7,7 @@ import { serve } from '@hono/node-server';
 import { createExtractor } from '../extraction/index.js';
 import { poolLimitsOf } from '../config/config.js';
 import { createExtractionService } from '../extraction/remote-service.js';
-import { configuredLogger } from '../services/logger.js';
+import { configuredLogger } from '../logger.js';
 import { loadConfigOrExit } from './node-config.js';
 import { nativeBackendMissing } from '../extraction/node-native-runner.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.js';
-import type { Logger } from '../services/logger.js';
+import type { Logger } from '../logger.js';
 import { superviseChild } from './supervised-child.js';
 
 /** The sidecar's entry, run as a separate Node process with the same loader (tsx) as this one; compiled in a build. */

@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import type { Logger } from '../services/logger.js';
+import type { Logger } from '../logger.js';
 
 /** A child process `npm start` runs beside the API (the sidecar, the dashboard), started again when it dies. */
 interface SupervisedChild {

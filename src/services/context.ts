@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.js';
 import type { DialectName } from '../db/connect.js';
 import type { Database } from '../db/tables.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 /** What every service function receives: the database and the process facts, never HTTP. */
 export interface ServiceContext {

@@ -1,5 +1,5 @@
 import type { RawBuilder } from 'kysely';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from './auth/principal.js';
 import type { Surface } from '../auth/roles.js';
 import { operationOwnedBy, sampleOwnedBy, subjectOwnedBy } from '../db/repositories/ownership.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { Logger } from '../services/logger.js';
+import type { Logger } from '../logger.js';
 import { findJanusLibDir, writeJanusConfig, type JanusConfigValues } from './janus-config.js';
 
 /** Where Janus is in its life: `running` is the only state in which the API may use it. */

@@ -1,5 +1,5 @@
 import { loadConfigOrExit } from '../runtime/node-config.js';
-import { configuredLogger } from '../services/logger.js';
+import { configuredLogger } from '../logger.js';
 import { startSidecar } from './start.js';
 
 /**

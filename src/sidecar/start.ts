@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Config } from '../config/config.js';
-import type { Logger } from '../services/logger.js';
+import type { Logger } from '../logger.js';
 import { JanusSupervisor } from './janus-supervisor.js';
 import { createSidecarApp } from './server.js';
 import { Dongles } from './dongles/dongles.js';

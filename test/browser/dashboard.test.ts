@@ -8,7 +8,7 @@ import { send } from '../support/http.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { startDashboardChild, type DashboardChild } from '../../src/runtime/node-dashboard.js';
 import { decodeImage } from '../../src/biometrics/image/decode.js';
 import { encodePng } from '../../src/biometrics/image/encode.js';

@@ -18,7 +18,7 @@ import { serveShards } from '../../src/services/gallery/sharded/matcher-service.
 import { MatcherShard } from '../../src/services/gallery/sharded/matcher-shard.js';
 import { ShardedGallery } from '../../src/services/gallery/sharded/sharded-gallery.js';
 import { shardOf } from '../../src/services/gallery/sharded/shard-map.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { freshPostgres } from '../support/databases.js';
 import {
   faceTemplate,

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config/config.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { DomainError } from '../../src/services/errors.js';
 import { GatewayService } from '../../src/services/gateway/gateway-service.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { adminAuth, bootForTest } from '../support/databases.js';
 import { freePorts } from '../support/ports.js';
 import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';

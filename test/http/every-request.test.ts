@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { readIncomingHeader } from '../../src/runtime/node-headers.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { adminAuth, bootForTest } from '../support/databases.js';
 import { RawConnection } from '../support/raw-http.js';
 import { serveOnLoopback } from '../support/serve.js';

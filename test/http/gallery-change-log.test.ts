@@ -3,7 +3,7 @@ import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { GalleryCache } from '../../src/services/gallery/gallery-cache.js';
 import { pruneChanges } from '../../src/services/gallery/change-log.js';
 

@@ -3,7 +3,7 @@ import { adminAuth, bootForTest } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { photo } from '../biometrics/helpers.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const enrolled = 'labelled/franck/franck_01829.jpg';

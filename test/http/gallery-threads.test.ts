@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MatcherPool } from '../../src/biometrics/matcher-pool.js';
+import { MatcherPool } from '../../src/biometrics/node-matcher-pool.js';
 import { GalleryCache } from '../../src/services/gallery/gallery-cache.js';
 import { adminAuth, bootForTest, serviceDialects } from '../support/databases.js';
 import { seedSubject, type SeededSubject } from '../support/subject-rows.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, adminAuth, bootForTest } from '../support/databases.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { parseSeedOperations, seedText } from '../support/seed.js';
 
 const logLines: string[] = [];

@@ -12,7 +12,7 @@ import { cosineInt8, encodeFaceTemplate, faceRecord, parseTemplate } from '../..
 import { dequantize } from '../support/template-records.js';
 import { loadConfig } from '../../src/config/config.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { runReextractJob, type ReextractProgress } from '../../src/services/reextract/job.js';
 
 /**

@@ -10,7 +10,7 @@ import { closeSharedExtractor, sharedExtractorFactory } from '../support/extract
 import { send } from '../support/http.js';
 import { loginWithCode, postForm } from '../support/oauth-flow.js';
 import { photo } from '../biometrics/helpers.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { encodePng } from '../../src/biometrics/image/encode.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
 import { DomainError } from '../../src/services/errors.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import { adminAuth, bootForTest, dialects } from '../support/databases.js';
 

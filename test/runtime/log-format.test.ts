@@ -3,14 +3,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** A Node process logging two lines the way the service's entries do (configuredLogger from the environment). */
 const PROGRAM = `
 import { loadConfig } from './src/config/config.ts';
-import { configuredLogger } from './src/services/logger.ts';
+import { configuredLogger } from './src/logger.ts';
 const log = configuredLogger(loadConfig(process.env));
 log.info('listening', { url: 'http://127.0.0.1:8080', database: 'pglite', docs: 'http://127.0.0.1:8080/docs' });
 log.warn('voice is off', { reason: 'the speaker model was not found', fix: 'npm run voice-model -- --from pretrained.pt' });

@@ -16,11 +16,11 @@ const NODE_ONLY = [
   /^src\/sidecar\//,
   // The dashboard's own server process (npm run dashboard; a child of npm start) and the esbuild step that bundles
   // the camera page's helper when it starts: never loaded by the app.
-  /^src\/dashboard\/(main|node-server|capture-bundle)\.ts$/,
+  /^src\/dashboard\/(main|node-server|node-capture-bundle)\.ts$/,
   // node-native-runner: onnxruntime-node, the native extraction backend, loaded by the pool's workers only.
   /^src\/extraction\/node-(pool|pool-worker|models|protocol|native-runner)\.ts$/,
   // The matcher's worker threads (FaceGallery takes them as an injected MatcherThreads).
-  /^src\/biometrics\/matcher-pool\.ts$/,
+  /^src\/biometrics\/node-matcher-pool\.ts$/,
 ];
 
 function sourceFiles(dir: string): string[] {

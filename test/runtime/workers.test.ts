@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 import { loadConfig } from '../../src/config/config.js';
 import { boot } from '../../src/runtime/bootstrap.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { clearDb } from '../../src/services/subjects/deletes.js';
 import { startExtractionService } from '../support/extraction-service.js';
 import { serverPort } from '../support/ports.js';

@@ -3,7 +3,7 @@ import { ADMIN_PASSWORD, adminAuth, bootForTest, dialects } from '../support/dat
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { attempt, PATHS } from '../support/login-paths.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 
 /**
  * Login throttling a stranger cannot turn against a user (OWASP ASVS V2.2): failures are counted per

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExtractor } from '../../src/extraction/index.js';
 import { MODELS_DIR, nodeModelLoader } from '../../src/extraction/node-models.js';
 import { VOICE_MODEL_FILE } from '../../src/extraction/ort-voice-runner.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { operatorLeaks } from '../support/fuzz/oracle.js';
 import { makeJpeg, makeWav } from '../support/media.js';

@@ -3,7 +3,7 @@ import { ADMIN_PASSWORD, adminAuth, bootForTest, serviceDialects } from '../supp
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
 import { DOCS_REDIRECT, loginWithCode, pkcePair, postForm, signIn } from '../support/oauth-flow.js';
 import { boot, type Booted } from '../../src/runtime/bootstrap.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { allRoutes } from '../support/routes.js';
 import { concretePath } from '../support/seed.js';
 

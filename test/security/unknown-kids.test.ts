@@ -10,7 +10,7 @@ import type {
 } from 'kysely';
 import { bootForTest, serviceDialects } from '../support/databases.js';
 import { NO_SIDECAR_ENV } from '../support/external-ops.js';
-import { SigningKeys } from '../../src/auth/signing-keys.js';
+import { SigningKeys } from '../../src/services/auth/signing-keys.js';
 import { randomSecret } from '../../src/auth/password.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { send as request } from '../support/http.js';
 import { seedOperation, seedSubject, type SeededSubject } from '../support/subject-rows.js';

@@ -6,7 +6,7 @@
 import { loadConfig } from '../../src/config/config.js';
 import { boot } from '../../src/runtime/bootstrap.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
 
 const config = loadConfig({ ...process.env, BIMS_LOG_LEVEL: 'silent' } as Record<string, string>);

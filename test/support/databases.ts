@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../../src/config/config.js';
 import { boot, type BootOptions, type Booted } from '../../src/runtime/bootstrap.js';
 import { migratedPgliteImage, migrationsHash } from './pglite-image.js';
 import { connectDatabase, migrate } from '../../src/db/connect.js';
-import { createLogger, type Logger } from '../../src/services/logger.js';
+import { createLogger, type Logger } from '../../src/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import type { Extractor } from '../../src/extraction/extractor.js';
 import type { GalleryFreshness } from '../../src/services/gallery/gallery-sync.js';

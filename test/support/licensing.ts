@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
 import type { LicenceDocument } from '../../src/licensing/document.js';
 import { generateLicenceKeys, issueLicence } from '../../src/licensing/issue.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { startSidecar, type RunningSidecar } from '../../src/sidecar/start.js';
 
 export type VendorKeys = Awaited<ReturnType<typeof generateLicenceKeys>>;

@@ -71,7 +71,7 @@ export async function makeCredentials(booted: Booted, setSkew: (ms: number) => v
     .setExpirationTime('5m')
     .sign(foreignKey.privateKey);
 
-  // A key id the service never made: refused without a database read per request (src/auth/signing-keys.ts).
+  // A key id the service never made: refused without a database read per request (src/services/auth/signing-keys.ts).
   const unknownKid = await new SignJWT({ sub: 'account:1', scope: 'ADMIN', client_id: 'bims-docs' })
     .setProtectedHeader({ alg: 'ES256', kid: 'no-such-key-id', typ: 'at+jwt' })
     .setIssuer(booted.services.auth.issuer)

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { freePorts } from './ports.js';
 import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/services/logger.js';
+import { createLogger } from '../../src/logger.js';
 import { startSidecar, type RunningSidecar } from '../../src/sidecar/start.js';
 import { testSettings } from './test-settings.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { invertAffine, similarityTransform, type Point } from './align.js';
-import type { Affine } from '../image/image.js';
+import type { Affine } from '../image/raster.js';
 import { decodeDetections, iou } from './detect.js';
 
 /** An affine map applied to a point (the service warps whole images, never single points). */

@@ -1,4 +1,4 @@
-import type { Affine } from '../image/image.js';
+import type { Affine } from '../image/raster.js';
 
 /** 2-D point. */
 export type Point = [number, number];

@@ -1,4 +1,5 @@
-import { cropResize, type RgbImage } from '../image/image.js';
+import { cropResize } from '../image/image.js';
+import { type RgbImage } from '../image/raster.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
 import { giveBackF32, lendF32, scratchU8 } from '../image/scratch.js';
 import { runOnLentInput } from './lent-input.js';

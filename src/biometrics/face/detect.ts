@@ -1,4 +1,5 @@
-import { resizeArea, type RgbImage } from '../image/image.js';
+import { resizeArea } from '../image/image.js';
+import { type RgbImage } from '../image/raster.js';
 import { toPlanar } from '../image/planes.js';
 import { scratchU8 } from '../image/scratch.js';
 

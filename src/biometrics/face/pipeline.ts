@@ -3,7 +3,8 @@ import type { AnalyseOptions, FaceAnalysis, ImageAnalysis, StageTimings } from '
 import { brightness, faceWarnings, qualityScore, sharpness } from '../checks.js';
 import { decodeImage, type DecodeLimits, type RasterSource } from '../image/decode.js';
 import { encodePng } from '../image/encode.js';
-import { cropResize, type RgbImage } from '../image/image.js';
+import { cropResize } from '../image/image.js';
+import { type RgbImage } from '../image/raster.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
 import { giveBackU8, lendU8, scratchU8 } from '../image/scratch.js';
 import { warpAffine } from '../image/warp.js';

@@ -3,7 +3,8 @@ import decodeMozjpeg, { init as initMozjpeg } from '@jsquash/jpeg/decode.js';
 import { BiometricError } from '../errors.js';
 import { jpegOrientation } from './exif.js';
 import { DEFAULT_MAX_MEGAPIXELS, imageCost } from './image-cost.js';
-import { applyOrientation, type RgbImage } from './image.js';
+import { applyOrientation } from './image.js';
+import { type RgbImage } from './raster.js';
 import { decodePngData } from './png.js';
 
 /** Formats the face pipeline accepts. */

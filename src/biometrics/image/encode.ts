@@ -1,7 +1,7 @@
 import { zlibSync } from 'fflate';
 import { concatBytes } from '../bytes.js';
 import { crc32 } from '../crc32.js';
-import type { RgbImage } from './image.js';
+import type { RgbImage } from './raster.js';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 

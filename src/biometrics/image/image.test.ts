@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { cropResize, resizeArea, type Affine, type RgbImage } from './image.js';
+import { cropResize, resizeArea } from './image.js';
+import { type Affine, type RgbImage } from './raster.js';
 import { warpAffine } from './warp.js';
 
 /** The sampling rule of `warpAffine` written plainly, one sample at a time: the reference the fast paths must equal. */

@@ -1,5 +1,5 @@
 // A raster as the models read it: planar float tensors, grey planes.
-import type { RgbImage } from './image.js';
+import type { RgbImage } from './raster.js';
 
 /**
  * Planar float tensor (1x3xHxW) from an RGB raster: out = (v - mean[c]) / std[c], channel order RGB or BGR.

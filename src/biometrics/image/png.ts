@@ -5,7 +5,7 @@
 // straight to RGB: 16-bit samples keep their high byte, grey levels below 8 bits are scaled to 0..255, alpha
 // (and a palette's tRNS) is composited over white.
 import { BiometricError } from '../errors.js';
-import type { RgbImage } from './image.js';
+import type { RgbImage } from './raster.js';
 import { ADAM7, type PngStructure, rowBytes } from './png-structure.js';
 
 const invalid = (why: string) => new BiometricError('INVALID_IMAGE', `corrupt or truncated PNG: ${why}`);

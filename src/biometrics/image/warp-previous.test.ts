@@ -5,7 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { decodeImage } from './decode.js';
-import { cropMap, cropResize, type Affine, type RgbImage } from './image.js';
+import { cropMap, cropResize } from './image.js';
+import { type Affine, type RgbImage } from './raster.js';
 
 interface AxisFilter {
   first: Int32Array;

@@ -1,6 +1,6 @@
 // Sampling a raster through an affine map: the general bilinear warp with supersampling, and the faster
 // separable path of axis-aligned maps (crops and resizes).
-import type { Affine, RgbImage } from './image.js';
+import type { Affine, RgbImage } from './raster.js';
 import { scratchF64 } from './scratch.js';
 
 /**

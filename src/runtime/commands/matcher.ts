@@ -7,14 +7,14 @@
  * replicas of a shard share its requests, and any of them answers.
  */
 import { hostname } from 'node:os';
-import { MatcherPool } from '../../biometrics/matcher-pool.js';
+import { MatcherPool } from '../../biometrics/node-matcher-pool.js';
 import type { Config } from '../../config/config.js';
 import { connectDatabase, migrate } from '../../db/connect.js';
 import type { ServiceContext } from '../../services/context.js';
 import { GALLERY_CHANNEL } from '../../services/gallery/gallery-changes.js';
 import { serveShards } from '../../services/gallery/sharded/matcher-service.js';
 import { MatcherShard } from '../../services/gallery/sharded/matcher-shard.js';
-import { configuredLogger } from '../../services/logger.js';
+import { configuredLogger } from '../../logger.js';
 import { VERSION } from '../../version.js';
 import { connectNats } from '../nats.js';
 import { heldShards } from './matcher-args.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { lockCase, markCaseSolved, releaseCase, type CaseRow } from '../../db/repositories/adjudication/cases.js';
 import { findDecisionById, findVotesOfCase, insertDecision } from '../../db/repositories/adjudication/decisions.js';
 import { setSubjectStatus } from '../../db/repositories/adjudication/related.js';

@@ -1,14 +1,14 @@
 import { fromBase64 } from '../../encoding/base64.js';
 import { baseUrlOf, type Config } from '../../config/config.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from './principal.js';
 import { sha256, unmatchableHash, verifyPassword } from '../../auth/password.js';
-import { LoginThrottle, throttlePolicy, type Verdict } from '../../auth/throttle.js';
-import { SigningKeys } from '../../auth/signing-keys.js';
+import { LoginThrottle, throttlePolicy, type Verdict } from './throttle.js';
+import { SigningKeys } from './signing-keys.js';
 import { findAccountForLogin } from '../../db/repositories/accounts.js';
 import { findTokenClient } from '../../db/repositories/auth/oauth-clients.js';
 import { PendingAccountCheck } from './account-check.js';
 import { TOKEN_ACCOUNT, type TokenAccountRow } from '../../db/repositories/auth/token-account.js';
-import { roleCovers } from '../../auth/principal.js';
+import { roleCovers } from './principal.js';
 import { CredentialCache } from './credential-cache.js';
 import { VerifiedTokens } from './verified-tokens.js';
 import type { Role } from '../../auth/roles.js';

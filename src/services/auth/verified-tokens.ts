@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
 import { sha256 } from '../../auth/password.js';
-import type { SigningKeys } from '../../auth/signing-keys.js';
+import type { SigningKeys } from './signing-keys.js';
 
 /**
  * The runtime's synchronous SHA-256 where it has one (Node, Deno, Workers with Node compatibility).

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { InitParams } from '../../schemas/gateway-init.js';
 import type { CandidateData } from '../../schemas/operations.js';

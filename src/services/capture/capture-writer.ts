@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 /** Changes within this window go to the database in one write (guidance comes at most at the frame rate). */
 const BATCH_MS = 200;

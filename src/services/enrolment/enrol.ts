@@ -4,7 +4,7 @@ import { json } from '../../db/json.js';
 import { insertAdjudicationCase, insertSubjectUnlessTaken } from '../../db/repositories/enrolment.js';
 import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, conflict } from '../errors.js';

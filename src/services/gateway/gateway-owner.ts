@@ -1,4 +1,4 @@
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 
 /** Who calls a gateway operation, and on which surface. */

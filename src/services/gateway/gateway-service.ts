@@ -14,7 +14,7 @@ import { actsOnOf, ownerKeyOf, type GatewayCaller } from './gateway-owner.js';
 import { GatewayInspection } from './gateway-inspection.js';
 import type { DecoderClient } from '../../gateway/decoder-client.js';
 import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
-import { CaptureStore } from '../capture/capture-store.js';
+import { CaptureStore, type CaptureView } from '../capture/capture-store.js';
 import type { CaptureCaller } from '../capture/capture-types.js';
 import { VIDEOROOM } from '../capture/videoroom.js';
 
@@ -156,7 +156,12 @@ export class GatewayService {
    * is over its media is gone, so nothing is forwarded: the answer is the capture's outcome alone. The
    * capture is read from the database, so a trickle to any node of a cluster answers it alike.
    */
-  trickle(caller: CaptureCaller, sessionId: number, handleId: number, payload: TricklePayload): Promise<JanusAnswer> {
+  trickle(
+    caller: CaptureCaller,
+    sessionId: number,
+    handleId: number,
+    payload: TricklePayload,
+  ): Promise<JanusAnswer & { capture?: CaptureView }> {
     return mapped(async () => {
       const actsOn = actsOnOf(caller);
       const capture = await this.captures.view(sessionId, handleId, actsOn);

@@ -1,7 +1,7 @@
 import type { JanusAnswer } from '../../gateway/janus-answer.js';
 import type { JanusClient } from '../../gateway/janus-client.js';
 import { JanusApiError } from '../../gateway/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 
 interface SessionTrackerOptions {
   janus: JanusClient;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { notFound } from '../errors.js';

@@ -1,7 +1,7 @@
 import { json } from '../../db/json.js';
 import { insertOperation, type OperationRow } from '../../db/repositories/operation-log.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 
 export type OperationType = 'ENROLL' | 'VERIFY' | 'IDENTIFY' | 'CHECK' | 'REMOTE_VERIFY' | 'REEXTRACT';

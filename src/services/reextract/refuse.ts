@@ -1,4 +1,4 @@
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';

@@ -10,7 +10,7 @@ import {
 } from '../../db/repositories/subjects/lookup.js';
 import { removeSubjects } from './remove.js';
 import type { SubjectKey } from '../../db/repositories/subjects/remove.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import { actor, ownerOf, ownsSubject } from '../ownership.js';
 

@@ -1,7 +1,7 @@
 import { cosineInt8, faceRecord, parseTemplate, type Template } from '../../biometrics/template.js';
 import { cosineToScore } from '../../biometrics/calibration.js';
 import { BiometricError } from '../../biometrics/errors.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import { findSubjectFaceTemplate } from '../../db/repositories/templates.js';
 import type { Services } from '../index.js';

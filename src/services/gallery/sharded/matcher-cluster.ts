@@ -2,7 +2,7 @@ import type { NatsConnection } from 'nats';
 import { mergeCandidates } from '../../../biometrics/candidate-order.js';
 import { toBase64 } from '../../../encoding/base64.js';
 import { DomainError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../logger.js';
 import type { GallerySearch } from '../gallery-service.js';
 import type { GalleryMatch } from '../gallery-store.js';
 import {

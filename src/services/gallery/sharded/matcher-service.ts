@@ -1,5 +1,5 @@
 import type { NatsConnection, Service, ServiceMsg } from 'nats';
-import type { Logger } from '../../logger.js';
+import type { Logger } from '../../../logger.js';
 import {
   MATCHER_SERVICE,
   ShardErrors,

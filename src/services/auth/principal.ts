@@ -1,5 +1,5 @@
-import type { Role } from './roles.js';
-import type { PendingAccountCheck } from '../services/auth/account-check.js';
+import type { Role } from '../../auth/roles.js';
+import type { PendingAccountCheck } from './account-check.js';
 
 /** Who is calling: an account (Basic or a token on its behalf) or an OAuth client acting for itself. */
 export interface Principal {

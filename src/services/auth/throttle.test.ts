@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest } from '../../test/support/databases.js';
+import { bootForTest } from '../../../test/support/databases.js';
 import { LoginThrottle, throttlePolicy, type Verdict } from './throttle.js';
 
 /** The throttle's handling of concurrent attempts; the policy itself is tested over HTTP in test/security/login-throttle.test.ts. */

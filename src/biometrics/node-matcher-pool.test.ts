@@ -2,7 +2,7 @@
 // searches run on the threads never disturb them: each answers for the gallery as it was when it started,
 // while the next search sees the change. Real worker threads, real shared memory.
 import { afterAll, describe, expect, it } from 'vitest';
-import { MatcherPool } from './matcher-pool.js';
+import { MatcherPool } from './node-matcher-pool.js';
 import { FaceGallery } from './face-gallery.js';
 import { Gallery } from './gallery.js';
 import { FACE_CALIBRATION } from './calibration.js';

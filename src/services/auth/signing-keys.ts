@@ -8,9 +8,9 @@ import {
   type JWK,
   type JWTPayload,
 } from 'jose';
-import type { ServiceContext } from '../services/context.js';
-import { insertSigningKey, listSigningKeys, retireSigningKey } from '../db/repositories/auth/signing-keys.js';
-import { randomSecret } from './password.js';
+import type { ServiceContext } from '../context.js';
+import { insertSigningKey, listSigningKeys, retireSigningKey } from '../../db/repositories/auth/signing-keys.js';
+import { randomSecret } from '../../auth/password.js';
 
 const ALG = 'ES256';
 /** Issuer and audience of our tokens. */

@@ -1,13 +1,13 @@
-import type { Config } from '../config/config.js';
+import type { Config } from '../../config/config.js';
 import {
   countThrottleFailures,
   deleteThrottleRow,
   deleteThrottleRowsExpiredBefore,
   deleteThrottleRowsOfAddress,
   findThrottleRows,
-} from '../db/repositories/auth/login-throttle.js';
-import type { Queryable } from '../db/repositories/queryable.js';
-import { DomainError } from '../services/errors.js';
+} from '../../db/repositories/auth/login-throttle.js';
+import type { Queryable } from '../../db/repositories/queryable.js';
+import { DomainError } from '../errors.js';
 
 /** The numbers of the throttling policy (docs/login-throttling.md), in milliseconds where they are times. */
 interface ThrottlePolicy {
