@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import jpeg from 'jpeg-js';
 import { decodeImage } from '../../biometrics/image/decode.js';
-import { resizeArea, type RgbImage } from '../../biometrics/image/image.js';
+import { resizeArea } from '../../biometrics/image/image.js';
+import type { RgbImage } from '../../biometrics/image/raster.js';
 import { loadDataset } from './eval-lib.js';
 
 /** One way of degrading a photo: its name (the file suffix) and what it does. */
