@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { connect, createInbox, Empty, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/tables.js';
+import { latestGalleryChangeId } from '../../src/db/repositories/gallery.js';
 import { databaseDigest } from '../../src/services/gallery/digest.js';
 import { shardOf, slotRange } from '../../src/services/gallery/sharded/shard-map.js';
 import { photo } from '../biometrics/helpers.js';
@@ -22,6 +23,7 @@ import {
 import { killHard, startMatcher, type MatcherProcess } from '../support/matcher-process.js';
 import { startNatsCluster, type TestNatsCluster } from '../support/nats-cluster.js';
 import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
+import { trialBudget } from '../support/test-settings.js';
 
 const PASSWORD = 'cluster-test-admin-password';
 const auth = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
@@ -29,6 +31,14 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const SHARDS = 2;
 const GENERATED = 2000;
 const LOAD = 60; // identifications per fault under load
+/**
+ * Replicas SIGKILLed, one per load of LOAD identifications, alternating shards: 2 in `npm test` (each shard's
+ * replica once), 6 with BIMS_TEST_FULL=1. Each kill catches requests in flight on the victim (3 at a time, half
+ * of them on it), so each exercises the retry on the other replica.
+ */
+const REPLICA_KILLS = trialBudget(2, 6);
+/** NATS servers SIGKILLed under load, a different one each time: 1 in `npm test`, 3 with BIMS_TEST_FULL=1. */
+const NATS_KILLS = trialBudget(1, 3);
 const RACE_TRIALS = 40;
 const FOLLOW_TRIALS = 40;
 // Four people enrolled by photo; an identification of one of them lists twenty candidates from both shards.
@@ -157,19 +167,44 @@ describeOnPostgres('a matcher cluster of real processes: 3 NATS servers, 2 shard
     const endpoints: string[] = [];
     for await (const m of sub) endpoints.push(...m.json<any>().endpoints.map((e: any) => e.name));
     expect(endpoints.sort()).toEqual(['shard-0', 'shard-0', 'shard-1', 'shard-1']);
+    // $SRV.STATS.bims-matcher (nats micro stats): every replica reports its shard, the templates it holds (the
+    // database's count for the shard's slots) and its change-log position, which reaches the log's end once
+    // the enrolments' NOTIFYs are replayed (a replica that answered none of the searches too).
+    const latest = await latestGalleryChangeId(db);
+    const truth = await Promise.all([0, 1].map((s) => databaseDigest(db, slotRange(s, SHARDS))));
+    let held: { shard: number; templates: number; digest: string; lastChangeId: number }[] = [];
+    for (const until = Date.now() + 20_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      const statsInbox = createInbox();
+      const stats = observer.subscribe(statsInbox, { max: 4, timeout: 5000 });
+      observer.publish('$SRV.STATS.bims-matcher', Empty, { reply: statsInbox });
+      held = [];
+      for await (const m of stats) held.push(...m.json<any>().endpoints.map((e: any) => e.data));
+      if (held.every((d) => d.lastChangeId === latest)) break;
+    }
+    expect(held.map((d) => [d.shard, d.templates, d.digest, d.lastChangeId]).sort()).toEqual(
+      [0, 0, 1, 1].map((s) => [s, truth[s]!.templates, truth[s]!.sum, latest]),
+    );
   });
 
-  it(`loses no answer when a replica is SIGKILLed during an identification load (${LOAD} identifications)`, async () => {
-    const victim = alive(0)[0]!;
-    const { statuses, wrong } = await identifyUnderLoad(() => killHard(victim));
-    expect(victim.child.signalCode).toBe('SIGKILL');
-    expect(wrong, `${wrong.length} of ${LOAD} answers differ from the healthy cluster's`).toEqual([]);
-    expect(
-      statuses.filter((s) => s !== 201),
-      'answers other than 201',
-    ).toEqual([]);
-    await startReplica(0).ready; // two replicas again
-  }, 180_000);
+  it(
+    `loses no answer when a replica is SIGKILLed during an identification load (${REPLICA_KILLS} kills, ${LOAD} identifications each)`,
+    async () => {
+      const outcomes: string[] = [];
+      for (let kill = 0; kill < REPLICA_KILLS; kill++) {
+        const shard = kill % SHARDS;
+        const victim = alive(shard)[0]!;
+        const { statuses, wrong } = await identifyUnderLoad(() => killHard(victim));
+        expect(victim.child.signalCode).toBe('SIGKILL');
+        const other = statuses.filter((s) => s !== 201).length;
+        outcomes.push(`kill ${kill} (shard ${shard}): ${wrong.length} wrong, ${other} not 201`);
+        expect(wrong, `kill ${kill}: ${wrong.length} of ${LOAD} answers differ from the healthy cluster's`).toEqual([]);
+        expect(other, `kill ${kill}: answers other than 201: ${statuses.filter((s) => s !== 201)}`).toBe(0);
+        await startReplica(shard).ready; // two replicas again
+      }
+      console.log(`replica SIGKILLs under load: ${outcomes.join('; ')}`);
+    },
+    180_000 * REPLICA_KILLS,
+  );
 
   it('answers 503 (never a partial list, never a half-written row) while both replicas of a shard are down, then the full list once one is back', async () => {
     await Promise.all(alive(1).map((p) => killHard(p)));
@@ -191,23 +226,31 @@ describeOnPostgres('a matcher cluster of real processes: 3 NATS servers, 2 shard
     }
   }, 180_000);
 
-  it(`gives no wrong answer when a NATS server is SIGKILLed during an identification load (${LOAD} identifications), and the clients reconnect`, async () => {
-    const victim = nats.servers[1]!;
-    const { statuses, wrong } = await identifyUnderLoad(() => victim.kill('SIGKILL'));
-    expect(wrong, `${wrong.length} of ${LOAD} answers differ from the healthy cluster's`).toEqual([]);
-    expect(
-      statuses.filter((s) => s !== 201 && s !== 503),
-      'answers other than 201 and 503',
-    ).toEqual([]);
-    // Every client that was on it is on another server now: both nodes answer in full.
-    for (const [person, list] of reference) {
-      const res = await identify(person % 2 ? a : b, person);
-      expect(res.status).toBe(201);
-      expect(candidatesOf(res.body)).toEqual(list);
-    }
-    console.log(`NATS server killed under load: ${statuses.filter((s) => s === 503).length} of ${LOAD} answered 503`);
-    await victim.restart();
-  }, 180_000);
+  it(
+    `gives no wrong answer when a NATS server is SIGKILLed during an identification load (${NATS_KILLS} kills, ${LOAD} identifications each), and the clients reconnect`,
+    async () => {
+      const outcomes: string[] = [];
+      for (let kill = 0; kill < NATS_KILLS; kill++) {
+        const victim = nats.servers[(kill + 1) % nats.servers.length]!;
+        const { statuses, wrong } = await identifyUnderLoad(() => victim.kill('SIGKILL'));
+        expect(wrong, `kill ${kill}: ${wrong.length} of ${LOAD} answers differ from the healthy cluster's`).toEqual([]);
+        expect(
+          statuses.filter((s) => s !== 201 && s !== 503),
+          `kill ${kill}: answers other than 201 and 503`,
+        ).toEqual([]);
+        // Every client that was on it is on another server now: both nodes answer in full.
+        for (const [person, list] of reference) {
+          const res = await identify(person % 2 ? a : b, person);
+          expect(res.status).toBe(201);
+          expect(candidatesOf(res.body)).toEqual(list);
+        }
+        outcomes.push(`${victim.name}: 0 wrong, ${statuses.filter((s) => s === 503).length} of ${LOAD} answered 503`);
+        await victim.restart();
+      }
+      console.log(`NATS servers SIGKILLed under load: ${outcomes.join('; ')}`);
+    },
+    180_000 * NATS_KILLS,
+  );
 
   it('a replica restarted after changes it missed catches up before it answers', async () => {
     const [keep, behind] = alive(0);
