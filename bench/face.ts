@@ -1,7 +1,8 @@
-// npm run bench -- face [--quick]
+// npm run bench -- face [--quick] [--framing-only]
 // Per-stage milliseconds per face for onnxruntime-web (wasm, production) and onnxruntime-node (native
 // baseline, installed in tools/bench on first use) on the same images in the same run, where the time goes
-// (model inference vs our pre-/post-processing), matcher speed, and pool throughput with 1 and 2 workers.
+// (model inference vs our pre-/post-processing), matcher speed, pool throughput with 1 and 2 workers, and
+// what framing small photos for the detector costs (face-framing.ts; --framing-only runs that part alone).
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,7 @@ import * as ortWeb from 'onnxruntime-web';
 import { conv1x1Model } from './conv-model.js';
 import { loadOrtNode, type OrtNodeSession } from './ort-node.js';
 import { matcherBench } from './matcher.js';
+import { framingCost } from './face-framing.js';
 import manifest from '../wasm/models/manifest.json' with { type: 'json' };
 
 const PHOTOS = fileURLToPath(new URL('../test/fixtures/photos/', import.meta.url));
@@ -193,6 +195,15 @@ async function convolutionCeiling() {
 
 export async function run(args: string[]) {
   const quick = args.includes('--quick');
+  if (args.includes('--framing-only')) {
+    await enableFastJpegNode();
+    const web = await OrtWebRunner.create({ loadModel: nodeModelLoader() });
+    try {
+      return { machine: machine(), framing: await framingCost(web, quick ? 3 : 9) };
+    } finally {
+      await web.release();
+    }
+  }
   const images = IMAGES.map((f) => new Uint8Array(readFileSync(PHOTOS + f)));
   const reps = quick ? 1 : 3;
   const decodeRate = async () => {
@@ -213,6 +224,7 @@ export async function run(args: string[]) {
 
   const web = await OrtWebRunner.create({ loadModel: nodeModelLoader() });
   const webStages = await stages(web, images, reps);
+  const framing = await framingCost(web, quick ? 3 : 9);
   await web.release();
   const node = await OrtNodeRunner.create(1);
   const nodeStages = await stages(node, images, reps);
@@ -224,12 +236,7 @@ export async function run(args: string[]) {
   for (const w of [1, 2]) pool.push(await poolThroughput(images, w, quick ? 1 : 3));
   const matcher = await matcherBench(quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000], ['auto']);
   return {
-    machine: {
-      cpus: cpus().length,
-      cpu: cpus()[0]?.model,
-      node: process.version,
-      loadAverageAtEnd: loadavg().map((x) => r2(x)),
-    },
+    machine: machine(),
     images: IMAGES,
     decodeMegapixelsPerSecond: { jpegJs: jpegJsMpps, mozjpegWasm: mozjpegMpps },
     onnxruntimeWeb: webStages,
@@ -239,5 +246,15 @@ export async function run(args: string[]) {
     convolutionCeiling: ceiling,
     pool,
     matcher,
+    framing,
+  };
+}
+
+function machine() {
+  return {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    node: process.version,
+    loadAverageAtEnd: loadavg().map((x) => r2(x)),
   };
 }

@@ -22,6 +22,12 @@ export interface AnalyseOptions {
    * `detectLiveness` or `checkIcao`): a model and a crop of 2.7 times the face, about a tenth of an enrolment's work.
    */
   liveness?: boolean;
+  /**
+   * Frame a small photo on a larger canvas before detection (framing.ts; default true). false is the pipeline of
+   * template version p2, kept for measuring the change (`npm run bench -- face`, `npm run eval -- --no-framing`):
+   * its templates are not those of the current version.
+   */
+  framing?: boolean;
   /** Produce a token image (PNG) of the largest face, the one the enrolment gates take (default false). */
   tokenImage?: boolean;
   /** Check thresholds; missing keys take `DEFAULT_FACE_CHECK_SETTINGS`. */

@@ -8,10 +8,19 @@ import { type RgbImage } from '../image/raster.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
 import { giveBackU8, lendU8, scratchU8 } from '../image/scratch.js';
 import { warpAffine } from '../image/warp.js';
-import { resolveFaceCheckSettings } from '../settings.js';
+import { resolveFaceCheckSettings, type FaceCheckSettings } from '../settings.js';
 import { ageGender, eyesOpen, headPose, liveness, type SquareBox } from './attributes.js';
 import { alignmentMap, invertAffine, similarityTransform, type Point } from './align.js';
 import { decodeDetections, detectInput, DETECT_H, DETECT_W, type Detection } from './detect.js';
+import {
+  clipped,
+  detectionInPhoto,
+  framedBytes,
+  framedWithEdges,
+  framingFactor,
+  unframed,
+  type Framing,
+} from './framing.js';
 import { runOnLentInput } from './lent-input.js';
 import type { ModelRunner } from './runner.js';
 
@@ -159,23 +168,20 @@ async function analyseWithin(
   let t = now();
   timings.decode = t - t0;
 
-  const det = await runOnLentInput(runner, 'fr_detect', [1, 3, DETECT_H, DETECT_W], (into) => detectInput(img, into));
-  const detections = decodeDetections(det.scores, det.boxes, img.width, img.height, {
-    scoreThreshold: settings.detectionThreshold,
-    iouThreshold: settings.nmsIouThreshold,
-    maxFaces: 1000,
-  })
-    .filter((d) => d.y2 - d.y1 >= settings.minFaceSize)
-    .slice(0, settings.maxFaces);
+  const { framing, detections } = await findFaces(runner, img, settings, raster, opts.framing !== false);
   timings.detect = now() - t;
 
   const faces: FaceAnalysis[] = [];
   let largest: { area: number; lm: Float32Array } | undefined;
   for (const d of detections) {
     t = now();
-    const box = squareBox(d);
-    const lm = await landmarks68(runner, img, box);
-    const area = (d.x2 - d.x1) * (d.y2 - d.y1);
+    // The box moved back from the detector's canvas to the photo (it may reach past the photo's edges: the
+    // crops repeat the edge pixels there); the box a client is told, and the attribute models use, is cut to it.
+    const whole = framing.image === img ? d : detectionInPhoto(d, framing);
+    const inPhoto = framing.image === img ? d : clipped(whole, img.width, img.height);
+    const box = squareBox(inPhoto);
+    const lm = await landmarks68(runner, img, squareBox(whole));
+    const area = (inPhoto.x2 - inPhoto.x1) * (inPhoto.y2 - inPhoto.y1);
     if (!largest || area > largest.area) largest = { area, lm };
     timings.landmarks += now() - t;
 
@@ -186,7 +192,7 @@ async function analyseWithin(
 
     t = now();
     const [le, re] = eyeCentres(lm);
-    const rectangle = { x: d.x1, y: d.y1, width: d.x2 - d.x1, height: d.y2 - d.y1 };
+    const rectangle = { x: inPhoto.x1, y: inPhoto.y1, width: inPhoto.x2 - inPhoto.x1, height: inPhoto.y2 - inPhoto.y1 };
     const measures = {
       rectangle,
       imageWidth: img.width,
@@ -246,4 +252,34 @@ async function analyseWithin(
   if (opts.tokenImage && largest) result.tokenImage = encodePng(tokenImage(img, largest.lm));
   timings.total = now() - t0;
   return result;
+}
+
+/**
+ * The faces of a photo and the canvas they were found on (framing.ts): the photo itself, or, when it is framed
+ * for the detector, a larger canvas around it (lent from `raster`). Detections are in the canvas's pixels,
+ * highest score first, at least `minFaceSize` high, at most `maxFaces`.
+ */
+async function findFaces(
+  runner: ModelRunner,
+  img: RgbImage,
+  settings: FaceCheckSettings,
+  raster: RasterSource,
+  frameSmall: boolean,
+): Promise<{ framing: Framing; detections: Detection[] }> {
+  const detectOn = async (canvas: RgbImage) => {
+    const det = await runOnLentInput(runner, 'fr_detect', [1, 3, DETECT_H, DETECT_W], (into) =>
+      detectInput(canvas, into),
+    );
+    return decodeDetections(det.scores, det.boxes, canvas.width, canvas.height, {
+      scoreThreshold: settings.detectionThreshold,
+      iouThreshold: settings.nmsIouThreshold,
+      maxFaces: 1000,
+    })
+      .filter((d) => d.y2 - d.y1 >= settings.minFaceSize)
+      .slice(0, settings.maxFaces);
+  };
+  const factor = frameSmall ? framingFactor(img) : 1;
+  if (factor === 1) return { framing: unframed(img), detections: await detectOn(img) };
+  const framing = framedWithEdges(img, factor, raster(framedBytes(img.width, img.height, factor)));
+  return { framing, detections: await detectOn(framing.image) };
 }

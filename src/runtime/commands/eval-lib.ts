@@ -43,6 +43,7 @@ export async function extractAll(
   cache = false,
   modality: Modality = 'face',
   backend: 'wasm' | 'native' = 'wasm',
+  framing = true,
 ): Promise<void> {
   // Optional cache (.cache/eval/) keyed by image bytes and template version, for repeated runs on one dataset.
   const manifest = JSON.parse(
@@ -59,6 +60,7 @@ export async function extractAll(
     createHash('sha256')
       .update(manifest.templateVersion)
       .update(backend === 'native' ? 'native' : '')
+      .update(framing ? '' : 'unframed')
       .update(readFileSync(s.file))
       .digest('hex');
   const cacheDir = new URL('../../../.cache/eval/', import.meta.url);
@@ -79,7 +81,7 @@ export async function extractAll(
     }
   }
   const todo = samples.filter((s) => !s.q && !s.error);
-  if (todo.length) await extractFresh(todo, workers, log, modality, backend);
+  if (todo.length) await extractFresh(todo, workers, log, modality, backend, framing);
   if (cache) {
     for (const s of todo) {
       writeFileSync(
@@ -102,6 +104,7 @@ async function extractFresh(
   log: (s: string) => void,
   modality: Modality,
   backend: 'wasm' | 'native',
+  framing: boolean,
 ): Promise<void> {
   const ex = await createNodePoolExtractor({ size: workers, maxQueue: 100000, jobTimeoutMs: 120_000, backend });
   let done = 0;
@@ -120,7 +123,7 @@ async function extractFresh(
               s.q = quantize(r.embedding).q;
             }
           } else {
-            const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false });
+            const r = await ex.analyseFace(new Uint8Array(readFileSync(s.file)), { checks: false, framing });
             s.longerSide = Math.max(r.width, r.height);
             if (r.faces.length === 0) s.error = 'no face';
             else {

@@ -1,6 +1,7 @@
 // npm run eval -- [--modality face|voice] --dataset DIR [--json OUT] [--plot OUT.svg] [--workers N] [--cache]
 //                  [--backend wasm|native]   (the face models' extraction backend, docs/extraction.md)
 //                  [--probe-seconds 1,1.5,2] (voice: probes cut to that much speech, eval-voice-probes.ts)
+//                  [--no-framing]            (faces: small photos not framed for the detector, the p2 pipeline)
 //                  [--worst N]               (faces: the N worst genuine and impostor pairs listed, default 10)
 //                  [--samples-per-subject 2,3,4] (faces: subjects enrolled with k photos, each rule, eval-samples.ts)
 // Accuracy of the face engine over any folder laid out as identity/image.{jpg,png} (the LFW convention), or
@@ -73,11 +74,12 @@ await extractAll(
   process.argv.includes('--cache'),
   modality,
   backend,
+  !process.argv.includes('--no-framing'),
 );
 const { genuine, impostor } = pairCosines(samples);
 // Error rates are computed on cosines (scores are a monotone map of them, but clamp at 0 and 200).
 const result: Record<string, unknown> = {
-  ...(modality === 'face' ? { backend } : {}),
+  ...(modality === 'face' ? { backend, framing: !process.argv.includes('--no-framing') } : {}),
   images: samples.length,
   failedToEnrol: samples.filter((s) => !s.q).length,
   // Voice: which gate refused how many clips (the figures below are over the accepted clips only).
