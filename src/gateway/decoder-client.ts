@@ -2,7 +2,7 @@ import { GatewayProtocolError, GatewayUnavailableError } from './errors.js';
 import { exchangeJson } from './http.js';
 
 /** A decoder the sidecar started: Janus forwards RTP to host:port, its frames are read with {@link DecoderClient.frames}. */
-interface DecoderHandle {
+export interface DecoderHandle {
   id: string;
   host: string;
   port: number;

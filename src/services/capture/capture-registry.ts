@@ -9,7 +9,13 @@ import { CaptureSession } from './capture-session.js';
 import { type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-types.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
-import { publisherMedia } from './publisher-media.js';
+import {
+  closeDecoders,
+  forwardToDecoders,
+  openDecoders,
+  publisherMedia,
+  type CaptureDecoders,
+} from './publisher-media.js';
 import { audioMidOf, createRoom, destroyRoom, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
@@ -56,31 +62,32 @@ export class CaptureRegistry {
     await this.store.check(owner, { sessionId, handleId });
     const adminKey = await this.gateway.adminKey();
     const room = newRoomNumber();
-    await this.gateway.pluginRequest(sessionId, handleId, createRoom(room, adminKey));
+    // The decoders start while Janus makes the room and takes the offer (publisher-media.ts says why).
+    const opening = openDecoders(this.gateway, { params, owner, audio: audioMid !== undefined });
+    opening.catch(() => {}); // awaited below; a failure before then must not be unhandled
     let answer: JanusAnswer;
     let captureId: string;
+    let decoders: CaptureDecoders | undefined;
+    let roomMade = false;
     try {
+      await this.gateway.pluginRequest(sessionId, handleId, createRoom(room, adminKey));
+      roomMade = true;
       answer = await this.gateway.messageForEvent(tracker, sessionId, handleId, joinAndPublish(room), input.jsep);
+      decoders = await opening;
+      const publisherId = Number(answer.plugindata?.data?.id);
+      const { timeoutSeconds } = params;
+      await forwardToDecoders(this.gateway, {
+        ...{ sessionId, handleId, room, publisherId, mid, audioMid, adminKey, decoders, tracker, timeoutSeconds },
+      });
       // ... and its place taken with its row: of concurrent connects that passed the first look, those now past
-      // the cap are refused here, their room (and publisher) destroyed.
+      // the cap are refused here, their room (and publisher, and forwarding) destroyed and their decoders closed.
       captureId = await this.admit(sessionId, handleId, params, starter);
     } catch (error) {
-      await this.gateway.pluginRequest(sessionId, handleId, destroyRoom(room, adminKey)).catch(() => {});
+      if (roomMade) await this.gateway.pluginRequest(sessionId, handleId, destroyRoom(room, adminKey)).catch(() => {});
+      await closeDecoders(this.gateway, decoders ?? (await opening.catch(() => ({})))).catch(() => {});
       throw error;
     }
-    const publisherId = Number(answer.plugindata?.data?.id);
-    const media = publisherMedia(this.gateway, {
-      sessionId,
-      handleId,
-      room,
-      publisherId,
-      mid,
-      audioMid,
-      adminKey,
-      params,
-      tracker,
-      owner,
-    });
+    const media = publisherMedia(this.gateway, { sessionId, handleId, room, adminKey, decoders });
     await this.start({ sessionId, handleId, params, starter, media, captureId });
     return answer;
   }

@@ -1,5 +1,7 @@
-// The media of a capture's publisher in its VideoRoom: the streams Janus forwards to the sidecar's decoders once the
-// PeerConnection is up, read as frames (and audio), and everything released at the end. Used by capture-registry.ts.
+// The media of a capture's publisher in its VideoRoom: decoders on the sidecar started while Janus takes the
+// offer, the publisher's streams forwarded to them before the connect answers (so the camera's first keyframe
+// reaches them), read as frames (and audio), and everything released at the end. Used by capture-registry.ts.
+import type { DecoderHandle } from '../../gateway/decoder-client.js';
 import { JanusApiError } from '../../gateway/errors.js';
 import type { GatewayService } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
@@ -10,15 +12,64 @@ import {
   forwardMedia,
   FORWARDED_AUDIO_PT,
   FORWARDED_VIDEO_PT,
+  requestKeyframe,
   ROOM_NOT_FOUND,
   VIDEOROOM,
 } from './videoroom.js';
 
+/** A capture's decoders: the video's, and the audio's in a session that captures the voice. */
+export interface CaptureDecoders {
+  video: DecoderHandle;
+  audio?: DecoderHandle;
+}
+
 /**
- * The media of one publisher: after webrtcup, a decoder on the sidecar for the video (and one for the audio
- * of a multimodal session) and Janus forwarding the streams to them, opened once for both readers.
+ * Start the decoders of a capture (an ffmpeg each, in the sidecar), before its room and publisher exist: a
+ * decoder takes a few hundred milliseconds to start on a busy machine, which then overlaps Janus's work on the
+ * offer instead of following the PeerConnection (the first frames used to wait for it). Whatever was started
+ * is closed again if a later one fails.
  */
-export function publisherMedia(
+export async function openDecoders(
+  gateway: GatewayService,
+  m: { params: CaptureParams; owner: string; audio: boolean },
+): Promise<CaptureDecoders> {
+  const maxSeconds = m.params.timeoutSeconds + 30;
+  const spec = { maxSeconds, owner: m.owner };
+  const [video, audio] = await Promise.allSettled([
+    gateway.decoders.open({
+      ...spec,
+      codec: 'VP8',
+      payloadType: FORWARDED_VIDEO_PT,
+      framesPerSecond: m.params.framesPerSecond,
+    }),
+    m.audio
+      ? gateway.decoders.open({ ...spec, codec: 'OPUS', payloadType: FORWARDED_AUDIO_PT, framesPerSecond: 5 })
+      : Promise.resolve(undefined),
+  ]);
+  if (video.status === 'rejected' || audio.status === 'rejected') {
+    await closeDecoders(gateway, {
+      video: video.status === 'fulfilled' ? video.value : undefined,
+      audio: audio.status === 'fulfilled' ? audio.value : undefined,
+    });
+    throw video.status === 'rejected' ? video.reason : (audio as PromiseRejectedResult).reason;
+  }
+  return { video: video.value, ...(audio.value ? { audio: audio.value } : {}) };
+}
+
+export async function closeDecoders(
+  gateway: GatewayService,
+  decoders: { video?: DecoderHandle; audio?: DecoderHandle },
+): Promise<void> {
+  for (const d of [decoders.video, decoders.audio]) if (d) await gateway.decoders.close(d.id);
+}
+
+/**
+ * Forward the publisher's streams to its decoders (one request, done before the connect answers: Janus then
+ * forwards from the PeerConnection's first packet on), and ask the camera for a keyframe as soon as Janus
+ * receives its video, in case its first one was lost: without one nothing can be decoded until the room's
+ * periodic request (every 2 s).
+ */
+export async function forwardToDecoders(
   gateway: GatewayService,
   m: {
     sessionId: number;
@@ -28,72 +79,48 @@ export function publisherMedia(
     mid: string;
     audioMid?: string;
     adminKey: string;
-    params: CaptureParams;
+    decoders: CaptureDecoders;
     tracker: SessionTracker;
-    /** Whose capture it is: the sidecar holds each owner to its share of decoders. */
-    owner: string;
+    timeoutSeconds: number;
   },
+): Promise<void> {
+  const streams = [{ mid: m.mid, port: m.decoders.video.port, pt: FORWARDED_VIDEO_PT }];
+  if (m.audioMid && m.decoders.audio)
+    streams.push({ mid: m.audioMid, port: m.decoders.audio.port, pt: FORWARDED_AUDIO_PT });
+  await gateway.pluginRequest(
+    m.sessionId,
+    m.handleId,
+    forwardMedia(m.room, m.publisherId, m.adminKey, m.decoders.video.host, streams),
+  );
+  const flowing = m.tracker.waitFor(
+    (e) => e.janus === 'media' && e.sender === m.handleId && e.type === 'video' && e.receiving === true,
+    m.timeoutSeconds * 1000,
+  );
+  void flowing.promise.then((event) =>
+    event ? gateway.pluginRequest(m.sessionId, m.handleId, requestKeyframe()).catch(() => {}) : undefined,
+  );
+}
+
+/** The media of one publisher whose streams flow to `decoders`: its frames and audio, and its release. */
+export function publisherMedia(
+  gateway: GatewayService,
+  m: { sessionId: number; handleId: number; room: number; adminKey: string; decoders: CaptureDecoders },
 ): CaptureMedia {
-  const decoderIds: string[] = [];
-  let opening: Promise<{ video: string; audio?: string } | null> | null = null;
-  const open = (signal: AbortSignal) =>
-    (opening ??= (async () => {
-      const up = m.tracker.waitFor(
-        (e) => e.janus === 'webrtcup' && e.sender === m.handleId,
-        m.params.timeoutSeconds * 1000,
-      );
-      const aborted = new Promise<null>((resolve) =>
-        signal.addEventListener('abort', () => resolve(null), { once: true }),
-      );
-      const event = await Promise.race([up.promise, aborted]);
-      up.cancel();
-      if (!event || signal.aborted) return null;
-      const maxSeconds = m.params.timeoutSeconds + 30;
-      const video = await gateway.decoders.open({
-        codec: 'VP8',
-        payloadType: FORWARDED_VIDEO_PT,
-        framesPerSecond: m.params.framesPerSecond,
-        maxSeconds,
-        owner: m.owner,
-      });
-      decoderIds.push(video.id);
-      const streams = [{ mid: m.mid, port: video.port, pt: FORWARDED_VIDEO_PT }];
-      let audio: string | undefined;
-      if (m.audioMid) {
-        const decoder = await gateway.decoders.open({
-          codec: 'OPUS',
-          payloadType: FORWARDED_AUDIO_PT,
-          framesPerSecond: 5,
-          maxSeconds,
-          owner: m.owner,
-        });
-        decoderIds.push(decoder.id);
-        audio = decoder.id;
-        streams.push({ mid: m.audioMid, port: decoder.port, pt: FORWARDED_AUDIO_PT });
-      }
-      await gateway.pluginRequest(
-        m.sessionId,
-        m.handleId,
-        forwardMedia(m.room, m.publisherId, m.adminKey, video.host, streams),
-      );
-      return { video: video.id, ...(audio ? { audio } : {}) };
-    })());
+  const { video, audio } = m.decoders;
   return {
     async *frames(signal) {
-      const opened = await open(signal);
       // The newest decoded frame each time the capture is ready for one (newest-frame.ts says why).
-      if (opened) yield* newestOnly(gateway.decoders.frames(opened.video, signal));
+      yield* newestOnly(gateway.decoders.frames(video.id, signal));
     },
-    ...(m.audioMid
+    ...(audio
       ? {
           async *audio(signal: AbortSignal) {
-            const opened = await open(signal);
-            if (opened?.audio) yield* gateway.decoders.frames(opened.audio, signal);
+            yield* gateway.decoders.frames(audio.id, signal);
           },
         }
       : {}),
     async release() {
-      for (const id of decoderIds) await gateway.decoders.close(id);
+      await closeDecoders(gateway, m.decoders);
       // The media ends at once: the room (and with it the publisher) and the PeerConnection go.
       await gateway
         .pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey))

@@ -83,3 +83,8 @@ function midOf(sdp: string, kind: 'audio' | 'video'): string | undefined {
   }
   return undefined;
 }
+
+/** Ask the publisher's camera for a keyframe now (Janus sends it a PLI): the decoder can start from it. */
+export function requestKeyframe(): Record<string, unknown> {
+  return { request: 'configure', keyframe: true };
+}

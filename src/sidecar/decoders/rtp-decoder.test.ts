@@ -64,14 +64,14 @@ function sendOpus(port: number, wavPath: string) {
 }
 
 describe('RTP video decoder', () => {
-  it('decodes forwarded VP8 into JPEG frames sampled at the asked rate, then ends', async () => {
+  it('decodes forwarded VP8 into JPEG frames sampled at the asked rate, from the first packet sent, then ends', async () => {
     let ended = false;
     const decoder = new RtpVideoDecoder(
       { codec: 'VP8', payloadType: 96, framesPerSecond: 4, maxSeconds: 15 },
       () => (ended = true),
     );
     await decoder.start();
-    expect(decoder.port % 2).toBe(0);
+    // The port is held from here: the stream's first keyframe is kept while ffmpeg starts.
     const sender = sendVp8(decoder.port, 5);
     const frames: Buffer[] = [];
     const reading = (async () => {
@@ -86,6 +86,10 @@ describe('RTP video decoder', () => {
     expect(frames.length).toBe(4);
     const image = jpeg.decode(frames[0]!);
     expect([image.width, image.height]).toEqual([320, 240]);
+    // The sender's first packet began a keyframe, and it was decoded: no frame dropped waiting for one.
+    const { firstPacketAt, firstKeyframeAt, framesDropped } = decoder.stages;
+    expect(firstKeyframeAt).toBeGreaterThanOrEqual(firstPacketAt!);
+    expect(framesDropped).toBe(0);
   }, 30_000);
 
   it('cuts concatenated JPEGs at their end markers, across chunk borders', () => {

@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JpegSplitter } from './jpeg-splitter.js';
 import { freeRtpPort } from './rtp-ports.js';
+import { Vp8ToIvf } from './vp8-ivf.js';
 
 /**
  * What a decoder receives: one RTP stream, as Janus forwards it. Video (VP8, H264) comes out as JPEG frames
@@ -76,6 +78,9 @@ export class RtpVideoDecoder {
   private ended = false;
   private stderr = '';
   private deadline: ReturnType<typeof setTimeout> | null = null;
+  /** VP8: the sidecar's own socket on the port, and the frames it reassembles for ffmpeg (vp8-ivf.ts). */
+  private socket: Socket | null = null;
+  private vp8: Vp8ToIvf | null = null;
 
   constructor(
     readonly spec: VideoDecoderSpec,
@@ -83,12 +88,13 @@ export class RtpVideoDecoder {
     private readonly ffmpeg = 'ffmpeg',
   ) {}
 
+  /**
+   * Ready to receive once this resolves: for VP8 the port is already bound (packets sent from now on are
+   * kept while ffmpeg starts); OPUS and H264 are ffmpeg's to receive, and it binds the port a moment later.
+   */
   async start(): Promise<void> {
-    this.port = await freeRtpPort();
-    this.dir = await mkdtemp(join(tmpdir(), 'bims-decoder-'));
-    const sdp = join(this.dir, 'stream.sdp');
-    await writeFile(sdp, sdpFor(this.spec, this.port), { mode: 0o600 });
     const audio = this.spec.codec === 'OPUS';
+    const input = this.spec.codec === 'VP8' ? await this.receiveVp8() : await this.receiveWithFfmpeg();
     const output = audio
       ? ['-vn', '-ac', '1', '-ar', String(PCM_RATE), '-f', 's16le', 'pipe:1']
       : [
@@ -105,21 +111,16 @@ export class RtpVideoDecoder {
           '2',
           'pipe:1',
         ];
-    const args = [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-nostdin',
-      '-protocol_whitelist',
-      'file,udp,rtp',
-      '-analyzeduration',
-      '1000000',
-      '-i',
-      sdp,
-      ...output,
-    ];
-    const child = spawn(this.ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = ['-hide_banner', '-loglevel', 'error', ...input, ...output];
+    const child = spawn(this.ffmpeg, args, { stdio: [this.vp8 ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     this.child = child;
+    if (this.vp8) {
+      const vp8 = this.vp8;
+      child.stdin!.on('error', () => {}); // ffmpeg gone: 'close' below ends the decoder
+      this.socket!.on('message', (packet) => {
+        for (const bytes of vp8.push(packet)) child.stdin!.write(bytes);
+      });
+    }
     const splitter = audio ? new PcmChunker((PCM_RATE * 2 * PCM_CHUNK_MS) / 1000) : new JpegSplitter();
     child.stdout!.on('data', (chunk: Buffer) => {
       for (const frame of splitter.push(chunk)) this.deliver(frame);
@@ -135,6 +136,41 @@ export class RtpVideoDecoder {
     });
     this.deadline = setTimeout(() => this.stop(), this.spec.maxSeconds * 1000);
     this.deadline.unref();
+  }
+
+  /** VP8 from our own socket, written to ffmpeg as IVF: no stream to probe, nothing lost while ffmpeg starts. */
+  private async receiveVp8(): Promise<string[]> {
+    this.vp8 = new Vp8ToIvf(this.spec.payloadType);
+    const socket = createSocket('udp4');
+    this.socket = socket;
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(0, '127.0.0.1', () => resolve());
+    });
+    socket.on('error', () => this.stop());
+    this.port = socket.address().port;
+    return ['-nostdin', '-probesize', '32', '-analyzeduration', '0', '-f', 'ivf', '-i', 'pipe:0'];
+  }
+
+  /** ffmpeg receives the RTP itself, described by an SDP file. */
+  private async receiveWithFfmpeg(): Promise<string[]> {
+    this.port = await freeRtpPort();
+    this.dir = await mkdtemp(join(tmpdir(), 'bims-decoder-'));
+    const sdp = join(this.dir, 'stream.sdp');
+    await writeFile(sdp, sdpFor(this.spec, this.port), { mode: 0o600 });
+    return ['-nostdin', '-protocol_whitelist', 'file,udp,rtp', '-analyzeduration', '1000000', '-i', sdp];
+  }
+
+  /**
+   * VP8: when (Date.now()) the first RTP packet and the first keyframe arrived (null: not yet, or another
+   * codec), and the frames dropped because they could not be decoded (before a keyframe, or broken by a loss).
+   */
+  get stages(): { firstPacketAt: number | null; firstKeyframeAt: number | null; framesDropped: number } {
+    return {
+      firstPacketAt: this.vp8?.firstPacketAt ?? null,
+      firstKeyframeAt: this.vp8?.firstKeyframeAt ?? null,
+      framesDropped: this.vp8?.framesDropped ?? 0,
+    };
   }
 
   /** ffmpeg's last words, for the sidecar's log when a decoder ends without frames. */
@@ -173,6 +209,7 @@ export class RtpVideoDecoder {
     this.ended = true;
     if (this.deadline) clearTimeout(this.deadline);
     if (this.child && this.child.exitCode === null) this.child.kill('SIGKILL');
+    this.socket?.close();
     if (this.dir) void rm(this.dir, { recursive: true, force: true });
     this.listener?.(null);
     this.onEnd(this);
