@@ -263,6 +263,11 @@ export const configSchema = z.object({
    * its decoder, room and place back, whatever its own timeoutSeconds.
    */
   BIMS_CAPTURE_IDLE_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
+  /**
+   * A capture whose analysed frames failed for the same reason (too dark, too far, turned away, eyes closed, two
+   * faces, no live person) for this long ends with that reason instead of running to its timeout.
+   */
+  BIMS_CAPTURE_PATIENCE_SECONDS: z.coerce.number().int().min(2).max(600).default(10),
 
   // ---- licensing -------------------------------------------------------------------------------------------
   /**

@@ -49,6 +49,19 @@ describe('the camera page describes the capture events', () => {
     ).toMatch(/^Not accepted: the service could not tell/);
   });
 
+  it("says a refusal in the service's own words, on guidance and on the outcome", () => {
+    const text = 'Your face is too dark: turn towards a light, or put a light in front of you.';
+    expect(describeEvent({ type: 'LOW_QUALITY', reason: 'TOO_DARK', text, accepted: 0, needed: 3 }, 'VERIFY')).toBe(
+      `${text} (0 of 3 pictures taken)`,
+    );
+    expect(outcomeText({ type: 'DONE', status: 'QUALITY_CHECK_FAILED', reason: 'TOO_DARK', text }, 'VERIFY')).toBe(
+      `Not accepted: ${text} Then try again.`,
+    );
+    expect(describeEvent({ type: 'CHALLENGE_FAILED', reason: 'WRONG_MOVE', text: 'That was not it.' }, 'VERIFY')).toBe(
+      'That was not it.',
+    );
+  });
+
   it('shows an event type it does not know by its name and simple fields', () => {
     expect(
       describeEvent(

@@ -1,6 +1,7 @@
 import { z } from './common.js';
 import { SubjectIdString, matchScore } from './primitives.js';
 import { CandidateData } from './operations.js';
+import { CaptureEvent } from './capture-events.js';
 import { checkPurpose, InitParams, Purpose } from './gateway-init.js';
 
 /**
@@ -86,7 +87,7 @@ const CaptureState = z
   .object({
     state: z.enum(['WAITING_MEDIA', 'CAPTURING', 'PROCESSING', 'DONE', 'TIMEOUT', 'FAILED']),
     purpose: Purpose,
-    events: z.array(z.looseObject({ at: z.string(), type: z.string() })).openapi({
+    events: z.array(CaptureEvent).openapi({
       description:
         'Its events so far, oldest first: STARTED, MEDIA, guidance (NO_FACE, MOVE_CLOSER, ...), FACE_FOUND, PROCESSING, then DONE, TIMEOUT or FAILED',
     }),
@@ -100,7 +101,11 @@ const CaptureState = z
         subjectStatus: z.string().optional().openapi({ description: "ENROLL: the new subject's status" }),
         score: matchScore.optional(),
         candidates: z.array(CandidateData).optional(),
-        reason: z.string().optional().openapi({ description: 'Why the capture ended without an operation' }),
+        reason: z.string().optional().openapi({
+          description:
+            'Why the capture ended without an operation: a refusal code (TOO_DARK, TOO_FAR, TURNED_AWAY, EYES_CLOSED, TWO_FACES, NO_LIVE_PERSON, LOW_QUALITY; ACTIVE_LIVENESS_FAILED), or words (TIMEOUT, FAILED)',
+        }),
+        text: z.string().optional().openapi({ description: 'With a refusal code: why, in words a person acts on' }),
       })
       .optional()
       .openapi({ description: 'The outcome once there is one' }),

@@ -14,7 +14,13 @@ export interface CaptureOutcome extends CaptureEvent {
   operationUuid?: string;
   subjectId?: string;
   score?: number;
+  /**
+   * Why the capture was refused or ended without an operation: a stable code where it refused (TOO_DARK,
+   * TOO_FAR, TURNED_AWAY, EYES_CLOSED, TWO_FACES, NO_LIVE_PERSON, LOW_QUALITY, ACTIVE_LIVENESS_FAILED), else words.
+   */
   reason?: string;
+  /** With a refusal code: the reason in words to show the person (docs/gateway-capture.md, "Refusals"). */
+  text?: string;
 }
 
 /**

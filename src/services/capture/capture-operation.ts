@@ -10,6 +10,7 @@ import { recordOperation, type OperationStatus } from '../operation-log/record.j
 import type { ActiveLiveness } from './active-liveness.js';
 import { capturedModalities } from './capture-setup.js';
 import type { CaptureCaller, CaptureParams, CaptureResult } from './capture-types.js';
+import { challengeText, refusal, refusalStatus, type RefusalReason } from './refusal-reasons.js';
 import type { SessionSettings } from './session-settings.js';
 
 /**
@@ -143,6 +144,33 @@ export async function refuseActiveLiveness(
     operationUuid: uuid,
     ...(c.params.subjectId ? { subjectId: c.params.subjectId } : {}),
     reason: ACTIVE_LIVENESS_FAILED,
+    // What went wrong last, in words: the wrong move, too slow, or the face lost.
+    text: challengeText(String(active.history.at(-1)?.outcome ?? '')),
+  };
+}
+
+/**
+ * Every frame failed for the same reason for the whole patience window (BIMS_CAPTURE_PATIENCE_SECONDS): the
+ * capture ends with that reason, recorded as the JSON path records such a photo (QUALITY_CHECK_FAILED, or
+ * LIVENESS_CHECK_FAILED for no live person), instead of running to its timeout.
+ */
+export async function refuseFrames(
+  c: CaptureOperationContext,
+  reason: RefusalReason,
+  spent: { framesAnalysed: number; durationMs: number; patienceSeconds: number },
+): Promise<CaptureResult> {
+  const status = refusalStatus(reason);
+  const uuid = await recordCaptureWithoutOperation(c, {
+    status,
+    modalities: capturedModalities(c.params),
+    durationMs: spent.durationMs,
+    details: { reason, capture: { framesAnalysed: spent.framesAnalysed, patienceSeconds: spent.patienceSeconds } },
+  });
+  return {
+    status,
+    operationUuid: uuid,
+    ...(c.params.subjectId ? { subjectId: c.params.subjectId } : {}),
+    ...refusal(reason),
   };
 }
 

@@ -7,6 +7,7 @@ import type { ActiveState } from './active-liveness.js';
 import {
   recordTimeout,
   refuseActiveLiveness,
+  refuseFrames,
   runCaptureOperation,
   type CaptureOperationContext,
 } from './capture-operation.js';
@@ -28,6 +29,7 @@ import {
 import { sessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
 import { IdleWatch } from './idle-watch.js';
+import { challengeText, RefusalPatience, refusal } from './refusal-reasons.js';
 
 const MAX_EVENTS = 200;
 
@@ -60,6 +62,8 @@ export class CaptureSession {
   private readonly operation: CaptureOperationContext;
   /** Ends the capture when nobody was seen (or heard) for BIMS_CAPTURE_IDLE_SECONDS. */
   private readonly patience: IdleWatch;
+  /** Ends the capture when every frame failed for one reason for BIMS_CAPTURE_PATIENCE_SECONDS. */
+  private readonly refusals: RefusalPatience;
 
   constructor(
     private readonly services: Services,
@@ -71,6 +75,7 @@ export class CaptureSession {
   ) {
     this.operation = { services, params, caller, overrides: sessionSettings(params) };
     this.patience = new IdleWatch(services.ctx.config.BIMS_CAPTURE_IDLE_SECONDS * 1000, () => this.stop.abort());
+    this.refusals = new RefusalPatience(services.ctx.config.BIMS_CAPTURE_PATIENCE_SECONDS * 1000);
   }
 
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
@@ -175,8 +180,15 @@ export class CaptureSession {
           this.guide(verdict.guidance, {
             accepted: verdict.accepted,
             needed: verdict.needed,
+            ...(verdict.reason ? refusal(verdict.reason) : {}),
             ...(verdict.detail ? { detail: verdict.detail } : {}),
           });
+          // An empty picture is the idle watch's to judge (BIMS_CAPTURE_IDLE_SECONDS); it neither counts
+          // towards another reason's patience nor breaks it (a dark face the detector misses now and then).
+          if (verdict.reason !== 'NO_FACE' && this.refusals.observe(verdict.reason ?? null, performance.now())) {
+            clearTimeout(timer);
+            return this.finish('DONE', await this.refuse());
+          }
           if (active && judge.ready()) {
             for (const event of active.begin(judge.trackFaces, performance.now())) this.emit(event);
             this.lastSent = null; // guidance after the instructions is news again
@@ -240,6 +252,14 @@ export class CaptureSession {
     }
   }
 
+  /** Every frame failed for one reason for the whole patience window: the capture ends with that reason. */
+  private refuse(): Promise<CaptureResult> {
+    const { framesAnalysed } = this.metrics;
+    const patienceSeconds = this.services.ctx.config.BIMS_CAPTURE_PATIENCE_SECONDS;
+    const spent = { framesAnalysed, durationMs: performance.now() - this.started, patienceSeconds };
+    return refuseFrames(this.operation, this.refusals.reason!, spent);
+  }
+
   /** No result in time, or (`IDLE`) nobody seen for the idle limit: recorded as a FAILED operation. */
   private async timedOut(why: 'TIMEOUT' | 'IDLE' = 'TIMEOUT'): Promise<void> {
     const { framesAnalysed } = this.metrics;
@@ -275,7 +295,9 @@ export class CaptureSession {
   }
 
   private emit(event: Omit<CaptureEvent, 'at'>): void {
-    const full = { at: new Date().toISOString(), ...event } as CaptureEvent;
+    // A failed instruction says why in words too (its `reason` is the code).
+    const worded = event.type === 'CHALLENGE_FAILED' ? { ...event, text: challengeText(String(event.reason)) } : event;
+    const full = { at: new Date().toISOString(), ...worded } as CaptureEvent;
     this.events.push(full);
     if (this.events.length > MAX_EVENTS) this.events.splice(1, 1);
     this.onEvent(full);

@@ -39,7 +39,10 @@ export interface CaptureResult {
   subjectStatus?: string;
   score?: number;
   candidates?: z.output<typeof CandidateData>[];
+  /** A stable code where the capture refused (refusal-reasons.ts), else words. */
   reason?: string;
+  /** Why, in words a person acts on, where the capture refused. */
+  text?: string;
 }
 
 /** Where the frames come from (the sidecar's decoder of the forwarded RTP) and how to let the media go. */

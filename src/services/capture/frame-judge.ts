@@ -1,5 +1,6 @@
 import type { FaceAnalysis, ImageAnalysis } from '../../biometrics/face/analysis.js';
 import { gateImage, type FaceGates } from '../biometrics/face-samples.js';
+import { MAX_POSE_DEGREES, MIN_EYE_DISTANCE, qualityRefusal, type RefusalReason } from './refusal-reasons.js';
 
 /** What the client is told while it streams; each guidance is sent when it changes, not for every frame. */
 export type CaptureGuidance =
@@ -17,6 +18,8 @@ interface FrameVerdict {
   accepted: number;
   needed: number;
   detail?: string;
+  /** Why the frame was refused (refusal-reasons.ts); absent when it was accepted. */
+  reason?: RefusalReason;
 }
 
 interface Accepted {
@@ -24,10 +27,6 @@ interface Accepted {
   face: FaceAnalysis;
 }
 
-/** Below this inter-eye distance (pixels) the face is too small to be good: the subject should come closer. */
-const MIN_EYE_DISTANCE = 40;
-/** Beyond this yaw or pitch (degrees) the subject is asked to look straight at the camera. */
-const MAX_POSE_DEGREES = 20;
 /** A face whose box overlaps the tracked one by less than this (IoU) is another face: the track starts again. */
 export const MIN_TRACK_OVERLAP = 0.3;
 
@@ -61,28 +60,30 @@ export class FrameJudge {
   }
 
   judge(analysis: ImageAnalysis, bytes: Uint8Array): FrameVerdict {
-    const verdict = (guidance: CaptureGuidance, detail?: string): FrameVerdict => ({
+    const verdict = (guidance: CaptureGuidance, reason?: RefusalReason, detail?: string): FrameVerdict => ({
       guidance,
       accepted: this.track.length,
       needed: this.needed,
       ...(detail ? { detail } : {}),
+      ...(reason ? { reason } : {}),
     });
     // Liveness is judged over the track below, not frame by frame.
     const gate = gateImage(analysis, { ...this.gates, requireLiveness: false });
     if ('status' in gate) {
       if (gate.status === 'NO_FACE_DETECTED') {
         this.restart();
-        return verdict('NO_FACE');
+        return verdict('NO_FACE', 'NO_FACE');
       }
       if (gate.status === 'MULTIPLE_FACES') {
         this.restart();
-        return verdict('MULTIPLE_FACES', gate.reason);
+        return verdict('MULTIPLE_FACES', 'TWO_FACES', gate.reason);
       }
-      const face = largest(analysis);
-      if (face && face.interEyeDistance < MIN_EYE_DISTANCE) return verdict('MOVE_CLOSER', gate.reason);
-      if (face && (Math.abs(face.yaw) > MAX_POSE_DEGREES || Math.abs(face.pitch) > MAX_POSE_DEGREES))
-        return verdict('LOOK_STRAIGHT', gate.reason);
-      return verdict('LOW_QUALITY', gate.reason);
+      const face = largest(analysis)!;
+      const reason = qualityRefusal(face);
+      if (face.interEyeDistance < MIN_EYE_DISTANCE) return verdict('MOVE_CLOSER', reason, gate.reason);
+      if (Math.abs(face.yaw) > MAX_POSE_DEGREES || Math.abs(face.pitch) > MAX_POSE_DEGREES)
+        return verdict('LOOK_STRAIGHT', reason, gate.reason);
+      return verdict('LOW_QUALITY', reason, gate.reason);
     }
     const face = gate.face;
     if (this.last && iou(this.last.rectangle, face.rectangle) < MIN_TRACK_OVERLAP) this.restart();
@@ -97,6 +98,7 @@ export class FrameJudge {
       this.track = this.track.slice(this.track.length - (this.needed - 1));
       return verdict(
         'HOLD_STILL',
+        'NO_LIVE_PERSON',
         `mean liveness ${this.meanLiveness().toFixed(0)} is below ${this.gates.livenessThreshold}`,
       );
     }

@@ -33,12 +33,13 @@ const seconds = (ms) => (typeof ms === 'number' ? (ms / 1000).toFixed(1) : '?');
 const GUIDANCE = {
   STARTED: () => 'Connected. Look at the camera.',
   MEDIA: () => 'The service sees your camera.',
-  NO_FACE: () => 'No face found: put your face in the middle of the picture.',
-  MULTIPLE_FACES: () => 'More than one face: only you should be in the picture.',
-  MOVE_CLOSER: (e) => `Move closer to the camera.${progress(e)}`,
-  LOOK_STRAIGHT: (e) => `Look straight at the camera.${progress(e)}`,
-  LOW_QUALITY: (e) => `The picture is not clear enough: face the light and keep still.${progress(e)}`,
-  HOLD_STILL: (e) => `Hold still.${progress(e)}`,
+  // A refusal's own words (`text`, with its `reason` code) when the service gives them.
+  NO_FACE: (e) => e.text ?? 'No face found: put your face in the middle of the picture.',
+  MULTIPLE_FACES: (e) => e.text ?? 'More than one face: only you should be in the picture.',
+  MOVE_CLOSER: (e) => `${e.text ?? 'Move closer to the camera.'}${progress(e)}`,
+  LOOK_STRAIGHT: (e) => `${e.text ?? 'Look straight at the camera.'}${progress(e)}`,
+  LOW_QUALITY: (e) => `${e.text ?? 'The picture is not clear enough: face the light and keep still.'}${progress(e)}`,
+  HOLD_STILL: (e) => `${e.text ?? 'Hold still.'}${progress(e)}`,
   FACE_FOUND: (e) => `Face found. Stay like this.${progress(e)}`,
   SPEECH: (e) => `Keep reading aloud: ${seconds(e.speechMs)} of ${seconds(e.neededMs)} s of speech heard.`,
   KEEP_SPEAKING: (e) => `Your face is done; keep reading aloud (${seconds(e.speechMs)} of ${seconds(e.neededMs)} s).`,
@@ -46,6 +47,7 @@ const GUIDANCE = {
   CHALLENGE_PASSED: (e) => `Well done.${step(e)}`,
   // Whether another instruction follows is said by the next event (retriesLeft is 0 both before the last try and after it).
   CHALLENGE_FAILED: (e) =>
+    e.text ??
     `Not accepted: ${
       CHALLENGE_FAILURES[e.reason] ??
       String(e.reason ?? 'the move was not seen')
@@ -57,6 +59,8 @@ const GUIDANCE = {
 
 /** What the outcome means for the person, by purpose and status. */
 export function outcomeText(outcome, purpose) {
+  // A capture refused for one reason for its whole patience window says which, in words (and `reason`, its code).
+  if (outcome.type === 'DONE' && outcome.text) return `Not accepted: ${outcome.text} Then try again.`;
   if (outcome.type === 'TIMEOUT')
     return 'Time is up: no good picture was taken. Try again with your face well lit and centred.';
   if (outcome.type === 'FAILED') return `The capture stopped: ${outcome.reason ?? 'the connection ended'}.`;

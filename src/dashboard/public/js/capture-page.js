@@ -231,7 +231,11 @@ function renderCapture(s) {
         },
       );
       guidance.textContent = outcomeText(outcome, what);
-      showResult(result, outcome, what);
+      // Anything but a success offers to try again with the same choices.
+      showResult(result, outcome, what, () => {
+        result.hidden = true;
+        run();
+      });
     } catch (error) {
       guidance.textContent = 'Stopped.';
       if (stopping.signal.aborted) return;
@@ -255,7 +259,7 @@ function renderCapture(s) {
 }
 
 /** The outcome: what it means, then the operation's status, score, subject and UUID (and IDENTIFY's candidates). */
-function showResult(result, outcome, purpose) {
+function showResult(result, outcome, purpose, tryAgain) {
   const good = outcome.status === 'SUCCESS' && (purpose !== 'ENROLL' || outcome.subjectStatus === 'ENROLLED');
   mount(
     result,
@@ -269,6 +273,7 @@ function showResult(result, outcome, purpose) {
       ['Operation', outcome.operationUuid ? h('code', { id: 'result-uuid' }, outcome.operationUuid) : null],
       ['Reason', outcome.reason],
     ]),
+    good ? null : h('button', { type: 'button', id: 'try-again', onclick: tryAgain }, 'Try again'),
     Array.isArray(outcome.candidates) && outcome.candidates.length
       ? h(
           'table',
