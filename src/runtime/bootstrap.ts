@@ -14,6 +14,7 @@ import type { MatcherCluster } from '../services/gallery/sharded/matcher-cluster
 import { GALLERY_CHANNEL } from '../services/gallery/gallery-changes.js';
 import { type GalleryFreshness } from '../services/gallery/gallery-sync.js';
 import { CAPTURE_CHANNEL } from '../services/capture/capture-store.js';
+import { GATEWAY_EVENT_CHANNEL } from '../services/gateway/event-relay.js';
 import { pruneChanges } from '../services/gallery/change-log.js';
 
 export interface BootOptions {
@@ -148,6 +149,15 @@ export async function boot(options: BootOptions): Promise<Booted> {
           () => {},
         )
       : undefined;
+  // A plugin's answer another node's poll took, for a connect made here (services/gateway/event-relay.ts).
+  const unlistenGatewayEvents =
+    freshness === 'listen'
+      ? await database.listen?.(
+          GATEWAY_EVENT_CHANNEL,
+          (payload) => services.gateway.relayed(payload),
+          () => {},
+        )
+      : undefined;
   // Load the gallery now rather than on the first identification.
   void services.gallery.ready().catch((error) => log.error('gallery could not be loaded', { reason: String(error) }));
   // Each node checks now and then that its gallery still equals the database, and repairs it if not (a change
@@ -178,6 +188,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
       clearInterval(reconcileTimer);
       await unlisten?.();
       await unlistenCaptures?.();
+      await unlistenGatewayEvents?.();
       await services.gateway.close();
       await services.extractors.close();
       await options.matcherThreads?.close();

@@ -13,6 +13,7 @@ import { photo } from '../biometrics/helpers.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
 import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
 import type { CaptureSession } from '../../src/services/capture/capture-session.js';
+import { fakeOffer } from '../support/fake-offer.js';
 
 const describeOnPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 const userAuth = basic('capture-user', 'capture-user-password');
@@ -218,6 +219,26 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
       .executeTakeFirstOrThrow();
     expect(Number(operationsAfter.n)).toBe(Number(operationsBefore.n));
   }, 60_000);
+
+  it('a connect sent to node B for a handle node A made is answered with the JSEP, trial after trial', async () => {
+    // Both nodes poll the session (A made it, B is asked to connect), and Janus hands the plugin's answer to one
+    // poll only: before the relay (services/gateway/event-relay.ts) B waited 15 s for an answer A had taken, and
+    // answered 502 (6 of 6 trials without the relay).
+    const trials = 6;
+    const failures: string[] = [];
+    for (let i = 0; i < trials; i++) {
+      const ids = await handleOnA();
+      const res = await onB('POST', '/user/gateway/connect', userAuth, {
+        ...ids,
+        jsep: fakeOffer(),
+        params: { kind: 'FV', purpose: 'CHECK', timeoutSeconds: 30 },
+      });
+      if (res.status !== 200 || res.body.jsep?.type !== 'answer')
+        failures.push(`${res.status} ${JSON.stringify(res.body)}`);
+      await onB('POST', '/user/gateway/stop', userAuth, ids);
+    }
+    expect(failures, failures.join('\n')).toEqual([]);
+  }, 180_000);
 
   it("a capture whose node was killed ends FAILED with NODE_LOST once past its deadline, and not before; a living node's is left alone", async () => {
     const operationCount = async () =>

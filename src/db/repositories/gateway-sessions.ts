@@ -131,3 +131,8 @@ export async function deleteGatewaySessions(db: Queryable, sessionIds: number[])
   const result = await db.deleteFrom('gateway_sessions').where('session_id', 'in', sessionIds).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** A gateway event for the other nodes, on `channel` (services/gateway/event-relay.ts). */
+export async function notifyGatewayEvent(db: Queryable, channel: string, payload: string): Promise<void> {
+  await sql`select pg_notify(${channel}, ${payload})`.execute(db);
+}

@@ -17,6 +17,7 @@ import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registr
 import { CaptureStore, type CaptureView } from '../capture/capture-store.js';
 import type { CaptureCaller } from '../capture/capture-types.js';
 import { VIDEOROOM } from '../capture/videoroom.js';
+import { parseRelayed, relayGatewayEvent } from './event-relay.js';
 
 const ECHOTEST = 'janus.plugin.echotest';
 
@@ -52,12 +53,26 @@ export class GatewayService {
     ({ sidecar: this.sidecar, janus: this.janus, admin: this.admin, decoders: this.decoders } = clients);
     this.sessions = new SessionRegistry(ctx);
     this.captures = new CaptureRegistry(this, new CaptureStore(ctx));
-    this.trackers = new SessionTrackers(ctx, this.janus, (id, reason, gone) => {
-      // Without its gateway session a capture has no media: it ends (a stop sent to another node ends so here).
-      this.captures.cancel(id, `the gateway session ended (${reason})`);
-      if (gone) void this.sessions.forget(id);
-    });
+    this.trackers = new SessionTrackers(
+      ctx,
+      this.janus,
+      (id, reason, gone) => {
+        // Without its gateway session a capture has no media: it ends (a stop sent to another node ends so here).
+        this.captures.cancel(id, `the gateway session ended (${reason})`);
+        if (gone) void this.sessions.forget(id);
+      },
+      (event) => void relayGatewayEvent(ctx, event),
+    );
     this.inspect = new GatewayInspection(clients, this.trackers, this.sessions, this.captures);
+  }
+
+  /**
+   * A plugin's answer another node's poll took, relayed on {@link GATEWAY_EVENT_CHANNEL}: the waiter for it is
+   * here (a connect made on this node for a session another node made and also polls).
+   */
+  relayed(payload: string): void {
+    const event = parseRelayed(payload);
+    if (event) this.trackers.get(Number(event.session_id))?.deliver(event);
   }
 
   /** The service's clock (tests may set it), for the captures' deadlines. */

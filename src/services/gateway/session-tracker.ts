@@ -15,6 +15,11 @@ interface SessionTrackerOptions {
    * itself no longer exists in Janus (destroyed here or found gone), not only its tracking here.
    */
   onEnd: (sessionId: number, reason: string, gone: boolean) => void;
+  /**
+   * A plugin's answer to a message (it carries a JSEP) that nobody here waits for: another node sent the
+   * message and waits for it, but Janus hands each event to one poller only, and this node's poll took it.
+   */
+  onUnclaimed?: (event: JanusAnswer) => void;
 }
 
 interface Waiter {
@@ -140,7 +145,12 @@ export class SessionTracker {
     this.options.onEnd(this.sessionId, reason, gone);
   }
 
-  private record(event: JanusAnswer): void {
+  /** An event another node's poll took for a waiter of this node (gateway-service.ts relays it). */
+  deliver(event: JanusAnswer): void {
+    if (!this.ended) this.record(event, false);
+  }
+
+  private record(event: JanusAnswer, polledHere = true): void {
     this.recent.push(event);
     if (this.recent.length > MAX_EVENTS) this.recent.shift();
     const handle = event.sender;
@@ -148,7 +158,13 @@ export class SessionTracker {
       if (event.janus === 'webrtcup') this.mediaUp.add(handle);
       if (event.janus === 'hangup' || event.janus === 'detached') this.mediaUp.delete(handle);
     }
-    for (const waiter of [...this.waiters]) if (waiter.match(event)) waiter.resolve(event);
+    let claimed = false;
+    for (const waiter of [...this.waiters])
+      if (waiter.match(event)) {
+        waiter.resolve(event);
+        claimed = true;
+      }
+    if (!claimed && polledHere && event.jsep && event.transaction) this.options.onUnclaimed?.(event);
   }
 
   private async pollLoop(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { JanusClient } from '../../gateway/janus-client.js';
 import type { ServiceContext } from '../context.js';
+import type { JanusAnswer } from '../../gateway/janus-answer.js';
 import { SessionTracker } from './session-tracker.js';
 
 /**
@@ -16,6 +17,8 @@ export class SessionTrackers {
     private readonly ctx: ServiceContext,
     private readonly janus: JanusClient,
     private readonly onEnd: (sessionId: number, reason: string, gone: boolean) => void,
+    /** A plugin's answer this node's poll took and nobody here waits for (session-tracker.ts). */
+    private readonly onUnclaimed?: (event: JanusAnswer) => void,
   ) {
     this.sessionTimeoutSeconds = ctx.config.BIMS_JANUS_SESSION_TIMEOUT;
   }
@@ -40,6 +43,7 @@ export class SessionTrackers {
             ? Math.min(configured, (this.sessionTimeoutSeconds * 1000) / 3)
             : configured;
         },
+        onUnclaimed: this.onUnclaimed,
         onEnd: (id, reason, gone) => {
           if (this.trackers.get(id) === made) this.trackers.delete(id);
           this.onEnd(id, reason, gone);
