@@ -18,8 +18,8 @@ export const LAYERS = [
   },
   {
     name: 'stores and clients',
-    why: 'the repositories (all the SQL) and the clients of the sidecar, of Janus and of the licence cloud',
-    paths: ['src/db/', 'src/gateway/', 'src/licensing/'],
+    why: 'the repositories (all the SQL), the clients of the sidecar, of Janus and of the licence cloud, and the sidecar protocol',
+    paths: ['src/db/', 'src/gateway/', 'src/licensing/', 'src/protocols/'],
   },
   { name: 'services', why: 'the rules: verb(ctx, collaborators, input)', paths: ['src/services/'] },
   {

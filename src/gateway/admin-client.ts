@@ -1,7 +1,7 @@
 import { GatewayProtocolError, GatewayUnavailableError, JanusApiError } from './errors.js';
 import { exchangeJson } from './http.js';
 import type { JanusAnswer } from './janus-answer.js';
-import type { JanusEndpoints } from './sidecar-client.js';
+import type { JanusEndpoints } from '../protocols/sidecar.js';
 
 /**
  * A client of Janus's Admin API (https://janus.conf.meetecho.com/docs/admin.html): POST to /admin,

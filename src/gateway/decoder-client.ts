@@ -1,21 +1,6 @@
 import { GatewayProtocolError, GatewayUnavailableError } from './errors.js';
 import { exchangeJson } from './http.js';
-
-/** A decoder the sidecar started: Janus forwards RTP to host:port, its frames are read with {@link DecoderClient.frames}. */
-export interface DecoderHandle {
-  id: string;
-  host: string;
-  port: number;
-}
-
-interface DecoderSpec {
-  codec: 'VP8' | 'H264' | 'OPUS';
-  payloadType: number;
-  framesPerSecond: number;
-  maxSeconds: number;
-  /** Whose capture the decoder serves: the sidecar keeps each owner to its share (BIMS_DECODERS_PER_ACCOUNT). */
-  owner: string;
-}
+import type { DecoderHandle, DecoderSpec } from '../protocols/sidecar.js';
 
 /**
  * The API's client of the sidecar's media decoders (src/sidecar/decoders/routes.ts): start one, read its

@@ -1,7 +1,7 @@
 import { GatewayProtocolError, GatewayUnavailableError, JanusApiError } from './errors.js';
 import { exchangeJson } from './http.js';
 import type { IceCandidateInit, JanusAnswer, TricklePayload } from './janus-answer.js';
-import type { JanusEndpoints } from './sidecar-client.js';
+import type { JanusEndpoints } from '../protocols/sidecar.js';
 
 interface JanusClientOptions {
   /** Where Janus is; asked before every request (the sidecar client caches it). */

@@ -1,24 +1,6 @@
 import { GatewayProtocolError, GatewayUnavailableError } from './errors.js';
 import { exchangeJson } from './http.js';
-
-/** Where Janus listens and the secrets it demands, as the sidecar reports them. */
-export interface JanusEndpoints {
-  url: string;
-  adminUrl: string;
-  apiSecret: string;
-  adminSecret: string;
-}
-
-/** The sidecar's report on Janus (GET /v1/janus). */
-interface SidecarJanusReport {
-  state: string;
-  pid: number | null;
-  since: string;
-  restarts: number;
-  lastError: string | null;
-  version: string | null;
-  janus: JanusEndpoints;
-}
+import type { JanusEndpoints, SidecarJanusReport } from '../protocols/sidecar.js';
 
 /**
  * The API's client of the sidecar. The sidecar only tells us where Janus is; the API then speaks to Janus

@@ -1,22 +1,6 @@
 import type { DongleCounter, DongleUpdateState } from './document.js';
-
-export type { DongleUpdateState };
+import type { SidecarDongle } from '../protocols/sidecar.js';
 import { fetchWithin, LicensingUnavailableError } from './http.js';
-
-/** One dongle as the sidecar reports it; `licence` is the compact JWS it holds (the API verifies it itself). */
-export interface SidecarDongle {
-  id: string;
-  serial: string | null;
-  software: boolean;
-  present: boolean;
-  firmwareVersion?: string;
-  licence: string | null;
-  counters: DongleCounter[];
-  countersAt?: string | null;
-  lastSequence?: number;
-  usb?: { vendorId: string; productId: string; hid: boolean; manufacturer: string | null; product: string | null };
-  update: DongleUpdateState;
-}
 
 /** The sidecar refused a request for a reason of the domain (no such dongle, hardware not writable). */
 export class DongleRefusedError extends Error {

@@ -4,6 +4,7 @@ import type { JanusSupervisor } from './janus-supervisor.js';
 import type { Dongles } from './dongles/dongles.js';
 import { mountDongleRoutes } from './dongles/routes.js';
 import { mountDecoderRoutes, type DecoderCaps, type DecoderLog } from './decoders/routes.js';
+import type { SidecarJanusReport } from '../protocols/sidecar.js';
 
 /**
  * The sidecar's HTTP interface, for the API only: it listens on 127.0.0.1 and every route but the liveness
@@ -31,7 +32,9 @@ export function createSidecarApp(deps: {
     await next();
   });
   /** Janus's state, its URLs on loopback and its secrets. */
-  app.get('/v1/janus', (c) => c.json(deps.janus.snapshot(), 200, { 'Cache-Control': 'no-store' }));
+  app.get('/v1/janus', (c) =>
+    c.json(deps.janus.snapshot() satisfies SidecarJanusReport, 200, { 'Cache-Control': 'no-store' }),
+  );
   if (deps.dongles) mountDongleRoutes(app, deps.dongles);
   // The decoders of capture sessions: the RTP Janus forwards on loopback, decoded to frames (decoders/routes.ts).
   const decoders = mountDecoderRoutes(app, {

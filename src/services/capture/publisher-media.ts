@@ -1,7 +1,7 @@
 // The media of a capture's publisher in its VideoRoom: decoders on the sidecar started while Janus takes the
 // offer, the publisher's streams forwarded to them before the connect answers (so the camera's first keyframe
 // reaches them), read as frames (and audio), and everything released at the end. Used by capture-registry.ts.
-import type { DecoderHandle } from '../../gateway/decoder-client.js';
+import type { DecoderHandle } from '../../protocols/sidecar.js';
 import { JanusApiError } from '../../gateway/errors.js';
 import type { GatewayService } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';

@@ -1,7 +1,9 @@
 import { listUsageCountersOfLicence } from '../../db/repositories/licensing.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
 import { LicensingUnavailableError } from '../../licensing/http.js';
-import { DongleRefusedError, type DongleUpdateState, type SidecarDongle } from '../../licensing/sidecar-client.js';
+import { DongleRefusedError } from '../../licensing/sidecar-client.js';
+import type { DongleUpdateState } from '../../licensing/document.js';
+import type { SidecarDongle } from '../../protocols/sidecar.js';
 import { licenceTimeState, verifyLicence } from '../../licensing/verify.js';
 import { DomainError } from '../errors.js';
 import type { Services } from '../index.js';

@@ -9,7 +9,8 @@ import {
 import { fetchCloudLicence } from '../../licensing/cloud-client.js';
 import type { LicenceDocument } from '../../licensing/document.js';
 import { LicensingUnavailableError } from '../../licensing/http.js';
-import { DongleClient, type SidecarDongle } from '../../licensing/sidecar-client.js';
+import { DongleClient } from '../../licensing/sidecar-client.js';
+import type { SidecarDongle } from '../../protocols/sidecar.js';
 import { importLicenceKey, LicenceDocumentError, licenceTimeState, verifyLicence } from '../../licensing/verify.js';
 import type { ServiceContext } from '../context.js';
 

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { judgeShare, shareLimits } from '../../gateway/fair-share.js';
 import { RtpVideoDecoder } from './rtp-decoder.js';
+import type { DecoderHandle } from '../../protocols/sidecar.js';
 
 /** How long a refused caller is told to wait (a decoder ends with its capture, idle ones within a minute). */
 const RETRY_AFTER_SECONDS = 10;
@@ -90,7 +91,7 @@ export function mountDecoderRoutes(
       return c.json({ error: 'unavailable', detail: 'the media decoder could not start' }, 503);
     }
     decoders.set(decoder.id, decoder);
-    return c.json({ id: decoder.id, host: '127.0.0.1', port: decoder.port }, 201);
+    return c.json({ id: decoder.id, host: '127.0.0.1', port: decoder.port } satisfies DecoderHandle, 201);
   });
 
   app.get('/v1/decoders/:id/frames', (c) => {

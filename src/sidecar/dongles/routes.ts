@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { DongleCounter } from '../../licensing/document.js';
 import type { Dongles } from './dongles.js';
+import type { SidecarDongle } from '../../protocols/sidecar.js';
 
 const DumpBody = z.object({ counters: z.array(DongleCounter).max(10_000).default([]) });
 const UpdateBody = z.object({
@@ -17,7 +18,9 @@ const UpdateBody = z.object({
  */
 export function mountDongleRoutes(app: Hono, dongles: Dongles): void {
   const noStore = { 'Cache-Control': 'no-store' };
-  app.get('/v1/dongles', async (c) => c.json({ dongles: await dongles.list() }, 200, noStore));
+  app.get('/v1/dongles', async (c) =>
+    c.json({ dongles: (await dongles.list()) satisfies SidecarDongle[] }, 200, noStore),
+  );
   app.post('/v1/dongles/dump', async (c) => {
     const body = DumpBody.safeParse(await c.req.json().catch(() => null));
     if (!body.success) return c.json({ error: 'invalid', detail: body.error.message }, 400);
