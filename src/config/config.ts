@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the one schema of every BIMS_* variable, read top to bottom by docs/configuration.md's
+// generator (npm run docs:config) and its test; splitting it would scatter the settings a reader compares.
 import { z } from 'zod';
 
 /**
