@@ -5,7 +5,7 @@
 import type { Calibration } from './calibration.js';
 import { CHUNK, type DotKernel } from './matcher-dots.js';
 import { ALIVE, type RowMeta } from './matcher-store.js';
-import { SubjectScorer } from './subject-score.js';
+import { SubjectScorer, sampleScoreFor } from './subject-score.js';
 
 /**
  * A scan's result, best first (subject score, then cosine, then row): subject numbers, their best cosine, their
@@ -34,6 +34,8 @@ export interface ScanTask {
 
 /** Below this much, a cosine first cut is taken as equal (the calibration's inverse is interpolated in floats). */
 const CUT_SLACK = 1e-9;
+/** Sample counts whose cut a scan keeps (a subject with more samples has its cut worked out per row). */
+const CUT_SLOTS = 64;
 
 function isExcluded(sorted: Int32Array, s: number): boolean {
   let lo = 0,
@@ -66,29 +68,40 @@ export function scanRows(
   for (let i = 0; i < probe.length; i++) pn += probe[i] * probe[i];
   pn = Math.sqrt(pn);
   const scorer = new SubjectScorer(calibration, task.threshold);
-  // one sample needs the lowest cosine to reach a score: a first cut that holds for every subject
-  const minCosine = scorer.minCosine(1) - CUT_SLACK;
-  if (pn === 0 || minCosine === Infinity) return hits;
+  // one sample needs the lowest cosine to reach a threshold: none reaches it when one sample cannot
+  if (pn === 0 || scorer.minCosine(1) === Infinity) return hits;
   kernel.setProbe(probe);
   const { inv, ints } = meta;
   const { subjects: bestSubj, cosines: bestCos, scores: bestScore, rows: bestRow } = hits;
-  let floor = minCosine;
   const ipn = 1 / pn;
+  // Per number of samples k, the cut in dot units (cosine * |probe|) below which a row of a subject of k samples
+  // can enter neither the threshold nor the list: the threshold's cosine for k samples, and once the list is
+  // full the cosine at which k samples reach the K-th subject score. Worked out when a row of k samples first
+  // asks after the list changed, so a scan pays for the sample counts it meets.
+  const cuts = new Float64Array(CUT_SLOTS).fill(Number.NaN); // NaN: not worked out since the list changed
+  let kth = -1; // the K-th subject score once the list is full
+  const cutFor = (k: number): number => {
+    let c = scorer.minCosine(k);
+    if (kth >= 0) c = Math.max(c, calibration.scoreToCosine(sampleScoreFor(kth, k)) - CUT_SLACK);
+    if (k < CUT_SLOTS) cuts[k] = c * pn;
+    return c * pn;
+  };
   for (let start = task.from; start < task.to; start += CHUNK) {
     const n = Math.min(CHUNK, task.to - start);
     const dots = kernel.dots(start, n);
-    const fl = floor * pn; // compare dot / |row| against floor * |probe| without dividing
     for (let i = 0; i < n; i++) {
       const r = start + i;
-      if (!(dots[i] * inv[3 * r] >= fl)) continue;
+      const samples = ints[6 * r + 4];
+      let cut = samples < CUT_SLOTS ? cuts[samples] : Number.NaN;
+      if (cut !== cut) cut = cutFor(samples);
+      // compare dot / |row| against the cut without dividing
+      if (!(dots[i] * inv[3 * r] >= cut)) continue;
       const c = dots[i] * inv[3 * r] * ipn;
-      if (!(c >= floor)) continue;
+      if (!(c >= scorer.minCosine(samples))) continue; // the threshold, for this many samples
       const died = ints[6 * r + 3];
       if (died !== ALIVE && died <= generation) continue;
       const s = ints[6 * r + 2];
       if ((excluded.length && isExcluded(excluded, s)) || dropped?.(s)) continue;
-      const samples = ints[6 * r + 4];
-      if (!(c >= scorer.minCosine(samples))) continue; // the threshold, for this many samples
       const score = scorer.score(c, samples);
       const at = bestSubj.indexOf(s);
       if (at >= 0) {
@@ -111,9 +124,10 @@ export function scanRows(
         bestScore.pop();
         bestRow.pop();
       }
-      // a row whose one-sample score is below the K-th subject score cannot enter (more samples only lower it)
-      if (bestCos.length === topK)
-        floor = Math.max(minCosine, calibration.scoreToCosine(bestScore[topK - 1]) - CUT_SLACK);
+      if (bestCos.length === topK && bestScore[topK - 1] !== kth) {
+        kth = bestScore[topK - 1];
+        cuts.fill(Number.NaN);
+      }
     }
   }
   return hits;
