@@ -1,7 +1,8 @@
 // The matcher cluster's search, end to end over a real NATS server and PostgreSQL, with the shards in this
 // process (the processes, replicas and faults are cluster-faults.test.ts): on one generated gallery, every
 // candidate list the cluster merges equals the one the in-process gallery gives; a search sees a change written
-// just before it although the shards hear of no NOTIFY; a shard without a replica makes the search 503; and the
+// just before it although the shards hear of no NOTIFY, and a shard that answered from before the search's
+// change-log position is asked again; a shard without a replica makes the search 503; and the
 // NATS service API shows each shard, what it holds and its change-log position.
 import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
@@ -13,6 +14,7 @@ import type { Database } from '../../src/db/tables.js';
 import type { ServiceContext } from '../../src/services/context.js';
 import { DomainError } from '../../src/services/errors.js';
 import { GalleryCache } from '../../src/services/gallery/gallery-cache.js';
+import type { GalleryService } from '../../src/services/gallery/gallery-service.js';
 import { MatcherCluster } from '../../src/services/gallery/sharded/matcher-cluster.js';
 import { serveShards } from '../../src/services/gallery/sharded/matcher-service.js';
 import { MatcherShard } from '../../src/services/gallery/sharded/matcher-shard.js';
@@ -154,24 +156,40 @@ describeOnPostgres('a matcher cluster of 3 shards over NATS and PostgreSQL', () 
     const embedding = generatedEmbedding(randomStream(4242));
     const probe = faceTemplate(embedding);
     for (let trial = 0; trial < 10; trial++) {
-      const ref = await sharded.transaction(async (trx, changes) => {
-        const { rows } = await sql<{ id: number }>`insert into subjects (subject_id, status)
-          values (${`fresh-${trial}`}, 'ENROLLED') returning id`.execute(trx);
-        const row = rows[0]!;
-        await sql`insert into face_samples (subject_ref, operation_uuid, rectangle, template_version, template)
-          values (${row.id}, gen_random_uuid(), '{}'::jsonb, 'x', ${probe})`.execute(trx);
-        changes.put(row.id);
-        return row.id;
-      });
+      const ref = await enrol(sharded, `fresh-${trial}`, probe);
       const found = await sharded.identify(probe, { topK: 1, threshold: 0 });
       expect(found[0]?.subjectId).toBe(`fresh-${trial}`);
-      await sharded.transaction(async (trx, changes) => {
-        await trx.deleteFrom('face_samples').where('subject_ref', '=', ref).execute();
-        await trx.deleteFrom('subjects').where('id', '=', ref).execute();
-        changes.remove([ref]);
-      });
+      await remove(sharded, ref);
       expect((await sharded.identify(probe, { topK: 1, threshold: 0 }))[0]?.subjectId).not.toBe(`fresh-${trial}`);
     }
+  });
+
+  it('asks a shard again when it answered from before the position read with the search, never using that answer', async () => {
+    // Written through another gallery's unit of work (another node's), so this node's floor does not hold the
+    // change and no NOTIFY reaches the shards: each answers its first request from before it, and only the
+    // change-log position read while the probe travelled shows that the answer is stale.
+    const probe = faceTemplate(generatedEmbedding(randomStream(3535)));
+    const wrong: string[] = [];
+    const reasked: number[][] = [];
+    for (let trial = 0; trial < 10; trial++) {
+      const subjectId = `elsewhere-${trial}`;
+      const ref = await enrol(reference, subjectId, probe);
+      const counts = [sharded.cluster.stale];
+      const found = await sharded.identify(probe, { topK: 1, threshold: 0 });
+      if (found[0]?.subjectId !== subjectId) wrong.push(`trial ${trial}: found ${found[0]?.subjectId}`);
+      counts.push(sharded.cluster.stale);
+      // The shards are at the position now: a 1:1 is answered at the first request.
+      if ((await sharded.verify(probe, ref))?.subjectId !== subjectId) wrong.push(`trial ${trial}: not verified`);
+      counts.push(sharded.cluster.stale);
+      await remove(reference, ref);
+      const after = await sharded.identify(probe, { topK: 1, threshold: 0 });
+      if (after[0]?.subjectId === subjectId) wrong.push(`trial ${trial}: found after its removal`);
+      counts.push(sharded.cluster.stale);
+      reasked.push(counts.slice(1).map((n, i) => n - counts[i]!));
+    }
+    expect(wrong).toEqual([]);
+    // Every shard was behind the change and asked again, twice a trial; the 1:1 in between never.
+    expect(reasked).toEqual(Array.from({ length: 10 }, () => [SHARDS, 0, SHARDS]));
   });
 
   it('answers 503 (component matcher) when a shard has no replica, never a shorter list', async () => {
@@ -226,3 +244,24 @@ describeOnPostgres('a matcher cluster of 3 shards over NATS and PostgreSQL', () 
     expect(stats.endpoints[0].num_requests).toBeGreaterThan(PROBES);
   });
 });
+
+/** A subject of one template, enrolled through `gallery`'s unit of work (a change-log row); its gallery key. */
+async function enrol(gallery: GalleryService, subjectId: string, template: Uint8Array): Promise<number> {
+  return gallery.transaction(async (trx, changes) => {
+    const { rows } = await sql<{ id: number }>`insert into subjects (subject_id, status)
+      values (${subjectId}, 'ENROLLED') returning id`.execute(trx);
+    const row = rows[0]!;
+    await sql`insert into face_samples (subject_ref, operation_uuid, rectangle, template_version, template)
+      values (${row.id}, gen_random_uuid(), '{}'::jsonb, 'x', ${template})`.execute(trx);
+    changes.put(row.id);
+    return row.id;
+  });
+}
+
+async function remove(gallery: GalleryService, ref: number): Promise<void> {
+  await gallery.transaction(async (trx, changes) => {
+    await trx.deleteFrom('face_samples').where('subject_ref', '=', ref).execute();
+    await trx.deleteFrom('subjects').where('id', '=', ref).execute();
+    changes.remove([ref]);
+  });
+}

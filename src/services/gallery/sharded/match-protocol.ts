@@ -64,7 +64,10 @@ export interface ShardState {
   versions: Record<string, { subjects: number; templates: number }>;
 }
 
-/** A shard's answer; `changeId` is the change-log position it answered at (at least the request's). */
+/**
+ * A shard's answer; `changeId` is the change-log position it had applied when its search began (at least the
+ * request's): the answer holds every change up to it, and maybe some after.
+ */
 export type MatchReply =
   | { op: 'identify'; shard: number; changeId: number; candidates: ShardCandidate[] }
   | { op: 'verify'; shard: number; changeId: number; match: ShardCandidate | null }

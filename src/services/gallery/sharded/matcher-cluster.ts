@@ -46,32 +46,43 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * operation 503 (`component: matcher`), never a shorter list, which could let a duplicate enrol.
  */
 export class MatcherCluster {
+  /** Answers thrown away because the shard had answered from before the search's position (and re-asked). */
+  stale = 0;
+
   constructor(
     private readonly nc: NatsRequester,
     readonly options: MatcherClusterOptions,
   ) {}
 
-  /** 1:N over every shard, at change-log position `changeId` or later. */
-  async identify(probe: Uint8Array, search: GallerySearch, changeId: number): Promise<GalleryMatch[]> {
+  /** 1:N over every shard, answered at change-log position `at` or later. */
+  async identify(probe: Uint8Array, search: GallerySearch, at: ChangePosition): Promise<GalleryMatch[]> {
     const request = {
       op: 'identify' as const,
       probe: toBase64(probe),
       topK: search.topK,
       threshold: search.threshold,
       exclude: search.excludeRefs ?? [],
-      changeId,
     };
-    const replies = await Promise.all(this.everyShard().map((shard) => this.ask(shard, request)));
+    const deadline = Date.now() + this.options.timeoutMs;
+    // The position is in the list so that its failure is handled even when every shard has failed first.
+    const [, ...replies] = await Promise.all([
+      latestOf(at),
+      ...this.everyShard().map((shard) => this.askAt(shard, request, at, deadline)),
+    ]);
     return mergeCandidates(
       replies.map((r) => (r.op === 'identify' ? r.candidates : [])),
       search.topK,
     );
   }
 
-  /** 1:1 against one subject, on the shard that holds it. */
-  async verify(probe: Uint8Array, subjectRef: number, changeId: number): Promise<GalleryMatch | null> {
+  /** 1:1 against one subject, on the shard that holds it, answered at change-log position `at` or later. */
+  async verify(probe: Uint8Array, subjectRef: number, at: ChangePosition): Promise<GalleryMatch | null> {
     const shard = shardOf(subjectRef, this.options.shards);
-    const reply = await this.ask(shard, { op: 'verify', probe: toBase64(probe), subjectRef, changeId });
+    const deadline = Date.now() + this.options.timeoutMs;
+    const [, reply] = await Promise.all([
+      latestOf(at),
+      this.askAt(shard, { op: 'verify', probe: toBase64(probe), subjectRef }, at, deadline),
+    ]);
     return reply.op === 'verify' ? reply.match : null;
   }
 
@@ -94,14 +105,38 @@ export class MatcherCluster {
   }
 
   /**
+   * One shard's answer at change-log position `at` or later. With the position still being read, the probe is
+   * sent at once with the floor; the shard reports the position it had applied before its scan, and once the
+   * read completes a shard that was behind it is asked again at it (it catches up first): its first list, from
+   * before a change the search must see, is thrown away. So the read and the request overlap, and an answer is
+   * never older than the position.
+   */
+  private async askAt(
+    shard: number,
+    body: DistributiveOmit<SearchRequest, 'changeId' | 'budgetMs'>,
+    at: ChangePosition,
+    deadline: number,
+  ): Promise<MatchReply> {
+    if (typeof at === 'number') return this.ask(shard, { ...body, changeId: at }, deadline);
+    const first = await this.ask(shard, { ...body, changeId: at.floor }, deadline);
+    const latest = await at.latest;
+    if (answeredAt(first) >= latest) return first;
+    this.stale += 1;
+    return this.ask(shard, { ...body, changeId: latest }, deadline);
+  }
+
+  /**
    * One shard's answer within the deadline. The first attempt gets half of it, so that a replica that died
    * holding the request leaves time to ask another; a shard that is behind (503) or has no replica subscribed
    * for a moment is asked again after a short pause. Anything else, or the deadline, is 503 for the operation.
    */
-  private async ask(shard: number, body: DistributiveOmit<MatchRequest, 'budgetMs'>): Promise<MatchReply> {
+  private async ask(
+    shard: number,
+    body: DistributiveOmit<MatchRequest, 'budgetMs'>,
+    deadline = Date.now() + this.options.timeoutMs,
+  ): Promise<MatchReply> {
     const subject = shardSubject(this.options.prefix, this.options.shards, shard);
     const started = Date.now();
-    const deadline = started + this.options.timeoutMs;
     let why = 'no attempt';
     for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now();
@@ -145,6 +180,23 @@ export class MatcherCluster {
 /** A shard refused or failed a request (not a matter of availability): answered 500 and logged as an exception. */
 class ShardFailure extends Error {
   override name = 'ShardFailure';
+}
+
+/**
+ * The change-log position a search must be answered at: a number already read, or the highest position the
+ * caller knows of (`floor`, sent with the first request) and the read of the latest one, still running.
+ */
+export type ChangePosition = number | { floor: number; latest: Promise<number> };
+
+type SearchRequest = Extract<MatchRequest, { op: 'identify' | 'verify' }>;
+
+function latestOf(at: ChangePosition): Promise<number> {
+  return typeof at === 'number' ? Promise.resolve(at) : at.latest;
+}
+
+/** The position a shard's answer was computed at (what it had applied before its scan). */
+function answeredAt(reply: MatchReply): number {
+  return reply.op === 'state' ? reply.state.lastChangeId : reply.changeId;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -49,6 +49,9 @@ export class MatcherShard {
     await this.caughtUp(request.changeId ?? 0, deadline);
     if (request.op === 'state') return { op: 'state', shard: this.shard, state: await within(this.state(), deadline) };
     const probe = fromBase64(request.probe);
+    // The position the scan starts from, not the one it ends at: a change applied while the threads scan may be
+    // missed by them, and the caller re-asks an answer older than the position it needs (matcher-cluster.ts).
+    const at = this.gallery.appliedChangeId;
     try {
       if (request.op === 'identify') {
         const found = await this.gallery.identify(probe, {
@@ -59,12 +62,12 @@ export class MatcherShard {
         return {
           op: 'identify',
           shard: this.shard,
-          changeId: this.gallery.appliedChangeId,
+          changeId: at,
           candidates: found.map(named),
         };
       }
       const match = await this.gallery.verify(probe, request.subjectRef);
-      return { op: 'verify', shard: this.shard, changeId: this.gallery.appliedChangeId, match: match && named(match) };
+      return { op: 'verify', shard: this.shard, changeId: at, match: match && named(match) };
     } catch (error) {
       // An unreadable probe is the caller's fault (it parsed it before sending: so, a stranger on the subject).
       if (error instanceof BiometricError) throw new ShardError(ShardErrors.badRequest, `probe: ${error.message}`);

@@ -12,18 +12,20 @@ import {
 } from '../gallery-service.js';
 import type { GalleryMatch } from '../gallery-store.js';
 import type { ReconcileReport } from '../reconciliation.js';
-import type { MatcherCluster } from './matcher-cluster.js';
+import type { ChangePosition, MatcherCluster } from './matcher-cluster.js';
 
 /**
  * The gallery of an API node whose matching is done by a matcher cluster (BIMS_NATS_URL): this process holds no
  * template. Changes go through the same unit of work (the change log and the NOTIFY, which the shard processes
  * replay), deduplication takes the same database-wide lock, and each search reads the change log's position
- * first and sends it with the probe: every shard answers only once it has applied that position, so a search
- * sees every change committed (on any node) before it began, and a deduplication under the lock sees every
- * enrolment that held the lock before it.
+ * while the probe travels: every answer used is from a shard that had applied that position before its scan (a
+ * shard behind it is asked again with it), so a search sees every change committed (on any node) before it
+ * began, and a deduplication under the lock sees every enrolment that held the lock before it.
  */
 export class ShardedGallery implements GalleryService {
   readonly listens = false;
+  /** The highest change-log id this node has read or committed (every one of them is in the log). */
+  private known = 0;
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -32,7 +34,9 @@ export class ShardedGallery implements GalleryService {
 
   transaction<T>(work: (trx: Transaction<Database>, changes: GalleryChanges) => Promise<T>): Promise<T> {
     // Nothing to apply here: the shards hear of the commit by its NOTIFY, and every search carries its position.
-    return galleryTransaction(this.ctx, work, async () => {});
+    return galleryTransaction(this.ctx, work, async (committed) => {
+      this.saw(committed?.last ?? 0);
+    });
   }
 
   async lockForDeduplication(trx: Kysely<Database>): Promise<void> {
@@ -45,11 +49,26 @@ export class ShardedGallery implements GalleryService {
   async upToDate(): Promise<void> {}
 
   async identify(probe: Uint8Array, options: GallerySearch): Promise<GalleryMatch[]> {
-    return this.cluster.identify(probe, options, await latestGalleryChangeId(this.ctx.db));
+    return this.cluster.identify(probe, options, this.position());
   }
 
   async verify(probe: Uint8Array, subjectRef: number): Promise<GalleryMatch | null> {
-    return this.cluster.verify(probe, subjectRef, await latestGalleryChangeId(this.ctx.db));
+    return this.cluster.verify(probe, subjectRef, this.position());
+  }
+
+  /**
+   * The position a search starting now must be answered at: the change log's latest id, read while the probe
+   * travels (the cluster re-asks a shard that answered from before it), and as the first request's floor the
+   * highest id this node has read or committed, so that a node reading its own writes is seldom re-asked.
+   */
+  private position(): ChangePosition {
+    const latest = latestGalleryChangeId(this.ctx.db).then((id) => this.saw(id));
+    return { floor: this.known, latest };
+  }
+
+  private saw(changeId: number): number {
+    if (changeId > this.known) this.known = changeId;
+    return changeId;
   }
 
   /** The shards' figures summed (those that answered: the metrics are not worth a 503). */
