@@ -9,13 +9,7 @@ import { CaptureSession } from './capture-session.js';
 import { type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-types.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
-import {
-  closeDecoders,
-  forwardToDecoders,
-  openDecoders,
-  publisherMedia,
-  type CaptureDecoders,
-} from './publisher-media.js';
+import { closeDecoders, forwardToDecoders, openDecoders, publisherMedia } from './publisher-media.js';
 import { audioMidOf, createRoom, destroyRoom, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
@@ -67,27 +61,32 @@ export class CaptureRegistry {
     opening.catch(() => {}); // awaited below; a failure before then must not be unhandled
     let answer: JanusAnswer;
     let captureId: string;
-    let decoders: CaptureDecoders | undefined;
     let roomMade = false;
     try {
       await this.gateway.pluginRequest(sessionId, handleId, createRoom(room, adminKey));
       roomMade = true;
       answer = await this.gateway.messageForEvent(tracker, sessionId, handleId, joinAndPublish(room), input.jsep);
-      decoders = await opening;
-      const publisherId = Number(answer.plugindata?.data?.id);
-      const { timeoutSeconds } = params;
-      await forwardToDecoders(this.gateway, {
-        ...{ sessionId, handleId, room, publisherId, mid, audioMid, adminKey, decoders, tracker, timeoutSeconds },
-      });
       // ... and its place taken with its row: of concurrent connects that passed the first look, those now past
-      // the cap are refused here, their room (and publisher, and forwarding) destroyed and their decoders closed.
+      // the cap are refused here, their room (and publisher) destroyed and their decoders closed.
       captureId = await this.admit(sessionId, handleId, params, starter);
     } catch (error) {
       if (roomMade) await this.gateway.pluginRequest(sessionId, handleId, destroyRoom(room, adminKey)).catch(() => {});
-      await closeDecoders(this.gateway, decoders ?? (await opening.catch(() => ({})))).catch(() => {});
+      await closeDecoders(this.gateway, await opening.catch(() => ({}))).catch(() => {});
       throw error;
     }
-    const media = publisherMedia(this.gateway, { sessionId, handleId, room, adminKey, decoders });
+    // The answer goes back at once: ICE and DTLS (a few hundred ms) overlap the decoders' start, and the
+    // forwarding is in place once they are up, the camera asked for a keyframe when its video flows.
+    const publisherId = Number(answer.plugindata?.data?.id);
+    const { timeoutSeconds } = params;
+    const forwarded = opening.then(async (opened) => {
+      await forwardToDecoders(this.gateway, {
+        ...{ sessionId, handleId, room, publisherId, mid, audioMid, adminKey, tracker, timeoutSeconds },
+        decoders: opened,
+      });
+      return opened;
+    });
+    forwarded.catch(() => {}); // read by the capture's frames, which fail with it
+    const media = publisherMedia(this.gateway, { sessionId, handleId, room, adminKey, opened: opening, forwarded });
     await this.start({ sessionId, handleId, params, starter, media, captureId });
     return answer;
   }

@@ -26,8 +26,8 @@ export interface CaptureDecoders {
 /**
  * Start the decoders of a capture (an ffmpeg each, in the sidecar), before its room and publisher exist: a
  * decoder takes a few hundred milliseconds to start on a busy machine, which then overlaps Janus's work on the
- * offer instead of following the PeerConnection (the first frames used to wait for it). Whatever was started
- * is closed again if a later one fails.
+ * offer and the PeerConnection's set-up instead of following them (the first frames used to wait for it).
+ * Whatever was started is closed again if a later one fails.
  */
 export async function openDecoders(
   gateway: GatewayService,
@@ -64,10 +64,9 @@ export async function closeDecoders(
 }
 
 /**
- * Forward the publisher's streams to its decoders (one request, done before the connect answers: Janus then
- * forwards from the PeerConnection's first packet on), and ask the camera for a keyframe as soon as Janus
- * receives its video, in case its first one was lost: without one nothing can be decoded until the room's
- * periodic request (every 2 s).
+ * Forward the publisher's streams to its decoders (one request), and ask the camera for a keyframe as soon as
+ * Janus receives its video (at once if it already does): its first keyframe may have come before the
+ * forwarding, and without one nothing can be decoded until the room's periodic request (every 2 s).
  */
 export async function forwardToDecoders(
   gateway: GatewayService,
@@ -101,26 +100,34 @@ export async function forwardToDecoders(
   );
 }
 
-/** The media of one publisher whose streams flow to `decoders`: its frames and audio, and its release. */
+/**
+ * The media of one publisher whose streams flow to its decoders once they are `opened` and `forwarded` to (a
+ * failure there fails the capture's frames, and the capture with them).
+ */
 export function publisherMedia(
   gateway: GatewayService,
-  m: { sessionId: number; handleId: number; room: number; adminKey: string; decoders: CaptureDecoders },
+  m: {
+    sessionId: number;
+    handleId: number;
+    room: number;
+    adminKey: string;
+    opened: Promise<CaptureDecoders>;
+    forwarded: Promise<CaptureDecoders>;
+  },
 ): CaptureMedia {
-  const { video, audio } = m.decoders;
   return {
     async *frames(signal) {
+      const { video } = await m.forwarded;
       // The newest decoded frame each time the capture is ready for one (newest-frame.ts says why).
       yield* newestOnly(gateway.decoders.frames(video.id, signal));
     },
-    ...(audio
-      ? {
-          async *audio(signal: AbortSignal) {
-            yield* gateway.decoders.frames(audio.id, signal);
-          },
-        }
-      : {}),
+    async *audio(signal: AbortSignal) {
+      const { audio } = await m.forwarded;
+      if (audio) yield* gateway.decoders.frames(audio.id, signal);
+    },
     async release() {
-      await closeDecoders(gateway, m.decoders);
+      // Whatever was opened, forwarded to or not.
+      await closeDecoders(gateway, await m.opened.catch(() => ({})));
       // The media ends at once: the room (and with it the publisher) and the PeerConnection go.
       await gateway
         .pluginRequest(m.sessionId, m.handleId, destroyRoom(m.room, m.adminKey))
