@@ -38,6 +38,12 @@ export function operatorLeaks(text: string): string[] {
   });
 }
 
+/**
+ * The validator's own wording (zod's "expected nonoptional, received undefined", "Too big: expected ...
+ * <=10"), which the interface replaces with its own (src/schemas/messages.ts, issue 32 point 8).
+ */
+export const VALIDATOR_WORDING = /expected|received|Invalid (input|option|UUID|ISO)|Too (small|big)|nonoptional|>=|<=/;
+
 /** Operations whose successful answers carry call stacks on purpose: the exception log, for administrators. */
 const SHOWS_STACKS_BY_DESIGN = new Set(['getExceptionsCallstackById', 'getAllExceptions']);
 
@@ -74,6 +80,9 @@ export function judgeAnswer(operationId: string, res: Response, bodyText: string
             ? (bodyText ?? '').split(p.instance).join('')
             : (bodyText ?? '');
         for (const leak of operatorLeaks(own)) wrong.push(`a problem carrying ${leak}`);
+        for (const error of Array.isArray(p.errors) ? (p.errors as { field?: string; message?: unknown }[]) : [])
+          if (typeof error.message === 'string' && VALIDATOR_WORDING.test(error.message))
+            wrong.push(`a field error in the validator's words: ${error.field}: ${error.message}`);
       } catch {
         wrong.push(`a problem+json that is not JSON: ${bodyText?.slice(0, 300)}`);
       }
