@@ -7,7 +7,7 @@
 // own work lands on the server's event loop. Without --extract the service has no extractor: each upload is
 // read and validated whole, then answered 503 where extraction would start (the HTTP layer's cost alone, as
 // `bench upload` measures it); with --extract a worker pool analyses the photos too.
-// Prints /health's latency percentiles per phase, the ratio of the loaded p99 to the idle one, and the
+// Prints /health's latency percentiles per phase, the ratio of the loaded p99 to the idle one, peak memory, and the
 // uploads' statuses and times.
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -162,6 +162,17 @@ export async function run(args: string[]) {
   const phase = async (loaded: boolean) => {
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
+    // Memory, sampled every 50 ms: the process's resident set (server, uploaders and probe together) and the
+    // server thread's own JavaScript heap with the buffers it holds (heapUsed and external are this isolate's).
+    let rssPeak = 0;
+    let serverPeak = 0;
+    const sample = () => {
+      const m = process.memoryUsage();
+      rssPeak = Math.max(rssPeak, m.rss);
+      serverPeak = Math.max(serverPeak, m.heapUsed + m.external);
+    };
+    sample();
+    const sampler = setInterval(sample, 50);
     const probed = once<{ times: number[]; failures: unknown[] }>(probe);
     probe.postMessage('go');
     const started = performance.now();
@@ -174,14 +185,24 @@ export async function run(args: string[]) {
     probe.postMessage('stop');
     const { times, failures } = await probed;
     delay.disable();
+    clearInterval(sampler);
     const blocked = { p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 };
-    return { seconds: (performance.now() - started) / 1000, times, failures, results, blocked };
+    return { seconds: (performance.now() - started) / 1000, times, failures, results, blocked, rssPeak, serverPeak };
   };
 
   const load = [loadavg()[0]!];
   await phase(false); // warm-up of the probe
-  const idle = { times: [] as number[], failures: [] as unknown[], seconds: 0, blockedMaxMs: [] as number[] };
-  const loaded = { times: [] as number[], failures: [] as unknown[], seconds: 0, blockedMaxMs: [] as number[] };
+  const phaseTotals = () => ({
+    times: [] as number[],
+    failures: [] as unknown[],
+    seconds: 0,
+    blockedMaxMs: [] as number[],
+    rssPeakMiB: [] as number[],
+    serverPeakMiB: [] as number[],
+  });
+  const idle = phaseTotals();
+  const loaded = phaseTotals();
+  const rssBeforeMiB = Math.round(process.memoryUsage.rss() / 2 ** 20);
   const uploadsSeen: { kind: string; status: number | string; ms: number; detail?: string }[] = [];
   for (let r = 0; r < rounds; r++) {
     for (const kind of r % 2 === 0 ? ['idle', 'load'] : ['load', 'idle']) {
@@ -191,6 +212,8 @@ export async function run(args: string[]) {
       into.failures.push(...p.failures);
       into.seconds += p.seconds;
       into.blockedMaxMs.push(round1(p.blocked.max));
+      into.rssPeakMiB.push(Math.round(p.rssPeak / 2 ** 20));
+      into.serverPeakMiB.push(Math.round(p.serverPeak / 2 ** 20));
       uploadsSeen.push(...p.results);
     }
   }
@@ -221,6 +244,13 @@ export async function run(args: string[]) {
       // The server thread's own longest wait for its event loop in each phase (perf_hooks), whatever the clients saw.
       eventLoopDelayMaxMs: { idle: idle.blockedMaxMs, load: loaded.blockedMaxMs },
       p99LoadOverIdle: round1(loadStats.latencyMs.p99 / Math.max(0.1, idleStats.latencyMs.p99)),
+    },
+    // Resident memory of the whole bench process (the uploaders hold their bodies too) before the phases and
+    // at its peak in each phase; the server thread's heap and buffers at their peak in each phase.
+    memoryMiB: {
+      rssBefore: rssBeforeMiB,
+      rssPeak: { idle: idle.rssPeakMiB, load: loaded.rssPeakMiB },
+      serverHeapAndBuffersPeak: { idle: idle.serverPeakMiB, load: loaded.serverPeakMiB },
     },
     uploads: {
       statuses,
