@@ -93,16 +93,25 @@ const clamp01 = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
  * well-lit portrait scores 80-100; a profile or a blurred face falls below the default gate of 50.
  */
 export function qualityScore(m: FaceMeasurements): number {
-  const size = Math.sqrt(clamp01((m.interEyeDistance - 10) / 50));
-  const pose =
-    m.yaw === undefined
-      ? 1
-      : clamp01(1 - (m.yaw / 60) ** 2) * clamp01(1 - (m.pitch! / 50) ** 2) * clamp01(1 - (m.roll! / 60) ** 2);
-  const sharp = Math.sqrt(clamp01(m.sharpness / 40));
-  const exposure = clamp01(1 - (Math.abs(m.brightness - 55) - 20) / 40);
-  const det = clamp01((m.detectionScore - 0.5) / 0.45);
-  const eyes = m.eyesOpen ? 0.6 + 0.4 * clamp01(Math.min(m.eyesOpen.left, m.eyesOpen.right) / 50) : 1;
-  return Math.round(100 * size * pose * sharp * exposure * det * eyes);
+  const f = qualityFactors(m);
+  return Math.round(100 * f.size * f.pose * f.sharpness * f.exposure * f.detection * f.eyes);
+}
+
+/** The factors of `qualityScore`, each 0..1 (1 = no loss): what a refusal names as the reason. */
+export function qualityFactors(
+  m: FaceMeasurements,
+): Record<'size' | 'pose' | 'sharpness' | 'exposure' | 'detection' | 'eyes', number> {
+  return {
+    size: Math.sqrt(clamp01((m.interEyeDistance - 10) / 50)),
+    pose:
+      m.yaw === undefined
+        ? 1
+        : clamp01(1 - (m.yaw / 60) ** 2) * clamp01(1 - (m.pitch! / 50) ** 2) * clamp01(1 - (m.roll! / 60) ** 2),
+    sharpness: Math.sqrt(clamp01(m.sharpness / 40)),
+    exposure: clamp01(1 - (Math.abs(m.brightness - 55) - 20) / 40),
+    detection: clamp01((m.detectionScore - 0.5) / 0.45),
+    eyes: m.eyesOpen ? 0.6 + 0.4 * clamp01(Math.min(m.eyesOpen.left, m.eyesOpen.right) / 50) : 1,
+  };
 }
 
 /** The ICAO-style warnings of one face under `s`. */

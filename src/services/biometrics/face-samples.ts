@@ -3,6 +3,7 @@ import { encodeFaceTemplate } from '../../biometrics/template.js';
 import { type FaceAnalysis, type ImageAnalysis } from '../../biometrics/face/analysis.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
+import { qualityFactors } from '../../biometrics/checks.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';
 import { admitImages, callerQueueError, isCallerQueueError, recordStoppedDecode } from './image-admission.js';
 import type { OperationStatus } from '../operation-log/record.js';
@@ -130,6 +131,24 @@ export async function faceGatesOf(
   };
 }
 
+/** What lowers a face's quality most, in words a client can act on (the factors of `qualityScore`). */
+export function weakestQuality(face: FaceAnalysis): string {
+  // Pose and eyes are NaN when their models did not run (no checks): then they took no part in the quality.
+  const measured = Number.isNaN(face.yaw) ? { yaw: undefined } : {};
+  const eyes = Number.isNaN(face.eyesOpen.left) ? { eyesOpen: undefined } : {};
+  const f = qualityFactors({ ...face, ...measured, ...eyes, imageWidth: 0, imageHeight: 0 });
+  const [which] = Object.entries(f).sort((a, b) => a[1] - b[1])[0]!;
+  const said: Record<string, string> = {
+    size: `the face is too small (${face.interEyeDistance.toFixed(0)} px between the eyes)`,
+    sharpness: `the face is too blurred (sharpness ${face.sharpness.toFixed(0)} of 100)`,
+    pose: 'the head is turned or tilted too far',
+    exposure: `the face is ${face.brightness < 55 ? 'too dark' : 'too bright'} (brightness ${face.brightness.toFixed(0)} of 100)`,
+    detection: `the face is hard to make out (detector confidence ${face.detectionScore.toFixed(2)})`,
+    eyes: 'the eyes look closed',
+  };
+  return said[which]!;
+}
+
 /**
  * Apply the gates to one analysed image: one face (or the largest, when multiple faces are allowed), the
  * minimum quality, liveness when required, no ICAO warnings when asked. Returns the face to use, or why not.
@@ -149,7 +168,7 @@ export function gateImage(
   if (face.quality < gates.minQuality) {
     return {
       status: 'QUALITY_CHECK_FAILED',
-      reason: `face quality ${face.quality.toFixed(0)} is below the minimum ${gates.minQuality} (setting quality.face.minimum)`,
+      reason: `face quality ${face.quality.toFixed(0)} is below the minimum ${gates.minQuality} (setting quality.face.minimum): ${weakestQuality(face)}`,
     };
   }
   if (gates.requireLiveness && !(face.livenessScore >= gates.livenessThreshold)) {
