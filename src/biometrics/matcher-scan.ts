@@ -93,7 +93,7 @@ export function scanRows(
       const r = start + i;
       const samples = ints[6 * r + 4];
       let cut = samples < CUT_SLOTS ? cuts[samples] : Number.NaN;
-      if (cut !== cut) cut = cutFor(samples);
+      if (Number.isNaN(cut)) cut = cutFor(samples);
       // compare dot / |row| against the cut without dividing
       if (!(dots[i] * inv[3 * r] >= cut)) continue;
       const c = dots[i] * inv[3 * r] * ipn;
