@@ -237,6 +237,8 @@ export async function run(args: string[]) {
         },
       },
       listsThatDiffered: overhead.differences,
+      // Shards asked again because they answered from before the change-log position read with the search.
+      reasked: cluster1.cluster.stale,
       oneShardRssMiB: oneRss,
     };
     const machine = () => ({
