@@ -87,10 +87,11 @@ export function streamedJson<T>(
 
 declare const mediaTypeBrand: unique symbol;
 declare const emptyStatusBrand: unique symbol;
-/** A finished answer in a media type the operation declares in `response.content` (files, images, streams). */
-type MediaResponse<T extends string> = Response & { readonly [mediaTypeBrand]: T };
+/** A finished answer in a media type the operation declares in `response.content` (files, images, streams). Exported
+ * with EmptyResponse because the package's declarations (npm run build) name them in handlers' return types. */
+export type MediaResponse<T extends string> = Response & { readonly [mediaTypeBrand]: T };
 /** A finished answer without a body, with a status the operation declares in `emptyResponses`. */
-type EmptyResponse<S extends number> = Response & { readonly [emptyStatusBrand]: S };
+export type EmptyResponse<S extends number> = Response & { readonly [emptyStatusBrand]: S };
 
 /**
  * An answer whose body is in `mediaType`, one of the operation's `response.content` types (`tsc` refuses any
