@@ -2,7 +2,7 @@
 // how large the photo is (a 72-px thumbnail, a 150-px face crop, a full-size portrait), so the overall figures
 // are split by the longer side of each image, and the pairs that decide the error rates are listed by name.
 import { cosineInt8 } from '../../biometrics/template.js';
-import { eer, tarAtFar, type Sample } from './eval-lib.js';
+import { eer, rank1Outcomes, tarAtFar, type Sample } from './eval-lib.js';
 
 /** The size bands, by the longer side of the decoded image in pixels: [name, upper bound (exclusive)]. */
 const SIZE_BANDS: readonly (readonly [string, number])[] = [
@@ -85,24 +85,11 @@ export function bandFigures(samples: readonly SizedSample[]): BandFigures[] {
 
 /** Rank-1 hits and probes per band: a probe is every enrolled image whose identity has another enrolled image. */
 function rank1ByBand(ok: readonly SizedSample[]): { hits: number; probes: number }[] {
-  const count = new Map<string, number>();
-  for (const s of ok) count.set(s.identity, (count.get(s.identity) ?? 0) + 1);
   const out = SIZE_BANDS.map(() => ({ hits: 0, probes: 0 }));
-  for (const p of ok) {
-    if ((count.get(p.identity) ?? 0) < 2) continue;
-    let best = -Infinity,
-      bestId = '';
-    for (const g of ok) {
-      if (g === p) continue;
-      const c = cosineInt8(p.q!, g.q!);
-      if (c > best) {
-        best = c;
-        bestId = g.identity;
-      }
-    }
-    const r = out[bandOf(p.longerSide!)]!;
+  for (const { probe, hit } of rank1Outcomes(ok)) {
+    const r = out[bandOf(probe.longerSide!)]!;
     r.probes++;
-    if (bestId === p.identity) r.hits++;
+    if (hit) r.hits++;
   }
   return out;
 }

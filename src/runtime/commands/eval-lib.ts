@@ -193,14 +193,20 @@ export function enrolledPairCosines(samples: Sample[], k: number): Pairs & { enr
 
 /** Rank-1 identification rate: each sample of an identity with >= 2 samples is a probe against all others. */
 export function rank1(samples: Sample[]): number {
-  const ok = samples.filter((s) => s.q);
+  const outcomes = rank1Outcomes(samples.filter((s) => s.q));
+  return outcomes.length ? outcomes.filter((o) => o.hit).length / outcomes.length : NaN;
+}
+
+/**
+ * Each probe's rank-1 outcome among enrolled samples (all with a template): a probe is every sample whose
+ * identity has another; it hits when its nearest other sample is of its identity.
+ */
+export function rank1Outcomes<S extends Sample>(ok: readonly S[]): { probe: S; hit: boolean }[] {
   const count = new Map<string, number>();
   for (const s of ok) count.set(s.identity, (count.get(s.identity) ?? 0) + 1);
-  let probes = 0,
-    hits = 0;
+  const outcomes: { probe: S; hit: boolean }[] = [];
   for (const p of ok) {
     if ((count.get(p.identity) ?? 0) < 2) continue;
-    probes++;
     let best = -Infinity,
       bestId = '';
     for (const g of ok) {
@@ -211,9 +217,9 @@ export function rank1(samples: Sample[]): number {
         bestId = g.identity;
       }
     }
-    if (bestId === p.identity) hits++;
+    outcomes.push({ probe: p, hit: bestId === p.identity });
   }
-  return probes ? hits / probes : NaN;
+  return outcomes;
 }
 
 /** Equal error rate over scores (higher = more similar). */
