@@ -13,15 +13,20 @@ import { CredentialCache } from './credential-cache.js';
 import { VerifiedTokens } from './verified-tokens.js';
 import type { Role } from '../../auth/roles.js';
 import type { ServiceContext } from '../context.js';
-import { DomainError } from '../errors.js';
+import {
+  accountPrincipal,
+  claimsOf,
+  CREDENTIAL_VERSION_CLAIM,
+  unauthorized,
+  weaker,
+  type AccountClaims,
+  type TokenClaims,
+} from './token-claims.js';
 
 /** The issuer of our tokens and base of the OAuth endpoints: `BIMS_AUTH_URL`, else the service's base URL. */
 export function issuerOf(config: Config): string {
   return config.BIMS_AUTH_URL ?? baseUrlOf(config);
 }
-
-const unauthorized = (detail: string, bearerError?: string) =>
-  new DomainError('unauthorized', detail, bearerError ? { bearerError } : {});
 
 /**
  * Authentication for every surface: HTTP Basic with an account's password, or a Bearer JWT issued by
@@ -164,36 +169,8 @@ export class AuthService {
   }
 
   /** A verified token's claims: whose it is and what it may do; throws 401 for a token that does not verify. */
-  private async bearerClaims(
-    token: string,
-  ): Promise<AccountClaims | { kind: 'client'; clientId: string; scope: Role; jti: string | null }> {
-    const payload = await this.tokens.verify(token, this.issuer);
-    if (!payload || typeof payload.sub !== 'string')
-      throw unauthorized('The access token is invalid or expired', 'invalid_token');
-    const scope = payload.scope;
-    if (scope !== 'ADMIN' && scope !== 'ADJUDICATOR' && scope !== 'USER')
-      throw unauthorized('The access token has no scope', 'invalid_token');
-    const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
-    if (payload.sub.startsWith('account:')) {
-      return {
-        kind: 'account',
-        accountId: Number(payload.sub.slice('account:'.length)),
-        sid: typeof payload.sid === 'string' ? payload.sid : null,
-        jti: typeof payload.jti === 'string' ? payload.jti : null,
-        credentialVersion: credentialVersionOf(payload),
-        scope,
-        clientId,
-        username: typeof payload.preferred_username === 'string' ? payload.preferred_username : payload.sub,
-      };
-    }
-    if (payload.sub.startsWith('client:'))
-      return {
-        kind: 'client',
-        clientId: payload.sub.slice('client:'.length),
-        scope,
-        jti: typeof payload.jti === 'string' ? payload.jti : null,
-      };
-    throw unauthorized('The access token has an unknown subject', 'invalid_token');
+  private async bearerClaims(token: string): Promise<TokenClaims> {
+    return claimsOf(await this.tokens.verify(token, this.issuer));
   }
 
   private async tokenAccount(claims: AccountClaims): Promise<TokenAccountRow | undefined> {
@@ -260,50 +237,4 @@ export class AuthService {
       this.issuer,
     );
   }
-}
-
-/** What a verified access token of an account claims; its account is still to be checked. */
-interface AccountClaims {
-  kind: 'account';
-  accountId: number;
-  sid: string | null;
-  /** The token's own id, which a revocation (RFC 7009) names. */
-  jti: string | null;
-  credentialVersion: number | undefined;
-  scope: Role;
-  clientId: string | undefined;
-  username: string;
-}
-
-/** The principal of an account token whose account row is `account`; throws 401 when the row ends the token. */
-function accountPrincipal(claims: AccountClaims, account: TokenAccountRow | undefined): Principal {
-  if (!account || !account.enabled)
-    throw unauthorized('The account behind this token is gone or disabled', 'invalid_token');
-  if (account.credential_version !== claims.credentialVersion) {
-    throw unauthorized("The account's password, role or status changed after this token was issued", 'invalid_token');
-  }
-  if (account.revoked === true)
-    throw unauthorized('This token, or the login behind it, has been revoked', 'invalid_token');
-  return {
-    accountId: account.id,
-    username: account.username,
-    role: weaker(claims.scope, account.role),
-    via: 'bearer',
-    clientId: claims.clientId,
-  };
-}
-
-/** The claim carrying the account's credential version (private to BIMS: only BIMS reads its own tokens). */
-const CREDENTIAL_VERSION_CLAIM = 'cv';
-
-/** A token's credential version; tokens made before versions existed carry none and count as version 1. */
-function credentialVersionOf(payload: { [claim: string]: unknown }): number | undefined {
-  const value = payload[CREDENTIAL_VERSION_CLAIM];
-  if (value === undefined) return 1;
-  return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
-}
-
-const order: Role[] = ['USER', 'ADJUDICATOR', 'ADMIN'];
-function weaker(a: Role, b: Role): Role {
-  return order[Math.min(order.indexOf(a), order.indexOf(b))]!;
 }
