@@ -1,7 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ProblemSchema, z } from '../schemas/common.js';
-import { DomainError } from '../services/errors.js';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../services/auth/principal.js';
 import { JsonAnswer, prefixOf, requiredRole, StreamedJson, type OperationSpec } from '../operations/types.js';
@@ -15,7 +14,8 @@ import { validParams, validQuery } from './kept-input.js';
 import { documentedAnswer, documentedText } from './answer-check.js';
 import { PresentedJson } from '../operations/presented-json.js';
 import { jsonAnswer, jsonTextAnswer } from './security-headers.js';
-import { formDocument, isMultipart, readFormBody, renameFormFields, samplePaths } from './multipart.js';
+import { formDocument, formFieldNames, isMultipart, readFormBody, samplePaths } from './multipart.js';
+import { jsonFieldNames } from '../schemas/field-names.js';
 import { shadowedBy, unroutedAnswer } from './method-not-allowed.js';
 import type { AppEnv } from './env.js';
 
@@ -118,31 +118,28 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   // The URL is parsed only for an operation that reads a query (a read of one subject does not).
   const query = querySchema ? validQuery(querySchema, c.req.url, spec.id) : {};
   const form = request.form && isMultipart(c.req.raw) ? request.form : undefined;
-  let result;
-  try {
-    const raw = form
-      ? await readFormBody(c.req.raw, form)
-      : request.body
-        ? await readJsonBody(
-            c.req.raw,
-            request.form ? { alsoTaken: 'multipart/form-data', samples: samplePaths(request.form) } : {},
-          )
-        : undefined;
-    const body = request.body ? validate(request.body, raw, 'body') : undefined;
-    result = await spec.handle({
-      query,
-      params,
-      body,
-      principal,
-      services: scopedToCaller(services, principal, c.req.raw),
-      surface,
-      request: c.req.raw,
-      clientAddress: clientAddress(c),
-    });
-  } catch (error) {
-    // A form's failures name its parts (`body.image.1`), not the JSON fields the form became.
-    throw form && error instanceof DomainError ? renameFormFields(error, form) : error;
-  }
+  // A form's failures name its parts (`body.image.1`), not the JSON fields the form becomes, wherever they are found.
+  const fields = form ? formFieldNames(form) : jsonFieldNames;
+  const raw = form
+    ? await readFormBody(c.req.raw, form)
+    : request.body
+      ? await readJsonBody(
+          c.req.raw,
+          request.form ? { alsoTaken: 'multipart/form-data', samples: samplePaths(request.form) } : {},
+        )
+      : undefined;
+  const body = request.body ? validate(request.body, raw, 'body', fields) : undefined;
+  const result = await spec.handle({
+    query,
+    params,
+    body,
+    fields,
+    principal,
+    services: scopedToCaller(services, principal, c.req.raw),
+    surface,
+    request: c.req.raw,
+    clientAddress: clientAddress(c),
+  });
   if (result instanceof Response) return result;
   const status = spec.status ?? 200;
   if (status === 204) return c.body(null, 204);

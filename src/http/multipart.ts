@@ -1,6 +1,7 @@
 import { getOpenApiMetadata } from '@asteasolutions/zod-to-openapi';
 import { binary, z } from '../schemas/common.js';
-import { DomainError, type FieldError } from '../services/errors.js';
+import { DomainError } from '../services/errors.js';
+import { jsonFieldNames, type FieldNamer } from '../schemas/field-names.js';
 import { readFormParts, type FormPart } from './form-parts.js';
 import { MAX_JSON_DEPTH, nestingDepth } from './validation.js';
 import type { FilePart, FormSpec } from '../operations/form-spec.js';
@@ -94,24 +95,23 @@ export function samplePaths(spec: FormSpec): string[][] {
 }
 
 /**
- * A failure found in the JSON body the form became names the form's parts instead: `body.faces.1.image`
- * (the service's name for the second face) is the second `image` part, `body.image.1`.
+ * The form's names for the places of the JSON body it became, for every error built from then on (the
+ * schema's, the services'): the second face, `['faces', 1, 'image']` (a JSON body's `body.faces.1.image`), is
+ * the second `image` part, `body.image.1`; the list `['faces']` is `body.image`; a part that is a field of its
+ * own (`subjectId`, `metadata.office`) keeps its path.
  */
-export function renameFormFields(error: DomainError, spec: FormSpec): DomainError {
-  const renames = Object.entries(spec.files)
-    .filter(([name, part]) => name !== part.into)
-    .map(([name, part]) => ({
-      pattern: new RegExp(`\\bbody\\.${part.into}(\\.\\d+)?${part.key ? `(?:\\.${part.key})?` : ''}\\b`, 'g'),
-      replacement: `body.${name}$1`,
-    }));
-  if (renames.length === 0) return error;
-  const rename = (text: string) =>
-    renames.reduce((out, { pattern, replacement }) => out.replace(pattern, replacement), text);
-  const extras: Record<string, unknown> = { ...error.extras };
-  if (error.extras.errors)
-    extras.errors = error.extras.errors.map((e: FieldError) => ({ ...e, field: rename(e.field) }));
-  if (typeof extras.reason === 'string') extras.reason = rename(extras.reason);
-  return new DomainError(error.code, rename(error.detail), extras, error.operatorDetail);
+export function formFieldNames(spec: FormSpec): FieldNamer {
+  const partInto = new Map(Object.entries(spec.files).map(([name, file]) => [file.into, { name, file }]));
+  return (path) => {
+    const part = typeof path[0] === 'string' ? partInto.get(path[0]) : undefined;
+    if (!part) return jsonFieldNames(path);
+    const { name, file } = part;
+    if (!file.many) return jsonFieldNames([name, ...path.slice(1)]);
+    // [into, index, key, ...rest]: the part's index stands for the sample, the key is the part itself.
+    const [, index, key, ...rest] = path;
+    if (index === undefined) return jsonFieldNames([name]);
+    return jsonFieldNames([name, index, ...(key === undefined || key === file.key ? [] : [key]), ...rest]);
+  };
 }
 
 /** The minItems and maxItems a JSON body's list field states in the documents. */

@@ -1,15 +1,16 @@
 import type { z } from 'zod';
 import { DomainError, type FieldError } from '../services/errors.js';
+import type { BodyPath, FieldNamer } from '../schemas/field-names.js';
 
 /** Turn a zod failure into field errors that name where the bad value was (`body.faces.0.image`). */
-function fieldErrorsOf(error: z.ZodError, where: string): FieldError[] {
+function fieldErrorsOf(error: z.ZodError, name: FieldNamer): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of error.issues) {
-    const path = [where, ...issue.path.map(String)].join('.');
+    const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ field: `${path}.${key}`, message: 'is not a known field' });
+      for (const key of issue.keys) out.push({ field: name([...path, key]), message: 'is not a known field' });
     } else {
-      out.push({ field: path, message: issue.message });
+      out.push({ field: name(path), message: issue.message });
     }
   }
   return out;
@@ -30,30 +31,38 @@ const UNSTORABLE: [RegExp, string][] = [
 const unstorable = (text: string) => UNSTORABLE.find(([re]) => re.test(text))?.[1] ?? null;
 
 /** The first string (or key) in a request part that PostgreSQL could not store, with its field and why. */
-function findUnstorable(value: unknown, path: string, depth = 0): FieldError | null {
+function findUnstorable(value: unknown, name: FieldNamer, path: BodyPath = []): FieldError | null {
   if (typeof value === 'string') {
     const message = unstorable(value);
-    return message ? { field: path, message } : null;
+    return message ? { field: name(path), message } : null;
   }
   // Bytes (a sample read from a form part or a JSON body's base64) hold no text.
-  if (depth > 64 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return null;
+  if (path.length > 64 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return null;
   for (const [key, item] of Object.entries(value)) {
     const message = unstorable(key);
     if (message)
-      return { field: `${path}.${key.replace(/\u0000/g, '\\0').replace(/[\ud800-\udfff]/g, '\ufffd')}`, message };
-    const found = findUnstorable(item, `${path}.${key}`, depth + 1);
+      return { field: name([...path, key.replace(/\u0000/g, '\\0').replace(/[\ud800-\udfff]/g, '\ufffd')]), message };
+    const found = findUnstorable(item, name, [...path, Array.isArray(value) ? Number(key) : key]);
     if (found) return found;
   }
   return null;
 }
 
-/** Validate one part of a request, raising a 400 that lists every offending field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown, where: string): z.output<T> {
-  const bad = findUnstorable(value, where);
+/**
+ * Validate one part of a request (`body`, `query`, `path`), raising a 400 that lists every offending field.
+ * A body's fields are named by `names`, the request's own names for them (a form's parts: multipart.ts).
+ */
+export function validate<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  where: string,
+  names: FieldNamer = (path) => [where, ...path].join('.'),
+): z.output<T> {
+  const bad = findUnstorable(value, names);
   if (bad) throw new DomainError('validation', `${bad.field} ${bad.message}`, { errors: [bad] });
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const errors = fieldErrorsOf(parsed.error, where);
+  const errors = fieldErrorsOf(parsed.error, names);
   const summary = errors.map((e) => `${e.field} ${e.message}`).join('; ');
   throw new DomainError('validation', `Invalid ${where}: ${summary}`, { errors });
 }

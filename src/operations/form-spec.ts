@@ -4,7 +4,9 @@
 /**
  * How an operation takes `multipart/form-data` besides JSON: which parts carry bytes (a photo as
  * `curl -F image=@face.jpg` sends it), which carry JSON text, which are plain text. The form is turned into
- * the operation's JSON body (bytes as base64), so one schema validates both and the services see one shape.
+ * the operation's JSON body with the files' bytes where the JSON has their base64 (both arrive at the services
+ * as `Uint8Array`s), so one schema validates both and the services see one shape. Errors name the form's parts:
+ * the form spec maps a place of the JSON body to its part (src/http/multipart.ts, formFieldNames).
  *
  * @example { files: { image: { into: 'faces', key: 'image', many: true, mediaTypes: ['image/jpeg', 'image/png'] } }, text: ['subjectId'] }
  */
@@ -18,9 +20,9 @@ export interface FormSpec {
 }
 
 export interface FilePart {
-  /** The body field the bytes go to, base64. */
+  /** The body field the bytes go to. */
   into: string;
-  /** With `many`: each part becomes `{ [key]: base64 }` in the list at `into` (e.g. faces[i].image). */
+  /** With `many`: each part becomes `{ [key]: bytes }` in the list at `into` (e.g. faces[i].image). */
   key?: string;
   /** The part may be given more than once (each is one sample). */
   many?: true;

@@ -41,7 +41,8 @@ export const operationOperations = [
     request: { body: CreateOperationRequest, form: operationForm },
     status: 201,
     response: { description: 'The recorded operation', schema: Operation },
-    handle: ({ services, body, principal, surface }) => createOperation(services, body, { principal, surface }),
+    handle: ({ services, body, fields, principal, surface }) =>
+      createOperation(services, body, { principal, surface, fields }),
   }),
   defineOperation({
     id: 'checkImage',

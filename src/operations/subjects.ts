@@ -59,7 +59,8 @@ export const subjectOperations = [
     request: { body: CreateSubjectRequest, form: enrolmentForm },
     status: 201,
     response: { description: 'The new subject', schema: Subject },
-    handle: ({ services, body, principal, surface }) => enrolSubject(services, body, { principal, surface }),
+    handle: ({ services, body, fields, principal, surface }) =>
+      enrolSubject(services, body, { principal, surface, fields }),
   }),
   defineOperation({
     id: 'getSubjects',

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Services } from '../services/index.js';
 import type { Principal } from '../services/auth/principal.js';
 import type { FormSpec } from './form-spec.js';
+import type { FieldNamer } from '../schemas/field-names.js';
 import type { Role, Surface } from '../auth/roles.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
@@ -33,6 +34,8 @@ export interface HandlerInput<R extends RequestSpec = any> {
   query: Parsed<R['query'], Record<never, never>>;
   params: Parsed<R['params'], Record<never, never>>;
   body: Parsed<R['body'], undefined>;
+  /** The request's names for the places of its body, for the errors a handler or service builds (a form's parts). */
+  fields: FieldNamer;
   principal: Principal;
   services: Services;
   surface: Surface;

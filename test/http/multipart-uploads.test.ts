@@ -336,6 +336,39 @@ describe('multipart/form-data uploads on a started server', () => {
     expect(stored).toEqual([]);
   }, 120_000);
 
+  it('a sample the gates refuse is named by its part, in the refusal and in the operation it records', async () => {
+    const blank = blob(encodePng({ width: 64, height: 64, data: new Uint8Array(64 * 64 * 3).fill(128) }), 'image/png');
+    const jpeg = blob(photo(franck[1]!), 'image/jpeg');
+    const enrol = new FormData();
+    enrol.append('subjectId', 'x-blank');
+    enrol.append('image', jpeg);
+    enrol.append('image', blank);
+    const refused = await send('/admin/subjects/create', enrol);
+    expect(refused.status).toBe(422);
+    const problem = await refused.json();
+    expect(problem).toMatchObject({ operationStatus: 'NO_FACE_DETECTED', sampleIndex: 1 });
+    expect(problem.detail).toMatch(/^body\.image\.1: /);
+    // A CHECK answers 201 with the refusal in the operation it stored: the same name, not the JSON body's.
+    const check = new FormData();
+    check.append('type', 'CHECK');
+    check.append('image', jpeg);
+    check.append('image', blank);
+    const checked = await send('/admin/operations/create', check);
+    expect(checked.status).toBe(201);
+    const operation = await checked.json();
+    expect(operation.status).toBe('NO_FACE_DETECTED');
+    const stored = await booted.services.ctx.db
+      .selectFrom('operations')
+      .select('details')
+      .where('uuid', 'in', [problem.operationUuid, operation.uuid])
+      .execute();
+    expect(stored.map((row) => (row.details as { reason: string }).reason).sort()).toEqual([
+      expect.stringMatching(/^body\.image\.1: /),
+      expect.stringMatching(/^body\.image\.1: /),
+    ]);
+    expect(JSON.stringify([problem, operation, stored])).not.toMatch(/body\.faces/);
+  }, 120_000);
+
   it('another media type is a 415 that names both accepted types; JSON still works', async () => {
     const res = await fetch(server.url + '/admin/operations/checkimage', {
       method: 'POST',

@@ -7,6 +7,7 @@ import { qualityFactors } from '../../biometrics/checks.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';
 import { admitImages, callerQueueError, isCallerQueueError, recordStoppedDecode } from './image-admission.js';
 import type { OperationStatus } from '../operation-log/record.js';
+import type { SampleFields } from '../../schemas/field-names.js';
 
 /** One face image that passed every gate, with what it yielded. */
 export interface AcceptedFace {
@@ -43,8 +44,8 @@ interface FaceGateOptions {
   checkIcao?: boolean;
   /** Demand passive liveness even when `liveness.mode` is NONE. */
   detectLiveness?: boolean;
-  /** Where the images sit in the request, for error messages (e.g. `body.faces`). */
-  field: string;
+  /** What the request calls the images, for error messages (`body.faces.1.image`, a form's `body.image.1`). */
+  fields: SampleFields;
   /** Gate values of one session (a capture's Advanced init params), over those of the settings. */
   overrides?: Partial<FaceGates>;
 }
@@ -239,7 +240,7 @@ export async function analyseFaces(
   const gates = await faceGatesOf(services, options);
   const livenessGated = gates.requireLiveness || gates.checkIcao; // checkIcao refuses a LIVENESS warning too
   const checks = options.checks !== false || livenessGated;
-  const analyses = await analyseImages(services, images, (i) => `${options.field}.${i}.image`, {
+  const analyses = await analyseImages(services, images, options.fields.bytes, {
     checks,
     attributes: false,
     liveness: livenessGated,
@@ -248,7 +249,9 @@ export async function analyseFaces(
   for (const [index, analysis] of analyses.entries()) {
     const gate = gateImage(analysis, gates);
     if ('status' in gate)
-      return { failure: { status: gate.status, index, reason: `${options.field}.${index}: ${gate.reason}`, analysis } };
+      return {
+        failure: { status: gate.status, index, reason: `${options.fields.sample(index)}: ${gate.reason}`, analysis },
+      };
     accepted.push({
       index,
       bytes: images[index]!,

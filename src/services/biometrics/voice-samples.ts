@@ -4,6 +4,7 @@ import { gateVoice, type VoiceGateFailure, type VoiceGates } from '../../biometr
 import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
+import type { SampleFields } from '../../schemas/field-names.js';
 import { unavailableReason } from './face-samples.js';
 import { callerQueueError, isCallerQueueError } from './image-admission.js';
 
@@ -95,13 +96,13 @@ export function presentVoiceMeasures(a: VoiceAnalysis) {
 export async function analyseVoices(
   services: Services,
   audios: Uint8Array[],
-  field: string,
+  fields: SampleFields,
 ): Promise<{ accepted: AcceptedVoice[]; failure?: undefined } | { accepted?: undefined; failure: VoiceGateRefusal }> {
   const [extractor, gates] = await Promise.all([services.extractors.get(), voiceGatesOf(services)]);
   const analyses = await Promise.all(
     audios.map((bytes, i) =>
       extractor.analyseVoice(bytes).catch((error: unknown) => {
-        throw voiceExtractionError(error, `${field}.${i}.audio`);
+        throw voiceExtractionError(error, fields.bytes(i));
       }),
     ),
   );
@@ -116,7 +117,7 @@ export async function analyseVoices(
           status: 'QUALITY_CHECK_FAILED',
           index,
           failedCheck,
-          reason: `${field}.${index}: ${failedCheck}: ${why}`,
+          reason: `${fields.sample(index)}: ${failedCheck}: ${why}`,
           analysis,
         },
       };

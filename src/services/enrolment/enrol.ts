@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { jsonFieldNames, sampleFields, type FieldNamer } from '../../schemas/field-names.js';
 import { parseTemplate } from '../../biometrics/template.js';
 import { json } from '../../db/json.js';
 import { insertAdjudicationCase, insertSubjectUnlessTaken } from '../../db/repositories/enrolment.js';
@@ -37,6 +38,8 @@ interface SessionOverrides {
 interface Caller {
   principal: Principal;
   surface: Surface;
+  /** The request's names for its fields, for the errors and reasons that name a sample (a JSON body's by default). */
+  fields?: FieldNamer;
 }
 
 const statusOfOutcome: Record<DedupOutcome['status'], OperationStatus> = {
@@ -72,6 +75,7 @@ export async function enrolSubject(
     ...(request.voices?.length ? ['VOICE' as const] : []),
   ];
   await precheckLicence(services, 'ENROLL', requested);
+  const names = caller.fields ?? jsonFieldNames;
 
   const [faces, voices] = await Promise.all([
     request.faces?.length
@@ -79,7 +83,7 @@ export async function enrolSubject(
           services,
           request.faces.map((f) => f.image),
           {
-            field: 'body.faces',
+            fields: sampleFields(names, 'faces', 'image'),
             checkIcao: request.options?.checkIcao,
             detectLiveness: request.options?.detectLiveness,
             overrides: session.gates,
@@ -90,7 +94,7 @@ export async function enrolSubject(
       ? analyseVoices(
           services,
           request.voices.map((v) => v.audio),
-          'body.voices',
+          sampleFields(names, 'voices', 'audio'),
         )
       : { accepted: [] as AcceptedVoice[], failure: undefined },
   ]);
@@ -133,9 +137,13 @@ export async function enrolSubject(
   const extraTemplates = request.template ? [await importedFaceTemplate(services, request.template)] : [];
   const templates = [...accepted.map((a) => a.template), ...extraTemplates];
   if (templates.length === 0 && !voiceTemplate) {
-    throw new DomainError('validation', 'body.faces: give at least one face image, voice recording or a template', {
-      errors: [{ field: 'body.faces', message: 'is required' }],
-    });
+    throw new DomainError(
+      'validation',
+      `${names(['faces'])}: give at least one face image, voice recording or a template`,
+      {
+        errors: [{ field: names(['faces']), message: 'is required' }],
+      },
+    );
   }
   // The subject's template version is its face version; a voice-only subject's is its voice version.
   const templateVersion = templates.length ? parseTemplate(templates[0]!).templateVersion : voiceVersion!;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { jsonFieldNames, sampleFields, type FieldNamer, type SampleFields } from '../../schemas/field-names.js';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
@@ -31,6 +32,8 @@ type Request = z.output<typeof CreateOperationRequest>;
 interface Caller {
   principal: Principal;
   surface: Surface;
+  /** The request's names for its fields, for the errors and reasons that name a sample (a JSON body's by default). */
+  fields?: FieldNamer;
 }
 
 /**
@@ -64,7 +67,8 @@ export async function createOperation(
     at: services.ctx.now(),
   };
   const images = (request.faces ?? []).map((f) => f.image);
-  if (request.type === 'CHECK') return check(services, base, images, request, started, session.gates);
+  const faceFields = sampleFields(caller.fields ?? jsonFieldNames, 'faces', 'image');
+  if (request.type === 'CHECK') return check(services, base, images, faceFields, request, started, session.gates);
 
   // The subject of a VERIFY must exist before any extraction work is spent on it.
   const subject =
@@ -74,7 +78,7 @@ export async function createOperation(
   const [faces, voices] = await Promise.all([
     images.length
       ? analyseFaces(services, images, {
-          field: 'body.faces',
+          fields: faceFields,
           checks: false,
           checkIcao: request.options?.checkIcao,
           detectLiveness: request.options?.detectLiveness,
@@ -85,7 +89,7 @@ export async function createOperation(
       ? analyseVoices(
           services,
           request.voices.map((v) => v.audio),
-          'body.voices',
+          sampleFields(caller.fields ?? jsonFieldNames, 'voices', 'audio'),
         )
       : { accepted: [] as AcceptedVoice[], failure: undefined },
   ]);
@@ -168,6 +172,7 @@ async function check(
   services: Services,
   base: Omit<OperationRecord, 'status'>,
   images: Uint8Array[],
+  fields: SampleFields,
   request: Request,
   started: number,
   overrides?: Partial<FaceGates>,
@@ -177,7 +182,7 @@ async function check(
     detectLiveness: request.options?.detectLiveness,
     overrides,
   });
-  const analyses = await analyseImages(services, images, (i) => `body.faces.${i}.image`);
+  const analyses = await analyseImages(services, images, fields.bytes);
   const gated = analyses.map((a) => gateImage(a, gates));
   const firstFailure = gated.findIndex((g) => 'status' in g);
   const failure =
@@ -189,7 +194,7 @@ async function check(
       status: failure ? failure.status : 'SUCCESS',
       // The checks of the first refused image, or of the first image when all passed.
       checks: presentChecks(analyses[Math.max(0, firstFailure)]!, !failure),
-      details: failure ? { reason: `body.faces.${firstFailure}: ${failure.reason}` } : null,
+      details: failure ? { reason: `${fields.sample(firstFailure)}: ${failure.reason}` } : null,
     },
     started,
     [],

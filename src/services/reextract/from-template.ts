@@ -4,6 +4,7 @@ import { toBase64 } from '../../encoding/base64.js';
 import type { Services } from '../index.js';
 import { invalid } from '../errors.js';
 import { analyseFaces } from '../biometrics/face-samples.js';
+import { jsonFieldNames, sampleFields } from '../../schemas/field-names.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation } from '../operation-log/record.js';
 import { refuse, type Caller } from './refuse.js';
@@ -58,7 +59,7 @@ export async function reextractFromTemplate(
   const faces = await analyseFaces(
     services,
     request.faces.map((f) => f.image),
-    { field: 'body.faces' },
+    { fields: sampleFields(jsonFieldNames, 'faces', 'image') },
   );
   if (faces.failure) {
     const f = faces.failure;
