@@ -1,4 +1,4 @@
-// npm run bench -- capture --stages 10 [--baseline DIR] [--fps 5] [--liveness-frames 3] [--workers N]
+// npm run bench -- capture --stages 10 [--baseline DIR] [--sidecar child|inprocess] [--trace] [--fps 5] [--liveness-frames 3] [--workers N]
 // Where the time of one cooperative capture goes, from the page's connect to the result: each capture is a
 // Chromium whose fake camera plays a test photo, running the SDK's captureWithGateway over the real Janus
 // (the rig of test/browser/gateway-capture.test.ts), one at a time, a VERIFY of the enrolled person with the
@@ -13,6 +13,8 @@
 //   firstAnalysis      the first guidance event after it: a frame analysed and judged
 //   result             the service's DONE event
 //   resultSeen         the page read the outcome (its trickle polling)
+// --sidecar child (default) runs the sidecar in its own process as npm start does (capture-sidecar.ts says why);
+// inprocess as the browser tests do. --trace adds each connect's steps inside the service (capture-connect-trace.ts).
 // With --baseline DIR (another checkout, e.g. `git worktree add /tmp/before main`), its service runs beside this
 // one in the same process and the captures alternate between the two, so both see the same load.
 import { execFile } from 'node:child_process';
@@ -29,6 +31,8 @@ import {
   type BrowserCapture,
   type CaptureRig,
 } from '../test/support/capture-rig.js';
+import { takeTraces, traceConnects } from './capture-connect-trace.js';
+import { startChildSidecar } from './capture-sidecar.js';
 
 const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 const ENROL_PHOTO = 'labelled/franck/franck_02159.jpg';
@@ -111,6 +115,12 @@ export async function run(args: string[]) {
   const fps = Number(option(args, 'fps', '5'));
   const livenessFrames = Number(option(args, 'liveness-frames', '3'));
   const workers = Number(option(args, 'workers', String(availableParallelism())));
+  const trace = args.includes('--trace');
+  // child: as npm start runs it; inprocess: as the browser tests do (its ffmpeg spawns fork this process).
+  const sidecarMode = option(args, 'sidecar', 'child');
+  if (sidecarMode !== 'child' && sidecarMode !== 'inprocess') throw new Error('--sidecar child|inprocess');
+  const startSidecar = sidecarMode === 'child' ? startChildSidecar : undefined;
+  if (trace) traceConnects();
   for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
     await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
   await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
@@ -135,14 +145,20 @@ export async function run(args: string[]) {
   const trees: { name: string; rig: CaptureRig; runs: Record<Stage, number>[]; outcomes: Record<string, number> }[] =
     [];
   try {
-    trees.push({ name: 'this', rig: await startCaptureRig({ env, createExtractor: shared }), runs: [], outcomes: {} });
+    trees.push({
+      name: 'this',
+      rig: await startCaptureRig({ env, createExtractor: shared, startSidecar }),
+      runs: [],
+      outcomes: {},
+    });
     if (baselineDir) {
       const other = (await import(`${baselineDir}/test/support/capture-rig.ts`)) as {
         startCaptureRig: typeof startCaptureRig;
       };
       trees.push({
         name: 'baseline',
-        rig: await other.startCaptureRig({ env, createExtractor: shared }),
+        // The baseline's own rig may not know startSidecar (before it existed: in this process, whatever asked).
+        rig: await other.startCaptureRig({ env, createExtractor: shared, startSidecar } as never),
         runs: [],
         outcomes: {},
       });
@@ -175,6 +191,7 @@ export async function run(args: string[]) {
         tree.outcomes[status] = (tree.outcomes[status] ?? 0) + 1;
         tree.runs.push(stagesOf(c));
         process.stderr.write(`${tree.name} #${i + 1}: ${status} ${JSON.stringify(stagesOf(c))}\n`);
+        if (trace) process.stderr.write(`  connect: ${JSON.stringify(takeTraces())}\n`);
       }
     }
     const summaries = Object.fromEntries(
@@ -189,6 +206,7 @@ export async function run(args: string[]) {
         cpus: availableParallelism(),
         workers,
         backend,
+        sidecar: sidecarMode,
         mediaPath: trees[0]!.rig.net.describe,
         loadAverageAtStart: loadAtStart,
         loadAverageAtEnd: loadavg().map((l) => Number(l.toFixed(2))),

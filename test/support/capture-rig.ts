@@ -25,7 +25,7 @@ const PHOTOS = fileURLToPath(new URL('../fixtures/photos/', import.meta.url));
  */
 export interface CaptureRig {
   net: MediaNet;
-  sidecar: TestSidecar;
+  sidecar: Pick<TestSidecar, 'env' | 'stop'>;
   booted: Awaited<ReturnType<typeof bootForTest>>;
   api: { url: string; stop(): Promise<void> };
   page: { url: string; stop(): Promise<void> };
@@ -37,14 +37,23 @@ const pageApp = new Hono().get('/', (c) =>
   c.html('<!doctype html><html><head><title>capture test</title></head><body>capture test</body></html>'),
 );
 
-/** `env`: more configuration of the service; `createExtractor`: its extraction pool (boot's default otherwise). */
+/**
+ * `env`: more configuration of the service; `createExtractor`: its extraction pool (boot's default otherwise);
+ * `startSidecar`: how the sidecar runs (in this process by default; the benches may fork it as npm start does).
+ */
 export async function startCaptureRig(
-  options: { env?: Record<string, string>; createExtractor?: () => Promise<Extractor> } = {},
+  options: {
+    env?: Record<string, string>;
+    createExtractor?: () => Promise<Extractor>;
+    startSidecar?: (env: Record<string, string>) => Promise<Pick<TestSidecar, 'env' | 'stop'>>;
+  } = {},
 ): Promise<CaptureRig> {
   const clips = await mkdtemp(join(tmpdir(), 'bims-capture-clips-'));
   const net = await setUpMediaNet();
   const isolated = net.mode === 'isolated' ? net : null;
-  const sidecar = await startTestSidecar(isolated ? { BIMS_JANUS_ICE_ENFORCE_LIST: isolated.hostIf } : {});
+  const sidecar = await (options.startSidecar ?? startTestSidecar)(
+    isolated ? { BIMS_JANUS_ICE_ENFORCE_LIST: isolated.hostIf } : {},
+  );
   const listenOn = isolated?.hostAddr ?? '127.0.0.1';
   const page = await serveOnLoopback(pageApp.fetch, listenOn);
   const booted = await bootForTest(

@@ -6,7 +6,7 @@ import { detectVoice } from '../../biometrics/voice/vad.js';
 import { JpegSplitter } from './jpeg-splitter.js';
 
 /** Send `seconds` of a VP8 test pattern as RTP to the port, as Janus's forwarder would (real ffmpeg both ends). */
-function sendVp8(port: number, seconds: number) {
+function sendVp8(port: number, seconds: number, size = '320x240') {
   return spawn(
     'ffmpeg',
     [
@@ -17,7 +17,7 @@ function sendVp8(port: number, seconds: number) {
       '-f',
       'lavfi',
       '-i',
-      'testsrc=size=320x240:rate=15',
+      `testsrc=size=${size}:rate=15`,
       '-t',
       String(seconds),
       '-c:v',
@@ -90,6 +90,20 @@ describe('RTP video decoder', () => {
     const { firstPacketAt, firstKeyframeAt, framesDropped } = decoder.stages;
     expect(firstKeyframeAt).toBeGreaterThanOrEqual(firstPacketAt!);
     expect(framesDropped).toBe(0);
+  }, 30_000);
+
+  it('hands a camera bigger than 640 px over scaled down to 640 on its longer side, the aspect kept', async () => {
+    const decoder = new RtpVideoDecoder(
+      { codec: 'VP8', payloadType: 96, framesPerSecond: 5, maxSeconds: 15 },
+      () => {},
+    );
+    await decoder.start();
+    const sender = sendVp8(decoder.port, 5, '1280x720');
+    const frame = await decoder.next();
+    decoder.stop();
+    sender.kill();
+    const image = jpeg.decode(frame!);
+    expect([image.width, image.height]).toEqual([640, 360]);
   }, 30_000);
 
   it('cuts concatenated JPEGs at their end markers, across chunk borders', () => {

@@ -42,6 +42,18 @@ function sdpFor(spec: VideoDecoderSpec, port: number): string {
 
 type Listener = (frame: Buffer | null) => void;
 
+/**
+ * The longer side of the frames handed over, at most: a camera's 720p or 1080p is scaled down to it (smaller
+ * pictures are left as they are). The detector sees 320x240 whatever it gets; the landmark and embedding crops
+ * and the quality gate's eye distance are taken from the frame itself, and at 640 a face at arm's length keeps
+ * well over the 21 px between the eyes the gate asks for (docs/extraction.md). Bigger frames only cost more:
+ * ffmpeg's JPEG encoding, the transfer, and the pool's JPEG decoding of every frame.
+ */
+export const MAX_FRAME_SIDE = 640;
+const SCALE_DOWN =
+  `scale=w='if(gte(iw,ih),min(${MAX_FRAME_SIDE},iw),-2)':h='if(gte(iw,ih),-2,min(${MAX_FRAME_SIDE},ih))'` +
+  ':flags=bilinear';
+
 /** Decoded audio: 16 kHz mono, as the voice pipeline analyses it, handed over 100 ms at a time. */
 export const PCM_RATE = 16_000;
 export const PCM_CHUNK_MS = 100;
@@ -100,7 +112,7 @@ export class RtpVideoDecoder {
       : [
           '-an',
           '-vf',
-          `fps=${this.spec.framesPerSecond}`,
+          `fps=${this.spec.framesPerSecond},${SCALE_DOWN}`,
           '-f',
           'image2pipe',
           '-c:v',
@@ -111,7 +123,9 @@ export class RtpVideoDecoder {
           '2',
           'pipe:1',
         ];
-    const args = ['-hide_banner', '-loglevel', 'error', ...input, ...output];
+    // One thread each way: a decoder's frame threads hold back each frame until the next ones arrive (the first
+    // picture came 2 frames later with the default on 2 cores), and many sessions share the cores anyway.
+    const args = ['-hide_banner', '-loglevel', 'error', '-threads', '1', ...input, '-threads', '1', ...output];
     const child = spawn(this.ffmpeg, args, { stdio: [this.vp8 ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     this.child = child;
     if (this.vp8) {
