@@ -88,26 +88,38 @@ interface FaceMeasurements {
 const clamp01 = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
 
 /**
- * Quality 0..100, a product of factors each in 0..1: face size (inter-eye distance, full at 60 px),
- * pose (yaw, pitch, roll), sharpness, exposure, detector confidence and open eyes. A frontal, sharp,
- * well-lit portrait scores 80-100; a profile or a blurred face falls below the default gate of 50.
+ * Quality 0..100, a product of factors each in 0..1: face size (inter-eye distance), pose (yaw, pitch, roll),
+ * sharpness, exposure, detector confidence and open eyes. A frontal, sharp, well-lit portrait scores 80-100; a
+ * profile, a face under about 10 px between the eyes or one blurred to a sharpness under about 7 falls below the
+ * default gate of 50.
  */
 export function qualityScore(m: FaceMeasurements): number {
   const f = qualityFactors(m);
   return Math.round(100 * f.size * f.pose * f.sharpness * f.exposure * f.detection * f.eyes);
 }
 
+/** Inter-eye distance (px) from which a face's size costs no quality, and at which its size factor is 0. */
+const SIZE_FULL_PX = 16;
+const SIZE_ZERO_PX = 8;
+/** Sharpness (`sharpness`, 0..100) from which blur costs no quality, and at which its factor is 0. */
+const SHARPNESS_FULL = 16;
+const SHARPNESS_ZERO = 4;
+
 /** The factors of `qualityScore`, each 0..1 (1 = no loss): what a refusal names as the reason. */
 export function qualityFactors(
   m: FaceMeasurements,
 ): Record<'size' | 'pose' | 'sharpness' | 'exposure' | 'detection' | 'eyes', number> {
   return {
-    size: Math.sqrt(clamp01((m.interEyeDistance - 10) / 50)),
+    // Size and sharpness ramp between the points measured on faces-dev (scripts/eval-quality.ts,
+    // docs/extraction.md): genuine pairs hold at 16 px between the eyes and a sharpness of 16, and collapse
+    // towards 8 px and a sharpness of 4. The square root puts the factor at 0.5, alone enough for the default
+    // gate to refuse, where they start to fail: 10 px and a sharpness of 7.
+    size: Math.sqrt(clamp01((m.interEyeDistance - SIZE_ZERO_PX) / (SIZE_FULL_PX - SIZE_ZERO_PX))),
     pose:
       m.yaw === undefined
         ? 1
         : clamp01(1 - (m.yaw / 60) ** 2) * clamp01(1 - (m.pitch! / 50) ** 2) * clamp01(1 - (m.roll! / 60) ** 2),
-    sharpness: Math.sqrt(clamp01(m.sharpness / 40)),
+    sharpness: Math.sqrt(clamp01((m.sharpness - SHARPNESS_ZERO) / (SHARPNESS_FULL - SHARPNESS_ZERO))),
     exposure: clamp01(1 - (Math.abs(m.brightness - 55) - 20) / 40),
     detection: clamp01((m.detectionScore - 0.5) / 0.45),
     eyes: m.eyesOpen ? 0.6 + 0.4 * clamp01(Math.min(m.eyesOpen.left, m.eyesOpen.right) / 50) : 1,
