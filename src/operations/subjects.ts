@@ -1,3 +1,4 @@
+import { toBase64 } from '../encoding/base64.js';
 import { binary, CountSchema, z } from '../schemas/common.js';
 import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams } from '../schemas/biometric-data.js';
 import { DeletedCount } from '../schemas/primitives.js';
@@ -231,7 +232,11 @@ export const subjectOperations = [
       "With `subjectId`: recomputes every face template of the stored subject from its stored original images, and every voice template from its stored WAV originals (the subject's VOICE template becomes their average again), with the current models, in one transaction with a REEXTRACT operation (the gallery follows for an ENROLLED subject). A sample enrolled from a template has no image: it is kept when already of the current version, otherwise the request is refused with 422 naming it (`samplesWithoutImage`). With `template` and `faces`: the new samples must each match the old template (same template version only; another version is a 422, since models of different versions cannot be compared) and the new template is answered. Refusals are 422 with `operationUuid` and `operationStatus` (MATCH_NOT_FOUND, NO_FACE_DETECTED, FAILED...). New `voices` with a template: 422 naming `body.voices` (a template is proven with faces). The whole gallery is re-extracted by `npm run reextract`.",
     request: { body: ReextractSubjectRequest },
     response: { description: 'The REEXTRACT operation and its result', schema: ReextractSubjectResult },
-    handle: ({ services, body, principal, surface }) => reextractSubject(services, body, { principal, surface }),
+    handle: async ({ services, body, principal, surface }) => {
+      const result = await reextractSubject(services, body, { principal, surface });
+      // The new template's bytes are written as base64 here, at the edge, as every sample arrives as bytes.
+      return 'template' in result ? { ...result, template: toBase64(result.template) } : result;
+    },
   }),
   defineOperation({
     id: 'downloadSubjectsInfoBulk',

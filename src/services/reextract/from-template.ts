@@ -1,6 +1,5 @@
 import { FACE_CALIBRATION } from '../../biometrics/calibration.js';
 import { cosineInt8, faceRecord, parseTemplate, type TemplateRecord } from '../../biometrics/template.js';
-import { toBase64 } from '../../encoding/base64.js';
 import type { Services } from '../index.js';
 import { invalid } from '../errors.js';
 import { analyseFaces } from '../biometrics/face-samples.js';
@@ -24,7 +23,7 @@ const round = (score: number) => Math.round(score * 100) / 100;
  *   must match the old template at the `matching.threshold` setting; one photo of someone else refuses the
  *   whole request (MATCH_NOT_FOUND, 422 with the weakest score and the threshold). The operation's score is
  *   the weakest sample's.
- * - The new template is made from the best-quality sample and answered, base64; nothing biometric is stored
+ * - The new template is made from the best-quality sample and answered as bytes (written as base64 by the operation); nothing biometric is stored
  *   (no subject is concerned), only the REEXTRACT operation.
  */
 export async function reextractFromTemplate(
@@ -104,7 +103,7 @@ export async function reextractFromTemplate(
       details: { templateVersion: current, samples: faces.accepted.length, scores, templateFrom: best.index },
     }),
   );
-  return { operation: presentOperation(operation), template: toBase64(best.template), templateVersion: current };
+  return { operation: presentOperation(operation), template: best.template, templateVersion: current };
 }
 
 /** The face record of the client's old template; unreadable bytes or a template without a face are a 400 naming the field. */
