@@ -1,5 +1,6 @@
 // npm run bench -- load [--seconds N] [--rounds R] [--mixed-seconds M] [--connections C] [--gallery N]
-//                       [--dialects pglite,postgres] [--url URL --user U --password P] [--baseline DIR]
+//                       [--dialects pglite,postgres] [--url URL --user U --password P] [--baseline DIR[,DIR...]]
+//                       [--phases getSubject,pageOf20,health]
 //
 // Drives BIMS over loopback HTTP with autocannon and reports its throughput as a ratio to a bare Hono
 // hello-world (bench/hello-server.ts: the same server stack with nothing of BIMS) measured in the same run
@@ -17,7 +18,10 @@
 // --baseline DIR also starts the service of another checkout (e.g. `git archive <commit> | tar -x -C DIR`,
 // with node_modules, wasm/models and test/fixtures linked in) beside this one, on a database of its own, and
 // alternates the two phase by phase (hello, this, hello, baseline, hello, ...): a before/after comparison
-// measured under the same load. Its ratios appear as `<dialect>-baseline`.
+// measured under the same load. Its ratios appear as `<dialect>-baseline`. Several DIRs, comma-separated, are
+// all alternated with this one (hello, this, hello, first, hello, second, ...), as `<dialect>-baseline-<DIR's
+// base name>`: one run for several variants (e.g. the tree with one speed layer left out each). --phases keeps
+// only the read phases named.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,7 +258,13 @@ async function measure(
   targets: Target[],
   helloUrl: string,
   helloPid: number | undefined,
-  o: { seconds: number; rounds: number; mixedSeconds: number; connections: number },
+  o: {
+    seconds: number;
+    rounds: number;
+    mixedSeconds: number;
+    connections: number;
+    phases: typeof READ_PHASES;
+  },
 ) {
   const helloCpu: number[] = [];
   const hello = async () => {
@@ -304,7 +314,7 @@ async function measure(
   let before = (await hello()).overall.requestsPerSecond;
   const helloRates = [before];
   for (let round = 0; round < o.rounds; round++) {
-    for (const p of READ_PHASES)
+    for (const p of o.phases)
       for (const [t, target] of targets.entries()) {
         const measured = await runPhase(p, target);
         const after = (await hello()).overall.requestsPerSecond;
@@ -372,11 +382,15 @@ export async function run(args: string[]) {
   const connections = Number(option(args, 'connections') ?? 8);
   const gallerySize = Number(option(args, 'gallery') ?? 20);
   const photos = portraits();
-  const o = { seconds, rounds, mixedSeconds, connections };
   const databaseUrl = process.env.DATABASE_URL;
   const asked = option(args, 'dialects')?.split(',') as Dialect[] | undefined;
   const dialects: Dialect[] = asked ?? (databaseUrl ? ['pglite', 'postgres'] : ['pglite']);
-  const baseline = option(args, 'baseline');
+  const baselines = option(args, 'baseline')?.split(',').filter(Boolean) ?? [];
+  const phaseNames = option(args, 'phases')?.split(',');
+  const phases = READ_PHASES.filter((p) => !phaseNames || phaseNames.includes(p.name));
+  const o = { seconds, rounds, mixedSeconds, connections, phases };
+  const nameOf = (dir: string) =>
+    baselines.length === 1 ? 'baseline' : `baseline-${dir.replace(/\/+$/, '').split('/').at(-1)}`;
 
   const loadBefore = loadavg()[0]!;
   const hello = await startHello();
@@ -399,37 +413,42 @@ export async function run(args: string[]) {
           continue;
         }
         const database = dialect === 'postgres' ? await freshDatabase(databaseUrl!) : undefined;
-        const baselineDatabase = baseline && dialect === 'postgres' ? await freshDatabase(databaseUrl!) : undefined;
+        const baselineDatabases =
+          dialect === 'postgres' ? await Promise.all(baselines.map(() => freshDatabase(databaseUrl!))) : [];
         try {
-          const figures = await withService(database?.url, async (url, password, pid) => {
-            const target = { ...(await prepare(url, 'admin', password, photos, gallerySize)), pid };
-            if (!baseline)
-              return [{ gallery: target.gallery, ...(await measure([target], hello.url, hello.pid, o))[0]! }];
+          // This tree's service, then each baseline's, each started once the one before is ready.
+          const targets: (Target & { gallery: number; root?: string })[] = [];
+          const startFrom = async (i: number): Promise<Record<string, unknown>[] & object> => {
+            if (i > baselines.length) {
+              const figures = await measure(targets, hello.url, hello.pid, o);
+              return targets.map((t, n) => ({
+                gallery: t.gallery,
+                ...(t.root ? { root: t.root } : {}),
+                ...figures[n]!,
+              }));
+            }
+            const root = i === 0 ? undefined : baselines[i - 1];
+            const dbUrl = i === 0 ? database?.url : baselineDatabases[i - 1]?.url;
             return withService(
-              baselineDatabase?.url,
-              async (baseUrl, basePassword, basePid) => {
-                const base = { ...(await prepare(baseUrl, 'admin', basePassword, photos, gallerySize)), pid: basePid };
-                const [mine, theirs] = await measure([target, base], hello.url, hello.pid, o);
-                return [
-                  { gallery: target.gallery, ...mine! },
-                  { gallery: base.gallery, root: baseline, ...theirs! },
-                ];
+              dbUrl,
+              async (url, password, pid) => {
+                targets.push({ ...(await prepare(url, 'admin', password, photos, gallerySize)), pid, root });
+                return startFrom(i + 1);
               },
-              baseline,
+              root,
             );
-          });
-          services[dialect] = { database: figures.database, ...figures[0] };
-          if (baseline) services[`${dialect}-baseline`] = { database: figures.database, ...figures[1] };
+          };
+          const figures = await startFrom(0);
+          services[dialect] = { database: dialect, ...figures[0] };
+          for (const [n, dir] of baselines.entries())
+            services[`${dialect}-${nameOf(dir)}`] = { database: dialect, ...figures[n + 1] };
         } finally {
           await database?.drop();
-          await baselineDatabase?.drop();
+          for (const db of baselineDatabases) await db.drop();
         }
         // A later failure must not lose what was measured.
         console.error(
-          JSON.stringify({
-            [dialect]: services[dialect],
-            ...(baseline ? { [`${dialect}-baseline`]: services[`${dialect}-baseline`] } : {}),
-          }),
+          JSON.stringify(Object.fromEntries(Object.entries(services).filter(([name]) => name.startsWith(dialect)))),
         );
       }
       if (!dialects.includes('postgres'))
@@ -462,7 +481,7 @@ export async function run(args: string[]) {
       // Other work on the machine shows in the figures: the load average before and after.
       loadAverage1m: { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0]!.toFixed(2)) },
     },
-    settings: { ...o, mix: Object.fromEntries(MIX) },
+    settings: { ...o, phases: phases.map((p) => p.name), baselines, mix: Object.fromEntries(MIX) },
     ratioToHello: summary,
     // The same ratio from CPU time per request (hello-world's over the service's process's): steadier than the
     // rates on a machine that other work shares.
