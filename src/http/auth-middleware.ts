@@ -7,16 +7,22 @@ import { clientAddress } from './client-address.js';
 
 /**
  * Authenticate the caller (Basic or Bearer) and demand a role: 401 with `WWW-Authenticate` for missing or
- * bad credentials, 403 when the credentials are good but the role too low.
+ * bad credentials, 403 when the credentials are good but the role too low. For a read whose entry says
+ * `read.checksAccountInStatement` (`defers`), a Bearer token's account check is left for the read's statement
+ * (on PostgreSQL: one round trip per read instead of two; services/auth/account-check.ts).
  */
-export function requireRole(role: Role, surface: Surface, operationId: string): MiddlewareHandler<AppEnv> {
+export function requireRole(
+  role: Role,
+  surface: Surface,
+  operationId: string,
+  defers = false,
+): MiddlewareHandler<AppEnv> {
   const forbidden = (held: Role) =>
     new DomainError(
       'forbidden',
       `This operation on the ${surface} surface needs scope ${role}; the credentials hold ${held}`,
       { requiredScope: role },
     );
-  const defers = CHECKED_IN_STATEMENT.has(operationId);
   return async (c, next) => {
     c.set('surface', surface);
     c.set('operationId', operationId);
@@ -40,21 +46,6 @@ function requestHeader(c: Context<AppEnv>, name: string): string | undefined {
   const read = c.get('readHeader');
   return read ? read(c, name) : c.req.header(name);
 }
-
-/**
- * Reads that take a Bearer token's account check into their own statement (on PostgreSQL: one round trip per
- * read instead of two; services/auth/account-check.ts). Reads only: nothing may change before the check.
- */
-const CHECKED_IN_STATEMENT: ReadonlySet<string> = new Set([
-  'getSubjects',
-  'getSubjectById',
-  'getSubjectBySubjectId',
-  'getSubjectByOperationId',
-  'getMultimodalSubjects',
-  'getMultimodalSubjectById',
-  'getMultimodalSubjectBySubjectId',
-  'getMultimodalSubjectByOperationId',
-]);
 
 /**
  * For the few operations declared `open`: no credentials are read or demanded (a request carrying some is

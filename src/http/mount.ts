@@ -70,7 +70,9 @@ export function mountOperations(app: Hono<AppEnv>, table: readonly OperationSpec
 
   for (const { spec, surface, path } of routes) {
     const role = requiredRole(spec, surface);
-    const guard = spec.open ? withoutCredentials(surface, spec.id) : requireRole(role, surface, spec.id);
+    const guard = spec.open
+      ? withoutCredentials(surface, spec.id)
+      : requireRole(role, surface, spec.id, spec.read?.checksAccountInStatement === true);
     const route = honoPath(path);
     const shadowed = new Set(shadowedBy(route, staticPaths));
     if (shadowed.size === 0) app.on(spec.method.toUpperCase(), route, guard, (c) => runOperation(c, spec, surface));
@@ -113,10 +115,11 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   const services: Services = c.get('services');
   const principal = c.get('principal');
   const request = spec.request ?? {};
-  const params = request.params ? validParams(request.params, c.req.param(), spec.id) : {};
+  const keep = spec.read?.keepsInput === true;
+  const params = request.params ? validParams(request.params, c.req.param(), keep) : {};
   const querySchema = request.queryOn?.[surface] ?? request.query;
   // The URL is parsed only for an operation that reads a query (a read of one subject does not).
-  const query = querySchema ? validQuery(querySchema, c.req.url, spec.id) : {};
+  const query = querySchema ? validQuery(querySchema, c.req.url, keep) : {};
   const form = request.form && isMultipart(c.req.raw) ? request.form : undefined;
   // A form's failures name its parts (`body.image.1`), not the JSON fields the form becomes, wherever they are found.
   const fields = form ? formFieldNames(form) : jsonFieldNames;
@@ -145,18 +148,16 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   if (status === 204) return c.body(null, 204);
   if (result instanceof StreamedJson)
     return c.body(result.body, status, { ...result.headers, 'Content-Type': 'application/json' });
-  if (result instanceof PresentedJson) {
-    return jsonTextAnswer(
-      c,
-      documentedText(spec.response?.schema, result.text, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on'),
-      status,
-    );
-  }
+  const answering = {
+    operationId: spec.id,
+    inShape: spec.read?.presentedInShape === true,
+    check: services.ctx.config.BIMS_CHECK_ANSWERS === 'on',
+  };
+  if (result instanceof PresentedJson)
+    return jsonTextAnswer(c, documentedText(spec.response?.schema, result.text, answering), status);
   const answer = result instanceof JsonAnswer ? result : undefined;
   const data = answer ? answer.data : result;
-  const shaped = spec.response?.schema
-    ? documentedAnswer(spec.response.schema, data, spec.id, services.ctx.config.BIMS_CHECK_ANSWERS === 'on')
-    : data;
+  const shaped = spec.response?.schema ? documentedAnswer(spec.response.schema, data, answering) : data;
   return answer?.headers ? c.json(shaped as object, status, answer.headers) : jsonAnswer(c, shaped, status);
 }
 

@@ -29,7 +29,7 @@ import {
 } from '../schemas/subjects.js';
 import { handleSubjectQrCode, handleTemplateModalities } from './template-handlers.js';
 import { forOwnedSubject, subjectHandlers } from './subject-handlers.js';
-import { defineOperation } from './types.js';
+import { defineOperation, type ReadHandling } from './types.js';
 import { enrolmentForm } from './sample-forms.js';
 import { enrolSubject } from '../services/enrolment/enrol.js';
 import { reextractSubject } from '../services/reextract/reextract-subject.js';
@@ -40,6 +40,12 @@ const adminRoot = ['admin', 'root'] as const;
 const all = ['admin', 'root', 'user'] as const;
 
 /** Seed section 4.11: subjects, their templates and modalities. */
+/**
+ * The subject reads, the hottest reads there are (docs/read-cost.md): pure path and query schemas, a read that
+ * changes nothing, answers presented in their schema's shape.
+ */
+const subjectRead: ReadHandling = { keepsInput: true, checksAccountInStatement: true, presentedInShape: true };
+
 export const subjectOperations = [
   defineOperation({
     id: 'createSubject',
@@ -72,6 +78,7 @@ export const subjectOperations = [
     summary: 'Subjects by a custom filter',
     request: { query: SubjectsQuery },
     response: { description: 'A page of subjects', schema: z.array(Subject) },
+    read: subjectRead,
     handle: subjectHandlers.getSubjects,
   }),
   defineOperation({
@@ -106,6 +113,7 @@ export const subjectOperations = [
     summary: 'Subject by identifier',
     request: { params: IdParams },
     response: { description: 'The subject', schema: Subject },
+    read: subjectRead,
     handle: subjectHandlers.getSubjectById,
   }),
   defineOperation({
@@ -117,6 +125,7 @@ export const subjectOperations = [
     summary: 'Subject by subject identifier',
     request: { params: SubjectIdParams },
     response: { description: 'The subject', schema: Subject },
+    read: subjectRead,
     handle: subjectHandlers.getSubjectBySubjectId,
   }),
   defineOperation({
@@ -128,6 +137,7 @@ export const subjectOperations = [
     summary: 'Subject by operation UUID',
     request: { params: UuidParams },
     response: { description: 'The subject the operation concerned', schema: Subject },
+    read: subjectRead,
     handle: subjectHandlers.getSubjectByOperationId,
   }),
   defineOperation({
@@ -139,6 +149,7 @@ export const subjectOperations = [
     summary: 'Multimodal subjects by a custom filter',
     request: { query: SubjectsQuery },
     response: { description: 'A page of multimodal subjects', schema: z.array(MultimodalSubject) },
+    read: subjectRead,
     handle: subjectHandlers.getMultimodalSubjects,
   }),
   defineOperation({
@@ -150,6 +161,7 @@ export const subjectOperations = [
     summary: 'Multimodal subject by identifier',
     request: { params: IdParams },
     response: { description: 'The multimodal subject', schema: MultimodalSubject },
+    read: subjectRead,
     handle: subjectHandlers.getMultimodalSubjectById,
   }),
   defineOperation({
@@ -161,6 +173,7 @@ export const subjectOperations = [
     summary: 'Multimodal subject by subject identifier',
     request: { params: SubjectIdParams },
     response: { description: 'The multimodal subject', schema: MultimodalSubject },
+    read: subjectRead,
     handle: subjectHandlers.getMultimodalSubjectBySubjectId,
   }),
   defineOperation({
@@ -172,6 +185,7 @@ export const subjectOperations = [
     summary: 'Multimodal subject by operation UUID',
     request: { params: UuidParams },
     response: { description: 'The multimodal subject the operation concerned', schema: MultimodalSubject },
+    read: subjectRead,
     handle: subjectHandlers.getMultimodalSubjectByOperationId,
   }),
   defineOperation({

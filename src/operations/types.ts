@@ -137,6 +137,28 @@ type AnswerOf<P extends ResponseSpec | undefined, E extends EmptyStatuses | unde
 /** Successful answers without a body, for the document, e.g. `{ 204: 'Nothing waits' }`. */
 type EmptyStatuses = Partial<Record<SuccessStatus, string>>;
 
+/**
+ * What a hot read (the subject reads, docs/read-cost.md) lets the HTTP layer skip. Each flag is a promise the
+ * entry makes about its schemas and handler; the HTTP layer reads them here and nowhere else.
+ */
+export interface ReadHandling {
+  /**
+   * Its path and query schemas are pure (the same text always validates to the same result, nothing of the
+   * request or the time in it), so a validated input is kept by its text (http/kept-input.ts).
+   */
+  keepsInput?: true;
+  /**
+   * A read that changes nothing: a Bearer token's account check rides in the read's own statement (one round trip
+   * on PostgreSQL; services/auth/account-check.ts) and is made before anything is answered (http/mount.ts).
+   */
+  checksAccountInStatement?: true;
+  /**
+   * Its handler builds the answer in exactly the response schema's shape and key order, so it goes out without
+   * the schema's parse (http/answer-check.ts; BIMS_CHECK_ANSWERS=on checks it anyway).
+   */
+  presentedInShape?: true;
+}
+
 /** One response an operation may give, for the OpenAPI document. */
 interface ResponseSpec {
   description: string;
@@ -179,6 +201,8 @@ export interface OperationSpec<
   problems?: Partial<Record<ProblemStatus, string>>;
   /** The operation counts against the licence: refused 402 (quota spent) or 403 (expired or invalid licence). */
   licensed?: true;
+  /** How the HTTP layer serves the operation as a hot read (the subject reads); nothing special when absent. */
+  read?: ReadHandling;
   /** The component outside this process the operation relies on (e.g. 'the media gateway'): 502 when it fails, 503 when it cannot be reached. */
   component?: string;
   /**

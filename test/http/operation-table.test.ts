@@ -172,3 +172,24 @@ describe('OpenAPI documents, one per surface', () => {
     });
   }
 });
+
+describe('hot reads declared on the table', () => {
+  it('are reads: GETs with a JSON answer (an account check left for the statement must precede any change)', () => {
+    const hot = operationTable.filter((o) => o.read);
+    expect(hot.map((o) => o.id).sort()).toEqual([
+      'getMultimodalSubjectById',
+      'getMultimodalSubjectByOperationId',
+      'getMultimodalSubjectBySubjectId',
+      'getMultimodalSubjects',
+      'getSubjectById',
+      'getSubjectByOperationId',
+      'getSubjectBySubjectId',
+      'getSubjects',
+    ]);
+    for (const op of hot) {
+      expect(op.method, op.id).toBe('get');
+      expect(op.request?.body, op.id).toBeUndefined();
+      expect(op.response?.schema, op.id).toBeDefined();
+    }
+  });
+});
