@@ -1,12 +1,13 @@
 import { BiometricError, isClientError } from '../../biometrics/errors.js';
 import { encodeFaceTemplate } from '../../biometrics/template.js';
 import { type FaceAnalysis, type ImageAnalysis } from '../../biometrics/face/analysis.js';
-import type { Services } from '../index.js';
+import type { SettingsService } from '../settings/settings.js';
 import { DomainError } from '../errors.js';
 import { qualityFactors } from '../../biometrics/checks.js';
 import { faceCheckSettingsOf } from '../settings/face-checks.js';
 import { admitImages, callerQueueError, isCallerQueueError, recordStoppedDecode } from './image-admission.js';
 import type { OperationStatus } from '../operation-log/record.js';
+import type { SampleServices } from './sample-services.js';
 import type { SampleFields } from '../../schemas/field-names.js';
 
 /** One face image that passed every gate, with what it yielded. */
@@ -113,7 +114,7 @@ export interface FaceGates {
 
 /** Read the gates from the settings, with the request's options on top. */
 export async function faceGatesOf(
-  services: Services,
+  services: { settings: SettingsService },
   options: { checkIcao?: boolean; detectLiveness?: boolean; overrides?: Partial<FaceGates> },
 ): Promise<FaceGates> {
   const [allowMultiple, minQuality, livenessMode, livenessThreshold] = await Promise.all([
@@ -190,7 +191,7 @@ export function gateImage(
  * face, for probes whose gates need only the quality of size, sharpness, exposure and detection.
  */
 export async function analyseImages(
-  services: Services,
+  services: SampleServices,
   images: Uint8Array[],
   fieldOf: (index: number) => string,
   options: { checks?: boolean; attributes?: boolean; liveness?: boolean } = {},
@@ -216,23 +217,56 @@ export async function analyseImages(
     images.map((bytes, index) =>
       extractor.analyseFace(bytes, opts).catch(async (error: unknown) => {
         batch.abort();
-        await recordStoppedDecode(services, error, fieldOf(index));
+        await recordStoppedDecode(services.ctx, error, fieldOf(index));
         throw extractionError(error, fieldOf(index));
       }),
     ),
   );
 }
 
+/** An image and what the models measured on it: what the gates judge and an accepted sample keeps. */
+export interface AnalysedImage {
+  bytes: Uint8Array;
+  analysis: ImageAnalysis;
+}
+
 /**
- * Analyse face images (in parallel, outside any transaction) and apply the gates of the settings. All or
- * nothing: the first failing image (in request order) is reported, and no template is made for any.
- * Age and gender are not estimated: no gate uses them and no sample stores them (CHECK operations do).
+ * Apply the gates to analysed images, in order: all or nothing, the first refused image (in request order) is
+ * reported and no template is made for any. Each accepted image yields its gated face and that face's template.
+ * Pure: no model runs here, so a capture re-applies the gates to the analyses of the frames it chose.
+ */
+export function acceptFaces(
+  images: readonly AnalysedImage[],
+  gates: FaceGates,
+  templateVersion: string,
+  fields: SampleFields,
+): { accepted: AcceptedFace[]; failure?: undefined } | { accepted?: undefined; failure: GateFailure } {
+  const accepted: AcceptedFace[] = [];
+  for (const [index, { bytes, analysis }] of images.entries()) {
+    const gate = gateImage(analysis, gates);
+    if ('status' in gate)
+      return { failure: { status: gate.status, index, reason: `${fields.sample(index)}: ${gate.reason}`, analysis } };
+    accepted.push({
+      index,
+      bytes,
+      analysis,
+      face: gate.face,
+      template: encodeFaceTemplate(templateVersion, gate.face),
+    });
+  }
+  return { accepted };
+}
+
+/**
+ * Analyse face images (in parallel, outside any transaction) and apply the gates of the settings: re-extraction
+ * from a template's new samples (enrolment and operations analyse through analyse-samples.ts).
+ * Age and gender are not estimated: no gate uses them and no sample stores them.
  * Passive liveness is measured only when a gate needs it (`liveness.mode` PASSIVE, `detectLiveness`, or
  * `checkIcao`, whose warnings include LIVENESS): otherwise the setting says samples are not checked for it,
  * and the model is a tenth of the work.
  */
 export async function analyseFaces(
-  services: Services,
+  services: SampleServices,
   images: Uint8Array[],
   options: FaceGateOptions,
 ): Promise<{ accepted: AcceptedFace[]; failure?: undefined } | { accepted?: undefined; failure: GateFailure }> {
@@ -245,20 +279,6 @@ export async function analyseFaces(
     attributes: false,
     liveness: livenessGated,
   });
-  const accepted: AcceptedFace[] = [];
-  for (const [index, analysis] of analyses.entries()) {
-    const gate = gateImage(analysis, gates);
-    if ('status' in gate)
-      return {
-        failure: { status: gate.status, index, reason: `${options.fields.sample(index)}: ${gate.reason}`, analysis },
-      };
-    accepted.push({
-      index,
-      bytes: images[index]!,
-      analysis,
-      face: gate.face,
-      template: encodeFaceTemplate(extractor.templateVersion, gate.face),
-    });
-  }
-  return { accepted };
+  const analysed = analyses.map((analysis, i) => ({ bytes: images[i]!, analysis }));
+  return acceptFaces(analysed, gates, extractor.templateVersion, options.fields);
 }

@@ -2,7 +2,7 @@ import { BiometricError } from '../../biometrics/errors.js';
 import { imageCost } from '../../biometrics/image/image-cost.js';
 import { DomainError } from '../errors.js';
 import { recordException } from '../exceptions/record.js';
-import type { Services } from '../index.js';
+import type { ServiceContext } from '../context.js';
 
 /**
  * Admission of face images by cost, before any of them is queued. A decode costs in proportion to what a file's
@@ -62,9 +62,9 @@ export function callerQueueError(error: BiometricError, modality: 'Face' | 'Voic
  * it also means an image got past the cost bounds that should have refused it: the operator sees it in the
  * exception log. Other errors pass untouched.
  */
-export async function recordStoppedDecode(services: Services, error: unknown, field: string): Promise<void> {
+export async function recordStoppedDecode(ctx: ServiceContext, error: unknown, field: string): Promise<void> {
   if (!BiometricError.is(error) || error.code !== 'DECODE_BUDGET_EXCEEDED') return;
-  await recordException(services.ctx, new BiometricError(error.code, `${field}: ${error.message}`), {
+  await recordException(ctx, new BiometricError(error.code, `${field}: ${error.message}`), {
     operationId: 'analyseFace',
   });
 }

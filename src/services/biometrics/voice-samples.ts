@@ -2,7 +2,8 @@ import { BiometricError, isClientError } from '../../biometrics/errors.js';
 import { encodeVoiceTemplate } from '../../biometrics/template.js';
 import { gateVoice, type VoiceGateFailure, type VoiceGates } from '../../biometrics/voice/settings.js';
 import { l2normalise, type VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
-import type { Services } from '../index.js';
+import type { SettingsService } from '../settings/settings.js';
+import type { SampleServices } from './sample-services.js';
 import { DomainError } from '../errors.js';
 import type { SampleFields } from '../../schemas/field-names.js';
 import { unavailableReason } from './face-samples.js';
@@ -31,7 +32,7 @@ interface VoiceGateRefusal {
 }
 
 /** The voice gates in force: settings, read per request so an administrator's change applies at once. */
-async function voiceGatesOf(services: Services): Promise<VoiceGates> {
+async function voiceGatesOf(services: { settings: SettingsService }): Promise<VoiceGates> {
   const [minSpeechSeconds, minSnrDb, maxClippedRatio, minQuality] = await Promise.all([
     services.settings.get('voice.minSpeechSeconds'),
     services.settings.get('voice.minSnrDb'),
@@ -94,7 +95,7 @@ export function presentVoiceMeasures(a: VoiceAnalysis) {
  * apply the gates. All or nothing: the first refused recording (in request order) is reported.
  */
 export async function analyseVoices(
-  services: Services,
+  services: SampleServices,
   audios: Uint8Array[],
   fields: SampleFields,
 ): Promise<{ accepted: AcceptedVoice[]; failure?: undefined } | { accepted?: undefined; failure: VoiceGateRefusal }> {

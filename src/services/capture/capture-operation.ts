@@ -1,11 +1,10 @@
 import { findOperationOutcome } from '../../db/repositories/capture.js';
-import { CreateOperationRequest } from '../../schemas/operations.js';
-import { CreateSubjectRequest } from '../../schemas/subjects.js';
-import type { FaceGates } from '../biometrics/face-samples.js';
-import { enrolSubject } from '../enrolment/enrol.js';
+import { analyseSamples } from '../biometrics/analyse-samples.js';
+import type { AnalysedImage, FaceGates } from '../biometrics/face-samples.js';
+import { admitEnrolment, storeEnrolment } from '../enrolment/enrol.js';
 import { DomainError } from '../errors.js';
 import type { Services } from '../index.js';
-import { createOperation } from '../operation-log/create.js';
+import { admitOperation, runOperation } from '../operation-log/create.js';
 import { recordOperation, type OperationStatus } from '../operation-log/record.js';
 import type { ActiveLiveness } from './active-liveness.js';
 import { capturedModalities } from './capture-setup.js';
@@ -14,8 +13,8 @@ import { challengeText, refusal, refusalStatus, type RefusalReason } from './ref
 import type { SessionSettings } from './session-settings.js';
 
 /**
- * What a capture session does with its outcome in the operation log: run the operation on the selected frames
- * as the JSON path runs it, or record why none ran (the capture timed out, the liveness instructions were not
+ * What a capture session does with its outcome in the operation log: run the operation on the selected frames'
+ * analyses as the JSON path runs it, or record why none ran (the capture timed out, the liveness instructions were not
  * followed).
  */
 
@@ -28,32 +27,36 @@ export interface CaptureOperationContext {
 }
 
 /**
- * Run the operation on the selected frames, exactly as the JSON path does, held to the session's overrides:
- * the same gates the frames passed, and its matching, identification and deduplication thresholds. A refused
- * operation is an outcome too (its status and UUID), not an error.
+ * Run the operation on the selected frames as the JSON path does, held to the session's overrides: its
+ * matching, identification and deduplication thresholds, and the gates the frames passed, re-applied to the
+ * frames' own analyses (analysed for what this purpose needs: `frameMeasures`), so no model runs on a chosen
+ * frame again; only the voice recording is analysed here. A refused operation is an outcome too (its status and
+ * UUID), not an error.
  */
 export async function runCaptureOperation(
   c: CaptureOperationContext,
-  frames: Uint8Array[],
+  frames: readonly AnalysedImage[],
   gates: FaceGates,
   wav?: Uint8Array,
 ): Promise<CaptureResult> {
   const { services, params } = c;
-  // The schemas take the frames' bytes as they are (as they do a form's file parts).
-  const faces = frames.length ? frames.map((bytes) => ({ image: bytes })) : undefined;
+  // The request the JSON path would have had: what admits the operation and what it records.
+  const faces = frames.length ? frames.map((f) => ({ image: f.bytes })) : undefined;
   const voices = wav ? [{ audio: wav }] : undefined;
-  const { matching, deduplication } = c.overrides;
   const caller = { principal: c.caller.principal, surface: c.caller.surface };
-  const session = { gates: c.overrides.gates, deduplication };
+  const analysed = () =>
+    analyseSamples(
+      services,
+      { faces: { analysed: frames }, voices: wav ? [wav] : [] },
+      { purpose: params.purpose, gates },
+    );
   try {
     if (params.purpose === 'ENROLL') {
-      const request = CreateSubjectRequest.parse({
-        subjectId: params.subjectId,
-        faces,
-        voices,
-        options: { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness },
-      });
-      const subject = await enrolSubject(services, request, caller, session);
+      const options = { deduplicate: true, checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness };
+      const request = { subjectId: params.subjectId!, faces, voices, options };
+      const admitted = await admitEnrolment(services, request);
+      const session = { deduplication: c.overrides.deduplication };
+      const subject = await storeEnrolment(services, admitted, await analysed(), caller, session);
       const row = await findOperationOutcome(services.ctx.db, subject.enrollmentOperationUuid!);
       return {
         status: row?.status ?? 'SUCCESS',
@@ -64,15 +67,10 @@ export async function runCaptureOperation(
         ...(subject.candidates?.length ? { candidates: subject.candidates } : {}),
       };
     }
-    const options = { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness, ...matching };
-    const request = CreateOperationRequest.parse({
-      type: params.purpose,
-      subjectId: params.subjectId,
-      faces,
-      voices,
-      options,
-    });
-    const op = await createOperation(services, request, caller, session);
+    const options = { checkIcao: params.checkIcao, detectLiveness: gates.requireLiveness, ...c.overrides.matching };
+    const request = { type: params.purpose, subjectId: params.subjectId, faces, voices, options };
+    const admitted = await admitOperation(services, request, caller);
+    const op = await runOperation(services, admitted, await analysed());
     return {
       status: op.status,
       operationUuid: op.uuid,

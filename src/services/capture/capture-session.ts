@@ -1,7 +1,8 @@
 import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { gatewayDomainError } from '../gateway/errors.js';
-import { analyseImages, type FaceGates } from '../biometrics/face-samples.js';
+import { analyseImages, type AnalysedImage, type FaceGates } from '../biometrics/face-samples.js';
+import { frameMeasures } from '../biometrics/analyse-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
 import type { ActiveState } from './active-liveness.js';
 import {
@@ -29,15 +30,14 @@ import {
 import { sessionSettings } from './session-settings.js';
 import { VoiceCollector } from './voice-collector.js';
 import { IdleWatch } from './idle-watch.js';
-import { challengeText, RefusalPatience, refusal } from './refusal-reasons.js';
-
-const MAX_EVENTS = 200;
+import { RefusalPatience, refusal } from './refusal-reasons.js';
+import { CaptureEventLog } from './capture-events.js';
 
 /**
  * A biometric capture over a live video stream (issue 22): frames are analysed by the same extraction
  * pipeline as uploaded photos, judged by {@link FrameJudge} (tracking, quality gates, liveness over frames,
- * best frames), and once it is satisfied the operation runs exactly as the JSON path runs it: enrolSubject
- * for ENROLL, createOperation for VERIFY, IDENTIFY and CHECK, with the selected frames as the images. A
+ * best frames), and once it is satisfied the operation runs as the JSON path runs it (storeEnrolment for ENROLL,
+ * runOperation for VERIFY, IDENTIFY and CHECK) on the analyses of the selected frames, no model run again. A
  * session that reaches no result within `timeoutSeconds` ends with TIMEOUT, recorded as a FAILED operation.
  */
 export class CaptureSession {
@@ -45,7 +45,10 @@ export class CaptureSession {
   /** Date.now() of the outcome, for how long a finished capture is kept. */
   endedAt: number | null = null;
   result: CaptureResult | null = null;
-  readonly events: CaptureEvent[] = [];
+  /** Its events so far, as its client reads them. */
+  get events(): readonly CaptureEvent[] {
+    return this.log.events;
+  }
   readonly metrics: CaptureMetrics = {
     framesDecoded: 0,
     framesAnalysed: 0,
@@ -56,7 +59,6 @@ export class CaptureSession {
   private readonly started = performance.now();
   private readonly stop = new AbortController();
   private lastGuidance: CaptureGuidance | null = null;
-  private lastSent: string | null = null;
   private done: Promise<void> | null = null;
   /** What the operation at the end runs with (capture-operation.ts). */
   private readonly operation: CaptureOperationContext;
@@ -64,6 +66,8 @@ export class CaptureSession {
   private readonly patience: IdleWatch;
   /** Ends the capture when every frame failed for one reason for BIMS_CAPTURE_PATIENCE_SECONDS. */
   private readonly refusals: RefusalPatience;
+  /** The events its client reads (capture-events.ts). */
+  private readonly log: CaptureEventLog;
 
   constructor(
     private readonly services: Services,
@@ -71,8 +75,9 @@ export class CaptureSession {
     readonly caller: CaptureCaller,
     private readonly media: CaptureMedia,
     /** Told of every event as it happens (the gateway session's events, which getSession shows). */
-    private readonly onEvent: (event: CaptureEvent) => void = () => {},
+    onEvent: (event: CaptureEvent) => void = () => {},
   ) {
+    this.log = new CaptureEventLog(onEvent);
     this.operation = { services, params, caller, overrides: sessionSettings(params) };
     this.patience = new IdleWatch(services.ctx.config.BIMS_CAPTURE_IDLE_SECONDS * 1000, () => this.stop.abort());
     this.refusals = new RefusalPatience(services.ctx.config.BIMS_CAPTURE_PATIENCE_SECONDS * 1000);
@@ -80,7 +85,7 @@ export class CaptureSession {
 
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
   start(): void {
-    this.emit({ type: 'STARTED', purpose: this.params.purpose, timeoutSeconds: this.params.timeoutSeconds });
+    this.log.emit({ type: 'STARTED', purpose: this.params.purpose, timeoutSeconds: this.params.timeoutSeconds });
     this.done = this.run()
       .catch((raw: unknown) => {
         // The extractor or the media gateway unavailable (a full queue, no models, no decoder) is said as the
@@ -121,6 +126,8 @@ export class CaptureSession {
       selectFrames: this.params.selectFrames,
       livenessFrames: this.params.livenessFrames,
     });
+    // Each frame measured for what the operation at the end needs: the analyses of the frames chosen are its own.
+    const measures = frameMeasures(this.params.purpose, gates);
     const active = activeLivenessOf(this.params);
     const voice = capturesModality(this.params, 'VOICE')
       ? new VoiceCollector(
@@ -140,7 +147,7 @@ export class CaptureSession {
         if (this.state === 'WAITING_MEDIA') {
           this.state = 'CAPTURING';
           this.metrics.firstFrameMs = performance.now() - this.started;
-          this.emit({ type: 'MEDIA' });
+          this.log.emit({ type: 'MEDIA' });
         }
         if (!capturesModality(this.params, 'FACE')) {
           // A voice-only session: the camera only says the client is there; the voice decides.
@@ -154,17 +161,13 @@ export class CaptureSession {
           continue;
         }
         // A copy goes to the pool, which may transfer (detach) the bytes it is given; the frame stays ours to keep.
-        const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', {
-          checks: true,
-          attributes: false,
-          liveness: gates.requireLiveness,
-        });
+        const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', measures);
         this.metrics.analyseMs += performance.now() - t0;
         this.metrics.framesAnalysed += 1;
         if (analysis!.faces.length > 0) this.patience.seen();
         if (active?.state === 'CHALLENGING') {
           // The judge's frontal frames wait while the instructions are checked on the frames that follow.
-          for (const event of active.observe(analysis!, t0)) this.emit(event);
+          for (const event of active.observe(analysis!, t0)) this.log.emit(event);
           const now = active.state as ActiveState; // changed by observe()
           if (now === 'IDLE') judge.restart(); // the face was lost: the passive part starts over
           if (now === 'FAILED') {
@@ -177,7 +180,7 @@ export class CaptureSession {
         } else {
           const verdict = judge.judge(analysis!, frame);
           this.lastGuidance = verdict.guidance;
-          this.guide(verdict.guidance, {
+          this.log.guide(verdict.guidance, {
             accepted: verdict.accepted,
             needed: verdict.needed,
             ...(verdict.reason ? refusal(verdict.reason) : {}),
@@ -190,8 +193,8 @@ export class CaptureSession {
             return this.finish('DONE', await this.refuse());
           }
           if (active && judge.ready()) {
-            for (const event of active.begin(judge.trackFaces, performance.now())) this.emit(event);
-            this.lastSent = null; // guidance after the instructions is news again
+            for (const event of active.begin(judge.trackFaces, performance.now())) this.log.emit(event);
+            this.log.forgetGuidance();
             continue;
           }
         }
@@ -199,7 +202,7 @@ export class CaptureSession {
           return this.finish('DONE', await this.processing(judge.selected(), gates, voice, timer));
         // The face is done; the voice is not: the client is told to keep talking (once, then SPEECH progress).
         if (judge.ready() && voice)
-          this.guide('KEEP_SPEAKING', { speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
+          this.log.guide('KEEP_SPEAKING', { speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
       }
     } finally {
       clearTimeout(timer);
@@ -211,26 +214,21 @@ export class CaptureSession {
     this.finish('FAILED', { status: 'FAILED', reason: 'the media stream ended before a result' });
   }
 
-  /** The selected frames (and the heard voice) go to the operation. */
+  /** The selected frames, as analysed (and the heard voice), go to the operation. */
   private async processing(
-    selected: { bytes: Uint8Array; face: { quality: number } }[],
+    selected: (AnalysedImage & { face: { quality: number } })[],
     gates: FaceGates,
     voice: VoiceCollector | null,
     timer: ReturnType<typeof setTimeout>,
   ): Promise<CaptureResult> {
     clearTimeout(timer);
     this.state = 'PROCESSING';
-    this.emit({
+    this.log.emit({
       type: 'PROCESSING',
       frames: selected.map((s) => ({ quality: Math.round(s.face.quality) })),
       ...(voice ? { speechMs: voice.speechMs, audioMs: voice.durationMs } : {}),
     });
-    return runCaptureOperation(
-      this.operation,
-      selected.map((s) => s.bytes),
-      gates,
-      voice?.wav(),
-    );
+    return runCaptureOperation(this.operation, selected, gates, voice?.wav());
   }
 
   /** Hear the session's audio until it ends, telling the client how much speech there is so far. */
@@ -241,7 +239,7 @@ export class CaptureSession {
         if (this.stop.signal.aborted || this.isOver) break;
         // Speech heard before the first video frame is progress too (a loaded decoder may deliver the audio first).
         if (voice.push(chunk) && (this.state === 'WAITING_MEDIA' || this.state === 'CAPTURING')) {
-          this.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
+          this.log.emit({ type: 'SPEECH', speechMs: voice.speechMs, neededMs: voice.minSpeechMs });
           if (!capturesModality(this.params, 'FACE')) this.patience.seen();
         }
       }
@@ -274,7 +272,7 @@ export class CaptureSession {
     this.metrics.resultMs = performance.now() - this.started;
     this.endedAt = Date.now();
     const metrics = reportedMetrics(this.metrics);
-    this.emit({ type: state === 'DONE' ? 'DONE' : state === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED', ...result, metrics });
+    this.log.emit({ type: state === 'DONE' ? 'DONE' : state === 'TIMEOUT' ? 'TIMEOUT' : 'FAILED', ...result, metrics });
   }
 
   private async release(): Promise<void> {
@@ -284,22 +282,5 @@ export class CaptureSession {
       .catch((error: unknown) =>
         this.services.ctx.log.warn('capture media release failed', { error: (error as Error)?.message }),
       );
-  }
-
-  /** Guidance is sent when it changes (and progress when the count of accepted frames does). */
-  private guide(type: CaptureGuidance | 'KEEP_SPEAKING', fields: Record<string, unknown>): void {
-    const key = `${type}:${type === 'FACE_FOUND' ? fields.accepted : ''}`;
-    if (key === this.lastSent) return;
-    this.lastSent = key;
-    this.emit({ type, ...fields });
-  }
-
-  private emit(event: Omit<CaptureEvent, 'at'>): void {
-    // A failed instruction says why in words too (its `reason` is the code).
-    const worded = event.type === 'CHALLENGE_FAILED' ? { ...event, text: challengeText(String(event.reason)) } : event;
-    const full = { at: new Date().toISOString(), ...worded } as CaptureEvent;
-    this.events.push(full);
-    if (this.events.length > MAX_EVENTS) this.events.splice(1, 1);
-    this.onEvent(full);
   }
 }

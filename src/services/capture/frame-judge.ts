@@ -22,8 +22,10 @@ interface FrameVerdict {
   reason?: RefusalReason;
 }
 
+/** An accepted frame: its bytes and analysis (what the operation takes of it, no model run again) and its face. */
 interface Accepted {
   bytes: Uint8Array;
+  analysis: ImageAnalysis;
   face: FaceAnalysis;
 }
 
@@ -67,8 +69,11 @@ export class FrameJudge {
       ...(detail ? { detail } : {}),
       ...(reason ? { reason } : {}),
     });
-    // Liveness is judged over the track below, not frame by frame.
-    const gate = gateImage(analysis, { ...this.gates, requireLiveness: false });
+    // Liveness is judged over the track below, not frame by frame. A session that does not require it still has
+    // it measured when `checkIcao` holds (its operation refuses the LIVENESS warning: `frameMeasures`); that
+    // warning is the operation's to refuse on the frames chosen, as when the frames were analysed without it.
+    const judged = this.gates.requireLiveness ? analysis : withoutLivenessWarning(analysis);
+    const gate = gateImage(judged, { ...this.gates, requireLiveness: false });
     if ('status' in gate) {
       if (gate.status === 'NO_FACE_DETECTED') {
         this.restart();
@@ -85,10 +90,11 @@ export class FrameJudge {
         return verdict('LOOK_STRAIGHT', reason, gate.reason);
       return verdict('LOW_QUALITY', reason, gate.reason);
     }
-    const face = gate.face;
+    // The face as measured (its ICAO warnings whole): the one the operation's gates pick from the analysis.
+    const face = largest(analysis)!;
     if (this.last && iou(this.last.rectangle, face.rectangle) < MIN_TRACK_OVERLAP) this.restart();
     this.last = face;
-    this.track.push({ bytes, face });
+    this.track.push({ bytes, analysis, face });
     if (
       this.gates.requireLiveness &&
       this.track.length >= this.needed &&
@@ -120,7 +126,7 @@ export class FrameJudge {
    * The best frames of the track by quality, best first. When liveness is required, frames whose own score is
    * below the threshold come last: the operation judges each selected frame again.
    */
-  selected(): { bytes: Uint8Array; face: FaceAnalysis }[] {
+  selected(): Accepted[] {
     const live = (a: Accepted) => !this.gates.requireLiveness || a.face.livenessScore >= this.gates.livenessThreshold;
     return [...this.track]
       .sort((a, b) => Number(live(b)) - Number(live(a)) || b.face.quality - a.face.quality)
@@ -137,6 +143,13 @@ export class FrameJudge {
     this.track = [];
     this.last = null;
   }
+}
+
+/** The analysis with no face's LIVENESS warning: what a frame is judged on before the track judges liveness. */
+function withoutLivenessWarning(analysis: ImageAnalysis): ImageAnalysis {
+  if (!analysis.faces.some((f) => f.icaoWarnings.includes('LIVENESS'))) return analysis;
+  const faces = analysis.faces.map((f) => ({ ...f, icaoWarnings: f.icaoWarnings.filter((w) => w !== 'LIVENESS') }));
+  return { ...analysis, faces };
 }
 
 function largest(analysis: ImageAnalysis): FaceAnalysis | undefined {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { jsonFieldNames, sampleFields, type FieldNamer } from '../../schemas/field-names.js';
+import { jsonFieldNames, type FieldNamer } from '../../schemas/field-names.js';
 import { parseTemplate } from '../../biometrics/template.js';
 import { json } from '../../db/json.js';
 import { insertAdjudicationCase, insertSubjectUnlessTaken } from '../../db/repositories/enrolment.js';
@@ -9,7 +9,8 @@ import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { DomainError, conflict } from '../errors.js';
-import { analyseFaces, type AcceptedFace, type FaceGates } from '../biometrics/face-samples.js';
+import { faceGatesOf } from '../biometrics/face-samples.js';
+import { analyseSamples, type SampleAnalyses } from '../biometrics/analyse-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { recordOperation, type OperationStatus, type StoredCandidate } from '../operation-log/record.js';
 import { deduplicate, deduplicationRules, type DedupOutcome, type DedupRules } from './deduplicate.js';
@@ -17,21 +18,15 @@ import { serialised } from './serialise.js';
 import { encryptTemplateForDevice } from '../templates/encrypted.js';
 import { getSubject } from '../subjects/queries.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
-import {
-  analyseVoices,
-  averagedVoiceTemplate,
-  presentVoiceMeasures,
-  type AcceptedVoice,
-} from '../biometrics/voice-samples.js';
+import { averagedVoiceTemplate, presentVoiceMeasures } from '../biometrics/voice-samples.js';
 import { probeModalities } from '../biometrics/multimodal.js';
 import { importedFaceTemplate } from './imported-template.js';
 import { storeSamples } from './stored-samples.js';
 
 type Request = z.output<typeof CreateSubjectRequest>;
 
-/** Settings one enrolment is held to instead of the service's: a capture session's Advanced init params. */
+/** Deduplication rules one enrolment is held to instead of the service's: a capture session's Advanced init params. */
 interface SessionOverrides {
-  gates?: Partial<FaceGates>;
   deduplication?: Partial<DedupRules>;
 }
 
@@ -48,57 +43,67 @@ const statusOfOutcome: Record<DedupOutcome['status'], OperationStatus> = {
   REJECTED: 'DUPLICATE_FOUND',
 };
 
+/** An enrolment admitted before any extraction work: its subjectId free and the licence allowing it. */
+interface AdmittedEnrolment {
+  request: Request;
+  uuid: string;
+  /** performance.now() when it was admitted: the operation's duration counts the analysis too. */
+  started: number;
+  /** The modalities its samples (or template) are of. */
+  requested: ('FACE' | 'VOICE')[];
+}
+
 /**
- * Enrol a subject: extract every face and voice recording (all or nothing, outside any transaction), apply
- * the quality gates, deduplicate against the ENROLLED gallery of the same template versions (face and voice
- * scores fused), then store the subject, its samples, images, recordings and templates, the ENROLL operation
- * and (for a possible duplicate) a pending adjudication case in one transaction. Only an ENROLLED subject
- * joins the gallery, after the commit. Several voice recordings make one voice template: their embeddings
- * averaged.
- *
- * A refused enrolment stores nothing but its operation (status says why) and answers 422 naming the reason.
+ * Enrol a subject from a request's samples: admit it, analyse every face and voice recording (all or nothing,
+ * outside any transaction, analyse-samples.ts), then store it ({@link storeEnrolment}).
  */
-export async function enrolSubject(
-  services: Services,
-  request: Request,
-  caller: Caller,
-  session: SessionOverrides = {},
-) {
-  const { ctx } = services;
+export async function enrolSubject(services: Services, request: Request, caller: Caller) {
+  const admitted = await admitEnrolment(services, request);
+  const gates = await faceGatesOf(services, {
+    checkIcao: request.options?.checkIcao,
+    detectLiveness: request.options?.detectLiveness,
+  });
+  const samples = await analyseSamples(
+    services,
+    { faces: request.faces?.map((f) => f.image) ?? [], voices: request.voices?.map((v) => v.audio) ?? [] },
+    { purpose: 'ENROLL', gates },
+    caller.fields,
+  );
+  return storeEnrolment(services, admitted, samples, caller);
+}
+
+/** A subjectId already taken, or a licence expired or used up, refuses before any extraction work is spent. */
+export async function admitEnrolment(services: Services, request: Request): Promise<AdmittedEnrolment> {
   const started = performance.now();
   const uuid = crypto.randomUUID();
-  if (await subjectIdTaken(ctx.db, request.subjectId))
+  if (await subjectIdTaken(services.ctx.db, request.subjectId))
     throw conflict(`A subject with subjectId '${request.subjectId}' already exists`);
-  // An expired or used-up licence refuses before any extraction work is spent.
   const requested = [
     ...(request.faces?.length || request.template ? ['FACE' as const] : []),
     ...(request.voices?.length ? ['VOICE' as const] : []),
   ];
   await precheckLicence(services, 'ENROLL', requested);
+  return { request, uuid, started, requested };
+}
+
+/**
+ * Store an admitted enrolment from its analysed samples: a refused sample is recorded as the operation (its
+ * status says why) and answered 422 naming the reason; otherwise deduplicate against the ENROLLED gallery of the
+ * same template versions (face and voice scores fused), then store the subject, its samples, images, recordings
+ * and templates, the ENROLL operation and (for a possible duplicate) a pending adjudication case in one
+ * transaction. Only an ENROLLED subject joins the gallery, after the commit. Several voice recordings make one
+ * voice template: their embeddings averaged.
+ */
+export async function storeEnrolment(
+  services: Services,
+  admitted: AdmittedEnrolment,
+  samples: SampleAnalyses,
+  caller: Caller,
+  session: SessionOverrides = {},
+) {
+  const { ctx } = services;
+  const { request, uuid, started, requested } = admitted;
   const names = caller.fields ?? jsonFieldNames;
-
-  const [faces, voices] = await Promise.all([
-    request.faces?.length
-      ? analyseFaces(
-          services,
-          request.faces.map((f) => f.image),
-          {
-            fields: sampleFields(names, 'faces', 'image'),
-            checkIcao: request.options?.checkIcao,
-            detectLiveness: request.options?.detectLiveness,
-            overrides: session.gates,
-          },
-        )
-      : { accepted: [] as AcceptedFace[], failure: undefined },
-    request.voices?.length
-      ? analyseVoices(
-          services,
-          request.voices.map((v) => v.audio),
-          sampleFields(names, 'voices', 'audio'),
-        )
-      : { accepted: [] as AcceptedVoice[], failure: undefined },
-  ]);
-
   const fail = async (status: OperationStatus, reason: string, extras: Record<string, unknown> = {}) => {
     await recordOperation(ctx.db, {
       uuid,
@@ -115,21 +120,23 @@ export async function enrolSubject(
     });
     throw new DomainError('unprocessable', reason, { operationUuid: uuid, operationStatus: status, ...extras });
   };
-  if (faces.failure) {
-    const f = faces.failure;
-    await fail(f.status, f.reason, { sampleIndex: f.index, checks: presentChecks(f.analysis, false) });
-  }
-  if (voices.failure) {
-    const v = voices.failure;
-    await fail(v.status, v.reason, {
-      modality: 'VOICE',
-      sampleIndex: v.index,
-      failedCheck: v.failedCheck,
-      voice: presentVoiceMeasures(v.analysis),
+  const refused = samples.refusal;
+  if (refused?.modality === 'FACE') {
+    await fail(refused.status, refused.reason, {
+      sampleIndex: refused.index,
+      checks: presentChecks(refused.analysis, false),
     });
   }
-  const accepted = faces.accepted!;
-  const acceptedVoices = voices.accepted!;
+  if (refused?.modality === 'VOICE') {
+    await fail(refused.status, refused.reason, {
+      modality: 'VOICE',
+      sampleIndex: refused.index,
+      failedCheck: refused.failedCheck,
+      voice: presentVoiceMeasures(refused.analysis),
+    });
+  }
+  const accepted = samples.faces!;
+  const acceptedVoices = samples.voices!;
   const voiceVersion = acceptedVoices[0]?.templateVersion ?? null;
   const voiceTemplate = voiceVersion ? averagedVoiceTemplate(voiceVersion, acceptedVoices) : null;
 

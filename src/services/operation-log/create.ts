@@ -1,23 +1,17 @@
 import type { z } from 'zod';
-import { jsonFieldNames, sampleFields, type FieldNamer, type SampleFields } from '../../schemas/field-names.js';
+import type { FieldNamer } from '../../schemas/field-names.js';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { Services } from '../index.js';
 import { notFound } from '../errors.js';
-import {
-  analyseFaces,
-  analyseImages,
-  faceGatesOf,
-  gateImage,
-  type AcceptedFace,
-  type FaceGates,
-} from '../biometrics/face-samples.js';
+import { analyseImages, faceGatesOf, gateImage, type AcceptedFace } from '../biometrics/face-samples.js';
+import { analyseSamples, faceMeasures, type SampleAnalyses } from '../biometrics/analyse-samples.js';
+import type { SampleServices } from '../biometrics/sample-services.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord } from './record.js';
 import { countUsage, precheckLicence } from '../licensing/usage.js';
 import {
-  analyseVoices,
   averagedVoiceTemplate,
   presentVoiceMeasures,
   voiceSampleRow,
@@ -36,28 +30,51 @@ interface Caller {
   fields?: FieldNamer;
 }
 
+/** An operation admitted before any extraction work: the licence allows it, and a VERIFY's subject exists. */
+interface AdmittedOperation {
+  request: Request;
+  /** The operation's record, but for its outcome. */
+  base: Omit<OperationRecord, 'status'>;
+  /** performance.now() when it was admitted: the operation's duration counts the analysis too. */
+  started: number;
+  /** VERIFY: the subject's row. */
+  subject?: { id: number };
+}
+
 /**
  * Perform and record a VERIFY (1:1 against a subject's face samples, best score, and its voice template),
  * IDENTIFY (1:N over the ENROLLED gallery, top-k above the threshold) or CHECK (quality, liveness and ICAO checks only; no
- * template kept). A sample the gates refuse is a recorded operation whose status says why, not an error.
- * VERIFY and IDENTIFY keep their probe images under the operation's UUID for review and audit.
+ * template kept) on a request's samples: admit it, analyse them (analyse-samples.ts), then run it
+ * ({@link runOperation}).
  */
-export async function createOperation(
-  services: Services,
-  request: Request,
-  caller: Caller,
-  session: { gates?: Partial<FaceGates> } = {},
-) {
+export async function createOperation(services: Services, request: Request, caller: Caller) {
+  const admitted = await admitOperation(services, request, caller);
+  const gates = await faceGatesOf(services, {
+    checkIcao: request.options?.checkIcao,
+    detectLiveness: request.options?.detectLiveness,
+  });
+  const samples = await analyseSamples(
+    services,
+    { faces: request.faces?.map((f) => f.image) ?? [], voices: request.voices?.map((v) => v.audio) ?? [] },
+    { purpose: request.type, gates },
+    caller.fields,
+  );
+  return runOperation(services, admitted, samples);
+}
+
+/**
+ * An expired or used-up licence (or one without a requested modality), or a VERIFY of a subject that does not
+ * exist, refuses before any extraction work is spent.
+ */
+export async function admitOperation(services: Services, request: Request, caller: Caller): Promise<AdmittedOperation> {
   const requested = [
     ...(request.faces?.length ? ['FACE' as const] : []),
     ...(request.voices?.length ? ['VOICE' as const] : []),
   ];
-  // An expired or used-up licence (or one without a requested modality) refuses before any extraction work.
   await precheckLicence(services, request.type, requested);
   const started = performance.now();
-  const uuid = crypto.randomUUID();
   const base: Omit<OperationRecord, 'status'> = {
-    uuid,
+    uuid: crypto.randomUUID(),
     type: request.type,
     subjectId: request.subjectId ?? null,
     modalities: requested,
@@ -66,73 +83,59 @@ export async function createOperation(
     surface: caller.surface,
     at: services.ctx.now(),
   };
-  const images = (request.faces ?? []).map((f) => f.image);
-  const faceFields = sampleFields(caller.fields ?? jsonFieldNames, 'faces', 'image');
-  if (request.type === 'CHECK') return check(services, base, images, faceFields, request, started, session.gates);
+  if (request.type !== 'VERIFY') return { request, base, started };
+  const subject = await subjectRefBySubjectId(services.ctx.db, request.subjectId!);
+  if (!subject) throw notFound(`Subject '${request.subjectId}'`);
+  return { request, base, started, subject };
+}
 
-  // The subject of a VERIFY must exist before any extraction work is spent on it.
-  const subject =
-    request.type === 'VERIFY' ? await subjectRefBySubjectId(services.ctx.db, request.subjectId!) : undefined;
-  if (request.type === 'VERIFY' && !subject) throw notFound(`Subject '${request.subjectId}'`);
-
-  const [faces, voices] = await Promise.all([
-    images.length
-      ? analyseFaces(services, images, {
-          fields: faceFields,
-          checks: false,
-          checkIcao: request.options?.checkIcao,
-          detectLiveness: request.options?.detectLiveness,
-          overrides: session.gates,
-        })
-      : { accepted: [] as AcceptedFace[], failure: undefined },
-    request.voices?.length
-      ? analyseVoices(
-          services,
-          request.voices.map((v) => v.audio),
-          sampleFields(caller.fields ?? jsonFieldNames, 'voices', 'audio'),
-        )
-      : { accepted: [] as AcceptedVoice[], failure: undefined },
-  ]);
-  if (faces.failure) {
-    return finish(
-      services,
-      {
-        ...base,
-        status: faces.failure.status,
-        checks: presentChecks(faces.failure.analysis, false),
-        details: { reason: faces.failure.reason },
-      },
-      started,
-      [],
-    );
+/**
+ * Run an admitted operation on its analysed samples and record it. A sample the gates refused is a recorded
+ * operation whose status says why, not an error. VERIFY and IDENTIFY keep their probe images under the
+ * operation's UUID for review and audit; CHECK keeps nothing but the checks of its first refused image (or of
+ * its first image when all passed).
+ */
+export async function runOperation(services: Services, admitted: AdmittedOperation, samples: SampleAnalyses) {
+  const { request, base, started } = admitted;
+  const refused = samples.refusal;
+  if (refused?.modality === 'FACE') {
+    const record = {
+      ...base,
+      status: refused.status,
+      checks: presentChecks(refused.analysis, false),
+      details: { reason: refused.reason },
+    };
+    return finish(services, record, started, []);
   }
-  if (voices.failure) {
-    const v = voices.failure;
-    return finish(
-      services,
-      {
-        ...base,
-        status: v.status,
-        details: {
-          reason: v.reason,
-          failedCheck: v.failedCheck,
-          sampleIndex: v.index,
-          voice: presentVoiceMeasures(v.analysis),
-        },
-      },
-      started,
-      [],
-    );
+  if (refused?.modality === 'VOICE') {
+    const details = {
+      reason: refused.reason,
+      failedCheck: refused.failedCheck,
+      sampleIndex: refused.index,
+      voice: presentVoiceMeasures(refused.analysis),
+    };
+    return finish(services, { ...base, status: refused.status, details }, started, []);
+  }
+  const faces = samples.faces!;
+  const voices = samples.voices!;
+  if (request.type === 'CHECK') {
+    const record = {
+      ...base,
+      status: 'SUCCESS' as const,
+      checks: presentChecks(faces[0]!.analysis, true),
+      details: null,
+    };
+    return finish(services, record, started, []);
   }
   // The probe's recordings make one voice template, as at enrolment (their embeddings averaged).
-  const voiceVersion = voices.accepted[0]?.templateVersion ?? null;
+  const voiceVersion = voices[0]?.templateVersion ?? null;
   const probe: MultimodalProbe = {
-    faces: faces.accepted.map((f) => f.template),
-    voice: voiceVersion ? averagedVoiceTemplate(voiceVersion, voices.accepted)!.template : null,
+    faces: faces.map((f) => f.template),
+    voice: voiceVersion ? averagedVoiceTemplate(voiceVersion, voices)!.template : null,
   };
   const threshold = request.options?.threshold ?? (await services.settings.get('matching.threshold'));
   if (request.type === 'VERIFY') {
-    const { score, scores } = await verifySubject(services, subject!.id, probe);
+    const { score, scores } = await verifySubject(services, admitted.subject!.id, probe);
     return finish(
       services,
       {
@@ -147,8 +150,8 @@ export async function createOperation(
             : { scores },
       },
       started,
-      faces.accepted,
-      voices.accepted,
+      faces,
+      voices,
     );
   }
   const topK = request.options?.maxCandidates ?? (await services.settings.get('identify.maxCandidates'));
@@ -163,41 +166,8 @@ export async function createOperation(
       candidates,
     },
     started,
-    faces.accepted,
-    voices.accepted,
-  );
-}
-
-async function check(
-  services: Services,
-  base: Omit<OperationRecord, 'status'>,
-  images: Uint8Array[],
-  fields: SampleFields,
-  request: Request,
-  started: number,
-  overrides?: Partial<FaceGates>,
-) {
-  const gates = await faceGatesOf(services, {
-    checkIcao: request.options?.checkIcao,
-    detectLiveness: request.options?.detectLiveness,
-    overrides,
-  });
-  const analyses = await analyseImages(services, images, fields.bytes);
-  const gated = analyses.map((a) => gateImage(a, gates));
-  const firstFailure = gated.findIndex((g) => 'status' in g);
-  const failure =
-    firstFailure >= 0 ? (gated[firstFailure] as { status: OperationRecord['status']; reason: string }) : null;
-  return finish(
-    services,
-    {
-      ...base,
-      status: failure ? failure.status : 'SUCCESS',
-      // The checks of the first refused image, or of the first image when all passed.
-      checks: presentChecks(analyses[Math.max(0, firstFailure)]!, !failure),
-      details: failure ? { reason: `${fields.sample(firstFailure)}: ${failure.reason}` } : null,
-    },
-    started,
-    [],
+    faces,
+    voices,
   );
 }
 
@@ -234,13 +204,13 @@ async function finish(
   return presentOperation(row);
 }
 
-/** `checkImage`: the checks of one image under the current settings; nothing is stored. */
-export async function checkImage(services: Services, request: z.output<typeof CheckImageRequest>) {
+/** `checkImage`: the checks of one image under the current settings, as CHECK measures them; nothing is stored. */
+export async function checkImage(services: SampleServices, request: z.output<typeof CheckImageRequest>) {
   const gates = await faceGatesOf(services, {
     checkIcao: request.options?.checkIcao,
     detectLiveness: request.options?.detectLiveness,
   });
-  const [analysis] = await analyseImages(services, [request.image], () => 'body.image');
+  const [analysis] = await analyseImages(services, [request.image], () => 'body.image', faceMeasures('CHECK', gates));
   const gate = gateImage(analysis!, gates);
   return { ...presentChecks(analysis!, !('status' in gate)), ...('status' in gate ? { reason: gate.reason } : {}) };
 }
