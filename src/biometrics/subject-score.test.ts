@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { unitVector } from '../../test/support/vectors.js';
 import { FACE_CALIBRATION, MAX_SCORE, farToScore, scoreToFar } from './calibration.js';
 import { FaceGallery } from './face-gallery.js';
-import { sampleScoreFor, subjectScore } from './subject-score.js';
+import { probeScore, sampleScoreFor, subjectScore } from './subject-score.js';
 import { quantize } from './template.js';
 
 describe('subject score of several samples', () => {
@@ -28,6 +28,16 @@ describe('subject score of several samples', () => {
         expect(subjectScore(s + 1, k)).toBeGreaterThan(subjectScore(s, k));
       }
     }
+  });
+
+  it('counts a probe of j photos against k samples as j*k comparisons', () => {
+    for (const j of [1, 2, 3])
+      for (const k of [1, 2, 4])
+        for (const s of [12, 36, 48, 60, 100])
+          expect(probeScore(subjectScore(s, k), j)).toBeCloseTo(subjectScore(s, j * k), 9);
+    // two photos against one sample: 48 on its own is about 44.39, as a subject of two samples
+    expect(probeScore(48, 2)).toBeCloseTo(48 - 12 * Math.log10(2), 3);
+    expect(probeScore(48, 1)).toBe(48);
   });
 
   it('inverts: the one-sample score a subject of k samples needs for a threshold', () => {

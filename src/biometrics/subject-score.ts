@@ -19,6 +19,17 @@ export function subjectScore(bestScore: number, samples: number): number {
   return far > 0 ? farToScore(far) : MAX_SCORE;
 }
 
+/**
+ * The score of a subject against a probe of `photos` photos, from the best of the photos' subject scores
+ * (`subjectScore` of each photo's best sample): the best of j photos against k samples is the best of j*k
+ * comparisons, and counting the k of each photo's score j times over is exactly counting j*k
+ * (1 - (1 - FAR_k)^j = 1 - (1 - FAR_1)^(j*k)). Applied where a request's photos meet, after the per-photo
+ * searches (each exact on any number of threads and shards), so every path counts them alike.
+ */
+export function probeScore(bestPhotoScore: number, photos: number): number {
+  return subjectScore(bestPhotoScore, photos);
+}
+
 /** The one-sample score a subject with `samples` samples needs for its subject score to reach `threshold`. */
 export function sampleScoreFor(threshold: number, samples: number): number {
   if (samples <= 1 || threshold <= 0) return threshold;

@@ -1,7 +1,7 @@
 import { cosineInt8, parseTemplate } from '../../biometrics/template.js';
 import { fuseScores, type ModalityScores } from '../../biometrics/fusion.js';
 import { calibrationOf } from '../../biometrics/calibration.js';
-import { subjectScore } from '../../biometrics/subject-score.js';
+import { probeScore, subjectScore } from '../../biometrics/subject-score.js';
 import {
   listFaceSampleTemplates,
   listVoiceTemplates,
@@ -82,6 +82,9 @@ export async function searchGallery(
       if (m) entry.scores.VOICE = m.score;
     }
   }
+  // A subject's face score is the best over the probe's photos: counted as that many more comparisons.
+  for (const e of found.values())
+    if (e.scores.FACE !== undefined) e.scores.FACE = probeScore(e.scores.FACE, probe.faces.length);
   return [...found.values()]
     .map((e) => ({ subjectId: e.subjectId, scores: rounded(e.scores), score: fuseScores(e.scores) ?? 0 }))
     .filter((c) => c.score >= options.threshold)
@@ -119,7 +122,8 @@ export async function verifySubject(
  * IDENTIFY and deduplication from the matcher.
  */
 function bestScore(probes: Uint8Array[], stored: VersionedTemplate[], modality: 'face' | 'voice'): number | undefined {
-  let best: number | undefined;
+  let best: number | undefined,
+    compared = 0;
   for (const p of probes) {
     const pt = parseTemplate(p);
     const a = pt.records.find((r) => r.modality === modality);
@@ -134,8 +138,10 @@ function bestScore(probes: Uint8Array[], stored: VersionedTemplate[], modality: 
       cosine = Math.max(cosine, cosineInt8(a.q, b.q));
     }
     if (samples === 0) continue;
+    compared++;
     const score = subjectScore(calibrationOf(modality).cosineToScore(cosine), samples);
     best = best === undefined ? score : Math.max(best, score);
   }
-  return best;
+  // the best of several probe photos, counted as that many more comparisons (as searchGallery counts them)
+  return best === undefined ? best : probeScore(best, compared);
 }
