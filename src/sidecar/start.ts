@@ -56,6 +56,12 @@ export async function startSidecar(
     const s = serve({ fetch: app.fetch, port: config.BIMS_SIDECAR_PORT, hostname: '127.0.0.1' }, () => resolve(s));
     s.once('error', reject);
   });
+  // No idle timeout of the server's own on kept-alive connections: its callers (the API's fetch) close theirs after
+  // 4 s idle, or after the server's advertised timeout less 1 s. With the server closing at 5 s, a caller whose
+  // event loop was held up past that margin sent its next request on a connection the sidecar had just closed
+  // (ECONNRESET, "other side closed": 3 connects and trickles failed so in bench capture --sessions at load 40).
+  // Requests still have their header and request timeouts; the sidecar listens on loopback only.
+  (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = 0;
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   log.info('sidecar listening', { url });
