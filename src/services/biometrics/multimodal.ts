@@ -7,7 +7,8 @@ import {
   listVoiceTemplates,
   type VersionedTemplate,
 } from '../../db/repositories/templates.js';
-import type { Services } from '../index.js';
+import type { ServiceContext } from '../context.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
 import type { StoredCandidate } from '../operation-log/record.js';
 
 /** What a probe brings: face templates (one per image) and at most one voice template (its recordings averaged). */
@@ -40,7 +41,7 @@ function rounded(scores: ModalityScores): ModalityScores {
  * that is.
  */
 export async function searchGallery(
-  services: Services,
+  services: { gallery: GalleryService },
   probe: MultimodalProbe,
   options: { topK: number; threshold: number; excludeRefs?: number[] },
 ): Promise<StoredCandidate[]> {
@@ -99,7 +100,7 @@ export async function searchGallery(
  * voice template version. Null fused score when the two sides share no modality.
  */
 export async function verifySubject(
-  services: Services,
+  services: { ctx: ServiceContext },
   subjectRef: number,
   probe: MultimodalProbe,
 ): Promise<{ score: number | null; scores: ModalityScores }> {

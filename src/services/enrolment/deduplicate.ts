@@ -1,4 +1,5 @@
-import type { Services } from '../index.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
+import type { SettingsService } from '../settings/settings.js';
 import type { StoredCandidate } from '../operation-log/record.js';
 import { searchGallery, type MultimodalProbe } from '../biometrics/multimodal.js';
 
@@ -17,7 +18,7 @@ export interface DedupRules {
   maxCandidates: number;
 }
 
-export async function deduplicationRules(services: Services): Promise<DedupRules> {
+export async function deduplicationRules(services: { settings: SettingsService }): Promise<DedupRules> {
   const [duplicate, adjudication, maxCandidates] = await Promise.all([
     services.settings.get('deduplication.duplicateThreshold'),
     services.settings.get('deduplication.adjudicationThreshold'),
@@ -34,7 +35,7 @@ export async function deduplicationRules(services: Services): Promise<DedupRules
  * row of its own (the rules come in), so it can run inside the enrolment's transaction, under its lock.
  */
 export async function deduplicate(
-  services: Services,
+  services: { gallery: GalleryService },
   probe: MultimodalProbe,
   rules: DedupRules,
 ): Promise<DedupOutcome> {

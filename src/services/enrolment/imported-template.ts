@@ -1,6 +1,6 @@
 import { BiometricError } from '../../biometrics/errors.js';
 import { faceRecord, parseTemplate } from '../../biometrics/template.js';
-import type { Services } from '../index.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
 import { DomainError } from '../errors.js';
 
 /**
@@ -8,7 +8,10 @@ import { DomainError } from '../errors.js';
  * hold a face record of the current template version: else a 400 (unreadable) or 422 (another version, to be
  * re-extracted first) naming the field.
  */
-export async function importedFaceTemplate(services: Services, bytes: Uint8Array): Promise<Uint8Array> {
+export async function importedFaceTemplate(
+  services: { extractors: ExtractorProvider },
+  bytes: Uint8Array,
+): Promise<Uint8Array> {
   let version: string;
   try {
     const parsed = parseTemplate(bytes);
