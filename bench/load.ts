@@ -159,6 +159,8 @@ type Target = {
   pid?: number;
   headers: Record<string, string>;
   build: (kind: Kind) => { method: string; path: string; body?: string };
+  /** A new Bearer token in `headers`. */
+  fresh?: () => Promise<void>;
 };
 
 /** The read phases whose ratios the issue's targets name, and `/health` (no credentials, no database). */
@@ -180,18 +182,24 @@ async function prepare(
   gallerySize: number,
 ): Promise<Target & { gallery: number }> {
   const b64 = photos.map((p) => Buffer.from(p).toString('base64'));
-  // A Bearer token, as API clients use: Basic would add a full password hash (PBKDF2) to every request.
-  const grant = await json(
-    await fetch(`${url}/oauth2/token`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: 'grant_type=client_credentials',
-    }),
-  );
-  const headers = { authorization: `Bearer ${grant.access_token}` };
+  // A Bearer token, as API clients use: Basic would add a full password hash (PBKDF2) to every request. Granted
+  // again before each phase (`fresh`): with several services prepared one after the other, the first one's token
+  // would expire before its last phase.
+  const headers = { authorization: '' };
+  const fresh = async () => {
+    const grant = await json(
+      await fetch(`${url}/oauth2/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'grant_type=client_credentials',
+      }),
+    );
+    headers.authorization = `Bearer ${grant.access_token}`;
+  };
+  await fresh();
   const post = (path: string, body: unknown) =>
     fetch(`${url}${path}`, {
       method: 'POST',
@@ -245,7 +253,7 @@ async function prepare(
         return { method: 'GET', path: `/admin/subjects/${encodeURIComponent(g.subjectId)}` };
     }
   };
-  return { url, headers, build, gallery: gallery.length };
+  return { url, headers, build, fresh, gallery: gallery.length };
 }
 
 const ratio = (n: number, d: number) => Number((n / d).toFixed(4));
@@ -316,6 +324,7 @@ async function measure(
   for (let round = 0; round < o.rounds; round++) {
     for (const p of o.phases)
       for (const [t, target] of targets.entries()) {
+        await target.fresh?.();
         const measured = await runPhase(p, target);
         const after = (await hello()).overall.requestsPerSecond;
         helloRates.push(after);
@@ -493,7 +502,7 @@ export async function run(args: string[]) {
 /** An empty database of its own on the server of `base` (the service makes its admin with our password). */
 async function freshDatabase(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const pg = (await import('pg')).default;
-  const name = `bims_load_${Date.now().toString(36)}`;
+  const name = `bims_load_${Date.now().toString(36)}_${crypto.randomUUID().slice(0, 8)}`;
   const admin = new URL(base);
   admin.pathname = '/postgres';
   const run = async (statement: string) => {
