@@ -8,9 +8,8 @@ import { type Surface } from '../auth/roles.js';
 import { requireRole, withoutCredentials } from './auth-middleware.js';
 import { clientAddress } from './client-address.js';
 import { problemAnswersOf } from './problem-responses.js';
-import { validate } from './validation.js';
+import { queryObject, validate } from './validation.js';
 import { readJsonBody } from './json-body.js';
-import { validParams, validQuery } from './kept-input.js';
 import { documentedAnswer, documentedText } from './answer-check.js';
 import { PresentedJson } from '../operations/presented-json.js';
 import { jsonAnswer, jsonTextAnswer } from './security-headers.js';
@@ -115,11 +114,10 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
   const services: Services = c.get('services');
   const principal = c.get('principal');
   const request = spec.request ?? {};
-  const keep = spec.read?.keepsInput === true;
-  const params = request.params ? validParams(request.params, c.req.param(), keep) : {};
+  const params = request.params ? validate(request.params, c.req.param(), 'path') : {};
   const querySchema = request.queryOn?.[surface] ?? request.query;
   // The URL is parsed only for an operation that reads a query (a read of one subject does not).
-  const query = querySchema ? validQuery(querySchema, c.req.url, keep) : {};
+  const query = querySchema ? validate(querySchema, queryObject(new URL(c.req.url)), 'query') : {};
   const form = request.form && isMultipart(c.req.raw) ? request.form : undefined;
   // A form's failures name its parts (`body.image.1`), not the JSON fields the form becomes, wherever they are found.
   const fields = form ? formFieldNames(form) : jsonFieldNames;

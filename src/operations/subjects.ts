@@ -41,10 +41,10 @@ const all = ['admin', 'root', 'user'] as const;
 
 /** Seed section 4.11: subjects, their templates and modalities. */
 /**
- * The subject reads, the hottest reads there are (docs/read-cost.md): pure path and query schemas, a read that
- * changes nothing, answers presented in their schema's shape.
+ * The subject reads, the hottest reads there are (docs/read-cost.md): reads that change nothing, answers presented
+ * in their schema's shape.
  */
-const subjectRead: ReadHandling = { keepsInput: true, checksAccountInStatement: true, presentedInShape: true };
+const subjectRead: ReadHandling = { checksAccountInStatement: true, presentedInShape: true };
 
 export const subjectOperations = [
   defineOperation({

@@ -143,11 +143,6 @@ type EmptyStatuses = Partial<Record<SuccessStatus, string>>;
  */
 export interface ReadHandling {
   /**
-   * Its path and query schemas are pure (the same text always validates to the same result, nothing of the
-   * request or the time in it), so a validated input is kept by its text (http/kept-input.ts).
-   */
-  keepsInput?: true;
-  /**
    * A read that changes nothing: a Bearer token's account check rides in the read's own statement (one round trip
    * on PostgreSQL; services/auth/account-check.ts) and is made before anything is answered (http/mount.ts).
    */
