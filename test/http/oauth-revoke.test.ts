@@ -1,14 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registerClient } from '../../src/services/auth/oauth-clients.js';
-import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, dialects } from '../support/databases.js';
+import { ADMIN_PASSWORD, adminAuth, basic, bootForTest, serviceDialects } from '../support/databases.js';
 import { loginWithCode, postForm } from '../support/oauth-flow.js';
 
 /**
  * POST /oauth2/revoke (RFC 7009, issue 32): a client that logs out revokes its refresh token (the whole login
  * ends: refresh and access tokens) or an access token (refused from the next request on); only its own tokens;
  * an unknown token is a 200 too. Across two service processes: test/security/token-revocation.test.ts.
+ * PGlite only (serviceDialects): the revocation's SQL runs over both dialects in test/db/repositories-auth.test.ts,
+ * and across two processes on PostgreSQL in token-revocation.test.ts; what is asserted here is the endpoint.
  */
-for (const dialect of dialects) {
+for (const dialect of serviceDialects) {
   describe(`token revocation on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     const app = { request: (path: string, init?: RequestInit) => booted.app.request(path, init) };
