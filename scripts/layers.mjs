@@ -43,35 +43,17 @@ export const LAYERS = [
 ];
 
 /**
- * The one knot left through type imports (issue 34): services/index.ts builds the GatewayService, whose capture
- * sessions enrol through verbs that take the whole `Services`. It goes when those verbs take a context and the
- * collaborators they use; this list may only shrink, and a cycle with any other file fails the lint.
+ * The one knot left through type imports (issue 34): the GatewayService holds the capture registry, whose rooms
+ * and publisher media are driven through the GatewayService's own methods. Enrolment, operations and capture take
+ * the services they use (operation-services.ts), so services/index.ts is no longer in it. It goes when the
+ * capture side names the few gateway methods it calls in an interface of its own; this list may only shrink,
+ * and a cycle with any other file fails the lint.
  */
 export const KNOWN_TYPE_CYCLE = new Set([
-  'src/services/biometrics/face-samples.ts',
-  'src/services/biometrics/image-admission.ts',
-  'src/services/biometrics/multimodal.ts',
-  'src/services/biometrics/voice-samples.ts',
-  'src/services/capture/active-liveness.ts',
-  'src/services/capture/capture-operation.ts',
   'src/services/capture/capture-registry.ts',
-  'src/services/capture/capture-session.ts',
-  'src/services/capture/capture-setup.ts',
-  'src/services/capture/capture-store.ts',
-  'src/services/capture/capture-types.ts',
-  'src/services/capture/frame-judge.ts',
   'src/services/capture/publisher-media.ts',
-  'src/services/capture/session-settings.ts',
-  'src/services/enrolment/deduplicate.ts',
-  'src/services/enrolment/enrol.ts',
-  'src/services/enrolment/imported-template.ts',
-  'src/services/enrolment/stored-samples.ts',
   'src/services/gateway/gateway-inspection.ts',
   'src/services/gateway/gateway-service.ts',
-  'src/services/index.ts',
-  'src/services/licensing/usage.ts',
-  'src/services/operation-log/create.ts',
-  'src/services/templates/encrypted.ts',
 ]);
 
 /** Where Node's built-ins may be imported: the Node processes' own folders, and files that say so by name. */

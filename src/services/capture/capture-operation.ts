@@ -3,7 +3,7 @@ import { analyseSamples } from '../biometrics/analyse-samples.js';
 import type { AnalysedImage, FaceGates } from '../biometrics/face-samples.js';
 import { admitEnrolment, storeEnrolment } from '../enrolment/enrol.js';
 import { DomainError } from '../errors.js';
-import type { Services } from '../index.js';
+import type { OperationServices } from '../operation-services.js';
 import { admitOperation, runOperation } from '../operation-log/create.js';
 import { recordOperation, type OperationStatus } from '../operation-log/record.js';
 import type { ActiveLiveness } from './active-liveness.js';
@@ -20,7 +20,7 @@ import type { SessionSettings } from './session-settings.js';
 
 /** The session an operation runs for: its init params, who started it, and the settings its params override. */
 export interface CaptureOperationContext {
-  services: Services;
+  services: OperationServices;
   params: CaptureParams;
   caller: CaptureCaller;
   overrides: SessionSettings;

@@ -1,5 +1,5 @@
 import type { JanusAnswer } from '../../gateway/janus-answer.js';
-import type { Services } from '../index.js';
+import type { OperationServices } from '../operation-services.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
@@ -14,7 +14,7 @@ import { audioMidOf, createRoom, destroyRoom, joinAndPublish, newRoomNumber, vid
 
 /** What a connect needs to start a capture: the services the operation runs with, and who asked. */
 export interface CaptureStarter {
-  services: Services;
+  services: OperationServices;
   caller: CaptureCaller;
 }
 
@@ -214,7 +214,7 @@ export class CaptureRegistry {
   }
 
   /** As the JSON path would refuse them, before any media flows: a VERIFY of nobody, an ENROLL of a subjectId taken. */
-  private async checkSubject(services: Services, params: CaptureParams): Promise<void> {
+  private async checkSubject(services: OperationServices, params: CaptureParams): Promise<void> {
     if (params.purpose !== 'VERIFY' && params.purpose !== 'ENROLL') return;
     const exists = await subjectIdTaken(services.ctx.db, params.subjectId!);
     if (params.purpose === 'VERIFY' && !exists) throw notFound(`Subject '${params.subjectId}'`);

@@ -1,4 +1,4 @@
-import type { Services } from '../index.js';
+import type { OperationServices } from '../operation-services.js';
 import { DomainError } from '../errors.js';
 import { gatewayDomainError } from '../gateway/errors.js';
 import { analyseImages, type AnalysedImage, type FaceGates } from '../biometrics/face-samples.js';
@@ -70,7 +70,7 @@ export class CaptureSession {
   private readonly log: CaptureEventLog;
 
   constructor(
-    private readonly services: Services,
+    private readonly services: OperationServices,
     readonly params: CaptureParams,
     readonly caller: CaptureCaller,
     private readonly media: CaptureMedia,

@@ -2,8 +2,9 @@
 // frames are held to, its active liveness; and the metrics its outcome reports. The session is capture-session.ts.
 import { faceGatesOf, type FaceGates } from '../biometrics/face-samples.js';
 import { ActiveLiveness } from './active-liveness.js';
-import type { CaptureOperationContext } from './capture-operation.js';
+import type { SampleServices } from '../biometrics/sample-services.js';
 import type { CaptureParams } from './capture-types.js';
+import type { SessionSettings } from './session-settings.js';
 
 /** Whether the session captures this modality: face sessions the face; multimodal ones what `modalities` says. */
 export function capturesModality(params: CaptureParams, modality: 'FACE' | 'VOICE'): boolean {
@@ -16,7 +17,11 @@ export function capturedModalities(params: CaptureParams): ('FACE' | 'VOICE')[] 
 }
 
 /** The gates of the settings, with the session's options and overrides on top. */
-export function captureGates(operation: CaptureOperationContext): Promise<FaceGates> {
+export function captureGates(operation: {
+  services: SampleServices;
+  params: CaptureParams;
+  overrides: SessionSettings;
+}): Promise<FaceGates> {
   return faceGatesOf(operation.services, {
     checkIcao: operation.params.checkIcao,
     detectLiveness: operation.params.detectLiveness,

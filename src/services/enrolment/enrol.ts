@@ -7,7 +7,7 @@ import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
 import type { CreateSubjectRequest } from '../../schemas/subjects.js';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
-import type { Services } from '../index.js';
+import type { OperationServices } from '../operation-services.js';
 import { DomainError, conflict } from '../errors.js';
 import { faceGatesOf } from '../biometrics/face-samples.js';
 import { analyseSamples, type SampleAnalyses } from '../biometrics/analyse-samples.js';
@@ -57,7 +57,7 @@ interface AdmittedEnrolment {
  * Enrol a subject from a request's samples: admit it, analyse every face and voice recording (all or nothing,
  * outside any transaction, analyse-samples.ts), then store it ({@link storeEnrolment}).
  */
-export async function enrolSubject(services: Services, request: Request, caller: Caller) {
+export async function enrolSubject(services: OperationServices, request: Request, caller: Caller) {
   const admitted = await admitEnrolment(services, request);
   const gates = await faceGatesOf(services, {
     checkIcao: request.options?.checkIcao,
@@ -73,7 +73,7 @@ export async function enrolSubject(services: Services, request: Request, caller:
 }
 
 /** A subjectId already taken, or a licence expired or used up, refuses before any extraction work is spent. */
-export async function admitEnrolment(services: Services, request: Request): Promise<AdmittedEnrolment> {
+export async function admitEnrolment(services: OperationServices, request: Request): Promise<AdmittedEnrolment> {
   const started = performance.now();
   const uuid = crypto.randomUUID();
   if (await subjectIdTaken(services.ctx.db, request.subjectId))
@@ -95,7 +95,7 @@ export async function admitEnrolment(services: Services, request: Request): Prom
  * voice template: their embeddings averaged.
  */
 export async function storeEnrolment(
-  services: Services,
+  services: OperationServices,
   admitted: AdmittedEnrolment,
   samples: SampleAnalyses,
   caller: Caller,

@@ -4,8 +4,14 @@ import type { Database } from '../../db/tables.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
 import { periodKey } from '../../licensing/periods.js';
 import { DomainError } from '../errors.js';
-import type { Services } from '../index.js';
-import type { LicenceView } from './licensing-service.js';
+import type { ServiceContext } from '../context.js';
+import type { LicenceView, LicensingService } from './licensing-service.js';
+
+/** What counting and prechecking use: the clock and database, and the licence in force. */
+interface LicenceUse {
+  ctx: ServiceContext;
+  licensing: Pick<LicensingService, 'current'>;
+}
 
 /** The refusal for a licence that is not in force, or null when operations may run. */
 function refusalOf(view: LicenceView): DomainError | null {
@@ -43,7 +49,7 @@ function exhausted(view: LicenceView, type: LicensedOperationType, used: number)
  * already used up. It is only a shortcut; {@link countUsage} is what enforces, inside the transaction.
  */
 export async function precheckLicence(
-  services: Services,
+  services: LicenceUse,
   type: LicensedOperationType,
   modalities: readonly ('FACE' | 'VOICE')[] = ['FACE'],
 ): Promise<void> {
@@ -86,7 +92,7 @@ export async function precheckLicence(
  */
 export async function countUsage(
   trx: Transaction<Database>,
-  services: Services,
+  services: LicenceUse,
   type: LicensedOperationType,
 ): Promise<void> {
   const view = await services.licensing.current();

@@ -3,7 +3,7 @@ import type { FieldNamer } from '../../schemas/field-names.js';
 import type { CheckImageRequest, CreateOperationRequest } from '../../schemas/operations.js';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
-import type { Services } from '../index.js';
+import type { OperationServices } from '../operation-services.js';
 import { notFound } from '../errors.js';
 import { analyseImages, faceGatesOf, gateImage, type AcceptedFace } from '../biometrics/face-samples.js';
 import { analyseSamples, faceMeasures, type SampleAnalyses } from '../biometrics/analyse-samples.js';
@@ -47,7 +47,7 @@ interface AdmittedOperation {
  * template kept) on a request's samples: admit it, analyse them (analyse-samples.ts), then run it
  * ({@link runOperation}).
  */
-export async function createOperation(services: Services, request: Request, caller: Caller) {
+export async function createOperation(services: OperationServices, request: Request, caller: Caller) {
   const admitted = await admitOperation(services, request, caller);
   const gates = await faceGatesOf(services, {
     checkIcao: request.options?.checkIcao,
@@ -66,7 +66,11 @@ export async function createOperation(services: Services, request: Request, call
  * An expired or used-up licence (or one without a requested modality), or a VERIFY of a subject that does not
  * exist, refuses before any extraction work is spent.
  */
-export async function admitOperation(services: Services, request: Request, caller: Caller): Promise<AdmittedOperation> {
+export async function admitOperation(
+  services: OperationServices,
+  request: Request,
+  caller: Caller,
+): Promise<AdmittedOperation> {
   const requested = [
     ...(request.faces?.length ? ['FACE' as const] : []),
     ...(request.voices?.length ? ['VOICE' as const] : []),
@@ -95,7 +99,7 @@ export async function admitOperation(services: Services, request: Request, calle
  * operation's UUID for review and audit; CHECK keeps nothing but the checks of its first refused image (or of
  * its first image when all passed).
  */
-export async function runOperation(services: Services, admitted: AdmittedOperation, samples: SampleAnalyses) {
+export async function runOperation(services: OperationServices, admitted: AdmittedOperation, samples: SampleAnalyses) {
   const { request, base, started } = admitted;
   const refused = samples.refusal;
   if (refused?.modality === 'FACE') {
@@ -173,7 +177,7 @@ export async function runOperation(services: Services, admitted: AdmittedOperati
 
 /** Store the operation (and its probe images and recordings) and count it against the licence in one transaction, and answer it. */
 async function finish(
-  services: Services,
+  services: OperationServices,
   record: OperationRecord,
   started: number,
   probes: AcceptedFace[],

@@ -2,7 +2,7 @@ import { CompactEncrypt, compactDecrypt, decodeProtectedHeader } from 'jose';
 import { parseTemplate } from '../../biometrics/template.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import type { Services } from '../index.js';
+import type { SettingsService } from '../settings/settings.js';
 import {
   isBoundEnvelope,
   signBoundTemplate,
@@ -37,7 +37,7 @@ const DAY_SECONDS = 86_400;
  * @example const jwe = await encryptTemplateForDevice(services, subjectRow, faceTemplateBytes);
  */
 export async function encryptTemplateForDevice(
-  services: Pick<Services, 'ctx' | 'settings'>,
+  services: { ctx: ServiceContext; settings: Pick<SettingsService, 'get'> },
   issue: TemplateIssue,
   templateBytes: Uint8Array,
 ): Promise<string> {
