@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the route table of the subject operations, declared once as data (one entry per
+// operation of the interface document, each a few lines); the handlers it names live in the services.
 import { toBase64 } from '../encoding/base64.js';
 import { binary, CountSchema, z } from '../schemas/common.js';
 import { IdParams, NumericIdsQuery, SubjectIdParams, UuidParams } from '../schemas/biometric-data.js';

@@ -8,6 +8,7 @@
 // of the voice engine over speaker/clip.wav folders. Voice adds the figures of enrolments of three clips
 // averaged (`enrol3`), which is how the service enrols several voice samples. Faces add the figures per
 // image-size band and the worst pairs by name (eval-bands.ts).
+import { plotSvg } from './eval-plot.js';
 import { writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { availableParallelism } from 'node:os';
@@ -18,7 +19,6 @@ import {
   extractAll,
   loadDataset,
   pairCosines,
-  plotSvg,
   rank1,
   tarAtFar,
   type Modality,

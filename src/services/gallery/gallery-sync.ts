@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one state machine (load, replay, reconcile, listener lost and restored) whose fields
+// every transition reads; split, each part would need the others' private state.
 import type { MatcherThreads } from '../../biometrics/matcher-types.js';
 import { galleryChangesAfter, galleryTemplatesOf, latestGalleryChangeId } from '../../db/repositories/gallery.js';
 import type { ServiceContext } from '../context.js';

@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the subject read path in one module you can follow (issue 34): every read of
+// subjects (one, a page, its text, counts, ids, downloads) through the read model, start to end.
 import type { ServiceContext } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import type { SubjectFilter } from '../../schemas/subject-queries.js';
