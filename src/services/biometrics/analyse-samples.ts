@@ -3,14 +3,19 @@
 // step that stores an enrolment or runs an operation. A capture analyses its frames as they come (with
 // `frameMeasures`) and hands the analyses of the frames it chose to `analyseSamples`, which then only re-applies
 // the gates: no model runs again on a chosen frame.
-import type { AnalyseOptions, ImageAnalysis } from '../../biometrics/face/analysis.js';
-import type { VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
-import type { VoiceGateFailure } from '../../biometrics/voice/settings.js';
+import type { AnalyseOptions } from '../../biometrics/face/analysis.js';
 import { jsonFieldNames, sampleFields, type FieldNamer } from '../../schemas/field-names.js';
-import type { OperationStatus } from '../operation-log/record.js';
-import { acceptFaces, analyseImages, type AcceptedFace, type AnalysedImage, type FaceGates } from './face-samples.js';
+import {
+  acceptFaces,
+  analyseImages,
+  faceGatesOf,
+  type AcceptedFace,
+  type AnalysedImage,
+  type FaceGates,
+  type GateFailure,
+} from './face-samples.js';
 import type { SampleServices } from './sample-services.js';
-import { analyseVoices, type AcceptedVoice } from './voice-samples.js';
+import { analyseVoices, type AcceptedVoice, type VoiceGateRefusal } from './voice-samples.js';
 
 /** What the samples are analysed for: an enrolment, or one of the operations. */
 type SamplePurpose = 'ENROLL' | 'VERIFY' | 'IDENTIFY' | 'CHECK';
@@ -49,26 +54,7 @@ export function frameMeasures(purpose: SamplePurpose, gates: FaceGates): FaceMea
 }
 
 /** A sample the gates refused: the operation status it gives and why, with what was measured on it. */
-type SampleRefusal =
-  | {
-      modality: 'FACE';
-      status: Extract<
-        OperationStatus,
-        'NO_FACE_DETECTED' | 'MULTIPLE_FACES' | 'QUALITY_CHECK_FAILED' | 'LIVENESS_CHECK_FAILED'
-      >;
-      /** Position in the request's `faces`. */
-      index: number;
-      reason: string;
-      analysis: ImageAnalysis;
-    }
-  | {
-      modality: 'VOICE';
-      status: 'QUALITY_CHECK_FAILED';
-      index: number;
-      failedCheck: VoiceGateFailure;
-      reason: string;
-      analysis: VoiceAnalysis;
-    };
+type SampleRefusal = ({ modality: 'FACE' } & GateFailure) | ({ modality: 'VOICE' } & VoiceGateRefusal);
 
 /** The analysed samples of one request: every one accepted (with its template), or the first refused. */
 export type SampleAnalyses =
@@ -119,4 +105,33 @@ export async function analyseSamples(
   if (faces.failure) return { refusal: { modality: 'FACE', ...faces.failure } };
   if (voices.failure) return { refusal: { modality: 'VOICE', ...voices.failure } };
   return { faces: faces.accepted, voices: voices.accepted };
+}
+
+/** A JSON or form request's samples, as createSubject and createOperation take them (bytes by then). */
+interface SampleRequest {
+  faces?: readonly { image: Uint8Array }[];
+  voices?: readonly { audio: Uint8Array }[];
+  options?: { checkIcao?: boolean; detectLiveness?: boolean };
+}
+
+/**
+ * Analyse a request's samples for its purpose under the gates of the settings with the request's options on top:
+ * how an enrolment and an operation made over HTTP both begin (a capture brings its own gates and analyses).
+ */
+export async function analyseRequestSamples(
+  services: SampleServices,
+  request: SampleRequest,
+  purpose: SamplePurpose,
+  names: FieldNamer = jsonFieldNames,
+): Promise<SampleAnalyses> {
+  const gates = await faceGatesOf(services, {
+    checkIcao: request.options?.checkIcao,
+    detectLiveness: request.options?.detectLiveness,
+  });
+  return analyseSamples(
+    services,
+    { faces: request.faces?.map((f) => f.image) ?? [], voices: request.voices?.map((v) => v.audio) ?? [] },
+    { purpose, gates },
+    names,
+  );
 }

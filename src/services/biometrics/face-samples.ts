@@ -23,7 +23,7 @@ export interface AcceptedFace {
 }
 
 /** Why a sample was refused: the operation status it gives, and a sentence for the client. */
-interface GateFailure {
+export interface GateFailure {
   status: Extract<
     OperationStatus,
     'NO_FACE_DETECTED' | 'MULTIPLE_FACES' | 'QUALITY_CHECK_FAILED' | 'LIVENESS_CHECK_FAILED'

@@ -23,7 +23,7 @@ export interface AcceptedVoice {
 }
 
 /** Why a recording was refused: always QUALITY_CHECK_FAILED, with the gate that refused it. */
-interface VoiceGateRefusal {
+export interface VoiceGateRefusal {
   status: 'QUALITY_CHECK_FAILED';
   index: number;
   failedCheck: VoiceGateFailure;

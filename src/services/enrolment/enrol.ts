@@ -9,8 +9,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { OperationServices } from '../operation-services.js';
 import { DomainError, conflict } from '../errors.js';
-import { faceGatesOf } from '../biometrics/face-samples.js';
-import { analyseSamples, type SampleAnalyses } from '../biometrics/analyse-samples.js';
+import { analyseRequestSamples, type SampleAnalyses } from '../biometrics/analyse-samples.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { recordOperation, type OperationStatus, type StoredCandidate } from '../operation-log/record.js';
 import { deduplicate, deduplicationRules, type DedupOutcome, type DedupRules } from './deduplicate.js';
@@ -59,16 +58,7 @@ interface AdmittedEnrolment {
  */
 export async function enrolSubject(services: OperationServices, request: Request, caller: Caller) {
   const admitted = await admitEnrolment(services, request);
-  const gates = await faceGatesOf(services, {
-    checkIcao: request.options?.checkIcao,
-    detectLiveness: request.options?.detectLiveness,
-  });
-  const samples = await analyseSamples(
-    services,
-    { faces: request.faces?.map((f) => f.image) ?? [], voices: request.voices?.map((v) => v.audio) ?? [] },
-    { purpose: 'ENROLL', gates },
-    caller.fields,
-  );
+  const samples = await analyseRequestSamples(services, request, 'ENROLL', caller.fields);
   return storeEnrolment(services, admitted, samples, caller);
 }
 

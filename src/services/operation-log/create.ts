@@ -6,7 +6,7 @@ import type { Surface } from '../../auth/roles.js';
 import type { OperationServices } from '../operation-services.js';
 import { notFound } from '../errors.js';
 import { analyseImages, faceGatesOf, gateImage, type AcceptedFace } from '../biometrics/face-samples.js';
-import { analyseSamples, faceMeasures, type SampleAnalyses } from '../biometrics/analyse-samples.js';
+import { analyseRequestSamples, faceMeasures, type SampleAnalyses } from '../biometrics/analyse-samples.js';
 import type { SampleServices } from '../biometrics/sample-services.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation, type OperationRecord } from './record.js';
@@ -49,16 +49,7 @@ interface AdmittedOperation {
  */
 export async function createOperation(services: OperationServices, request: Request, caller: Caller) {
   const admitted = await admitOperation(services, request, caller);
-  const gates = await faceGatesOf(services, {
-    checkIcao: request.options?.checkIcao,
-    detectLiveness: request.options?.detectLiveness,
-  });
-  const samples = await analyseSamples(
-    services,
-    { faces: request.faces?.map((f) => f.image) ?? [], voices: request.voices?.map((v) => v.audio) ?? [] },
-    { purpose: request.type, gates },
-    caller.fields,
-  );
+  const samples = await analyseRequestSamples(services, request, request.type, caller.fields);
   return runOperation(services, admitted, samples);
 }
 
