@@ -3,8 +3,9 @@ import { adminAuth, bootForTest } from '../support/databases.js';
 
 /**
  * Bodies near the limit (issue 32, point 5), read piece by piece: still accepted whole and refused naming what
- * is wrong. Through HTTP without a socket, on a service without an extractor: a body read and validated whole
- * reaches extraction and is answered 503; one refused before it, 400 or 413. How long `/health` waits beside ten
+ * is wrong. Through HTTP without a socket: a body read and validated whole reaches the images' own checks, which
+ * judge each sample's bytes before any model is asked for (this PNG declares 64x64 but no valid pixel format:
+ * 400 INVALID_IMAGE naming the sample); one refused before that, 400 naming the size or 413. How long `/health` waits beside ten
  * of them is `npm run bench -- big-bodies`.
  */
 describe('large bodies', () => {
@@ -41,15 +42,26 @@ describe('large bodies', () => {
     return f;
   };
 
-  it('a 30 MB JSON body with three 7.5 MB samples is read whole and reaches extraction', async () => {
+  /** Read whole and validated: refused only by the first image's own structure, named as the request names it. */
+  const expectImageChecked = async (res: Response, field: string) => {
+    expect(res.status).toBe(400);
+    const problem = (await res.json()) as { reason: string; errors: { field: string; message: string }[] };
+    expect(problem.reason).toBe('INVALID_IMAGE');
+    expect(problem.errors).toEqual([{ field, message: expect.stringMatching(/PNG/) }]);
+  };
+
+  it('a 30 MB JSON body with three 7.5 MB samples is read whole and reaches the image checks', async () => {
     const body = json([png(7.5 * MiB), png(7.5 * MiB), png(7.5 * MiB)]);
     expect(body.length).toBeGreaterThan(30_000_000);
     const res = await post(body, 'application/json');
-    expect(res.status).toBe(503);
+    await expectImageChecked(res, 'body.faces.0.image');
   });
 
-  it('a 30 MB form with three 10 MB parts is read whole and reaches extraction', async () => {
-    expect((await post(form([png(10 * MiB - 10), png(10 * MiB - 10), png(10 * MiB - 10)]))).status).toBe(503);
+  it('a 30 MB form with three 10 MB parts is read whole and reaches the image checks', async () => {
+    await expectImageChecked(
+      await post(form([png(10 * MiB - 10), png(10 * MiB - 10), png(10 * MiB - 10)])),
+      'body.image.0',
+    );
   });
 
   it('a sample over 10 MiB is refused naming it, as JSON and as a part', async () => {
