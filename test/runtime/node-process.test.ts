@@ -86,5 +86,5 @@ describe('the Node entry', () => {
     expect(await res.json()).toEqual({ count: 1 });
     again.child.kill('SIGTERM');
     expect(await again.exited).toBe(0);
-  });
+  }, 120_000); // a whole service process starts and stops here: 16-20 CPU-s, which a busy 2-core runner stretches past the default 60 s
 });
