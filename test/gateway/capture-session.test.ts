@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootForTest } from '../support/databases.js';
-import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
+import { describe, expect, it } from 'vitest';
+import { captureServiceForSuite } from '../support/capture-service.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
 import { CaptureSession } from '../../src/services/capture/capture-session.js';
 import { type CaptureMedia } from '../../src/services/capture/capture-types.js';
@@ -13,19 +12,7 @@ import { encodePng } from '../../src/biometrics/image/encode.js';
  * bench runs it so): the frames it keeps must survive their trip through the extraction pool, whose transfer
  * to a worker would otherwise detach them and leave the operation an empty image.
  */
-let booted: Awaited<ReturnType<typeof bootForTest>>;
-beforeAll(async () => {
-  booted = await bootForTest('pglite', {}, { createExtractor: sharedExtractorFactory() });
-  // The pool warmed before any capture: a cold first analysis under a heavy load took longer than the idle
-  // limit (30 s), and the first capture then ended as if nobody had been seen.
-  await (await booted.services.extractors.get()).analyseFace(photo('labelled/franck/franck_02159.jpg'), {
-    checks: true,
-  });
-});
-afterAll(async () => {
-  await booted?.close();
-  await closeSharedExtractor();
-});
+const booted = captureServiceForSuite();
 
 function frames(bytes: Uint8Array, count: number): CaptureMedia {
   return {
@@ -41,7 +28,7 @@ describe('capture session', () => {
     const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK', livenessFrames: 2, selectFrames: 2 });
     const events: string[] = [];
     const session = new CaptureSession(
-      booted.services,
+      booted().services,
       params,
       { principal: { accountId: null, username: 'admin', role: 'ADMIN', via: 'basic' }, surface: 'admin' },
       frames(photo('labelled/franck/franck_02159.jpg'), 4),
@@ -54,8 +41,8 @@ describe('capture session', () => {
       operationUuid: expect.any(String),
     });
     expect(events).toEqual(['STARTED', 'MEDIA', 'FACE_FOUND', 'FACE_FOUND', 'PROCESSING', 'DONE']);
-    const row = await booted.services.ctx.db
-      .selectFrom('operations')
+    const row = await booted()
+      .services.ctx.db.selectFrom('operations')
       .selectAll()
       .where('uuid', '=', session.result!.operationUuid!)
       .executeTakeFirstOrThrow();
@@ -65,7 +52,7 @@ describe('capture session', () => {
   it('a stream that ends before a result is FAILED, without an operation', async () => {
     const params = InitParams.parse({ kind: 'FV', purpose: 'CHECK' });
     const session = new CaptureSession(
-      booted.services,
+      booted().services,
       params,
       { principal: { accountId: null, username: 'admin', role: 'ADMIN', via: 'basic' }, surface: 'admin' },
       frames(photo('labelled/franck/franck_02159.jpg'), 0),
@@ -85,7 +72,7 @@ const admin = {
 /** Run one capture on `count` copies of a frame and give its result and events. */
 async function capture(params: Record<string, unknown>, bytes: Uint8Array, count = 4) {
   const events: string[] = [];
-  const session = new CaptureSession(booted.services, InitParams.parse(params), admin, frames(bytes, count), (e) =>
+  const session = new CaptureSession(booted().services, InitParams.parse(params), admin, frames(bytes, count), (e) =>
     events.push(e.type),
   );
   session.start();
@@ -145,8 +132,8 @@ describe('per-session overrides of the Advanced init params', () => {
       photo(franckAgain),
     );
     expect(strict.result, JSON.stringify(strict.result)).toMatchObject({ status: 'MATCH_NOT_FOUND' });
-    const row = await booted.services.ctx.db
-      .selectFrom('operations')
+    const row = await booted()
+      .services.ctx.db.selectFrom('operations')
       .select(['status', 'threshold'])
       .where('uuid', '=', strict.result.operationUuid!)
       .executeTakeFirstOrThrow();
@@ -155,7 +142,7 @@ describe('per-session overrides of the Advanced init params', () => {
 
   it('quality.face.minimum: a blurred face the settings refuse passes, frame gates and operation alike, at a lower minimum', async () => {
     const frame = blurred(franck);
-    const [analysis] = await (await booted.services.extractors.get())
+    const [analysis] = await (await booted().services.extractors.get())
       .analyseFace(frame, { checks: true })
       .then((a) => [a]);
     const quality = analysis!.faces[0]!.quality;
@@ -277,7 +264,7 @@ describe('multimodal capture', () => {
       timeoutSeconds: 60,
       detectLiveness: false,
     });
-    const session = new CaptureSession(booted.services, params, admin, media, (e) => events.push(e));
+    const session = new CaptureSession(booted().services, params, admin, media, (e) => events.push(e));
     session.start();
     await session.finished;
     expect(session.result, JSON.stringify(session.result)).toMatchObject({
@@ -290,7 +277,7 @@ describe('multimodal capture', () => {
     expect(types).toContain('SPEECH');
     const processing = events.find((e) => e.type === 'PROCESSING')!;
     expect(processing.speechMs).toBeGreaterThanOrEqual(3000);
-    const db = booted.services.ctx.db;
+    const db = booted().services.ctx.db;
     const op = await db
       .selectFrom('operations')
       .selectAll()
@@ -342,12 +329,12 @@ describe('multimodal capture', () => {
       timeoutSeconds: 5,
     });
     // CHECK takes faces only: the voice is not waited for, the face alone decides.
-    const check = new CaptureSession(booted.services, params, admin, media);
+    const check = new CaptureSession(booted().services, params, admin, media);
     check.start();
     await check.finished;
     expect(check.result).toMatchObject({ status: 'SUCCESS' });
     const verify = new CaptureSession(
-      booted.services,
+      booted().services,
       InitParams.parse({ kind: 'MULTIMODAL', purpose: 'IDENTIFY', livenessFrames: 1, timeoutSeconds: 5 }),
       admin,
       media,
@@ -358,8 +345,8 @@ describe('multimodal capture', () => {
       status: 'TIMEOUT',
       operationUuid: expect.any(String),
     });
-    const op = await booted.services.ctx.db
-      .selectFrom('operations')
+    const op = await booted()
+      .services.ctx.db.selectFrom('operations')
       .selectAll()
       .where('uuid', '=', verify.result!.operationUuid!)
       .executeTakeFirstOrThrow();
@@ -423,7 +410,7 @@ describe('active liveness (init param activeLiveness)', () => {
       selectFrames: 2,
       activeLiveness: { challenges: 3 },
     });
-    const session = new CaptureSession(booted.services, params, admin, camera.media, camera.onEvent);
+    const session = new CaptureSession(booted().services, params, admin, camera.media, camera.onEvent);
     session.start();
     await session.finished;
     const types = camera.events.map((e) => e.type);
@@ -446,15 +433,15 @@ describe('active liveness (init param activeLiveness)', () => {
       withinMs: 8000,
       instruction: expect.stringMatching(/^(TURN_LEFT|TURN_RIGHT|BLINK)$/),
     });
-    const row = await booted.services.ctx.db
-      .selectFrom('operations')
+    const row = await booted()
+      .services.ctx.db.selectFrom('operations')
       .selectAll()
       .where('uuid', '=', session.result!.operationUuid!)
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ type: 'IDENTIFY', status: session.result!.status });
     // The images the operation ran on (kept under its UUID) are frontal frames, none of the turned or blinking ones.
-    const images = await booted.services.ctx.db
-      .selectFrom('images')
+    const images = await booted()
+      .services.ctx.db.selectFrom('images')
       .select('bytes')
       .where('operation_uuid', '=', session.result!.operationUuid!)
       .execute();
@@ -476,7 +463,7 @@ describe('active liveness (init param activeLiveness)', () => {
       livenessFrames: 1,
       activeLiveness: { challenges: 1, challengeSeconds: 3, retries: 0 },
     });
-    const session = new CaptureSession(booted.services, params, admin, still, (e) => events.push(e));
+    const session = new CaptureSession(booted().services, params, admin, still, (e) => events.push(e));
     session.start();
     await session.finished;
     expect(session.state).toBe('DONE');
@@ -490,8 +477,8 @@ describe('active liveness (init param activeLiveness)', () => {
     );
     expect(events.find((e) => e.type === 'CHALLENGE_FAILED')).toMatchObject({ reason: 'TIMEOUT', retriesLeft: 0 });
     expect(events.map((e) => e.type)).not.toContain('PROCESSING');
-    const row = await booted.services.ctx.db
-      .selectFrom('operations')
+    const row = await booted()
+      .services.ctx.db.selectFrom('operations')
       .selectAll()
       .where('uuid', '=', session.result!.operationUuid!)
       .executeTakeFirstOrThrow();
@@ -522,8 +509,8 @@ describe('a capture that sees nobody gives its resources back (BIMS_CAPTURE_IDLE
   }
   /** The booted services with a short idle limit (the same database, pool and settings otherwise). */
   const patient = (seconds: number) => ({
-    ...booted.services,
-    ctx: { ...booted.services.ctx, config: { ...booted.services.ctx.config, BIMS_CAPTURE_IDLE_SECONDS: seconds } },
+    ...booted().services,
+    ctx: { ...booted().services.ctx, config: { ...booted().services.ctx.config, BIMS_CAPTURE_IDLE_SECONDS: seconds } },
   });
 
   it('ends TIMEOUT well before its own timeout when no face came for the idle limit, releasing its media', async () => {
@@ -539,8 +526,8 @@ describe('a capture that sees nobody gives its resources back (BIMS_CAPTURE_IDLE
     expect(session.metrics.resultMs).toBeLessThan(60_000);
     expect(events).toEqual(expect.arrayContaining(['STARTED', 'MEDIA', 'NO_FACE', 'TIMEOUT']));
     expect(released()).toBe(1);
-    const row = await booted.services.ctx.db
-      .selectFrom('operations')
+    const row = await booted()
+      .services.ctx.db.selectFrom('operations')
       .selectAll()
       .where('uuid', '=', session.result!.operationUuid!)
       .executeTakeFirstOrThrow();
