@@ -4,7 +4,7 @@
 // as a camera would show them (darkened, far away, two people, a printed photo held up, a turned head, closed eyes).
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { captureServiceForSuite } from '../support/capture-service.js';
+import { captureServiceForSuite, storedOperation } from '../support/capture-service.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
 import { CaptureSession } from '../../src/services/capture/capture-session.js';
 import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
@@ -108,11 +108,7 @@ describe('a capture refused for one reason for its patience window ends with tha
       expect(session.result).toMatchObject({ status, ...refusal, operationUuid: expect.any(String) });
       expect(events.at(-1)).toMatchObject({ type: 'DONE', status, ...refusal });
       expect(events.map((e) => e.type)).not.toContain('PROCESSING');
-      const row = await booted()
-        .services.ctx.db.selectFrom('operations')
-        .selectAll()
-        .where('uuid', '=', session.result!.operationUuid!)
-        .executeTakeFirstOrThrow();
+      const row = await storedOperation(booted(), session.result!.operationUuid);
       expect(row).toMatchObject({ type: 'CHECK', status });
       expect(row.details).toMatchObject({ reason, capture: { patienceSeconds: 2 } });
     },

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { captureServiceForSuite } from '../support/capture-service.js';
+import { captureServiceForSuite, storedOperation } from '../support/capture-service.js';
 import { PHOTOS, photo } from '../biometrics/helpers.js';
 import { CaptureSession } from '../../src/services/capture/capture-session.js';
 import { type CaptureMedia } from '../../src/services/capture/capture-types.js';
@@ -41,11 +41,7 @@ describe('capture session', () => {
       operationUuid: expect.any(String),
     });
     expect(events).toEqual(['STARTED', 'MEDIA', 'FACE_FOUND', 'FACE_FOUND', 'PROCESSING', 'DONE']);
-    const row = await booted()
-      .services.ctx.db.selectFrom('operations')
-      .selectAll()
-      .where('uuid', '=', session.result!.operationUuid!)
-      .executeTakeFirstOrThrow();
+    const row = await storedOperation(booted(), session.result!.operationUuid);
     expect(row).toMatchObject({ type: 'CHECK', status: 'SUCCESS' });
   }, 60_000);
 
@@ -345,11 +341,7 @@ describe('multimodal capture', () => {
       status: 'TIMEOUT',
       operationUuid: expect.any(String),
     });
-    const op = await booted()
-      .services.ctx.db.selectFrom('operations')
-      .selectAll()
-      .where('uuid', '=', verify.result!.operationUuid!)
-      .executeTakeFirstOrThrow();
+    const op = await storedOperation(booted(), verify.result!.operationUuid);
     expect([...(op.modalities as string[])].sort()).toEqual(['FACE', 'VOICE']);
   }, 60_000);
 });
@@ -433,11 +425,7 @@ describe('active liveness (init param activeLiveness)', () => {
       withinMs: 8000,
       instruction: expect.stringMatching(/^(TURN_LEFT|TURN_RIGHT|BLINK)$/),
     });
-    const row = await booted()
-      .services.ctx.db.selectFrom('operations')
-      .selectAll()
-      .where('uuid', '=', session.result!.operationUuid!)
-      .executeTakeFirstOrThrow();
+    const row = await storedOperation(booted(), session.result!.operationUuid);
     expect(row).toMatchObject({ type: 'IDENTIFY', status: session.result!.status });
     // The images the operation ran on (kept under its UUID) are frontal frames, none of the turned or blinking ones.
     const images = await booted()
@@ -477,11 +465,7 @@ describe('active liveness (init param activeLiveness)', () => {
     );
     expect(events.find((e) => e.type === 'CHALLENGE_FAILED')).toMatchObject({ reason: 'TIMEOUT', retriesLeft: 0 });
     expect(events.map((e) => e.type)).not.toContain('PROCESSING');
-    const row = await booted()
-      .services.ctx.db.selectFrom('operations')
-      .selectAll()
-      .where('uuid', '=', session.result!.operationUuid!)
-      .executeTakeFirstOrThrow();
+    const row = await storedOperation(booted(), session.result!.operationUuid);
     expect(row).toMatchObject({ type: 'CHECK', status: 'LIVENESS_CHECK_FAILED' });
     expect(row.details).toMatchObject({
       reason: 'ACTIVE_LIVENESS_FAILED',
@@ -526,11 +510,7 @@ describe('a capture that sees nobody gives its resources back (BIMS_CAPTURE_IDLE
     expect(session.metrics.resultMs).toBeLessThan(60_000);
     expect(events).toEqual(expect.arrayContaining(['STARTED', 'MEDIA', 'NO_FACE', 'TIMEOUT']));
     expect(released()).toBe(1);
-    const row = await booted()
-      .services.ctx.db.selectFrom('operations')
-      .selectAll()
-      .where('uuid', '=', session.result!.operationUuid!)
-      .executeTakeFirstOrThrow();
+    const row = await storedOperation(booted(), session.result!.operationUuid);
     expect(row).toMatchObject({ type: 'CHECK', status: 'FAILED' });
     expect(row.details).toMatchObject({ reason: 'IDLE', capture: { lastGuidance: 'NO_FACE' } });
   }, 60_000);

@@ -25,3 +25,12 @@ export function captureServiceForSuite(): () => Booted {
   });
   return () => booted!;
 }
+
+/** The operation row a capture recorded (its result's operationUuid), as stored. */
+export function storedOperation(booted: Booted, operationUuid: string | undefined) {
+  return booted.services.ctx.db
+    .selectFrom('operations')
+    .selectAll()
+    .where('uuid', '=', operationUuid!)
+    .executeTakeFirstOrThrow();
+}
