@@ -42,20 +42,6 @@ export const LAYERS = [
   },
 ];
 
-/**
- * The one knot left through type imports (issue 34): the GatewayService holds the capture registry, whose rooms
- * and publisher media are driven through the GatewayService's own methods. Enrolment, operations and capture take
- * the services they use (operation-services.ts), so services/index.ts is no longer in it. It goes when the
- * capture side names the few gateway methods it calls in an interface of its own; this list may only shrink,
- * and a cycle with any other file fails the lint.
- */
-export const KNOWN_TYPE_CYCLE = new Set([
-  'src/services/capture/capture-registry.ts',
-  'src/services/capture/publisher-media.ts',
-  'src/services/gateway/gateway-inspection.ts',
-  'src/services/gateway/gateway-service.ts',
-]);
-
 /** Where Node's built-ins may be imported: the Node processes' own folders, and files that say so by name. */
 const NODE_PLACES = [/^src\/runtime\//, /^src\/sidecar\//, /(^|\/)node-[^/]*\.ts$/];
 

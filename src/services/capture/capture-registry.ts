@@ -1,7 +1,7 @@
 import type { JanusAnswer } from '../../gateway/janus-answer.js';
 import type { OperationServices } from '../operation-services.js';
 import { conflict, invalid, notFound } from '../errors.js';
-import type { GatewayService, ConnectInput } from '../gateway/gateway-service.js';
+import type { CaptureGateway, ConnectInput } from './capture-gateway.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerKeyOf } from '../gateway/gateway-owner.js';
 import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
@@ -37,7 +37,7 @@ export class CaptureRegistry {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly gateway: GatewayService,
+    private readonly gateway: CaptureGateway,
     readonly store: CaptureStore,
   ) {}
 

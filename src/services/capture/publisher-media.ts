@@ -3,7 +3,7 @@
 // reaches them), read as frames (and audio), and everything released at the end. Used by capture-registry.ts.
 import type { DecoderHandle } from '../../protocols/sidecar.js';
 import { JanusApiError } from '../../gateway/errors.js';
-import type { GatewayService } from '../gateway/gateway-service.js';
+import type { CaptureGateway } from './capture-gateway.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import type { CaptureMedia, CaptureParams } from './capture-types.js';
 import { newestOnly } from './newest-frame.js';
@@ -30,7 +30,7 @@ export interface CaptureDecoders {
  * Whatever was started is closed again if a later one fails.
  */
 export async function openDecoders(
-  gateway: GatewayService,
+  gateway: CaptureGateway,
   m: { params: CaptureParams; owner: string; audio: boolean },
 ): Promise<CaptureDecoders> {
   const maxSeconds = m.params.timeoutSeconds + 30;
@@ -57,7 +57,7 @@ export async function openDecoders(
 }
 
 export async function closeDecoders(
-  gateway: GatewayService,
+  gateway: CaptureGateway,
   decoders: { video?: DecoderHandle; audio?: DecoderHandle },
 ): Promise<void> {
   for (const d of [decoders.video, decoders.audio]) if (d) await gateway.decoders.close(d.id);
@@ -69,7 +69,7 @@ export async function closeDecoders(
  * forwarding, and without one nothing can be decoded until the room's periodic request (every 2 s).
  */
 export async function forwardToDecoders(
-  gateway: GatewayService,
+  gateway: CaptureGateway,
   m: {
     sessionId: number;
     handleId: number;
@@ -105,7 +105,7 @@ export async function forwardToDecoders(
  * failure there fails the capture's frames, and the capture with them).
  */
 export function publisherMedia(
-  gateway: GatewayService,
+  gateway: CaptureGateway,
   m: {
     sessionId: number;
     handleId: number;

@@ -16,17 +16,11 @@ import type { DecoderClient } from '../../gateway/decoder-client.js';
 import { CaptureRegistry, type CaptureStarter } from '../capture/capture-registry.js';
 import { CaptureStore, type CaptureView } from '../capture/capture-store.js';
 import type { CaptureCaller } from '../capture/capture-types.js';
+import type { CaptureGateway, ConnectInput } from '../capture/capture-gateway.js';
 import { VIDEOROOM } from '../capture/videoroom.js';
 import { parseRelayed, relayGatewayEvent } from './event-relay.js';
 
 const ECHOTEST = 'janus.plugin.echotest';
-
-export interface ConnectInput {
-  sessionId: number;
-  handleId: number;
-  jsep: Record<string, unknown>;
-  params: Record<string, unknown>;
-}
 
 /**
  * The media gateway operations (seed section 4.7) over the Janus the sidecar supervises. Sessions created
@@ -34,7 +28,7 @@ export interface ConnectInput {
  * Each belongs to the account that made it, on every node ({@link SessionRegistry}): a call about it from
  * another account answers as for an unknown id, except on /admin. `caller` null: the service itself.
  */
-export class GatewayService {
+export class GatewayService implements CaptureGateway {
   private readonly sidecar: SidecarClient;
   private readonly janus: JanusClient;
   private readonly admin: JanusAdminClient;
