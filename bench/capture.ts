@@ -1,4 +1,6 @@
 // npm run bench -- capture --stages 10 [--baseline DIR]: one capture's stages (capture-stages.ts).
+// npm run bench -- capture --frame-stages [--rounds N] [--backend wasm|native]: one frame's analysis CPU by stage
+// (capture-frame-stages.ts).
 // npm run bench -- capture [--sessions 1,2,4,8] [--sidecar child|inprocess] [--fps 5] [--timeout 60] [--liveness-frames 10] [--select-frames 1]
 //                          [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
 // Biometric capture over the live stream, the whole way a user takes it (the setup of
@@ -103,6 +105,8 @@ function watchedPool(
       return pool.voiceTemplateVersion;
     },
     async analyseFace(bytes, options) {
+      // The embedding of a frame a session kept (issue 33): part of its operation, not a frame analysed.
+      if (options?.embedFaces) return pool.analyseFace(bytes, options);
       const key = hash(bytes);
       const deliveredAt = decoded.at.get(key)?.shift();
       // Every analysed frame is a decoded one (the enrolment's photo is analysed outside this pool).
@@ -274,6 +278,8 @@ async function poolBaseline(
 export async function run(args: string[]) {
   // --stages N: where one capture's time goes, stage by stage (capture-stages.ts).
   if (args.includes('--stages')) return (await import('./capture-stages.js')).run(args);
+  // --frame-stages: where one frame's analysis CPU goes, stage by stage (capture-frame-stages.ts).
+  if (args.includes('--frame-stages')) return (await import('./capture-frame-stages.js')).run(args);
   const levels = option(args, 'sessions', '1,2,4,8').split(',').map(Number);
   const fps = Number(option(args, 'fps', '5'));
   const timeoutSeconds = Number(option(args, 'timeout', '60'));

@@ -16,6 +16,8 @@ import { photo } from './helpers.js';
 let pool: Extractor;
 let booted: Awaited<ReturnType<typeof bootForTest>>;
 let faceAnalyses = 0;
+/** Faces the pool was asked to embed alone (`embedFaces`: the frames a capture kept, no detection again). */
+let faceEmbeddings = 0;
 
 /** The real pool as the service sees it, counting its face analyses (close() leaves the pool to afterAll). */
 const counted = (): Extractor => ({
@@ -26,7 +28,8 @@ const counted = (): Extractor => ({
     return pool.voiceTemplateVersion;
   },
   analyseFace: (bytes, options) => {
-    faceAnalyses += 1;
+    if (options?.embedFaces) faceEmbeddings += options.embedFaces.length;
+    else faceAnalyses += 1;
     return pool.analyseFace(bytes, options);
   },
   analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
@@ -61,16 +64,17 @@ const frames = (bytes: Uint8Array, count: number): CaptureMedia => ({
 
 /** Run a capture and give its outcome, its frames analysed, and the face analyses the pool ran meanwhile. */
 async function capture(params: Record<string, unknown>, bytes: Uint8Array) {
-  const before = faceAnalyses;
+  const [before, embeddedBefore] = [faceAnalyses, faceEmbeddings];
   const session = new CaptureSession(booted.services, InitParams.parse(params), admin, frames(bytes, 6));
   session.start();
   await session.finished;
-  return { result: session.result!, analysed: session.metrics.framesAnalysed, ran: faceAnalyses - before };
+  const { framesAnalysed: analysed } = session.metrics;
+  return { result: session.result!, analysed, ran: faceAnalyses - before, embedded: faceEmbeddings - embeddedBefore };
 }
 
 describe('samples analysed once', () => {
   it('an HTTP enrolment of two photos runs the face models exactly twice', async () => {
-    const before = faceAnalyses;
+    const [before, embeddedBefore] = [faceAnalyses, faceEmbeddings];
     const faces = ['labelled/cage/cage.jpg', 'labelled/cage/cage2_crop.jpg'].map((p) => ({
       image: Buffer.from(photo(p)).toString('base64'),
     }));
@@ -82,9 +86,10 @@ describe('samples analysed once', () => {
     expect(response.status, await response.clone().text()).toBe(201);
     expect(await response.json()).toMatchObject({ subjectId: 'once-http', status: 'ENROLLED' });
     expect(faceAnalyses - before).toBe(2);
+    expect(faceEmbeddings - embeddedBefore).toBe(0);
   }, 120_000);
 
-  it('a capture ENROLL, then VERIFY, runs the models once per analysed frame and not again on the chosen ones', async () => {
+  it('a capture ENROLL, then VERIFY, runs the models once per analysed frame and only the embedding on the chosen ones', async () => {
     const params = { kind: 'FV', subjectId: 'once-capture', selectFrames: 2, livenessFrames: 2 };
     const enrolled = await capture({ ...params, purpose: 'ENROLL' }, photo('labelled/franck/franck_02159.jpg'));
     expect(enrolled.result, JSON.stringify(enrolled.result)).toMatchObject({
@@ -93,6 +98,8 @@ describe('samples analysed once', () => {
     });
     expect(enrolled.analysed).toBeGreaterThanOrEqual(2);
     expect(enrolled.ran).toBe(enrolled.analysed);
+    // Frames are judged without their embeddings; the two chosen have theirs made, each face once.
+    expect(enrolled.embedded).toBe(2);
     // The two chosen frames are the subject's samples, stored from the capture's own analyses.
     const samples = await booted.services.ctx.db
       .selectFrom('face_samples')
@@ -108,5 +115,6 @@ describe('samples analysed once', () => {
     });
     expect(verified.analysed).toBeGreaterThanOrEqual(2);
     expect(verified.ran).toBe(verified.analysed);
+    expect(verified.embedded).toBe(2);
   }, 180_000);
 });

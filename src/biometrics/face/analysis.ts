@@ -28,6 +28,19 @@ export interface AnalyseOptions {
    * its templates are not those of the current version.
    */
   framing?: boolean;
+  /**
+   * Make each face's embedding (default true). false leaves `embedding` empty and `embeddingNorm` NaN, everything
+   * else measured as with it: a live capture judges its frames without their embeddings (a third of a frame's
+   * analysis) and has them made, with `embedFaces`, for the frames it keeps.
+   */
+  embedding?: boolean;
+  /**
+   * Only embed the faces with these 68 landmarks each (`FaceAnalysis.landmarks` of an analysis of these same
+   * bytes made with `embedding: false`): decode, alignment and the embedding model, nothing looked for again (no
+   * detection, no landmarks, no checks). The answer's `embeddings` hold them in this order, its `faces` is empty;
+   * each is the embedding the analysis would have made with `embedding: true`, bit for bit.
+   */
+  embedFaces?: [number, number][][];
   /** Produce a token image (PNG) of the largest face, the one the enrolment gates take (default false). */
   tokenImage?: boolean;
   /** Check thresholds; missing keys take `DEFAULT_FACE_CHECK_SETTINGS`. */
@@ -74,9 +87,9 @@ export interface FaceAnalysis {
   gender: 'MALE' | 'FEMALE' | 'UNKNOWN';
   /** Raw gender score 0..1 (above 0.5 = male). */
   genderScore: number;
-  /** 512-d embedding, L2-normalised; compare by dot product. */
+  /** 512-d embedding, L2-normalised; compare by dot product (empty when analysed with `embedding: false`). */
   embedding: Float32Array;
-  /** Norm of the raw embedding before normalisation (low values mean a poor face). */
+  /** Norm of the raw embedding before normalisation (low values mean a poor face; NaN when not embedded). */
   embeddingNorm: number;
   /** Warnings of this face under the settings used. */
   icaoWarnings: IcaoWarning[];
@@ -93,8 +106,16 @@ export interface ImageAnalysis {
   faces: FaceAnalysis[];
   /** ISO/IEC 19794-5 token image (PNG) of faces[0], when asked for and a face was found. */
   tokenImage?: Uint8Array;
+  /** With `embedFaces`: the embeddings of the faces asked for, in their order. */
+  embeddings?: FaceEmbedding[];
   /** Milliseconds spent per stage (summed over faces). */
   timings: StageTimings;
+}
+
+/** A face's embedding as `FaceAnalysis` holds it. */
+export interface FaceEmbedding {
+  embedding: Float32Array;
+  embeddingNorm: number;
 }
 
 /** Per-stage milliseconds. */

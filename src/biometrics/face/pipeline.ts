@@ -1,5 +1,5 @@
 import { BiometricError } from '../errors.js';
-import type { AnalyseOptions, FaceAnalysis, ImageAnalysis, StageTimings } from './analysis.js';
+import type { AnalyseOptions, FaceAnalysis, FaceEmbedding, ImageAnalysis, StageTimings } from './analysis.js';
 import { brightness, faceWarnings, qualityScore, sharpness } from '../checks.js';
 import { decodeImage, type DecodeLimits, type RasterSource } from '../image/decode.js';
 import { encodePng } from '../image/encode.js';
@@ -56,10 +56,7 @@ export function alignFace(img: RgbImage, lm: Float32Array): RgbImage {
 }
 
 /** L2-normalised embedding of an aligned 112x112 face (BGR planes, (v-127)/128). */
-async function embedAligned(
-  runner: ModelRunner,
-  aligned: RgbImage,
-): Promise<{ embedding: Float32Array; norm: number }> {
+async function embedAligned(runner: ModelRunner, aligned: RgbImage): Promise<FaceEmbedding> {
   const raw = (
     await runOnLentInput(runner, 'fr_feature', [1, 3, 112, 112], (into) =>
       toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR', into),
@@ -70,7 +67,20 @@ async function embedAligned(
   const norm = Math.sqrt(s);
   const embedding = new Float32Array(raw.length);
   for (let i = 0; i < raw.length; i++) embedding[i] = raw[i] / (norm || 1);
-  return { embedding, norm };
+  return { embedding, embeddingNorm: norm };
+}
+
+/** What a face analysed with `embedding: false` holds in place of its embedding. */
+const notEmbedded = (): FaceEmbedding => ({ embedding: new Float32Array(0), embeddingNorm: NaN });
+
+/** 68 landmarks as the pipeline holds them, from `FaceAnalysis.landmarks` (the same float32 values). */
+function landmarksOf(points: readonly (readonly [number, number])[]): Float32Array {
+  const lm = new Float32Array(136);
+  for (let i = 0; i < 68; i++) {
+    lm[i * 2] = points[i]![0];
+    lm[i * 2 + 1] = points[i]![1];
+  }
+  return lm;
 }
 
 /** Eye centres from 68 landmarks (image left first). */
@@ -119,12 +129,7 @@ export async function renderTokenImage(
       'EXTRACTION_FAILED',
       `a token image needs the 68 landmarks of the face, got ${landmarks.length}`,
     );
-  const lm = new Float32Array(136);
-  for (let i = 0; i < 68; i++) {
-    lm[i * 2] = landmarks[i]![0];
-    lm[i * 2 + 1] = landmarks[i]![1];
-  }
-  return encodePng(tokenImage(await decodeImage(bytes, limits), lm));
+  return encodePng(tokenImage(await decodeImage(bytes, limits), landmarksOf(landmarks)));
 }
 
 /**
@@ -162,11 +167,13 @@ async function analyseWithin(
   const withChecks = opts.checks !== false;
   const withAttributes = withChecks && opts.attributes !== false;
   const withLiveness = withChecks && opts.liveness !== false;
+  const withEmbedding = opts.embedding !== false;
   const timings: StageTimings = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
   const t0 = now();
   const img = await decodeImage(bytes, opts.limits, raster);
   let t = now();
   timings.decode = t - t0;
+  if (opts.embedFaces) return embedFacesOf(runner, img, opts.embedFaces, timings, t0);
 
   const { framing, detections } = await findFaces(runner, img, settings, raster, opts.framing !== false);
   timings.detect = now() - t;
@@ -187,7 +194,7 @@ async function analyseWithin(
 
     t = now();
     const aligned = alignFace(img, lm);
-    const { embedding, norm } = await embedAligned(runner, aligned);
+    const { embedding, embeddingNorm } = withEmbedding ? await embedAligned(runner, aligned) : notEmbedded();
     timings.embed += now() - t;
 
     t = now();
@@ -236,7 +243,7 @@ async function analyseWithin(
       gender: Number.isNaN(maleScore) ? 'UNKNOWN' : maleScore >= 0.5 ? 'MALE' : 'FEMALE',
       genderScore: maleScore,
       embedding,
-      embeddingNorm: norm,
+      embeddingNorm,
       icaoWarnings: faceWarnings(m, settings),
     });
     timings.checks += now() - t;
@@ -252,6 +259,30 @@ async function analyseWithin(
   if (opts.tokenImage && largest) result.tokenImage = encodePng(tokenImage(img, largest.lm));
   timings.total = now() - t0;
   return result;
+}
+
+/**
+ * The embeddings of the faces with these landmarks in a decoded image, as `analyseWithin` makes them from its
+ * own landmarks (the same alignment of the same raster): what `embedFaces` asks for.
+ */
+async function embedFacesOf(
+  runner: ModelRunner,
+  img: RgbImage & Pick<ImageAnalysis, 'format' | 'orientation'>,
+  faces: readonly (readonly (readonly [number, number])[])[],
+  timings: StageTimings,
+  t0: number,
+): Promise<ImageAnalysis> {
+  const embeddings: FaceEmbedding[] = [];
+  for (const points of faces) {
+    if (points.length !== 68)
+      throw new BiometricError('EXTRACTION_FAILED', `a face to embed needs its 68 landmarks, got ${points.length}`);
+    const t = now();
+    embeddings.push(await embedAligned(runner, alignFace(img, landmarksOf(points))));
+    timings.embed += now() - t;
+  }
+  timings.total = now() - t0;
+  const { width, height, format, orientation } = img;
+  return { width, height, format, orientation, faces: [], embeddings, timings };
 }
 
 /**

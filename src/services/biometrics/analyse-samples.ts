@@ -48,9 +48,16 @@ export function faceMeasures(purpose: SamplePurpose, gates: FaceGates): FaceMeas
  * that lower quality, so they pass them again, and a probe's quality is neither matched nor stored. For CHECK
  * every frame pays for age, gender and liveness, the price of showing them for the frames chosen without
  * analysing those again.
+ * Without the embedding (a third of a frame's analysis), which the judge never reads: the frames kept have theirs
+ * made once chosen (`embedKeptFaces`), unless the session follows active liveness instructions (`followsFace`),
+ * which compare each frontal frame's embedding with the tracked person's.
  */
-export function frameMeasures(purpose: SamplePurpose, gates: FaceGates): FaceMeasures {
-  return { ...faceMeasures(purpose, gates), checks: true };
+export function frameMeasures(
+  purpose: SamplePurpose,
+  gates: FaceGates,
+  followsFace = false,
+): FaceMeasures & { embedding: boolean } {
+  return { ...faceMeasures(purpose, gates), checks: true, embedding: followsFace };
 }
 
 /** A sample the gates refused: the operation status it gives and why, with what was measured on it. */

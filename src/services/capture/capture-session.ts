@@ -1,7 +1,7 @@
 import type { OperationServices } from '../operation-services.js';
 import { DomainError } from '../errors.js';
 import { gatewayDomainError } from '../gateway/errors.js';
-import { analyseImages, type AnalysedImage, type FaceGates } from '../biometrics/face-samples.js';
+import { analyseImages, embedKeptFaces, type AnalysedImage, type FaceGates } from '../biometrics/face-samples.js';
 import { frameMeasures } from '../biometrics/analyse-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
 import type { ActiveState } from './active-liveness.js';
@@ -126,9 +126,10 @@ export class CaptureSession {
       selectFrames: this.params.selectFrames,
       livenessFrames: this.params.livenessFrames,
     });
-    // Each frame measured for what the operation at the end needs: the analyses of the frames chosen are its own.
-    const measures = frameMeasures(this.params.purpose, gates);
     const active = activeLivenessOf(this.params);
+    // Each frame measured for what the operation at the end needs, the embedding left for the frames it keeps
+    // (made in `processing`): the analyses of the frames chosen are its own.
+    const measures = frameMeasures(this.params.purpose, gates, active !== null);
     const voice = capturesModality(this.params, 'VOICE')
       ? new VoiceCollector(
           this.params.kind.startsWith('MULTIMODAL') && 'minSpeechMs' in this.params ? this.params.minSpeechMs : 3000,
@@ -214,7 +215,7 @@ export class CaptureSession {
     this.finish('FAILED', { status: 'FAILED', reason: 'the media stream ended before a result' });
   }
 
-  /** The selected frames, as analysed (and the heard voice), go to the operation. */
+  /** The selected frames, as analysed and then embedded (and the heard voice), go to the operation. */
   private async processing(
     selected: (AnalysedImage & { face: { quality: number } })[],
     gates: FaceGates,
@@ -228,7 +229,10 @@ export class CaptureSession {
       frames: selected.map((s) => ({ quality: Math.round(s.face.quality) })),
       ...(voice ? { speechMs: voice.speechMs, audioMs: voice.durationMs } : {}),
     });
-    return runCaptureOperation(this.operation, selected, gates, voice?.wav());
+    const t0 = performance.now();
+    const frames = await embedKeptFaces(this.services, selected, () => 'frame');
+    this.metrics.analyseMs += performance.now() - t0;
+    return runCaptureOperation(this.operation, frames, gates, voice?.wav());
   }
 
   /** Hear the session's audio until it ends, telling the client how much speech there is so far. */
