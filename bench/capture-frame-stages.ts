@@ -13,7 +13,7 @@
 // - `stages`: the pipeline's own functions called in its order, each step's CPU summed over the frames; the
 //   model runs counted apart from their crops. They add up to about one analysis.
 // - with --pool N (workers): the extraction pool as the service runs it, saturated (2 jobs per worker in flight),
-//   the frames analysed with everything and without the embedding, in alternated passes (A B A B ...): frames a
+//   on the --backend, the frames analysed with everything and without the embedding, in alternated passes (A B A B ...): frames a
 //   second and the process's CPU (every thread) per frame, the pool's own costs (transfer, queue, GC) included.
 import { execFile } from 'node:child_process';
 import { createExtractor } from '../src/extraction/index.js';
@@ -182,7 +182,7 @@ export async function run(args: string[]) {
   const workers = Number(option(args, 'pool', '0'));
   if (!workers) return result;
   const poolRounds = Number(option(args, 'pool-rounds', '6'));
-  return { ...result, pool: await poolPasses(frames, workers, poolRounds, measures, deferredOpts) };
+  return { ...result, pool: await poolPasses(frames, workers, poolRounds, backend, measures, deferredOpts) };
 }
 
 /** The pool saturated on the frames, passes with and without the embedding alternated `rounds` times each. */
@@ -190,10 +190,11 @@ async function poolPasses(
   frames: Uint8Array[],
   workers: number,
   rounds: number,
+  backend: 'wasm' | 'native',
   everything: AnalyseOptions,
   withoutEmbedding: AnalyseOptions,
 ) {
-  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend: 'wasm' });
+  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
   const jobsPerPass = 8 * workers * frames.length;
   const pass = async (opts: AnalyseOptions) => {
     const c0 = cpu();
