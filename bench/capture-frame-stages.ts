@@ -41,8 +41,8 @@ const option = (args: string[], name: string, fallback: string) =>
   args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1]! : fallback;
 
 /** A photo as a capture frame: fitted into 640x480 on black, then ffmpeg's mjpeg at -q:v 2 (the decoder's). */
-export async function captureFrame(photo: string): Promise<Uint8Array> {
-  const fit = 'scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2';
+export async function captureFrame(photo: string, filter = ''): Promise<Uint8Array> {
+  const fit = `scale=640:480:force_original_aspect_ratio=decrease,pad=640:480:(ow-iw)/2:(oh-ih)/2${filter}`;
   const { stdout } = await promisify(execFile)(
     'ffmpeg',
     [
@@ -72,9 +72,19 @@ export async function run(args: string[]) {
           loadModel: nodeModelLoader(),
         })
       : await OrtWebRunner.create({ loadModel: nodeModelLoader() });
-  const frames = await Promise.all(FRAME_PHOTOS.map(captureFrame));
-  // A capture's gates by default: passive liveness over the frames (detectLiveness true), no ICAO, one face.
-  const gates = { allowMultiple: false, minQuality: 0, requireLiveness: true, livenessThreshold: 50, checkIcao: false };
+  const frames = await Promise.all(FRAME_PHOTOS.map((p) => captureFrame(p)));
+  // The same frames with the light turned down to a fifth (test/gateway/capture-refusals.test.ts's TOO_DARK):
+  // faces found, refused on their quality before the judge reads their liveness.
+  const darkFrames = await Promise.all(FRAME_PHOTOS.map((p) => captureFrame(p, ",curves=all='0/0 1/0.18'")));
+  // A capture's gates by default: passive liveness over the frames (detectLiveness true), no ICAO, one face, the
+  // settings' default quality.face.minimum and liveness.threshold.
+  const gates = {
+    allowMultiple: false,
+    minQuality: 50,
+    requireLiveness: true,
+    livenessThreshold: 50,
+    checkIcao: false,
+  };
   // Everything a frame's analysis measured before issue 33's deferred embedding, and what it measures now.
   const measures: AnalyseOptions = { ...frameMeasures(purpose, gates), embedding: true };
   const deferredOpts: AnalyseOptions = frameMeasures(purpose, gates);
@@ -119,10 +129,10 @@ export async function run(args: string[]) {
     if (measures.attributes) await timed(AGE_CROP, () => ageGender(models, img, box));
   };
   /** CPU ms per frame of the whole pipeline with these options, over every frame twice. */
-  const whole = async (opts: AnalyseOptions) => {
+  const whole = async (opts: AnalyseOptions, on = frames) => {
     const c0 = cpu();
-    for (let r = 0; r < 2; r++) for (const f of frames) await analyseImage(runner, f, opts);
-    return (cpu() - c0) / (2 * frames.length);
+    for (let r = 0; r < 2; r++) for (const f of on) await analyseImage(runner, f, opts);
+    return (cpu() - c0) / (2 * on.length);
   };
 
   // Warm-up: V8's optimising tier and the sessions' first runs.
@@ -135,6 +145,13 @@ export async function run(args: string[]) {
   for (let i = 0; i < rounds; i++) {
     measured.now.push(await whole(measures));
     measured.deferred.push(await whole(deferredOpts));
+  }
+  // Refused frames, liveness measured on every face (before) and only where the judge could keep it (now).
+  const { livenessGate: _gate, ...ungated } = deferredOpts;
+  const refused = { everyFace: [] as number[], gated: [] as number[] };
+  for (let i = 0; i < rounds; i++) {
+    refused.everyFace.push(await whole(ungated, darkFrames));
+    refused.gated.push(await whole(deferredOpts, darkFrames));
   }
   const half = Math.max(1, Math.floor(rounds / 2));
   const c0 = cpu();
@@ -172,6 +189,12 @@ export async function run(args: string[]) {
       withoutEmbedding: median(measured.deferred),
       ratio: Number((median(measured.deferred) / median(measured.now)).toFixed(3)),
       runs: { everything: measured.now.map(Math.round), withoutEmbedding: measured.deferred.map(Math.round) },
+    },
+    refusedFrameCpuMs: {
+      frames: 'the same frames darkened to a fifth (TOO_DARK), analysed without the embedding',
+      livenessOnEveryFace: median(refused.everyFace),
+      livenessOnFacesTheJudgeMayKeep: median(refused.gated),
+      ratio: Number((median(refused.gated) / median(refused.everyFace)).toFixed(3)),
     },
     stepwiseCpuMsPerFrame: perFrame(stepTotal),
     modelsMsPerFrame: perFrame(modelsMs),

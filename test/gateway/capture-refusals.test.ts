@@ -153,6 +153,49 @@ describe('a capture refused for one reason for its patience window ends with tha
     });
   }, 120_000);
 
+  it('passive liveness is measured on the frames the judge keeps only: none on refused ones, each on accepted ones', async () => {
+    // The pool as the session sees it, every analysis's faces' liveness scores listed (issue 33: a refused frame
+    // does not pay for the liveness model, and is refused for the same reason as before).
+    const base = patient(2);
+    const pool = await base.extractors.get();
+    const scores: number[][] = [];
+    const listed = Object.assign(Object.create(pool) as typeof pool, {
+      analyseFace: async (bytes: Uint8Array, options?: Parameters<typeof pool.analyseFace>[1]) => {
+        const analysis = await pool.analyseFace(bytes, options);
+        if (!options?.embedFaces) scores.push(analysis.faces.map((f) => f.livenessScore));
+        return analysis;
+      },
+    });
+    const extractors = Object.assign(Object.create(base.extractors) as typeof base.extractors, {
+      get: async () => listed,
+    });
+    const run = async (bytes: Uint8Array, params: Record<string, unknown>) => {
+      scores.length = 0;
+      const session = new CaptureSession(
+        { ...base, extractors },
+        InitParams.parse({ kind: 'FV', purpose: 'CHECK', timeoutSeconds: 600, ...params }),
+        admin,
+        camera(bytes),
+      );
+      session.start();
+      await session.finished;
+      return { result: session.result, scores: [...scores] };
+    };
+
+    const dark = await run(scenes.dark(), {});
+    expect(dark.result).toMatchObject({ status: 'QUALITY_CHECK_FAILED', reason: 'TOO_DARK' });
+    expect(dark.scores.length).toBeGreaterThan(0);
+    expect(dark.scores.flat().every((s) => Number.isNaN(s))).toBe(true);
+    const two = await run(scenes.two(), {});
+    expect(two.result).toMatchObject({ reason: 'TWO_FACES' });
+    expect(two.scores.flat().length).toBeGreaterThanOrEqual(2 * two.scores.length);
+    expect(two.scores.flat().every((s) => Number.isNaN(s))).toBe(true);
+
+    const good = await run(photo('labelled/franck/franck_02159.jpg'), { livenessFrames: 2 });
+    expect(good.result).toMatchObject({ status: 'SUCCESS' });
+    expect(good.scores.flat().every((s) => s >= 50)).toBe(true);
+  }, 120_000);
+
   it('a frame accepted in between starts the window over: a face that passes now and then is not refused', async () => {
     // A good frame and a far one in turn, 400 ms apart: TOO_FAR recurs for longer than the 2 s window, but never
     // without a break, and the capture ends as it would with good frames alone.

@@ -23,6 +23,13 @@ export interface AnalyseOptions {
    */
   liveness?: boolean;
   /**
+   * With liveness, measure it only on the faces a live capture's frame judge can keep: a face whose quality
+   * reaches `minQuality`, in a picture of one face unless `allowMultiple` (the judge's gates before liveness,
+   * which it reads only on the frames it keeps). The other faces are as without liveness: `livenessScore` NaN, no
+   * LIVENESS warning. Absent: every face.
+   */
+  livenessGate?: { minQuality: number; allowMultiple: boolean };
+  /**
    * Frame a small photo on a larger canvas before detection (framing.ts; default true). false is the pipeline of
    * template version p2, kept for measuring the change (`npm run bench -- face`, `npm run eval -- --no-framing`):
    * its templates are not those of the current version.

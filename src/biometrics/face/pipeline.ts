@@ -216,15 +216,19 @@ async function analyseWithin(
       age = NaN,
       maleScore = NaN;
     let eyes = { left: NaN, right: NaN };
+    let livenessMeasured = false;
     if (withChecks) {
       ({ yaw, pitch, roll } = await headPose(runner, img, box));
       const e = await eyesOpen(runner, img, lm);
       eyes = { left: e.left * 100, right: e.right * 100 };
-      if (withLiveness) live = (await liveness(runner, img, box)) * 100;
+      // The quality needs no liveness: known here, it says whether a capture's judge could keep this face.
+      const quality = qualityScore({ ...measures, yaw, pitch, roll, eyesOpen: eyes });
+      livenessMeasured = withLiveness && mayBeKept(opts.livenessGate, detections.length, quality);
+      if (livenessMeasured) live = (await liveness(runner, img, box)) * 100;
       if (withAttributes) ({ age, maleScore } = await ageGender(runner, img, box));
     }
     const m = withChecks
-      ? { ...measures, yaw, pitch, roll, eyesOpen: eyes, ...(withLiveness ? { livenessScore: live } : {}) }
+      ? { ...measures, yaw, pitch, roll, eyesOpen: eyes, ...(livenessMeasured ? { livenessScore: live } : {}) }
       : measures;
     faces.push({
       rectangle,
@@ -259,6 +263,11 @@ async function analyseWithin(
   if (opts.tokenImage && largest) result.tokenImage = encodePng(tokenImage(img, largest.lm));
   timings.total = now() - t0;
   return result;
+}
+
+/** Whether a face passes the frame gates `livenessGate` names (none: every face does). */
+function mayBeKept(gate: AnalyseOptions['livenessGate'], faces: number, quality: number): boolean {
+  return !gate || ((faces === 1 || gate.allowMultiple) && quality >= gate.minQuality);
 }
 
 /**

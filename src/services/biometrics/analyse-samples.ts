@@ -50,14 +50,17 @@ export function faceMeasures(purpose: SamplePurpose, gates: FaceGates): FaceMeas
  * analysing those again.
  * Without the embedding (a third of a frame's analysis), which the judge never reads: the frames kept have theirs
  * made once chosen (`embedKeptFaces`), unless the session follows active liveness instructions (`followsFace`),
- * which compare each frontal frame's embedding with the tracked person's.
+ * which compare each frontal frame's embedding with the tracked person's. Passive liveness (a fifth of what is
+ * left) only on faces that pass the judge's gates before it (`livenessGate`: one face, the minimum quality), the
+ * only frames whose liveness the judge reads and the operation may take.
  */
 export function frameMeasures(
   purpose: SamplePurpose,
   gates: FaceGates,
   followsFace = false,
-): FaceMeasures & { embedding: boolean } {
-  return { ...faceMeasures(purpose, gates), checks: true, embedding: followsFace };
+): FaceMeasures & Pick<AnalyseOptions, 'embedding' | 'livenessGate'> {
+  const livenessGate = { minQuality: gates.minQuality, allowMultiple: gates.allowMultiple };
+  return { ...faceMeasures(purpose, gates), checks: true, embedding: followsFace, livenessGate };
 }
 
 /** A sample the gates refused: the operation status it gives and why, with what was measured on it. */

@@ -1,6 +1,6 @@
 import { BiometricError, isClientError } from '../../biometrics/errors.js';
 import { encodeFaceTemplate } from '../../biometrics/template.js';
-import { type FaceAnalysis, type ImageAnalysis } from '../../biometrics/face/analysis.js';
+import { type AnalyseOptions, type FaceAnalysis, type ImageAnalysis } from '../../biometrics/face/analysis.js';
 import type { SettingsService } from '../settings/settings.js';
 import { DomainError } from '../errors.js';
 import { qualityFactors } from '../../biometrics/checks.js';
@@ -194,7 +194,7 @@ export async function analyseImages(
   services: SampleServices,
   images: Uint8Array[],
   fieldOf: (index: number) => string,
-  options: { checks?: boolean; attributes?: boolean; liveness?: boolean; embedding?: boolean } = {},
+  options: Pick<AnalyseOptions, 'checks' | 'attributes' | 'liveness' | 'livenessGate' | 'embedding'> = {},
 ): Promise<ImageAnalysis[]> {
   // Judged by the pixels the headers declare, before anything is queued or decoded.
   const maxMegapixels = services.ctx.config.BIMS_MAX_IMAGE_MEGAPIXELS;
@@ -210,6 +210,7 @@ export async function analyseImages(
     attributes: options.attributes ?? true,
     liveness: options.liveness ?? true,
     embedding: options.embedding ?? true,
+    ...(options.livenessGate ? { livenessGate: options.livenessGate } : {}),
     settings: checkSettings,
     limits: { maxMegapixels },
     signal: batch.signal,
