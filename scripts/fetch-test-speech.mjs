@@ -30,6 +30,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keepDownload, restoreDownload } from './download-cache.mjs';
+import { keepLayout, layoutDigest, restoreLayout } from './layout-cache.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'test', 'fixtures', 'speech');
@@ -37,6 +38,12 @@ const crossDir = join(root, 'test', 'fixtures', 'speech-cross-language');
 const cacheDir = join(root, '.cache', 'speech');
 const stampFile = join(outDir, '.complete.json');
 const LAYOUT_VERSION = 3;
+/**
+ * SHA-256 of the laid-out folders (layout-cache.mjs: every file's path and bytes), the same on every machine (the
+ * decoders are WebAssembly): a fresh clone copies the machine's earlier layout when it has this digest. A change
+ * to the packages or the layout changes it; the new value is printed by the first run that makes it.
+ */
+const LAYOUT_SHA256 = 'ede1595e5fa03ec6253ef2bb5f967ff7daa4953e324b4d67d9a4b563c4f55a27';
 
 const PACKAGES = [
   {
@@ -259,6 +266,15 @@ async function main() {
       return;
     }
   }
+  const laidOut = [outDir, crossDir];
+  if (!force && restoreLayout('speech', LAYOUT_SHA256, root, laidOut)) {
+    const speakers = readdirSync(outDir)
+      .filter((name) => !name.startsWith('.'))
+      .sort();
+    writeFileSync(stampFile, JSON.stringify({ want, speakers }, null, 1));
+    console.log(`fetch-test-speech: ${speakers.length} speakers copied from this machine's earlier layout`);
+    return;
+  }
   mkdirSync(cacheDir, { recursive: true });
   const dirs = Object.fromEntries(PACKAGES.map((p) => [p.name, fetchDeb(p)]));
   rmSync(outDir, { recursive: true, force: true });
@@ -275,6 +291,10 @@ async function main() {
   layAsterisk(dirs['asterisk-core-sounds-es-wav'], join(crossDir, 'allison'), 'es-');
   layAsterisk(dirs['asterisk-core-sounds-en-wav'], join(crossDir, 'allison'), 'en-');
   speakers.push(...(await layKlettres(dirs['klettres-data'])));
+  const digest = layoutDigest(root, laidOut);
+  if (digest === LAYOUT_SHA256) keepLayout('speech', digest, root, laidOut);
+  else
+    console.warn(`fetch-test-speech: the layout's digest is ${digest}, not LAYOUT_SHA256: not kept for other clones`);
   writeFileSync(stampFile, JSON.stringify({ want, speakers }, null, 1));
   console.log(
     `fetch-test-speech: ${speakers.length} speakers in test/fixtures/speech (+ speech-cross-language/allison)`,
