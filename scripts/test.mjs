@@ -3,7 +3,8 @@
 // Everything here is idempotent, so a second run is quick. Each step says when it started, in seconds since
 // the start, so that a slow preparation shows where its time went.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { startTestExtractionService } from './test-extraction-service.mjs';
 
 const started = performance.now();
 const step = (what) => console.log(`\n[test] ${((performance.now() - started) / 1000).toFixed(1)} s: ${what}`);
@@ -27,6 +28,18 @@ const tools = inBackground([
   '-e',
   "import { ensureTool } from './scripts/tool.mjs'; for (const t of ['node22', 'workers', 'deno', 'bench', 'spectral']) ensureTool(t);",
 ]);
+
+// The BIMS processes the suites start (test/support/service-process.ts, matcher-process.ts, extraction-service.ts)
+// run compiled: dist/ is built once here (about 15 CPU-s), and each start then costs ~1 CPU-s less until it listens
+// than through tsx. Built beside the tools and the fetches; the suites are told by BIMS_TEST_BUILD. Chosen files
+// that start no process skip it.
+const startsProcesses = (file) =>
+  !existsSync(file) ||
+  !statSync(file).isFile() ||
+  /service-process|matcher-process|extraction-service/.test(readFileSync(file, 'utf8'));
+const needsBuild = !chosen.length || chosen.some(startsProcesses);
+if (needsBuild) step('dist/ for the processes the suites start (npm run build, in the background)');
+const built = needsBuild ? inBackground(['scripts/build.mjs']) : Promise.resolve(null);
 
 // The lint first (a few seconds): a whole run is not spent on a tree that fails it. Chosen files skip it.
 if (!chosen.length) {
@@ -71,6 +84,41 @@ if (failed >= 0) process.exit(fetched[failed]);
 step('waiting for tools/');
 const toolsStatus = await tools;
 if (toolsStatus !== 0) process.exit(toolsStatus);
+step('waiting for dist/');
+const buildStatus = await built;
+if (buildStatus !== null && buildStatus !== 0) process.exit(buildStatus);
+
+// One extraction service for the run, from dist/ (the models are fetched by now): the service processes of the
+// suites whose subject is not the extraction pool delegate to it (test/support/shared-extraction.ts) rather than each
+// warming a pool of its own (~2 CPU-s a start). Stopped at the end; by itself if this process dies first.
+let extraction = null;
+if (buildStatus === 0) {
+  process.env.BIMS_TEST_BUILD = 'dist';
+  step('the extraction service the suites share (dist/src/runtime/node-extraction.js, 2 workers)');
+  extraction = await startTestExtractionService(process.cwd());
+  process.env.BIMS_TEST_EXTRACTION_URL = extraction.url;
+  process.env.BIMS_TEST_EXTRACTION_TOKEN = extraction.token;
+  console.log(`[test] BIMS_TEST_EXTRACTION_URL=${extraction.url}`);
+}
+/** Stop the shared service; its CPU seconds join the per-file ones in BIMS_TEST_CPU_LOG (npm run test:cpu). */
+const finish = async (status) => {
+  if (extraction) {
+    const cost = await extraction.stop();
+    const round = (n) => Math.round(n * 100) / 100;
+    console.log(`[test] the shared extraction service: ${round(cost.cpuSeconds)} CPU-s`);
+    if (process.env.BIMS_TEST_CPU_LOG)
+      appendFileSync(
+        process.env.BIMS_TEST_CPU_LOG,
+        `${JSON.stringify({
+          project: 'npm test',
+          file: 'the shared extraction service (scripts/test-extraction-service.mjs)',
+          cpuSeconds: round(cost.cpuSeconds),
+          wallSeconds: round(cost.wallSeconds),
+        })}\n`,
+      );
+  }
+  process.exit(status);
+};
 
 // Suites whose assertions include a bound in seconds that the issue they test sets (e.g. "no IDENTIFY held
 // past 5 s"): they run after the others, one file at a time, so that a neighbour suite's load cannot fail them.
@@ -80,10 +128,10 @@ const vitest = (args) =>
     stdio: 'inherit',
     env: process.env,
   }).status ?? 1;
-if (chosen.length) process.exit(vitest(chosen));
+if (chosen.length) await finish(vitest(chosen));
 step('vitest');
 const first = vitest(ALONE.flatMap((file) => ['--exclude', file]));
 step('vitest: suites that run alone');
 const second = vitest(['--no-file-parallelism', ...ALONE]);
 step(`done (${first || second ? 'failed' : 'passed'})`);
-process.exit(first || second);
+await finish(first || second);

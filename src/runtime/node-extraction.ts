@@ -48,7 +48,10 @@ const server = serve(
   },
 );
 
+let stopping = false;
 const stop = () => {
+  if (stopping) return; // a signal and the parent's going can both ask
+  stopping = true;
   log.info('extraction service stopping');
   server.close(async () => {
     await extractor.close();
@@ -58,3 +61,6 @@ const stop = () => {
 };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
+// Started with an IPC channel (`npm test` starts one for a whole run): stop with the parent even if it dies
+// without a word, as the sidecar and dashboard children do.
+if (process.send) process.once('disconnect', stop);

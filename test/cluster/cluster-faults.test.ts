@@ -23,6 +23,7 @@ import {
 import { killHard, startMatcher, type MatcherProcess } from '../support/matcher-process.js';
 import { startNatsCluster, type TestNatsCluster } from '../support/nats-cluster.js';
 import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 import { trialBudget } from '../support/test-settings.js';
 
 const PASSWORD = 'cluster-test-admin-password';
@@ -121,6 +122,10 @@ describeOnPostgres('a matcher cluster of real processes: 3 NATS servers, 2 shard
       BIMS_PASSWORD_ITERATIONS: '10000',
       BIMS_EXTRACTION_WORKERS: '1',
       BIMS_LOG_LEVEL: 'info',
+      // The faces are extracted by the run's shared extraction service when there is one: the faults here are the
+      // matchers' and NATS's, and the answers are compared with a reference taken on the same path.
+      ...sharedExtraction(),
+      ...NO_DASHBOARD,
     };
     nodes.push(startService(nodeEnv, { startupMs: 120_000 }), startService(nodeEnv, { startupMs: 120_000 }));
     [a, b] = await Promise.all(nodes.map((n) => n.listening));

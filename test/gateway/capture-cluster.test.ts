@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, ADMIN_PASSWORD, basic, bootForTest } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
 import { photo } from '../biometrics/helpers.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
@@ -52,6 +53,9 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
         BIMS_PASSWORD_ITERATIONS: '10000',
         BIMS_LOG_LEVEL: 'info',
         ...sidecar.env,
+        // Node B only reads the capture node A runs: no pool (the run's shared service when there is one) nor dashboard.
+        ...sharedExtraction(),
+        ...NO_DASHBOARD,
       },
       { startupMs: 90_000 },
     );

@@ -14,6 +14,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { ADMIN_PASSWORD, adminAuth, basic, freshPostgres } from '../support/databases.js';
 import { fakeOffer } from '../support/fake-offer.js';
 import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
 
 const userA = basic('owner-a', 'owner-a-password');
@@ -49,6 +50,9 @@ describe.skipIf(!process.env.DATABASE_URL)('gateway sessions across two nodes: w
       BIMS_PASSWORD_ITERATIONS: '10000',
       BIMS_EXTRACTION_WORKERS: '1',
       ...sidecar.env,
+      // Sessions and their caps are under test, not extraction: the run's shared extraction service when there is one.
+      ...sharedExtraction(),
+      ...NO_DASHBOARD,
     };
     nodes.push(startService(env, { startupMs: 90_000 }), startService(env, { startupMs: 90_000 }));
     urls = await Promise.all(nodes.map((n) => n.listening));

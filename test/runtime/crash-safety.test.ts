@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 import { photo } from '../biometrics/helpers.js';
 
 const PASSWORD = 'crash-test-admin-password';
@@ -36,6 +37,10 @@ describeOnPostgres('a service killed with SIGKILL during concurrent enrolments',
     BIMS_PASSWORD_ITERATIONS: '10000',
     BIMS_EXTRACTION_WORKERS: '1',
     BIMS_LOG_LEVEL: 'info',
+    // The node is killed, not its workers: its enrolments may extract on the run's shared service (their calls end
+    // with the node, and the service drops what their callers left).
+    ...sharedExtraction(),
+    ...NO_DASHBOARD,
   });
   const start = async () => {
     const service = startService(env(), { startupMs: 90_000 });

@@ -7,6 +7,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 import { serviceCaller, startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 import { photo } from '../biometrics/helpers.js';
 import { databaseDigest } from '../../src/services/gallery/digest.js';
 import { trialBudget } from '../support/test-settings.js';
@@ -49,6 +50,10 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
       // No periodic reconciliation: it would repair a diverged gallery before the test could see it.
       BIMS_GALLERY_RECONCILE_SECONDS: '0',
       BIMS_LOG_LEVEL: 'info', // the 'listening' line is an info line
+      // Each node keeps its own extraction worker: the same photo enrolled on both at once must be extracted at
+      // once on both, so that their duplicate checks race; a pool shared with the run's other suites could serve
+      // one after the other and let every trial pass without a race.
+      ...NO_DASHBOARD,
     };
     const first = startService(env, { startupMs: 90_000 });
     const second = startService(env, { startupMs: 90_000 });
@@ -193,6 +198,8 @@ describeOnPostgres('identity races across two service processes on one PostgreSQ
         BIMS_EXTRACTION_WORKERS: '1',
         BIMS_GALLERY_RECONCILE_SECONDS: '1',
         BIMS_LOG_LEVEL: 'info',
+        ...sharedExtraction(), // it races nobody: its subject is the reconciliation
+        ...NO_DASHBOARD,
       },
       { startupMs: 90_000 },
     );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 import { connectDatabase } from '../../src/db/connect.js';
 import { seedSubject } from '../support/subject-rows.js';
 
@@ -32,6 +33,8 @@ describe.skipIf(!process.env.DATABASE_URL)('cached credentials across two servic
       BIMS_ADMIN_PASSWORD: PASSWORD,
       BIMS_PASSWORD_ITERATIONS: '10000',
       BIMS_EXTRACTION_WORKERS: '1',
+      ...sharedExtraction(), // the run's one extraction service when there is one (test/support/shared-extraction.ts)
+      ...NO_DASHBOARD,
     };
     a = startService(env, { startupMs: 90_000 });
     b = startService(env, { startupMs: 90_000 });

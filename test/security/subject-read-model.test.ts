@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import { adminAuth, bootForTest, freshPostgres, ADMIN_PASSWORD } from '../support/databases.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 import { seedSubject, TEMPLATE_VERSION } from '../support/subject-rows.js';
 import { connectDatabase } from '../../src/db/connect.js';
 import { json } from '../../src/db/json.js';
@@ -236,6 +237,8 @@ describe.skipIf(!process.env.DATABASE_URL)('subject read model across two servic
       BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       BIMS_PASSWORD_ITERATIONS: '10000',
       BIMS_EXTRACTION_WORKERS: '1',
+      ...sharedExtraction(), // the run's one extraction service when there is one (test/support/shared-extraction.ts)
+      ...NO_DASHBOARD,
     };
     nodes = [startService(env, { startupMs: 90_000 }), startService(env, { startupMs: 90_000 })];
     await Promise.all(nodes.map((node) => node.listening));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshPostgres } from '../support/databases.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
+import { NO_DASHBOARD, sharedExtraction } from '../support/shared-extraction.js';
 
 /**
  * An access token revoked through one node (POST /oauth2/revoke, RFC 7009) is refused by the other on its very
@@ -27,6 +28,8 @@ describe.skipIf(!process.env.DATABASE_URL)('token revocation across two service 
       BIMS_ADMIN_PASSWORD: PASSWORD,
       BIMS_PASSWORD_ITERATIONS: '10000',
       BIMS_EXTRACTION_WORKERS: '1',
+      ...sharedExtraction(), // the run's one extraction service when there is one (test/support/shared-extraction.ts)
+      ...NO_DASHBOARD,
     };
     a = startService(env, { startupMs: 90_000 });
     b = startService(env, { startupMs: 90_000 });

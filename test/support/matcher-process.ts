@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { entryArgs } from './node-entry.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -15,8 +16,8 @@ export interface MatcherProcess {
 
 /**
  * Start a matcher process holding `shards` (`--shards`). `env` adds to a minimal environment (DATABASE_URL,
- * BIMS_NATS_URL, BIMS_MATCHER_SHARDS ...). tsx runs as a loader in this one process, so a SIGKILL kills the matcher
- * itself (as a crash would), not a wrapper.
+ * BIMS_NATS_URL, BIMS_MATCHER_SHARDS ...). One process, compiled or from the sources (test/support/node-entry.ts),
+ * so a SIGKILL kills the matcher itself (as a crash would), not a wrapper.
  */
 export function startMatcher(
   shards: number[],
@@ -25,7 +26,7 @@ export function startMatcher(
 ): MatcherProcess {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/runtime/commands/matcher.ts', '--shards', shards.join(',')],
+    [...entryArgs('src/runtime/commands/matcher.ts'), '--shards', shards.join(',')],
     {
       cwd: root,
       env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? '/tmp', BIMS_LOG_LEVEL: 'info', ...env },

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { entryArgs } from './node-entry.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-/** A real BIMS process (src/runtime/node.ts, as `npm start` runs it) and what it printed. */
+/** A real BIMS process (src/runtime/node.ts, or its build when `npm test` made one, as `npm start` runs it) and what it printed. */
 export interface ServiceProcess {
   child: ChildProcess;
   /** Resolves with the exit code (null when killed by a signal). */
@@ -17,15 +18,15 @@ export interface ServiceProcess {
  * Start the Node entry without the sidecar (it would only contend for its fixed ports) on an ephemeral
  * loopback port (PORT 0: the `listening` line names the port the kernel chose). `env` adds to or overrides
  * a minimal environment, so nothing of the caller's environment (DATABASE_URL ...) leaks in unasked.
- * tsx runs as a loader inside this one process rather than through its CLI, which would run the server in
- * a child of its own: a SIGKILL of the CLI cannot be relayed and would leave that server running.
+ * Compiled or from the sources: test/support/node-entry.ts.
  */
 export function startService(
   env: Record<string, string>,
   options: { startupMs?: number /** another checkout to run (a bench's baseline) */; root?: string } = {},
 ): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/node.ts'], {
-    cwd: options.root ?? root,
+  const cwd = options.root ?? root;
+  const child = spawn(process.execPath, entryArgs('src/runtime/node.ts', cwd), {
+    cwd,
     env: {
       PATH: process.env.PATH!,
       HOME: process.env.HOME ?? '/tmp',

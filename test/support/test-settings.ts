@@ -45,6 +45,20 @@ export const testSettingsSchema = z.object({
   BIMS_TEST_CPU_LOG: z.string().optional(),
   /** Log level of the sidecars the tests start (default `silent`), to see what Janus and the sidecar did. */
   BIMS_TEST_SIDECAR_LOG: z.string().optional(),
+  /**
+   * Set by `npm test` (scripts/test.mjs) once it has built dist/ for this run: `dist`, and the service, matcher and
+   * extraction processes the suites start run the compiled entries (dist/src/runtime/...js) instead of the sources
+   * through tsx. Unset (a suite run with `npx vitest run FILE`), they run the sources, so a stale dist/ is never used.
+   */
+  BIMS_TEST_BUILD: z.enum(['dist']).optional(),
+  /**
+   * Set by `npm test`: the URL of the one extraction service (`bims extraction-service`, 2 workers) it starts for the
+   * whole run. The service processes of the suites whose subject is not the extraction pool delegate to it
+   * (BIMS_EXTRACTION_URL) instead of warming a pool each (test/support/shared-extraction.ts).
+   */
+  BIMS_TEST_EXTRACTION_URL: z.string().url().optional(),
+  /** Set by `npm test`: the random Bearer token of that extraction service (BIMS_EXTRACTION_TOKEN). */
+  BIMS_TEST_EXTRACTION_TOKEN: z.string().min(32).optional(),
 });
 
 /** The suite's switches from this process's environment (an empty value counts as unset, as for the service). */
