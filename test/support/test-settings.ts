@@ -27,8 +27,8 @@ export const testSettingsSchema = z.object({
   BIMS_FUZZ_SEED: z.coerce.number().int().nonnegative().optional(),
   /**
    * What answers the face and voice analyses of the HTTP, security and gateway suites
-   * (test/support/extractor.ts): unset, the real pipeline's answers replayed from recordings in
-   * .cache/recorded-analyses/ (bytes not yet recorded go to the real pipeline and are recorded); `replay`,
+   * (test/support/extractor.ts): unset, the real pipeline's answers replayed from recordings in the
+   * machine's cache, ~/.cache/bims/recorded-analyses/ (bytes not yet recorded go to the real pipeline and are recorded); `replay`,
    * recordings only (bytes never recorded fail the test); `real`, the real worker pool for every call.
    */
   BIMS_TEST_EXTRACTOR: z.enum(['recorded', 'replay', 'real']).optional(),

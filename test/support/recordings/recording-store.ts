@@ -1,13 +1,21 @@
 // Where recorded analyses live: one JSON file per (kind, options, bytes), under a folder per pipeline
-// fingerprint in the ignored .cache/ of the checkout. Recordings derive from third-party photos and follow the
-// pipeline, so they are made again by any checkout that lacks them, never committed.
+// fingerprint in the machine's cache ($XDG_CACHE_HOME/bims, else ~/.cache/bims, where the fixture scripts keep
+// their downloads), shared by every checkout of the machine: the fingerprint hashes everything the analyses
+// depend on, so two checkouts with the same pipeline share recordings, and a fresh clone replays what another
+// recorded instead of starting a real pool in each suite that meets bytes it has not seen (the clean-clone runs
+// of `npm test` had 96 recordings to make, from about 30 suites). Recordings derive from third-party photos and
+// follow the pipeline, so they are made again wherever they are missing, never committed.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { REPOSITORY_ROOT } from './pipeline-fingerprint.js';
 
 /** The cache folder of recordings (one folder per pipeline fingerprint inside). */
-export const RECORDINGS_DIR = join(REPOSITORY_ROOT, '.cache', 'recorded-analyses');
+export const RECORDINGS_DIR = join(
+  process.env.XDG_CACHE_HOME || join(homedir(), '.cache'),
+  'bims',
+  'recorded-analyses',
+);
 
 /** The kinds of call a recording answers (the Extractor's three analyses). */
 export type RecordedKind = 'face' | 'voice' | 'token';
@@ -90,7 +98,7 @@ export class RecordingStore {
     }
   }
 
-  /** Removes the folders of other fingerprints untouched for a day: a checkout keeps the current pipeline's only. */
+  /** Removes the folders of other fingerprints untouched for a day (pipelines since changed in every checkout). */
   private pruneOthers(): void {
     if (this.pruned) return;
     this.pruned = true;
