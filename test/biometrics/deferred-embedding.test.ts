@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyseImage } from '../../src/biometrics/face/pipeline.js';
 import type { AnalyseOptions, ImageAnalysis } from '../../src/biometrics/face/analysis.js';
-import type { FaceModelId, ModelRunner } from '../../src/biometrics/face/runner.js';
-import { getRunner, photo } from './helpers.js';
+import type { ModelRunner } from '../../src/biometrics/face/runner.js';
+import { countingRunner, getRunner, photo } from './helpers.js';
 
 /**
  * A live capture judges its frames without their embeddings (`embedding: false`) and has them made for the frames
@@ -10,15 +10,6 @@ import { getRunner, photo } from './helpers.js';
  * second must run the embedding model alone, not detection or any other model again.
  */
 let runner: ModelRunner;
-let ran: FaceModelId[] = [];
-/** The runner of the test file, every model run it is asked for listed in `ran`. */
-const counting = (): ModelRunner => ({
-  run: (id, input, dims) => {
-    ran.push(id);
-    return runner.run(id, input, dims);
-  },
-  release: async () => {},
-});
 
 beforeAll(async () => {
   runner = await getRunner();
@@ -29,12 +20,11 @@ const CAPTURE: AnalyseOptions = { checks: true, attributes: false, liveness: tru
 
 async function analysedTwoWays(bytes: Uint8Array) {
   const whole = await analyseImage(runner, bytes, CAPTURE);
-  ran = [];
-  const judged = await analyseImage(counting(), bytes, { ...CAPTURE, embedding: false });
-  const judgedRan = ran;
-  ran = [];
-  const embedded = await analyseImage(counting(), bytes, { embedFaces: judged.faces.map((f) => f.landmarks) });
-  return { whole, judged, judgedRan, embedded, embeddedRan: ran };
+  const judging = countingRunner(runner);
+  const judged = await analyseImage(judging.runner, bytes, { ...CAPTURE, embedding: false });
+  const embedding = countingRunner(runner);
+  const embedded = await analyseImage(embedding.runner, bytes, { embedFaces: judged.faces.map((f) => f.landmarks) });
+  return { whole, judged, judgedRan: judging.ran, embedded, embeddedRan: embedding.ran };
 }
 
 /** The analysis without its faces' embeddings and timings: what must not change when the embedding waits. */
@@ -74,11 +64,11 @@ describe('embedding deferred to the frames kept', () => {
   });
 
   it('a face to embed without its 68 landmarks is refused, no model run', async () => {
-    ran = [];
     const bytes = photo('labelled/franck/franck_02159.jpg');
-    await expect(analyseImage(counting(), bytes, { embedFaces: [[[10, 10]]] })).rejects.toMatchObject({
+    const counting = countingRunner(runner);
+    await expect(analyseImage(counting.runner, bytes, { embedFaces: [[[10, 10]]] })).rejects.toMatchObject({
       code: 'EXTRACTION_FAILED',
     });
-    expect(ran).toEqual([]);
+    expect(counting.ran).toEqual([]);
   });
 });

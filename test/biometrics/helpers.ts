@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { OrtWebRunner } from '../../src/extraction/ort-web-runner.js';
 import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-models.js';
+import type { FaceModelId, ModelRunner } from '../../src/biometrics/face/runner.js';
 
 export const PHOTOS = fileURLToPath(new URL('../fixtures/photos/', import.meta.url));
 
@@ -18,4 +19,19 @@ let runner: Promise<OrtWebRunner> | undefined;
 export function getRunner(): Promise<OrtWebRunner> {
   runner ??= enableFastJpegNode().then(() => OrtWebRunner.create({ loadModel: nodeModelLoader() }));
   return runner;
+}
+
+/** `runner`, with every model run it is asked for listed in `ran` (which models an analysis ran, in order). */
+export function countingRunner(runner: ModelRunner): { runner: ModelRunner; ran: FaceModelId[] } {
+  const ran: FaceModelId[] = [];
+  return {
+    runner: {
+      run: (id, input, dims) => {
+        ran.push(id);
+        return runner.run(id, input, dims);
+      },
+      release: async () => {},
+    },
+    ran,
+  };
 }

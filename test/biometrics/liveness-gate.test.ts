@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyseImage } from '../../src/biometrics/face/pipeline.js';
 import type { AnalyseOptions, ImageAnalysis } from '../../src/biometrics/face/analysis.js';
-import type { FaceModelId, ModelRunner } from '../../src/biometrics/face/runner.js';
-import { getRunner, photo } from './helpers.js';
+import type { ModelRunner } from '../../src/biometrics/face/runner.js';
+import { countingRunner, getRunner, photo } from './helpers.js';
 
 /**
  * A live capture measures passive liveness only on the faces its frame judge can keep (`livenessGate`, issue 33):
@@ -10,14 +10,6 @@ import { getRunner, photo } from './helpers.js';
  * ever; another is as without liveness (NaN, no LIVENESS warning) and the liveness model does not run for it.
  */
 let runner: ModelRunner;
-let ran: FaceModelId[] = [];
-const counting = (): ModelRunner => ({
-  run: (id, input, dims) => {
-    ran.push(id);
-    return runner.run(id, input, dims);
-  },
-  release: async () => {},
-});
 
 beforeAll(async () => {
   runner = await getRunner();
@@ -26,9 +18,12 @@ beforeAll(async () => {
 const CAPTURE: AnalyseOptions = { checks: true, attributes: false, liveness: true, embedding: false };
 
 async function analysed(bytes: Uint8Array, livenessGate?: AnalyseOptions['livenessGate']) {
-  ran = [];
-  const analysis = await analyseImage(counting(), bytes, { ...CAPTURE, ...(livenessGate ? { livenessGate } : {}) });
-  return { analysis, livenessRuns: ran.filter((id) => id === 'fr_liveness').length };
+  const counting = countingRunner(runner);
+  const analysis = await analyseImage(counting.runner, bytes, {
+    ...CAPTURE,
+    ...(livenessGate ? { livenessGate } : {}),
+  });
+  return { analysis, livenessRuns: counting.ran.filter((id) => id === 'fr_liveness').length };
 }
 
 /** What must not change whether liveness was measured or not. */
