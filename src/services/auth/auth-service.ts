@@ -48,7 +48,9 @@ export class AuthService {
     this.keys = new SigningKeys(ctx);
     this.tokens = new VerifiedTokens(this.keys, () => ctx.now());
     this.credentials = new CredentialCache(ctx);
-    this.throttle = new LoginThrottle(ctx.db, () => ctx.now().getTime(), throttlePolicy(ctx.config));
+    // On PGlite this process writes the throttle's table alone, as it writes the accounts (credential-cache.ts).
+    const soleWriter = this.credentials.enabled;
+    this.throttle = new LoginThrottle(ctx.db, () => ctx.now().getTime(), throttlePolicy(ctx.config), soleWriter);
   }
 
   /** The claims of an access token of ours that verifies (signature, key, issuer, lifetime), else null. */

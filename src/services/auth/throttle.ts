@@ -34,6 +34,10 @@ export type Verdict<T> = { ok: true; value: T } | { ok: false; reason: string };
 /** The subject under which an address's total of failures is kept (no account or client id can be `*`). */
 const ADDRESS_TOTAL = '*';
 const PRUNE_EVERY_MS = 60_000;
+/** Longest life of a remembered clean standing (see {@link LoginThrottle.clean}), whatever happens. */
+const CLEAN_TTL_MS = 30_000;
+/** Most clean pairs remembered; the oldest go first. */
+const CLEAN_LIMIT = 10_000;
 
 interface Standing {
   pairFailures: number;
@@ -74,11 +78,23 @@ export class LoginThrottle {
    */
   private failedHere = new Map<string, number>();
   private lastPrune = 0;
+  /**
+   * pair -> until when its standing is known clean (no failure of the pair, the address within its budget),
+   * kept only where this process is the table's one writer (PGlite): a page that polls with Basic credentials
+   * (a capture's trickle, three times a second) then costs no statement here. A clean standing only gets
+   * worse through a failure from the address, which this process records itself and which forgets every clean
+   * pair of this process ({@link forgetClean}), before the failure's write and again once it is committed; a
+   * read under way meanwhile is not kept (the generation). Rows that expire only make a standing cleaner.
+   */
+  private clean = new Map<string, number>();
+  private cleanGeneration = 0;
 
   constructor(
     private readonly db: Queryable,
     private readonly now: () => number,
     private readonly policy: ThrottlePolicy,
+    /** This process is the only writer of the throttle's table (PGlite): clean standings may be remembered. */
+    private readonly soleWriter = false,
   ) {}
 
   /**
@@ -118,7 +134,12 @@ export class LoginThrottle {
       if (!result.ok) {
         if (this.failedHere.size > 10_000) this.failedHere.clear();
         this.failedHere.set(pair, (this.failedHere.get(pair) ?? 0) + 1);
-        await this.fail(subject, address);
+        this.forgetClean();
+        try {
+          await this.fail(subject, address);
+        } finally {
+          this.forgetClean();
+        }
       } else if (standing.pairRow) await deleteThrottleRow(this.db, address, subject);
       return result;
     })();
@@ -137,7 +158,30 @@ export class LoginThrottle {
     await deleteThrottleRowsOfAddress(this.db, address.slice(0, 100));
   }
 
+  /** Every remembered clean standing goes, and reads under way are not kept. */
+  private forgetClean(): void {
+    this.cleanGeneration++;
+    this.clean.clear();
+  }
+
   private async standing(subject: string, address: string): Promise<Standing> {
+    const pair = `${address}\u0000${subject}`;
+    const cleanUntil = this.clean.get(pair);
+    if (cleanUntil !== undefined) {
+      if (cleanUntil > this.now()) return { pairFailures: 0, pairLastFailure: 0, pairRow: false, overBudget: false };
+      this.clean.delete(pair);
+    }
+    const generation = this.cleanGeneration;
+    const standing = await this.read(subject, address);
+    const isClean = !standing.pairRow && !standing.overBudget;
+    if (this.soleWriter && isClean && generation === this.cleanGeneration) {
+      while (this.clean.size >= CLEAN_LIMIT) this.clean.delete(this.clean.keys().next().value!);
+      this.clean.set(pair, this.now() + CLEAN_TTL_MS);
+    }
+    return standing;
+  }
+
+  private async read(subject: string, address: string): Promise<Standing> {
     const rows = await findThrottleRows(this.db, address, [subject, ADDRESS_TOTAL]);
     const now = this.now();
     const live = (row: (typeof rows)[number] | undefined) => (row && row.expires_at.getTime() > now ? row : undefined);
