@@ -195,6 +195,65 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
     await onA('POST', '/user/gateway/stop', userAuth, ids);
   }, 120_000);
 
+  it("node B reads a running capture's progress from node A within a second of each event, not only at its outcome", async () => {
+    const ids = await handleOnA();
+    // Frames handed over one at a time, each when the test says.
+    let hand: (() => void) | null = null;
+    const asked: (() => void)[] = [];
+    const media: CaptureMedia = {
+      async *frames(signal) {
+        while (!signal.aborted) {
+          await new Promise<void>((resolve) => {
+            hand = resolve;
+            for (const tell of asked.splice(0)) tell();
+            signal.addEventListener('abort', () => resolve(), { once: true });
+          });
+          if (!signal.aborted) yield Buffer.from(photo('labelled/franck/franck_02159.jpg'));
+        }
+      },
+      release: async () => {},
+    };
+    const nextFrame = async () => {
+      if (!hand) await new Promise<void>((resolve) => asked.push(resolve));
+      const give = hand!;
+      hand = null;
+      give();
+    };
+    const session = await startOnA(ids, media, {
+      kind: 'FV',
+      purpose: 'CHECK',
+      livenessFrames: 3,
+      selectFrames: 1,
+      detectLiveness: true,
+      timeoutSeconds: 60,
+    });
+    // Each frame's progress (FACE_FOUND, accepted 1 and 2), held there: no later event would carry it to the row.
+    // A writes it within a second (CaptureWriter's PROGRESS_WRITE_MS); B is given 5 s of polls.
+    for (let accepted = 1; accepted <= 2; accepted++) {
+      const analysed = session.metrics.framesAnalysed;
+      await nextFrame();
+      while (session.metrics.framesAnalysed === analysed) await new Promise((resolve) => setTimeout(resolve, 5));
+      const event = session.events.at(-1)!;
+      expect(event).toMatchObject({ type: 'FACE_FOUND', accepted });
+      const seen = await onBWhenEvent(ids, event.at, 'FACE_FOUND');
+      expect(seen.state).toBe('CAPTURING');
+    }
+    await onA('POST', '/user/gateway/stop', userAuth, ids);
+    await session.finished;
+  }, 120_000);
+
+  /** Node B's view of the capture once it holds the event of `type` stamped `at` (at most 200 polls, 25 ms apart). */
+  async function onBWhenEvent(ids: { sessionId: number; handleId: number }, at: string, type: string) {
+    let last: any;
+    for (let tries = 0; tries < 200; tries++) {
+      last = await trickleOnB(userAuth, ids);
+      const events: { at: string; type: string }[] = last.body.capture?.events ?? [];
+      if (events.some((e) => e.at === at && e.type === type)) return last.body.capture;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`node B never read the ${type} of ${at}: ${JSON.stringify(last)}`);
+  }
+
   it('a stop sent to node B ends the capture node A runs, without an operation', async () => {
     const ids = await handleOnA();
     const { media } = camera(0);

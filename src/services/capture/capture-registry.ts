@@ -20,6 +20,9 @@ export interface CaptureStarter {
 
 interface Entry {
   session: CaptureSession;
+  captureId: string;
+  /** Whose it is, under the gateway's owner key (as its row says). */
+  owner: string;
   sessionId: number;
   handleId: number;
   writer: CaptureWriter;
@@ -133,7 +136,14 @@ export class CaptureRegistry {
     );
     this.forgetFinished();
     this.entries.get(key)?.session.cancel('replaced by a new connect');
-    this.entries.set(key, { session, sessionId, handleId, writer });
+    this.entries.set(key, {
+      session,
+      captureId,
+      owner: ownerKeyOf(starter.caller.principal),
+      sessionId,
+      handleId,
+      writer,
+    });
     session.start();
     await writer.flushed();
     return session;
@@ -142,19 +152,33 @@ export class CaptureRegistry {
   /**
    * The capture on a handle as its client reads it, on any node, or undefined when the handle has none or it
    * is not `actsOn`'s (null: anyone's, on /admin): another account is told nothing, so it can neither follow
-   * nor disturb it. `here`: this node runs it.
+   * nor disturb it. `here`: this node runs it. The row decides whose it is and whether it is over; while it
+   * runs here, its events and state are this node's own, which may be ahead of the row by the progress not
+   * yet written (CaptureWriter gathers it for a second): its client sees each event as it happens. An outcome
+   * is only shown once the row holds it (an urgent write), so what one node answers as over, every node does.
+   * On PGlite (one node, whose rows nobody else writes) a capture running here is not read from the database
+   * at all: a page polls its capture about three times a second.
    */
   async view(
     sessionId: number,
     handleId: number,
     actsOn: string | null,
   ): Promise<{ view: CaptureView; over: boolean; here: boolean } | undefined> {
+    const running = this.entries.get(keyOf(sessionId, handleId));
+    if (this.store.soleNode && running && !running.session.isOver && !running.writer.refused) {
+      if (actsOn !== null && running.owner !== actsOn) return undefined;
+      const { state, events } = running.session;
+      return { view: { state, purpose: running.session.params.purpose, events: [...events] }, over: false, here: true };
+    }
     const stored = await this.store.read(sessionId, handleId);
     if (!stored) return undefined;
     const owner = stored.owner ?? (stored.accountId === null ? null : `account:${stored.accountId}`);
     if (actsOn !== null && owner !== actsOn) return undefined;
     const entry = this.entries.get(keyOf(sessionId, handleId));
-    return { view: stored.view, over: stored.over, here: entry !== undefined && !entry.session.isOver };
+    const runs = entry !== undefined && entry.captureId === stored.captureId;
+    const here = runs && !entry.session.isOver;
+    if (!runs || stored.over) return { view: stored.view, over: stored.over, here };
+    return { view: liveView(entry.session, stored.view), over: false, here };
   }
 
   /**
@@ -228,9 +252,26 @@ export class CaptureRegistry {
   }
 }
 
-/** Events a reader should not wait for: the start, the operation starting, the outcome. */
+/** Events a reader on another node should not wait for: the start, the media, the operation starting, the outcome. */
 const writtenAtOnce = (type: string) =>
-  type === 'DONE' || type === 'TIMEOUT' || type === 'FAILED' || type === 'STARTED' || type === 'PROCESSING';
+  type === 'DONE' ||
+  type === 'TIMEOUT' ||
+  type === 'FAILED' ||
+  type === 'STARTED' ||
+  type === 'MEDIA' ||
+  type === 'PROCESSING';
+
+/**
+ * A capture this node runs and whose row is not over, as this node holds it: the row's fields, the events and
+ * state as they are now. An outcome whose write is still on its way is left out (the row's state stands), so a
+ * client never reads an outcome that a reader elsewhere could not, and the list it reads never shrinks.
+ */
+function liveView(session: CaptureSession, stored: CaptureView): CaptureView {
+  if (!session.isOver) return { ...stored, state: session.state, events: [...session.events] };
+  const before = session.events.slice(0, -1);
+  // At the cap of kept events the list no longer grows: the row's may then be the longer one.
+  return before.length < stored.events.length ? stored : { ...stored, events: before };
+}
 
 const keyOf = (sessionId: number, handleId: number) => `${sessionId}/${handleId}`;
 

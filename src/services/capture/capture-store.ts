@@ -75,6 +75,14 @@ export class CaptureStore {
   constructor(private readonly ctx: ServiceContext) {}
 
   /**
+   * This process is the only node (PGlite): nobody else writes the rows, so a capture it runs is, until its
+   * outcome, what it holds in memory, and a reader need not ask the database (CaptureRegistry.view).
+   */
+  get soleNode(): boolean {
+    return this.ctx.dialect === 'pglite';
+  }
+
+  /**
    * Whether `owner` may start one more capture (on the handle `key`, whose earlier capture a new one replaces),
    * on what is recorded now: the first look, before the gateway does any work. @throws DomainError 429 or 503
    */

@@ -1,14 +1,19 @@
 import type { Logger } from '../../logger.js';
 
-/** Changes within this window go to the database in one write (guidance comes at most at the frame rate). */
-const BATCH_MS = 200;
+/**
+ * Progress (guidance, accepted frames, challenges, speech) within this window goes to the database in one
+ * write: a capture's row is rewritten about once a second while it runs, not at the frame rate. It is the bound
+ * on how late another node's reader sees such an event (plus one write); the node running the capture answers
+ * its own readers from memory (CaptureRegistry.view), so its client sees each event at once.
+ */
+export const PROGRESS_WRITE_MS = 1000;
 /** After a failed write (the database unreachable), the next try waits this long. */
 const RETRY_MS = 1000;
 
 /**
- * Writes one capture's row as it changes, a few times a second at most: the first change (the row is made)
- * and the urgent ones (an outcome, the operation starting) go at once; others are gathered for
- * {@link BATCH_MS}. One write at a time, each carrying the capture's whole latest view, so a write that is
+ * Writes one capture's row as it changes, about once a second at most: the first change (the row is made)
+ * and the urgent ones (a change of state: the media, the operation starting, an outcome) go at once; others
+ * are gathered for {@link PROGRESS_WRITE_MS}. One write at a time, each carrying the capture's whole latest view, so a write that is
  * late or lost is repaired by the next one. A write the row refuses (another node settled the capture, or a
  * new connect replaced it) stops the writer and tells its capture.
  */
@@ -37,6 +42,11 @@ export class CaptureWriter {
     if (!this.inFlight) this.schedule();
   }
 
+  /** The row refused a write: another node settled the capture, or a new connect replaced it. */
+  get refused(): boolean {
+    return this.stopped;
+  }
+
   /** Nothing left to write. */
   get idle(): boolean {
     return !this.inFlight && (!this.dirty || this.stopped);
@@ -52,7 +62,7 @@ export class CaptureWriter {
     }
   }
 
-  private schedule(delayMs = this.urgent ? 0 : BATCH_MS): void {
+  private schedule(delayMs = this.urgent ? 0 : PROGRESS_WRITE_MS): void {
     if (this.stopped || this.inFlight) return;
     if (delayMs === 0) {
       if (this.timer) clearTimeout(this.timer);
