@@ -30,8 +30,8 @@ const tools = inBackground([
 ]);
 
 // The BIMS processes the suites start (test/support/service-process.ts, matcher-process.ts, extraction-service.ts)
-// run compiled: dist/ is built once here (about 15 CPU-s), and each start then costs ~1 CPU-s less until it listens
-// than through tsx. Built beside the tools and the fetches; the suites are told by BIMS_TEST_BUILD. Chosen files
+// run compiled: dist/ is built once here (its JavaScript without declarations, about 7 CPU-s), and each start then
+// costs ~1 CPU-s less until it listens than through tsx. Built beside the tools and the fetches; the suites are told by BIMS_TEST_BUILD. Chosen files
 // that start no process skip it.
 const startsProcesses = (file) =>
   !existsSync(file) ||
@@ -39,7 +39,7 @@ const startsProcesses = (file) =>
   /service-process|matcher-process|extraction-service/.test(readFileSync(file, 'utf8'));
 const needsBuild = !chosen.length || chosen.some(startsProcesses);
 if (needsBuild) step('dist/ for the processes the suites start (npm run build, in the background)');
-const built = needsBuild ? inBackground(['scripts/build.mjs']) : Promise.resolve(null);
+const built = needsBuild ? inBackground(['scripts/build.mjs', '--no-declarations']) : Promise.resolve(null);
 
 // The lint first (a few seconds): a whole run is not spent on a tree that fails it. Chosen files skip it.
 if (!chosen.length) {
