@@ -31,13 +31,13 @@ const tools = inBackground([
 
 // The BIMS processes the suites start (test/support/service-process.ts, matcher-process.ts, extraction-service.ts)
 // run compiled: dist/ is built once here (its JavaScript without declarations, about 7 CPU-s), and each start then
-// costs ~1 CPU-s less until it listens than through tsx. Built beside the tools and the fetches; the suites are told by BIMS_TEST_BUILD. Chosen files
-// that start no process skip it.
-const startsProcesses = (file) =>
-  !existsSync(file) ||
-  !statSync(file).isFile() ||
-  /service-process|matcher-process|extraction-service/.test(readFileSync(file, 'utf8'));
-const needsBuild = !chosen.length || chosen.some(startsProcesses);
+// costs ~1 CPU-s less until it listens than through tsx. Built beside the tools and the fetches; the suites are told
+// by BIMS_TEST_BUILD. Chosen files that start no process skip it.
+const mentions = (pattern) => (file) =>
+  !existsSync(file) || !statSync(file).isFile() || pattern.test(readFileSync(file, 'utf8'));
+const needsBuild = !chosen.length || chosen.some(mentions(/service-process|matcher-process|extraction-service/));
+// Chosen files none of which delegates to the shared extraction service below do not start it (~4.5 CPU-s idle).
+const needsSharedExtraction = !chosen.length || chosen.some(mentions(/shared-extraction/));
 if (needsBuild) step('dist/ for the processes the suites start (npm run build, in the background)');
 const built = needsBuild ? inBackground(['scripts/build.mjs', '--no-declarations']) : Promise.resolve(null);
 
@@ -92,8 +92,8 @@ if (buildStatus !== null && buildStatus !== 0) process.exit(buildStatus);
 // suites whose subject is not the extraction pool delegate to it (test/support/shared-extraction.ts) rather than each
 // warming a pool of its own (~2 CPU-s a start). Stopped at the end; by itself if this process dies first.
 let extraction = null;
-if (buildStatus === 0) {
-  process.env.BIMS_TEST_BUILD = 'dist';
+if (buildStatus === 0) process.env.BIMS_TEST_BUILD = 'dist';
+if (buildStatus === 0 && needsSharedExtraction) {
   step('the extraction service the suites share (dist/src/runtime/node-extraction.js, 2 workers)');
   extraction = await startTestExtractionService(process.cwd());
   process.env.BIMS_TEST_EXTRACTION_URL = extraction.url;
