@@ -126,7 +126,9 @@ function watchedPool(
 }
 
 /** CPU ticks (user + system) of this process and every process under it, by group, and of the whole machine. */
-type Group = 'service' | 'sidecar' | 'janus' | 'decoders' | 'browsers' | 'other';
+type Group = 'service' | 'serviceMainThread' | 'sidecar' | 'janus' | 'decoders' | 'browsers' | 'other';
+/** Where the main thread's ticks are kept (no process has this id): a part of `service`, counted apart. */
+const MAIN_THREAD = -1;
 function processTicks(): Map<number, { group: Group; ticks: number }> {
   const parent = new Map<number, number>();
   const info = new Map<number, { comm: string; ticks: number }>();
@@ -162,6 +164,15 @@ function processTicks(): Map<number, { group: Group; ticks: number }> {
                 : 'other';
     out.set(pid, { group, ticks });
   }
+  // The service's main thread alone (API, PGlite, HTTP to Janus and the sidecar, and this bench's Playwright and
+  // sampling), apart from the extraction pool's threads: what the service spends beyond the analyses.
+  try {
+    const stat = readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out.set(MAIN_THREAD, { group: 'serviceMainThread', ticks: Number(f[11]) + Number(f[12]) });
+  } catch {
+    // not Linux
+  }
   return out;
 }
 function machineTicks(): { busy: number; total: number } {
@@ -192,6 +203,7 @@ function cpuMeter() {
     const seconds = (performance.now() - started) / 1000;
     const cores: Record<string, number | null> = {
       service: 0,
+      serviceMainThread: 0,
       sidecar: 0,
       janus: 0,
       decoders: 0,
@@ -422,6 +434,16 @@ export async function run(args: string[]) {
             1000,
           0,
         ),
+        // The main thread's part of it: the service's own work beside the pool (and the bench's Playwright).
+        serviceMainThreadCpuMsPerAnalysedFrame: round(
+          (((cpu.coresUsed.serviceMainThread ?? 0) * (cpu.seconds ?? 0)) /
+            Math.max(
+              1,
+              ok.reduce((s, f) => s + f.framesAnalysed, 0),
+            )) *
+            1000,
+          0,
+        ),
         mediaCoresPerSession: round(
           ((cpu.coresUsed.janus ?? 0) + (cpu.coresUsed.decoders ?? 0) + (cpu.coresUsed.sidecar ?? 0)) / n,
           3,
@@ -472,6 +494,8 @@ export async function run(args: string[]) {
         cpu: 'cores used during the level: service = this process (API, the sidecar when inprocess, extraction pool threads), sidecar = its own process (child), janus, decoders (ffmpeg), browsers (Chromium: the clients), machine = everything on the host',
         serviceCpuMsPerAnalysedFrame:
           "the service's CPU during the level over the frames its sessions analysed (the operations, API and sidecar included): the cost, which the machine's load hardly changes",
+        serviceMainThreadCpuMsPerAnalysedFrame:
+          "the part of serviceCpuMsPerAnalysedFrame spent on the service's main thread (API, PGlite, HTTP to Janus and the sidecar, and this bench's own Playwright client and sampling), i.e. beside the extraction pool's threads",
         projection:
           'from CPU accounting, not measured: sessions two idle cores would hold at sustainFraction x framesPerSecond with the browsers on other machines',
       },
