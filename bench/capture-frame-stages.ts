@@ -20,18 +20,10 @@ import { createExtractor } from '../src/extraction/index.js';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { decodeImage } from '../src/biometrics/image/decode.js';
-import { toPlanar } from '../src/biometrics/image/planes.js';
-import { decodeDetections, detectInput, DETECT_H, DETECT_W } from '../src/biometrics/face/detect.js';
-import { alignFace, analyseImage, landmarkInput, squareBox } from '../src/biometrics/face/pipeline.js';
-import { ageGender, eyesOpen, liveness, poseInput } from '../src/biometrics/face/attributes.js';
+import { analyseImage } from '../src/biometrics/face/pipeline.js';
 import type { AnalyseOptions } from '../src/biometrics/face/analysis.js';
-import { brightness, sharpness } from '../src/biometrics/checks.js';
-import type { FaceModelId, ModelRunner } from '../src/biometrics/face/runner.js';
-import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-models.js';
-import { OrtWebRunner } from '../src/extraction/ort-web-runner.js';
 import { frameMeasures } from '../src/services/biometrics/analyse-samples.js';
-import { ensureTool } from '../scripts/tool.mjs';
+import { benchRunner, cpu, extractionBackend, faceStages } from './face-stages.js';
 
 const PHOTOS = fileURLToPath(new URL('../test/fixtures/photos/labelled/franck/', import.meta.url));
 /** The capture bench's person: the enrolment photo and the three that verify (capture-stages.ts). */
@@ -54,24 +46,11 @@ export async function captureFrame(photo: string, filter = ''): Promise<Uint8Arr
   return new Uint8Array(stdout);
 }
 
-const cpu = () => {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1000;
-};
-
 export async function run(args: string[]) {
   const rounds = Number(option(args, 'rounds', '10'));
-  const backend = option(args, 'backend', 'wasm');
+  const backend = extractionBackend(option(args, 'backend', 'wasm'));
   const purpose = option(args, 'purpose', 'VERIFY') as 'VERIFY' | 'ENROLL' | 'CHECK';
-  if (backend !== 'native' && backend !== 'wasm') throw new Error('--backend takes native or wasm');
-  if (backend === 'native') ensureTool('bench');
-  await enableFastJpegNode();
-  const runner: ModelRunner =
-    backend === 'native'
-      ? await (await import('../src/extraction/node-native-runner.js')).OrtNodeRunner.create({
-          loadModel: nodeModelLoader(),
-        })
-      : await OrtWebRunner.create({ loadModel: nodeModelLoader() });
+  const runner = await benchRunner(backend);
   const frames = await Promise.all(FRAME_PHOTOS.map((p) => captureFrame(p)));
   // The same frames with the light turned down to a fifth (test/gateway/capture-refusals.test.ts's TOO_DARK):
   // faces found, refused on their quality before the judge reads their liveness.
@@ -89,44 +68,10 @@ export async function run(args: string[]) {
   const measures: AnalyseOptions = { ...frameMeasures(purpose, gates), embedding: true };
   const deferredOpts: AnalyseOptions = frameMeasures(purpose, gates);
 
-  const spent = new Map<string, number>();
-  const timed = async <T>(stage: string, step: () => T | Promise<T>): Promise<T> => {
-    const c0 = cpu();
-    const result = await step();
-    spent.set(stage, (spent.get(stage) ?? 0) + cpu() - c0);
-    return result;
-  };
-  const models: ModelRunner = {
-    run: (id: FaceModelId, input, dims) => timed(`model ${id}`, () => runner.run(id, input, dims)),
-    release: () => runner.release(),
-  };
-  const EYE_CROPS = 'eye crops 2 x 24x24 (their model runs counted apart)';
-  const LIVENESS_CROP = 'liveness crop 128x128 + planes (its model run counted apart)';
-  const AGE_CROP = 'age/gender crop 64x64 + planes (their model runs counted apart)';
+  const { spent, analyse, totals } = faceStages(runner);
   /** The pipeline's steps for one frame, in analyseImage's order (a 640x480 frame is not framed). */
   const stepwise = async (bytes: Uint8Array) => {
-    const img = await timed('decode (mozjpeg 640x480)', () => decodeImage(bytes));
-    const input = await timed('detector input: area resize to 320x240 + planes', () => detectInput(img));
-    const det = await models.run('fr_detect', input, [1, 3, DETECT_H, DETECT_W]);
-    const d = decodeDetections(det.scores!, det.boxes!, img.width, img.height)[0];
-    if (!d) throw new Error('no face in a capture frame of the bench');
-    const box = squareBox(d);
-    const crop = await timed('landmark crop 64x64 + grey', () => landmarkInput(img, box));
-    const out = (await models.run('fr_landmark', crop, [1, 1, 64, 64])).output!;
-    const lm = new Float32Array(136);
-    for (let i = 0; i < 136; i++) lm[i] = out[i]! * box.side + (i % 2 ? box.y : box.x);
-    const aligned = await timed('alignment warp 112x112', () => alignFace(img, lm));
-    const planar = await timed('embedding input: planes', () =>
-      toPlanar(aligned, [127, 127, 127], [128, 128, 128], 'BGR'),
-    );
-    await models.run('fr_feature', planar, [1, 3, 112, 112]);
-    await timed('sharpness + brightness', () => [sharpness(aligned), brightness(aligned)]);
-    if (!measures.checks) return;
-    const pose = await timed('pose crop 224x224 + planes', () => poseInput(img, box));
-    await models.run('fr_pose', pose, [1, 3, 224, 224]);
-    await timed(EYE_CROPS, () => eyesOpen(models, img, lm));
-    if (measures.liveness) await timed(LIVENESS_CROP, () => liveness(models, img, box));
-    if (measures.attributes) await timed(AGE_CROP, () => ageGender(models, img, box));
+    if (!(await analyse(bytes, measures))) throw new Error('no face in a capture frame of the bench');
   };
   /** CPU ms per frame of the whole pipeline with these options, over every frame twice. */
   const whole = async (opts: AnalyseOptions, on = frames) => {
@@ -158,17 +103,9 @@ export async function run(args: string[]) {
   for (let r = 0; r < half * 2; r++) for (const f of frames) await stepwise(f);
   const n = frames.length * half * 2;
   const stepTotal = cpu() - c0;
-  // A crop step's time includes its model runs (timed inside it too): counted once, under the models.
-  const apart: [string, FaceModelId[]][] = [
-    [EYE_CROPS, ['fr_eye']],
-    [LIVENESS_CROP, ['fr_liveness']],
-    [AGE_CROP, ['fr_age', 'fr_gender']],
-  ];
-  for (const [stage, ids] of apart)
-    if (spent.has(stage))
-      spent.set(stage, spent.get(stage)! - ids.reduce((s, id) => s + (spent.get(`model ${id}`) ?? 0), 0));
+  const apart = totals();
   const perFrame = (v: number) => Number((v / n).toFixed(2));
-  const modelsMs = [...spent].filter(([k]) => k.startsWith('model ')).reduce((s, [, v]) => s + v, 0);
+  const modelsMs = [...apart].filter(([k]) => k.startsWith('model ')).reduce((s, [, v]) => s + v, 0);
   const median = (xs: number[]) => {
     const sorted = [...xs].sort((a, b) => a - b);
     return Number(((sorted[(sorted.length - 1) >> 1]! + sorted[sorted.length >> 1]!) / 2).toFixed(2));
@@ -199,7 +136,7 @@ export async function run(args: string[]) {
     stepwiseCpuMsPerFrame: perFrame(stepTotal),
     modelsMsPerFrame: perFrame(modelsMs),
     otherMsPerFrame: perFrame(stepTotal - modelsMs),
-    stagesMsPerFrame: Object.fromEntries([...spent].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, perFrame(v)])),
+    stagesMsPerFrame: Object.fromEntries([...apart].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, perFrame(v)])),
   };
   await runner.release();
   const workers = Number(option(args, 'pool', '0'));
