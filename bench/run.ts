@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<{ run(args: string[]): Promise<unkno
   voice: () => import('./voice.js'),
   capture: () => import('./capture.js'),
   'capture-rtp': () => import('./capture-rtp.js'),
+  'capture-poll': () => import('./capture-poll.js'),
   upload: () => import('./upload.js'),
   'pglite-worker': () => import('./pglite-worker.js'),
   xnnpack: () => import('./xnnpack.js'),

@@ -26,6 +26,8 @@ interface Entry {
   sessionId: number;
   handleId: number;
   writer: CaptureWriter;
+  /** Its client's end of candidates reached Janus: the polls that repeat it need not (GatewayService.trickle). */
+  candidatesEnded: boolean;
 }
 
 /**
@@ -143,6 +145,7 @@ export class CaptureRegistry {
       sessionId,
       handleId,
       writer,
+      candidatesEnded: false,
     });
     session.start();
     await writer.flushed();
@@ -179,6 +182,14 @@ export class CaptureRegistry {
     const here = runs && !entry.session.isOver;
     if (!runs || stored.over) return { view: stored.view, over: stored.over, here };
     return { view: liveView(entry.session, stored.view), over: false, here };
+  }
+
+  /** Whether a capture running here had its client's `completed` forwarded to Janus (`note`: it now has). */
+  candidatesEnded(sessionId: number, handleId: number, note = false): boolean {
+    const entry = this.entries.get(keyOf(sessionId, handleId));
+    const ended = entry?.candidatesEnded === true && !entry.session.isOver;
+    if (entry && note) entry.candidatesEnded = true;
+    return ended;
   }
 
   /**

@@ -162,8 +162,9 @@ export class GatewayService implements CaptureGateway {
    * trickleGateway: forward ICE candidates (or the end of them) to the handle's PeerConnection. On the handle
    * of a capture session the answer also carries `capture`, the capture's state, events and outcome: the one
    * way a client on the user surface follows its capture (getSession is for administrators). Once the capture
-   * is over its media is gone, so nothing is forwarded: the answer is the capture's outcome alone. The
-   * capture is read from the database, so a trickle to any node of a cluster answers it alike.
+   * is over its media is gone, so nothing is forwarded: the answer is the capture's outcome alone; while it
+   * runs on this node, a repeated end of candidates is not forwarded either. The capture is read from the
+   * database (on PGlite, the sole node, from memory), so a trickle to any node of a cluster answers it alike.
    */
   trickle(
     caller: CaptureCaller,
@@ -176,11 +177,21 @@ export class GatewayService implements CaptureGateway {
       const capture = await this.captures.view(sessionId, handleId, actsOn);
       // A finished capture outlives its gateway session (10 minutes), for its owner.
       if (capture?.over) return { janus: 'ack', session_id: sessionId, sender: handleId, capture: capture.view };
+      // The poll of a capture this node runs, once its end of candidates reached Janus: answered from here, with
+      // neither the handle's row (`view` found the capture, its owner checked, on this very handle) nor Janus
+      // asked again (a repeated `completed` changes nothing there). About one such poll comes per analysed
+      // frame, and its statement and request were CPU the frames' analyses share.
+      const ending = capture?.here === true && 'completed' in payload;
+      if (ending && this.captures.candidatesEnded(sessionId, handleId)) {
+        this.trackers.track(sessionId).touch();
+        return { janus: 'ack', session_id: sessionId, sender: handleId, capture: capture.view };
+      }
       await this.sessions.checkHandle(sessionId, handleId, actsOn);
       // A capture another node runs is that node's session to keep alive and to poll: polling it here too
       // would take Janus's events (its webrtcup) away from the node that waits for them.
       if (!capture || capture.here) this.trackers.track(sessionId).touch();
       const answer = await this.janus.trickle(sessionId, handleId, payload);
+      if (ending) this.captures.candidatesEnded(sessionId, handleId, true);
       if (!capture) return answer;
       return { ...answer, capture: (await this.captures.view(sessionId, handleId, actsOn))?.view ?? capture.view };
     });
