@@ -35,6 +35,7 @@ import {
   type CaptureRig,
 } from '../test/support/capture-rig.js';
 import { startChildSidecar } from './capture-sidecar.js';
+import { cpuByThread, threadCpu } from './thread-cpu.js';
 import { startTestSidecar } from '../test/support/sidecar.js';
 
 const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
@@ -129,10 +130,20 @@ function watchedPool(
 type Group = 'service' | 'serviceMainThread' | 'sidecar' | 'janus' | 'decoders' | 'browsers' | 'other';
 /** Where the main thread's ticks are kept (no process has this id): a part of `service`, counted apart. */
 const MAIN_THREAD = -1;
+/**
+ * The processes under this one as the last whole scan of /proc found them. A scan reads every process's stat
+ * (hundreds, with other jobs on the machine: 3-13 ms of this main thread each, which the level's figures
+ * counted as the service's): it runs every {@link RESCAN_EVERY}th sample, and the samples between read only the
+ * processes found, which covers every decoder and browser (they live for their session, several seconds).
+ */
+let known: number[] = [];
+let samples = 0;
+const RESCAN_EVERY = 4;
 function processTicks(): Map<number, { group: Group; ticks: number }> {
   const parent = new Map<number, number>();
   const info = new Map<number, { comm: string; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
+  const rescan = samples++ % RESCAN_EVERY === 0;
+  for (const entry of rescan ? readdirSync('/proc') : known.map(String)) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
@@ -146,10 +157,13 @@ function processTicks(): Map<number, { group: Group; ticks: number }> {
     }
   }
   const out = new Map<number, { group: Group; ticks: number }>();
+  const mine: number[] = [];
   for (const [pid, { comm, ticks }] of info) {
     let p: number | undefined = pid;
     while (p && p !== process.pid) p = parent.get(p);
-    if (p !== process.pid) continue;
+    // Between scans only known descendants are read (their parents may not be): they stay ours.
+    if (p !== process.pid && (rescan || !known.includes(pid))) continue;
+    mine.push(pid);
     const group: Group =
       pid === process.pid
         ? 'service'
@@ -164,6 +178,7 @@ function processTicks(): Map<number, { group: Group; ticks: number }> {
                 : 'other';
     out.set(pid, { group, ticks });
   }
+  known = mine;
   // The service's main thread alone (API, PGlite, HTTP to Janus and the sidecar, and this bench's Playwright and
   // sampling), apart from the extraction pool's threads: what the service spends beyond the analyses.
   try {
@@ -366,6 +381,7 @@ export async function run(args: string[]) {
       const dropped0 = decoded.dropped;
       const analysed0 = seen.analysed.length;
       const stop = cpuMeter();
+      const threads0 = threadCpu();
       const t0 = performance.now();
       const captures = await Promise.all(
         clips
@@ -379,6 +395,7 @@ export async function run(args: string[]) {
       const wallSeconds = (performance.now() - t0) / 1000;
       const distinct = new Set(decoded.at.keys());
       const cpu = stop();
+      const threads1 = threadCpu();
       const ok = captures.filter((c): c is BrowserCapture => !(c instanceof Error)).map((c) => figures(c, fps));
       const errors = captures.filter((c): c is Error => c instanceof Error).map((e) => e.message.slice(0, 200));
       const completed = ok.filter((f) => f.state === 'DONE');
@@ -443,6 +460,17 @@ export async function run(args: string[]) {
             )) *
             1000,
           0,
+        ),
+        // The service's CPU per analysed frame by thread: the main thread, the pool's workers (by thread id), and
+        // the rest together (V8's GC and compiler threads, libuv's pool), which the main thread's garbage and
+        // first runs of code (wasm tier-up) load.
+        serviceCpuMsPerAnalysedFrameByThread: cpuByThread(
+          threads0,
+          threads1,
+          Math.max(
+            1,
+            ok.reduce((s, f) => s + f.framesAnalysed, 0),
+          ),
         ),
         mediaCoresPerSession: round(
           ((cpu.coresUsed.janus ?? 0) + (cpu.coresUsed.decoders ?? 0) + (cpu.coresUsed.sidecar ?? 0)) / n,
