@@ -1,4 +1,5 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Dialect } from 'kysely';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Database } from './tables.js';
 import { migrations } from './migrations/index.js';
 import { hexToBytea } from './bytea-hex.js';
@@ -125,28 +126,45 @@ export async function connectDatabase(options: {
       };
     };
   } else {
-    const { PGlite } = await import('@electric-sql/pglite');
     const { PGliteDialect } = await import('kysely-pglite-dialect');
-    const dataDir = options.dataDir ?? 'memory://';
-    // One options object: PGlite.create(undefined, options) silently drops the options.
-    const client = await PGlite.create({
-      dataDir: dataDir === 'memory://' ? undefined : dataDir,
-      ...(dataDir === 'memory://' && options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-      parsers: { 20: (value: string) => Number(value), 17: hexToBytea },
-      // bytea parameters go as they are: PGlite then binds them in PostgreSQL's binary format (the raw bytes),
-      // where hex text would double their size and cost an encode here and a decode inside PGlite's wasm.
-      serializers: { 17: (value: unknown) => (value instanceof Uint8Array ? value : String(value)) as string },
-    });
-    keepOwnParsersOnly(client as unknown as { parsers: Record<number, unknown> }, [20, 17]);
-    // Before anyone else holds the client: from here on every statement (migrations included) is counted.
-    writes = trackWrites(client as unknown as TrackedClient);
-    dialect = new PGliteDialect(client);
-    dumpDataDir = async () => (await client.dumpDataDir('none')) as Blob;
+    const opened = await openPglite(options);
+    writes = opened.writes;
+    dialect = new PGliteDialect(opened.client);
+    dumpDataDir = async () => (await opened.client.dumpDataDir('none')) as Blob;
     name = 'pglite';
   }
   const db = new Kysely<Database>({ dialect });
   if (writes) setWriteGeneration(db, writes);
   return { db, dialect: name, listen, poolStats, dumpDataDir, writes, close: () => db.destroy() };
+}
+
+/** An open PGlite as this service uses it, with the write generation of every statement sent through it. */
+export interface OpenedPglite {
+  client: PGlite;
+  writes: WriteGeneration;
+}
+
+/**
+ * Open the embedded PGlite in `dataDir` (`memory://`, the default, keeps it in memory; `loadDataDir` then starts it
+ * from a `dumpDataDir` tarball) with this service's parsers and its write generation tracked. connectDatabase
+ * makes a handle over it; tests open a few and lend each to suite after suite (test/support/pglite-pool.ts).
+ */
+export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<OpenedPglite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const dataDir = options.dataDir ?? 'memory://';
+  // One options object: PGlite.create(undefined, options) silently drops the options.
+  const client = await PGlite.create({
+    dataDir: dataDir === 'memory://' ? undefined : dataDir,
+    ...(dataDir === 'memory://' && options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    parsers: { 20: (value: string) => Number(value), 17: hexToBytea },
+    // bytea parameters go as they are: PGlite then binds them in PostgreSQL's binary format (the raw bytes),
+    // where hex text would double their size and cost an encode here and a decode inside PGlite's wasm.
+    serializers: { 17: (value: unknown) => (value instanceof Uint8Array ? value : String(value)) as string },
+  });
+  keepOwnParsersOnly(client as unknown as { parsers: Record<number, unknown> }, [20, 17]);
+  // Before anyone else holds the client: from here on every statement (migrations included) is counted.
+  const writes = trackWrites(client as unknown as TrackedClient);
+  return { client, writes };
 }
 
 /**

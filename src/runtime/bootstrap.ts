@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { connectDatabase, migrate } from '../db/connect.js';
+import { connectDatabase, migrate, type DatabaseHandle } from '../db/connect.js';
 import { createApp, type AppDeps } from '../app.js';
 import { createServices, type Services } from '../services/index.js';
 import type { ServiceContext } from '../services/context.js';
@@ -23,8 +23,11 @@ export interface BootOptions {
   hostname: string;
   /** 'memory://' for an in-memory PGlite (tests); otherwise config decides. */
   pgliteDir?: string;
-  /** With pgliteDir 'memory://': start from this PGlite data directory (tests start from a migrated one). */
-  pgliteImage?: Blob;
+  /**
+   * An open database to run on instead of connecting to the configured one; the caller owns it: close() leaves it
+   * open (tests lend one migrated PGlite to suite after suite, test/support/pglite-pool.ts). Migrations still run.
+   */
+  database?: DatabaseHandle;
   /** One PostgreSQL connection per query or transaction, no LISTEN (Cloudflare Workers). */
   transientConnections?: boolean;
   /**
@@ -64,17 +67,19 @@ export interface Booted {
 export async function boot(options: BootOptions): Promise<Booted> {
   const { config } = options;
   const log = options.logger ?? configuredLogger(config);
-  const database = await connectDatabase({
-    url: config.DATABASE_URL,
-    dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR,
-    transient: options.transientConnections,
-    loadDataDir: options.pgliteImage,
-  });
+  const owned = !options.database;
+  const database =
+    options.database ??
+    (await connectDatabase({
+      url: config.DATABASE_URL,
+      dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR,
+      transient: options.transientConnections,
+    }));
   try {
     const applied = await migrate(database.db);
     if (applied.length) log.info('migrations applied', { migrations: applied });
   } catch (error) {
-    await database.close();
+    if (owned) await database.close();
     throw error;
   }
   const ctx: ServiceContext = {
@@ -196,7 +201,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
       // PGlite's close() never returns while a query is in flight, and the gallery may still be loading
       // (boot starts it without waiting): a CLI that finished quickly hung on exit.
       await Promise.all([services.gallery.ready().catch(() => {}), beat, reconciling]);
-      await database.close();
+      if (owned) await database.close();
     },
   };
 }

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { boot, type BootOptions, type Booted } from '../../src/runtime/bootstrap.js';
-import { migratedPgliteImage, migrationsHash } from './pglite-image.js';
-import { connectDatabase, migrate } from '../../src/db/connect.js';
+import { migrationsHash } from './pglite-image.js';
+import { lendMigratedPglite } from './pglite-pool.js';
+import { connectDatabase, migrate, type DatabaseHandle } from '../../src/db/connect.js';
 import { createLogger, type Logger } from '../../src/logger.js';
 import { nodeAssetReader } from '../../src/runtime/node-assets.js';
 import type { Extractor } from '../../src/extraction/extractor.js';
@@ -121,9 +122,12 @@ export async function bootForTest(
     clientAddress?: (request: Request) => string;
     /** Threads that share 1:N searches (the Node runtime's MatcherPool). */
     matcherThreads?: BootOptions['matcherThreads'];
+    /** PGlite: an instance opened for this service alone, not one lent before (pglite-pool.ts). */
+    freshPglite?: boolean;
   } = {},
 ): Promise<Booted & { config: Config }> {
   let dropDb: (() => Promise<void>) | undefined;
+  let lent: DatabaseHandle | undefined;
   const vars: Record<string, string> = {
     BIMS_ADMIN_PASSWORD: ADMIN_PASSWORD,
     BIMS_PASSWORD_ITERATIONS: '10000',
@@ -131,7 +135,11 @@ export async function bootForTest(
     BIMS_CHECK_ANSWERS: 'on',
     ...env,
   };
-  if (dialect === 'postgres') {
+  if (dialect === 'pglite') {
+    // A migrated PGlite lent by this process's pool (pglite-pool.ts): the service leaves it open, and it goes back,
+    // reset to the migrated image, when this service closes.
+    lent = await lendMigratedPglite({ fresh: options.freshPglite });
+  } else {
     // Boot still runs the migrations, and finds them applied: the migrations on PostgreSQL are tested by the
     // suites that start on an empty database (data-migrations, the service-process suites).
     const fresh = await freshPostgres({ migrated: true });
@@ -143,8 +151,7 @@ export async function bootForTest(
     config,
     runtime: 'test',
     hostname: 'test-host',
-    pgliteDir: 'memory://',
-    pgliteImage: dialect === 'pglite' ? await migratedPgliteImage() : undefined,
+    database: lent,
     logger: options.logger ?? createLogger('silent'),
     now: options.now,
     readAsset: nodeAssetReader(),
@@ -152,12 +159,17 @@ export async function bootForTest(
     galleryFreshness: options.galleryFreshness,
     clientAddress: options.clientAddress,
     matcherThreads: options.matcherThreads,
+  }).catch(async (error: unknown) => {
+    await lent?.close();
+    await dropDb?.();
+    throw error;
   });
   return {
     ...booted,
     config,
     async close() {
       await booted.close();
+      await lent?.close();
       await dropDb?.();
     },
   };

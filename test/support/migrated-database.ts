@@ -2,18 +2,19 @@ import type { Kysely } from 'kysely';
 import { connectDatabase } from '../../src/db/connect.js';
 import type { Database } from '../../src/db/tables.js';
 import { freshPostgres } from './databases.js';
-import { migratedPgliteImage } from './pglite-image.js';
+import { lendMigratedPglite } from './pglite-pool.js';
 
 /**
  * A migrated, empty database of one dialect for repository tests (test/db/repositories-*.test.ts), without
- * booting the service: PGlite from the cached migrated image, PostgreSQL as a copy of the migrated template.
+ * booting the service: PGlite lent by the pool of migrated instances, PostgreSQL as a copy of the migrated template.
  * `close` also drops the PostgreSQL database.
  */
 export async function openMigratedDatabase(
   dialect: 'pglite' | 'postgres',
 ): Promise<{ db: Kysely<Database>; close: () => Promise<void> }> {
   if (dialect === 'pglite') {
-    const handle = await connectDatabase({ dataDir: 'memory://', loadDataDir: await migratedPgliteImage() });
+    // Lent by this process's pool and given back, reset, by close (pglite-pool.ts).
+    const handle = await lendMigratedPglite();
     return { db: handle.db, close: () => handle.close() };
   }
   const fresh = await freshPostgres({ migrated: true });

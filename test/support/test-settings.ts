@@ -43,6 +43,12 @@ export const testSettingsSchema = z.object({
    * (test/support/setup-cpu-log.ts). `npm run test:cpu -- FILE` sums them per project.
    */
   BIMS_TEST_CPU_LOG: z.string().optional(),
+  /**
+   * `off`: every suite that boots on PGlite opens a migrated instance of its own, as before the pool; unset, a test
+   * process lends its instances to suite after suite, reset between them (test/support/pglite-pool.ts). To compare
+   * the two, or to rule the pool out when a suite sees another's rows.
+   */
+  BIMS_TEST_PGLITE_POOL: z.enum(['off']).optional(),
   /** Log level of the sidecars the tests start (default `silent`), to see what Janus and the sidecar did. */
   BIMS_TEST_SIDECAR_LOG: z.string().optional(),
   /**
