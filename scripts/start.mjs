@@ -4,6 +4,11 @@
 // instead of 4-6.5 s and holds less memory; requests are served at the same speed either way.
 // Run with tsx's loader (`node --import tsx`), which the sources need and the child processes inherit;
 // the compiled modules are plain JavaScript and pass through it untouched.
+// `--max-semi-space-size=32` (package.json; V8's default is 16 MB): what a request, a poll or a frame's analysis
+// holds for a few hundred milliseconds dies young instead of being promoted, and the old generation (80 MB in
+// the capture bench) is collected less often. Six live captures on two loaded cores: the service's CPU per
+// analysed frame 0.88 of the default's, its GC and compiler threads 19 ms per frame instead of 28 (issue 33,
+// docs/benchmarks.md). `npm run bench` runs with the same flag, so a bench measures what this runs.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
