@@ -1,4 +1,4 @@
-// npm run bench -- load [--seconds N] [--rounds R] [--mixed-seconds M] [--connections C] [--gallery N]
+// npm run bench -- load [--seconds N] [--rounds R] [--warmup-seconds W] [--mixed-seconds M] [--connections C] [--gallery N]
 //                       [--dialects pglite,postgres] [--url URL --user U --password P] [--baseline DIR[,DIR...]]
 //                       [--phases getSubject,pageOf20,health]
 //
@@ -11,9 +11,11 @@
 // other: on a fresh PGlite folder, then on a fresh database of the PostgreSQL server at DATABASE_URL when it
 // is set (dropped afterwards; the JSON says so when it is
 // not). Per dialect: an authenticated read of one subject (Bearer token), a page of 20 subjects, `/health`
-// without credentials, each --rounds times for --seconds; then a mixed workload of enrolments, VERIFY,
-// IDENTIFY, lists and reads with real face photos as base64 bodies (--mixed-seconds; 0 skips it).
-// Prints JSON: `ratioToHello` per dialect and phase, and under `services` every round's figures.
+// without credentials, each --rounds times for --seconds, after one unmeasured run of each (--warmup-seconds,
+// 3 by default; 0 skips it); then a mixed workload of enrolments, VERIFY, IDENTIFY, lists and reads with real
+// face photos as base64 bodies (--mixed-seconds; 0 skips it).
+// Prints JSON: `ratioToHello` per dialect and phase, and under `services` every round's figures; with
+// PostgreSQL on this machine also its backends' CPU per request (`dbCpuMsPerRequest`, bench/database-cpu.ts).
 //
 // --baseline DIR also starts the service of another checkout (e.g. `git archive <commit> | tar -x -C DIR`,
 // with node_modules, wasm/models and test/fixtures linked in) beside this one, on a database of its own, and
@@ -28,6 +30,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { startService, type ServiceProcess } from '../test/support/service-process.js';
 import { startListening } from './listening-process.js';
+import { databaseCpu } from './database-cpu.js';
 import { percentiles, type Percentiles } from './percentiles.js';
 
 const root = join(import.meta.dirname, '..');
@@ -95,6 +98,8 @@ async function phase(
   headers: Record<string, string>,
   /** The server's process, whose CPU per request is measured. */
   pid?: number,
+  /** The CPU its database's backends have used so far (database-cpu.ts), measured per request too. */
+  dbCpu?: () => Promise<number | undefined>,
 ) {
   const wheel = mix ? mix.flatMap(([kind, weight]) => Array<Kind>(weight).fill(kind)) : [];
   let turn = 0;
@@ -129,12 +134,18 @@ async function phase(
     const s = statuses.get(kind) ?? statuses.set(kind, {}).get(kind)!;
     s[statusCode] = (s[statusCode] ?? 0) + 1;
   });
+  const dbBefore = await dbCpu?.();
   const cpuBefore = cpuMsOf(pid);
   const result = await instance;
   const cpuAfter = cpuMsOf(pid);
+  const dbAfter = await dbCpu?.();
   const cpuMsPerRequest =
     cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0
       ? Number(((cpuAfter - cpuBefore) / result.requests.total).toFixed(4))
+      : undefined;
+  const dbCpuMsPerRequest =
+    dbBefore !== undefined && dbAfter !== undefined && result.requests.total > 0
+      ? Number(((dbAfter - dbBefore) / result.requests.total).toFixed(4))
       : undefined;
   const perKind: Record<string, Percentiles & { statuses: Record<string, number> }> = {};
   for (const [kind, list] of times)
@@ -149,6 +160,7 @@ async function phase(
       non2xx: result.non2xx,
     },
     cpuMsPerRequest,
+    ...(dbCpuMsPerRequest !== undefined ? { dbCpuMsPerRequest } : {}),
     ...(mix ? { perKind } : {}),
   };
 }
@@ -161,6 +173,8 @@ type Target = {
   build: (kind: Kind) => { method: string; path: string; body?: string };
   /** A new Bearer token in `headers`. */
   fresh?: () => Promise<void>;
+  /** PostgreSQL on this machine: the CPU its backends for the target's database have used (database-cpu.ts). */
+  dbCpu?: () => Promise<number | undefined>;
 };
 
 /** The read phases whose ratios the issue's targets name, and `/health` (no credentials, no database). */
@@ -268,6 +282,7 @@ async function measure(
   helloPid: number | undefined,
   o: {
     seconds: number;
+    warmupSeconds: number;
     rounds: number;
     mixedSeconds: number;
     connections: number;
@@ -288,17 +303,18 @@ async function measure(
     if (h.cpuMsPerRequest !== undefined) helloCpu.push(h.cpuMsPerRequest);
     return h;
   };
-  const runPhase = (p: (typeof READ_PHASES)[number], target: Target) =>
+  const runPhase = (p: (typeof READ_PHASES)[number], target: Target, seconds = o.seconds) =>
     p.kind
-      ? phase(target.url, o.seconds, o.connections, [[p.kind, 1]], target.build, target.headers, target.pid)
+      ? phase(target.url, seconds, o.connections, [[p.kind, 1]], target.build, target.headers, target.pid, target.dbCpu)
       : phase(
           `${target.url}${p.path}`,
-          o.seconds,
+          seconds,
           o.connections,
           null,
           () => ({ method: 'GET', path: p.path! }),
           {},
           target.pid,
+          target.dbCpu,
         );
   type Results = Record<
     string,
@@ -308,6 +324,7 @@ async function measure(
         helloPerSecond: number;
         ratio: number;
         cpuMsPerRequest?: number;
+        dbCpuMsPerRequest?: number;
         helloCpuMsPerRequest?: number;
         latencyMs: Percentiles['latencyMs'];
         statuses?: unknown;
@@ -316,9 +333,19 @@ async function measure(
       }[];
       ratio: number;
       cpuRatio?: number;
+      cpuRatioWithDatabase?: number;
     }
   >;
   const results: Results[] = targets.map(() => ({}));
+  // Every phase of every target once, unmeasured, as the first hello phase below is for hello-world: a service's
+  // first seconds of a kind of request (its code compiled by V8, its pools and plan caches filled) are no part
+  // of its steady state, and counted only for the services they weighed on the first round's ratios alone.
+  if (o.warmupSeconds > 0)
+    for (const p of o.phases)
+      for (const target of targets) {
+        await target.fresh?.();
+        await runPhase(p, target, o.warmupSeconds);
+      }
   let before = (await hello()).overall.requestsPerSecond;
   const helloRates = [before];
   for (let round = 0; round < o.rounds; round++) {
@@ -338,6 +365,7 @@ async function measure(
           ...(measured.cpuMsPerRequest !== undefined && helloCpuMs !== undefined
             ? { cpuMsPerRequest: measured.cpuMsPerRequest, helloCpuMsPerRequest: Number(helloCpuMs.toFixed(4)) }
             : {}),
+          ...(measured.dbCpuMsPerRequest !== undefined ? { dbCpuMsPerRequest: measured.dbCpuMsPerRequest } : {}),
           latencyMs: measured.overall.latencyMs,
           ...(measured.perKind ? { statuses: Object.values(measured.perKind)[0]?.statuses } : {}),
           errors: measured.overall.errors,
@@ -360,6 +388,12 @@ async function measure(
       entry.cpuRatio = ratio(
         cpuRounds.reduce((a, r) => a + r.helloCpuMsPerRequest!, 0),
         cpuRounds.reduce((a, r) => a + r.cpuMsPerRequest!, 0),
+      );
+    // The same with the database's backends' CPU added to the service's (PostgreSQL on this machine).
+    if (cpuRounds.length && cpuRounds.every((r) => r.dbCpuMsPerRequest !== undefined))
+      entry.cpuRatioWithDatabase = ratio(
+        cpuRounds.reduce((a, r) => a + r.helloCpuMsPerRequest!, 0),
+        cpuRounds.reduce((a, r) => a + r.cpuMsPerRequest! + r.dbCpuMsPerRequest!, 0),
       );
   }
   const mixed: unknown[] = [];
@@ -386,6 +420,7 @@ async function measure(
 
 export async function run(args: string[]) {
   const seconds = Number(option(args, 'seconds') ?? 5);
+  const warmupSeconds = Number(option(args, 'warmup-seconds') ?? 3);
   const rounds = Number(option(args, 'rounds') ?? 3);
   const mixedSeconds = Number(option(args, 'mixed-seconds') ?? 10);
   const connections = Number(option(args, 'connections') ?? 8);
@@ -397,7 +432,7 @@ export async function run(args: string[]) {
   const baselines = option(args, 'baseline')?.split(',').filter(Boolean) ?? [];
   const phaseNames = option(args, 'phases')?.split(',');
   const phases = READ_PHASES.filter((p) => !phaseNames || phaseNames.includes(p.name));
-  const o = { seconds, rounds, mixedSeconds, connections, phases };
+  const o = { seconds, warmupSeconds, rounds, mixedSeconds, connections, phases };
   const nameOf = (dir: string) =>
     baselines.length === 1 ? 'baseline' : `baseline-${dir.replace(/\/+$/, '').split('/').at(-1)}`;
 
@@ -441,7 +476,12 @@ export async function run(args: string[]) {
             return withService(
               dbUrl,
               async (url, password, pid) => {
-                targets.push({ ...(await prepare(url, 'admin', password, photos, gallerySize)), pid, root });
+                targets.push({
+                  ...(await prepare(url, 'admin', password, photos, gallerySize)),
+                  pid,
+                  root,
+                  ...(dbUrl ? { dbCpu: databaseCpu(dbUrl) } : {}),
+                });
                 return startFrom(i + 1);
               },
               root,
@@ -469,6 +509,7 @@ export async function run(args: string[]) {
   // The figures the issue's targets name, side by side.
   const summary: Record<string, Record<string, number>> = {};
   const cpuSummary: Record<string, Record<string, number>> = {};
+  const withDatabase: Record<string, Record<string, number>> = {};
   for (const [name, s] of Object.entries(services)) {
     const phases = (s as { phases?: Record<string, { ratio: number; cpuRatio?: number }> }).phases;
     if (!phases) continue;
@@ -478,6 +519,10 @@ export async function run(args: string[]) {
         .filter(([, v]) => v.cpuRatio !== undefined)
         .map(([p, v]) => [p, v.cpuRatio!]),
     );
+    const db = Object.entries(phases as Record<string, { cpuRatioWithDatabase?: number }>).filter(
+      ([, v]) => v.cpuRatioWithDatabase !== undefined,
+    );
+    if (db.length) withDatabase[name] = Object.fromEntries(db.map(([p, v]) => [p, v.cpuRatioWithDatabase!]));
     const mixed = (s as { mixed?: { ratio: number } }).mixed;
     if (mixed) summary[name]!.mixed = mixed.ratio;
   }
@@ -495,6 +540,8 @@ export async function run(args: string[]) {
     // The same ratio from CPU time per request (hello-world's over the service's process's): steadier than the
     // rates on a machine that other work shares.
     cpuRatioToHello: cpuSummary,
+    // PostgreSQL on this machine: the same with the CPU of the database's backends added to the service's.
+    cpuRatioWithDatabaseToHello: withDatabase,
     services,
   };
 }

@@ -5,6 +5,7 @@ import { migrations } from './migrations/index.js';
 import { hexToBytea } from './bytea-hex.js';
 import { nameStatements } from './prepared.js';
 import { setWriteGeneration, trackWrites, type TrackedClient, type WriteGeneration } from './write-generation.js';
+import { GENERIC_PLANS, setReadConnections } from './read-connections.js';
 
 /** Which engine holds the data; reported by management info and cluster status. */
 export type DialectName = 'postgres' | 'pglite';
@@ -65,6 +66,7 @@ export async function connectDatabase(options: {
   let poolStats: DatabaseHandle['poolStats'];
   let dumpDataDir: DatabaseHandle['dumpDataDir'];
   let writes: WriteGeneration | undefined;
+  let reads: Kysely<Database> | undefined;
   if (options.url && options.transient) {
     const pg = (await import('pg')).default;
     pg.types.setTypeParser(20, (value: string) => Number(value));
@@ -78,9 +80,19 @@ export async function connectDatabase(options: {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
     // An idle client that loses its server must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    // Hot queries (src/db/prepared.ts) go as named statements, parsed and planned once per connection.
+    // Hot queries (src/db/prepared.ts) go as named statements, parsed once per connection.
     pool.on('connect', (client) => nameStatements(client));
     dialect = new PostgresDialect({ pool });
+    // The subject reads' own connections, with generic plans (read-connections.ts says why). Opened as reads
+    // need them: under a burst of reads of one kind, joined reads (joined-reads.ts) keep one or two busy.
+    const readPool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      options: GENERIC_PLANS,
+    });
+    readPool.on('error', () => {});
+    readPool.on('connect', (client) => nameStatements(client));
+    reads = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }) });
     name = 'postgres';
     poolStats = () => ({
       total: pool.totalCount,
@@ -135,7 +147,11 @@ export async function connectDatabase(options: {
   }
   const db = new Kysely<Database>({ dialect });
   if (writes) setWriteGeneration(db, writes);
-  return { db, dialect: name, listen, poolStats, dumpDataDir, writes, close: () => db.destroy() };
+  if (reads) setReadConnections(db, reads);
+  const close = async () => {
+    await Promise.all([db.destroy(), reads?.destroy()]);
+  };
+  return { db, dialect: name, listen, poolStats, dumpDataDir, writes, close };
 }
 
 /** An open PGlite as this service uses it, with the write generation of every statement sent through it. */

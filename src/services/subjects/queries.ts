@@ -27,6 +27,7 @@ import { loadSamples, modalitiesOf, presentPage, presentSubject, templateVersion
 import { readModelOf, SubjectEntry, type Held, type Presentation } from './read-model.js';
 import { pureRead, writeGenerationOf } from '../../db/write-generation.js';
 import { joinedReadsOf } from '../../db/joined-reads.js';
+import { readConnectionsOf } from '../../db/read-connections.js';
 import type { PendingAccountCheck } from '../auth/account-check.js';
 
 /**
@@ -106,8 +107,9 @@ async function readSubjects(
   const run = async (asked: readonly { name?: string | number; held: Held }[]): Promise<Shared> => {
     const known = asked.length === 1 ? asked[0]!.held : new Map(asked.flatMap((a) => [...a.held]));
     const names = read.named ? { names: namesArray([...new Set(asked.map((a) => a.name!))]) } : {};
+    // Outside a transaction, on the read connections (PostgreSQL: planned once, db/read-connections.ts).
     const rows = await readSubjectStates(
-      ctx.db,
+      ctx.db.isTransaction ? ctx.db : readConnectionsOf(ctx.db),
       bound(statement, { ...read.values, ...names, known: knownRevisions(known.keys()), ...caller }),
     );
     return {
