@@ -32,4 +32,10 @@ export interface NodePoolOptions extends ExtractorOptions {
    * never below a quarter of this (node-pool-cost.ts).
    */
   decodeBudgetMs?: number;
+  /**
+   * Aborts the start: the workers still loading their models are stopped at once and the creation rejects with
+   * EXTRACTOR_CLOSED. A service told to stop while its pool warms (seconds of CPU per worker) then exits at once
+   * instead of finishing a warm-up nobody will use.
+   */
+  signal?: AbortSignal;
 }

@@ -237,13 +237,18 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     });
   };
 
-  const started = await Promise.allSettled(Array.from({ length: size }, spawn));
+  const stopStarting = () => {
+    for (const worker of starting) void worker.terminate();
+  };
+  opts.signal?.addEventListener('abort', stopStarting, { once: true });
+  const started = await Promise.allSettled(Array.from({ length: opts.signal?.aborted ? 0 : size }, spawn));
+  opts.signal?.removeEventListener('abort', stopStarting);
   for (const r of started) if (r.status === 'fulfilled') slots.push(r.value);
   const failure = started.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-  if (failure) {
+  if (failure || opts.signal?.aborted) {
     closed = true;
     await Promise.all(slots.map((s) => s.worker.terminate()));
-    throw failure.reason;
+    throw opts.signal?.aborted ? new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed') : failure?.reason;
   }
 
   return {

@@ -44,7 +44,7 @@ export interface BootOptions {
   readHeader?: AppDeps['readHeader'];
   readAsset?: AppDeps['readAsset'];
   /** Makes the face extractor on first use (a worker pool on Node, inline elsewhere); absent: biometric operations answer 503. */
-  createExtractor?: () => Promise<Extractor>;
+  createExtractor?: (signal: AbortSignal) => Promise<Extractor>;
   /** Threads that share 1:N searches (Node's MatcherPool); closed with the service. Absent: one thread. */
   matcherThreads?: MatcherThreads & { close(): Promise<void> };
   /**

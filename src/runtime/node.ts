@@ -48,11 +48,12 @@ async function main(): Promise<void> {
       (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
     readHeader: readIncomingHeader,
     readAsset: nodeAssetReader(),
-    createExtractor: () =>
+    createExtractor: (signal) =>
       config.BIMS_EXTRACTION_URL
         ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
         : createExtractor({
             mode: 'worker-threads',
+            signal,
             backend: config.BIMS_EXTRACTION_BACKEND,
             ...poolLimitsOf(config),
             ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
@@ -66,9 +67,11 @@ async function main(): Promise<void> {
         : { matcherThreads: new MatcherPool(config.BIMS_MATCHER_THREADS || undefined) }),
   });
   // Warm the extraction pool now, so the first enrolment does not wait for it (a failure is reported by the first request that needs it).
-  void booted.services.extractors
-    .get()
-    .catch((error) => booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) }));
+  let stopping = false;
+  void booted.services.extractors.get().catch((error) => {
+    // Stopped before it was warm: nothing is unavailable, the service is going away.
+    if (!stopping) booted.services.ctx.log.warn('face extraction unavailable', { reason: String(error) });
+  });
   const server = serve(
     { fetch: booted.app.fetch, port: config.PORT, hostname: config.HOST, serverOptions: HTTP_SERVER_OPTIONS },
     (info) => {
@@ -83,7 +86,6 @@ async function main(): Promise<void> {
   );
   answerClientErrors(server as Server);
 
-  let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;

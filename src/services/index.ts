@@ -35,7 +35,7 @@ export interface Services {
 export function createServices(
   ctx: ServiceContext,
   options: {
-    createExtractor?: () => Promise<Extractor>;
+    createExtractor?: (signal: AbortSignal) => Promise<Extractor>;
     galleryFreshness?: GalleryFreshness;
     databasePool?: () => DatabasePoolStats;
     matcherThreads?: MatcherThreads;

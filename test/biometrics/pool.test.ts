@@ -5,6 +5,7 @@ import { createNodePoolExtractor } from '../../src/extraction/node-pool.js';
 import { createInlineExtractor } from '../../src/extraction/inline.js';
 import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-models.js';
 import type { Extractor } from '../../src/extraction/extractor.js';
+import { ExtractorProvider } from '../../src/services/biometrics/extractor-provider.js';
 import { photo } from './helpers.js';
 import { CRASHING_WORKER_URL, crashBytes } from '../support/crashing-worker.js';
 
@@ -159,6 +160,25 @@ describe('inline extractor', () => {
 });
 
 describe('pool start-up', () => {
+  it('stops warming when its start is aborted: the creation rejects with EXTRACTOR_CLOSED instead of handing out a pool', async () => {
+    const start = new AbortController();
+    const creating = createNodePoolExtractor({ size: 2, signal: start.signal });
+    setTimeout(() => start.abort(), 50); // the workers are still loading their models (seconds)
+    await expect(creating).rejects.toMatchObject({ code: 'EXTRACTOR_CLOSED' });
+    // Aborted before it began: no worker is started at all.
+    await expect(createNodePoolExtractor({ size: 1, signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'EXTRACTOR_CLOSED',
+    });
+  });
+
+  it("a service closing while its pool warms is not kept waiting, and the pool's start is reported as the stop it is", async () => {
+    const provider = new ExtractorProvider((signal) => createNodePoolExtractor({ size: 2, signal }));
+    const extractor = provider.get();
+    await new Promise((r) => setTimeout(r, 50));
+    await provider.close();
+    await expect(extractor).rejects.toMatchObject({ code: 'service-unavailable', detail: 'The service is stopping' });
+  });
+
   it('fails with MODEL_UNAVAILABLE naming the missing file when models are absent', async () => {
     await expect(createNodePoolExtractor({ size: 1, modelsDir: '/nonexistent-models' })).rejects.toMatchObject({
       code: 'MODEL_UNAVAILABLE',

@@ -61,9 +61,11 @@ function timedExtractor(extractor: Extractor, observe: ExtractionObserver): Extr
  */
 export class ExtractorProvider {
   private extractor: Promise<Extractor> | null = null;
+  /** Aborts the extractor's start when the provider is closed first (its pool may take seconds to warm). */
+  private starting: AbortController | null = null;
 
   constructor(
-    private readonly factory?: () => Promise<Extractor>,
+    private readonly factory?: (signal: AbortSignal) => Promise<Extractor>,
     private readonly observe?: ExtractionObserver,
   ) {}
 
@@ -76,9 +78,12 @@ export class ExtractorProvider {
     }
     if (!this.extractor) {
       const observe = this.observe;
-      this.extractor = this.factory()
+      const starting = new AbortController();
+      this.starting = starting;
+      this.extractor = this.factory(starting.signal)
         .then((e) => (observe ? timedExtractor(e, observe) : e))
         .catch((error) => {
+          if (starting.signal.aborted) throw new DomainError('service-unavailable', 'The service is stopping');
           this.extractor = null;
           // The cause (a model file's path, the script that fetches it) is for the operator's log.
           throw new DomainError(
@@ -116,6 +121,7 @@ export class ExtractorProvider {
   async close(): Promise<void> {
     const pending = this.extractor;
     this.extractor = null;
+    this.starting?.abort();
     if (pending) await (await pending.catch(() => null))?.close();
   }
 }
