@@ -30,4 +30,6 @@ if (!load) {
   process.exit(2);
 }
 const result = await (await load()).run(args);
-console.log(JSON.stringify(result, null, 2));
+// A benchmark is one run: once its JSON is out, the process ends, whatever a library left running (the capture
+// bench's esbuild services, started for the page's SDK bundle, kept `node --import tsx` from exiting).
+process.stdout.write(`${JSON.stringify(result, null, 2)}\n`, () => process.exit(0));
