@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { adminAuth, ADMIN_PASSWORD, bootForTest, serviceDialects } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { unpackMigratedPglite } from '../support/pglite-image.js';
+import { entryArgs } from '../support/node-entry.js';
 import { photo } from '../biometrics/helpers.js';
 import { cosineInt8, encodeFaceTemplate, faceRecord, parseTemplate } from '../../src/biometrics/template.js';
 import { dequantize } from '../support/template-records.js';
@@ -422,8 +423,12 @@ for (const dialect of serviceDialects) {
   });
 }
 
-/** `npm run reextract` runs the script through tsx; `node --import tsx` is the same without npx's start (0.6 s of CPU a run). */
-const RUN_TS = ['--import', 'tsx'];
+/**
+ * `npm run reextract` runs the script through tsx; `node --import tsx` is the same without npx's start (0.6 s of CPU
+ * a run). Under `npm test`, which built dist/ for this run, the compiled script: no TypeScript to transform in each of
+ * the four processes (node-entry.ts).
+ */
+const REEXTRACT_SCRIPT = entryArgs('scripts/reextract.ts');
 
 describe('npm run reextract on a PGlite data directory', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bims-reextract-'));
@@ -436,14 +441,10 @@ describe('npm run reextract on a PGlite data directory', () => {
   const cli = async (...args: string[]) => {
     const childEnv: Record<string, string | undefined> = { ...process.env, ...env, BIMS_EXTRACTION_WORKERS: '1' };
     delete childEnv.DATABASE_URL; // the data directory, not the suite's PostgreSQL
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      [...RUN_TS, 'scripts/reextract.ts', ...args],
-      {
-        cwd: join(import.meta.dirname, '../..'),
-        env: childEnv,
-      },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...REEXTRACT_SCRIPT, ...args], {
+      cwd: join(import.meta.dirname, '../..'),
+      env: childEnv,
+    });
     return { summary: JSON.parse(stdout), stderr };
   };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -467,7 +468,7 @@ describe('npm run reextract on a PGlite data directory', () => {
     await booted.close();
     booted = undefined;
 
-    const help = await promisify(execFile)(process.execPath, [...RUN_TS, 'scripts/reextract.ts', '--help'], {
+    const help = await promisify(execFile)(process.execPath, [...REEXTRACT_SCRIPT, '--help'], {
       cwd: join(import.meta.dirname, '../..'),
     });
     expect(help.stdout).toMatch(/STOP THE SERVER FIRST/);
