@@ -56,10 +56,35 @@ for (const dialect of dialects) {
     const page = (prefix: string, known: number[]) => {
       const filter = { subjectId: prefix };
       const statement = compiledOnce(`test page [${filterShape(filter)}]`, (slot) =>
-        compileSubjectStates(filteredSubjectsOfShape(db, filter, slot).orderBy('s.id'), slot<string>('known')),
+        compileSubjectStates(db, filteredSubjectsOfShape(db, filter, slot).orderBy('s.id'), slot<string>('known')),
       );
       return readSubjectStates(db, bound(statement, { ...filterValues(filter), known: knownRevisions(known) }));
     };
+
+    it("builds the states of a page's own rows only, never of the rows its offset skips", async () => {
+      const filter = { subjectId: 'rs' };
+      const statement = compiledOnce(`test deep page [${filterShape(filter)}]`, (slot) =>
+        compileSubjectStates(
+          db,
+          filteredSubjectsOfShape(db, filter, slot).orderBy('s.id').limit(1).offset(2),
+          slot<string>('known'),
+        ),
+      );
+      // The database's own count of subject_state calls in one transaction (pg_stat_xact_user_functions).
+      const calls = await db.transaction().execute(async (trx) => {
+        await sql`set local track_functions = 'all'`.execute(trx);
+        const rows = await readSubjectStates(
+          trx,
+          bound(statement, { ...filterValues(filter), known: knownRevisions([]) }),
+        );
+        expect(rows.map((r) => r.id)).toEqual([ids[2]]);
+        expect(rows[0]!.state!.row.subject_id).toBe('rsXc');
+        const { rows: stats } = await sql<{ calls: string }>`
+          select calls from pg_stat_xact_user_functions where funcname = 'subject_state'`.execute(trx);
+        return Number(stats[0]?.calls ?? 0);
+      });
+      expect(calls).toBe(1);
+    });
 
     it('decodes a subject state once: Dates, objects, reals, samples in row order', async () => {
       const [first, second] = await page('rs_', []);

@@ -95,6 +95,7 @@ async function readSubjects(
   const statement = compiledOnce(carried ? `${read.shape} checked` : read.shape, (slot) =>
     pureRead(
       compileSubjectStates(
+        ctx.db,
         read.build(slot),
         slot<string>('known'),
         carried && accountColumn(slot('caller.accountId'), slot('caller.sid'), slot('caller.jti')),
