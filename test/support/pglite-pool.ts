@@ -46,9 +46,6 @@ const idle: OpenedPglite[] = [];
 const onceOnly = new WeakSet<OpenedPglite>();
 let image: Promise<Image> | undefined;
 
-/** Lent and returned (tests of the pool; diagnostics). */
-export const pgliteLending = { opened: 0, lent: 0, reset: 0, discarded: 0 };
-
 /**
  * A migrated, empty PGlite for one user: a handle (as connectDatabase returns) whose close() gives the instance
  * back. Hand it to boot() as `database` (boot then leaves it open) and close it after the service. `fresh`: one
@@ -58,7 +55,6 @@ export const pgliteLending = { opened: 0, lent: 0, reset: 0, discarded: 0 };
 export async function lendMigratedPglite(options: { fresh?: boolean } = {}): Promise<DatabaseHandle> {
   const opened = (!options.fresh && idle.pop()) || (await openMigrated());
   if (options.fresh) onceOnly.add(opened);
-  pgliteLending.lent++;
   const dialect = new LentDialect(opened.client);
   const db = new Kysely<Database>({ dialect });
   setWriteGeneration(db, opened.writes);
@@ -73,7 +69,6 @@ export async function lendMigratedPglite(options: { fresh?: boolean } = {}): Pro
 
 async function openMigrated(): Promise<OpenedPglite> {
   const opened = await openPglite({ dataDir: 'memory://', loadDataDir: await migratedPgliteImage() });
-  pgliteLending.opened++;
   image ??= readImage(opened);
   await image;
   return opened;
@@ -123,11 +118,9 @@ async function giveBack(opened: OpenedPglite, db: Kysely<Database>, dialect: Len
     !busy &&
     writes.quiet !== undefined;
   if (reusable && (await reset(opened, known))) {
-    pgliteLending.reset++;
     idle.push(opened);
     return;
   }
-  pgliteLending.discarded++;
   // PGlite's close() waits for a statement still under way: never awaited here, where one may never end.
   if (!client.closed) void client.close().catch(() => {});
 }
