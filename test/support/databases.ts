@@ -103,8 +103,24 @@ export async function freshPostgres(
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => asAdmin(adminUrl, async (c) => void (await c.query(`drop database if exists ${name} with (force)`))),
+    drop: () => asAdmin(adminUrl, (c) => dropWhenLeft(c, name)),
   };
+}
+
+/**
+ * Drop a suite's database once its own connections have gone, forcing out only those still there after 2 s. A
+ * pool's end() resolves while its clients' sockets are still closing; a forced drop meanwhile terminates them,
+ * and the FATAL 57P01 reaching a client being ended surfaced as an uncaught error in the suite that had closed
+ * its pool properly (sharded-matching, once in a full run).
+ */
+async function dropWhenLeft(admin: pg.Client, name: string): Promise<void> {
+  const until = Date.now() + 2_000;
+  for (;;) {
+    const { rows } = await admin.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+    if (rows[0].n === 0 || Date.now() > until) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await admin.query(`drop database if exists ${name} with (force)`);
 }
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
