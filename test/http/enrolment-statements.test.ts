@@ -100,7 +100,7 @@ describe('the statements of one enrolment on pglite', () => {
         /^insert into "face_samples"/,
         /^insert into "templates"/,
         /^insert into "operations"/,
-        /^select "s"\."id", "s"\."revision"/, // the subject as the reads present it
+        /^select "p"\."id", "p"\."revision"/, // the subject as the reads present it
         /^lock table gallery_changes/,
         /^insert into "gallery_changes"/,
         /^commit$/,
