@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { captureServiceForSuite } from '../support/capture-service.js';
-import { photo } from '../biometrics/helpers.js';
+import { steppedCamera } from '../support/stepped-camera.js';
 import { writeGenerationOf } from '../../src/db/write-generation.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
-import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
 
 /**
  * The node running a capture answers its client from what it holds (CaptureRegistry.view): the progress its row
@@ -17,39 +16,11 @@ const user = {
   surface: 'user' as const,
 };
 
-/** Frames of a photo handed over one at a time, each when `next()` is called. */
-function camera() {
-  const waiting: (() => void)[] = [];
-  let release: (() => void) | null = null;
-  const media: CaptureMedia = {
-    async *frames(signal) {
-      for (;;) {
-        await new Promise<void>((resolve) => {
-          release = resolve;
-          for (const w of waiting.splice(0)) w();
-          signal.addEventListener('abort', () => resolve(), { once: true });
-        });
-        if (signal.aborted) return;
-        yield Buffer.from(photo('labelled/franck/franck_02159.jpg'));
-      }
-    },
-    release: async () => {},
-  };
-  /** Hand over the next frame once the session asks for one. */
-  const next = async () => {
-    if (!release) await new Promise<void>((resolve) => waiting.push(resolve));
-    const r = release!;
-    release = null;
-    r();
-  };
-  return { media, next };
-}
-
 describe('a capture read on the node that runs it', () => {
   it('shows each event as it happens, before its row is written, and the outcome only once the row holds it', async () => {
     const registry = booted().services.gateway.captures;
     const ids = { sessionId: 9_100_001, handleId: 1 };
-    const { media, next } = camera();
+    const { media, next } = steppedCamera();
     const session = await registry.start({
       ...ids,
       params: InitParams.parse({

@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminAuth, basic, bootForTest } from '../support/databases.js';
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { startTestSidecar, type TestSidecar } from '../support/sidecar.js';
-import { photo } from '../biometrics/helpers.js';
+import { steppedCamera } from '../support/stepped-camera.js';
 import { writeGenerationOf } from '../../src/db/write-generation.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
-import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
 
 const owner = basic('poller', 'poller-password');
 const stranger = basic('stranger', 'stranger-password');
@@ -66,30 +65,11 @@ describe('trickle polls of a running capture', () => {
     return { status: res.status, body: (await res.json()) as any };
   }
 
-  /** Frames of a photo, one each time `next()` is called. */
-  function camera() {
-    let release: (() => void) | null = null;
-    const media: CaptureMedia = {
-      async *frames(signal) {
-        for (;;) {
-          await new Promise<void>((resolve) => {
-            release = resolve;
-            signal.addEventListener('abort', () => resolve(), { once: true });
-          });
-          if (signal.aborted) return;
-          yield Buffer.from(photo('labelled/franck/franck_02159.jpg'));
-        }
-      },
-      release: async () => {},
-    };
-    return { media, next: () => release?.() };
-  }
-
   it('forwards the first end of candidates to Janus and answers the repeats from the running capture alone', async () => {
     const made = await call('POST', '/user/gateway/create-and-attach?plugin=janus.plugin.videoroom', owner);
     expect(made.status, JSON.stringify(made.body)).toBe(200);
     const ids = { sessionId: made.body.session_id as number, handleId: made.body.data.id as number };
-    const { media, next } = camera();
+    const { media, next } = steppedCamera();
     const session = await a.services.gateway.captures.start({
       ...ids,
       params: InitParams.parse({ kind: 'FV', purpose: 'CHECK', livenessFrames: 3, timeoutSeconds: 60 }),
@@ -116,7 +96,7 @@ describe('trickle polls of a running capture', () => {
     const polls = [];
     for (let i = 0; i < 10; i++) polls.push(await poll());
     const statements = writes.statements - before;
-    next();
+    await next();
     for (let t = 0; t < 30_000 && session.metrics.framesAnalysed === 0; t += 5)
       await new Promise((resolve) => setTimeout(resolve, 5));
     polls.push(await poll());
