@@ -4,7 +4,8 @@ import { testSettings } from './test-settings.js';
 
 // A setup file (vitest.config.ts): with BIMS_TEST_CPU_LOG set, each test file appends one JSON line there with
 // the CPU seconds it cost its worker process, its threads and the child processes it started and waited for
-// (services, Chromium, CLIs). The machine's other load stretches wall time but hardly CPU time, so this is the
+// (services, Chromium, CLIs), when it started (epoch seconds) and in which worker (pid), so that a run's timeline
+// can be laid out: which files ran beside which, and which one ran alone at the end (`npm run test:cpu`). The machine's other load stretches wall time but hardly CPU time, so this is the
 // measure to compare two runs by on a shared machine (`npm run test:cpu -- FILE` sums it per project).
 // PostgreSQL's own server processes are not children of the suite and are not counted.
 
@@ -25,9 +26,11 @@ function cpuSeconds(): number {
 if (log) {
   let cpuAtStart = 0;
   let wallAtStart = 0;
+  let startedAt = 0;
   beforeAll(() => {
     cpuAtStart = cpuSeconds();
     wallAtStart = performance.now();
+    startedAt = Date.now() / 1000;
   });
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a hook's first parameter as fixtures, which must be a pattern.
   afterAll(({}, suite) => {
@@ -39,6 +42,8 @@ if (log) {
         file: file.filepath ?? '',
         cpuSeconds: Math.round((cpuSeconds() - cpuAtStart) * 100) / 100,
         wallSeconds: Math.round(performance.now() - wallAtStart) / 1000,
+        startedAt: Math.round(startedAt * 1000) / 1000,
+        pid: process.pid,
       })}\n`,
     );
   });
