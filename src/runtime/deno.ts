@@ -3,15 +3,9 @@
 // packages from node_modules. Face extraction uses the Node worker pool through Deno's node:worker_threads
 // (or a Node extraction service named by BIMS_EXTRACTION_URL);
 // the sidecar (dongle, Janus) is a Node process of its own here: point BIMS_SIDECAR_URL at it.
-import {
-  ConfigError,
-  baseUrlOf,
-  loadConfig,
-  poolLimitsOf,
-  refuseMatcherCluster,
-  type Config,
-} from '../config/config.js';
+import { ConfigError, baseUrlOf, loadConfig, refuseMatcherCluster, type Config } from '../config/config.js';
 import { createExtractor } from '../extraction/index.js';
+import { extractorOptionsOf } from './extractor-options.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
 import { withFiles } from './node-config.js';
@@ -54,15 +48,14 @@ async function main(): Promise<void> {
     clientAddress: (_request, env) =>
       (env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname ?? 'unknown',
     readAsset: nodeAssetReader(),
+    // Deno runs the TypeScript worker itself, and only on WebAssembly (no onnxruntime-node).
     createExtractor: () =>
-      config.BIMS_EXTRACTION_URL
-        ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
-        : createExtractor({
-            mode: 'worker-threads',
-            workerUrl: new URL('../../workers/face.worker.ts', import.meta.url),
-            ...poolLimitsOf(config),
-            ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
-          }),
+      createExtractor(
+        extractorOptionsOf(config, {
+          workerUrl: new URL('../../workers/face.worker.ts', import.meta.url),
+          backend: 'wasm',
+        }),
+      ),
   });
   void booted.services.extractors
     .get()

@@ -5,7 +5,7 @@
 // BIMS_EXTRACTION_BACKEND.
 import { serve } from '@hono/node-server';
 import { createExtractor } from '../extraction/index.js';
-import { poolLimitsOf } from '../config/config.js';
+import { poolOptionsOf } from './extractor-options.js';
 import { createExtractionService } from '../extraction/remote-service.js';
 import { configuredLogger } from '../logger.js';
 import { loadConfigOrExit } from './node-config.js';
@@ -24,12 +24,8 @@ if (nativeMissing) {
   console.error(`the extraction service cannot start: ${nativeMissing}`);
   process.exit(1);
 }
-const extractor = await createExtractor({
-  mode: 'worker-threads',
-  backend: config.BIMS_EXTRACTION_BACKEND,
-  ...poolLimitsOf(config),
-  ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
-}).catch((error) => {
+// Its own pool always: BIMS_EXTRACTION_URL names a service like this one, not one for it to delegate to.
+const extractor = await createExtractor(poolOptionsOf(config)).catch((error) => {
   console.error(`the extraction service cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -3,7 +3,8 @@ import type { Server } from 'node:http';
 import { answerClientErrors, HTTP_SERVER_OPTIONS } from './http-server.js';
 import { loadConfigOrExit } from './node-config.js';
 import { hostname } from 'node:os';
-import { baseUrlOf, poolLimitsOf } from '../config/config.js';
+import { baseUrlOf } from '../config/config.js';
+import { extractorOptionsOf } from './extractor-options.js';
 import { boot } from './bootstrap.js';
 import { nodeAssetReader } from './node-assets.js';
 import { readIncomingHeader } from './node-headers.js';
@@ -48,16 +49,7 @@ async function main(): Promise<void> {
       (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
     readHeader: readIncomingHeader,
     readAsset: nodeAssetReader(),
-    createExtractor: (signal) =>
-      config.BIMS_EXTRACTION_URL
-        ? createExtractor({ mode: 'remote', url: config.BIMS_EXTRACTION_URL, token: config.BIMS_EXTRACTION_TOKEN! })
-        : createExtractor({
-            mode: 'worker-threads',
-            signal,
-            backend: config.BIMS_EXTRACTION_BACKEND,
-            ...poolLimitsOf(config),
-            ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
-          }),
+    createExtractor: (signal) => createExtractor(extractorOptionsOf(config, { signal })),
     // With a matcher cluster (BIMS_NATS_URL) the gallery is held by its shard processes, not here.
     ...(config.BIMS_NATS_URL
       ? { matcherCluster: await connectMatcherCluster(config, hostname(), configuredLogger(config)) }

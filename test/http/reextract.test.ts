@@ -8,6 +8,7 @@ import { adminAuth, ADMIN_PASSWORD, bootForTest, serviceDialects } from '../supp
 import { closeSharedExtractor, sharedExtractorFactory } from '../support/extractor.js';
 import { unpackMigratedPglite } from '../support/pglite-image.js';
 import { entryArgs } from '../support/node-entry.js';
+import { sharedExtraction } from '../support/shared-extraction.js';
 import { photo } from '../biometrics/helpers.js';
 import { cosineInt8, encodeFaceTemplate, faceRecord, parseTemplate } from '../../src/biometrics/template.js';
 import { dequantize } from '../support/template-records.js';
@@ -438,8 +439,15 @@ describe('npm run reextract on a PGlite data directory', () => {
     BIMS_PASSWORD_ITERATIONS: '10000',
     BIMS_LOG_LEVEL: 'silent',
   };
-  const cli = async (...args: string[]) => {
-    const childEnv: Record<string, string | undefined> = { ...process.env, ...env, BIMS_EXTRACTION_WORKERS: '1' };
+  // Under `npm test` the command delegates to the run's extraction service (BIMS_EXTRACTION_URL) as a deployment
+  // with one would; alone, it warms a pool of its own.
+  const cli = async (args: string[], extraction: Record<string, string> = sharedExtraction()) => {
+    const childEnv: Record<string, string | undefined> = {
+      ...process.env,
+      ...env,
+      BIMS_EXTRACTION_WORKERS: '1',
+      ...extraction,
+    };
     delete childEnv.DATABASE_URL; // the data directory, not the suite's PostgreSQL
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [...REEXTRACT_SCRIPT, ...args], {
       cwd: join(import.meta.dirname, '../..'),
@@ -473,12 +481,25 @@ describe('npm run reextract on a PGlite data directory', () => {
     });
     expect(help.stdout).toMatch(/STOP THE SERVER FIRST/);
 
-    const dry = await cli('--dry-run');
+    // The command takes its extraction where the configuration says, as the server does: an extraction service
+    // that does not answer fails the run, and the subject stays outdated for the next one.
+    const unreachable = { BIMS_EXTRACTION_URL: 'http://127.0.0.1:9', BIMS_EXTRACTION_TOKEN: 'u'.repeat(32) };
+    const failed = await cli(['--limit', '10'], unreachable).then(
+      () => undefined,
+      (error: { code?: number; stdout?: string; stderr?: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stdout).toBe('');
+    expect(failed?.stderr).toMatch(
+      /re-extraction failed: .*the extraction service at http:\/\/127\.0\.0\.1:9 cannot be reached/,
+    );
+
+    const dry = await cli(['--dry-run']);
     expect(dry.summary).toMatchObject({ dryRun: true, templateVersion: current, outdated: 1, total: 1, done: 0 });
-    const run = await cli('--limit', '10');
+    const run = await cli(['--limit', '10']);
     expect(run.summary).toMatchObject({ dryRun: false, outdated: 1, total: 1, done: 1, reextracted: 1, failed: 0 });
     expect(run.stderr).toMatch(/\[#+\] 1\/1 100%/);
-    const after = await cli('--dry-run');
+    const after = await cli(['--dry-run']);
     expect(after.summary).toMatchObject({ outdated: 0, total: 0 });
-  }, 120_000);
+  }, 240_000);
 });

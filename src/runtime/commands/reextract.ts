@@ -9,7 +9,9 @@ import { loadConfigOrExit } from '../node-config.js';
 import { parseArgs } from 'node:util';
 import { boot } from '../bootstrap.js';
 import { createExtractor } from '../../extraction/index.js';
+import { extractorOptionsOf } from '../extractor-options.js';
 import { runReextractJob } from '../../services/reextract/job.js';
+import { DomainError } from '../../services/errors.js';
 import { progressBar } from './progress-bar.js';
 
 const HELP = `Usage: npm run reextract -- [options]
@@ -79,7 +81,7 @@ async function main(): Promise<number> {
     hostname: hostname(),
     announceAdminPassword: (password) =>
       console.error(`BIMS created the account 'admin' with the password: ${password} (shown only this once)`),
-    createExtractor: () => createExtractor({ mode: 'worker-threads', ...(workers > 0 ? { size: workers } : {}) }),
+    createExtractor: () => createExtractor(extractorOptionsOf(config)),
   });
   const stop = new AbortController();
   const interrupt = () => {
@@ -112,7 +114,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error(`re-extraction failed: ${error instanceof Error ? error.message : String(error)}`);
+    // The operator runs this command: the cause kept from API clients (which service, which model file) is theirs.
+    const cause = error instanceof DomainError && error.operatorDetail ? ` (${error.operatorDetail})` : '';
+    console.error(`re-extraction failed: ${error instanceof Error ? error.message : String(error)}${cause}`);
     process.exit(1);
   },
 );
