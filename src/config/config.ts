@@ -17,6 +17,12 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (unset it to use the embedded PGlite)')
     .optional(),
+  /**
+   * Connections of each of the two pools a PostgreSQL process keeps: one for statements, one for the subject reads
+   * (planned once for all values: src/db/read-connections.ts). A node opens up to twice this, plus one that
+   * listens for other nodes' changes; size PostgreSQL's max_connections for every node and `bims matcher`. PGlite: unused.
+   */
+  BIMS_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(10),
   /** Folder of the embedded PGlite database (and of the sidecar's data unless BIMS_SIDECAR_DATA_DIR says otherwise). */
   BIMS_DATA_DIR: z.string().min(1).default('./data'),
   /** Password of the `admin` account, created on the first start only; unset: a random one is generated and printed once. */

@@ -26,7 +26,7 @@ export interface DatabaseHandle {
     onLost: () => void,
     onRestored?: () => void,
   ): Promise<() => Promise<void>>;
-  /** The connection pool now, for the metrics (PostgreSQL through a `pg` pool only). */
+  /** The connection pools now, for the metrics (PostgreSQL through `pg` pools only). */
   poolStats?(): DatabasePoolStats;
   /** PGlite only: its whole data directory as a tarball (what `loadDataDir` starts a new one from). */
   dumpDataDir?(): Promise<Blob>;
@@ -39,12 +39,15 @@ export interface DatabaseHandle {
 }
 
 /** A `pg` pool's connections: open ones, idle ones among them, queries waiting for one, and the most it opens. */
-export interface DatabasePoolStats {
+export interface PoolStats {
   total: number;
   idle: number;
   waiting: number;
   max: number;
 }
+
+/** The process's two pools: statements, and the subject reads' own (generic plans: read-connections.ts). */
+export type DatabasePoolStats = Record<'statements' | 'reads', PoolStats>;
 
 /**
  * Connect to PostgreSQL through `pg` when a URL is given, otherwise open the embedded PGlite in `dataDir`
@@ -55,6 +58,7 @@ export interface DatabasePoolStats {
 export async function connectDatabase(options: {
   url?: string;
   dataDir?: string;
+  /** Connections of each of the two pools (BIMS_DATABASE_POOL_SIZE); default 10. */
   poolSize?: number;
   transient?: boolean;
   /** PGlite in memory only: start from this data directory (a `dumpDataDir` tarball) instead of an empty one. */
@@ -94,12 +98,13 @@ export async function connectDatabase(options: {
     readPool.on('connect', (client) => nameStatements(client));
     reads = new Kysely<Database>({ dialect: new PostgresDialect({ pool: readPool }) });
     name = 'postgres';
-    poolStats = () => ({
-      total: pool.totalCount,
-      idle: pool.idleCount,
-      waiting: pool.waitingCount,
-      max: pool.options.max ?? 10,
+    const statsOf = (p: InstanceType<typeof pg.Pool>) => ({
+      total: p.totalCount,
+      idle: p.idleCount,
+      waiting: p.waitingCount,
+      max: p.options.max ?? 10,
     });
+    poolStats = () => ({ statements: statsOf(pool), reads: statsOf(readPool) });
     listen = async (channel, onMessage, onLost, onRestored) => {
       let client: InstanceType<typeof pg.Client> | null = null;
       let stopped = false;

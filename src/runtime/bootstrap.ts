@@ -73,6 +73,7 @@ export async function boot(options: BootOptions): Promise<Booted> {
     (await connectDatabase({
       url: config.DATABASE_URL,
       dataDir: options.pgliteDir ?? config.BIMS_DATA_DIR,
+      poolSize: config.BIMS_DATABASE_POOL_SIZE,
       transient: options.transientConnections,
     }));
   try {

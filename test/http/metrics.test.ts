@@ -19,7 +19,11 @@ for (const dialect of dialects) {
   describe(`GET /metrics on ${dialect}`, () => {
     let booted: Awaited<ReturnType<typeof bootForTest>>;
     beforeAll(async () => {
-      booted = await bootForTest(dialect, { BIMS_METRICS_TOKEN: TOKEN }, { createExtractor: sharedExtractorFactory() });
+      booted = await bootForTest(
+        dialect,
+        { BIMS_METRICS_TOKEN: TOKEN, BIMS_DATABASE_POOL_SIZE: '3' },
+        { createExtractor: sharedExtractorFactory() },
+      );
     }, 120_000);
     afterAll(async () => {
       await booted?.close();
@@ -192,12 +196,15 @@ for (const dialect of dialects) {
       expect(value(families, 'bims_database_info', { dialect })).toBe(1);
       expect(value(families, 'bims_gallery_freshness', { mode: 'listen' })).toBe(1);
       if (dialect === 'postgres') {
-        // A pg pool and a LISTEN connection exist: both are reported.
-        expect(value(families, 'bims_database_pool_max')).toBeGreaterThan(0);
-        expect(
-          value(families, 'bims_database_pool_connections', { state: 'idle' }) +
-            value(families, 'bims_database_pool_connections', { state: 'active' }),
-        ).toBeGreaterThan(0);
+        // Two pg pools of the configured size and a LISTEN connection exist: all are reported.
+        for (const pool of ['statements', 'reads']) expect(value(families, 'bims_database_pool_max', { pool })).toBe(3);
+        // The statements pool has served boot and this scrape's authentication; the reads pool opens on a read.
+        const connections = (pool: string) =>
+          value(families, 'bims_database_pool_connections', { pool, state: 'idle' }) +
+          value(families, 'bims_database_pool_connections', { pool, state: 'active' });
+        expect(connections('statements')).toBeGreaterThan(0);
+        expect(connections('statements')).toBeLessThanOrEqual(3);
+        expect(value(families, 'bims_database_pool_waiting', { pool: 'statements' })).toBe(0);
         expect(value(families, 'bims_gallery_listen_up')).toBe(1);
       } else {
         // PGlite: one process, no pool, nobody to LISTEN to.

@@ -51,7 +51,7 @@ async function run(config: Config, held: number[]): Promise<void> {
   const host = hostname();
   // NATS first: an unreachable cluster is a start-up error, before minutes of loading.
   const nc = await connectNats(config, `bims-matcher ${host} ${process.pid} shards ${held.join(',')}`, log);
-  const database = await connectDatabase({ url: config.DATABASE_URL });
+  const database = await connectDatabase({ url: config.DATABASE_URL, poolSize: config.BIMS_DATABASE_POOL_SIZE });
   await migrate(database.db); // the API nodes migrate too; a matcher may start first
   const ctx: ServiceContext = {
     db: database.db,

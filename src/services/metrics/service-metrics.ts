@@ -210,28 +210,24 @@ export class ServiceMetrics {
     r.collected('bims_database_info', 'The database this process uses: 1 for its dialect', 'gauge', () => [
       { labels: { dialect: sources.dialect }, value: 1 },
     ]);
+    // Labelled by pool: a node opens up to both pools' max, which is what PostgreSQL's max_connections must hold.
+    const pools = () => Object.entries(sources.databasePool?.() ?? {});
     r.collected(
       'bims_database_pool_connections',
-      'Connections of the PostgreSQL pool, by state (idle, active); absent on PGlite',
+      'Connections of the PostgreSQL pools (statements, reads), by state (idle, active); absent on PGlite',
       'gauge',
-      () => {
-        const s = sources.databasePool?.();
-        return s
-          ? [
-              { labels: { state: 'idle' }, value: s.idle },
-              { labels: { state: 'active' }, value: s.total - s.idle },
-            ]
-          : [];
-      },
+      () =>
+        pools().flatMap(([pool, s]) => [
+          { labels: { pool, state: 'idle' }, value: s.idle },
+          { labels: { pool, state: 'active' }, value: s.total - s.idle },
+        ]),
     );
-    r.collected('bims_database_pool_waiting', 'Queries waiting for a pool connection', 'gauge', () => {
-      const s = sources.databasePool?.();
-      return s ? [{ value: s.waiting }] : [];
-    });
-    r.collected('bims_database_pool_max', 'Most connections the pool opens', 'gauge', () => {
-      const s = sources.databasePool?.();
-      return s ? [{ value: s.max }] : [];
-    });
+    r.collected('bims_database_pool_waiting', 'Queries waiting for a connection of the pool', 'gauge', () =>
+      pools().map(([pool, s]) => ({ labels: { pool }, value: s.waiting })),
+    );
+    r.collected('bims_database_pool_max', 'Most connections the pool opens (BIMS_DATABASE_POOL_SIZE)', 'gauge', () =>
+      pools().map(([pool, s]) => ({ labels: { pool }, value: s.max })),
+    );
   }
 
   render(): Promise<string> {
