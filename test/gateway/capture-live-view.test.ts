@@ -3,6 +3,7 @@ import { captureServiceForSuite } from '../support/capture-service.js';
 import { steppedCamera } from '../support/stepped-camera.js';
 import { writeGenerationOf } from '../../src/db/write-generation.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
+import { PROGRESS_WRITE_MS } from '../../src/services/capture/capture-writer.js';
 
 /**
  * The node running a capture answers its client from what it holds (CaptureRegistry.view): the progress its row
@@ -82,5 +83,55 @@ describe('a capture read on the node that runs it', () => {
     expect(final?.over).toBe(true);
     expect(final?.view).toEqual(row?.view);
     expect(row?.view.events).toEqual(JSON.parse(JSON.stringify(session.events)));
+  }, 120_000);
+
+  it('on PGlite writes its row at its changes of state only, and getSession shows its progress from memory', async () => {
+    const registry = booted().services.gateway.captures;
+    expect(registry.store.soleNode).toBe(true);
+    const ids = { sessionId: 9_100_002, handleId: 1 };
+    const { media, next } = steppedCamera();
+    const session = await registry.start({
+      ...ids,
+      params: InitParams.parse({
+        kind: 'FV',
+        purpose: 'CHECK',
+        livenessFrames: 6,
+        selectFrames: 1,
+        detectLiveness: true,
+        timeoutSeconds: 60,
+      }),
+      starter: { services: booted().services, caller: user },
+      media,
+    });
+    for (let frame = 0; frame < 3 && !session.isOver; frame++) {
+      const analysed = session.metrics.framesAnalysed;
+      await next();
+      for (let i = 0; i < 30_000 && session.metrics.framesAnalysed === analysed && !session.isOver; i++)
+        await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(session.state).toBe('CAPTURING');
+    // Longer than a progress write's window: the row still holds only the changes of state.
+    await new Promise((resolve) => setTimeout(resolve, PROGRESS_WRITE_MS + 300));
+    const progress = session.events.filter((e) => !['STARTED', 'MEDIA'].includes(e.type));
+    expect(progress.length).toBeGreaterThan(0);
+    const row = await registry.store.read(ids.sessionId, ids.handleId);
+    expect(row?.view.events.map((e) => e.type)).toEqual(['STARTED', 'MEDIA']);
+    // getSession (administrators) shows every event so far, as the client's own reads do.
+    const shown = (await registry.events(ids.sessionId)).map((e) => e.plugindata?.data);
+    expect(shown).toEqual(JSON.parse(JSON.stringify(session.events)));
+
+    for (let i = 0; i < 10 && !session.isOver; i++) await Promise.race([next(), session.finished]);
+    await session.finished;
+    expect(session.state, JSON.stringify(session.result)).toBe('DONE');
+    let final = await registry.view(ids.sessionId, ids.handleId, 'account:7');
+    for (let i = 0; i < 500 && !final?.over; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      final = await registry.view(ids.sessionId, ids.handleId, 'account:7');
+    }
+    // The outcome's write carried every event.
+    const done = await registry.store.read(ids.sessionId, ids.handleId);
+    expect(done?.over).toBe(true);
+    expect(done?.view.events).toEqual(JSON.parse(JSON.stringify(session.events)));
+    expect((await registry.events(ids.sessionId)).map((e) => e.plugindata?.data)).toEqual(done?.view.events);
   }, 120_000);
 });

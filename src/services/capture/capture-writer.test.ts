@@ -12,15 +12,17 @@ describe('CaptureWriter', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  function writer() {
+  function writer(progressWrites?: boolean, fail = () => false) {
     const writes: number[] = [];
     const w = new CaptureWriter({
       write: async () => {
+        if (fail()) throw new Error('database unreachable');
         writes.push(Date.now());
         return true;
       },
       settledElsewhere: () => {},
       log: silent,
+      ...(progressWrites === undefined ? {} : { progressWrites }),
     });
     return { w, writes };
   }
@@ -69,6 +71,41 @@ describe('CaptureWriter', () => {
     await vi.advanceTimersByTimeAsync(0);
     await flushed;
     expect(writes).toEqual([writes[0], writes[0]]);
+    expect(w.idle).toBe(true);
+  });
+
+  it('without progressWrites (one node), writes progress only with the next change of state or a flush', async () => {
+    const { w, writes } = writer(false);
+    w.changed(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes).toHaveLength(1);
+    for (let i = 0; i < 15; i++) {
+      w.changed(false);
+      await vi.advanceTimersByTimeAsync(200);
+    }
+    await vi.advanceTimersByTimeAsync(5 * PROGRESS_WRITE_MS);
+    // 15 changes over 3 s and 5 s more: nothing written, the changes still pending.
+    expect(writes).toHaveLength(1);
+    expect(w.idle).toBe(false);
+    w.changed(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes).toHaveLength(2);
+    expect(w.idle).toBe(true);
+    w.changed(false);
+    await w.flushed();
+    expect(writes).toHaveLength(3);
+    expect(w.idle).toBe(true);
+  });
+
+  it('without progressWrites, still tries a failed write again', async () => {
+    let failing = true;
+    const { w, writes } = writer(false, () => failing);
+    w.changed(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(writes).toHaveLength(0);
+    failing = false;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(writes).toHaveLength(1);
     expect(w.idle).toBe(true);
   });
 });

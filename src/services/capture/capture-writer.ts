@@ -13,7 +13,7 @@ const RETRY_MS = 1000;
 /**
  * Writes one capture's row as it changes, about once a second at most: the first change (the row is made)
  * and the urgent ones (a change of state: the media, the operation starting, an outcome) go at once; others
- * are gathered for {@link PROGRESS_WRITE_MS}. One write at a time, each carrying the capture's whole latest view, so a write that is
+ * are gathered for {@link PROGRESS_WRITE_MS} (or, without `progressWrites`, until the next urgent one). One write at a time, each carrying the capture's whole latest view, so a write that is
  * late or lost is repaired by the next one. A write the row refuses (another node settled the capture, or a
  * new connect replaced it) stops the writer and tells its capture.
  */
@@ -31,6 +31,11 @@ export class CaptureWriter {
       write(first: boolean): Promise<boolean>;
       settledElsewhere(): void;
       log: Logger;
+      /**
+       * False: progress alone is never written; it goes with the next urgent write (or a flush), which carries
+       * the whole view. For a single node (PGlite), whose running captures nobody reads from the database.
+       */
+      progressWrites?: boolean;
     },
   ) {}
 
@@ -62,8 +67,10 @@ export class CaptureWriter {
     }
   }
 
-  private schedule(delayMs = this.urgent ? 0 : PROGRESS_WRITE_MS): void {
+  private schedule(delayMs = this.urgent ? 0 : PROGRESS_WRITE_MS, retry = false): void {
     if (this.stopped || this.inFlight) return;
+    // Progress waits for the next urgent write; a failed write is tried again all the same.
+    if (!this.urgent && !retry && this.o.progressWrites === false) return;
     if (delayMs === 0) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
@@ -97,7 +104,7 @@ export class CaptureWriter {
       }
     })().finally(() => {
       this.inFlight = null;
-      if (this.dirty && !this.stopped) this.schedule(failed ? RETRY_MS : undefined);
+      if (this.dirty && !this.stopped) this.schedule(failed ? RETRY_MS : undefined, failed);
     });
   }
 }
