@@ -93,6 +93,8 @@ interface AxisFilter {
   first: Int32Array;
   taps: number;
   weights: Float64Array;
+  /** Per destination index, how many of its taps matter: the rest weigh 0 (the window past the far edge). */
+  used: Int32Array;
 }
 
 /** Sub-sample positions `scale * (t + offs[i]) + shift`, clamped to 0..max, folded into per-index weights. */
@@ -120,7 +122,13 @@ function axisFilter(n: number, offs: Float64Array, scale: number, shift: number,
       weights[c0 < max ? o + 1 : o] += f;
     }
   }
-  return { first, taps, weights };
+  const used = new Int32Array(n);
+  for (let t = 0; t < n; t++) {
+    let u = taps;
+    while (u > 1 && weights[t * taps + u - 1] === 0) u--;
+    used[t] = u;
+  }
+  return { first, taps, weights, used };
 }
 
 /**
@@ -144,8 +152,8 @@ function warpAxisAligned(
   const inv = 1 / (k * k);
   const cols = axisFilter(ow, offs, m[0], m[2], W - 1);
   const rows = axisFilter(oh, offs, m[4], m[5], H - 1);
-  const { first: cx, taps: tx, weights: wx } = cols;
-  const { first: ry, taps: ty, weights: wy } = rows;
+  const { first: cx, taps: tx, weights: wx, used: ux } = cols;
+  const { first: ry, taps: ty, weights: wy, used: uy } = rows;
   // Every source row some destination row reads, filtered across once.
   let r0 = H,
     r1 = -1;
@@ -160,9 +168,10 @@ function warpAxisAligned(
       let r = 0,
         g = 0,
         b = 0;
-      for (let a = 0, wb = u * tx, p = line + cx[u]! * 3; a < tx; a++, p += 3) {
+      // Only the taps that weigh anything: the window's end past the right edge is never read. A zero weight
+      // within them adds an exact 0, so the sums are the same as when such taps were skipped.
+      for (let a = 0, wb = u * tx, p = line + cx[u]! * 3, end = ux[u]!; a < end; a++, p += 3) {
         const w = wx[wb + a]!;
-        if (w === 0) continue; // also keeps reads inside the row where the window passes the right edge
         r += src[p]! * w;
         g += src[p + 1]! * w;
         b += src[p + 2]! * w;
@@ -179,9 +188,8 @@ function warpAxisAligned(
       let r = 0,
         g = 0,
         b = 0;
-      for (let a = 0, wb = v * ty, q = base + u * 3; a < ty; a++, q += ow * 3) {
+      for (let a = 0, wb = v * ty, q = base + u * 3, end = uy[v]!; a < end; a++, q += ow * 3) {
         const w = wy[wb + a]!;
-        if (w === 0) continue;
         r += across[q]! * w;
         g += across[q + 1]! * w;
         b += across[q + 2]! * w;
