@@ -151,8 +151,11 @@ async function answerOperation(c: Context<AppEnv>, spec: OperationSpec, surface:
     inShape: spec.read?.presentedInShape === true,
     check: services.ctx.config.BIMS_CHECK_ANSWERS === 'on',
   };
-  if (result instanceof PresentedJson)
-    return jsonTextAnswer(c, documentedText(spec.response?.schema, result.text, answering), status);
+  if (result instanceof PresentedJson) {
+    const text = documentedText(spec.response?.schema, result.json.text, answering);
+    // Unchanged (presented in its schema's shape), it goes out as the bytes made once with the text.
+    return jsonTextAnswer(c, text === result.json.text ? result.json.bytes : text, status);
+  }
   const answer = result instanceof JsonAnswer ? result : undefined;
   const data = answer ? answer.data : result;
   const shaped = spec.response?.schema ? documentedAnswer(spec.response.schema, data, answering) : data;
@@ -170,16 +173,22 @@ function scopedToCaller(services: Services, principal: Principal, request: Reque
       : principal.clientId
         ? `client:${principal.clientId}`
         : `name:${principal.username}`;
-  // The signal is read only when an extraction starts: on Node, reading it builds the whole `Request`.
-  return {
-    ...services,
-    extractors: services.extractors.forRequest({
-      owner,
-      get signal() {
-        return request.signal;
-      },
-    }),
-  };
+  return { ...services, extractors: services.extractors.forRequest(new CallerScope(owner, request)) };
+}
+
+/**
+ * An extraction scope whose signal is read only when an extraction starts: on Node, reading it builds the whole
+ * `Request`. A class, since a getter in an object literal is defined afresh on every request (about 1% of a read).
+ */
+class CallerScope {
+  constructor(
+    readonly owner: string,
+    private readonly request: Request,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.request.signal;
+  }
 }
 
 function describe(spec: OperationSpec, path: string, role: string, surface: Surface, shadowed: Set<string>) {

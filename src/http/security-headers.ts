@@ -45,11 +45,12 @@ export function jsonAnswer(c: Context<AppEnv>, data: unknown, status = 200): Res
 }
 
 /**
- * {@link jsonAnswer} for an answer that is already its JSON text (a `PresentedJson`: the subject reads). The same
- * headers, in one record: before, such answers went through `c.body` and had their security headers set one by one
- * afterwards, which made the Node adapter build a `Headers` object for every subject read (a twentieth of it).
+ * {@link jsonAnswer} for an answer that is already its JSON text (a `PresentedJson`: the subject reads), or that
+ * text's UTF-8 bytes. The same headers, in one record: before, such answers went through `c.body` and had their
+ * security headers set one by one afterwards, which made the Node adapter build a `Headers` object for every
+ * subject read (a twentieth of it).
  */
-export function jsonTextAnswer(c: Context<AppEnv>, text: string, status = 200): Response {
+export function jsonTextAnswer(c: Context<AppEnv>, text: string | Uint8Array<ArrayBuffer>, status = 200): Response {
   const own = c.get('answerHeaders');
   if (!own) return c.body(text, status as 200, { 'Content-Type': 'application/json' });
   const headers: Record<string, string> = { 'content-type': 'application/json', ...DEFAULT_RECORD, ...own };

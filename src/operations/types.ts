@@ -50,13 +50,19 @@ export interface HandlerInput<R extends RequestSpec = any> {
  * response schema like a plain answer. Made by `jsonAnswer`.
  */
 export class JsonAnswer<T> {
-  // A private field makes the type nominal: only `jsonAnswer` makes one.
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: never read; it exists only to make the type nominal
-  readonly #made = true;
+  // A private field makes the type nominal: only `jsonAnswer` (and a PresentedJson) makes one.
+  readonly #data: T;
   constructor(
-    readonly data: T,
+    data: T,
     readonly headers: Readonly<Record<string, string>>,
-  ) {}
+  ) {
+    this.#data = data;
+  }
+
+  /** A getter, so that an answer made of its text (operations/presented-json.ts) can parse it only when asked. */
+  get data(): T {
+    return this.#data;
+  }
 }
 
 /** A JSON answer with headers; `data` must fit the response schema (checked by `tsc`, shaped when sent). */

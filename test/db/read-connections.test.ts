@@ -40,7 +40,7 @@ describe.skipIf(!dialects.includes('postgres'))('the subject reads on PostgreSQL
     // One read at a time: the read connections' pool hands out its one idle connection each time.
     for (let i = 0; i < 12; i++) {
       const subjectId = `rc_${(i % 3) + 1}`;
-      expect(JSON.parse(await subjectText(ctx, { subjectId }, 'subject')).subjectId).toBe(subjectId);
+      expect(JSON.parse((await subjectText(ctx, { subjectId }, 'subject')).text).subjectId).toBe(subjectId);
       expect((await listSubjects(ctx, { page: 0, size: 2 })).map((s) => s.subjectId)).toEqual(['rc_1', 'rc_2']);
     }
     const { rows } = await sql<{ name: string; generic: number; custom: number }>`

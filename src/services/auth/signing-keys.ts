@@ -228,8 +228,13 @@ export class SigningKeys {
   }
 
   /** Whether tokens signed by `kid` still verify (held and not retired), for tokens verified before. */
-  async usable(kid: string): Promise<boolean> {
-    await this.refresh();
+  usable(kid: string): boolean | Promise<boolean> {
+    // Answered at once while the keys are fresh (every request of a remembered token asks): no promise, no await.
+    if (this.ctx.now().getTime() - this.loadedAt < 30_000 && this.keys.size > 0) return this.unretired(kid);
+    return this.refresh().then(() => this.unretired(kid));
+  }
+
+  private unretired(kid: string): boolean {
     const key = this.keys.get(kid);
     return key !== undefined && !key.retired;
   }

@@ -16,8 +16,11 @@ const nodeCrypto = (
   globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
 ).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
 
-/** The key a token is remembered by (the same text either way: SHA-256, base64url without padding). */
-async function tokenKey(text: string): Promise<string> {
+/**
+ * The key a token is remembered by (the same text either way: SHA-256, base64url without padding): at once where
+ * the runtime hashes synchronously, else a promise.
+ */
+function tokenKey(text: string): string | Promise<string> {
   if (nodeCrypto?.hash) return nodeCrypto.hash('sha256', text, 'base64url');
   return nodeCrypto ? nodeCrypto.createHash('sha256').update(text).digest('base64url') : sha256(text);
 }
@@ -50,11 +53,17 @@ export class VerifiedTokens {
 
   /** The token's claims if it verifies as an access token of `issuer` now, else null. */
   async verify(token: string, issuer: string): Promise<JWTPayload | null> {
-    const hash = await tokenKey(`${issuer}\u0000${token}`);
+    // Awaited only when they are promises: a remembered token is checked on every request, and each await of a
+    // value already there is a turn of the microtask queue (here three: the hash, the key's check, its refresh).
+    const key = tokenKey(`${issuer}\u0000${token}`);
+    const hash = typeof key === 'string' ? key : await key;
     const second = Math.floor(this.now().getTime() / 1000);
     const known = this.tokens.get(hash);
     if (known) {
-      if (second < known.exp && second >= known.nbf && (await this.keys.usable(known.kid))) return known.payload;
+      if (second < known.exp && second >= known.nbf) {
+        const usable = this.keys.usable(known.kid);
+        if (usable === true || (usable !== false && (await usable))) return known.payload;
+      }
       this.tokens.delete(hash);
     }
     const payload = await this.keys.verify(token, issuer);

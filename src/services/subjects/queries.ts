@@ -24,7 +24,8 @@ import { bound, compiledOnce, type SlotOf } from '../../db/repositories/subjects
 import { findSubject, type SubjectRef } from './lookup.js';
 import { ownsSubject, type Owner } from '../ownership.js';
 import { loadSamples, modalitiesOf, presentPage, presentSubject, templateVersionOf } from './present.js';
-import { readModelOf, SubjectEntry, type Held, type Presentation } from './read-model.js';
+import { pageJson, readModelOf, SubjectEntry, type Held, type Presentation } from './read-model.js';
+import type { JsonText } from '../../encoding/json-text.js';
 import { pureRead, writeGenerationOf } from '../../db/write-generation.js';
 import { joinedReadsOf } from '../../db/joined-reads.js';
 import { readConnectionsOf } from '../../db/read-connections.js';
@@ -92,7 +93,8 @@ async function readSubjects(
     if (remembered) return remembered;
   }
   const held = model ? model.held(read.key, read.ids) : new Map<number, SubjectEntry>();
-  const statement = compiledOnce(carried ? `${read.shape} checked` : read.shape, (slot) =>
+  const statementShape = carried ? `${read.shape} checked` : read.shape;
+  const statement = compiledOnce(statementShape, (slot) =>
     pureRead(
       compileSubjectStates(
         ctx.db,
@@ -106,23 +108,26 @@ async function readSubjects(
     ? { 'caller.accountId': carried.accountId, 'caller.sid': carried.sid, 'caller.jti': carried.jti }
     : {};
   const run = async (asked: readonly { name?: string | number; held: Held }[]): Promise<Shared> => {
-    const known = asked.length === 1 ? asked[0]!.held : new Map(asked.flatMap((a) => [...a.held]));
+    const known = heldByAll(asked);
     const names = read.named ? { names: namesArray([...new Set(asked.map((a) => a.name!))]) } : {};
     // Outside a transaction, on the read connections (PostgreSQL: planned once, db/read-connections.ts).
     const rows = await readSubjectStates(
       ctx.db.isTransaction ? ctx.db : readConnectionsOf(ctx.db),
       bound(statement, { ...read.values, ...names, known: knownRevisions(known.keys()), ...caller }),
     );
+    const account = rows[0]?.extra;
     return {
       entries: model ? model.entriesOf(rows, known) : rows.map((r) => new SubjectEntry(r.state!)),
-      account: rows[0]?.extra,
+      // Parsed once for every read that shares the statement (they are one caller's: the kind names it).
+      account: typeof account === 'string' ? JSON.parse(account) : account,
     };
   };
   const mine = { name: read.named?.name, held };
   // The same kind of read (SQL, values but the names, the caller's check) arriving meanwhile shares the
   // statement, never one already sent; entries are never changed once made, so sharing them is safe.
   const shared = model
-    ? await joinedReadsOf(ctx.db).run(`${statement.sql}\n${JSON.stringify([read.values, caller])}`, mine, run)
+    ? // The shape names the SQL (compiledOnce), and is a few words where the SQL is a kilobyte to hash per read.
+      await joinedReadsOf(ctx.db).run(`${statementShape}\n${JSON.stringify([read.values, caller])}`, mine, run)
     : await run([mine]);
   // Judged before anything of the answer is used; without rows it is made on its own (PendingAccountCheck.run).
   if (carried && shared.entries.length) carried.settle(shared.account as TokenAccountRow | string | null);
@@ -147,19 +152,19 @@ function pageRead(ctx: ServiceContext, query: Partial<SubjectFilter> & Paging<So
 }
 
 /**
- * A page's answer text, made once per answer: the reads that shared a statement get the same entries, and so does
- * every read of a remembered answer on PGlite, so they share the text too (a page is some kilobytes, made per
- * read it was a good part of the garbage a page read leaves). Entries arrays are never changed once made.
+ * The held states of every read sharing a statement, by revision: what the statement may leave out. Reads of one
+ * page hold the same subjects, so the first read's map serves when the others add nothing to it.
  */
-const pageTexts: Record<Presentation, WeakMap<readonly SubjectEntry[], string>> = {
-  subject: new WeakMap(),
-  multimodal: new WeakMap(),
-};
-
-function asText(entries: readonly SubjectEntry[], as: Presentation): string {
-  let text = pageTexts[as].get(entries);
-  if (text === undefined) pageTexts[as].set(entries, (text = `[${entries.map((e) => e.text(as)).join(',')}]`));
-  return text;
+function heldByAll(asked: readonly { held: Held }[]): Held {
+  let known = asked[0]!.held;
+  for (let i = 1; i < asked.length; i++) {
+    for (const [revision, entry] of asked[i]!.held) {
+      if (known.get(revision) === entry) continue;
+      if (known === asked[0]!.held) known = new Map(known);
+      (known as Map<number, SubjectEntry>).set(revision, entry);
+    }
+  }
+  return known;
 }
 
 /** `getSubjects`: a page of subjects with their samples. */
@@ -180,14 +185,20 @@ export async function listMultimodalSubjects(
   return (await readSubjects(ctx, pageRead(ctx, query), check)).map((e) => e.present('multimodal'));
 }
 
-/** {@link listSubjects} or {@link listMultimodalSubjects} as the answer's JSON text, the subjects' texts made once. */
+/**
+ * {@link listSubjects} or {@link listMultimodalSubjects} as the answer's JSON text, the subjects' texts made once,
+ * and the page's too while its subjects stay the same (SubjectReadModel.pageText).
+ */
 export async function subjectsPageText(
   ctx: ServiceContext,
   query: Partial<SubjectFilter> & Paging<SortField>,
   as: Presentation,
   check?: PendingAccountCheck,
-): Promise<string> {
-  return asText(await readSubjects(ctx, pageRead(ctx, query), check), as);
+): Promise<JsonText> {
+  const read = pageRead(ctx, query);
+  const entries = await readSubjects(ctx, read, check);
+  // Inside a transaction nothing is kept (readSubjects).
+  return ctx.db.isTransaction ? pageJson(entries, as) : readModelOf(ctx.db).pageText(read.key, as, entries);
 }
 
 /**
@@ -292,8 +303,8 @@ export async function subjectText(
   as: Presentation,
   owner: Owner = null,
   check?: PendingAccountCheck,
-): Promise<string> {
-  return (await oneSubject(ctx, ref, owner, check)).text(as);
+): Promise<JsonText> {
+  return (await oneSubject(ctx, ref, owner, check)).json(as);
 }
 
 /** `getSubjectsEnrolledModalities`: the modalities a subject holds, its status and template version. */

@@ -87,4 +87,38 @@ describe('SubjectReadModel', () => {
     expect(entry!.text('multimodal')).toBe(text);
     expect(text).toBe(JSON.stringify(entry!.present('multimodal')));
   });
+
+  it("keeps a page's text while its answer is made of the same entries, and makes it anew when one changes", () => {
+    const model = new SubjectReadModel(10, 10, 1_000);
+    const first = settle(model, 'page', [full(1, 1), full(2, 2)], new Map());
+    const text = model.pageText('page', 'subject', first);
+    expect(JSON.parse(text.text).map((s: { id: number }) => s.id)).toEqual([1, 2]);
+    expect(new TextDecoder().decode(text.bytes)).toBe(text.text);
+    // The next statement answers a new array of the same entries: the same text, the same bytes.
+    const again = settle(model, 'page', [leftOut(1, 1), leftOut(2, 2)], model.held('page'));
+    expect(again).not.toBe(first);
+    expect(model.pageText('page', 'subject', again)).toBe(text);
+    expect(model.pageText('page', 'subject', again).bytes).toBe(text.bytes);
+    // Another presentation is another text.
+    expect(model.pageText('page', 'multimodal', again)).not.toBe(text);
+    // Subject 2 changed: a new text, with the new state in it.
+    const changed = settle(model, 'page', [leftOut(1, 1), full(2, 3, 'changed')], model.held('page'));
+    const newer = model.pageText('page', 'subject', changed);
+    expect(newer).not.toBe(text);
+    expect(JSON.parse(newer.text)[1].metadata).toEqual({ note: 'changed' });
+    // The same entries in another order are another answer.
+    expect(model.pageText('page', 'subject', [changed[1]!, changed[0]!]).text).not.toBe(newer.text);
+  });
+
+  it('keeps page texts within its budget of characters, oldest out first', () => {
+    const entries = settle(new SubjectReadModel(), 'x', [full(1, 1)], new Map());
+    const size = entries[0]!.text('subject').length + 2;
+    const model = new SubjectReadModel(10, 10, size * 2);
+    const a = model.pageText('a', 'subject', entries);
+    model.pageText('b', 'subject', entries);
+    expect(model.pageText('a', 'subject', [...entries])).toBe(a);
+    model.pageText('c', 'subject', entries);
+    // a was the oldest: made anew.
+    expect(model.pageText('a', 'subject', [...entries])).not.toBe(a);
+  });
 });

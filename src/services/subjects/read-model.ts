@@ -1,5 +1,6 @@
 import type { SubjectState, SubjectStateRow } from '../../db/repositories/subjects/with-samples.js';
 import { presentMultimodalSubject, presentSubject, type SubjectSamples } from './present.js';
+import { JsonText } from '../../encoding/json-text.js';
 
 /**
  * The subject read model: per process and database, the states of the subjects this node answered lately (at
@@ -19,10 +20,12 @@ export type Presentation = 'subject' | 'multimodal';
 const DEFAULT_CAPACITY = 20_000;
 /** Reads (a page with its filters, a subject by a name) whose answered subjects are remembered. */
 const DEFAULT_READS = 4_096;
+/** The characters of page texts kept ({@link SubjectReadModel.pageText}): a few hundred pages of 20, a dozen MB. */
+const DEFAULT_PAGE_CHARACTERS = 4_000_000;
 
 /** One subject's state and its answers, made when first asked for. Never changed once made. */
 export class SubjectEntry {
-  private texts: Partial<Record<Presentation, string>> = {};
+  private texts: Partial<Record<Presentation, JsonText>> = {};
 
   constructor(readonly state: SubjectState) {}
 
@@ -56,7 +59,12 @@ export class SubjectEntry {
 
   /** The answer's JSON text, exactly what `JSON.stringify` makes of {@link present}, made once. */
   text(as: Presentation): string {
-    return (this.texts[as] ??= JSON.stringify(this.present(as)));
+    return this.json(as).text;
+  }
+
+  /** {@link text} with its bytes, as the answer goes out (made once, encoded once). */
+  json(as: Presentation): JsonText {
+    return (this.texts[as] ??= new JsonText(JSON.stringify(this.present(as))));
   }
 }
 
@@ -74,10 +82,17 @@ export class SubjectReadModel {
    */
   private readonly answers = new Map<string, readonly SubjectEntry[]>();
   private answersGeneration = -1;
+  /**
+   * Per page read and presentation, its last answer's subjects and JSON text ({@link pageText}), oldest first, at
+   * most {@link pageCharacters} characters of text in all.
+   */
+  private readonly pages = new Map<string, { entries: readonly SubjectEntry[]; json: JsonText }>();
+  private pagesCharacters = 0;
 
   constructor(
     readonly capacity = DEFAULT_CAPACITY,
     readonly reads = DEFAULT_READS,
+    readonly pageCharacters = DEFAULT_PAGE_CHARACTERS,
   ) {}
 
   /** How many subjects are held. */
@@ -124,6 +139,10 @@ export class SubjectReadModel {
 
   /** Note that read `key` answered `entries`: what it will most likely answer next time ({@link held}). */
   answered(key: string, entries: readonly SubjectEntry[]): void {
+    // Every read sharing a statement notes the same subjects: the first one's note serves them all. (It keeps its
+    // place among the reads, oldest out first: one forgotten costs its next statement the states it would skip.)
+    const last = this.answeredBy.get(key);
+    if (last && last.length === entries.length && entries.every((e, i) => e.id === last[i])) return;
     this.answeredBy.delete(key);
     this.answeredBy.set(
       key,
@@ -149,6 +168,30 @@ export class SubjectReadModel {
     if (this.answers.size > this.reads) this.answers.delete(this.answers.keys().next().value!);
   }
 
+  /**
+   * The JSON text of page read `key` answering `entries`: the text of its last answer when that was made of the very
+   * same entries, in the same order (an entry is one state of one subject and never changes, so the text is the
+   * same), else made now. Each statement answers a new array, so without this every statement joined its page's
+   * subjects' texts into a new text of some kilobytes, and every request encoded it to UTF-8 again; now a page that
+   * did not change goes out as the same bytes.
+   */
+  pageText(key: string, as: Presentation, entries: readonly SubjectEntry[]): JsonText {
+    const name = `${as}\n${key}`;
+    const last = this.pages.get(name);
+    if (last && sameEntries(last.entries, entries)) return last.json;
+    const json = pageJson(entries, as);
+    if (last) this.pagesCharacters -= last.json.text.length;
+    this.pages.delete(name);
+    this.pages.set(name, { entries, json });
+    this.pagesCharacters += json.text.length;
+    for (const [oldest, page] of this.pages) {
+      if (this.pagesCharacters <= this.pageCharacters || oldest === name) break;
+      this.pages.delete(oldest);
+      this.pagesCharacters -= page.json.text.length;
+    }
+    return json;
+  }
+
   /** Hold `entry`, unless a newer state of its subject is held already (a slower read of an older snapshot). */
   private hold(entry: SubjectEntry): SubjectEntry {
     const current = this.entries.get(entry.id);
@@ -163,6 +206,18 @@ export class SubjectReadModel {
     this.entries.delete(entry.id);
     this.entries.set(entry.id, entry);
   }
+}
+
+/** A page's answer: its subjects' texts in order, as one JSON array. */
+export function pageJson(entries: readonly SubjectEntry[], as: Presentation): JsonText {
+  return new JsonText(`[${entries.map((e) => e.text(as)).join(',')}]`);
+}
+
+function sameEntries(a: readonly SubjectEntry[], b: readonly SubjectEntry[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** One read model per database handle (tests run many databases in one process; revisions are per database). */
