@@ -12,6 +12,12 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** Address the API listens on; `0.0.0.0` (or `::`) to be reached from other machines. */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Seconds the Node server keeps an idle keep-alive connection open (Node's own default is 5). Longer than the
+   * idle timeout of a proxy or load balancer in front (60 s on many), so the server never closes a connection
+   * at the moment a proxy or client sends its next request on it, which that client sees as a reset.
+   */
+  BIMS_HTTP_KEEP_ALIVE_SECONDS: z.coerce.number().int().min(1).max(3600).default(65),
   /** `postgres://...` selects PostgreSQL (through `pg`); unset selects the embedded PGlite in BIMS_DATA_DIR. */
   DATABASE_URL: z
     .string()

@@ -4,6 +4,8 @@
 // the environment: BIMS_EXTRACTION_HOST/PORT, BIMS_EXTRACTION_TOKEN (required), BIMS_EXTRACTION_WORKERS,
 // BIMS_EXTRACTION_BACKEND.
 import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
+import { prepareHttpServer } from './http-server.js';
 import { createExtractor } from '../extraction/index.js';
 import { poolOptionsOf } from './extractor-options.js';
 import { createExtractionService } from '../extraction/remote-service.js';
@@ -43,6 +45,8 @@ const server = serve(
     });
   },
 );
+// Its callers are API nodes reusing connections: the same keep-alive as the API's, so none is reset under a request.
+prepareHttpServer(server as Server, config.BIMS_HTTP_KEEP_ALIVE_SECONDS);
 
 let stopping = false;
 const stop = () => {

@@ -1,6 +1,6 @@
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
-import { answerClientErrors, HTTP_SERVER_OPTIONS } from './http-server.js';
+import { HTTP_SERVER_OPTIONS, prepareHttpServer } from './http-server.js';
 import { loadConfigOrExit } from './node-config.js';
 import { hostname } from 'node:os';
 import { baseUrlOf } from '../config/config.js';
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
       void reportStartup(booted.services, { ...config, PORT: info.port }, gateway);
     },
   );
-  answerClientErrors(server as Server);
+  prepareHttpServer(server as Server, config.BIMS_HTTP_KEEP_ALIVE_SECONDS);
 
   const stop = (signal: string) => {
     if (stopping) return;

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { HTTP_SERVER_OPTIONS, answerClientErrors } from '../../src/runtime/http-server.js';
+import { HTTP_SERVER_OPTIONS, prepareHttpServer } from '../../src/runtime/http-server.js';
 import { adminAuth, basic, bootForTest } from '../support/databases.js';
 import { contractBreach, operationsOf, requestArbitrary } from '../support/contract.js';
 import { atBounds, boundedFields, documentedCrossFieldRule, hasBounds } from '../support/contract-bounds.js';
@@ -33,7 +33,7 @@ describe('requests at the limits the documents state', () => {
         { fetch: booted.app.fetch, port: 0, hostname: '127.0.0.1', serverOptions: HTTP_SERVER_OPTIONS },
         (info: AddressInfo) => resolve({ url: `http://127.0.0.1:${info.port}`, server: s as Server }),
       ) as Server;
-      answerClientErrors(s);
+      prepareHttpServer(s, booted.config.BIMS_HTTP_KEEP_ALIVE_SECONDS);
     });
     try {
       const created = await booted.app.request('/admin/accounts/create', {
@@ -57,15 +57,18 @@ describe('requests at the limits the documents state', () => {
             const headers: Record<string, string> = { authorization: auth };
             if (request.encoded !== undefined && !(request.encoded instanceof FormData))
               headers['content-type'] = request.mediaType!;
+            const what = `${surface} ${op.operationId} ${request.method} ${request.url.slice(0, 100)} ${request.mediaType ?? ''}`;
+            // A connection reset before the answer is a breach too, named by its request.
             const res = await fetch(`${server.url}${request.url}`, {
               method: request.method,
               headers,
               ...(request.encoded !== undefined ? { body: request.encoded } : {}),
+            }).catch((error: Error) => {
+              throw new Error(`${what}: no answer (${String(error.cause ?? error)})`);
             });
             sent++;
             const fields = boundedFields(op, doc, request);
             for (const field of fields) boundedSeen.add(`${op.operationId} ${field}`);
-            const what = `${surface} ${op.operationId} ${request.method} ${request.url.slice(0, 100)} ${request.mediaType ?? ''}`;
             if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
               await res.body?.cancel();
               continue;

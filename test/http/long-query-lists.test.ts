@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIST_LIMITS } from '../../src/schemas/biometric-data.js';
-import { HTTP_SERVER_OPTIONS, answerClientErrors } from '../../src/runtime/http-server.js';
+import { HTTP_SERVER_OPTIONS, prepareHttpServer } from '../../src/runtime/http-server.js';
 import { adminAuth, bootForTest } from '../support/databases.js';
 import { RawConnection } from '../support/raw-http.js';
 
@@ -27,7 +27,7 @@ describe('identifier lists in the query string', () => {
           resolve();
         },
       ) as Server;
-      answerClientErrors(server);
+      prepareHttpServer(server, booted.config.BIMS_HTTP_KEEP_ALIVE_SECONDS);
     });
   });
   afterAll(async () => {

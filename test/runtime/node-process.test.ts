@@ -55,7 +55,10 @@ describe('the Node entry', () => {
     await waitFor(() => /"message":"listening"/.test(run.output()), 'the server to listen');
     const password = run.output().match(/with the password: (\S+)/)?.[1];
     expect(password).toBeTruthy();
-    expect((await fetch(`http://127.0.0.1:${port}/ready`)).status).toBe(200);
+    const ready = await fetch(`http://127.0.0.1:${port}/ready`);
+    expect(ready.status).toBe(200);
+    // Idle connections are held past a proxy's 60 s (BIMS_HTTP_KEEP_ALIVE_SECONDS), and clients are told so.
+    expect(ready.headers.get('keep-alive')).toBe('timeout=65');
 
     // A request whose body is still arriving when SIGTERM comes must still be answered.
     const body = JSON.stringify({ username: 'late', password: 'late-password', role: 'USER' });
