@@ -1,11 +1,22 @@
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.js';
+import { testSettings } from './test/support/test-settings.js';
 
 /** Tests beside the code that need no external program (PGlite in process is fine): `npm run test:unit`. */
 const NEEDS_INSTALLED_PROGRAMS = ['src/sidecar/janus-config.test.ts', 'src/sidecar/decoders/rtp-decoder.test.ts'];
 
 /** Builds and runs the speaker encoder from checkpoints: minutes of CPU, so with the engine suites. */
 const CONVERTS_MODELS = ['test/scripts/voice-model.test.ts', 'test/scripts/voice-model-download.test.ts'];
+
+/**
+ * Suites whose assertions include a bound in seconds that the issue they test sets (e.g. "no IDENTIFY held past
+ * 5 s"): they run last, one file at a time, so that a neighbour suite's load cannot fail them (project
+ * runtime-alone, the last group).
+ */
+const ALONE = ['test/runtime/extraction-admission.test.ts'];
+
+/** Files at once in the first group (browser, runtime); BIMS_TEST_WAITING_WORKERS to compare (the others take 2). */
+const WAITING_WORKERS = testSettings().BIMS_TEST_WAITING_WORKERS ?? 3;
 
 export default defineConfig({
   test: {
@@ -25,7 +36,10 @@ export default defineConfig({
     setupFiles: ['test/support/setup-fetch-globals.ts', 'test/support/setup-cpu-log.ts'],
     // Vitest's default is one fork fewer than the cores, i.e. one file at a time on a 2-core CI machine; most
     // suites spend their time waiting on servers, PostgreSQL, Chromium and Janus, so two at a time keeps the
-    // cores busy (suites with a bound in seconds run alone afterwards: scripts/test.mjs).
+    // cores busy. The projects run in groups (sequence.groupOrder), one group after the other, each with its
+    // number of files at once: first browser and runtime, three at a time (their suites wait on the processes
+    // they start, on Chromium and Janus: two at a time left the cores a third idle), then http, engine and unit,
+    // two at a time (busy on the cores themselves), then the suites with a bound in seconds, alone.
     maxWorkers: 2,
     // The longest suites first, a project's files together (a worker reuses its modules within a project only):
     // test/support/longest-first-sequencer.ts.
@@ -37,6 +51,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
+          sequence: { groupOrder: 1 },
           include: [
             'src/**/*.test.ts',
             'workers/**/*.test.ts',
@@ -50,6 +65,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'http',
+          sequence: { groupOrder: 1 },
           include: [
             'test/http/**/*.test.ts',
             'test/security/**/*.test.ts',
@@ -62,6 +78,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'engine',
+          sequence: { groupOrder: 1 },
           include: [
             'test/biometrics/**/*.test.ts',
             'test/voice/**/*.test.ts',
@@ -74,10 +91,26 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'runtime',
+          sequence: { groupOrder: 0 },
+          maxWorkers: WAITING_WORKERS,
           include: ['test/{runtime,cluster}/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NEEDS_INSTALLED_PROGRAMS],
+          exclude: ALONE,
         },
       },
-      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          sequence: { groupOrder: 0 },
+          maxWorkers: WAITING_WORKERS,
+          include: ['test/browser/**/*.test.ts'],
+        },
+      },
+      // One file at a time after every other group (no --project runtime: `--project runtime-alone` runs them).
+      {
+        extends: true,
+        test: { name: 'runtime-alone', sequence: { groupOrder: 2 }, maxWorkers: 1, include: ALONE },
+      },
     ],
   },
 });

@@ -125,9 +125,6 @@ const finish = async (status) => {
   process.exit(status);
 };
 
-// Suites whose assertions include a bound in seconds that the issue they test sets (e.g. "no IDENTIFY held
-// past 5 s"): they run after the others, one file at a time, so that a neighbour suite's load cannot fail them.
-const ALONE = ['test/runtime/extraction-admission.test.ts'];
 const vitest = (args) =>
   spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], {
     stdio: 'inherit',
@@ -137,11 +134,11 @@ if (chosen.length) {
   const status = vitest(chosen);
   await finish(status || (await tools));
 }
+// One vitest run: its projects go in groups, the suites that wait on processes three at a time, the others two at
+// a time, and the suites with a bound in seconds alone at the end (vitest.config.ts).
 step('vitest');
-const first = vitest(ALONE.flatMap((file) => ['--exclude', file]));
-step('vitest: suites that run alone');
-const second = vitest(['--no-file-parallelism', ...ALONE]);
+const status = vitest([]);
 const toolsStatus = await tools;
 if (toolsStatus !== 0) console.error(`[test] installing tools/ failed (exit ${toolsStatus})`);
-step(`done (${first || second || toolsStatus ? 'failed' : 'passed'})`);
-await finish(first || second || toolsStatus);
+step(`done (${status || toolsStatus ? 'failed' : 'passed'})`);
+await finish(status || toolsStatus);
