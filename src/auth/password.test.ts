@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hashPassword, verifyPassword } from './password.js';
+import { hashPassword, sha256, sha256Now, verifyPassword } from './password.js';
 
 describe('password hashing', () => {
   it('verifies the right password and rejects others, at the production cost', async () => {
@@ -18,5 +18,15 @@ describe('password hashing', () => {
   it('rejects malformed stored hashes instead of throwing', async () => {
     expect(await verifyPassword('x', 'plaintext')).toBe(false);
     expect(await verifyPassword('x', 'md5$1$aa$bb')).toBe(false);
+  });
+});
+
+describe('sha256Now', () => {
+  it('is the text WebCrypto makes, answered at once on Node', async () => {
+    for (const text of ['', 'admin\u0000secret', 'é😀'.repeat(100)]) {
+      const now = sha256Now(text);
+      expect(typeof now).toBe('string');
+      expect(now).toBe(await sha256(text));
+    }
   });
 });

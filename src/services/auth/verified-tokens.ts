@@ -1,29 +1,9 @@
 import { decodeProtectedHeader, type JWTPayload } from 'jose';
-import { sha256 } from '../../auth/password.js';
+import { sha256Now } from '../../auth/password.js';
 import type { SigningKeys } from './signing-keys.js';
 
-/**
- * The runtime's synchronous SHA-256 where it has one (Node, Deno, Workers with Node compatibility).
- * WebCrypto's digest is a promise answered from the thread pool: a round trip per request, which under load
- * cost more than the rest of the Bearer check. Read through globalThis: this is runtime-neutral code.
- */
-type NodeCrypto = {
-  createHash(algorithm: string): { update(text: string): { digest(encoding: 'base64url'): string } };
-  /** The one-shot form (Node 20.12+, Deno): no Hash object per call, about half the cost. */
-  hash?: (algorithm: string, text: string, encoding: 'base64url') => string;
-};
-const nodeCrypto = (
-  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined;
-
-/**
- * The key a token is remembered by (the same text either way: SHA-256, base64url without padding): at once where
- * the runtime hashes synchronously, else a promise.
- */
-function tokenKey(text: string): string | Promise<string> {
-  if (nodeCrypto?.hash) return nodeCrypto.hash('sha256', text, 'base64url');
-  return nodeCrypto ? nodeCrypto.createHash('sha256').update(text).digest('base64url') : sha256(text);
-}
+/** The key a token is remembered by: SHA-256, base64url without padding (at once where the runtime can). */
+const tokenKey = sha256Now;
 
 /** Most tokens remembered; the oldest are forgotten first (they are only verified again). */
 const LIMIT = 10_000;
