@@ -17,30 +17,40 @@ const user = {
   surface: 'user' as const,
 };
 
+/** A liveness CHECK capture of the suite's user, fed frame by frame from a stepped camera. */
+async function startCheck(sessionId: number, livenessFrames: number) {
+  const ids = { sessionId, handleId: 1 };
+  const { media, next } = steppedCamera();
+  const session = await booted().services.gateway.captures.start({
+    ...ids,
+    params: InitParams.parse({
+      kind: 'FV',
+      purpose: 'CHECK',
+      livenessFrames,
+      selectFrames: 1,
+      detectLiveness: true,
+      timeoutSeconds: 60,
+    }),
+    starter: { services: booted().services, caller: user },
+    media,
+  });
+  /** Hands over the next frame and waits until the capture has analysed it (or is over). */
+  const nextAnalysed = async () => {
+    const analysed = session.metrics.framesAnalysed;
+    await next();
+    for (let i = 0; i < 30_000 && session.metrics.framesAnalysed === analysed && !session.isOver; i++)
+      await new Promise((resolve) => setTimeout(resolve, 2));
+  };
+  return { ids, session, next, nextAnalysed };
+}
+
 describe('a capture read on the node that runs it', () => {
   it('shows each event as it happens, before its row is written, and the outcome only once the row holds it', async () => {
     const registry = booted().services.gateway.captures;
-    const ids = { sessionId: 9_100_001, handleId: 1 };
-    const { media, next } = steppedCamera();
-    const session = await registry.start({
-      ...ids,
-      params: InitParams.parse({
-        kind: 'FV',
-        purpose: 'CHECK',
-        livenessFrames: 4,
-        selectFrames: 1,
-        detectLiveness: true,
-        timeoutSeconds: 60,
-      }),
-      starter: { services: booted().services, caller: user },
-      media,
-    });
+    const { ids, session, next, nextAnalysed } = await startCheck(9_100_001, 4);
     const ahead: number[] = [];
     for (let frame = 0; frame < 3 && !session.isOver; frame++) {
-      const analysed = session.metrics.framesAnalysed;
-      await next();
-      for (let i = 0; i < 30_000 && session.metrics.framesAnalysed === analysed && !session.isOver; i++)
-        await new Promise((resolve) => setTimeout(resolve, 2));
+      await nextAnalysed();
       if (session.isOver || session.state === 'PROCESSING') break;
       // At once: the row may still lack the frame's event (written within a second), this node's reader does not.
       const events = JSON.parse(JSON.stringify(session.events));
@@ -88,27 +98,8 @@ describe('a capture read on the node that runs it', () => {
   it('on PGlite writes its row at its changes of state only, and getSession shows its progress from memory', async () => {
     const registry = booted().services.gateway.captures;
     expect(registry.store.soleNode).toBe(true);
-    const ids = { sessionId: 9_100_002, handleId: 1 };
-    const { media, next } = steppedCamera();
-    const session = await registry.start({
-      ...ids,
-      params: InitParams.parse({
-        kind: 'FV',
-        purpose: 'CHECK',
-        livenessFrames: 6,
-        selectFrames: 1,
-        detectLiveness: true,
-        timeoutSeconds: 60,
-      }),
-      starter: { services: booted().services, caller: user },
-      media,
-    });
-    for (let frame = 0; frame < 3 && !session.isOver; frame++) {
-      const analysed = session.metrics.framesAnalysed;
-      await next();
-      for (let i = 0; i < 30_000 && session.metrics.framesAnalysed === analysed && !session.isOver; i++)
-        await new Promise((resolve) => setTimeout(resolve, 2));
-    }
+    const { ids, session, next, nextAnalysed } = await startCheck(9_100_002, 6);
+    for (let frame = 0; frame < 3 && !session.isOver; frame++) await nextAnalysed();
     expect(session.state).toBe('CAPTURING');
     // Longer than a progress write's window: the row still holds only the changes of state.
     await new Promise((resolve) => setTimeout(resolve, PROGRESS_WRITE_MS + 300));
