@@ -15,8 +15,8 @@ const CONVERTS_MODELS = ['test/scripts/voice-model.test.ts', 'test/scripts/voice
  */
 const ALONE = ['test/runtime/extraction-admission.test.ts'];
 
-/** Files at once in the first group (browser, runtime); BIMS_TEST_WAITING_WORKERS to compare (the others take 2). */
-const WAITING_WORKERS = testSettings().BIMS_TEST_WAITING_WORKERS ?? 3;
+/** Files at once in the main group (every project but runtime-alone); BIMS_TEST_WORKERS to compare. */
+const WORKERS = testSettings().BIMS_TEST_WORKERS ?? 3;
 
 export default defineConfig({
   test: {
@@ -34,13 +34,15 @@ export default defineConfig({
     // Node's Request and Response back after each file: a server started in process replaces them (fetch-globals.ts);
     // with BIMS_TEST_CPU_LOG, each file's CPU seconds logged (setup-cpu-log.ts).
     setupFiles: ['test/support/setup-fetch-globals.ts', 'test/support/setup-cpu-log.ts'],
-    // Vitest's default is one fork fewer than the cores, i.e. one file at a time on a 2-core CI machine; most
-    // suites spend their time waiting on servers, PostgreSQL, Chromium and Janus, so two at a time keeps the
-    // cores busy. The projects run in groups (sequence.groupOrder), one group after the other, each with its
-    // number of files at once: first browser and runtime, three at a time (their suites wait on the processes
-    // they start, on Chromium and Janus: two at a time left the cores a third idle), then http, engine and unit,
-    // two at a time (busy on the cores themselves), then the suites with a bound in seconds, alone.
-    maxWorkers: 2,
+    // Vitest's default is one fork fewer than the cores, i.e. one file at a time on a 2-core CI machine. The projects
+    // run in groups (sequence.groupOrder), one group after the other, each with its number of files at once; a group
+    // ends with the tail of its last long file, and the next one waits for it. So every project but one is in one
+    // group, three files at a time: the browser and runtime suites wait on the processes they start (Chromium,
+    // Janus), the HTTP suites on PostgreSQL, the service processes and the shared extraction service (two at a time
+    // they used 1.2 of the 2 cores), and a worker that is done with one project takes the next project's file while
+    // the others still run theirs, so the CPU-bound engine and unit files fill the cores where a project ends. The
+    // suites with a bound in seconds run after it, alone.
+    maxWorkers: WORKERS,
     // The longest suites first, a project's files together (a worker reuses its modules within a project only):
     // test/support/longest-first-sequencer.ts.
     sequence: { sequencer: LongestFirstSequencer },
@@ -51,7 +53,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 0 },
           include: [
             'src/**/*.test.ts',
             'workers/**/*.test.ts',
@@ -65,7 +67,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'http',
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 0 },
           include: [
             'test/http/**/*.test.ts',
             'test/security/**/*.test.ts',
@@ -78,7 +80,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'engine',
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 0 },
           include: [
             'test/biometrics/**/*.test.ts',
             'test/voice/**/*.test.ts',
@@ -92,7 +94,6 @@ export default defineConfig({
         test: {
           name: 'runtime',
           sequence: { groupOrder: 0 },
-          maxWorkers: WAITING_WORKERS,
           include: ['test/{runtime,cluster}/**/*.test.ts', 'test/gateway/**/*.test.ts', ...NEEDS_INSTALLED_PROGRAMS],
           exclude: ALONE,
         },
@@ -102,14 +103,13 @@ export default defineConfig({
         test: {
           name: 'browser',
           sequence: { groupOrder: 0 },
-          maxWorkers: WAITING_WORKERS,
           include: ['test/browser/**/*.test.ts'],
         },
       },
       // One file at a time after every other group (no --project runtime: `--project runtime-alone` runs them).
       {
         extends: true,
-        test: { name: 'runtime-alone', sequence: { groupOrder: 2 }, maxWorkers: 1, include: ALONE },
+        test: { name: 'runtime-alone', sequence: { groupOrder: 1 }, maxWorkers: 1, include: ALONE },
       },
     ],
   },

@@ -134,8 +134,8 @@ if (chosen.length) {
   const status = vitest(chosen);
   await finish(status || (await tools));
 }
-// One vitest run: its projects go in groups, the suites that wait on processes three at a time, the others two at
-// a time, and the suites with a bound in seconds alone at the end (vitest.config.ts).
+// One vitest run: every project three files at a time in one group, then the suites with a bound in seconds alone
+// (vitest.config.ts).
 step('vitest');
 const status = vitest([]);
 const toolsStatus = await tools;

@@ -11,12 +11,12 @@ const GENERATED_SECONDS: Readonly<Record<string, number>> = JSON.parse(
 );
 
 /**
- * Longest suite first, one project after another. With two workers taking files in this order, the run ends
+ * Longest suite first, one project after another. With the workers taking files in this order, the run ends
  * when the sum of the work is done (about), not when the last long suite that started late is. A project's
  * files stay together because the suite runs without isolation (vitest.config.ts): a worker keeps its module
  * graph and warm code only from one file to the next of the same project, and starts afresh when the project
  * changes (a third of the files did when the order mixed projects). So the projects go in the order of their
- * longest suite, each longest first, and the last project holds only short files (unit), which the two workers
+ * longest suite, each longest first, and the last project holds only short files (unit), which the workers
  * share out at the end. Expected lengths: this checkout's timings of the last run that ran the file (vitest's
  * cache), else the generated table (suite-seconds.json), else none (the larger file first, as vitest does).
  */

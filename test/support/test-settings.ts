@@ -66,10 +66,11 @@ export const testSettingsSchema = z.object({
   /** Set by `npm test`: the random Bearer token of that extraction service (BIMS_EXTRACTION_TOKEN). */
   BIMS_TEST_EXTRACTION_TOKEN: z.string().min(32).optional(),
   /**
-   * Test files at once in the first group of projects, browser and runtime (vitest.config.ts): unset, 3. Their suites
-   * wait on the processes they start, Chromium and Janus; the other projects take 2, the bound-in-seconds suites 1.
+   * Test files at once in the one group of every project but runtime-alone (vitest.config.ts): unset, 3. Many suites
+   * wait on the processes they start (Chromium, Janus, services) or on PostgreSQL; the bound-in-seconds suites
+   * run after them, one at a time.
    */
-  BIMS_TEST_WAITING_WORKERS: z.coerce.number().int().min(1).max(8).optional(),
+  BIMS_TEST_WORKERS: z.coerce.number().int().min(1).max(8).optional(),
 });
 
 /** The suite's switches from this process's environment (an empty value counts as unset, as for the service). */
