@@ -4,7 +4,8 @@
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
-import { analyseImage, renderTokenImage } from '../src/biometrics/face/pipeline.js';
+import { analyseImage } from '../src/biometrics/face/pipeline.js';
+import { renderTokenImage } from '../src/biometrics/face/token-image.js';
 import { observeDecodes } from '../src/biometrics/image/decode.js';
 import { analyseVoice } from '../src/biometrics/voice/pipeline.js';
 import { enableFastJpegNode, nodeModelLoader } from '../src/extraction/node-models.js';

@@ -17,7 +17,7 @@ export function compareKeys(a: string, b: string): number {
  * Best first: the higher score, between equal scores the higher cosine (scores are clamped, and subjects with
  * more samples score lower at one cosine: subject-score.ts), and between equal cosines the smaller gallery key.
  */
-export function compareCandidates(a: MatchCandidate, b: MatchCandidate): number {
+function compareCandidates(a: MatchCandidate, b: MatchCandidate): number {
   return b.score - a.score || b.cosine - a.cosine || compareKeys(a.subject, b.subject);
 }
 

@@ -1,5 +1,6 @@
 import { BiometricError } from '../biometrics/errors.js';
-import { analyseImage, renderTokenImage } from '../biometrics/face/pipeline.js';
+import { analyseImage } from '../biometrics/face/pipeline.js';
+import { renderTokenImage } from '../biometrics/face/token-image.js';
 import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import { analyseVoice } from '../biometrics/voice/pipeline.js';
 import {

@@ -13,7 +13,7 @@ import { startDashboardChild, type DashboardChild } from '../../src/runtime/node
 import { decodeImage } from '../../src/biometrics/image/decode.js';
 import { encodePng } from '../../src/biometrics/image/encode.js';
 import { cropResize } from '../../src/biometrics/image/image.js';
-import { TOKEN_PADDING } from '../../src/biometrics/face/pipeline.js';
+import { TOKEN_PADDING } from '../../src/biometrics/face/token-image.js';
 
 /**
  * The dashboard end to end, in Debian's Chromium: the component started as `npm start` starts it (a child

@@ -95,3 +95,22 @@ export function alignmentMap(
   const dst = ref.map(([x, y]) => [x * k + offset[0], y * k + offset[1]] as Point);
   return invertAffine(similarityTransform(fivePoints(lm68), dst));
 }
+
+/** 68 landmarks as the pipeline holds them, from `FaceAnalysis.landmarks` (the same float32 values). */
+export function landmarksOf(points: readonly (readonly [number, number])[]): Float32Array {
+  const lm = new Float32Array(136);
+  for (let i = 0; i < 68; i++) {
+    lm[i * 2] = points[i]![0];
+    lm[i * 2 + 1] = points[i]![1];
+  }
+  return lm;
+}
+
+/** Eye centres from 68 landmarks (image left first). */
+export function eyeCentres(lm: Float32Array): [Point, Point] {
+  const c = (ids: number[]): Point => [
+    ids.reduce((a, i) => a + lm[i * 2], 0) / ids.length,
+    ids.reduce((a, i) => a + lm[i * 2 + 1], 0) / ids.length,
+  ];
+  return [c([37, 38, 40, 41]), c([43, 44, 46, 47])];
+}

@@ -77,7 +77,7 @@ export function clipped(d: Detection, width: number, height: number): Detection 
 /** Photos whose longer side is under this many pixels are framed before detection (see framingFactor). */
 export const FRAMED_BELOW_PX = 300;
 /** How much larger than the photo its canvas is, each way. */
-export const FRAME_FACTOR = 2;
+const FRAME_FACTOR = 2;
 
 /**
  * How many times larger than the photo the detector's canvas is: FRAME_FACTOR for a photo whose longer side is

@@ -1,7 +1,7 @@
 import { BiometricError } from '../errors.js';
 import type { AnalyseOptions, FaceAnalysis, FaceEmbedding, ImageAnalysis, StageTimings } from './analysis.js';
 import { brightness, faceWarnings, qualityScore, sharpness } from '../checks.js';
-import { decodeImage, type DecodeLimits, type RasterSource } from '../image/decode.js';
+import { decodeImage, type RasterSource } from '../image/decode.js';
 import { encodePng } from '../image/encode.js';
 import { cropResize } from '../image/image.js';
 import { type RgbImage } from '../image/raster.js';
@@ -10,7 +10,8 @@ import { giveBackU8, lendU8, scratchU8 } from '../image/scratch.js';
 import { warpAffine } from '../image/warp.js';
 import { resolveFaceCheckSettings, type FaceCheckSettings } from '../settings.js';
 import { ageGender, eyesOpen, headPose, liveness, type SquareBox } from './attributes.js';
-import { alignmentMap, invertAffine, similarityTransform, type Point } from './align.js';
+import { alignmentMap, eyeCentres, landmarksOf } from './align.js';
+import { tokenImage } from './token-image.js';
 import { decodeDetections, detectInput, DETECT_H, DETECT_W, type Detection } from './detect.js';
 import {
   clipped,
@@ -72,65 +73,6 @@ async function embedAligned(runner: ModelRunner, aligned: RgbImage): Promise<Fac
 
 /** What a face analysed with `embedding: false` holds in place of its embedding. */
 const notEmbedded = (): FaceEmbedding => ({ embedding: new Float32Array(0), embeddingNorm: NaN });
-
-/** 68 landmarks as the pipeline holds them, from `FaceAnalysis.landmarks` (the same float32 values). */
-function landmarksOf(points: readonly (readonly [number, number])[]): Float32Array {
-  const lm = new Float32Array(136);
-  for (let i = 0; i < 68; i++) {
-    lm[i * 2] = points[i]![0];
-    lm[i * 2 + 1] = points[i]![1];
-  }
-  return lm;
-}
-
-/** Eye centres from 68 landmarks (image left first). */
-function eyeCentres(lm: Float32Array): [Point, Point] {
-  const c = (ids: number[]): Point => [
-    ids.reduce((a, i) => a + lm[i * 2], 0) / ids.length,
-    ids.reduce((a, i) => a + lm[i * 2 + 1], 0) / ids.length,
-  ];
-  return [c([37, 38, 40, 41]), c([43, 44, 46, 47])];
-}
-
-/** The flat grey a token image is padded with where it reaches past the photo (a face near an edge, a small photo). */
-export const TOKEN_PADDING: readonly [number, number, number] = [128, 128, 128];
-
-/**
- * Token image per ISO/IEC 19794-5 (token frontal): width W, height 4W/3, eyes level, eye midpoint at
- * (W/2, 0.6W) from the top-left corner, inter-eye distance W/4. W = 240. Where the frame reaches past the
- * photo it is a neutral grey, not the photo's edge pixels repeated (which drew tall smeared streaks beside
- * the face of a small or tightly cropped photo, the adjudicator's main image).
- */
-function tokenImage(img: RgbImage, lm: Float32Array, W = 240): RgbImage {
-  const [l, r] = eyeCentres(lm);
-  const dst: Point[] = [
-    [W / 2 - W / 8, 0.6 * W],
-    [W / 2 + W / 8, 0.6 * W],
-  ];
-  const toToken = similarityTransform([l, r], dst);
-  return warpAffine(img, invertAffine(toToken), W, Math.round((W * 4) / 3), TOKEN_PADDING);
-}
-
-/**
- * The token image (PNG) of the face with these 68 landmarks in the image `bytes`: what `analyseImage` with
- * `tokenImage: true` makes for its largest face, byte for byte, from the stored original and landmarks, so a
- * service can make token images when they are first asked for instead of at every enrolment. Needs no model.
- *
- * @throws BiometricError INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad bytes,
- * EXTRACTION_FAILED for fewer than 68 landmarks.
- */
-export async function renderTokenImage(
-  bytes: Uint8Array,
-  landmarks: readonly (readonly [number, number])[],
-  limits?: DecodeLimits,
-): Promise<Uint8Array> {
-  if (landmarks.length < 68)
-    throw new BiometricError(
-      'EXTRACTION_FAILED',
-      `a token image needs the 68 landmarks of the face, got ${landmarks.length}`,
-    );
-  return encodePng(tokenImage(await decodeImage(bytes, limits), landmarksOf(landmarks)));
-}
 
 /**
  * Decodes and analyses an image: detection, landmarks, alignment and embedding for every face, and (unless

@@ -4,7 +4,7 @@
 import { scoreToFar, type Calibration } from '../../biometrics/calibration.js';
 
 /** Impostors needed above a cosine for its FAR to be read directly; below that the tail is extrapolated. */
-export const MIN_COUNT = 20;
+const MIN_COUNT = 20;
 
 /** Number of values of an ascending array at or above `c`. */
 export function countAtOrAbove(sorted: Float64Array, c: number): number {

@@ -24,7 +24,7 @@ export function cosineMatrix(ok: Sample[]): Float32Array {
 type Rule = (cosines: number[], qualities: number[]) => number;
 const top = (cs: number[], n: number) => [...cs].sort((a, b) => b - a).slice(0, n);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-export const RULES: Record<string, Rule> = {
+const RULES: Record<string, Rule> = {
   /** One photo enrolled (the group's first): the baseline the others must beat. */
   oneSample: (cs) => cs[0]!,
   max: (cs) => Math.max(...cs),
@@ -65,7 +65,7 @@ export function enrolmentGroups(ok: Sample[], k: number, perIdentity: number, se
   return groups;
 }
 
-export interface RuleFigures {
+interface RuleFigures {
   eer: number;
   tarAtFar1e2: number;
   tarAtFar1e3: number;

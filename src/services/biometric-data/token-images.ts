@@ -6,7 +6,7 @@ import {
 } from '../../db/repositories/biometric-data/token-images.js';
 import { recordException } from '../exceptions/record.js';
 import type { Services } from '../index.js';
-import { extractionError, isExtractorUnavailable } from '../biometrics/face-samples.js';
+import { extractionError, isExtractorUnavailable } from '../biometrics/extraction-errors.js';
 
 /**
  * Token images are made when first read, not at enrolment.

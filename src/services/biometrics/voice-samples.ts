@@ -6,7 +6,7 @@ import type { SettingsService } from '../settings/settings.js';
 import type { SampleServices } from './sample-services.js';
 import { DomainError } from '../errors.js';
 import type { SampleFields } from '../../schemas/field-names.js';
-import { unavailableReason } from './face-samples.js';
+import { unavailableReason } from './extraction-errors.js';
 import { callerQueueError, isCallerQueueError } from './image-admission.js';
 
 /** One voice recording that passed every gate. */

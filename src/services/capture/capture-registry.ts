@@ -6,9 +6,10 @@ import type { SessionTracker } from '../gateway/session-tracker.js';
 import { ownerKeyOf } from '../gateway/gateway-owner.js';
 import { subjectIdTaken } from '../../db/repositories/subjects/lookup.js';
 import { CaptureSession } from './capture-session.js';
-import { type CaptureCaller, type CaptureEvent, type CaptureMedia, type CaptureParams } from './capture-types.js';
+import { type CaptureCaller, type CaptureMedia, type CaptureParams } from './capture-types.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
+import { captureEvent, liveView, writtenAtOnce } from './capture-views.js';
 import { closeDecoders, forwardToDecoders, openDecoders, publisherMedia } from './publisher-media.js';
 import { audioMidOf, createRoom, destroyRoom, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
@@ -271,38 +272,4 @@ export class CaptureRegistry {
   }
 }
 
-/** Events a reader on another node should not wait for: the start, the media, the operation starting, the outcome. */
-const writtenAtOnce = (type: string) =>
-  type === 'DONE' ||
-  type === 'TIMEOUT' ||
-  type === 'FAILED' ||
-  type === 'STARTED' ||
-  type === 'MEDIA' ||
-  type === 'PROCESSING';
-
-/**
- * A capture this node runs and whose row is not over, as this node holds it: the row's fields, the events and
- * state as they are now. An outcome whose write is still on its way is left out (the row's state stands), so a
- * client never reads an outcome that a reader elsewhere could not, and the list it reads never shrinks.
- */
-function liveView(session: CaptureSession, stored: CaptureView): CaptureView {
-  if (!session.isOver) return { ...stored, state: session.state, events: [...session.events] };
-  const before = session.events.slice(0, -1);
-  // At the cap of kept events the list no longer grows: the row's may then be the longer one.
-  return before.length < stored.events.length ? stored : { ...stored, events: before };
-}
-
 const keyOf = (sessionId: number, handleId: number) => `${sessionId}/${handleId}`;
-
-/**
- * A capture event as the gateway session's events carry it: shaped like a plugin event, from the plugin
- * "bims.capture" (this service, not Janus), with the event's fields as its data.
- */
-function captureEvent(sessionId: number, handleId: number, event: CaptureEvent): JanusAnswer {
-  return {
-    janus: 'event',
-    session_id: sessionId,
-    sender: handleId,
-    plugindata: { plugin: 'bims.capture', data: { ...event } },
-  };
-}

@@ -18,7 +18,7 @@ import {
 } from './videoroom.js';
 
 /** A capture's decoders: the video's, and the audio's in a session that captures the voice. */
-export interface CaptureDecoders {
+interface CaptureDecoders {
   video: DecoderHandle;
   audio?: DecoderHandle;
 }

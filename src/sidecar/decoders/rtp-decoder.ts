@@ -49,7 +49,7 @@ type Listener = (frame: Buffer | null) => void;
  * well over the 21 px between the eyes the gate asks for (docs/extraction.md). Bigger frames only cost more:
  * ffmpeg's JPEG encoding, the transfer, and the pool's JPEG decoding of every frame.
  */
-export const MAX_FRAME_SIDE = 640;
+const MAX_FRAME_SIDE = 640;
 const SCALE_DOWN =
   `scale=w='if(gte(iw,ih),min(${MAX_FRAME_SIDE},iw),-2)':h='if(gte(iw,ih),-2,min(${MAX_FRAME_SIDE},ih))'` +
   ':flags=bilinear';
