@@ -6,9 +6,11 @@ import {
   type CaseRow,
 } from '../../db/repositories/adjudication/cases.js';
 import { lockAdjudicatorAccount } from '../../db/repositories/adjudication/related.js';
-import type { Services } from '../index.js';
 import { adjudicatorAccount } from './caller.js';
 import { pendingReview } from './review.js';
+import type { SettingsService } from '../settings/settings.js';
+import type { ServiceContext } from '../context.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
 
 /**
  * `getOncomingAdjudicationPending`: the case the caller should work on now, leased to them for
@@ -31,7 +33,10 @@ import { pendingReview } from './review.js';
  *
  * @returns the case with its review material, or null when nothing waits (the handler answers 204).
  */
-export async function takeOncoming(services: Services, principal: Principal) {
+export async function takeOncoming(
+  services: { ctx: ServiceContext; settings: SettingsService; extractors: ExtractorProvider },
+  principal: Principal,
+) {
   const { ctx } = services;
   const me = adjudicatorAccount(principal);
   const leaseSeconds = await services.settings.get('adjudication.leaseSeconds');

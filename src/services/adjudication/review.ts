@@ -10,10 +10,13 @@ import {
   listVoiceDataOfSubject,
 } from '../../db/repositories/biometric-data/samples.js';
 import { renderPendingTokenImages } from '../biometric-data/token-images.js';
-import type { Services } from '../index.js';
 import { presentOperation } from '../operation-log/record.js';
 import { getSubject } from '../subjects/queries.js';
 import { decisionsOfCases, presentPending, presentSolved } from './present.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+
+/** What showing a case uses: the database, and the extractor that renders token images not made yet. */
+type ReviewServices = { ctx: ServiceContext; extractors: ExtractorProvider };
 
 /**
  * A case with everything an adjudicator needs to compare faces side by side: the ENROLL operation that
@@ -33,14 +36,14 @@ async function subjectOrNothing(ctx: ServiceContext, subjectId: string) {
   }
 }
 
-async function imagesOf(services: Services, subjectRef: number | undefined) {
+async function imagesOf(services: ReviewServices, subjectRef: number | undefined) {
   if (subjectRef === undefined) return [];
   const { ctx } = services;
   await renderPendingTokenImages(services, { subjectRefs: [subjectRef] });
   return (await listImagesOfSubject(ctx.db, subjectRef)).map(presentImage);
 }
 
-async function reviewParts(services: Services, row: CaseRow) {
+async function reviewParts(services: ReviewServices, row: CaseRow) {
   const { ctx } = services;
   const operation = await findOperationByUuid(ctx.db, row.operation_uuid);
   const enroller = operation?.account_id == null ? undefined : await findAccountUsername(ctx.db, operation.account_id);
@@ -64,14 +67,14 @@ async function reviewParts(services: Services, row: CaseRow) {
 }
 
 /** `AdjudicationPendingOperation` of a case row already read (PENDING or CONFLICTED). */
-export async function pendingReview(services: Services, row: CaseRow) {
+export async function pendingReview(services: ReviewServices, row: CaseRow) {
   const { ctx } = services;
   const decisions = (await decisionsOfCases(ctx.db, [row.id])).get(row.id) ?? [];
   return { adjudication: presentPending(row, decisions, ctx.now()), ...(await reviewParts(services, row)) };
 }
 
 /** `getAdjudicationPending`: a case of the pending store (PENDING or CONFLICTED); 404 otherwise. */
-export async function getPendingCase(services: Services, id: number) {
+export async function getPendingCase(services: ReviewServices, id: number) {
   const { ctx } = services;
   const row = await findCaseInStore(ctx.db, id, 'pending');
   if (!row) throw notFound(`Pending adjudication case ${id}`);
@@ -79,7 +82,7 @@ export async function getPendingCase(services: Services, id: number) {
 }
 
 /** `getAdjudicationSolved`: a case of the solved store; 404 otherwise. */
-export async function getSolvedCase(services: Services, id: number) {
+export async function getSolvedCase(services: ReviewServices, id: number) {
   const { ctx } = services;
   const row = await findCaseInStore(ctx.db, id, 'solved');
   if (!row) throw notFound(`Solved adjudication case ${id}`);

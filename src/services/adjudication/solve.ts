@@ -5,11 +5,13 @@ import { findDecisionById, findVotesOfCase, insertDecision } from '../../db/repo
 import { setSubjectStatus } from '../../db/repositories/adjudication/related.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
 import type { SolveAdjudicationRequest } from '../../schemas/adjudication.js';
-import type { Services } from '../index.js';
 import { DomainError, conflict, invalid, notFound } from '../errors.js';
 import { adjudicatorAccount } from './caller.js';
 import { presentDecision } from './present.js';
 import { settleEnrolOperations } from './enrol-operation.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
+import type { SettingsService } from '../settings/settings.js';
+import type { ServiceContext } from '../context.js';
 
 type Request = z.output<typeof SolveAdjudicationRequest>;
 type Decision = Request['decision'];
@@ -35,7 +37,11 @@ type State = 'PENDING' | 'CONFLICTED' | 'SOLVED';
  * handed it again). The other nodes are told of an ENROLLED probe inside that transaction; after the commit it
  * joins this node's gallery.
  */
-export async function solveCase(services: Services, principal: Principal, request: Request) {
+export async function solveCase(
+  services: { ctx: ServiceContext; settings: SettingsService; gallery: GalleryService },
+  principal: Principal,
+  request: Request,
+) {
   const { ctx } = services;
   const me = adjudicatorAccount(principal);
   const isAdmin = principal.role === 'ADMIN';

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { SessionDownload } from '../../schemas/biometric-data.js';
 import type { ServiceContext } from '../context.js';
 import { DomainError } from '../errors.js';
-import type { Services } from '../index.js';
 import { archiveName, operationFolder, subjectFolder } from './file-names.js';
 import { imageFormat } from './present.js';
 import {
@@ -16,6 +15,7 @@ import {
 import { resolveSelection, type Selection, type Selector } from './selection.js';
 import { renderPendingTokenImages } from './token-images.js';
 import { zipStream, type ZipFileInput } from './zip-stream.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
 
 /**
  * Downloads of stored samples (seed sections 4.3 and 4.4): plan the archive from metadata alone (sizes come
@@ -166,7 +166,10 @@ async function* files(
  * Resolve, plan and cap a download. Throws 404 (`not-found`, naming every unknown identifier) or 422
  * (`unprocessable`, when the files would exceed `BIMS_MAX_DOWNLOAD_BYTES`) before any byte is sent.
  */
-export async function prepareDownload(services: Services, request: DownloadRequest): Promise<PreparedDownload> {
+export async function prepareDownload(
+  services: { ctx: ServiceContext; extractors: ExtractorProvider },
+  request: DownloadRequest,
+): Promise<PreparedDownload> {
   const { ctx } = services;
   const selection = await resolveSelection(ctx, request.selector);
   const limit = ctx.config.BIMS_MAX_DOWNLOAD_BYTES;

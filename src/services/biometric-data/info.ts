@@ -11,10 +11,13 @@ import {
 import { knownOperationUuids, operationRowMeets } from '../../db/repositories/biometric-data/identifiers.js';
 import type { ServiceContext } from '../context.js';
 import { notFound } from '../errors.js';
-import type { Services } from '../index.js';
 import { presentFaceData, presentImage, presentVoiceData } from './present.js';
 import { renderPendingTokenImages } from './token-images.js';
 import { ownsOperation, ownsSample, type Owner } from '../ownership.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+
+/** What reading stored images uses: the database, and the extractor that renders token images not made yet. */
+type ImageServices = { ctx: ServiceContext; extractors: ExtractorProvider };
 
 /**
  * The read-by-identifier and read-by-UUID operations of seed sections 4.3 and 4.4. A read by id names one
@@ -69,7 +72,7 @@ export async function getVoiceDataByUuid(ctx: ServiceContext, operationUuid: str
 }
 
 /** One image, only if it belongs to the operation with that (numeric) identifier. */
-export async function getImageById(services: Services, imageId: number, operationId: number) {
+export async function getImageById(services: ImageServices, imageId: number, operationId: number) {
   const { ctx } = services;
   await renderPendingTokenImages(services, { imageIds: [imageId] });
   const row = await findImageOfOperationId(ctx.db, imageId, operationId);
@@ -77,7 +80,7 @@ export async function getImageById(services: Services, imageId: number, operatio
   return presentImage(row);
 }
 
-export async function getImagesByUuid(services: Services, operationUuid: string, owner: Owner = null) {
+export async function getImagesByUuid(services: ImageServices, operationUuid: string, owner: Owner = null) {
   const { ctx } = services;
   const uuid = lower(operationUuid);
   const condition = ownedSamples(owner);

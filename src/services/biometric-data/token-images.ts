@@ -5,8 +5,9 @@ import {
   type ImageScope,
 } from '../../db/repositories/biometric-data/token-images.js';
 import { recordException } from '../exceptions/record.js';
-import type { Services } from '../index.js';
 import { extractionError, isExtractorUnavailable } from '../biometrics/extraction-errors.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+import type { ServiceContext } from '../context.js';
 
 /**
  * Token images are made when first read, not at enrolment.
@@ -34,7 +35,10 @@ function landmarksOf(value: unknown): Landmarks | undefined {
  * busy or unavailable extraction pool answers 503 (the read can be retried); a token that cannot be made from
  * what is stored goes to the exception log and stays pending, and the read goes on without it.
  */
-export async function renderPendingTokenImages(services: Services, scope: ImageScope): Promise<number> {
+export async function renderPendingTokenImages(
+  services: { ctx: ServiceContext; extractors: ExtractorProvider },
+  scope: ImageScope,
+): Promise<number> {
   const { db } = services.ctx;
   const pending = await listPendingTokenImageIds(db, scope);
   if (pending.length === 0) return 0;

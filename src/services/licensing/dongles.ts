@@ -6,8 +6,12 @@ import type { DongleUpdateState } from '../../licensing/document.js';
 import type { SidecarDongle } from '../../protocols/sidecar.js';
 import { licenceTimeState, verifyLicence } from '../../licensing/verify.js';
 import { DomainError } from '../errors.js';
-import type { Services } from '../index.js';
 import { modeOf, termsOf } from './licence-terms.js';
+import type { LicensingService } from './licensing-service.js';
+import type { ServiceContext } from '../context.js';
+
+/** What the dongle operations use: the database (usage counters) and the licence in force. */
+type DongleServices = { ctx: ServiceContext; licensing: LicensingService };
 
 /**
  * The dongle operations (seed section 4.8), answered through the sidecar that owns the dongles: the list with
@@ -30,7 +34,7 @@ async function viaSidecar<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** A dongle's own licence, judged on its own (it may not be the licence in force). */
-async function dongleTerms(services: Services, dongle: SidecarDongle) {
+async function dongleTerms(services: DongleServices, dongle: SidecarDongle) {
   const key = await services.licensing.publicKey();
   if (!dongle.licence) return termsOf(key ? 'MISSING' : 'UNLICENSED', undefined);
   if (!key) return termsOf('UNLICENSED', undefined);
@@ -43,7 +47,7 @@ async function dongleTerms(services: Services, dongle: SidecarDongle) {
 }
 
 /** getDongles: every dongle the sidecar sees, hardware or software, with its counters and its licence's terms. */
-export async function listDongles(services: Services) {
+export async function listDongles(services: DongleServices) {
   const view = await services.licensing.current();
   const list = await viaSidecar(() => services.licensing.dongles.list());
   return {
@@ -68,13 +72,13 @@ export async function listDongles(services: Services) {
 }
 
 /** The usage counted under one licence, as a dongle records it. */
-async function countersOf(services: Services, licenceId: string) {
+async function countersOf(services: { ctx: ServiceContext }, licenceId: string) {
   const rows = await listUsageCountersOfLicence(services.ctx.db, licenceId);
   return rows.map((r) => ({ operation: r.operation_type as LicensedOperationType, period: r.period, count: r.count }));
 }
 
 /** generateDongleDump: the sidecar signs the dump with the dongle's key after recording our counters on it. */
-export async function dongleDump(services: Services, dongleId: string | undefined) {
+export async function dongleDump(services: DongleServices, dongleId: string | undefined) {
   return viaSidecar(async () => {
     const list = await services.licensing.dongles.list();
     const target = dongleId ? list.find((d) => d.id === dongleId) : list.length === 1 ? list[0] : undefined;
@@ -90,7 +94,7 @@ export async function dongleDump(services: Services, dongleId: string | undefine
 }
 
 /** getUpdateStatus: where the last dongle update got to. */
-export async function dongleUpdateStatus(services: Services) {
+export async function dongleUpdateStatus(services: { licensing: LicensingService }) {
   const view = await services.licensing.current();
   const state: DongleUpdateState = await viaSidecar(() => services.licensing.dongles.updateStatus());
   return { licensing: modeOf(view), ...state };
@@ -100,7 +104,7 @@ export async function dongleUpdateStatus(services: Services) {
  * updateDongle: hand the signed package to the sidecar, which checks signature, dongle id, sequence and
  * nonce. A refused package is a 422 naming the reason (getUpdateStatus then says FAILED with it).
  */
-export async function updateDongle(services: Services, packageBytes: Uint8Array) {
+export async function updateDongle(services: { licensing: LicensingService }, packageBytes: Uint8Array) {
   const jws = new TextDecoder().decode(packageBytes).trim();
   const state = await viaSidecar(() => services.licensing.dongles.applyUpdate(jws));
   services.licensing.invalidate();

@@ -1,5 +1,6 @@
-import type { Services } from '../index.js';
 import { iso, modeOf, termsOf } from './licence-terms.js';
+import type { LicensingService } from './licensing-service.js';
+import type { ServiceContext } from '../context.js';
 
 /**
  * What the service knows of its licence sources other than dongles (seed section 4.8): the CLOUD endpoint,
@@ -7,7 +8,7 @@ import { iso, modeOf, termsOf } from './licence-terms.js';
  */
 
 /** The CLOUD source: configured or not, when it was last fetched, and the terms of its licence. */
-export async function cloudInfo(services: Services) {
+export async function cloudInfo(services: { ctx: ServiceContext; licensing: LicensingService }) {
   const { config } = services.ctx;
   const view = await services.licensing.current();
   const mine = view.source === 'CLOUD';
@@ -24,7 +25,7 @@ export async function cloudInfo(services: Services) {
 }
 
 /** The INTERNET source: whether a licence file is activated, since when, and its terms. */
-export async function internetInfo(services: Services) {
+export async function internetInfo(services: { licensing: LicensingService }) {
   const view = await services.licensing.current();
   const mine = view.source === 'INTERNET' && view.licence;
   return {
@@ -39,7 +40,7 @@ export async function internetInfo(services: Services) {
 }
 
 /** The licence in force as its signed token (compact JWS), for clients that verify it themselves. */
-export async function licensingToken(services: Services) {
+export async function licensingToken(services: { licensing: LicensingService }) {
   const view = await services.licensing.current();
   return {
     licensing: modeOf(view),

@@ -2,15 +2,16 @@ import { sumUsageByPeriod } from '../../db/repositories/licensing.js';
 import type { LicensedOperationType } from '../../licensing/document.js';
 import { periodStartOf } from '../../licensing/periods.js';
 import { DomainError } from '../errors.js';
-import type { Services } from '../index.js';
 import { modeOf } from './licence-terms.js';
+import type { LicensingService } from './licensing-service.js';
+import type { ServiceContext } from '../context.js';
 
 /**
  * getLicensingUsage: counts per operation type and DAY or MONTH period, within [from, to] (by default from the
  * start of this month until now), each with the licence's limit when its quota is of that period.
  */
 export async function usageReport(
-  services: Services,
+  services: { ctx: ServiceContext; licensing: LicensingService },
   query: { from?: Date; to?: Date; period: 'DAY' | 'MONTH'; operation?: LicensedOperationType },
 ) {
   const view = await services.licensing.current();

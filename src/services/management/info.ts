@@ -5,9 +5,11 @@ import {
   countTableRows,
 } from '../../db/repositories/management.js';
 import type { ServiceContext } from '../context.js';
-import type { Services } from '../index.js';
 import { CURRENT_FACE_TEMPLATE_VERSION } from './template-version.js';
 import { modeOf } from '../licensing/licence-terms.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
+import type { LicensingService } from '../licensing/licensing-service.js';
 
 const subjectStatuses = ['ENROLLED', 'PENDING_ADJUDICATION', 'REJECTED'] as const;
 
@@ -26,7 +28,12 @@ async function subjectCounts(ctx: ServiceContext) {
  * and the state of the extraction worker pool and licence (`licence.mode` says UNLICENSED when no licensing
  * key is configured).
  */
-export async function managementInfo(services: Services) {
+export async function managementInfo(services: {
+  ctx: ServiceContext;
+  extractors: ExtractorProvider;
+  gallery: GalleryService;
+  licensing: LicensingService;
+}) {
   const { ctx } = services;
   const [version, subjects, operations, accounts, pendingAdjudicationCases, exceptions, workerPool, licence, gallery] =
     await Promise.all([

@@ -1,5 +1,6 @@
 import { deleteServiceNodesExcept, listBaseTables, truncateTablesCounting } from '../../db/repositories/management.js';
-import type { Services } from '../index.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
+import type { ServiceContext } from '../context.js';
 
 /**
  * Tables `truncateDatabase` never touches: the schema version record, the settings, and everything that lets
@@ -38,7 +39,7 @@ const NOT_CLEARED_HERE: readonly string[] = ['service_nodes', 'gallery_changes',
  * not data, and the gallery's reset announcement appends the row that tells every node to reload (emptying
  * the log would only make a clear of an empty database report a removed row).
  */
-export async function truncateDatabase(services: Services) {
+export async function truncateDatabase(services: { ctx: ServiceContext; gallery: GalleryService }) {
   const { ctx } = services;
   // The gallery mirrors rows that are about to go: every node is told to reload, with the commit.
   const result = await services.gallery.transaction(async (trx, changes) => {

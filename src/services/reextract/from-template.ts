@@ -1,12 +1,14 @@
 import { FACE_CALIBRATION } from '../../biometrics/calibration.js';
 import { cosineInt8, faceRecord, parseTemplate, type TemplateRecord } from '../../biometrics/template.js';
-import type { Services } from '../index.js';
 import { invalid } from '../errors.js';
 import { analyseFaces } from '../biometrics/face-samples.js';
 import { jsonFieldNames, sampleFields } from '../../schemas/field-names.js';
 import { presentChecks } from '../biometrics/present-checks.js';
 import { presentOperation, recordOperation } from '../operation-log/record.js';
 import { refuse, type Caller } from './refuse.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+import type { ServiceContext } from '../context.js';
+import type { SettingsService } from '../settings/settings.js';
 
 const round = (score: number) => Math.round(score * 100) / 100;
 
@@ -27,7 +29,7 @@ const round = (score: number) => Math.round(score * 100) / 100;
  *   (no subject is concerned), only the REEXTRACT operation.
  */
 export async function reextractFromTemplate(
-  services: Services,
+  services: { ctx: ServiceContext; settings: SettingsService; extractors: ExtractorProvider },
   request: { template: Uint8Array; faces?: { image: Uint8Array }[] },
   caller: Caller,
 ) {

@@ -1,9 +1,12 @@
 import { countOutdatedSubjectsByVersion, listOutdatedSubjectsAfter } from '../../db/repositories/reextract.js';
-import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { CURRENT_FACE_TEMPLATE_VERSION, CURRENT_VOICE_TEMPLATE_VERSION } from '../management/template-version.js';
 import { reextractStoredSubject } from './stored-subject.js';
 import type { Caller } from './refuse.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+import type { ServiceContext } from '../context.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
+import type { SettingsService } from '../settings/settings.js';
 
 /** Where the job stands; handed to `onProgress` after every subject (and once before the first). */
 export interface ReextractProgress {
@@ -68,7 +71,7 @@ const JOB_CALLER: Caller = {
  * const summary = await runReextractJob(services, { onProgress: (p) => draw(p.done, p.total) });
  */
 export async function runReextractJob(
-  services: Services,
+  services: { ctx: ServiceContext; settings: SettingsService; extractors: ExtractorProvider; gallery: GalleryService },
   options: ReextractJobOptions = {},
 ): Promise<ReextractJobSummary> {
   const started = performance.now();

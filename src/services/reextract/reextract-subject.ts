@@ -1,12 +1,15 @@
 import type { z } from 'zod';
 import type { ReextractSubjectRequest } from '../../schemas/subjects.js';
-import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { reextractFromTemplate } from './from-template.js';
 import { reextractStoredSubject } from './stored-subject.js';
 import type { Caller } from './refuse.js';
 import { ownerOf } from '../ownership.js';
 import { findSubject } from '../subjects/lookup.js';
+import type { ServiceContext } from '../context.js';
+import type { SettingsService } from '../settings/settings.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
 
 type Request = z.output<typeof ReextractSubjectRequest>;
 
@@ -18,7 +21,11 @@ type Request = z.output<typeof ReextractSubjectRequest>;
  * ownership with faces only (templates carry a face record; voice alone at the default threshold accepts
  * under half of genuine attempts, docs/voice.md), so new voices there are refused naming the field.
  */
-export async function reextractSubject(services: Services, request: Request, caller: Caller) {
+export async function reextractSubject(
+  services: { ctx: ServiceContext; settings: SettingsService; extractors: ExtractorProvider; gallery: GalleryService },
+  request: Request,
+  caller: Caller,
+) {
   if (request.voices?.length) {
     throw new DomainError(
       'unprocessable',

@@ -1,8 +1,8 @@
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
-import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { recordOperation, type OperationStatus } from '../operation-log/record.js';
+import type { ServiceContext } from '../context.js';
 
 /** Who asked for a re-extraction: a request's caller, or the gallery-wide job acting as an administrator. */
 export interface Caller {
@@ -30,7 +30,7 @@ interface Refusal {
  * the 422 that tells the client why, carrying the operation's UUID and status so it can be looked up.
  * Every re-extraction attempt is thus in the operation log, as every enrolment attempt is.
  */
-export async function refuse(services: Services, refusal: Refusal): Promise<never> {
+export async function refuse(services: { ctx: ServiceContext }, refusal: Refusal): Promise<never> {
   const { ctx } = services;
   const { extras = {} } = refusal;
   await recordOperation(ctx.db, {

@@ -11,7 +11,6 @@ import {
   updateFaceSample,
   type StoredFaceSample,
 } from '../../db/repositories/reextract.js';
-import type { Services } from '../index.js';
 import { DomainError, notFound } from '../errors.js';
 import { analyseImages, faceGatesOf } from '../biometrics/face-samples.js';
 import { presentOperation, recordOperation } from '../operation-log/record.js';
@@ -20,6 +19,10 @@ import { pickStoredFace } from './pick-face.js';
 import { refuse, type Caller } from './refuse.js';
 import { redoStoredVoices, writeRedoneVoices } from './stored-voices.js';
 import { subjectRefBySubjectId } from '../../db/repositories/subjects/lookup.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
+import type { ServiceContext } from '../context.js';
+import type { SettingsService } from '../settings/settings.js';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -56,7 +59,11 @@ interface Redone {
  * - Token images are left as they are: they show the face, whatever model later reads it.
  * - Every attempt is a REEXTRACT operation; refusals are recorded with the status that says why.
  */
-export async function reextractStoredSubject(services: Services, subjectId: string, caller: Caller) {
+export async function reextractStoredSubject(
+  services: { ctx: ServiceContext; settings: SettingsService; extractors: ExtractorProvider; gallery: GalleryService },
+  subjectId: string,
+  caller: Caller,
+) {
   const { ctx } = services;
   const started = performance.now();
   const uuid = crypto.randomUUID();
@@ -169,7 +176,10 @@ export async function reextractStoredSubject(services: Services, subjectId: stri
 }
 
 /** The ORIGINAL image bytes of each sample that has one, by sample id. */
-async function originalImages(services: Services, samples: StoredFaceSample[]): Promise<Map<number, Uint8Array>> {
+async function originalImages(
+  services: { ctx: ServiceContext },
+  samples: StoredFaceSample[],
+): Promise<Map<number, Uint8Array>> {
   const byId = await loadOriginalImages(
     services.ctx.db,
     samples.map((s) => s.image_id).filter((id): id is number => id !== null),

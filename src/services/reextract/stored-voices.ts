@@ -2,9 +2,10 @@ import { encodeVoiceTemplate } from '../../biometrics/template.js';
 import type { VoiceAnalysis } from '../../biometrics/voice/pipeline.js';
 import { listStoredVoiceSamples, replaceSubjectTemplate, updateVoiceSample } from '../../db/repositories/reextract.js';
 import type { Queryable } from '../../db/repositories/queryable.js';
-import type { Services } from '../index.js';
 import { DomainError } from '../errors.js';
 import { averagedVoiceTemplate, voiceExtractionError } from '../biometrics/voice-samples.js';
+import type { ExtractorProvider } from '../biometrics/extractor-provider.js';
+import type { ServiceContext } from '../context.js';
 
 /** A stored voice sample run again through the current voice pipeline. */
 interface RedoneVoice {
@@ -33,7 +34,10 @@ type StoredVoices =
  * refused naming the sample; so is a stored file the decoder cannot read (not the caller's input: a refused
  * operation, not a 400). A missing voice model is the 503 it is everywhere.
  */
-export async function redoStoredVoices(services: Services, subjectRef: number): Promise<StoredVoices> {
+export async function redoStoredVoices(
+  services: { ctx: ServiceContext; extractors: ExtractorProvider },
+  subjectRef: number,
+): Promise<StoredVoices> {
   const samples = await listStoredVoiceSamples(services.ctx.db, subjectRef);
   const extractor = await services.extractors.get();
   const version = extractor.voiceTemplateVersion;

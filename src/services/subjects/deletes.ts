@@ -13,6 +13,11 @@ import type { SubjectKey } from '../../db/repositories/subjects/remove.js';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import { actor, ownerOf, ownsSubject } from '../ownership.js';
+import type { GalleryService } from '../gallery/gallery-service.js';
+import type { ServiceContext } from '../context.js';
+
+/** What deleting subjects uses: the database and the gallery the deleted templates leave. */
+type DeleteServices = { ctx: ServiceContext; gallery: GalleryService };
 
 /** Who asks for a delete: named in its log line, and on the user surface the limit of what it may delete. */
 interface DeleteCaller {
@@ -30,7 +35,7 @@ interface DeleteCaller {
 
 /** Delete the subjects, then take them out of the gallery; answers `DeletedCount`. */
 async function deleteAndForget(
-  services: Services,
+  services: DeleteServices,
   caller: DeleteCaller,
   select: (trx: Services['ctx']['db']) => Promise<SubjectKey[]>,
 ) {
@@ -46,7 +51,11 @@ async function deleteAndForget(
 }
 
 /** `deleteSubject`: one subject named by subjectId or internal id; 404 when it does not exist. */
-export function deleteSubject(services: Services, ref: { subjectId?: string; id?: number }, caller: DeleteCaller) {
+export function deleteSubject(
+  services: DeleteServices,
+  ref: { subjectId?: string; id?: number },
+  caller: DeleteCaller,
+) {
   return deleteAndForget(services, caller, async (trx) => {
     const row = await lockSubjectKey(trx, ref);
     if (!row) throw notFound(ref.id !== undefined ? `Subject ${ref.id}` : `Subject '${ref.subjectId}'`);
@@ -55,7 +64,7 @@ export function deleteSubject(services: Services, ref: { subjectId?: string; id?
 }
 
 /** `deleteSubjects`: subjects by subjectId, all or none. */
-export function deleteSubjects(services: Services, subjectIds: readonly string[], caller: DeleteCaller) {
+export function deleteSubjects(services: DeleteServices, subjectIds: readonly string[], caller: DeleteCaller) {
   const wanted = [...new Set(subjectIds)];
   return deleteAndForget(services, caller, async (trx) => {
     const rows = await lockSubjectKeysBySubjectIds(trx, wanted);
@@ -73,7 +82,7 @@ export function deleteSubjects(services: Services, subjectIds: readonly string[]
 }
 
 /** `deleteSubjectsByUUID`: the subjects the given operations concern, all or none. */
-export function deleteSubjectsByUuid(services: Services, uuids: readonly string[], caller: DeleteCaller) {
+export function deleteSubjectsByUuid(services: DeleteServices, uuids: readonly string[], caller: DeleteCaller) {
   const wanted = [...new Set(uuids.map((u) => u.toLowerCase()))];
   return deleteAndForget(services, caller, async (trx) => {
     const rows = await lockSubjectKeysOfOperations(trx, wanted);
@@ -99,7 +108,7 @@ export function deleteSubjectsByUuid(services: Services, uuids: readonly string[
  * caller. After the commit the gallery is reset (it reloads on next use), cheaper than removing subjects
  * one by one.
  */
-export async function clearDb(services: Services, prefix: string | undefined, caller: DeleteCaller) {
+export async function clearDb(services: DeleteServices, prefix: string | undefined, caller: DeleteCaller) {
   const given = prefix ? prefix : undefined;
   const owner = ownerOf(caller);
   if (caller.surface === 'user' && given === undefined) {

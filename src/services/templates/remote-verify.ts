@@ -4,12 +4,13 @@ import { BiometricError } from '../../biometrics/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import { findSubjectFaceTemplate } from '../../db/repositories/templates.js';
-import type { Services } from '../index.js';
 import { DomainError, invalid } from '../errors.js';
 import { recordOperation } from '../operation-log/record.js';
 import type { BoundTemplate } from './bound.js';
 import { decryptDeviceTemplate } from './encrypted.js';
 import { closestHeldTemplate, REPLAY_COSINE_BOUND } from './replay.js';
+import type { ServiceContext } from '../context.js';
+import type { SettingsService } from '../settings/settings.js';
 
 interface RemoteVerifyInput {
   /** The fresh template the device extracted (format v1). */
@@ -52,7 +53,10 @@ type RemoteVerifyRefusal =
  * for the subject is refused. Every attempt that gets past input validation is logged as a REMOTE_VERIFY
  * operation: SUCCESS or MATCH_NOT_FOUND, or FAILED with the reason (a replay is worth an audit trail).
  */
-export async function remoteVerify(services: Services, input: RemoteVerifyInput) {
+export async function remoteVerify(
+  services: { ctx: ServiceContext; settings: SettingsService },
+  input: RemoteVerifyInput,
+) {
   const { ctx } = services;
   const started = Date.now();
   const uuid = crypto.randomUUID();
@@ -143,7 +147,7 @@ function readFresh(bytes: Uint8Array): Template {
  * new row: SUBJECT_REENROLLED), is not REJECTED, still has the face template that was issued (re-extraction
  * replaces it: TEMPLATE_REEXTRACTED), and the template has not expired. One snapshot, so the checks agree.
  */
-async function assertEnrolmentStands(services: Services, enrolled: BoundTemplate): Promise<void> {
+async function assertEnrolmentStands(services: { ctx: ServiceContext }, enrolled: BoundTemplate): Promise<void> {
   const { ctx } = services;
   const subjectId = enrolled.subjectId;
   // One statement, so one snapshot: the subject row and its face template as of the same moment.
