@@ -39,6 +39,7 @@ const handleOn = (extractor: Extractor): Extractor => ({
     return extractor.templateVersion;
   },
   analyseFace: (bytes, options) => extractor.analyseFace(bytes, options),
+  analyseFrame: (frame, options) => extractor.analyseFrame(frame, options),
   get voiceTemplateVersion() {
     return extractor.voiceTemplateVersion;
   },

@@ -22,9 +22,12 @@ interface FrameVerdict {
   reason?: RefusalReason;
 }
 
-/** An accepted frame: its bytes and analysis (what the operation takes of it, no model run again) and its face. */
-interface Accepted {
-  bytes: Uint8Array;
+/**
+ * An accepted frame: the frame (a capture's pixels) and its analysis (what the operation takes of it, no model run
+ * again) and its face.
+ */
+interface Accepted<F> {
+  frame: F;
   analysis: ImageAnalysis;
   face: FaceAnalysis;
 }
@@ -48,8 +51,8 @@ export const iou = (a: FaceAnalysis['rectangle'], b: FaceAnalysis['rectangle']) 
  * `ready()` once the track holds enough accepted frames (`selectFrames`, and `livenessFrames` when a liveness
  * gate applies) and, when it applies, their mean liveness reaches the threshold.
  */
-export class FrameJudge {
-  private track: Accepted[] = [];
+export class FrameJudge<F = Uint8Array> {
+  private track: Accepted<F>[] = [];
   private last: FaceAnalysis | null = null;
 
   constructor(
@@ -61,7 +64,7 @@ export class FrameJudge {
     return Math.max(this.counts.selectFrames, this.gates.requireLiveness ? this.counts.livenessFrames : 1);
   }
 
-  judge(analysis: ImageAnalysis, bytes: Uint8Array): FrameVerdict {
+  judge(analysis: ImageAnalysis, frame: F): FrameVerdict {
     const verdict = (guidance: CaptureGuidance, reason?: RefusalReason, detail?: string): FrameVerdict => ({
       guidance,
       accepted: this.track.length,
@@ -94,7 +97,7 @@ export class FrameJudge {
     const face = largest(analysis)!;
     if (this.last && iou(this.last.rectangle, face.rectangle) < MIN_TRACK_OVERLAP) this.restart();
     this.last = face;
-    this.track.push({ bytes, analysis, face });
+    this.track.push({ frame, analysis, face });
     if (
       this.gates.requireLiveness &&
       this.track.length >= this.needed &&
@@ -126,8 +129,9 @@ export class FrameJudge {
    * The best frames of the track by quality, best first. When liveness is required, frames whose own score is
    * below the threshold come last: the operation judges each selected frame again.
    */
-  selected(): Accepted[] {
-    const live = (a: Accepted) => !this.gates.requireLiveness || a.face.livenessScore >= this.gates.livenessThreshold;
+  selected(): Accepted<F>[] {
+    const live = (a: Accepted<F>) =>
+      !this.gates.requireLiveness || a.face.livenessScore >= this.gates.livenessThreshold;
     return [...this.track]
       .sort((a, b) => Number(live(b)) - Number(live(a)) || b.face.quality - a.face.quality)
       .slice(0, this.counts.selectFrames);
