@@ -19,7 +19,6 @@ import { boot } from '../src/runtime/bootstrap.js';
 import { createLogger } from '../src/logger.js';
 import { createExtractor } from '../src/extraction/index.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
-import { readPpmFrame } from '../src/protocols/ppm-frames.js';
 import { CaptureSession } from '../src/services/capture/capture-session.js';
 import { type CaptureMedia, type CaptureParams } from '../src/services/capture/capture-types.js';
 import { InitParams } from '../src/schemas/gateway-init.js';
@@ -110,7 +109,7 @@ async function session(booted: Awaited<ReturnType<typeof boot>>, clip: string, p
       await decoder.start();
       sender = camera(clip, decoder.port);
       signal.addEventListener('abort', () => decoder.stop(), { once: true });
-      for (let frame = await decoder.next(); frame; frame = await decoder.next()) yield readPpmFrame(frame);
+      for (let frame = await decoder.next(); frame; frame = await decoder.next()) yield frame;
     },
     async release() {
       decoder?.stop();

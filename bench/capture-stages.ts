@@ -136,7 +136,6 @@ export async function run(args: string[]) {
       return pool.voiceTemplateVersion;
     },
     analyseFace: (bytes, options) => pool.analyseFace(bytes, options),
-    analyseFrame: (frame, options) => pool.analyseFrame(frame, options),
     analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
     renderTokenImage: (bytes, options) => pool.renderTokenImage(bytes, options),
     stats: () => pool.stats(),

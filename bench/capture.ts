@@ -1,8 +1,6 @@
 // npm run bench -- capture --stages 10 [--baseline DIR]: one capture's stages (capture-stages.ts).
 // npm run bench -- capture --frame-stages [--rounds N] [--backend wasm|native]: one frame's analysis CPU by stage
 // (capture-frame-stages.ts).
-// npm run bench -- capture --frame-formats: the analyses of the bench's frames as mjpeg and as raw pixels
-// (capture-frame-formats.ts).
 // npm run bench -- capture [--sessions 1,2,4,8] [--sidecar child|inprocess] [--fps 5] [--timeout 60] [--liveness-frames 10] [--select-frames 1]
 //                          [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
 // Biometric capture over the live stream, the whole way a user takes it (the setup of
@@ -29,8 +27,6 @@ import { createExtractor } from '../src/extraction/index.js';
 import { type Extractor, type ExtractOptions } from '../src/extraction/extractor.js';
 import { loadConfig } from '../src/config/config.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
-import { readPpmFrame } from '../src/protocols/ppm-frames.js';
-import type { RgbImage } from '../src/biometrics/image/raster.js';
 import {
   captureInBrowser,
   clip,
@@ -80,13 +76,13 @@ function watchDecoders(): void {
     const self = this as unknown as { listener: unknown; queue: Buffer[] };
     if (this.spec.codec !== 'OPUS') {
       decoded.frames += 1;
-      const key = hash(readPpmFrame(frame).data);
+      const key = hash(frame);
       const times = decoded.at.get(key) ?? [];
       times.push(performance.now());
       decoded.at.set(key, times);
       if (!self.listener && self.queue.length >= 4) {
         decoded.dropped += 1;
-        decoded.at.get(hash(readPpmFrame(self.queue[0]!).data))?.shift();
+        decoded.at.get(hash(self.queue[0]!))?.shift();
       }
     }
     deliver.call(this, frame);
@@ -100,7 +96,7 @@ interface Analysed {
 }
 function watchedPool(
   pool: Extractor,
-  seen: { analysed: Analysed[]; frames: RgbImage[]; options?: ExtractOptions },
+  seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions },
 ): Extractor {
   return {
     get templateVersion() {
@@ -109,16 +105,15 @@ function watchedPool(
     get voiceTemplateVersion() {
       return pool.voiceTemplateVersion;
     },
-    analyseFace: (bytes, options) => pool.analyseFace(bytes, options),
-    async analyseFrame(frame, options) {
-      // The embedding and JPEG of a frame a session kept (issue 33): part of its operation, not a frame analysed.
-      if (options?.embedFaces) return pool.analyseFrame(frame, options);
-      const key = hash(frame.data);
+    async analyseFace(bytes, options) {
+      // The embedding of a frame a session kept (issue 33): part of its operation, not a frame analysed.
+      if (options?.embedFaces) return pool.analyseFace(bytes, options);
+      const key = hash(bytes);
       const deliveredAt = decoded.at.get(key)?.shift();
       // Every analysed frame is a decoded one (the enrolment's photo is analysed outside this pool).
-      const copy = seen.frames.length < 200 ? { ...frame, data: new Uint8Array(frame.data) } : null;
+      const copy = seen.frames.length < 200 ? new Uint8Array(bytes) : null;
       const t0 = performance.now();
-      const result = await pool.analyseFrame(frame, options);
+      const result = await pool.analyseFace(bytes, options);
       seen.analysed.push({ ageMs: deliveredAt === undefined ? NaN : t0 - deliveredAt, ms: performance.now() - t0 });
       if (copy) seen.frames.push(copy);
       if (options) seen.options = { ...options, signal: undefined };
@@ -285,7 +280,7 @@ async function ensureTools(): Promise<void> {
 /** The pool alone on decoded frames: one at a time (what one session can ask) and `inFlight` at once (its throughput). */
 async function poolBaseline(
   pool: Extractor,
-  frames: RgbImage[],
+  frames: Uint8Array[],
   options: ExtractOptions | undefined,
   inFlight: number,
 ) {
@@ -294,7 +289,7 @@ async function poolBaseline(
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (next < frames.length) await pool.analyseFrame(frames[next++]!, options);
+        while (next < frames.length) await pool.analyseFace(new Uint8Array(frames[next++]!), options);
       }),
     );
     const seconds = (performance.now() - t0) / 1000;
@@ -312,8 +307,6 @@ export async function run(args: string[]) {
   if (args.includes('--stages')) return (await import('./capture-stages.js')).run(args);
   // --frame-stages: where one frame's analysis CPU goes, stage by stage (capture-frame-stages.ts).
   if (args.includes('--frame-stages')) return (await import('./capture-frame-stages.js')).run(args);
-  // --frame-formats: the analyses of the frames as mjpeg and as raw pixels (capture-frame-formats.ts).
-  if (args.includes('--frame-formats')) return (await import('./capture-frame-formats.js')).run(args);
   const levels = option(args, 'sessions', '1,2,4,8').split(',').map(Number);
   const fps = Number(option(args, 'fps', '5'));
   const timeoutSeconds = Number(option(args, 'timeout', '60'));
@@ -330,7 +323,7 @@ export async function run(args: string[]) {
   if (sidecarMode !== 'child' && sidecarMode !== 'inprocess') throw new Error('--sidecar child|inprocess');
   await ensureTools();
   watchDecoders();
-  const seen: { analysed: Analysed[]; frames: RgbImage[]; options?: ExtractOptions } = { analysed: [], frames: [] };
+  const seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions } = { analysed: [], frames: [] };
   const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
   const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
   const loadAtStart = loadavg().map((l) => round(l, 2));

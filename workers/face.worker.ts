@@ -4,7 +4,7 @@
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BiometricError } from '../src/biometrics/errors.js';
-import { analyseFrame, analyseImage } from '../src/biometrics/face/pipeline.js';
+import { analyseImage } from '../src/biometrics/face/pipeline.js';
 import { renderTokenImage } from '../src/biometrics/face/token-image.js';
 import { observeDecodes } from '../src/biometrics/image/decode.js';
 import { analyseVoice } from '../src/biometrics/voice/pipeline.js';
@@ -78,15 +78,9 @@ async function main() {
         ]);
         return;
       }
-      const result =
-        job.type === 'frame'
-          ? await analyseFrame(runner, { width: job.width, height: job.height, data: job.bytes }, job.opts)
-          : await analyseImage(runner, job.bytes, job.opts);
+      const result = await analyseImage(runner, job.bytes, job.opts);
       const transfer: ArrayBuffer[] = [];
       if (result.tokenImage) transfer.push(result.tokenImage.buffer as ArrayBuffer);
-      // Only a buffer of its own (the encoders' answers are): a view's buffer may hold other bytes.
-      if (result.jpeg && result.jpeg.byteLength === result.jpeg.buffer.byteLength)
-        transfer.push(result.jpeg.buffer as ArrayBuffer);
       port.postMessage({ type: 'result', id: job.id, result, memory: memory() } satisfies WorkerReply, transfer);
     } catch (e) {
       port.postMessage({

@@ -1,7 +1,6 @@
 import type { AnalyseOptions, ImageAnalysis } from '../biometrics/face/analysis.js';
 import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pipeline.js';
 import { BiometricError } from '../biometrics/errors.js';
-import type { RgbImage } from '../biometrics/image/raster.js';
 
 /**
  * Who a job is for and how long it is wanted: the pool serves callers' queues in turn and drops a job whose
@@ -85,13 +84,6 @@ export interface Extractor {
   readonly templateVersion: string;
   /** Decodes the image and analyses every face in it. */
   analyseFace(bytes: Uint8Array, opts?: ExtractOptions): Promise<ImageAnalysis>;
-  /**
-   * Analyses a live capture's frame, raw pixels from the sidecar's decoder, as `analyseFace` analyses an image
-   * (nothing to decode, nothing for admission to weigh); with `jpeg` the answer holds the frame encoded, the image
-   * the capture stores. Only the capture calls it: a client's bytes are always an image for `analyseFace`.
-   * INVALID_IMAGE when the pixels are not width x height x 3 bytes. The caller's frame is left as it was.
-   */
-  analyseFrame(frame: RgbImage, opts?: ExtractOptions): Promise<ImageAnalysis>;
   /** Template version of every voice embedding (the speaker encoder and its front end). */
   readonly voiceTemplateVersion: string;
   /**

@@ -1,5 +1,5 @@
 import { BiometricError } from '../biometrics/errors.js';
-import { analyseFrame, analyseImage } from '../biometrics/face/pipeline.js';
+import { analyseImage } from '../biometrics/face/pipeline.js';
 import { renderTokenImage } from '../biometrics/face/token-image.js';
 import { configureJpegDecoder } from '../biometrics/image/decode.js';
 import { analyseVoice } from '../biometrics/voice/pipeline.js';
@@ -94,8 +94,6 @@ export async function createInlineExtractor(opts: InlineExtractorOptions): Promi
     templateVersion: FACE_TEMPLATE_VERSION,
     analyseFace: (bytes: Uint8Array, o: ExtractOptions = {}): Promise<ImageAnalysis> =>
       enqueue(() => analyseImage(runner, bytes, o), o.timeoutMs, o.signal),
-    analyseFrame: (frame, o: ExtractOptions = {}) =>
-      enqueue(() => analyseFrame(runner, frame, o), o.timeoutMs, o.signal),
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseVoice: (bytes: Uint8Array, o: VoiceExtractOptions = {}) =>
       enqueue(

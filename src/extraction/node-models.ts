@@ -2,7 +2,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { configureJpegDecoder } from '../biometrics/image/decode.js';
-import { configureJpegEncoder } from '../biometrics/image/jpeg-encode.js';
 import { fileURLToPath } from 'node:url';
 import type { ModelLoader } from './ort-web-runner.js';
 import manifest from '../../wasm/models/voice-manifest.json' with { type: 'json' };
@@ -35,17 +34,12 @@ export function nodeModelLoader(dir: string = MODELS_DIR): ModelLoader {
   };
 }
 
-const wasmOf = async (file: string) =>
-  WebAssembly.compile(await readFile(createRequire(import.meta.url).resolve(file)));
 let jpegModule: Promise<WebAssembly.Module> | undefined;
-let jpegEncoderModule: Promise<WebAssembly.Module> | undefined;
-/**
- * Compiles @jsquash/jpeg's mozjpeg decoder and encoder (once per thread) and enables them for `decodeImage` and
- * `encodeJpeg` (a capture's kept frame). The encoder's instance is made when a frame is first encoded.
- */
+/** Compiles @jsquash/jpeg's mozjpeg decoder (once per thread) and enables it for `decodeImage`. */
 export async function enableFastJpegNode(): Promise<void> {
-  jpegModule ??= wasmOf('@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm');
-  jpegEncoderModule ??= wasmOf('@jsquash/jpeg/codec/enc/mozjpeg_enc.wasm');
+  jpegModule ??= (async () => {
+    const path = createRequire(import.meta.url).resolve('@jsquash/jpeg/codec/dec/mozjpeg_dec.wasm');
+    return WebAssembly.compile(await readFile(path));
+  })();
   configureJpegDecoder(await jpegModule);
-  configureJpegEncoder(await jpegEncoderModule);
 }

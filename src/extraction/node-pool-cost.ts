@@ -35,13 +35,11 @@ const VOICE_MS_PER_SECOND = 15;
  * worker names their format at once).
  */
 export function jobCost(
-  kind: 'face' | 'frame' | 'voice' | 'token',
+  kind: 'face' | 'voice' | 'token',
   bytes: Uint8Array,
   limits: DecodeLimits | undefined,
   budgetMs: number,
 ): JobCost {
-  // A capture's frame is pixels of a bounded size (the sidecar scales to 640): nothing is decoded.
-  if (kind === 'frame') return { decodeMs: 0, heavy: false };
   if (kind === 'voice') {
     let seconds = 0;
     try {

@@ -9,11 +9,9 @@ import type { WorkerJob } from './node-protocol.js';
 /** A job given to the pool, from the moment it waits until its worker answers. */
 export interface PoolJob {
   id: number;
-  /** Face image, capture frame, voice recording or token image: all run in the same workers, one at a time. */
-  kind: 'face' | 'frame' | 'voice' | 'token';
+  /** Face image, voice recording or token image: all run in the same workers, one job at a time. */
+  kind: 'face' | 'voice' | 'token';
   bytes: Uint8Array;
-  /** A frame's size (its `bytes` are the pixels). */
-  size?: { width: number; height: number };
   opts: ExtractOptions | VoiceExtractOptions | TokenImageOptions;
   resolve: (r: ImageAnalysis | VoiceAnalysis | Uint8Array) => void;
   reject: (e: unknown) => void;
@@ -91,7 +89,5 @@ export function workerMessage(job: PoolJob): WorkerJob {
     ? { type: 'voice', id: job.id, bytes: job.bytes, opts: analyseOpts as VoiceAnalyseOptions }
     : job.kind === 'token'
       ? { type: 'token', id: job.id, bytes: job.bytes, landmarks: (job.opts as TokenImageOptions).landmarks }
-      : job.kind === 'frame'
-        ? { type: 'frame', id: job.id, bytes: job.bytes, ...job.size!, opts: analyseOpts as AnalyseOptions }
-        : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
+      : { type: 'analyse', id: job.id, bytes: job.bytes, opts: analyseOpts as AnalyseOptions };
 }

@@ -181,7 +181,6 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     bytes: Uint8Array,
     o: ExtractOptions | VoiceExtractOptions | TokenImageOptions,
     kind: Job['kind'] = 'face',
-    size?: Job['size'],
   ): Promise<R> => {
     if (closed) return Promise.reject(new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed'));
     if (o.signal?.aborted) {
@@ -212,7 +211,6 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
         id: nextId++,
         kind,
         bytes: new Uint8Array(bytes),
-        ...(size ? { size } : {}),
         opts: o,
         resolve: resolve as Job['resolve'],
         reject,
@@ -257,15 +255,6 @@ export async function createNodePoolExtractor(opts: NodePoolOptions = {}): Promi
     templateVersion: FACE_TEMPLATE_VERSION,
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseFace: (bytes, o = {}) => submit<ImageAnalysis>(bytes, o),
-    // The pixels are copied once, into the array transferred to the worker: the caller keeps its frame (the
-    // capture keeps the frames its judge accepts, and the one it stores is encoded after the analysis).
-    analyseFrame: ({ width, height, data }, o = {}) => {
-      if (data.length !== width * height * 3)
-        return Promise.reject(
-          new BiometricError('INVALID_IMAGE', `a ${width}x${height} frame of ${data.length} bytes`),
-        );
-      return submit<ImageAnalysis>(data, o, 'frame', { width, height });
-    },
     analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>(bytes, o, 'voice'),
     renderTokenImage: (bytes, o) => submit<Uint8Array>(bytes, o, 'token'),
     stats: (): ExtractorStats => ({

@@ -5,8 +5,6 @@ import type { VoiceAnalyseOptions, VoiceAnalysis } from '../biometrics/voice/pip
 
 export type WorkerJob =
   | { type: 'analyse'; id: number; bytes: Uint8Array; opts: AnalyseOptions }
-  // A capture's frame: `bytes` are its rgb24 pixels (transferred, never a client's upload).
-  | { type: 'frame'; id: number; bytes: Uint8Array; width: number; height: number; opts: AnalyseOptions }
   | { type: 'voice'; id: number; bytes: Uint8Array; opts: VoiceAnalyseOptions }
   | { type: 'token'; id: number; bytes: Uint8Array; landmarks: [number, number][] };
 

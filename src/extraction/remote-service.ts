@@ -3,7 +3,6 @@
 // (128 MB per isolate, CPU billed per request). Runtime-neutral: a Hono app around any Extractor.
 //   GET  /extractor   template versions and load
 //   POST /face        body: the image bytes; header x-bims-extract-options: JSON options -> encoded ImageAnalysis
-//   POST /frame       body: a capture frame's rgb24 pixels; the options add its width and height -> the same
 //   POST /voice       body: the WAV bytes; same header                                  -> encoded VoiceAnalysis
 // Every call needs `Authorization: Bearer <BIMS_EXTRACTION_TOKEN>`. Extraction errors answer
 // { error: { code, message } } with the status the API would use, so the caller rethrows the same error.
@@ -74,12 +73,6 @@ export function createExtractionService(extractor: Extractor, options: { token: 
   app.post(
     '/face',
     analyse((bytes, opts) => extractor.analyseFace(bytes, opts)),
-  );
-  app.post(
-    '/frame',
-    analyse((data, { width, height, ...opts }) =>
-      extractor.analyseFrame({ width: Number(width), height: Number(height), data }, opts),
-    ),
   );
   app.post(
     '/voice',

@@ -72,12 +72,7 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
     stats: ExtractorStats;
   };
 
-  const submit = async <R>(
-    path: string,
-    bytes: Uint8Array,
-    o: ExtractOptions | VoiceExtractOptions,
-    size?: { width: number; height: number },
-  ): Promise<R> => {
+  const submit = async <R>(path: string, bytes: Uint8Array, o: ExtractOptions | VoiceExtractOptions): Promise<R> => {
     if (closed) throw new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed');
     if (o.signal?.aborted) throw cancelled();
     if (st.busy >= maxQueue) throw new BiometricError('EXTRACTOR_BUSY', `too many extractions in flight (${maxQueue})`);
@@ -91,7 +86,7 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
           // The owner travels so that the service shares its queue between this node's accounts too.
           headers: {
             'content-type': 'application/octet-stream',
-            [EXTRACT_OPTIONS_HEADER]: JSON.stringify({ ...pipelineOptions(o), ...size, timeoutMs, owner: o.owner }),
+            [EXTRACT_OPTIONS_HEADER]: JSON.stringify({ ...pipelineOptions(o), timeoutMs, owner: o.owner }),
           },
           body: bytes as Uint8Array<ArrayBuffer>,
         },
@@ -113,7 +108,6 @@ export async function createRemoteExtractor(opts: RemoteExtractorOptions): Promi
     templateVersion: info.templateVersion,
     voiceTemplateVersion: info.voiceTemplateVersion,
     analyseFace: (bytes, o = {}) => submit<ImageAnalysis>('/face', bytes, o),
-    analyseFrame: ({ width, height, data }, o = {}) => submit<ImageAnalysis>('/frame', data, o, { width, height }),
     analyseVoice: (bytes, o = {}) => submit<VoiceAnalysis>('/voice', bytes, o),
     renderTokenImage: (bytes, o) => submit<Uint8Array>('/token', bytes, o),
     stats: () => ({

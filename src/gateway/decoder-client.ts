@@ -4,7 +4,7 @@ import type { DecoderHandle, DecoderSpec } from '../protocols/sidecar.js';
 
 /**
  * The API's client of the sidecar's media decoders (src/sidecar/decoders/routes.ts): start one, read its
- * raw frames as they are decoded, stop it. Frames travel on loopback in one streamed answer, each as a 4-byte
+ * JPEG frames as they are decoded, stop it. Frames travel on loopback in one streamed answer, each as a 4-byte
  * big-endian length and the image.
  */
 export class DecoderClient {
@@ -37,12 +37,7 @@ export class DecoderClient {
     return handle;
   }
 
-  /**
-   * The decoder's frames until it ends or `signal` aborts (which also ends the decoder): video frames as PPM
-   * pictures (src/protocols/ppm-frames.ts: `readPpmFrame` gives their pixels without a copy), audio as PCM.
-   * Each frame is copied once, from the stream's chunks into an array of its own length: a 640x480 frame
-   * (921,615 bytes) comes in about 15 chunks, which joining each to the bytes before it copied 15 times.
-   */
+  /** The decoder's frames until it ends or `signal` aborts (which also ends the decoder). */
   async *frames(id: string, signal: AbortSignal): AsyncGenerator<Uint8Array> {
     const response = await fetch(`${this.options.url}/v1/decoders/${encodeURIComponent(id)}/frames`, {
       headers: this.auth(),
@@ -55,37 +50,21 @@ export class DecoderClient {
         response.status,
       );
     const reader = response.body.getReader();
-    /** The 4-byte length being read (it may straddle chunks), then the frame being filled. */
-    const length = new Uint8Array(4);
-    let lengthFilled = 0;
-    let frame: Uint8Array | null = null;
-    let filled = 0;
+    let pending = new Uint8Array(0);
     try {
       for (;;) {
+        while (pending.length >= 4) {
+          const length = new DataView(pending.buffer, pending.byteOffset, 4).getUint32(0);
+          if (pending.length < 4 + length) break;
+          yield pending.slice(4, 4 + length);
+          pending = pending.subarray(4 + length);
+        }
         const { done, value } = await reader.read();
         if (done) return;
-        let at = 0;
-        while (at < value.length) {
-          if (!frame) {
-            const n = Math.min(4 - lengthFilled, value.length - at);
-            length.set(value.subarray(at, at + n), lengthFilled);
-            lengthFilled += n;
-            at += n;
-            if (lengthFilled < 4) break;
-            lengthFilled = 0;
-            frame = new Uint8Array(new DataView(length.buffer).getUint32(0));
-            filled = 0;
-          }
-          const n = Math.min(frame.length - filled, value.length - at);
-          frame.set(value.subarray(at, at + n), filled);
-          filled += n;
-          at += n;
-          if (filled === frame.length) {
-            const whole = frame;
-            frame = null;
-            yield whole;
-          }
-        }
+        const joined = new Uint8Array(pending.length + value.length);
+        joined.set(pending);
+        joined.set(value, pending.length);
+        pending = joined;
       }
     } catch (error) {
       if (signal.aborted) return;

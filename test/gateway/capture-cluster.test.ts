@@ -15,7 +15,6 @@ import { InitParams } from '../../src/schemas/gateway-init.js';
 import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
 import type { CaptureSession } from '../../src/services/capture/capture-session.js';
 import { fakeOffer } from '../support/fake-offer.js';
-import { cameraFrame } from '../support/camera-frames.js';
 
 const describeOnPostgres = process.env.DATABASE_URL ? describe : describe.skip;
 const userAuth = basic('capture-user', 'capture-user-password');
@@ -101,8 +100,7 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
           opened,
           new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true })),
         ]);
-        for (let i = 0; i < count && !signal.aborted; i++)
-          yield await cameraFrame(photo('labelled/franck/franck_02159.jpg'));
+        for (let i = 0; i < count && !signal.aborted; i++) yield Buffer.from(photo('labelled/franck/franck_02159.jpg'));
       },
       release: async () => {},
     };
@@ -210,7 +208,7 @@ describeOnPostgres('capture sessions across two nodes on one PostgreSQL database
             for (const tell of asked.splice(0)) tell();
             signal.addEventListener('abort', () => resolve(), { once: true });
           });
-          if (!signal.aborted) yield await cameraFrame(photo('labelled/franck/franck_02159.jpg'));
+          if (!signal.aborted) yield Buffer.from(photo('labelled/franck/franck_02159.jpg'));
         }
       },
       release: async () => {},

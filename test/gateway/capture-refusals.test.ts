@@ -10,8 +10,6 @@ import { CaptureSession } from '../../src/services/capture/capture-session.js';
 import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
 import { InitParams } from '../../src/schemas/gateway-init.js';
 import { REFUSALS } from '../../src/services/capture/refusal-reasons.js';
-import { cameraFrame } from '../support/camera-frames.js';
-import type { RgbImage } from '../../src/biometrics/image/raster.js';
 
 const booted = captureServiceForSuite();
 
@@ -56,7 +54,7 @@ function camera(bytes: Uint8Array): CaptureMedia {
   return {
     async *frames(signal) {
       while (!signal.aborted) {
-        yield await cameraFrame(bytes);
+        yield Buffer.from(bytes);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
     },
@@ -125,7 +123,7 @@ describe('a capture refused for one reason for its patience window ends with tha
     const events: Record<string, unknown>[] = [];
     const media: CaptureMedia = {
       async *frames(signal) {
-        while (!signal.aborted) yield await cameraFrame(queue.shift() ?? frontal);
+        while (!signal.aborted) yield queue.shift() ?? frontal;
       },
       release: async () => {},
     };
@@ -162,8 +160,8 @@ describe('a capture refused for one reason for its patience window ends with tha
     const pool = await base.extractors.get();
     const scores: number[][] = [];
     const listed = Object.assign(Object.create(pool) as typeof pool, {
-      analyseFrame: async (frame: RgbImage, options?: Parameters<typeof pool.analyseFrame>[1]) => {
-        const analysis = await pool.analyseFrame(frame, options);
+      analyseFace: async (bytes: Uint8Array, options?: Parameters<typeof pool.analyseFace>[1]) => {
+        const analysis = await pool.analyseFace(bytes, options);
         if (!options?.embedFaces) scores.push(analysis.faces.map((f) => f.livenessScore));
         return analysis;
       },
@@ -207,7 +205,7 @@ describe('a capture refused for one reason for its patience window ends with tha
     const media: CaptureMedia = {
       async *frames(signal) {
         while (!signal.aborted) {
-          yield await cameraFrame(n++ % 2 ? good : far);
+          yield Buffer.from(n++ % 2 ? good : far);
           await new Promise((resolve) => setTimeout(resolve, 400));
         }
       },

@@ -7,7 +7,6 @@ import { createExtractor } from '../../src/extraction/index.js';
 import { createRemoteExtractor } from '../../src/extraction/remote.js';
 import { type Extractor } from '../../src/extraction/extractor.js';
 import { startExtractionService } from '../support/extraction-service.js';
-import { decodeImage } from '../../src/biometrics/image/decode.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const TOKEN = 'extraction-service-token-for-the-tests-0123456789';
@@ -56,23 +55,6 @@ describe('extraction delegated to the extraction service', () => {
     expect(remote.stats()).toMatchObject({ kind: 'remote', completed: 1, failed: 0, busy: 0 });
     const token = await remote.renderTokenImage(photo, { landmarks: here.faces[0]!.landmarks });
     expect(Buffer.from(token).equals(Buffer.from(here.tokenImage!))).toBe(true);
-  });
-
-  it("answers the same analysis of a capture's raw frame, its JPEG included, and refuses pixels of the wrong size", async () => {
-    const { width, height, data } = await decodeImage(
-      new Uint8Array(readFileSync(join(root, 'test', 'fixtures', 'photos', 'labelled', 'cage', 'cage.jpg'))),
-    );
-    const frame = { width, height, data };
-    const [there, here] = await Promise.all([
-      remote.analyseFrame(frame, { jpeg: true }),
-      local.analyseFrame(frame, { jpeg: true }),
-    ]);
-    expect(there.faces).toHaveLength(1);
-    expect(there.jpeg).toBeInstanceOf(Uint8Array);
-    expect(withoutTimings(there)).toEqual(withoutTimings(here));
-    await expect(remote.analyseFrame({ width, height: height + 1, data })).rejects.toMatchObject({
-      code: 'INVALID_IMAGE',
-    });
   });
 
   it.skipIf(!voiceReady)('answers the same voice analyses', async () => {

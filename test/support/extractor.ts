@@ -39,7 +39,6 @@ const handleOn = (extractor: Extractor): Extractor => ({
     return extractor.templateVersion;
   },
   analyseFace: (bytes, options) => extractor.analyseFace(bytes, options),
-  analyseFrame: (frame, options) => extractor.analyseFrame(frame, options),
   get voiceTemplateVersion() {
     return extractor.voiceTemplateVersion;
   },

@@ -96,15 +96,13 @@ export function createRecordedExtractor(options: RecordedExtractorOptions): Extr
     bytes: Uint8Array,
     o: ExtractOptions | VoiceExtractOptions | TokenImageOptions,
     call: (real: Extractor) => Promise<unknown>,
-    size?: { width: number; height: number },
   ): Promise<R> => {
     if (closed) throw new BiometricError('EXTRACTOR_CLOSED', 'extractor is closed');
     if (o.signal?.aborted) {
       st.failed++;
       throw cancelled();
     }
-    // A frame's size is part of what its pixels mean.
-    const pipeline = size ? { ...pipelineOptions(o), ...size } : pipelineOptions(o);
+    const pipeline = pipelineOptions(o);
     const key = recordingKey(kind, pipeline, bytes);
     st.busy++;
     try {
@@ -139,11 +137,6 @@ export function createRecordedExtractor(options: RecordedExtractorOptions): Extr
     voiceTemplateVersion: VOICE_TEMPLATE_VERSION,
     analyseFace: (bytes, o: ExtractOptions = {}) =>
       answer<ImageAnalysis>('face', bytes, o, (real) => real.analyseFace(bytes, o)),
-    analyseFrame: (frame, o: ExtractOptions = {}) =>
-      answer<ImageAnalysis>('frame', frame.data, o, (real) => real.analyseFrame(frame, o), {
-        width: frame.width,
-        height: frame.height,
-      }),
     analyseVoice: (bytes, o: VoiceExtractOptions = {}) =>
       answer<VoiceAnalysis>('voice', bytes, o, (real) => real.analyseVoice(bytes, o)),
     renderTokenImage: (bytes, o) => answer<Uint8Array>('token', bytes, o, (real) => real.renderTokenImage(bytes, o)),

@@ -1,6 +1,5 @@
 import type { CaptureMedia } from '../../src/services/capture/capture-types.js';
 import { photo } from '../biometrics/helpers.js';
-import { cameraFrame } from './camera-frames.js';
 
 /**
  * A camera whose frames (one photo, again and again) are handed over one at a time, each when the test calls
@@ -19,7 +18,7 @@ export function steppedCamera(file = 'labelled/franck/franck_02159.jpg') {
           signal.addEventListener('abort', () => resolve(), { once: true });
         });
         if (signal.aborted) return;
-        yield await cameraFrame(photo(file));
+        yield Buffer.from(photo(file));
       }
     },
     release: async () => {},

@@ -48,11 +48,6 @@ export interface AnalyseOptions {
    * each is the embedding the analysis would have made with `embedding: true`, bit for bit.
    */
   embedFaces?: [number, number][][];
-  /**
-   * A capture's frame (`analyseFrame`) only: also encode the frame as JPEG (`ImageAnalysis.jpeg`), the image a
-   * capture stores of a frame it keeps. Uploads are stored as they came and ignore it.
-   */
-  jpeg?: boolean;
   /** Produce a token image (PNG) of the largest face, the one the enrolment gates take (default false). */
   tokenImage?: boolean;
   /** Check thresholds; missing keys take `DEFAULT_FACE_CHECK_SETTINGS`. */
@@ -118,8 +113,6 @@ export interface ImageAnalysis {
   faces: FaceAnalysis[];
   /** ISO/IEC 19794-5 token image (PNG) of faces[0], when asked for and a face was found. */
   tokenImage?: Uint8Array;
-  /** With `jpeg` (a capture's frame): the frame encoded as JPEG. */
-  jpeg?: Uint8Array;
   /** With `embedFaces`: the embeddings of the faces asked for, in their order. */
   embeddings?: FaceEmbedding[];
   /** Milliseconds spent per stage (summed over faces). */

@@ -3,7 +3,6 @@ import type { AnalyseOptions, FaceAnalysis, FaceEmbedding, ImageAnalysis, StageT
 import { brightness, faceWarnings, qualityScore, sharpness } from '../checks.js';
 import { decodeImage, type RasterSource } from '../image/decode.js';
 import { encodePng } from '../image/encode.js';
-import { encodeJpeg } from '../image/jpeg-encode.js';
 import { cropResize } from '../image/image.js';
 import { type RgbImage } from '../image/raster.js';
 import { toGreyPlane, toPlanar } from '../image/planes.js';
@@ -81,41 +80,16 @@ const notEmbedded = (): FaceEmbedding => ({ embedding: new Float32Array(0), embe
  *
  * @throws BiometricError INVALID_IMAGE / UNSUPPORTED_FORMAT / IMAGE_TOO_LARGE for bad input.
  */
-export function analyseImage(
+export async function analyseImage(
   runner: ModelRunner,
   bytes: Uint8Array,
   opts: AnalyseOptions = {},
 ): Promise<ImageAnalysis> {
-  return analyseLent(runner, bytes, opts);
-}
-
-/**
- * Analyses a live capture's frame, its pixels as the sidecar's decoder gave them (src/protocols/ppm-frames.ts):
- * `analyseImage` without the decode, and with `jpeg` the frame encoded too (the image a capture stores of a frame
- * it keeps). Only the capture hands frames over: what a client sends is always an encoded image, decoded and
- * admitted by its cost.
- *
- * @throws BiometricError INVALID_IMAGE when the pixels are not width x height x 3 bytes.
- */
-export async function analyseFrame(
-  runner: ModelRunner,
-  frame: RgbImage,
-  opts: AnalyseOptions = {},
-): Promise<ImageAnalysis> {
-  const { width, height, data } = frame;
-  if (!(width >= 1 && height >= 1 && data.length === width * height * 3))
-    throw new BiometricError('INVALID_IMAGE', `a ${width}x${height} frame of ${data.length} bytes`);
-  const result = await analyseLent(runner, frame, opts);
-  if (opts.jpeg) result.jpeg = await encodeJpeg(frame);
-  return result;
-}
-
-async function analyseLent(runner: ModelRunner, source: Uint8Array | RgbImage, opts: AnalyseOptions) {
   // The decoded raster (786 KB for a 512x512 photo) is read only within the analysis, and nothing it answers
   // holds any part of it: lent for the analysis and given back after it, like the model inputs.
   const lent: Uint8Array[] = [];
   try {
-    return await analyseWithin(runner, source, opts, (n) => {
+    return await analyseWithin(runner, bytes, opts, (n) => {
       const raster = lendU8(n);
       lent.push(raster);
       return raster;
@@ -127,7 +101,7 @@ async function analyseLent(runner: ModelRunner, source: Uint8Array | RgbImage, o
 
 async function analyseWithin(
   runner: ModelRunner,
-  source: Uint8Array | RgbImage,
+  bytes: Uint8Array,
   opts: AnalyseOptions,
   raster: RasterSource,
 ): Promise<ImageAnalysis> {
@@ -138,11 +112,7 @@ async function analyseWithin(
   const withEmbedding = opts.embedding !== false;
   const timings: StageTimings = { decode: 0, detect: 0, landmarks: 0, embed: 0, checks: 0, total: 0 };
   const t0 = now();
-  // A capture's frame is kept as JPEG, the format said of it (a frame is upright as the camera sent it).
-  const img =
-    source instanceof Uint8Array
-      ? await decodeImage(source, opts.limits, raster)
-      : { ...source, format: 'jpeg' as const, orientation: 1 };
+  const img = await decodeImage(bytes, opts.limits, raster);
   let t = now();
   timings.decode = t - t0;
   if (opts.embedFaces) return embedFacesOf(runner, img, opts.embedFaces, timings, t0);

@@ -49,7 +49,7 @@ export function faceMeasures(purpose: SamplePurpose, gates: FaceGates): FaceMeas
  * every frame pays for age, gender and liveness, the price of showing them for the frames chosen without
  * analysing those again.
  * Without the embedding (a third of a frame's analysis), which the judge never reads: the frames kept have theirs
- * made once chosen (`keepFrames`, capture-frames.ts), unless the session follows active liveness instructions (`followsFace`),
+ * made once chosen (`embedKeptFaces`), unless the session follows active liveness instructions (`followsFace`),
  * which compare each frontal frame's embedding with the tracked person's. Passive liveness (a fifth of what is
  * left) only on faces that pass the judge's gates before it (`livenessGate`: one face, the minimum quality), the
  * only frames whose liveness the judge reads and the operation may take.

@@ -21,7 +21,6 @@ function scopedExtractor(extractor: Extractor, scope: ExtractionScope): Extracto
     templateVersion: extractor.templateVersion,
     voiceTemplateVersion: extractor.voiceTemplateVersion,
     analyseFace: (bytes, o = {}) => extractor.analyseFace(bytes, admitted(scope, o)),
-    analyseFrame: (frame, o = {}) => extractor.analyseFrame(frame, admitted(scope, o)),
     analyseVoice: (bytes, o = {}) => extractor.analyseVoice(bytes, admitted(scope, o)),
     renderTokenImage: (bytes, o) => extractor.renderTokenImage(bytes, admitted(scope, o)),
     stats: () => extractor.stats(),
@@ -48,8 +47,6 @@ function timedExtractor(extractor: Extractor, observe: ExtractionObserver): Extr
   return {
     ...extractor,
     analyseFace: (bytes, o) => timed('face', () => extractor.analyseFace(bytes, o)),
-    // A frame is a face job as the metrics count them (their kinds are the pool's workloads, not its inputs).
-    analyseFrame: (frame, o) => timed('face', () => extractor.analyseFrame(frame, o)),
     analyseVoice: (bytes, o) => timed('voice', () => extractor.analyseVoice(bytes, o)),
     renderTokenImage: (bytes, o) => timed('token', () => extractor.renderTokenImage(bytes, o)),
     stats: () => extractor.stats(),

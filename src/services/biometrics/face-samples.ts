@@ -185,6 +185,39 @@ export interface AnalysedImage {
 const notEmbedded = (face: FaceAnalysis) => face.embedding.length === 0;
 
 /**
+ * The images a capture keeps, with the embeddings of their faces made where they were analysed without them
+ * (`embedding: false`, the capture's frames): the embedding model alone runs, on the same bytes at the same
+ * landmarks (`embedFaces`), so each embedding is the one a whole analysis would have made and nothing is
+ * detected again. Images whose faces have their embeddings are given back as they are.
+ */
+export async function embedKeptFaces(
+  services: SampleServices,
+  images: readonly AnalysedImage[],
+  fieldOf: (index: number) => string,
+): Promise<AnalysedImage[]> {
+  if (!images.some((image) => image.analysis.faces.some(notEmbedded))) return [...images];
+  const extractor = await services.extractors.get();
+  const limits = { maxMegapixels: services.ctx.config.BIMS_MAX_IMAGE_MEGAPIXELS };
+  return Promise.all(
+    images.map(async (image, index) => {
+      const { faces } = image.analysis;
+      if (!faces.some(notEmbedded)) return image;
+      // A copy goes to the pool, which may transfer (detach) what it is given: the kept bytes are the sample's.
+      const embedFaces = faces.map((f) => f.landmarks);
+      const { embeddings } = await extractor
+        .analyseFace(new Uint8Array(image.bytes), { embedFaces, limits })
+        .catch((error: unknown) => {
+          throw extractionError(error, fieldOf(index));
+        });
+      if (embeddings?.length !== faces.length)
+        throw new Error(`the extractor embedded ${embeddings?.length ?? 0} of the ${faces.length} faces asked for`);
+      const embedded = faces.map((face, i) => ({ ...face, ...embeddings[i]! }));
+      return { bytes: image.bytes, analysis: { ...image.analysis, faces: embedded } };
+    }),
+  );
+}
+
+/**
  * Apply the gates to analysed images, in order: all or nothing, the first refused image (in request order) is
  * reported and no template is made for any. Each accepted image yields its gated face and that face's template.
  * Pure: no model runs here, so a capture re-applies the gates to the analyses of the frames it chose.
@@ -200,7 +233,7 @@ export function acceptFaces(
     const gate = gateImage(analysis, gates);
     if ('status' in gate)
       return { failure: { status: gate.status, index, reason: `${fields.sample(index)}: ${gate.reason}`, analysis } };
-    // A template of an empty embedding would match nobody, silently: the caller forgot keepFrames (capture-frames.ts).
+    // A template of an empty embedding would match nobody, silently: the caller forgot embedKeptFaces.
     if (notEmbedded(gate.face)) throw new Error(`${fields.sample(index)} was analysed without its embedding`);
     accepted.push({
       index,

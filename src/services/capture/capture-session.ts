@@ -1,9 +1,7 @@
 import type { OperationServices } from '../operation-services.js';
 import { DomainError } from '../errors.js';
 import { gatewayDomainError } from '../gateway/errors.js';
-import type { FaceGates } from '../biometrics/face-samples.js';
-import type { RgbImage } from '../../biometrics/image/raster.js';
-import { analyseCaptureFrame, keepFrames, type AnalysedFrame } from './capture-frames.js';
+import { analyseImages, embedKeptFaces, type AnalysedImage, type FaceGates } from '../biometrics/face-samples.js';
 import { frameMeasures } from '../biometrics/analyse-samples.js';
 import { FrameJudge, type CaptureGuidance } from './frame-judge.js';
 import type { ActiveState } from './active-liveness.js';
@@ -124,7 +122,7 @@ export class CaptureSession {
 
   private async run(): Promise<void> {
     const gates = await captureGates(this.operation);
-    const judge = new FrameJudge<RgbImage>(gates, {
+    const judge = new FrameJudge(gates, {
       selectFrames: this.params.selectFrames,
       livenessFrames: this.params.livenessFrames,
     });
@@ -163,14 +161,14 @@ export class CaptureSession {
           if (voice?.ready) return this.finish('DONE', await this.processing(judge.selected(), gates, voice, timer));
           continue;
         }
-        // The pool copies the pixels it transfers to its worker: the frame stays ours, for the judge to keep.
-        const analysis = await analyseCaptureFrame(this.services, frame, measures);
+        // A copy goes to the pool, which may transfer (detach) the bytes it is given; the frame stays ours to keep.
+        const [analysis] = await analyseImages(this.services, [new Uint8Array(frame)], () => 'frame', measures);
         this.metrics.analyseMs += performance.now() - t0;
         this.metrics.framesAnalysed += 1;
-        if (analysis.faces.length > 0) this.patience.seen();
+        if (analysis!.faces.length > 0) this.patience.seen();
         if (active?.state === 'CHALLENGING') {
           // The judge's frontal frames wait while the instructions are checked on the frames that follow.
-          for (const event of active.observe(analysis, t0)) this.log.emit(event);
+          for (const event of active.observe(analysis!, t0)) this.log.emit(event);
           const now = active.state as ActiveState; // changed by observe()
           if (now === 'IDLE') judge.restart(); // the face was lost: the passive part starts over
           if (now === 'FAILED') {
@@ -181,7 +179,7 @@ export class CaptureSession {
           }
           if (now !== 'PASSED') continue;
         } else {
-          const verdict = judge.judge(analysis, frame);
+          const verdict = judge.judge(analysis!, frame);
           this.lastGuidance = verdict.guidance;
           this.log.guide(verdict.guidance, {
             accepted: verdict.accepted,
@@ -219,7 +217,7 @@ export class CaptureSession {
 
   /** The selected frames, as analysed and then embedded (and the heard voice), go to the operation. */
   private async processing(
-    selected: (AnalysedFrame & { face: { quality: number } })[],
+    selected: (AnalysedImage & { face: { quality: number } })[],
     gates: FaceGates,
     voice: VoiceCollector | null,
     timer: ReturnType<typeof setTimeout>,
@@ -232,8 +230,7 @@ export class CaptureSession {
       ...(voice ? { speechMs: voice.speechMs, audioMs: voice.durationMs } : {}),
     });
     const t0 = performance.now();
-    // The kept frames' embeddings, and each frame's JPEG: the image the operation stores.
-    const frames = await keepFrames(this.services, selected);
+    const frames = await embedKeptFaces(this.services, selected, () => 'frame');
     this.metrics.analyseMs += performance.now() - t0;
     return runCaptureOperation(this.operation, frames, gates, voice?.wav());
   }

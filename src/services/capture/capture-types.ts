@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import type { RgbImage } from '../../biometrics/image/raster.js';
 import type { Principal } from '../auth/principal.js';
 import type { Surface } from '../../auth/roles.js';
 import type { InitParams } from '../../schemas/gateway-init.js';
@@ -48,8 +47,7 @@ export interface CaptureResult {
 
 /** Where the frames come from (the sidecar's decoder of the forwarded RTP) and how to let the media go. */
 export interface CaptureMedia {
-  /** The camera's pictures as raw pixels (the sidecar's decoder: src/protocols/ppm-frames.ts). */
-  frames(signal: AbortSignal): AsyncIterable<RgbImage>;
+  frames(signal: AbortSignal): AsyncIterable<Uint8Array>;
   /** Multimodal sessions with VOICE: the decoded audio, 16 kHz mono s16le PCM in chunks. */
   audio?(signal: AbortSignal): AsyncIterable<Uint8Array>;
   /** Stop the forwarding and the decoder and end the gateway session: called once, whatever the outcome. */

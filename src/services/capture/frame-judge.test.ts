@@ -49,7 +49,7 @@ describe('frame judge', () => {
     expect(judge.ready()).toBe(false);
     judge.judge(frame(face({ quality: 60 })), bytes(3));
     expect(judge.ready()).toBe(true);
-    expect(judge.selected().map((s) => s.frame[0])).toEqual([2, 1]);
+    expect(judge.selected().map((s) => s.bytes[0])).toEqual([2, 1]);
   });
 
   it('gives guidance for what is wrong, and starts over when the face is lost or another appears', () => {

@@ -22,12 +22,9 @@ interface FrameVerdict {
   reason?: RefusalReason;
 }
 
-/**
- * An accepted frame: the frame (a capture's pixels) and its analysis (what the operation takes of it, no model run
- * again) and its face.
- */
-interface Accepted<F> {
-  frame: F;
+/** An accepted frame: its bytes and analysis (what the operation takes of it, no model run again) and its face. */
+interface Accepted {
+  bytes: Uint8Array;
   analysis: ImageAnalysis;
   face: FaceAnalysis;
 }
@@ -51,8 +48,8 @@ export const iou = (a: FaceAnalysis['rectangle'], b: FaceAnalysis['rectangle']) 
  * `ready()` once the track holds enough accepted frames (`selectFrames`, and `livenessFrames` when a liveness
  * gate applies) and, when it applies, their mean liveness reaches the threshold.
  */
-export class FrameJudge<F = Uint8Array> {
-  private track: Accepted<F>[] = [];
+export class FrameJudge {
+  private track: Accepted[] = [];
   private last: FaceAnalysis | null = null;
 
   constructor(
@@ -64,7 +61,7 @@ export class FrameJudge<F = Uint8Array> {
     return Math.max(this.counts.selectFrames, this.gates.requireLiveness ? this.counts.livenessFrames : 1);
   }
 
-  judge(analysis: ImageAnalysis, frame: F): FrameVerdict {
+  judge(analysis: ImageAnalysis, bytes: Uint8Array): FrameVerdict {
     const verdict = (guidance: CaptureGuidance, reason?: RefusalReason, detail?: string): FrameVerdict => ({
       guidance,
       accepted: this.track.length,
@@ -97,7 +94,7 @@ export class FrameJudge<F = Uint8Array> {
     const face = largest(analysis)!;
     if (this.last && iou(this.last.rectangle, face.rectangle) < MIN_TRACK_OVERLAP) this.restart();
     this.last = face;
-    this.track.push({ frame, analysis, face });
+    this.track.push({ bytes, analysis, face });
     if (
       this.gates.requireLiveness &&
       this.track.length >= this.needed &&
@@ -129,9 +126,8 @@ export class FrameJudge<F = Uint8Array> {
    * The best frames of the track by quality, best first. When liveness is required, frames whose own score is
    * below the threshold come last: the operation judges each selected frame again.
    */
-  selected(): Accepted<F>[] {
-    const live = (a: Accepted<F>) =>
-      !this.gates.requireLiveness || a.face.livenessScore >= this.gates.livenessThreshold;
+  selected(): Accepted[] {
+    const live = (a: Accepted) => !this.gates.requireLiveness || a.face.livenessScore >= this.gates.livenessThreshold;
     return [...this.track]
       .sort((a, b) => Number(live(b)) - Number(live(a)) || b.face.quality - a.face.quality)
       .slice(0, this.counts.selectFrames);

@@ -2,8 +2,7 @@
 // offer, the publisher's streams forwarded to them before the connect answers (so the camera's first keyframe
 // reaches them), read as frames (and audio), and everything released at the end. Used by capture-registry.ts.
 import type { DecoderHandle } from '../../protocols/sidecar.js';
-import { GatewayProtocolError, JanusApiError } from '../../gateway/errors.js';
-import { readPpmFrame } from '../../protocols/ppm-frames.js';
+import { JanusApiError } from '../../gateway/errors.js';
 import type { CaptureGateway } from './capture-gateway.js';
 import type { SessionTracker } from '../gateway/session-tracker.js';
 import type { CaptureMedia, CaptureParams } from './capture-types.js';
@@ -119,15 +118,8 @@ export function publisherMedia(
   return {
     async *frames(signal) {
       const { video } = await m.forwarded;
-      // The newest decoded frame each time the capture is ready for one (newest-frame.ts says why), its pixels
-      // read in place: the frames dropped are never parsed.
-      for await (const bytes of newestOnly(gateway.decoders.frames(video.id, signal))) {
-        try {
-          yield readPpmFrame(bytes);
-        } catch (error) {
-          throw new GatewayProtocolError('sidecar', `the media decoder sent ${(error as Error).message}`);
-        }
-      }
+      // The newest decoded frame each time the capture is ready for one (newest-frame.ts says why).
+      yield* newestOnly(gateway.decoders.frames(video.id, signal));
     },
     async *audio(signal: AbortSignal) {
       const { audio } = await m.forwarded;

@@ -37,9 +37,8 @@ export interface DecoderLog {
  *   rule of src/gateway/fair-share.ts: `caps.perOwner` each, `caps.total` in all, and the last `perOwner` kept
  *   for owners holding fewer than two (one capture's video and audio). One sidecar serves the whole cluster,
  *   so these counts are the cluster's.
- * - `GET /v1/decoders/:id/frames` -> each frame as a 4-byte big-endian length and a binary PPM picture, rgb24
- *   (src/protocols/ppm-frames.ts; for OPUS: 100 ms of 16 kHz mono s16le PCM), until the decoder ends. The
- *   stream is pulled: a reader that stops reading leaves the frames in the decoder's short queue (the newest few).
+ * - `GET /v1/decoders/:id/frames` -> each frame as a 4-byte big-endian length and a JPEG (for OPUS: 100 ms of
+ *   16 kHz mono s16le PCM), until the decoder ends
  * - `DELETE /v1/decoders/:id` -> 204, the ffmpeg process killed
  *
  * A decoder ends when its reader goes away, when deleted, or after maxSeconds.

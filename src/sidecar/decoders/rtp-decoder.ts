@@ -3,14 +3,14 @@ import { createSocket, type Socket } from 'node:dgram';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PpmSplitter } from './ppm-splitter.js';
+import { JpegSplitter } from './jpeg-splitter.js';
 import { freeRtpPort } from './rtp-ports.js';
 import { Vp8ToIvf } from './vp8-ivf.js';
 
 /**
- * What a decoder receives: one RTP stream, as Janus forwards it. Video (VP8, H264) comes out as raw rgb24 frames
- * in PPM (src/protocols/ppm-frames.ts) sampled `framesPerSecond` times a second; audio (OPUS) as 16 kHz mono
- * signed 16-bit PCM, in chunks of {@link PCM_CHUNK_MS}, the voice pipeline's own rate.
+ * What a decoder receives: one RTP stream, as Janus forwards it. Video (VP8, H264) comes out as JPEG frames
+ * sampled `framesPerSecond` times a second; audio (OPUS) as 16 kHz mono signed 16-bit PCM, in chunks of
+ * {@link PCM_CHUNK_MS}, the voice pipeline's own rate.
  */
 interface VideoDecoderSpec {
   codec: 'VP8' | 'H264' | 'OPUS';
@@ -47,16 +47,12 @@ type Listener = (frame: Buffer | null) => void;
  * pictures are left as they are). The detector sees 320x240 whatever it gets; the landmark and embedding crops
  * and the quality gate's eye distance are taken from the frame itself, and at 640 a face at arm's length keeps
  * well over the 21 px between the eyes the gate asks for (docs/extraction.md). Bigger frames only cost more:
- * ffmpeg's scaling and colour conversion, the transfer (921,600 bytes of pixels at 640x480), and the analysis's
- * own resizing.
+ * ffmpeg's JPEG encoding, the transfer, and the pool's JPEG decoding of every frame.
  */
 const MAX_FRAME_SIDE = 640;
 const SCALE_DOWN =
   `scale=w='if(gte(iw,ih),min(${MAX_FRAME_SIDE},iw),-2)':h='if(gte(iw,ih),-2,min(${MAX_FRAME_SIDE},ih))'` +
   ':flags=bilinear';
-
-/** Video frames kept for a reader that is not reading, the newest: older ones are dropped. */
-export const MAX_QUEUED_FRAMES = 4;
 
 /** Decoded audio: 16 kHz mono, as the voice pipeline analyses it, handed over 100 ms at a time. */
 export const PCM_RATE = 16_000;
@@ -78,11 +74,10 @@ class PcmChunker {
 }
 
 /**
- * One ffmpeg process receiving forwarded RTP on a loopback UDP port, decoding the video and writing raw
- * frames (PPM, rgb24) sampled at `framesPerSecond` to its stdout (or the audio as PCM), which is cut into frames
- * for the one reader. Video frames that arrive while nobody reads are kept (a few only, {@link MAX_QUEUED_FRAMES}:
- * the newest win), so the reader sees the live picture and a reader that stops reading holds at most those
- * (3.7 MB at 640x480); audio chunks are all kept (up to a minute).
+ * One ffmpeg process receiving forwarded RTP on a loopback UDP port, decoding the video and writing JPEG
+ * frames sampled at `framesPerSecond` to its stdout (or the audio as PCM), which is cut into frames for the
+ * one reader. Video frames that arrive while nobody reads are kept (a few only: the newest win), so the
+ * reader sees the live picture; audio chunks are all kept (up to a minute).
  */
 export class RtpVideoDecoder {
   readonly id = crypto.randomUUID();
@@ -118,14 +113,14 @@ export class RtpVideoDecoder {
           '-an',
           '-vf',
           `fps=${this.spec.framesPerSecond},${SCALE_DOWN}`,
-          // Raw pixels, not JPEG: ffmpeg's MJPEG encoding was about 0.4 of a decoder's CPU and the pool decoded
-          // each JPEG again (3.3 ms of a frame); the capture encodes the one frame it keeps (docs/benchmarks.md).
           '-f',
           'image2pipe',
           '-c:v',
-          'ppm',
+          'mjpeg',
           '-pix_fmt',
-          'rgb24',
+          'yuvj420p',
+          '-q:v',
+          '2',
           'pipe:1',
         ];
     // One thread each way: a decoder's frame threads hold back each frame until the next ones arrive (the first
@@ -140,17 +135,9 @@ export class RtpVideoDecoder {
         for (const bytes of vp8.push(packet)) child.stdin!.write(bytes);
       });
     }
-    const splitter = audio ? new PcmChunker((PCM_RATE * 2 * PCM_CHUNK_MS) / 1000) : new PpmSplitter();
+    const splitter = audio ? new PcmChunker((PCM_RATE * 2 * PCM_CHUNK_MS) / 1000) : new JpegSplitter();
     child.stdout!.on('data', (chunk: Buffer) => {
-      let frames: Buffer[];
-      try {
-        frames = splitter.push(chunk);
-      } catch (error) {
-        // Not what ffmpeg writes: nothing after it can be cut into frames either.
-        this.stderr += `\n${(error as Error).message}`;
-        return this.stop();
-      }
-      for (const frame of frames) this.deliver(frame);
+      for (const frame of splitter.push(chunk)) this.deliver(frame);
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       this.stderr = (this.stderr + chunk.toString()).slice(-2000);
@@ -205,11 +192,6 @@ export class RtpVideoDecoder {
     return this.stderr.trim();
   }
 
-  /** Frames decoded and not read yet (at most {@link MAX_QUEUED_FRAMES} of video). */
-  get queued(): number {
-    return this.queue.length;
-  }
-
   /** Wait for the next frame; null once the decoder has ended and every frame was read. */
   next(): Promise<Buffer | null> {
     const queued = this.queue.shift();
@@ -233,7 +215,7 @@ export class RtpVideoDecoder {
     if (this.listener) return this.listener(frame);
     this.queue.push(frame);
     // Video: the newest pictures win. Audio: every chunk is speech the session needs, up to a minute behind.
-    if (this.queue.length > (this.spec.codec === 'OPUS' ? 600 : MAX_QUEUED_FRAMES)) this.queue.shift();
+    if (this.queue.length > (this.spec.codec === 'OPUS' ? 600 : 4)) this.queue.shift();
   }
 
   private finish(): void {

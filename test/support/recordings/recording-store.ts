@@ -18,7 +18,7 @@ export const RECORDINGS_DIR = join(
 );
 
 /** The kinds of call a recording answers (the Extractor's three analyses). */
-export type RecordedKind = 'face' | 'frame' | 'voice' | 'token';
+export type RecordedKind = 'face' | 'voice' | 'token';
 
 /** What the real pipeline answered: a value (remote-codec encoded) or a refusal of the bytes. */
 export type RecordedOutcome = { value: unknown } | { error: { code: string; message: string } };
