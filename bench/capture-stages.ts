@@ -16,7 +16,8 @@
 // --sidecar child (default) runs the sidecar in its own process as npm start does (capture-sidecar.ts says why);
 // inprocess as the browser tests do. --trace adds each connect's steps inside the service (capture-connect-trace.ts).
 // With --baseline DIR (another checkout, e.g. `git worktree add /tmp/before main`), its service runs beside this
-// one in the same process and the captures alternate between the two, so both see the same load.
+// one in the same process, with its own sidecar (decoders) and its own SDK in the page, and the captures
+// alternate between the two, so both see the same load.
 import { execFile } from 'node:child_process';
 import { loadavg, availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -143,23 +144,37 @@ export async function run(args: string[]) {
   });
   const env = { BIMS_CAPTURE_LINGER_SECONDS: '2', BIMS_CHECK_ANSWERS: 'off' };
   const loadAtStart = loadavg().map((l) => Number(l.toFixed(2)));
-  const trees: { name: string; rig: CaptureRig; runs: Record<Stage, number>[]; outcomes: Record<string, number> }[] =
-    [];
+  const trees: {
+    name: string;
+    rig: CaptureRig;
+    /** The tree's own page helper, so that its page runs its own SDK (the client's part of a capture). */
+    capture: typeof captureInBrowser;
+    runs: Record<Stage, number>[];
+    outcomes: Record<string, number>;
+  }[] = [];
   try {
     trees.push({
       name: 'this',
       rig: await startCaptureRig({ env, createExtractor: shared, startSidecar }),
+      capture: captureInBrowser,
       runs: [],
       outcomes: {},
     });
     if (baselineDir) {
       const other = (await import(`${baselineDir}/test/support/capture-rig.ts`)) as {
         startCaptureRig: typeof startCaptureRig;
+        captureInBrowser: typeof captureInBrowser;
       };
       trees.push({
         name: 'baseline',
         // The baseline's own rig may not know startSidecar (before it existed: in this process, whatever asked).
-        rig: await other.startCaptureRig({ env, createExtractor: shared, startSidecar } as never),
+        // Its own sidecar too (its decoders), in its own process where this tree's is.
+        rig: await other.startCaptureRig({
+          env,
+          createExtractor: shared,
+          startSidecar: startSidecar && (await import(`${baselineDir}/bench/capture-sidecar.ts`)).startChildSidecar,
+        } as never),
+        capture: other.captureInBrowser,
         runs: [],
         outcomes: {},
       });
@@ -167,7 +182,7 @@ export async function run(args: string[]) {
     const params = { kind: 'FV', framesPerSecond: fps, livenessFrames };
     // Each tree enrols the person by a capture first (models warm, the subject there), untimed.
     for (const tree of trees) {
-      const enrol = await captureInBrowser(tree.rig, await clip(tree.rig, 'enrol', ENROL_PHOTO, { seconds: 3 }), {
+      const enrol = await tree.capture(tree.rig, await clip(tree.rig, 'enrol', ENROL_PHOTO, { seconds: 3 }), {
         ...params,
         purpose: 'ENROLL',
         subjectId: 'stages-franck',
@@ -180,7 +195,7 @@ export async function run(args: string[]) {
       // A and B alternate, the order swapped every round, so neither always runs first after a pause.
       const order = i % 2 === 0 ? trees : [...trees].reverse();
       for (const tree of order) {
-        const c = await captureInBrowser(
+        const c = await tree.capture(
           tree.rig,
           clips[i % clips.length]!,
           { ...params, purpose: 'VERIFY', subjectId: 'stages-franck' },

@@ -1,6 +1,8 @@
 // npm run bench -- capture --stages 10 [--baseline DIR]: one capture's stages (capture-stages.ts).
 // npm run bench -- capture --frame-stages [--rounds N] [--backend wasm|native]: one frame's analysis CPU by stage
 // (capture-frame-stages.ts).
+// npm run bench -- capture --send 6 [--baseline DIR]: the browser's and the decoder's CPU while a capture streams
+// (capture-send.ts).
 // npm run bench -- capture [--sessions 1,2,4,8] [--sidecar child|inprocess] [--fps 5] [--timeout 60] [--liveness-frames 10] [--select-frames 1]
 //                          [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
 // Biometric capture over the live stream, the whole way a user takes it (the setup of
@@ -307,6 +309,8 @@ export async function run(args: string[]) {
   if (args.includes('--stages')) return (await import('./capture-stages.js')).run(args);
   // --frame-stages: where one frame's analysis CPU goes, stage by stage (capture-frame-stages.ts).
   if (args.includes('--frame-stages')) return (await import('./capture-frame-stages.js')).run(args);
+  // --send N: what the media costs while a capture streams, the browser's part included (capture-send.ts).
+  if (args.includes('--send')) return (await import('./capture-send.js')).run(args);
   const levels = option(args, 'sessions', '1,2,4,8').split(',').map(Number);
   const fps = Number(option(args, 'fps', '5'));
   const timeoutSeconds = Number(option(args, 'timeout', '60'));

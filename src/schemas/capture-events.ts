@@ -13,6 +13,10 @@ export const CaptureEvent = z
         'STARTED, MEDIA (first decoded frame); guidance NO_FACE, MULTIPLE_FACES, MOVE_CLOSER, LOOK_STRAIGHT, LOW_QUALITY, HOLD_STILL, FACE_FOUND; INSTRUCTION, CHALLENGE_PASSED, CHALLENGE_FAILED (active liveness); SPEECH, KEEP_SPEAKING (voice); PROCESSING; then DONE, TIMEOUT or FAILED',
       example: 'LOW_QUALITY',
     }),
+    framesPerSecond: z.number().int().optional().openapi({
+      description:
+        "STARTED: the rate the session's video frames are analysed at (its framesPerSecond, or the default): the camera need not send more (the SDK asks its browser for that rate, RTCRtpSender's maxFramerate)",
+    }),
     reason: z.string().optional().openapi({
       description:
         "Guidance and a refusal's DONE: why the frame (or the capture) was refused, a stable code: NO_FACE, TWO_FACES, TOO_FAR, TURNED_AWAY, TOO_DARK, EYES_CLOSED, LOW_QUALITY, NO_LIVE_PERSON (DONE: also ACTIVE_LIVENESS_FAILED). CHALLENGE_FAILED: TIMEOUT, WRONG_MOVE, FACE_LOST, FACE_CHANGED. TIMEOUT and FAILED: words",

@@ -123,6 +123,8 @@ export async function captureWithGateway(
       jsep: { type: offer.type, sdp: offer.sdp },
       params: options.params,
     });
+    // Before any media flows: frames the service would not analyse are neither encoded nor sent.
+    await sendAtMost(pc, analysedPerSecond(connected, options.params));
     await pc.setRemoteDescription(connected.jsep);
     await gathered;
     if (candidates.length) await call('POST', `${prefix}/gateway/trickle`, { sessionId, handleId, candidates });
@@ -157,5 +159,33 @@ export async function captureWithGateway(
     }
   } finally {
     pc.close();
+  }
+}
+
+/**
+ * The rate the service analyses the capture's frames at: its connect answer says it (the STARTED event's
+ * `framesPerSecond`); from a service that does not, the params' own, else nothing known.
+ */
+function analysedPerSecond(connected: { capture?: { events?: CaptureEvent[] } }, params: Record<string, unknown>) {
+  const said = connected.capture?.events?.find((e) => e.type === 'STARTED')?.framesPerSecond;
+  const rate = typeof said === 'number' ? said : params.framesPerSecond;
+  return typeof rate === 'number' && rate > 0 ? rate : undefined;
+}
+
+/**
+ * Ask the browser to encode and send the video at most `framesPerSecond` (RTCRtpSender's maxFramerate): a camera
+ * gives 30 frames a second where the service samples 5 (the default), and every frame sent costs the client's
+ * encoder, the network and the service's decoder, which threw the rest away. The resolution stays: the service's
+ * gates measure the face at the camera's size (up to 640 px). Where the browser refuses, the service still takes
+ * only its rate from what comes.
+ */
+async function sendAtMost(pc: RTCPeerConnection, framesPerSecond: number | undefined): Promise<void> {
+  if (!framesPerSecond) return;
+  for (const sender of pc.getSenders()) {
+    if (sender.track?.kind !== 'video') continue;
+    const parameters = sender.getParameters();
+    if (!parameters.encodings?.length) continue;
+    for (const encoding of parameters.encodings) encoding.maxFramerate = framesPerSecond;
+    await sender.setParameters(parameters).catch(() => {});
   }
 }

@@ -117,6 +117,8 @@ describe('biometric capture over the live stream', () => {
     expect(capture.events.map((e) => e.type)).toEqual(
       expect.arrayContaining(['STARTED', 'MEDIA', 'FACE_FOUND', 'PROCESSING', 'DONE']),
     );
+    // The rate its frames are analysed at, the service's default: the SDK asks the browser to send no more.
+    expect(capture.events[0]).toMatchObject({ type: 'STARTED', framesPerSecond: 5 });
     expect(await operation(capture.result!.operationUuid!)).toMatchObject({
       type: 'ENROLL',
       status: 'SUCCESS',
@@ -219,6 +221,31 @@ describe('biometric capture over the live stream', () => {
     const row = await operation(capture.result!.operationUuid!);
     expect(row).toMatchObject({ type: 'CHECK', status: 'FAILED' });
     expect(row.details).toMatchObject({ reason: 'TIMEOUT' });
+  }, 60_000);
+
+  it('the camera sends only what is analysed: the connect says the rate, the browser is asked for no more, and no frame is handed over twice', async () => {
+    // The fake camera gives 10 frames a second; the session analyses 3, 8 of them at least (about 3 s to count).
+    const capture = await captureInBrowser(
+      rig,
+      await clip('franck-rate', 'labelled/franck/franck_02221.jpg'),
+      { kind: 'FV', purpose: 'CHECK', framesPerSecond: 3, livenessFrames: 8, timeoutSeconds: 40 },
+      userAuth,
+      undefined,
+      { timing: true },
+    );
+    const video = capture.timing!.video;
+    console.info('[gateway-capture] rate', JSON.stringify({ video, metrics: capture.metrics }));
+    expect(capture.result).toMatchObject({ status: 'SUCCESS' });
+    expect(capture.events[0]).toMatchObject({ type: 'STARTED', framesPerSecond: 3 });
+    expect(video.maxFramerate).toBe(3);
+    // Of the camera's frames since the first packet, about 3 in 10 encoded (every one before the SDK asked).
+    const { cameraFrames, framesEncoded } = video.sinceFirstPacket;
+    expect(cameraFrames).toBeGreaterThan(0);
+    expect(framesEncoded).toBeLessThanOrEqual(cameraFrames / 2);
+    // The capture took no more frames than the browser encoded: none repeated by the decoder (ffmpeg's fps filter
+    // repeated frames of a sender near its rate; the decoder's own test counts them).
+    expect(capture.metrics.framesDecoded).toBeGreaterThan(0);
+    expect(capture.metrics.framesDecoded).toBeLessThanOrEqual(video.framesEncoded);
   }, 60_000);
 
   it('a multimodal session enrols face and voice: the fake microphone plays a test recording, decoded from Opus', async () => {

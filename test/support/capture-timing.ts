@@ -20,12 +20,26 @@ export interface PageTiming {
   >;
   /** When each keyframe the camera's encoder made was first seen in its statistics. */
   keyframes: number[];
+  /**
+   * The video sender as last seen before the PeerConnection closed: the rate it was asked to send at most
+   * (its encoding's maxFramerate, null: none asked), the frames it encoded, and from the poll that first saw
+   * its packets on, the frames the camera's track delivered (MediaStreamTrack.stats) and those it encoded.
+   */
+  video: {
+    maxFramerate: number | null;
+    framesEncoded: number;
+    sinceFirstPacket: { cameraFrames: number; framesEncoded: number };
+  };
 }
 
 /** Runs in the page (serialised by Playwright: self-contained, no imports). */
 export function installPageTiming(): void {
   const w = window as unknown as { __captureTiming: PageTiming; RTCPeerConnection: typeof RTCPeerConnection };
-  const timing: PageTiming = { marks: {}, keyframes: [] };
+  const timing: PageTiming = {
+    marks: {},
+    keyframes: [],
+    video: { maxFramerate: null, framesEncoded: 0, sinceFirstPacket: { cameraFrames: 0, framesEncoded: 0 } },
+  };
   w.__captureTiming = timing;
   const mark = (name: keyof PageTiming['marks']) => {
     timing.marks[name] ??= Date.now();
@@ -48,12 +62,25 @@ export function installPageTiming(): void {
     });
     pc.addEventListener('connectionstatechange', () => pc.connectionState === 'connected' && mark('dtlsConnected'));
     let keyframes = 0;
+    let sent: { delivered: number; encoded: number } | undefined;
     const poll = setInterval(async () => {
       if (pc.connectionState === 'closed') return clearInterval(poll);
       const stats = await pc.getStats().catch(() => null);
+      const video = pc.getSenders().find((sender) => sender.track?.kind === 'video');
+      if (video) timing.video.maxFramerate = video.getParameters().encodings?.[0]?.maxFramerate ?? null;
+      const delivered = Number((video?.track as { stats?: { deliveredFrames?: number } })?.stats?.deliveredFrames);
       stats?.forEach((s: Record<string, number | string>) => {
         if (s.type !== 'outbound-rtp' || s.kind !== 'video') return;
-        if (Number(s.packetsSent) > 0) mark('firstRtpSent');
+        if (Number(s.packetsSent) > 0) {
+          mark('firstRtpSent');
+          const encoded = Number(s.framesEncoded ?? 0);
+          sent ??= { delivered, encoded };
+          timing.video.framesEncoded = encoded;
+          timing.video.sinceFirstPacket = {
+            cameraFrames: delivered - sent.delivered,
+            framesEncoded: encoded - sent.encoded,
+          };
+        }
         if (Number(s.pliCount) + Number(s.firCount) > 0) mark('firstKeyframeRequest');
         const k = Number(s.keyFramesEncoded ?? 0);
         if (k > keyframes) {

@@ -9,7 +9,7 @@ import { CaptureSession } from './capture-session.js';
 import { type CaptureCaller, type CaptureMedia, type CaptureParams } from './capture-types.js';
 import { CaptureStore, LOST_MARGIN_MS, type CaptureSnapshot, type CaptureView } from './capture-store.js';
 import { CaptureWriter } from './capture-writer.js';
-import { captureEvent, liveView, writtenAtOnce } from './capture-views.js';
+import { captureEvent, liveView, runningView, writtenAtOnce } from './capture-views.js';
 import { closeDecoders, forwardToDecoders, openDecoders, publisherMedia } from './publisher-media.js';
 import { audioMidOf, createRoom, destroyRoom, joinAndPublish, newRoomNumber, videoMidOf } from './videoroom.js';
 
@@ -93,8 +93,10 @@ export class CaptureRegistry {
     });
     forwarded.catch(() => {}); // read by the capture's frames, which fail with it
     const media = publisherMedia(this.gateway, { sessionId, handleId, room, adminKey, opened: opening, forwarded });
-    await this.start({ sessionId, handleId, params, starter, media, captureId });
-    return answer;
+    const session = await this.start({ sessionId, handleId, params, starter, media, captureId });
+    // With its first events: STARTED says the rate the frames are analysed at, which the client's camera need
+    // not exceed (the SDK asks its browser to send no more: docs/gateway-capture.md, "Frame rate").
+    return { ...answer, capture: runningView(session) };
   }
 
   /**
@@ -174,8 +176,7 @@ export class CaptureRegistry {
     const running = this.entries.get(keyOf(sessionId, handleId));
     if (this.store.soleNode && running && !running.session.isOver && !running.writer.refused) {
       if (actsOn !== null && running.owner !== actsOn) return undefined;
-      const { state, events } = running.session;
-      return { view: { state, purpose: running.session.params.purpose, events: [...events] }, over: false, here: true };
+      return { view: runningView(running.session), over: false, here: true };
     }
     const stored = await this.store.read(sessionId, handleId);
     if (!stored) return undefined;

@@ -85,7 +85,8 @@ export class CaptureSession {
 
   /** Start capturing in the background; `finished` resolves when the session has its outcome. */
   start(): void {
-    this.log.emit({ type: 'STARTED', purpose: this.params.purpose, timeoutSeconds: this.params.timeoutSeconds });
+    const { purpose, timeoutSeconds, framesPerSecond } = this.params;
+    this.log.emit({ type: 'STARTED', purpose, timeoutSeconds, framesPerSecond });
     this.done = this.run()
       .catch((raw: unknown) => {
         // The extractor or the media gateway unavailable (a full queue, no models, no decoder) is said as the

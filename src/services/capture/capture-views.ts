@@ -14,6 +14,11 @@ export const writtenAtOnce = (type: string) =>
   type === 'MEDIA' ||
   type === 'PROCESSING';
 
+/** A capture running on this node as its client reads it, from the node's memory (its row may lag behind). */
+export function runningView(session: CaptureSession): CaptureView {
+  return { state: session.state, purpose: session.params.purpose, events: [...session.events] };
+}
+
 /**
  * A capture this node runs and whose row is not over, as this node holds it: the row's fields, the events and
  * state as they are now. An outcome whose write is still on its way is left out (the row's state stands), so a

@@ -1,12 +1,14 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import jpeg from 'jpeg-js';
-import { PCM_CHUNK_MS, PCM_RATE, RtpVideoDecoder } from './rtp-decoder.js';
+import { PCM_CHUNK_MS, PCM_RATE, RtpVideoDecoder, rateCap } from './rtp-decoder.js';
 import { detectVoice } from '../../biometrics/voice/vad.js';
 import { JpegSplitter } from './jpeg-splitter.js';
 
 /** Send `seconds` of a VP8 test pattern as RTP to the port, as Janus's forwarder would (real ffmpeg both ends). */
-function sendVp8(port: number, seconds: number, size = '320x240') {
+function sendVp8(port: number, seconds: number, size = '320x240', rate = 15) {
   return spawn(
     'ffmpeg',
     [
@@ -17,7 +19,7 @@ function sendVp8(port: number, seconds: number, size = '320x240') {
       '-f',
       'lavfi',
       '-i',
-      `testsrc=size=${size}:rate=15`,
+      `testsrc=size=${size}:rate=${rate}`,
       '-t',
       String(seconds),
       '-c:v',
@@ -91,6 +93,48 @@ describe('RTP video decoder', () => {
     expect(firstKeyframeAt).toBeGreaterThanOrEqual(firstPacketAt!);
     expect(framesDropped).toBe(0);
   }, 30_000);
+
+  it('hands over each frame of a camera slower than the asked rate once, none repeated to make up the rate', async () => {
+    // A browser asked for the session's rate may send fewer frames (its encoder short of CPU): ffmpeg's fps filter
+    // repeated frames to fill the rate (here 2 of every 5), which the capture would analyse twice.
+    const decoder = new RtpVideoDecoder(
+      { codec: 'VP8', payloadType: 96, framesPerSecond: 5, maxSeconds: 15 },
+      () => {},
+    );
+    await decoder.start();
+    const sender = sendVp8(decoder.port, 6, '320x240', 3);
+    const frames: string[] = [];
+    for (let frame = await decoder.next(); frame && frames.length < 8; frame = await decoder.next())
+      frames.push(createHash('sha1').update(frame).digest('hex'));
+    decoder.stop();
+    sender.kill();
+    expect(frames.length).toBe(8);
+    expect(new Set(frames).size).toBe(8);
+  }, 30_000);
+
+  it('caps the frames at the asked rate by their timestamps, and passes a slower or uneven camera whole', async () => {
+    const run = promisify(execFile);
+    // Frames handed over from `seconds` of a test pattern at `rate` fps (every frame distinct), through the
+    // decoder's own filter and output timing; its IVF input counts in the RTP clock's 90 kHz.
+    const handedOver = async (rate: number, framesPerSecond: number, setpts = 'PTS') => {
+      const { stdout } = await run('ffmpeg', [
+        ...['-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc=size=64x48:rate=${rate}`, '-t', '4'],
+        ...['-vf', `settb=1/90000,setpts=${setpts},${rateCap(framesPerSecond)}`],
+        ...['-vsync', 'passthrough', '-f', 'framemd5', '-'],
+      ]);
+      const hashes = stdout
+        .split('\n')
+        .filter((l) => /^0,/.test(l))
+        .map((l) => l.split(',').at(-1)!.trim());
+      return { frames: hashes.length, distinct: new Set(hashes).size };
+    };
+    // 15 or 30 fps for 4 s at 5: 20 frames and the bucket's one spare at the start.
+    expect(await handedOver(15, 5)).toEqual({ frames: 21, distinct: 21 });
+    expect(await handedOver(30, 5)).toEqual({ frames: 21, distinct: 21 });
+    // 5 fps whose frames come 30 ms early and late in turn (a 30 fps camera's spacing): all 20, once each.
+    expect(await handedOver(5, 5, "'PTS+if(mod(N,2),-0.03,0.03)/TB'")).toEqual({ frames: 20, distinct: 20 });
+    expect(await handedOver(3, 5)).toEqual({ frames: 12, distinct: 12 });
+  }, 60_000);
 
   it('hands a camera bigger than 640 px over scaled down to 640 on its longer side, the aspect kept', async () => {
     const decoder = new RtpVideoDecoder(

@@ -54,6 +54,23 @@ const SCALE_DOWN =
   `scale=w='if(gte(iw,ih),min(${MAX_FRAME_SIDE},iw),-2)':h='if(gte(iw,ih),-2,min(${MAX_FRAME_SIDE},ih))'` +
   ':flags=bilinear';
 
+/**
+ * The frames handed over: every decoded frame, but none sooner than the rate allows (`framesPerSecond`, a token
+ * bucket of two frames: the long-run rate is at most the asked one, and a frame a little early after a late one
+ * still passes). Why not ffmpeg's `fps` filter: it makes a constant rate out of any input, so a camera that sends
+ * at about the asked rate (the SDK asks the browser for just that, `maxFramerate`) had frames duplicated and
+ * others dropped by the jitter of their timestamps (a 5 fps clip with a 30 fps camera's spacing: 100 frames in,
+ * 100 out, 5 of them repeats of the one before; with an encoder short of CPU, 3.7 fps in, 5 out, a quarter
+ * repeats), and a repeated frame is analysed again and counted twice in passive liveness's average. A slower
+ * sender's frames all pass, once each. The output must then be `-vsync passthrough`: image2pipe's default is a
+ * constant rate, which would make the repeats itself (`-vsync`, not `-fps_mode`: ffmpeg 4.4 has only the first).
+ * The expression's variables: 0 the tokens, 1 the last frame's time, 2 a frame seen, 3 this one passes.
+ */
+export function rateCap(framesPerSecond: number): string {
+  const tokens = `if(ld(2),min(2,ld(0)+(t-ld(1))*${framesPerSecond}),2)`;
+  return `select='st(0,${tokens});st(1,t);st(2,1);st(3,gte(ld(0),1));st(0,ld(0)-ld(3));ld(3)'`;
+}
+
 /** Decoded audio: 16 kHz mono, as the voice pipeline analyses it, handed over 100 ms at a time. */
 export const PCM_RATE = 16_000;
 export const PCM_CHUNK_MS = 100;
@@ -112,7 +129,9 @@ export class RtpVideoDecoder {
       : [
           '-an',
           '-vf',
-          `fps=${this.spec.framesPerSecond},${SCALE_DOWN}`,
+          `${rateCap(this.spec.framesPerSecond)},${SCALE_DOWN}`,
+          '-vsync',
+          'passthrough',
           '-f',
           'image2pipe',
           '-c:v',
