@@ -13,10 +13,10 @@ import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createExtractor } from '../src/extraction/index.js';
-import type { Extractor } from '../src/extraction/extractor.js';
 import { loadConfig } from '../src/config/config.js';
 import { captureInBrowser, clip, startCaptureRig, type CaptureRig } from '../test/support/capture-rig.js';
 import { startChildSidecar } from './capture-sidecar.js';
+import { lentPool } from './shared-pool.js';
 
 const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 const TICKS_PER_SECOND = 100;
@@ -106,19 +106,7 @@ export async function run(args: string[]) {
   await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
   const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
   const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
-  const shared = async (): Promise<Extractor> => ({
-    get templateVersion() {
-      return pool.templateVersion;
-    },
-    get voiceTemplateVersion() {
-      return pool.voiceTemplateVersion;
-    },
-    analyseFace: (bytes, options) => pool.analyseFace(bytes, options),
-    analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
-    renderTokenImage: (bytes, options) => pool.renderTokenImage(bytes, options),
-    stats: () => pool.stats(),
-    close: async () => {},
-  });
+  const shared = lentPool(pool);
   const env = { BIMS_CAPTURE_LINGER_SECONDS: '2', BIMS_CHECK_ANSWERS: 'off' };
   const loadAtStart = loadavg().map((l) => round(l, 2));
   type Run = Record<string, number>;

@@ -23,7 +23,6 @@ import { loadavg, availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createExtractor } from '../src/extraction/index.js';
-import type { Extractor } from '../src/extraction/extractor.js';
 import { loadConfig } from '../src/config/config.js';
 import {
   captureInBrowser,
@@ -34,6 +33,7 @@ import {
 } from '../test/support/capture-rig.js';
 import { takeTraces, traceConnects } from './capture-connect-trace.js';
 import { startChildSidecar } from './capture-sidecar.js';
+import { lentPool } from './shared-pool.js';
 
 const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 const ENROL_PHOTO = 'labelled/franck/franck_02159.jpg';
@@ -129,19 +129,7 @@ export async function run(args: string[]) {
   const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
   const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
   // One pool for both services (the baseline's too): the same analysis cost on either side.
-  const shared = async (): Promise<Extractor> => ({
-    get templateVersion() {
-      return pool.templateVersion;
-    },
-    get voiceTemplateVersion() {
-      return pool.voiceTemplateVersion;
-    },
-    analyseFace: (bytes, options) => pool.analyseFace(bytes, options),
-    analyseVoice: (bytes, options) => pool.analyseVoice(bytes, options),
-    renderTokenImage: (bytes, options) => pool.renderTokenImage(bytes, options),
-    stats: () => pool.stats(),
-    close: async () => {},
-  });
+  const shared = lentPool(pool);
   const env = { BIMS_CAPTURE_LINGER_SECONDS: '2', BIMS_CHECK_ANSWERS: 'off' };
   const loadAtStart = loadavg().map((l) => Number(l.toFixed(2)));
   const trees: {
