@@ -3,8 +3,8 @@
 // (capture-frame-stages.ts).
 // npm run bench -- capture --send 6 [--baseline DIR]: the browser's and the decoder's CPU while a capture streams
 // (capture-send.ts).
-// npm run bench -- capture [--sessions 1,2,4,8] [--sidecar child|inprocess] [--fps 5] [--timeout 60] [--liveness-frames 10] [--select-frames 1]
-//                          [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
+// npm run bench -- capture [--sessions 1,2,4,8] [--sidecar child|inprocess] [--clients inprocess|child] [--fps 5] [--timeout 60]
+//                          [--liveness-frames 10] [--select-frames 1] [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
 // Biometric capture over the live stream, the whole way a user takes it (the setup of
 // test/browser/gateway-capture.test.ts, test/support/capture-rig.ts): each session is a Chromium whose fake camera
 // plays a clip made from a test photo, the page runs the SDK's captureWithGateway over the gateway operations,
@@ -19,6 +19,9 @@
 // --sidecar child (default): the sidecar in its own process, as npm start runs it (capture-sidecar.ts); the
 // decoders' own figures (frames sampled and dropped, frame ages) are then not seen. inprocess: in this process,
 // those figures too, but every decoder's ffmpeg is forked from the service's process (stalling it).
+// --clients inprocess (default, as the figures so far were measured): the browsers are launched and driven
+// (Playwright) from this process, the service's, whose CPU then holds theirs; child: from a process of their own
+// (capture-clients.ts), so that the service's CPU per analysed frame is the service's alone.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -37,6 +40,7 @@ import {
   type CaptureRig,
 } from '../test/support/capture-rig.js';
 import { startChildSidecar } from './capture-sidecar.js';
+import { startCaptureClients, type CaptureClients } from './capture-clients.js';
 import { cpuByThread, threadCpu } from './thread-cpu.js';
 import { startTestSidecar } from '../test/support/sidecar.js';
 
@@ -129,7 +133,9 @@ function watchedPool(
 }
 
 /** CPU ticks (user + system) of this process and every process under it, by group, and of the whole machine. */
-type Group = 'service' | 'serviceMainThread' | 'sidecar' | 'janus' | 'decoders' | 'browsers' | 'other';
+type Group = 'service' | 'serviceMainThread' | 'sidecar' | 'janus' | 'decoders' | 'browsers' | 'clients' | 'other';
+/** The process driving the browsers with `--clients child` (capture-clients.ts): its own group, not the sidecar's. */
+let clientsPid: number | undefined;
 /** Where the main thread's ticks are kept (no process has this id): a part of `service`, counted apart. */
 const MAIN_THREAD = -1;
 /**
@@ -169,15 +175,17 @@ function processTicks(): Map<number, { group: Group; ticks: number }> {
     const group: Group =
       pid === process.pid
         ? 'service'
-        : comm === 'node'
-          ? 'sidecar'
-          : comm.startsWith('janus')
-            ? 'janus'
-            : comm === 'ffmpeg'
-              ? 'decoders'
-              : /chrom/i.test(comm)
-                ? 'browsers'
-                : 'other';
+        : pid === clientsPid
+          ? 'clients'
+          : comm === 'node'
+            ? 'sidecar'
+            : comm.startsWith('janus')
+              ? 'janus'
+              : comm === 'ffmpeg'
+                ? 'decoders'
+                : /chrom/i.test(comm)
+                  ? 'browsers'
+                  : 'other';
     out.set(pid, { group, ticks });
   }
   known = mine;
@@ -225,6 +233,7 @@ function cpuMeter() {
       janus: 0,
       decoders: 0,
       browsers: 0,
+      clients: 0,
       other: 0,
     };
     for (const [pid, t] of last)
@@ -325,7 +334,14 @@ export async function run(args: string[]) {
 
   const sidecarMode = option(args, 'sidecar', 'child');
   if (sidecarMode !== 'child' && sidecarMode !== 'inprocess') throw new Error('--sidecar child|inprocess');
+  const clientsMode = option(args, 'clients', 'inprocess');
+  if (clientsMode !== 'child' && clientsMode !== 'inprocess') throw new Error('--clients inprocess|child');
   await ensureTools();
+  // Forked first, while this process is small (a fork copies its page tables).
+  const clients: CaptureClients | null = clientsMode === 'child' ? await startCaptureClients() : null;
+  clientsPid = clients?.pid;
+  const capture = (r: CaptureRig, clipPath: string, params: Record<string, unknown>) =>
+    clients ? clients.capture(r, clipPath, params) : captureInBrowser(r, clipPath, params);
   watchDecoders();
   const seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions } = { analysed: [], frames: [] };
   const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
@@ -366,7 +382,7 @@ export async function run(args: string[]) {
       new Uint8Array(readFileSync(fileURLToPath(new URL(`../test/fixtures/photos/${ENROL_PHOTO}`, import.meta.url)))),
       { checks: true },
     );
-    const enrolCapture = await captureInBrowser(r, await clipOf('enrol', ENROL_PHOTO), {
+    const enrolCapture = await capture(r, await clipOf('enrol', ENROL_PHOTO), {
       kind: 'FV',
       purpose: 'ENROLL',
       subjectId: 'bench-franck',
@@ -391,7 +407,7 @@ export async function run(args: string[]) {
         clips
           .slice(0, n)
           .map((c) =>
-            captureInBrowser(r, c, { kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', ...params }).catch(
+            capture(r, c, { kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', ...params }).catch(
               (error: Error) => error,
             ),
           ),
@@ -476,6 +492,20 @@ export async function run(args: string[]) {
             ok.reduce((s, f) => s + f.framesAnalysed, 0),
           ),
         ),
+        // With --clients child: the bench's own driver of the browsers (launches, Playwright), which the
+        // service's figures above no longer hold.
+        clientsCpuMsPerAnalysedFrame:
+          clientsMode === 'child'
+            ? round(
+                (((cpu.coresUsed.clients ?? 0) * (cpu.seconds ?? 0)) /
+                  Math.max(
+                    1,
+                    ok.reduce((s, f) => s + f.framesAnalysed, 0),
+                  )) *
+                  1000,
+                0,
+              )
+            : null,
         mediaCoresPerSession: round(
           ((cpu.coresUsed.janus ?? 0) + (cpu.coresUsed.decoders ?? 0) + (cpu.coresUsed.sidecar ?? 0)) / n,
           3,
@@ -502,6 +532,7 @@ export async function run(args: string[]) {
         workers,
         backend,
         sidecar: sidecarMode,
+        clients: clientsMode,
         mediaPath: r.net.describe,
         loadAverageAtStart: loadAtStart,
         loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
@@ -523,11 +554,11 @@ export async function run(args: string[]) {
           'frames the decoders wrote that no session took (dropped by the decoder queue, or in flight when the session ended)',
         frameAgeAtAnalysisMs:
           'from ffmpeg writing a frame to its analysis starting (the sidecar -> API stream and the wait behind other frames); frames are matched by content, oldest first, so where frames repeat (distinctFrameShare below 1) a dropped frame may be matched to an older copy and the age is a lower bound',
-        cpu: 'cores used during the level: service = this process (API, the sidecar when inprocess, extraction pool threads), sidecar = its own process (child), janus, decoders (ffmpeg), browsers (Chromium: the clients), machine = everything on the host',
+        cpu: 'cores used during the level: service = this process (API, the sidecar when inprocess, extraction pool threads), sidecar = its own process (child), janus, decoders (ffmpeg), browsers (Chromium: the clients), clients = the process driving them with --clients child (Playwright), machine = everything on the host',
         serviceCpuMsPerAnalysedFrame:
           "the service's CPU during the level over the frames its sessions analysed (the operations, API and sidecar included): the cost, which the machine's load hardly changes",
         serviceMainThreadCpuMsPerAnalysedFrame:
-          "the part of serviceCpuMsPerAnalysedFrame spent on the service's main thread (API, PGlite, HTTP to Janus and the sidecar, and this bench's own Playwright client and sampling), i.e. beside the extraction pool's threads",
+          "the part of serviceCpuMsPerAnalysedFrame spent on the service's main thread (API, PGlite, HTTP to Janus and the sidecar, this bench's sampling, and with --clients inprocess its Playwright client and the browsers' launches), i.e. beside the extraction pool's threads",
         projection:
           'from CPU accounting, not measured: sessions two idle cores would hold at sustainFraction x framesPerSecond with the browsers on other machines',
       },
@@ -559,5 +590,6 @@ export async function run(args: string[]) {
   } finally {
     await rig?.close();
     await pool.close();
+    clients?.close();
   }
 }
