@@ -21,8 +21,8 @@ const chosen = process.argv.slice(2);
 
 // The tools some suites run (Node 22 and wrangler for Workers, deno, onnxruntime-node, Spectral), kept out of the root
 // install in tools/ (scripts/tool.mjs), installed in the background from the start. Their `npm ci` writes hundreds of
-// MB and waits on the disk (25-35 s, longer than everything else before the suites), so the suites do not wait for
-// it: the few that run a tool ask for it with ensureTool, which waits for this install of it (a lock per tool) or,
+// MB and waits on the disk (25-55 s, about 37 CPU-s, longer than everything else before the suites) the first time
+// on a machine; later clones link to that install (the machine's tool store), so the suites do not wait for it: the few that run a tool ask for it with ensureTool, which waits for this install of it (a lock per tool) or,
 // if this one has not reached that tool yet, installs it itself. A failed install fails the run at the end.
 step('tools/: Node 22, wrangler, deno, onnxruntime-node, Spectral (in the background)');
 const tools = inBackground([

@@ -353,6 +353,11 @@ export const configSchema = z.object({
    * `node scripts/fetch-models.mjs` and `node scripts/fetch-voice-model.mjs` have run.
    */
   BIMS_SKIP_MODELS: z.string().optional(),
+  /**
+   * Where scripts/tool.mjs keeps the tools/ installs (wrangler, deno, onnxruntime-node, Spectral, Node 22) once per
+   * machine, shared by every clone; unset, `$XDG_CACHE_HOME/bims/tools` or `~/.cache/bims/tools`.
+   */
+  BIMS_TOOLS_STORE: z.string().optional(),
   /** Password of the account `npm run bench -- load` signs in with against a running service (or its --password option). */
   BIMS_BENCH_PASSWORD: z.string().optional(),
 });
