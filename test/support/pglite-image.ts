@@ -1,18 +1,27 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { connectDatabase, migrate } from '../../src/db/connect.js';
 
 /**
  * A PGlite data directory with every migration applied, as a tarball that a test's PGlite starts from
  * (`loadDataDir`) instead of running initdb and the migrations again: about 5 s of CPU per boot, and the suite
- * boots a few hundred. Made once per version of the migrations and kept in .cache/ (named by a hash of the
- * migration sources, so a changed migration makes a new one); processes that race to make it each write
- * their own file and rename it into place, so none reads half a file.
+ * boots a few hundred. Made once per version of the migrations and of PGlite, and kept in the machine's cache
+ * (`~/.cache/bims/test-pglite`, shared by its clones like the PostgreSQL template database of databases.ts: a
+ * clean clone's first suites would otherwise each run initdb and the migrations while they race to make it),
+ * named by a hash of the migration sources and PGlite's version, so a changed migration or an upgraded PGlite
+ * makes a new one; processes that race to make it each write their own file and rename it into place, so none
+ * reads half a file.
  */
 const MIGRATIONS = join(import.meta.dirname, '../../src/db/migrations');
-const CACHE = join(import.meta.dirname, '../../.cache/test-pglite');
+const CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bims', 'test-pglite');
+const PGLITE_VERSION: string = JSON.parse(
+  readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+).version;
+/** The image of these migrations on this PGlite. */
+const imageFile = () => join(CACHE, `migrated-${migrationsHash()}-pglite-${PGLITE_VERSION}.tar`);
 
 /** Names what the migrations make: a changed migration gives a new name (also the PostgreSQL template's, databases.ts). */
 export function migrationsHash(): string {
@@ -41,7 +50,7 @@ let image: Promise<Blob> | undefined;
 
 export function migratedPgliteImage(): Promise<Blob> {
   image ??= (async () => {
-    const file = join(CACHE, `migrated-${migrationsHash()}.tar`);
+    const file = imageFile();
     if (existsSync(file)) return new ImageBlob(new Uint8Array(readFileSync(file)));
     const database = await connectDatabase({ dataDir: 'memory://' });
     try {
@@ -66,5 +75,5 @@ export function migratedPgliteImage(): Promise<Blob> {
  */
 export async function unpackMigratedPglite(dataDir: string): Promise<void> {
   await migratedPgliteImage();
-  execFileSync('tar', ['-xf', join(CACHE, `migrated-${migrationsHash()}.tar`), '-C', dataDir], { stdio: 'ignore' });
+  execFileSync('tar', ['-xf', imageFile(), '-C', dataDir], { stdio: 'ignore' });
 }
