@@ -7,18 +7,12 @@
 // also counts the camera's frames and those the sender encoded. With --baseline DIR (another checkout) its service, sidecar
 // and SDK run beside this tree's and the captures alternate, so both see the same load; CPU used on a loaded
 // machine is what the processes got, so the frames decoded a second say whether each side kept up.
-import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { createExtractor } from '../src/extraction/index.js';
-import { loadConfig } from '../src/config/config.js';
 import { captureInBrowser, clip, startCaptureRig, type CaptureRig } from '../test/support/capture-rig.js';
 import { startChildSidecar } from './capture-sidecar.js';
-import { lentPool } from './shared-pool.js';
+import { startBenchPool } from './shared-pool.js';
 
-const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 const TICKS_PER_SECOND = 100;
 
 function option(args: string[], name: string, fallback: string): string {
@@ -101,12 +95,8 @@ export async function run(args: string[]) {
   const counts = args.includes('--counts');
   const fps = Number(option(args, 'fps', '5'));
   const workers = Number(option(args, 'workers', String(availableParallelism())));
-  for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
-    await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
-  await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
-  const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
-  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
-  const shared = lentPool(pool);
+  // One pool for both services (the baseline's too): the same analysis cost on either side.
+  const { pool, shared, backend } = await startBenchPool(workers);
   const env = { BIMS_CAPTURE_LINGER_SECONDS: '2', BIMS_CHECK_ANSWERS: 'off' };
   const loadAtStart = loadavg().map((l) => round(l, 2));
   type Run = Record<string, number>;

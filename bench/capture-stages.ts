@@ -18,12 +18,7 @@
 // With --baseline DIR (another checkout, e.g. `git worktree add /tmp/before main`), its service runs beside this
 // one in the same process, with its own sidecar (decoders) and its own SDK in the page, and the captures
 // alternate between the two, so both see the same load.
-import { execFile } from 'node:child_process';
 import { loadavg, availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { createExtractor } from '../src/extraction/index.js';
-import { loadConfig } from '../src/config/config.js';
 import {
   captureInBrowser,
   clip,
@@ -33,9 +28,8 @@ import {
 } from '../test/support/capture-rig.js';
 import { takeTraces, traceConnects } from './capture-connect-trace.js';
 import { startChildSidecar } from './capture-sidecar.js';
-import { lentPool } from './shared-pool.js';
+import { startBenchPool } from './shared-pool.js';
 
-const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 const ENROL_PHOTO = 'labelled/franck/franck_02159.jpg';
 // Photos a cooperative capture accepts (bench/capture.ts says how they were chosen): 03909 and 04000, which
 // passive liveness scores 53 and 40 as photos, ended every capture LIVENESS_CHECK_FAILED by the patience window
@@ -123,13 +117,8 @@ export async function run(args: string[]) {
   if (sidecarMode !== 'child' && sidecarMode !== 'inprocess') throw new Error('--sidecar child|inprocess');
   const startSidecar = sidecarMode === 'child' ? startChildSidecar : undefined;
   if (trace) traceConnects();
-  for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
-    await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
-  await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
-  const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
-  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
   // One pool for both services (the baseline's too): the same analysis cost on either side.
-  const shared = lentPool(pool);
+  const { pool, shared, backend } = await startBenchPool(workers);
   const env = { BIMS_CAPTURE_LINGER_SECONDS: '2', BIMS_CHECK_ANSWERS: 'off' };
   const loadAtStart = loadavg().map((l) => Number(l.toFixed(2)));
   const trees: {

@@ -1,6 +1,29 @@
 // One extraction pool lent to the services a capture bench starts (this tree's and the baseline's): the same
 // analysis cost on either side, and closing a service leaves the pool to the bench, which closes it at the end.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { loadConfig } from '../src/config/config.js';
 import type { Extractor } from '../src/extraction/extractor.js';
+import { createExtractor } from '../src/extraction/index.js';
+
+const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
+
+/**
+ * What a capture bench needs before its first capture (ffmpeg, Janus, Chromium and the media test's link, each
+ * installed or started by the project's scripts), then the pool of `workers` on the configured backend with a
+ * `createExtractor` that lends it.
+ */
+export async function startBenchPool(
+  workers: number,
+): Promise<{ pool: Extractor; shared: () => Promise<Extractor>; backend: 'wasm' | 'native' }> {
+  for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
+    await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
+  await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
+  const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
+  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
+  return { pool, shared: lentPool(pool), backend };
+}
 
 /** A `createExtractor` for a service that delegates every call to `pool` and does not close it. */
 export function lentPool(pool: Extractor): () => Promise<Extractor> {
