@@ -5,11 +5,11 @@
 // from it: a file is taken only when its SHA-256 is the pinned one, checked on the way in and out.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
+import { machineCache } from './machine-cache.mjs';
 
 /** The machine's cache: $XDG_CACHE_HOME/bims/downloads, else ~/.cache/bims/downloads. */
-export const MACHINE_DOWNLOADS = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bims', 'downloads');
+export const MACHINE_DOWNLOADS = machineCache('downloads');
 
 const sha256Of = (path) => (existsSync(path) ? createHash('sha256').update(readFileSync(path)).digest('hex') : null);
 

@@ -5,10 +5,10 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { MACHINE_DOWNLOADS } from './download-cache.mjs';
+import { join, relative } from 'node:path';
+import { machineCache } from './machine-cache.mjs';
 
-const LAYOUTS = join(dirname(MACHINE_DOWNLOADS), 'layouts');
+const LAYOUTS = machineCache('layouts');
 
 function* filesUnder(dir) {
   // Dot files are the scripts' own stamps, written after the layout.

@@ -31,16 +31,15 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machineCache } from './machine-cache.mjs';
 
 const toolsDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'tools');
 const STAMP = '.bims-installed';
 
 /** The machine's store of tool installs (see the header). */
-export const toolStore = () =>
-  process.env.BIMS_TOOLS_STORE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bims', 'tools');
+export const toolStore = () => process.env.BIMS_TOOLS_STORE || machineCache('tools');
 
 /** Install tools/<name> unless its node_modules already matches its package.json and lock; returns its folder. */
 export function ensureTool(name, tools = toolsDir) {

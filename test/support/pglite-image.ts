@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { connectDatabase, migrate } from '../../src/db/connect.js';
+import { machineCache } from '../../scripts/machine-cache.mjs';
 
 /**
  * A PGlite data directory with every migration applied, as a tarball that a test's PGlite starts from
@@ -16,7 +16,7 @@ import { connectDatabase, migrate } from '../../src/db/connect.js';
  * reads half a file.
  */
 const MIGRATIONS = join(import.meta.dirname, '../../src/db/migrations');
-const CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bims', 'test-pglite');
+const CACHE = machineCache('test-pglite');
 const PGLITE_VERSION: string = JSON.parse(
   readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8'),
 ).version;

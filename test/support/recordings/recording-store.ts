@@ -7,15 +7,11 @@
 // follow the pipeline, so they are made again wherever they are missing, never committed.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { machineCache } from '../../../scripts/machine-cache.mjs';
 
 /** The cache folder of recordings (one folder per pipeline fingerprint inside). */
-export const RECORDINGS_DIR = join(
-  process.env.XDG_CACHE_HOME || join(homedir(), '.cache'),
-  'bims',
-  'recorded-analyses',
-);
+export const RECORDINGS_DIR = machineCache('recorded-analyses');
 
 /** The kinds of call a recording answers (the Extractor's three analyses). */
 export type RecordedKind = 'face' | 'voice' | 'token';
