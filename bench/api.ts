@@ -130,7 +130,7 @@ async function bootService(backend: Backend, workers: number, root?: string) {
       createExtractor({
         mode: 'worker-threads',
         size: workers,
-        backend: config.BIMS_EXTRACTION_BACKEND,
+        backend,
         ...poolLimitsOf(config),
       }),
   });

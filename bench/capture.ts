@@ -31,6 +31,7 @@ import { promisify } from 'node:util';
 import { createExtractor } from '../src/extraction/index.js';
 import { type Extractor, type ExtractOptions } from '../src/extraction/extractor.js';
 import { loadConfig } from '../src/config/config.js';
+import { chooseFaceBackend } from '../src/extraction/node-face-backend.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
 import {
   captureInBrowser,
@@ -344,7 +345,8 @@ export async function run(args: string[]) {
     clients ? clients.capture(r, clipPath, params) : captureInBrowser(r, clipPath, params);
   watchDecoders();
   const seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions } = { analysed: [], frames: [] };
-  const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
+  // As the service would run it (`auto`: native where installed, else wasm).
+  const backend = chooseFaceBackend(loadConfig(process.env).BIMS_EXTRACTION_BACKEND).backend;
   const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
   const loadAtStart = loadavg().map((l) => round(l, 2));
   // Every session is the same account's: its shares must hold the largest level (each cap at most half its total).

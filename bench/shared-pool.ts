@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { loadConfig } from '../src/config/config.js';
+import { chooseFaceBackend } from '../src/extraction/node-face-backend.js';
 import type { Extractor } from '../src/extraction/extractor.js';
 import { createExtractor } from '../src/extraction/index.js';
 
@@ -20,7 +21,8 @@ export async function startBenchPool(
   for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
     await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
   await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
-  const backend = loadConfig(process.env).BIMS_EXTRACTION_BACKEND;
+  // As the service would run it (`auto`: native where installed, else wasm).
+  const backend = chooseFaceBackend(loadConfig(process.env).BIMS_EXTRACTION_BACKEND).backend;
   const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
   return { pool, shared: lentPool(pool), backend };
 }

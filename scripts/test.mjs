@@ -5,6 +5,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { startTestExtractionService } from './test-extraction-service.mjs';
+import { ensureTool } from './tool.mjs';
 
 const started = performance.now();
 const step = (what) => console.log(`\n[test] ${((performance.now() - started) / 1000).toFixed(1)} s: ${what}`);
@@ -98,6 +99,11 @@ if (buildStatus !== null && buildStatus !== 0) process.exit(buildStatus);
 // warming a pool of its own (~2 CPU-s a start). Stopped at the end; by itself if this process dies first.
 let extraction = null;
 if (buildStatus === 0) process.env.BIMS_TEST_BUILD = 'dist';
+// The processes the suites start run the face models on the backend `npm start` would take (BIMS_EXTRACTION_BACKEND=auto:
+// native where onnxruntime-node is installed, as `npm install` does in tools/bench): it is there before any of them
+// starts, so that none of them runs wasm only because the background install above had not reached it yet.
+step('tools/bench: onnxruntime-node, the native extraction backend');
+ensureTool('bench');
 if (buildStatus === 0 && needsSharedExtraction) {
   step('the extraction service the suites share (dist/src/runtime/node-extraction.js, 2 workers)');
   extraction = await startTestExtractionService(process.cwd());

@@ -90,12 +90,14 @@ export const configSchema = z.object({
   /** Face extraction worker threads (Node); 0 means one per core. */
   BIMS_EXTRACTION_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
   /**
-   * What runs the face models in Node's extraction workers. `wasm`: onnxruntime-web, the portable path the
-   * browser SDK, Deno and Cloudflare Workers share. `native`: onnxruntime-node, the same models and processing
-   * compiled for this CPU (several times faster per face; templates interchangeable with wasm ones), installed
-   * apart with `npm run native-backend`; start-up fails with that command when it is missing (docs/extraction.md).
+   * What runs the face models in Node's extraction workers. `native`: onnxruntime-node, the same models and
+   * processing compiled for this CPU (about half the CPU per face; templates interchangeable with wasm ones),
+   * which `npm install` puts in tools/bench (or `npm run native-backend`); start-up fails naming that command when
+   * it is missing. `wasm`: onnxruntime-web, the portable path the browser SDK, Deno and Cloudflare Workers share.
+   * `auto` (default): native where onnxruntime-node is installed and loads on this host, else wasm, and the
+   * start-up summary says which and why (docs/extraction.md). Deno and Workers always run wasm.
    */
-  BIMS_EXTRACTION_BACKEND: z.enum(['wasm', 'native']).default('wasm'),
+  BIMS_EXTRACTION_BACKEND: z.enum(['auto', 'wasm', 'native']).default('auto'),
   /**
    * Threads that share a 1:N search on Node (docs/matcher.md): the gallery lives in shared memory and each
    * thread scans a slice. 0 = as many as the machine has cores; 1 = search on the event loop's thread only.
@@ -353,6 +355,11 @@ export const configSchema = z.object({
    * `node scripts/fetch-models.mjs` and `node scripts/fetch-voice-model.mjs` have run.
    */
   BIMS_SKIP_MODELS: z.string().optional(),
+  /**
+   * `1`: `npm install` (postinstall) does not install the native extraction backend (onnxruntime-node in
+   * tools/bench); `BIMS_EXTRACTION_BACKEND=auto` then runs the face models on wasm until `npm run native-backend`.
+   */
+  BIMS_SKIP_NATIVE: z.string().optional(),
   /**
    * Where scripts/tool.mjs keeps the tools/ installs (wrangler, deno, onnxruntime-node, Spectral, Node 22) once per
    * machine, shared by every clone; unset, `$XDG_CACHE_HOME/bims/tools` or `~/.cache/bims/tools`.

@@ -5,6 +5,7 @@
 // dependency of the root install (its ~100 MB would reach every install, and its install script downloads GPU
 // libraries from outside the registry): `npm run native-backend` installs it in tools/bench with its script
 // denied (the CPU binary ships in the package). Only the extraction workers load it, and only when asked to.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +43,16 @@ export function resolveOrtNode(
   return undefined;
 }
 
+/**
+ * The command that installs onnxruntime-node here: in a checkout, `npm run native-backend` (tools/bench); in an
+ * application that installed the `bims` package (no tools/), npm's install of it beside bims, its script denied.
+ */
+export function nativeInstallCommand(toolsDir: string = TOOLS_BENCH): string {
+  return existsSync(join(toolsDir, 'package.json'))
+    ? NATIVE_BACKEND_COMMAND
+    : 'npm install onnxruntime-node --ignore-scripts';
+}
+
 /** The one line start-up prints when the native backend is chosen but not installed; undefined when it is. */
 export function nativeBackendMissing(
   toolsDir: string = TOOLS_BENCH,
@@ -49,7 +60,7 @@ export function nativeBackendMissing(
 ): string | undefined {
   return resolveOrtNode(toolsDir, besideBims)
     ? undefined
-    : `BIMS_EXTRACTION_BACKEND=native needs onnxruntime-node, which is not installed: run \`${NATIVE_BACKEND_COMMAND}\` (or set BIMS_EXTRACTION_BACKEND=wasm)`;
+    : `BIMS_EXTRACTION_BACKEND=native needs onnxruntime-node, which is not installed: run \`${nativeInstallCommand(toolsDir)}\` (or set BIMS_EXTRACTION_BACKEND=wasm)`;
 }
 
 type OrtNode = typeof OrtCommon;

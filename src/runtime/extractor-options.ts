@@ -5,11 +5,15 @@ import { type Config, poolLimitsOf } from '../config/config.js';
 import type { CreateExtractorOptions } from '../extraction/index.js';
 import type { NodePoolOptions } from '../extraction/node-pool-options.js';
 
-/** This process's own worker pool as configured (size, backend, per-account queue, decode budget, memory cap). */
+/**
+ * This process's own worker pool as configured (size, backend, per-account queue, decode budget, memory cap).
+ * `auto` is wasm here: a Node entry decides it (src/extraction/node-face-backend.ts, which needs Node) and passes
+ * its choice as `overrides.backend`; Deno has only wasm.
+ */
 export function poolOptionsOf(config: Config, overrides: NodePoolOptions = {}): CreateExtractorOptions {
   return {
     mode: 'worker-threads',
-    backend: config.BIMS_EXTRACTION_BACKEND,
+    backend: config.BIMS_EXTRACTION_BACKEND === 'native' ? 'native' : 'wasm',
     ...poolLimitsOf(config),
     ...(config.BIMS_EXTRACTION_WORKERS > 0 ? { size: config.BIMS_EXTRACTION_WORKERS } : {}),
     ...overrides,

@@ -11,7 +11,7 @@ import { poolOptionsOf } from './extractor-options.js';
 import { createExtractionService } from '../extraction/remote-service.js';
 import { configuredLogger } from '../logger.js';
 import { loadConfigOrExit } from './node-config.js';
-import { nativeBackendMissing } from '../extraction/node-native-runner.js';
+import { chooseFaceBackend, type FaceBackendChoice } from '../extraction/node-face-backend.js';
 
 const config = loadConfigOrExit();
 const log = configuredLogger(config);
@@ -21,13 +21,15 @@ if (!config.BIMS_EXTRACTION_TOKEN) {
   );
   process.exit(2);
 }
-const nativeMissing = config.BIMS_EXTRACTION_BACKEND === 'native' ? nativeBackendMissing() : undefined;
-if (nativeMissing) {
-  console.error(`the extraction service cannot start: ${nativeMissing}`);
+let faceBackend: FaceBackendChoice;
+try {
+  faceBackend = chooseFaceBackend(config.BIMS_EXTRACTION_BACKEND);
+} catch (error) {
+  console.error(`the extraction service cannot start: ${(error as Error).message}`);
   process.exit(1);
 }
 // Its own pool always: BIMS_EXTRACTION_URL names a service like this one, not one for it to delegate to.
-const extractor = await createExtractor(poolOptionsOf(config)).catch((error) => {
+const extractor = await createExtractor(poolOptionsOf(config, { backend: faceBackend.backend })).catch((error) => {
   console.error(`the extraction service cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });
@@ -40,7 +42,8 @@ const server = serve(
   (info) => {
     log.info('extraction service listening', {
       url: `http://${config.BIMS_EXTRACTION_HOST}:${info.port}`,
-      backend: config.BIMS_EXTRACTION_BACKEND,
+      backend: faceBackend.backend,
+      backendChosen: faceBackend.why,
       ...extractor.stats(),
     });
   },

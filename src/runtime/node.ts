@@ -13,17 +13,18 @@ import { startDashboardChild, type DashboardChild } from './node-dashboard.js';
 import { configuredLogger } from '../logger.js';
 import { createExtractor } from '../extraction/index.js';
 import { MatcherPool } from '../biometrics/node-matcher-pool.js';
-import { nativeBackendMissing } from '../extraction/node-native-runner.js';
+import { chooseFaceBackend, type FaceBackendChoice } from '../extraction/node-face-backend.js';
 import { prepareGateway, reportStartup } from './startup-summary.js';
 import { connectMatcherCluster } from './nats.js';
 
 /** Node entry: configuration from process.env, PGlite or PostgreSQL, graceful shutdown on SIGTERM. */
 async function main(): Promise<void> {
   let config = loadConfigOrExit();
-  // The native extraction backend is installed apart (npm run native-backend): say so before starting anything.
-  const nativeMissing =
-    config.BIMS_EXTRACTION_BACKEND === 'native' && !config.BIMS_EXTRACTION_URL ? nativeBackendMissing() : undefined;
-  if (nativeMissing) throw new Error(nativeMissing);
+  // The face models' backend, before starting anything: an explicit `native` that cannot be had stops here with
+  // one line; `auto` takes native where onnxruntime-node is installed, else wasm. Delegated extraction has none here.
+  const faceBackend: FaceBackendChoice | undefined = config.BIMS_EXTRACTION_URL
+    ? undefined
+    : chooseFaceBackend(config.BIMS_EXTRACTION_BACKEND);
   // The sidecar (Janus's supervisor) first, so the API learns its token and address.
   let sidecar: SidecarChild | null = null;
   const gateway = prepareGateway(config); // installs a missing Janus when allowed; says so when not
@@ -49,7 +50,8 @@ async function main(): Promise<void> {
       (env as { incoming?: { socket?: { remoteAddress?: string } } })?.incoming?.socket?.remoteAddress ?? 'unknown',
     readHeader: readIncomingHeader,
     readAsset: nodeAssetReader(),
-    createExtractor: (signal) => createExtractor(extractorOptionsOf(config, { signal })),
+    createExtractor: (signal) =>
+      createExtractor(extractorOptionsOf(config, { signal, ...(faceBackend ? { backend: faceBackend.backend } : {}) })),
     // With a matcher cluster (BIMS_NATS_URL) the gallery is held by its shard processes, not here.
     ...(config.BIMS_NATS_URL
       ? { matcherCluster: await connectMatcherCluster(config, hostname(), configuredLogger(config)) }
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
         docs: `${baseUrlOf({ ...config, PORT: info.port })}/docs`,
         dashboard: `${baseUrlOf({ ...config, PORT: info.port })}/dashboard/`,
       });
-      void reportStartup(booted.services, { ...config, PORT: info.port }, gateway);
+      void reportStartup(booted.services, { ...config, PORT: info.port }, gateway, faceBackend?.why);
     },
   );
   prepareHttpServer(server as Server, config.BIMS_HTTP_KEEP_ALIVE_SECONDS);

@@ -103,7 +103,10 @@ const within = <T>(ms: number, p: Promise<T>, fallback: T) =>
   Promise.race([p, new Promise<T>((r) => setTimeout(() => r(fallback), ms).unref())]);
 
 /** Faces and voice, from the extraction engine itself (a voice job that is not audio answers whether the model is there). */
-async function extraction(services: Services): Promise<{ faces: Capability; voice: Capability }> {
+async function extraction(
+  services: Services,
+  facesBackend: string | undefined,
+): Promise<{ faces: Capability; voice: Capability }> {
   const facesOff = {
     on: false,
     detail: 'the face models are not installed or cannot be loaded',
@@ -127,7 +130,7 @@ async function extraction(services: Services): Promise<{ faces: Capability; voic
     (error: unknown) =>
       BiometricError.is(error) && error.code === 'MODEL_UNAVAILABLE' ? voiceOff : { on: true, detail: '' },
   );
-  return { faces: { on: true, detail: '' }, voice };
+  return { faces: { on: true, detail: facesBackend ?? '' }, voice };
 }
 
 async function licence(services: Services): Promise<Capability> {
@@ -181,12 +184,18 @@ export function summaryLines(s: {
 
 /**
  * Print the summary on stderr once the extraction engine has warmed (or failed) and the licence is known, and
- * log it as one `startup summary` line. Never throws: a summary must not stop a running server.
+ * log it as one `startup summary` line; `facesBackend` says which backend runs the face models and why
+ * (src/extraction/node-face-backend.ts). Never throws: a summary must not stop a running server.
  */
-export async function reportStartup(services: Services, config: Config, gateway: Capability): Promise<void> {
+export async function reportStartup(
+  services: Services,
+  config: Config,
+  gateway: Capability,
+  facesBackend?: string,
+): Promise<void> {
   try {
     const url = baseUrlOf(config);
-    const [{ faces, voice }, lic] = await Promise.all([extraction(services), licence(services)]);
+    const [{ faces, voice }, lic] = await Promise.all([extraction(services, facesBackend), licence(services)]);
     const capabilities = { faces, voice, gateway, licence: lic };
     const database = databaseLine(config, services.ctx.dialect);
     if (config.BIMS_LOG_LEVEL !== 'silent')

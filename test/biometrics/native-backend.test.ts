@@ -2,7 +2,7 @@
 // one, both in the extraction worker pool, on the labelled photos: templates must be interchangeable, i.e. the
 // same faces found, the embeddings of one image within 0.999 cosine of each other, the same template version,
 // and every pair scored and every probe ranked the same whichever backend made which template.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import type { ImageAnalysis } from '../../src/biometrics/face/analysis.js';
 import { cosine, encodeTemplate, parseTemplate } from '../../src/biometrics/template.js';
 import { createNodePoolExtractor } from '../../src/extraction/node-pool.js';
 import { nativeBackendMissing, NATIVE_BACKEND_COMMAND } from '../../src/extraction/node-native-runner.js';
+import { chooseFaceBackend } from '../../src/extraction/node-face-backend.js';
 import { FACE_TEMPLATE_VERSION } from '../../src/extraction/ort-web-runner.js';
 import { ensureTool } from '../../scripts/tool.mjs';
 import { PHOTOS, photo } from './helpers.js';
@@ -135,8 +136,9 @@ describe('native extraction backend (onnxruntime-node) against wasm, on the labe
 });
 
 describe('choosing the backend', () => {
-  it('BIMS_EXTRACTION_BACKEND takes wasm (the default) or native, and names itself when wrong', () => {
-    expect(loadConfig({}).BIMS_EXTRACTION_BACKEND).toBe('wasm');
+  it('BIMS_EXTRACTION_BACKEND takes auto (the default), wasm or native, and names itself when wrong', () => {
+    expect(loadConfig({}).BIMS_EXTRACTION_BACKEND).toBe('auto');
+    expect(loadConfig({ BIMS_EXTRACTION_BACKEND: 'wasm' }).BIMS_EXTRACTION_BACKEND).toBe('wasm');
     expect(loadConfig({ BIMS_EXTRACTION_BACKEND: 'native' }).BIMS_EXTRACTION_BACKEND).toBe('native');
     expect(() => loadConfig({ BIMS_EXTRACTION_BACKEND: 'gpu' })).toThrow(/BIMS_EXTRACTION_BACKEND/);
   });
@@ -145,11 +147,18 @@ describe('choosing the backend', () => {
     const empty = mkdtempSync(join(tmpdir(), 'bims-no-native-'));
     try {
       const line = nativeBackendMissing(empty, join(empty, 'bims.js'));
-      expect(line).toContain(NATIVE_BACKEND_COMMAND);
+      // No tools/bench here (as in an application's install of the package): npm's command, beside bims.
+      expect(line).toContain('npm install onnxruntime-node --ignore-scripts');
+      writeFileSync(join(empty, 'package.json'), '{"private":true}'); // a checkout's tools/bench, not installed
+      expect(nativeBackendMissing(empty, join(empty, 'bims.js'))).toContain(NATIVE_BACKEND_COMMAND);
       expect(line).not.toContain('\n');
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
     expect(nativeBackendMissing()).toBeUndefined();
+  });
+
+  it('auto takes the installed onnxruntime-node, loading the real binary on this host', () => {
+    expect(chooseFaceBackend('auto')).toEqual({ backend: 'native', why: 'native backend (onnxruntime-node)' });
   });
 });

@@ -128,7 +128,7 @@ describe('the npm package', () => {
     expect(refused.stderr).toMatch(/unknown command 'frobnicate'/);
   });
 
-  it('bims migrate prepares a PGlite database, and bims serve then enrols a face on the compiled worker pool and serves the camera page', async () => {
+  it('bims migrate prepares a PGlite database, and bims serve then enrols a face on the compiled worker pool (wasm: no tools/ in a package) and serves the camera page', async () => {
     const dataDir = join(work, 'data');
     const migrated = execFileSync(process.execPath, [bin, 'migrate'], {
       encoding: 'utf8',
@@ -182,6 +182,12 @@ describe('the npm package', () => {
         `data:text/javascript;base64,${Buffer.from(await helper.arrayBuffer()).toString('base64')}`
       );
       expect(typeof module.captureWithGateway).toBe('function');
+      // An application's install has no tools/: `auto` runs wasm and the summary names npm's install of the native one.
+      const until = Date.now() + 60_000;
+      while (!/^ {2}faces /m.test(output) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      expect(output).toContain(
+        '  faces      on: wasm backend: onnxruntime-node is not installed (`npm install onnxruntime-node --ignore-scripts` installs it: about half the CPU per face)',
+      );
     } finally {
       child.kill('SIGTERM');
     }

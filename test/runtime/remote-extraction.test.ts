@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExtractor } from '../../src/extraction/index.js';
 import { createRemoteExtractor } from '../../src/extraction/remote.js';
+import { chooseFaceBackend } from '../../src/extraction/node-face-backend.js';
 import { type Extractor } from '../../src/extraction/extractor.js';
 import { startExtractionService } from '../support/extraction-service.js';
 
@@ -20,7 +21,9 @@ let remote: Extractor;
 beforeAll(async () => {
   [service, local] = await Promise.all([
     startExtractionService(TOKEN),
-    createExtractor({ mode: 'worker-threads', size: 1 }),
+    // The backend the service takes by default (BIMS_EXTRACTION_BACKEND=auto: native where installed), so that the
+    // two run the same kernels and can agree bit for bit.
+    createExtractor({ mode: 'worker-threads', size: 1, backend: chooseFaceBackend('auto').backend }),
   ]);
   remote = await createRemoteExtractor({ url: service.url, token: TOKEN });
 }, 120_000);

@@ -17,8 +17,9 @@ const NODE_ONLY = [
   // The dashboard's own server process (npm run dashboard; a child of npm start) and the esbuild step that bundles
   // the camera page's helper when it starts: never loaded by the app.
   /^src\/dashboard\/(main|node-server|node-capture-bundle)\.ts$/,
-  // node-native-runner: onnxruntime-node, the native extraction backend, loaded by the pool's workers only.
-  /^src\/extraction\/node-(pool|pool-worker|models|protocol|native-runner)\.ts$/,
+  // node-native-runner: onnxruntime-node, the native extraction backend, loaded by the pool's workers; node-face-backend:
+  // the Node entries' choice of that backend (it loads onnxruntime-node once to see that it works on the host).
+  /^src\/extraction\/node-(pool|pool-worker|models|protocol|native-runner|face-backend)\.ts$/,
   // The matcher's worker threads (FaceGallery takes them as an injected MatcherThreads).
   /^src\/biometrics\/node-matcher-pool\.ts$/,
 ];

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { findProgram, janusPlan, prepareGateway, summaryLines } from '../../src/runtime/startup-summary.js';
 import { unpackMigratedPglite } from '../support/pglite-image.js';
 import { freePorts } from '../support/ports.js';
+import { ensureTool } from '../../scripts/tool.mjs';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
 const dirs: string[] = [];
@@ -59,6 +60,7 @@ describe('startup summary', () => {
   let plain: Promise<Summary>;
   let voiceAndJanusMissing: Promise<Summary>;
   beforeAll(() => {
+    ensureTool('bench'); // onnxruntime-node, which `npm install` puts there: the plain start's backend is native
     plain = summaryOf({});
     voiceAndJanusMissing = freePorts(3).then(([sidecar, janusHttp, janusAdmin]) =>
       summaryOf({
@@ -68,13 +70,14 @@ describe('startup summary', () => {
         BIMS_JANUS_HTTP_PORT: String(janusHttp),
         BIMS_JANUS_ADMIN_PORT: String(janusAdmin),
         BIMS_JANUS_BIN: '/nonexistent/janus',
+        BIMS_EXTRACTION_BACKEND: 'wasm',
       }),
     );
     // A start that fails is reported by the test that awaits it, not as an unhandled rejection meanwhile.
     for (const summary of [plain, voiceAndJanusMissing]) summary.catch(() => {});
   });
 
-  it('names where BIMS answers, its database and that faces and voice are on; the gateway off with the reason and the command', async () => {
+  it('names where BIMS answers, its database, that faces (on the native backend, installed) and voice are on; the gateway off with the reason and the command', async () => {
     const { lines, url, output } = await plain;
     expect(lines[0]).toMatch(/^BIMS \d+\.\d+\.\d+ is ready$/);
     expect(lines).toContain(`  URL        ${url}`);
@@ -83,7 +86,7 @@ describe('startup summary', () => {
     expect(lines.find((l) => l.startsWith('  database'))).toMatch(
       /^ {2}database {3}PGlite \(embedded\) in \/.*bims-summary-/,
     );
-    expect(lines).toContain('  faces      on');
+    expect(lines).toContain('  faces      on: native backend (onnxruntime-node)');
     expect(lines).toContain('  voice      on');
     expect(lines).toContain(
       '  gateway    off: the sidecar is off (BIMS_SIDECAR=off). Turn on: unset BIMS_SIDECAR and start again',
@@ -98,7 +101,7 @@ describe('startup summary', () => {
     );
   }, 300_000);
 
-  it('says voice is off and how to build the model, and that Janus is missing in one plain line with the command, when it may not install it', async () => {
+  it('says voice is off and how to build the model, that Janus is missing in one plain line with the command, when it may not install it, and the wasm backend asked for', async () => {
     const { lines, output } = await voiceAndJanusMissing;
     expect(lines).toContain(
       "  voice      off: the voice model is not installed or cannot be loaded. Turn on: npm run voice-model (downloads Resemblyzer's checkpoint; offline: npm run voice-model -- --from pretrained.pt; docs/voice.md)",
@@ -106,7 +109,7 @@ describe('startup summary', () => {
     expect(lines).toContain(
       '  gateway    off: Janus is not installed (/nonexistent/janus not found). Turn on: install Janus or point BIMS_JANUS_BIN at it',
     );
-    expect(lines).toContain('  faces      on');
+    expect(lines).toContain('  faces      on: wasm backend (BIMS_EXTRACTION_BACKEND=wasm)');
     expect(output).toContain(
       'BIMS: gateway off: Janus is not installed (/nonexistent/janus not found); turn it on with: install Janus or point BIMS_JANUS_BIN at it\n',
     );

@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { boot } from '../bootstrap.js';
 import { createExtractor } from '../../extraction/index.js';
 import { extractorOptionsOf } from '../extractor-options.js';
+import { chooseFaceBackend } from '../../extraction/node-face-backend.js';
 import { runReextractJob } from '../../services/reextract/job.js';
 import { DomainError } from '../../services/errors.js';
 import { progressBar } from './progress-bar.js';
@@ -81,7 +82,14 @@ async function main(): Promise<number> {
     hostname: hostname(),
     announceAdminPassword: (password) =>
       console.error(`BIMS created the account 'admin' with the password: ${password} (shown only this once)`),
-    createExtractor: () => createExtractor(extractorOptionsOf(config)),
+    // The same backend a server on this host takes (`auto`: native where installed): templates match either way.
+    createExtractor: () =>
+      createExtractor(
+        extractorOptionsOf(
+          config,
+          config.BIMS_EXTRACTION_URL ? {} : { backend: chooseFaceBackend(config.BIMS_EXTRACTION_BACKEND).backend },
+        ),
+      ),
   });
   const stop = new AbortController();
   const interrupt = () => {
