@@ -3,7 +3,7 @@
 // (capture-frame-stages.ts).
 // npm run bench -- capture --send 6 [--baseline DIR]: the browser's and the decoder's CPU while a capture streams
 // (capture-send.ts).
-// npm run bench -- capture [--sessions 1,2,4,8] [--sidecar child|inprocess] [--clients inprocess|child] [--fps 5] [--timeout 60]
+// npm run bench -- capture [--sessions 1,2,4,8] [--sidecar child|inprocess] [--clients inprocess|child] [--open before|in-level] [--fps 5] [--timeout 60]
 //                          [--liveness-frames 10] [--select-frames 1] [--sustain-fraction 0.5] [--workers N] [--baseline-frames 24] [--noise 0]
 // Biometric capture over the live stream, the whole way a user takes it (the setup of
 // test/browser/gateway-capture.test.ts, test/support/capture-rig.ts): each session is a Chromium whose fake camera
@@ -22,6 +22,11 @@
 // --clients inprocess (default, as the figures so far were measured): the browsers are launched and driven
 // (Playwright) from this process, the service's, whose CPU then holds theirs; child: from a process of their own
 // (capture-clients.ts), so that the service's CPU per analysed frame is the service's alone.
+// --open before (default from 2026-11-28): a level's browsers are launched and on the capture page with the camera
+// open before the level's clock and CPU meters start, and its captures then start together: a level measures N
+// concurrent captures, as a person presses start on a page already open. in-level (the figures before): each
+// session launches its Chromium inside the level, so six launches (a second or more of CPU each, some of it in
+// processes that end before the meter reads them) overlap the captures they are meant to load.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -34,7 +39,7 @@ import { loadConfig } from '../src/config/config.js';
 import { chooseFaceBackend } from '../src/extraction/node-face-backend.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
 import {
-  captureInBrowser,
+  openCapturePage,
   clip,
   startCaptureRig,
   type BrowserCapture,
@@ -148,10 +153,10 @@ const MAIN_THREAD = -1;
 let known: number[] = [];
 let samples = 0;
 const RESCAN_EVERY = 4;
-function processTicks(): Map<number, { group: Group; ticks: number }> {
+function processTicks(fullScan = false): Map<number, { group: Group; ticks: number }> {
   const parent = new Map<number, number>();
   const info = new Map<number, { comm: string; ticks: number }>();
-  const rescan = samples++ % RESCAN_EVERY === 0;
+  const rescan = samples++ % RESCAN_EVERY === 0 || fullScan;
   for (const entry of rescan ? readdirSync('/proc') : known.map(String)) {
     if (!/^\d+$/.test(entry)) continue;
     try {
@@ -213,7 +218,9 @@ function machineTicks(): { busy: number; total: number } {
  * its last half second.
  */
 function cpuMeter() {
-  const first = new Map<number, { group: Group; ticks: number }>(processTicks());
+  // A whole scan at the start: a process started since the last one (a browser opened before the level) must
+  // start from its ticks now, not be found later and counted from zero with its launch.
+  const first = new Map<number, { group: Group; ticks: number }>(processTicks(true));
   const last = new Map(first);
   const machine0 = machineTicks();
   const started = performance.now();
@@ -225,7 +232,7 @@ function cpuMeter() {
   }, 500);
   return () => {
     clearInterval(timer);
-    for (const [pid, t] of processTicks()) last.set(pid, t);
+    for (const [pid, t] of processTicks(true)) last.set(pid, t);
     const seconds = (performance.now() - started) / 1000;
     const cores: Record<string, number | null> = {
       service: 0,
@@ -341,8 +348,16 @@ export async function run(args: string[]) {
   // Forked first, while this process is small (a fork copies its page tables).
   const clients: CaptureClients | null = clientsMode === 'child' ? await startCaptureClients() : null;
   clientsPid = clients?.pid;
-  const capture = (r: CaptureRig, clipPath: string, params: Record<string, unknown>) =>
-    clients ? clients.capture(r, clipPath, params) : captureInBrowser(r, clipPath, params);
+  const openMode = option(args, 'open', 'before');
+  if (openMode !== 'before' && openMode !== 'in-level') throw new Error('--open before|in-level');
+  /** A browser on the capture page with its camera open; its one capture closes it. */
+  const open = async (r: CaptureRig, clipPath: string) => {
+    if (clients) return clients.open(r, clipPath);
+    const page = await openCapturePage(r, clipPath);
+    return { start: (params: Record<string, unknown>) => page.start(params).finally(() => page.close()) };
+  };
+  const capture = async (r: CaptureRig, clipPath: string, params: Record<string, unknown>) =>
+    (await open(r, clipPath)).start(params);
   watchDecoders();
   const seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions } = { analysed: [], frames: [] };
   // As the service would run it (`auto`: native where installed, else wasm).
@@ -402,17 +417,17 @@ export async function run(args: string[]) {
       const frames0 = decoded.frames;
       const dropped0 = decoded.dropped;
       const analysed0 = seen.analysed.length;
+      const verify = { kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', ...params };
+      // --open before: the level's browsers launched and on the page, camera open, before its clock and meters
+      // start, then every capture started at once; in-level: each session launches its browser in the level.
+      const pages = openMode === 'before' ? await Promise.all(clips.slice(0, n).map((c) => open(r, c))) : null;
       const stop = cpuMeter();
       const threads0 = threadCpu();
       const t0 = performance.now();
       const captures = await Promise.all(
         clips
           .slice(0, n)
-          .map((c) =>
-            capture(r, c, { kind: 'FV', purpose: 'VERIFY', subjectId: 'bench-franck', ...params }).catch(
-              (error: Error) => error,
-            ),
-          ),
+          .map((c, i) => (pages ? pages[i]!.start(verify) : capture(r, c, verify)).catch((error: Error) => error)),
       );
       const wallSeconds = (performance.now() - t0) / 1000;
       const distinct = new Set(decoded.at.keys());
@@ -535,6 +550,7 @@ export async function run(args: string[]) {
         backend,
         sidecar: sidecarMode,
         clients: clientsMode,
+        open: openMode,
         mediaPath: r.net.describe,
         loadAverageAtStart: loadAtStart,
         loadAverageAtEnd: loadavg().map((l) => round(l, 2)),

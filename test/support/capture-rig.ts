@@ -184,15 +184,26 @@ function sdkHelper(): Promise<string> {
   return bundled;
 }
 
-/** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
-export async function captureInBrowser(
-  rig: CaptureRig,
+/**
+ * A browser with the clip as its camera, on the capture page with the SDK's helper and the camera stream open,
+ * as a person is before pressing start. `start` runs one capture until its outcome; `close` ends the browser.
+ * The capture bench opens a level's pages before timing it, so that the level measures captures, not
+ * Chromium's launches (which a real client makes on its own machine, before it captures).
+ */
+export interface CapturePage {
+  start(params: Record<string, unknown>, authorization?: string): Promise<BrowserCapture>;
+  close(): Promise<void>;
+}
+
+/** What a page needs of the rig: the media path (its network namespace), the page's and the API's addresses. */
+export type PageRig = Pick<CaptureRig, 'net'> & { page: { url: string }; api: { url: string } };
+
+export async function openCapturePage(
+  rig: PageRig,
   clipPath: string,
-  params: Record<string, unknown>,
-  authorization = adminAuth,
-  wavPath?: string,
-  options: { timing?: boolean } = {},
-): Promise<BrowserCapture> {
+  options: { timing?: boolean; wavPath?: string } = {},
+): Promise<CapturePage> {
+  const { wavPath } = options;
   const media = [
     '--use-fake-device-for-media-stream',
     '--use-fake-ui-for-media-stream',
@@ -214,48 +225,79 @@ export async function captureInBrowser(
     // `__name` helper the page does not have; under vitest it is a no-op.
     await tab.addScriptTag({ content: 'window.__name = window.__name || ((f) => f);' });
     if (options.timing) await tab.evaluate(installPageTiming);
-    return await tab.evaluate(
-      async ({ apiUrl, authorization, params, audio }) => {
-        const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') })
-          .bimsCapture;
-        const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio });
-        const events: { type: string }[] = [];
-        let sessionId = 0;
-        let handleId = 0;
-        const realFetch = window.fetch.bind(window);
-        // Only to learn the session id for the callers' assertions; the helper itself does every call.
-        window.fetch = async (input, init) => {
-          const res = await realFetch(input, init);
-          if (String(input).includes('create-and-attach'))
-            ({
-              session_id: sessionId,
-              data: { id: handleId },
-            } = await res.clone().json());
-          return res;
-        };
-        const t0 = performance.now();
-        const outcome = await sdk.captureWithGateway(
-          apiUrl,
-          { authorization },
-          { stream, params, onEvent: (e) => events.push(e) },
-        );
-        const clientMs = performance.now() - t0;
-        const timing = (window as unknown as { __captureTiming?: PageTiming }).__captureTiming;
-        if (timing) timing.marks.outcome = Date.now();
-        return {
-          sessionId,
-          handleId,
-          state: outcome.type,
-          events,
-          result: outcome,
-          metrics: outcome.metrics as Record<string, number | null>,
-          clientMs,
-          ...(timing ? { timing } : {}),
-        };
+    await tab.evaluate(
+      async ({ audio }) => {
+        (window as unknown as { __stream: MediaStream }).__stream = await navigator.mediaDevices.getUserMedia({
+          video: { width: 640, height: 480 },
+          audio,
+        });
       },
-      { apiUrl: rig.api.url, authorization, params, audio: Boolean(wavPath) },
+      { audio: Boolean(wavPath) },
     );
-  } finally {
+    return {
+      start: (params, authorization = adminAuth) =>
+        tab.evaluate(
+          async ({ apiUrl, authorization, params }) => {
+            const sdk = (window as unknown as { bimsCapture: typeof import('../../src/sdk/gateway-capture.js') })
+              .bimsCapture;
+            const stream = (window as unknown as { __stream: MediaStream }).__stream;
+            const events: { type: string }[] = [];
+            let sessionId = 0;
+            let handleId = 0;
+            const realFetch = window.fetch.bind(window);
+            // Only to learn the session id for the callers' assertions; the helper itself does every call.
+            window.fetch = async (input, init) => {
+              const res = await realFetch(input, init);
+              if (String(input).includes('create-and-attach'))
+                ({
+                  session_id: sessionId,
+                  data: { id: handleId },
+                } = await res.clone().json());
+              return res;
+            };
+            const t0 = performance.now();
+            const outcome = await sdk.captureWithGateway(
+              apiUrl,
+              { authorization },
+              { stream, params, onEvent: (e) => events.push(e) },
+            );
+            const clientMs = performance.now() - t0;
+            const timing = (window as unknown as { __captureTiming?: PageTiming }).__captureTiming;
+            if (timing) timing.marks.outcome = Date.now();
+            return {
+              sessionId,
+              handleId,
+              state: outcome.type,
+              events,
+              result: outcome,
+              metrics: outcome.metrics as Record<string, number | null>,
+              clientMs,
+              ...(timing ? { timing } : {}),
+            };
+          },
+          { apiUrl: rig.api.url, authorization, params },
+        ) as Promise<BrowserCapture>,
+      close: () => browser.close(),
+    };
+  } catch (error) {
     await browser.close();
+    throw error;
+  }
+}
+
+/** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
+export async function captureInBrowser(
+  rig: CaptureRig,
+  clipPath: string,
+  params: Record<string, unknown>,
+  authorization = adminAuth,
+  wavPath?: string,
+  options: { timing?: boolean } = {},
+): Promise<BrowserCapture> {
+  const page = await openCapturePage(rig, clipPath, { ...options, wavPath });
+  try {
+    return await page.start(params, authorization);
+  } finally {
+    await page.close();
   }
 }
