@@ -13,6 +13,8 @@
 //   firstAnalysis      the first guidance event after it: a frame analysed and judged
 //   result             the service's DONE event
 //   resultSeen         the page read the outcome (its trickle polling)
+// and `fromStartedMs`: the first decoded frame, the first analysis and the result from the service's STARTED event
+// (its own clock only), which a baseline whose page has no marks (before capture-timing.ts) can be compared on.
 // --sidecar child (default) runs the sidecar in its own process as npm start does (capture-sidecar.ts says why);
 // inprocess as the browser tests do. --trace adds each connect's steps inside the service (capture-connect-trace.ts).
 // With --baseline DIR (another checkout, e.g. `git worktree add /tmp/before main`), its service runs beside this
@@ -96,6 +98,24 @@ export function stagesOf(c: BrowserCapture): Record<Stage, number> {
   return Object.fromEntries(STAGES.map((s) => [s, abs[s] - t0])) as Record<Stage, number>;
 }
 
+/** The stages the service's own events show, in ms from its STARTED event: what a tree without page marks (a
+ * baseline from before capture-timing.ts) can be compared on. */
+const SERVER_STAGES = ['firstDecodedFrame', 'firstAnalysis', 'result'] as const;
+export function serverStagesOf(c: BrowserCapture): Record<(typeof SERVER_STAGES)[number], number> {
+  const at = (type: string) => {
+    const e = c.events.find((x) => x.type === type);
+    return e?.at ? Date.parse(e.at) : NaN;
+  };
+  const started = at('STARTED');
+  const mediaIndex = c.events.findIndex((e) => e.type === 'MEDIA');
+  const analysed = c.events.slice(mediaIndex + 1).find((e) => GUIDANCE.has(e.type));
+  return {
+    firstDecodedFrame: at('MEDIA') - started,
+    firstAnalysis: (mediaIndex >= 0 && analysed?.at ? Date.parse(analysed.at) : NaN) - started,
+    result: at('DONE') - started,
+  };
+}
+
 function summarise(runs: Record<Stage, number>[]) {
   return Object.fromEntries(
     STAGES.map((s) => {
@@ -127,6 +147,7 @@ export async function run(args: string[]) {
     /** The tree's own page helper, so that its page runs its own SDK (the client's part of a capture). */
     capture: typeof captureInBrowser;
     runs: Record<Stage, number>[];
+    serverRuns: Record<(typeof SERVER_STAGES)[number], number>[];
     outcomes: Record<string, number>;
   }[] = [];
   try {
@@ -135,6 +156,7 @@ export async function run(args: string[]) {
       rig: await startCaptureRig({ env, createExtractor: shared, startSidecar }),
       capture: captureInBrowser,
       runs: [],
+      serverRuns: [],
       outcomes: {},
     });
     if (baselineDir) {
@@ -153,6 +175,7 @@ export async function run(args: string[]) {
         } as never),
         capture: other.captureInBrowser,
         runs: [],
+        serverRuns: [],
         outcomes: {},
       });
     }
@@ -183,12 +206,25 @@ export async function run(args: string[]) {
         const status = c.result?.status ?? c.state;
         tree.outcomes[status] = (tree.outcomes[status] ?? 0) + 1;
         tree.runs.push(stagesOf(c));
+        tree.serverRuns.push(serverStagesOf(c));
         process.stderr.write(`${tree.name} #${i + 1}: ${status} ${JSON.stringify(stagesOf(c))}\n`);
         if (trace) process.stderr.write(`  connect: ${JSON.stringify(takeTraces())}\n`);
       }
     }
     const summaries = Object.fromEntries(
-      trees.map((t) => [t.name, { outcomes: t.outcomes, stagesMs: summarise(t.runs) }]),
+      trees.map((t) => [
+        t.name,
+        {
+          outcomes: t.outcomes,
+          stagesMs: summarise(t.runs),
+          fromStartedMs: Object.fromEntries(
+            SERVER_STAGES.map((s) => {
+              const xs = t.serverRuns.map((r) => r[s]).filter(Number.isFinite);
+              return [s, { median: Math.round(pct(xs, 50)), p90: Math.round(pct(xs, 90)), n: xs.length }];
+            }),
+          ),
+        },
+      ]),
     );
     const ratio = (stage: Stage) => {
       const [a, b] = trees.map((t) => pct(t.runs.map((r) => r[stage]).filter(Number.isFinite), 50));
