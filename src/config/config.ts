@@ -13,7 +13,8 @@ export const configSchema = z.object({
   /** Address the API listens on; `0.0.0.0` (or `::`) to be reached from other machines. */
   HOST: z.string().min(1).default('127.0.0.1'),
   /**
-   * Seconds the Node server keeps an idle keep-alive connection open (Node's own default is 5). Longer than the
+   * Seconds the Node server (the API's, and the dashboard component's, whose client is the API's proxy) keeps an
+   * idle keep-alive connection open (Node's own default is 5). Longer than the
    * idle timeout of a proxy or load balancer in front (60 s on many), so the server never closes a connection
    * at the moment a proxy or client sends its next request on it, which that client sees as a reset.
    */

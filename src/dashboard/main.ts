@@ -13,6 +13,7 @@ async function main(): Promise<void> {
     host: config.BIMS_DASHBOARD_HOST,
     port: config.BIMS_DASHBOARD_PORT,
     maxStreams: config.BIMS_STREAMS_TOTAL,
+    keepAliveSeconds: config.BIMS_HTTP_KEEP_ALIVE_SECONDS,
     warn: (message, fields) => log.warn(message, fields),
   });
   log.info('dashboard listening', { url: server.url, through: 'the API at /dashboard/ and /admin/dashboard/' });

@@ -1,5 +1,6 @@
 import { serve } from '@hono/node-server';
 import { readdir, readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { join, relative, sep } from 'node:path';
@@ -36,6 +37,13 @@ export async function startDashboardServer(options: {
   host: string;
   port: number;
   maxStreams?: number;
+  /**
+   * Seconds an idle keep-alive connection is held (BIMS_HTTP_KEEP_ALIVE_SECONDS, 65 by default). Its client is
+   * the API's proxy, which keeps connections to it: with Node's 5 s, a request sent on a connection idle for
+   * almost 5 s met the server closing it, and the proxy answered 502 for a script of the page (one test run in
+   * four under load: the sign-in form never drew). src/runtime/http-server.ts says the same of the API's server.
+   */
+  keepAliveSeconds?: number;
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }): Promise<DashboardServer> {
   // The camera page's script is built from the SDK's source; without it the rest of the dashboard still works
@@ -63,6 +71,7 @@ export async function startDashboardServer(options: {
           }),
       });
     });
+    (server as Server).keepAliveTimeout = (options.keepAliveSeconds ?? 65) * 1000;
     server.once('error', reject);
   });
 }

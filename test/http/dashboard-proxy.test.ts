@@ -303,6 +303,92 @@ describe('a component that cannot answer gives 502 problem+json, not a hang', ()
     }
   });
 
+  /**
+   * A component that closes a kept connection just as the next request goes out on it (Node's 5 s keep-alive
+   * timer firing under load): the first request on each connection is answered and kept alive, the second on the
+   * same connection is met by the socket closing. `requests` counts the heads it saw.
+   */
+  async function closingComponent() {
+    let requests = 0;
+    const sockets: Socket[] = [];
+    const server: Server = createServer((socket) => {
+      sockets.push(socket);
+      let seen = 0;
+      let head = '';
+      socket.on('data', (chunk) => {
+        head += chunk.toString('latin1');
+        while (head.includes('\r\n\r\n')) {
+          head = head.slice(head.indexOf('\r\n\r\n') + 4);
+          requests++;
+          if (++seen === 1)
+            socket.write(
+              'HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nKeep-Alive: timeout=60\r\n\r\nok',
+            );
+          else {
+            // Closed at the second head: whatever followed it in the same read (a body) is not a request.
+            socket.destroy();
+            return;
+          }
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+      requests: () => requests,
+      close: async () => {
+        for (const s of sockets) s.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  /** A moment for the fetch client to put the first connection back in its pool, so the next request takes it. */
+  const backInThePool = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+  it('a GET on a kept connection the component closed under it is sent once more on a new one, and answered', async () => {
+    const component = await closingComponent();
+    const other = await bootForTest('pglite', { DASHBOARD_URL: component.url });
+    try {
+      const first = await other.app.request('/dashboard/a.js');
+      expect([first.status, await first.text()]).toEqual([200, 'ok']);
+      await backInThePool();
+      const second = await other.app.request('/dashboard/b.js');
+      expect([second.status, await second.text()]).toEqual([200, 'ok']);
+      // The first connection's two requests and the retry on a new connection.
+      expect(component.requests()).toBe(3);
+    } finally {
+      await other.close();
+      await component.close();
+    }
+  });
+
+  it('a POST is not sent twice: the same closed connection is a 502 naming it', async () => {
+    const component = await closingComponent();
+    const other = await bootForTest('pglite', { DASHBOARD_URL: component.url });
+    try {
+      const first = await other.app.request('/dashboard/a.js');
+      expect([first.status, await first.text()]).toEqual([200, 'ok']);
+      await backInThePool();
+      const post = await other.app.request('/admin/dashboard/echo', {
+        method: 'POST',
+        headers: { authorization: adminAuth, 'content-type': 'text/plain' },
+        body: 'once',
+      });
+      expect(post.status).toBe(502);
+      expect((await post.json()).detail).toMatch(/dashboard component did not answer: (UND_ERR_SOCKET|ECONNRESET)/);
+      expect(component.requests()).toBe(2);
+    } finally {
+      await other.close();
+      await component.close();
+    }
+  });
+
+  it("the component keeps idle connections longer than its callers do (65 s, not Node's 5)", async () => {
+    const answer = await raw(`${dashboard.url}/`, 'GET');
+    expect(answer.headers['keep-alive']).toBe('timeout=65');
+  });
+
   it('when no component is configured', async () => {
     const { status, problem } = await through(undefined);
     expect(status).toBe(502);

@@ -52,6 +52,9 @@ interface ProxyOptions {
   streams?: StreamAdmission;
 }
 
+/** How a fetch reports a kept connection closed by the other side before any answer (undici, Node, Deno). */
+const CLOSED_UNDER_US = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
+
 const unreachable = (why: string) =>
   new DomainError('bad-gateway', `The dashboard component did not answer: ${why}`, { component: 'dashboard' });
 
@@ -90,9 +93,8 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
   const silence = setTimeout(() => controller.abort(new Error('timeout')), options.config.BIMS_DASHBOARD_TIMEOUT_MS);
 
   const hasBody = request.body !== null && !['GET', 'HEAD'].includes(request.method);
-  let upstream: Response;
-  try {
-    upstream = await fetch(target, {
+  const call = () =>
+    fetch(target, {
       method: request.method,
       headers,
       body: hasBody ? request.body : undefined,
@@ -101,6 +103,16 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
       // Stream the request body instead of buffering it (required by fetch for a stream body).
       ...(hasBody ? { duplex: 'half' } : {}),
     } as RequestInit);
+  let upstream: Response;
+  try {
+    upstream = await call().catch((error: unknown) => {
+      // A kept connection the component closed just as this request went out on it: nothing reached the
+      // component, so a request without a body and without effects (GET, HEAD) is sent once more, on a new
+      // connection, as proxies do; anything else is the component's failure to answer.
+      if (controller.signal.aborted || hasBody || !['GET', 'HEAD'].includes(request.method)) throw error;
+      if (!CLOSED_UNDER_US.has(describe(error))) throw error;
+      return call();
+    });
   } catch (error) {
     // The client's body passed the size limit while it streamed through: that is a 413, not the component's fault.
     const tooLarge = bodyLimitError(error);
