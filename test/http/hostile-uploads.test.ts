@@ -6,6 +6,7 @@
 // save in seconds is measured by `npm run bench -- hostile` (docs/admission.md).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createExtractor } from '../../src/extraction/index.js';
+import { chooseFaceBackend } from '../../src/extraction/node-face-backend.js';
 import { type Extractor } from '../../src/extraction/extractor.js';
 import { adminAuth, basic, bootForTest } from '../support/databases.js';
 import { hostileFiles } from '../support/hostile-files.js';
@@ -71,6 +72,8 @@ describe('hostile uploads through HTTP, one node, two extraction workers', () =>
             size: 2,
             workerUrl: STALLING_WORKER_URL,
             decodeBudgetMs: 4000,
+            // The models on the backend a Node service takes by default (the budgets bound the decoding, before them).
+            backend: chooseFaceBackend('auto').backend,
           })),
       },
     );

@@ -1,4 +1,5 @@
 import { createExtractor } from '../../src/extraction/index.js';
+import { chooseFaceBackend } from '../../src/extraction/node-face-backend.js';
 import { type Extractor } from '../../src/extraction/extractor.js';
 import { createRecordedExtractor } from './recorded-extractor.js';
 import { pipelineFingerprint } from './recordings/pipeline-fingerprint.js';
@@ -10,9 +11,14 @@ let recordingPool: Promise<Extractor> | undefined;
 let recorded: Extractor | undefined;
 let store: RecordingStore | undefined;
 
-/** One warmed single-worker pool per file (warming costs a couple of seconds), made when first needed. */
+/**
+ * One warmed single-worker pool per file (warming costs a couple of seconds), made when first needed, on the
+ * backend a Node service takes by default (BIMS_EXTRACTION_BACKEND=auto: onnxruntime-node where installed, as
+ * `npm install` does): the suites that run the service with its real models run what a user's service runs.
+ * The wasm path has suites of its own (test/biometrics, Deno, Workers, the browser SDK).
+ */
 const sharedPool = () => {
-  pool ??= createExtractor({ mode: 'worker-threads', size: 1 });
+  pool ??= createExtractor({ mode: 'worker-threads', size: 1, backend: chooseFaceBackend('auto').backend });
   return pool;
 };
 
