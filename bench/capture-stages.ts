@@ -71,17 +71,25 @@ const pct = (xs: number[], p: number) => {
   return s.length ? s[Math.max(0, Math.ceil((p / 100) * s.length) - 1)]! : NaN;
 };
 
-/** One capture's stages in ms from the page's connect; NaN where the stage was not seen. */
-export function stagesOf(c: BrowserCapture): Record<Stage, number> {
-  const marks = c.timing?.marks ?? {};
-  const t0 = marks.connectSent ?? NaN;
+/**
+ * When the service's events say things happened (ms since the epoch, NaN where not seen): `at(type)` the first
+ * event of a type, `media` the first decoded frame (MEDIA), `firstAnalysis` the first guidance after it.
+ */
+function eventTimes(c: BrowserCapture) {
   const at = (type: string) => {
     const e = c.events.find((x) => x.type === type);
     return e?.at ? Date.parse(e.at) : NaN;
   };
-  const media = at('MEDIA');
   const mediaIndex = c.events.findIndex((e) => e.type === 'MEDIA');
   const analysed = c.events.slice(mediaIndex + 1).find((e) => GUIDANCE.has(e.type));
+  return { at, media: at('MEDIA'), firstAnalysis: mediaIndex >= 0 && analysed?.at ? Date.parse(analysed.at) : NaN };
+}
+
+/** One capture's stages in ms from the page's connect; NaN where the stage was not seen. */
+export function stagesOf(c: BrowserCapture): Record<Stage, number> {
+  const marks = c.timing?.marks ?? {};
+  const t0 = marks.connectSent ?? NaN;
+  const { at, media, firstAnalysis } = eventTimes(c);
   const keyframe = Math.max(...(c.timing?.keyframes ?? []).filter((k) => k <= media + 20));
   const abs: Record<Stage, number> = {
     connectAnswered: marks.connectAnswered ?? NaN,
@@ -91,7 +99,7 @@ export function stagesOf(c: BrowserCapture): Record<Stage, number> {
     firstRtpSent: marks.firstRtpSent ?? NaN,
     firstKeyframe: Number.isFinite(keyframe) ? keyframe : NaN,
     firstDecodedFrame: media,
-    firstAnalysis: mediaIndex >= 0 && analysed?.at ? Date.parse(analysed.at) : NaN,
+    firstAnalysis,
     result: at('DONE'),
     resultSeen: marks.outcome ?? NaN,
   };
@@ -102,16 +110,11 @@ export function stagesOf(c: BrowserCapture): Record<Stage, number> {
  * baseline from before capture-timing.ts) can be compared on. */
 const SERVER_STAGES = ['firstDecodedFrame', 'firstAnalysis', 'result'] as const;
 export function serverStagesOf(c: BrowserCapture): Record<(typeof SERVER_STAGES)[number], number> {
-  const at = (type: string) => {
-    const e = c.events.find((x) => x.type === type);
-    return e?.at ? Date.parse(e.at) : NaN;
-  };
+  const { at, media, firstAnalysis } = eventTimes(c);
   const started = at('STARTED');
-  const mediaIndex = c.events.findIndex((e) => e.type === 'MEDIA');
-  const analysed = c.events.slice(mediaIndex + 1).find((e) => GUIDANCE.has(e.type));
   return {
-    firstDecodedFrame: at('MEDIA') - started,
-    firstAnalysis: (mediaIndex >= 0 && analysed?.at ? Date.parse(analysed.at) : NaN) - started,
+    firstDecodedFrame: media - started,
+    firstAnalysis: firstAnalysis - started,
     result: at('DONE') - started,
   };
 }

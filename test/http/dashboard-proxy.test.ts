@@ -343,33 +343,36 @@ describe('a component that cannot answer gives 502 problem+json, not a hang', ()
     };
   }
 
-  /** A moment for the fetch client to put the first connection back in its pool, so the next request takes it. */
-  const backInThePool = () => new Promise((resolve) => setTimeout(resolve, 50));
-
-  it('a GET on a kept connection the component closed under it is sent once more on a new one, and answered', async () => {
+  /**
+   * A service proxying to a {@link closingComponent} whose first connection has answered one GET and is back in
+   * the fetch client's pool (after a moment), so that `next` goes out on it and meets the close.
+   */
+  async function afterOneKeptAnswer(next: (other: Awaited<ReturnType<typeof bootForTest>>) => Promise<void>) {
     const component = await closingComponent();
     const other = await bootForTest('pglite', { DASHBOARD_URL: component.url });
     try {
       const first = await other.app.request('/dashboard/a.js');
       expect([first.status, await first.text()]).toEqual([200, 'ok']);
-      await backInThePool();
-      const second = await other.app.request('/dashboard/b.js');
-      expect([second.status, await second.text()]).toEqual([200, 'ok']);
-      // The first connection's two requests and the retry on a new connection.
-      expect(component.requests()).toBe(3);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await next(other);
+      return component.requests();
     } finally {
       await other.close();
       await component.close();
     }
+  }
+
+  it('a GET on a kept connection the component closed under it is sent once more on a new one, and answered', async () => {
+    const requests = await afterOneKeptAnswer(async (other) => {
+      const second = await other.app.request('/dashboard/b.js');
+      expect([second.status, await second.text()]).toEqual([200, 'ok']);
+    });
+    // The first connection's two requests and the retry on a new connection.
+    expect(requests).toBe(3);
   });
 
   it('a POST is not sent twice: the same closed connection is a 502 naming it', async () => {
-    const component = await closingComponent();
-    const other = await bootForTest('pglite', { DASHBOARD_URL: component.url });
-    try {
-      const first = await other.app.request('/dashboard/a.js');
-      expect([first.status, await first.text()]).toEqual([200, 'ok']);
-      await backInThePool();
+    const requests = await afterOneKeptAnswer(async (other) => {
       const post = await other.app.request('/admin/dashboard/echo', {
         method: 'POST',
         headers: { authorization: adminAuth, 'content-type': 'text/plain' },
@@ -377,11 +380,8 @@ describe('a component that cannot answer gives 502 problem+json, not a hang', ()
       });
       expect(post.status).toBe(502);
       expect((await post.json()).detail).toMatch(/dashboard component did not answer: (UND_ERR_SOCKET|ECONNRESET)/);
-      expect(component.requests()).toBe(2);
-    } finally {
-      await other.close();
-      await component.close();
-    }
+    });
+    expect(requests).toBe(2);
   });
 
   it("the component keeps idle connections longer than its callers do (65 s, not Node's 5)", async () => {
