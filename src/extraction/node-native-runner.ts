@@ -1,10 +1,11 @@
-// Node-only: the native extraction backend (BIMS_EXTRACTION_BACKEND=native). The face models run in
-// onnxruntime-node, the same ONNX Runtime compiled for the host's CPU (AVX2/FMA kernels, no wasm sandbox), under
-// the same ModelRunner interface as onnxruntime-web: pre- and post-processing, models and template version are
-// those of the portable wasm path, so templates from either backend match each other. onnxruntime-node is not a
-// dependency of the root install (its ~100 MB would reach every install, and its install script downloads GPU
-// libraries from outside the registry): `npm run native-backend` installs it in tools/bench with its script
-// denied (the CPU binary ships in the package). Only the extraction workers load it, and only when asked to.
+// Node-only: the native extraction backend (BIMS_EXTRACTION_BACKEND=native, and `auto` where it loads). The face
+// models run in onnxruntime-node, the same ONNX Runtime compiled for the host's CPU (AVX2/FMA kernels, no wasm
+// sandbox), under the same ModelRunner interface as onnxruntime-web: pre- and post-processing, models and template
+// version are those of the portable wasm path, so templates from either backend match each other. onnxruntime-node
+// is not a dependency of the root package (its install script downloads GPU libraries from outside the registry):
+// `npm install`'s postinstall (or `npm run native-backend`) installs it in tools/bench with its script denied (the
+// CPU binary ships in the package). The extraction workers run it; the Node entries load it once at start-up only
+// to see that it loads (node-face-backend.ts).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

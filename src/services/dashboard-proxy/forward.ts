@@ -109,8 +109,8 @@ export async function forwardToDashboard(request: Request, options: ProxyOptions
       // A kept connection the component closed just as this request went out on it: nothing reached the
       // component, so a request without a body and without effects (GET, HEAD) is sent once more, on a new
       // connection, as proxies do; anything else is the component's failure to answer.
-      if (controller.signal.aborted || hasBody || !['GET', 'HEAD'].includes(request.method)) throw error;
-      if (!CLOSED_UNDER_US.has(describe(error))) throw error;
+      const resendable = ['GET', 'HEAD'].includes(request.method) && !controller.signal.aborted;
+      if (!resendable || !CLOSED_UNDER_US.has(describe(error))) throw error;
       return call();
     });
   } catch (error) {
