@@ -9,7 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
-  openCapturePage,
+  openForOneCapture,
   type BrowserCapture,
   type CapturePage,
   type CaptureRig,
@@ -23,21 +23,18 @@ type Reply = { id: number; opened: true } | { id: number; capture: BrowserCaptur
 
 /** The child: opens pages and runs their captures as the bench would in its own process. */
 if (process.argv[2] === '--child') {
-  const pages = new Map<number, CapturePage>();
+  const pages = new Map<number, Pick<CapturePage, 'start'>>();
   const fail = (id: number) => (error: Error) => process.send!({ id, error: error.message } satisfies Reply);
   process.on('message', (job: Job) => {
     if (job.op === 'open')
-      openCapturePage(job.rig, job.clip).then((page) => {
+      openForOneCapture(job.rig, job.clip).then((page) => {
         pages.set(job.id, page);
         process.send!({ id: job.id, opened: true } satisfies Reply);
       }, fail(job.id));
     else {
       const page = pages.get(job.id)!;
       pages.delete(job.id);
-      page
-        .start(job.params)
-        .finally(() => page.close())
-        .then((capture) => process.send!({ id: job.id, capture } satisfies Reply), fail(job.id));
+      page.start(job.params).then((capture) => process.send!({ id: job.id, capture } satisfies Reply), fail(job.id));
     }
   });
   process.send!({ ready: true });

@@ -27,19 +27,14 @@
 // concurrent captures, as a person presses start on a page already open. in-level (the figures before): each
 // session launches its Chromium inside the level, so six launches (a second or more of CPU each, some of it in
 // processes that end before the meter reads them) overlap the captures they are meant to load.
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { createExtractor } from '../src/extraction/index.js';
 import { type Extractor, type ExtractOptions } from '../src/extraction/extractor.js';
-import { loadConfig } from '../src/config/config.js';
-import { chooseFaceBackend } from '../src/extraction/node-face-backend.js';
 import { RtpVideoDecoder } from '../src/sidecar/decoders/rtp-decoder.js';
 import {
-  openCapturePage,
+  openForOneCapture,
   clip,
   startCaptureRig,
   type BrowserCapture,
@@ -47,10 +42,10 @@ import {
 } from '../test/support/capture-rig.js';
 import { startChildSidecar } from './capture-sidecar.js';
 import { startCaptureClients, type CaptureClients } from './capture-clients.js';
+import { benchPool, ensureMediaTools } from './shared-pool.js';
 import { cpuByThread, threadCpu } from './thread-cpu.js';
 import { startTestSidecar } from '../test/support/sidecar.js';
 
-const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 const ENROL_PHOTO = 'labelled/franck/franck_02159.jpg';
 /**
  * Other photos of the enrolled person that a cooperative capture accepts: passive liveness scores them 85, 83
@@ -290,12 +285,6 @@ function figures(c: BrowserCapture, fps: number) {
   };
 }
 
-async function ensureTools(): Promise<void> {
-  for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
-    await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
-  await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
-}
-
 /** The pool alone on decoded frames: one at a time (what one session can ask) and `inFlight` at once (its throughput). */
 async function poolBaseline(
   pool: Extractor,
@@ -344,25 +333,20 @@ export async function run(args: string[]) {
   if (sidecarMode !== 'child' && sidecarMode !== 'inprocess') throw new Error('--sidecar child|inprocess');
   const clientsMode = option(args, 'clients', 'inprocess');
   if (clientsMode !== 'child' && clientsMode !== 'inprocess') throw new Error('--clients inprocess|child');
-  await ensureTools();
+  await ensureMediaTools();
   // Forked first, while this process is small (a fork copies its page tables).
   const clients: CaptureClients | null = clientsMode === 'child' ? await startCaptureClients() : null;
   clientsPid = clients?.pid;
   const openMode = option(args, 'open', 'before');
   if (openMode !== 'before' && openMode !== 'in-level') throw new Error('--open before|in-level');
   /** A browser on the capture page with its camera open; its one capture closes it. */
-  const open = async (r: CaptureRig, clipPath: string) => {
-    if (clients) return clients.open(r, clipPath);
-    const page = await openCapturePage(r, clipPath);
-    return { start: (params: Record<string, unknown>) => page.start(params).finally(() => page.close()) };
-  };
+  const open = (r: CaptureRig, clipPath: string) =>
+    clients ? clients.open(r, clipPath) : openForOneCapture(r, clipPath);
   const capture = async (r: CaptureRig, clipPath: string, params: Record<string, unknown>) =>
     (await open(r, clipPath)).start(params);
   watchDecoders();
   const seen: { analysed: Analysed[]; frames: Uint8Array[]; options?: ExtractOptions } = { analysed: [], frames: [] };
-  // As the service would run it (`auto`: native where installed, else wasm).
-  const backend = chooseFaceBackend(loadConfig(process.env).BIMS_EXTRACTION_BACKEND).backend;
-  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
+  const { pool, backend } = await benchPool(workers);
   const loadAtStart = loadavg().map((l) => round(l, 2));
   // Every session is the same account's: its shares must hold the largest level (each cap at most half its total).
   const most = Math.max(...levels) + 2;

@@ -10,20 +10,26 @@ import { createExtractor } from '../src/extraction/index.js';
 
 const SCRIPTS = fileURLToPath(new URL('../scripts/', import.meta.url));
 
-/**
- * What a capture bench needs before its first capture (ffmpeg, Janus, Chromium and the media test's link, each
- * installed or started by the project's scripts), then the pool of `workers` on the configured backend with a
- * `createExtractor` that lends it.
- */
-export async function startBenchPool(
-  workers: number,
-): Promise<{ pool: Extractor; shared: () => Promise<Extractor>; backend: 'wasm' | 'native' }> {
+/** What a capture bench needs before its first capture: ffmpeg, Janus, Chromium and the media test's link, each
+ * installed or started by the project's scripts. */
+export async function ensureMediaTools(): Promise<void> {
   for (const script of ['ensure-ffmpeg.sh', 'ensure-janus.sh', 'ensure-chromium.sh'])
     await promisify(execFile)('bash', [`${SCRIPTS}${script}`]);
   await promisify(execFile)('bash', [`${SCRIPTS}media-net.sh`, 'ensure']);
-  // As the service would run it (`auto`: native where installed, else wasm).
+}
+
+/** A pool of `workers` on the backend the service would take (`auto`: native where installed, else wasm). */
+export async function benchPool(workers: number): Promise<{ pool: Extractor; backend: 'wasm' | 'native' }> {
   const backend = chooseFaceBackend(loadConfig(process.env).BIMS_EXTRACTION_BACKEND).backend;
-  const pool = await createExtractor({ mode: 'worker-threads', size: workers, backend });
+  return { pool: await createExtractor({ mode: 'worker-threads', size: workers, backend }), backend };
+}
+
+/** The media tools ensured, then the pool of `workers` with a `createExtractor` that lends it. */
+export async function startBenchPool(
+  workers: number,
+): Promise<{ pool: Extractor; shared: () => Promise<Extractor>; backend: 'wasm' | 'native' }> {
+  await ensureMediaTools();
+  const { pool, backend } = await benchPool(workers);
   return { pool, shared: lentPool(pool), backend };
 }
 

@@ -285,6 +285,16 @@ export async function openCapturePage(
   }
 }
 
+/** A page opened for one capture: its browser closes when that capture ends, however it ends. */
+export async function openForOneCapture(
+  rig: PageRig,
+  clipPath: string,
+  options: { timing?: boolean; wavPath?: string } = {},
+): Promise<Pick<CapturePage, 'start'>> {
+  const page = await openCapturePage(rig, clipPath, options);
+  return { start: (params, authorization) => page.start(params, authorization).finally(() => page.close()) };
+}
+
 /** One browser with the clip as its camera; the page captures with the SDK's helper until the outcome. */
 export async function captureInBrowser(
   rig: CaptureRig,
@@ -294,10 +304,5 @@ export async function captureInBrowser(
   wavPath?: string,
   options: { timing?: boolean } = {},
 ): Promise<BrowserCapture> {
-  const page = await openCapturePage(rig, clipPath, { ...options, wavPath });
-  try {
-    return await page.start(params, authorization);
-  } finally {
-    await page.close();
-  }
+  return (await openForOneCapture(rig, clipPath, { ...options, wavPath })).start(params, authorization);
 }
